@@ -1,0 +1,108 @@
+// Package abi is the versioned contract between the wasmwright host and its
+// WebAssembly plugins: export names, host-function names with their request
+// and response types, the closed set of error codes, and the ABI version with
+// its acceptance rule.
+//
+// It imports only the standard library and compiles for the host and for
+// GOOS=wasip1, so the host, the plugin SDK and third-party plugins share one
+// definition. The wire format is specified in README.md beside this file.
+package abi
+
+import (
+	"fmt"
+)
+
+// Version is the ABI this package describes.
+//
+// History:
+//   - 1.0 (2026-11-29): describe/call/hooks over the Extism kernel and the
+//     ww_* direct-memory fast path; host functions as one import each.
+var Version = ABIVersion{Major: 1, Minor: 0}
+
+// ABIVersion is the version a plugin was built against.
+type ABIVersion struct {
+	Major int `json:"major"`
+	Minor int `json:"minor"`
+}
+
+func (v ABIVersion) String() string { return fmt.Sprintf("%d.%d", v.Major, v.Minor) }
+
+// Accept reports whether a host speaking host can run a plugin built for
+// plugin: same major, and a minor no newer than the host's. The error says
+// how to fix a refusal.
+func Accept(host, plugin ABIVersion) error {
+	switch {
+	case plugin.Major == 0 && plugin.Minor == 0:
+		return fmt.Errorf("plugin declares no ABI version: rebuild it against plugin-sdk v%d (abi %s)", host.Major, host)
+	case plugin.Major != host.Major:
+		return fmt.Errorf("plugin ABI %s is incompatible with host ABI %s: rebuild the plugin against plugin-sdk v%d", plugin, host, host.Major)
+	case plugin.Minor > host.Minor:
+		return fmt.Errorf("plugin ABI %s is newer than host ABI %s: upgrade wasmwright, or rebuild the plugin against plugin-sdk v%d.%d", plugin, host, host.Major, host.Minor)
+	}
+	return nil
+}
+
+// Plugin exports. Every plugin exports ExportDescribe and, for each role it
+// fills, ExportCall or the hook exports. These follow the Extism convention
+// (no parameters, an i32 status, input and output through the Extism kernel),
+// so any Extism host can run them.
+const (
+	ExportDescribe = "describe"
+	ExportCall     = "call"
+	ExportHook     = "hook"      // input HookRequest, output HookResponse
+	ExportSelfTest = "self_test" // input empty, output SelfTestReport; required for hooks
+)
+
+// The direct-memory fast path. A plugin built with plugin-sdk also exports
+// these; the host prefers them because they move data with one memory copy
+// instead of the Extism kernel's 8 bytes per cross-module call.
+const (
+	ExportFastABI    = "ww_abi"    // () -> i32: major<<16 | minor
+	ExportFastAlloc  = "ww_alloc"  // (len i32) -> ptr i32: a buffer in plugin memory, valid until the next ww_call
+	ExportFastCall   = "ww_call"   // (op i32, ptr i32, len i32) -> status i32
+	ExportFastOutput = "ww_output" // () -> i64: ptr<<32 | len of the last output
+)
+
+// Fast-path operations, the op argument of ww_call.
+const (
+	OpDescribe int32 = 1
+	OpCall     int32 = 2
+	OpHook     int32 = 3
+	OpSelfTest int32 = 4
+)
+
+// Status values returned by call exports. Anything else is a plugin bug.
+const (
+	StatusOK    int32 = 0
+	StatusError int32 = 1 // output is an Error as JSON
+)
+
+// HostModule is the import module of every host function. It is Extism's
+// user namespace, so plugins built for Extism hosts link unchanged.
+const HostModule = "extism:host/user"
+
+// Base imports that every plugin may use without a grant.
+const (
+	ImportHostTake = "ww_host_take" // (dst i32): copy the pending host-call response into plugin memory
+	ImportLog      = "ww_log"       // (level i32, ptr i32, len i32)
+)
+
+// HookRole names a stage of the result pipeline.
+type HookRole string
+
+const (
+	HookDetect  HookRole = "detect"  // bot-wall detection on navigation results
+	HookCompact HookRole = "compact" // snapshot compaction
+	HookMask    HookRole = "mask"    // secret masking, always last
+)
+
+// HookRoles lists the roles in pipeline order.
+var HookRoles = []HookRole{HookDetect, HookCompact, HookMask}
+
+// Log levels for ww_log.
+const (
+	LogDebug int32 = 0
+	LogInfo  int32 = 1
+	LogWarn  int32 = 2
+	LogError int32 = 3
+)

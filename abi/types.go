@@ -1,0 +1,144 @@
+package abi
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+)
+
+// Manifest is what a plugin's describe export returns.
+type Manifest struct {
+	Name    string     `json:"name"`
+	Version string     `json:"version"`
+	ABI     ABIVersion `json:"abi"`
+	// Tools the plugin provides, each with a JSON Schema for its input.
+	Tools []ToolSpec `json:"tools,omitempty"`
+	// Hooks are the pipeline roles the plugin fills.
+	Hooks []HookRole `json:"hooks,omitempty"`
+	// Capabilities the plugin needs (capability IDs such as "browser.read").
+	// The host refuses to link a plugin whose imports need more than this, or
+	// whose needs exceed what the personality grants.
+	Capabilities []string `json:"capabilities,omitempty"`
+	// Description is one line for humans.
+	Description string `json:"description,omitempty"`
+}
+
+// ToolSpec describes one tool.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	// Capabilities needed by this tool in particular, a subset of the
+	// plugin's. A personality that does not grant them does not get the tool.
+	Capabilities []string `json:"capabilities,omitempty"`
+	ReadOnly     bool     `json:"read_only,omitempty"`
+}
+
+// CallHeader is the fixed part of a call's input; the tool's arguments
+// follow it as raw JSON (see Frame).
+type CallHeader struct {
+	Tool        string `json:"tool"`
+	Session     string `json:"session,omitempty"`
+	Personality string `json:"personality,omitempty"`
+	CallID      string `json:"call_id,omitempty"`
+}
+
+// Frame joins a header and a body: a little-endian u32 header length, the
+// header as JSON, then the body bytes untouched. Large bodies (tool arguments,
+// results) are never re-encoded on their way through.
+func Frame(header any, body []byte) ([]byte, error) {
+	h, err := json.Marshal(header)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 4+len(h)+len(body))
+	binary.LittleEndian.PutUint32(out, uint32(len(h)))
+	copy(out[4:], h)
+	copy(out[4+len(h):], body)
+	return out, nil
+}
+
+// Unframe splits a frame into its header (decoded into header) and body.
+// The body aliases in.
+func Unframe(in []byte, header any) ([]byte, error) {
+	if len(in) < 4 {
+		return nil, errors.New("abi: frame shorter than its length prefix")
+	}
+	n := binary.LittleEndian.Uint32(in)
+	if uint64(n) > uint64(len(in)-4) {
+		return nil, errors.New("abi: frame header length exceeds the frame")
+	}
+	if err := json.Unmarshal(in[4:4+n], header); err != nil {
+		return nil, errors.New("abi: frame header: " + err.Error())
+	}
+	return in[4+n:], nil
+}
+
+// Result is what a tool returns on success, as JSON.
+type Result struct {
+	// Text is what the agent reads first.
+	Text string `json:"text,omitempty"`
+	// Data is structured output for programs.
+	Data json.RawMessage `json:"data,omitempty"`
+	// Snapshot is the page's ARIA snapshot with refs, for tools that may
+	// change the page. The compact hook rewrites it.
+	Snapshot string `json:"snapshot,omitempty"`
+	// Page carries the facts of a navigation, for the detect hook.
+	Page *Page `json:"page,omitempty"`
+	// Images are inline images (screenshots), base64.
+	Images []Image `json:"images,omitempty"`
+	// Files written for the agent (screenshots, PDFs), as paths.
+	Files []string `json:"files,omitempty"`
+	// Risk labels results whose content the agent should not trust blindly
+	// (browser_evaluate output).
+	Risk string `json:"risk,omitempty"`
+	// Warnings are one-time notices (headless fallback, ephemeral profile).
+	Warnings []string `json:"warnings,omitempty"`
+	// Events are notices the host attaches (blocked requests...).
+	Events []string `json:"events,omitempty"`
+}
+
+// Page is what a navigation saw.
+type Page struct {
+	URL     string            `json:"url"`
+	Status  int               `json:"status,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	Title   string            `json:"title,omitempty"`
+	// Text is the rendered text, capped by the host, for detectors.
+	Text string `json:"text,omitempty"`
+	// HTML is the start of the document, capped by the host, for detectors.
+	HTML string `json:"html,omitempty"`
+}
+
+// Image is one inline image.
+type Image struct {
+	MIME string `json:"mime"`
+	Data string `json:"data"` // base64
+}
+
+// HookRequest is the input of the hook export.
+type HookRequest struct {
+	Role    HookRole `json:"role"`
+	Tool    string   `json:"tool"`
+	Session string   `json:"session,omitempty"`
+	Result  *Result  `json:"result,omitempty"`
+	Error   *Error   `json:"error,omitempty"`
+	// HasTakeover tells a detector whether this host offers a takeover tool
+	// it may name.
+	HasTakeover bool `json:"has_takeover,omitempty"`
+}
+
+// HookResponse is the output of the hook export. A detect hook that finds a
+// wall returns Error; compact and mask return the rewritten Result and Error.
+// A nil Result leaves the result unchanged.
+type HookResponse struct {
+	Result *Result `json:"result,omitempty"`
+	Error  *Error  `json:"error,omitempty"`
+}
+
+// SelfTestReport is the output of the self_test export. A hook plugin must
+// pass it before the host swaps it in.
+type SelfTestReport struct {
+	OK      bool   `json:"ok"`
+	Message string `json:"message,omitempty"`
+}

@@ -1,0 +1,210 @@
+// Package capability is the vocabulary of grants: typed capability IDs, the
+// host function each one unlocks, and the rule that links a plugin only when
+// what it imports ⊆ what it declares ⊆ what its personality grants.
+//
+// Deny by default: an absent or empty grant list grants nothing, and an
+// unknown ID is an error, not a no-op.
+package capability
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// ID names one capability.
+type ID string
+
+const (
+	BrowserRead ID = "browser.read" // read pages: snapshot, console, network log, screenshots
+	BrowserAct  ID = "browser.act"  // act on pages: navigate, click, type, upload
+	BrowserEval ID = "browser.eval" // run arbitrary JavaScript in the page
+	Network     ID = "network"      // fetch URLs under the personality's network policy
+	SecretsMask ID = "secrets.mask" // see the values a session must never show, to mask them
+	VaultFill   ID = "vault.fill"   // fill stored credentials by name
+	Events      ID = "events"       // write to the host's event sink
+	Vision      ID = "vision"       // image understanding
+	Takeover    ID = "takeover"     // hand the browser to a human
+)
+
+// All lists every capability with a line for documentation.
+var All = map[ID]string{
+	BrowserRead: "read pages: snapshots, console, network log, screenshots",
+	BrowserAct:  "act on pages: navigate, click, type, upload",
+	BrowserEval: "run arbitrary JavaScript in pages",
+	Network:     "fetch URLs under the personality's network policy",
+	SecretsMask: "receive a session's secret values in order to mask them",
+	VaultFill:   "fill stored credentials by name",
+	Events:      "write events to the host's event sink",
+	Vision:      "image understanding",
+	Takeover:    "hand the browser to a human",
+}
+
+// hostFuncs maps each host-function import to the capability it needs.
+// Imports missing here and not in baseImports are refused.
+var hostFuncs = map[string]ID{
+	abi.HostEventsEmit:        Events,
+	abi.HostSecretsMaskValues: SecretsMask,
+	abi.HostNetworkFetch:      Network,
+}
+
+// baseImports need no grant.
+var baseImports = map[string]bool{
+	abi.HostInfo:       true,
+	abi.ImportHostTake: true,
+	abi.ImportLog:      true,
+}
+
+// RegisterHostFunc records that a host function needs cap. Host-function
+// families call it from init; a duplicate or unknown capability panics,
+// because it is a programming error.
+func RegisterHostFunc(name string, cap ID) {
+	if _, ok := All[cap]; !ok {
+		panic("capability: unknown capability " + string(cap))
+	}
+	if old, dup := hostFuncs[name]; dup && old != cap {
+		panic("capability: host function registered twice: " + name)
+	}
+	hostFuncs[name] = cap
+}
+
+// ForHostFunc returns the capability a host function needs; ok is false for
+// an unknown function. Base functions return "" and true.
+func ForHostFunc(name string) (ID, bool) {
+	if baseImports[name] {
+		return "", true
+	}
+	c, ok := hostFuncs[name]
+	return c, ok
+}
+
+// Set is a set of capabilities.
+type Set map[ID]bool
+
+// Parse builds a Set from strings, refusing unknown IDs.
+func Parse(ids []string) (Set, error) {
+	s := Set{}
+	for _, id := range ids {
+		if _, ok := All[ID(id)]; !ok {
+			return nil, fmt.Errorf("unknown capability %q (known: %s)", id, strings.Join(Known(), ", "))
+		}
+		s[ID(id)] = true
+	}
+	return s, nil
+}
+
+// Known lists every capability ID, sorted.
+func Known() []string {
+	out := make([]string, 0, len(All))
+	for id := range All {
+		out = append(out, string(id))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Has reports whether s holds id. A nil Set holds nothing.
+func (s Set) Has(id ID) bool { return s[id] }
+
+// Sorted lists the set's IDs in order.
+func (s Set) Sorted() []string {
+	out := make([]string, 0, len(s))
+	for id := range s {
+		out = append(out, string(id))
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Covers reports whether s holds every ID in ids; missing lists those it
+// does not, sorted.
+func (s Set) Covers(ids []string) (missing []string) {
+	for _, id := range ids {
+		if !s[ID(id)] {
+			missing = append(missing, id)
+		}
+	}
+	sort.Strings(missing)
+	return dedupe(missing)
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Refusal is why a plugin was not linked. Its message names the missing
+// grant and the fix.
+type Refusal struct {
+	Plugin  string
+	Reason  string
+	Missing []string
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// AsABIError turns the refusal into the wire error.
+func (r *Refusal) AsABIError() *abi.Error {
+	e := &abi.Error{Code: abi.CodeRefused, Message: r.Reason}
+	if len(r.Missing) > 0 {
+		e = e.With("missing", strings.Join(r.Missing, ","))
+	}
+	return e
+}
+
+// Resolve decides what a plugin gets under a personality: the capabilities
+// it declares, provided that every host function it imports needs only
+// declared capabilities and that the personality grants all of them.
+// imports are the plugin's function imports in abi.HostModule.
+func Resolve(m abi.Manifest, imports []string, personality string, granted Set) (Set, error) {
+	declared, err := Parse(m.Capabilities)
+	if err != nil {
+		return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf("plugin %s declares an %v: fix its manifest (sdk.Needs)", m.Name, err)}
+	}
+	for _, t := range m.Tools {
+		if _, err := Parse(t.Capabilities); err != nil {
+			return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf("plugin %s tool %s declares an %v", m.Name, t.Name, err)}
+		}
+		if miss := declared.Covers(t.Capabilities); len(miss) > 0 {
+			return nil, &Refusal{Plugin: m.Name, Missing: miss, Reason: fmt.Sprintf(
+				"plugin %s tool %s needs %s, which the plugin does not declare: add it to the plugin's sdk.Needs",
+				m.Name, t.Name, strings.Join(miss, ", "))}
+		}
+	}
+	var undeclared []string
+	for _, imp := range sortedUnique(imports) {
+		c, ok := ForHostFunc(imp)
+		if !ok {
+			return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
+				"plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d or upgrade wasmwright",
+				m.Name, abi.HostModule, imp, abi.Version.Major)}
+		}
+		if c != "" && !declared.Has(c) {
+			undeclared = append(undeclared, fmt.Sprintf("%s (imported as %s)", c, imp))
+		}
+	}
+	if len(undeclared) > 0 {
+		return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
+			"plugin %s imports host functions needing %s but does not declare them: the manifest must declare every capability its imports use",
+			m.Name, strings.Join(undeclared, ", "))}
+	}
+	if miss := granted.Covers(m.Capabilities); len(miss) > 0 {
+		return nil, &Refusal{Plugin: m.Name, Missing: miss, Reason: fmt.Sprintf(
+			"personality %s does not grant %s, which plugin %s needs: add it to the personality's grants, or remove the plugin from it",
+			personality, strings.Join(miss, ", "), m.Name)}
+	}
+	return declared, nil
+}
+
+func sortedUnique(s []string) []string {
+	c := append([]string(nil), s...)
+	sort.Strings(c)
+	return dedupe(c)
+}

@@ -1,0 +1,183 @@
+package sdk
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Call is the context of one tool or hook call.
+type Call struct {
+	Tool        string
+	Session     string
+	Personality string
+	CallID      string
+}
+
+type toolEntry struct {
+	spec abi.ToolSpec
+	run  func(c *Call, args []byte) ([]byte, error)
+}
+
+var reg = struct {
+	manifest abi.Manifest
+	tools    map[string]*toolEntry
+	hook     func(c *Call, req *abi.HookRequest) (*abi.HookResponse, error)
+	selfTest func() error
+}{tools: map[string]*toolEntry{}}
+
+// Plugin names the plugin. Call it once, from init.
+func Plugin(name, version, description string) {
+	reg.manifest.Name = name
+	reg.manifest.Version = version
+	reg.manifest.Description = description
+	reg.manifest.ABI = abi.Version
+}
+
+// Needs declares the capabilities the plugin needs (capability IDs such as
+// "events" or "browser.read"). The host grants no more than this.
+func Needs(caps ...string) {
+	reg.manifest.Capabilities = append(reg.manifest.Capabilities, caps...)
+}
+
+// ToolOption adjusts a tool's spec.
+type ToolOption func(*abi.ToolSpec)
+
+// ReadOnly marks a tool that changes nothing.
+func ReadOnly() ToolOption { return func(s *abi.ToolSpec) { s.ReadOnly = true } }
+
+// Requires lists capabilities this tool needs beyond the plugin's baseline;
+// a personality without them does not see the tool.
+func Requires(caps ...string) ToolOption {
+	return func(s *abi.ToolSpec) { s.Capabilities = append(s.Capabilities, caps...) }
+}
+
+// Tool registers a tool whose arguments decode into In. Its input schema is
+// SchemaOf(In).
+func Tool[In any](name, description string, fn func(c *Call, in In) (*abi.Result, error), opts ...ToolOption) {
+	var zero In
+	RawTool(name, description, SchemaOf(zero), func(c *Call, args []byte) ([]byte, error) {
+		var in In
+		if len(args) > 0 {
+			if err := json.Unmarshal(args, &in); err != nil {
+				return nil, abi.Errorf(abi.CodeInputInvalid, "arguments of %s: %v", name, err)
+			}
+		}
+		res, err := fn(c, in)
+		if err != nil {
+			return nil, err
+		}
+		if res == nil {
+			res = &abi.Result{}
+		}
+		return json.Marshal(res)
+	}, opts...)
+}
+
+// RawTool registers a tool that takes its arguments as raw JSON and returns
+// an abi.Result already encoded as JSON. It is for tools that move large
+// inputs and want to skip decoding.
+func RawTool(name, description string, inputSchema json.RawMessage, fn func(c *Call, args []byte) ([]byte, error), opts ...ToolOption) {
+	if _, dup := reg.tools[name]; dup {
+		panic("sdk: tool registered twice: " + name)
+	}
+	spec := abi.ToolSpec{Name: name, Description: description, InputSchema: inputSchema}
+	for _, o := range opts {
+		o(&spec)
+	}
+	reg.tools[name] = &toolEntry{spec: spec, run: fn}
+}
+
+// Hook registers the plugin's hook handler for the given roles.
+func Hook(fn func(c *Call, req *abi.HookRequest) (*abi.HookResponse, error), roles ...abi.HookRole) {
+	reg.hook = fn
+	reg.manifest.Hooks = append(reg.manifest.Hooks, roles...)
+}
+
+// SelfTest registers the check the host runs before swapping this plugin in.
+func SelfTest(fn func() error) { reg.selfTest = fn }
+
+// Describe returns the manifest as the describe export sends it.
+func Describe() abi.Manifest {
+	m := reg.manifest
+	m.Tools = nil
+	names := make([]string, 0, len(reg.tools))
+	for n := range reg.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		m.Tools = append(m.Tools, reg.tools[n].spec)
+	}
+	return m
+}
+
+// handle runs one operation on a framed input and returns the output and
+// whether it is an error. It is the whole of dispatch, shared by the Extism
+// exports and the fast path, and runs on the host in tests.
+func handle(op int32, in []byte) (out []byte, isErr bool) {
+	switch op {
+	case abi.OpDescribe:
+		return mustJSON(Describe()), false
+	case abi.OpSelfTest:
+		rep := abi.SelfTestReport{OK: true}
+		if reg.selfTest != nil {
+			if err := reg.selfTest(); err != nil {
+				rep = abi.SelfTestReport{OK: false, Message: err.Error()}
+			}
+		}
+		return mustJSON(rep), false
+	case abi.OpCall:
+		var h abi.CallHeader
+		body, err := abi.Unframe(in, &h)
+		if err != nil {
+			return errorJSON(abi.Errorf(abi.CodeInputInvalid, "%v", err)), true
+		}
+		t, ok := reg.tools[h.Tool]
+		if !ok {
+			return errorJSON(abi.Errorf(abi.CodeNotFound, "plugin %s has no tool %q", reg.manifest.Name, h.Tool)), true
+		}
+		c := &Call{Tool: h.Tool, Session: h.Session, Personality: h.Personality, CallID: h.CallID}
+		res, err := t.run(c, body)
+		if err != nil {
+			return errorJSON(err), true
+		}
+		return res, false
+	case abi.OpHook:
+		if reg.hook == nil {
+			return errorJSON(abi.Errorf(abi.CodeNotFound, "plugin %s fills no hook", reg.manifest.Name)), true
+		}
+		var req abi.HookRequest
+		if err := json.Unmarshal(in, &req); err != nil {
+			return errorJSON(abi.Errorf(abi.CodeInputInvalid, "hook request: %v", err)), true
+		}
+		resp, err := reg.hook(&Call{Tool: req.Tool, Session: req.Session}, &req)
+		if err != nil {
+			return errorJSON(err), true
+		}
+		if resp == nil {
+			resp = &abi.HookResponse{}
+		}
+		return mustJSON(resp), false
+	}
+	return errorJSON(abi.Errorf(abi.CodeInputInvalid, "unknown operation %d", op)), true
+}
+
+func errorJSON(err error) []byte {
+	var e *abi.Error
+	if !errors.As(err, &e) {
+		e = &abi.Error{Code: abi.CodeExecutionFailed, Message: err.Error()}
+	}
+	return mustJSON(e)
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("sdk: encoding %T: %v", v, err))
+	}
+	return b
+}
