@@ -12,12 +12,18 @@ import (
 	"fmt"
 )
 
-// Version is the ABI this package describes.
+// The ABI this package describes.
 //
 // History:
 //   - 1.0 (2026-11-29): describe/call/hooks over the Extism kernel and the
 //     ww_* direct-memory fast path; host functions as one import each.
-var Version = ABIVersion{Major: 1, Minor: 0}
+const (
+	VersionMajor = 1
+	VersionMinor = 0
+)
+
+// Version returns the ABI version this package describes.
+func Version() ABIVersion { return ABIVersion{Major: VersionMajor, Minor: VersionMinor} }
 
 // ABIVersion is the version a plugin was built against.
 type ABIVersion struct {

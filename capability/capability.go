@@ -184,7 +184,7 @@ func Resolve(m abi.Manifest, imports []string, personality string, granted Set) 
 		if !ok {
 			return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
 				"plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d or upgrade wasmwright",
-				m.Name, abi.HostModule, imp, abi.Version.Major)}
+				m.Name, abi.HostModule, imp, abi.VersionMajor)}
 		}
 		if c != "" && !declared.Has(c) {
 			undeclared = append(undeclared, fmt.Sprintf("%s (imported as %s)", c, imp))

@@ -18,7 +18,7 @@ var (
 )
 
 //go:wasmexport ww_abi
-func fastABI() int32 { return int32(abi.Version.Major<<16 | abi.Version.Minor) }
+func fastABI() int32 { return int32(abi.VersionMajor<<16 | abi.VersionMinor) }
 
 //go:wasmexport ww_alloc
 func fastAlloc(n int32) int32 {

@@ -22,4 +22,4 @@ func networkFetch(ptr, n uint32) uint64      { return 0 }
 // logic without a sandbox.
 func Handle(op int32, in []byte) ([]byte, bool) { return handle(op, in) }
 
-var _ = abi.Version
+var _ = abi.Version()

@@ -34,7 +34,7 @@ func Plugin(name, version, description string) {
 	reg.manifest.Name = name
 	reg.manifest.Version = version
 	reg.manifest.Description = description
-	reg.manifest.ABI = abi.Version
+	reg.manifest.ABI = abi.Version()
 }
 
 // Needs declares the capabilities the plugin needs (capability IDs such as

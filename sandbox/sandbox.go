@@ -1,0 +1,482 @@
+// Package sandbox runs plugins: extism go-sdk on wazero, with an on-disk
+// compilation cache, one compiled module per plugin version, a pool of
+// instances per version, a deadline and a memory limit on every call, and
+// no filesystem or network of the plugin's own.
+//
+// Two calling conventions are supported. Plugins built with plugin-sdk export
+// the ww_* fast path (abi.ExportFastCall): the host writes input straight
+// into the plugin's memory and reads output from it, one copy each way.
+// Any other Extism plugin is called through Extism's kernel (describe, call,
+// hook, self_test), which copies 8 bytes per cross-module call but needs
+// nothing of ours.
+//
+// Lifecycle of a loaded plugin (Plugin): Load validates (wasm structure,
+// exports, ABI version, manifest) and compiles; Call borrows an instance
+// from the pool and returns it, or discards it after a trap or a timeout;
+// Retire stops new calls, waits for calls in flight, then closes the
+// compiled module. A failed Load leaves nothing behind.
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Defaults for Config fields left zero.
+const (
+	DefaultMemoryPages = 2048 // 128 MiB
+	DefaultTimeout     = 60 * time.Second
+	DefaultMaxInput    = 32 << 20
+	DefaultPoolSize    = 4
+)
+
+// HostFunc is one host function offered to plugins. Fn gets the request
+// bytes and returns the response bytes or an error (an *abi.Error reaches
+// the plugin as is; any other error becomes execution_failed). The caller's
+// identity travels in ctx, put there by whoever called Plugin.Call.
+type HostFunc struct {
+	Name string
+	Fn   func(ctx context.Context, plugin string, req []byte) ([]byte, error)
+}
+
+// Config configures an Engine. Zero values take the defaults above.
+type Config struct {
+	// CacheDir holds compiled code across processes. Empty: in memory only.
+	CacheDir string
+	// MemoryPages caps each instance's linear memory, in 64 KiB pages.
+	MemoryPages uint32
+	// Timeout is the deadline of a call whose context has none sooner.
+	Timeout time.Duration
+	// MaxInput caps the input of one call, in bytes.
+	MaxInput int
+	// PoolSize caps the idle instances kept per plugin version.
+	PoolSize  int
+	Logger    *slog.Logger
+	HostFuncs []HostFunc
+}
+
+// Engine loads plugins. It is safe for concurrent use.
+type Engine struct {
+	cfg   Config
+	cache wazero.CompilationCache
+	funcs map[string]HostFunc
+}
+
+// NewEngine prepares an engine; the cache directory is created if needed.
+func NewEngine(cfg Config) (*Engine, error) {
+	if cfg.MemoryPages == 0 {
+		cfg.MemoryPages = DefaultMemoryPages
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxInput <= 0 {
+		cfg.MaxInput = DefaultMaxInput
+	}
+	if cfg.PoolSize <= 0 {
+		cfg.PoolSize = DefaultPoolSize
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	e := &Engine{cfg: cfg, funcs: map[string]HostFunc{}}
+	for _, f := range cfg.HostFuncs {
+		if _, dup := e.funcs[f.Name]; dup {
+			return nil, fmt.Errorf("sandbox: host function %s given twice", f.Name)
+		}
+		e.funcs[f.Name] = f
+	}
+	if cfg.CacheDir != "" {
+		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("sandbox: compilation cache %s: %w", cfg.CacheDir, err)
+		}
+		e.cache = c
+	} else {
+		e.cache = wazero.NewCompilationCache()
+	}
+	return e, nil
+}
+
+// Close releases the compilation cache. Plugins must be retired first.
+func (e *Engine) Close(ctx context.Context) error { return e.cache.Close(ctx) }
+
+// Config returns the effective configuration.
+func (e *Engine) Config() Config { return e.cfg }
+
+// loadErr is a refused Load: an *abi.Error with the code to report.
+func loadErr(code abi.Code, format string, args ...any) error {
+	return abi.Errorf(code, format, args...)
+}
+
+// Plugin is one compiled plugin version with its pool of instances.
+type Plugin struct {
+	Name     string
+	SHA256   string
+	Manifest abi.Manifest
+	// Imports are the host functions it imports from abi.HostModule.
+	Imports []string
+	// Fast reports whether it speaks the ww_* fast path.
+	Fast bool
+
+	eng      *Engine
+	compiled *extism.CompiledPlugin
+	log      *slog.Logger
+
+	mu       sync.Mutex
+	idle     []*instance
+	retired  bool
+	inflight sync.WaitGroup
+	live     atomic.Int64 // instances alive, idle or busy
+}
+
+// Load validates and compiles a plugin. name is what the host calls it (for
+// logs and errors); the manifest's own name must match when want is non-empty.
+func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 string) (*Plugin, error) {
+	sum := sha256.Sum256(wasm)
+	hexSum := hex.EncodeToString(sum[:])
+	if wantSHA256 != "" && !strings.EqualFold(wantSHA256, hexSum) {
+		return nil, loadErr(abi.CodeRefused, "plugin %s: sha256 is %s but the config pins %s: if you rebuilt it on purpose, update the pin (wasmwright plugins verify prints the new one)", name, hexSum, wantSHA256)
+	}
+	info, err := readModuleInfo(wasm)
+	if err != nil {
+		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: malformed wasm: %v: rebuild it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared", name, err)
+	}
+	if !info.Exports[abi.ExportDescribe] {
+		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: missing export %q: a wasmwright plugin must export describe (plugin-sdk does this for you)", name, abi.ExportDescribe)
+	}
+	fast := info.Exports[abi.ExportFastCall]
+	if fast {
+		for _, x := range []string{abi.ExportFastABI, abi.ExportFastAlloc, abi.ExportFastOutput} {
+			if !info.Exports[x] {
+				return nil, loadErr(abi.CodeInputInvalid, "plugin %s: exports %s but not %s: rebuild it against plugin-sdk v%d", name, abi.ExportFastCall, x, abi.VersionMajor)
+			}
+		}
+	}
+	p := &Plugin{Name: name, SHA256: hexSum, Fast: fast, eng: e, log: e.cfg.Logger.With("plugin", name)}
+	for _, imp := range info.Imports {
+		if imp.Module != abi.HostModule {
+			continue
+		}
+		p.Imports = append(p.Imports, imp.Name)
+		if _, ok := e.funcs[imp.Name]; !ok && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
+			return nil, loadErr(abi.CodeRefused, "plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d, or enable that service in the host", name, abi.HostModule, imp.Name, abi.VersionMajor)
+		}
+	}
+
+	funcs := make([]extism.HostFunction, 0, len(e.funcs)+2)
+	for _, f := range e.funcs {
+		funcs = append(funcs, p.hostFunction(f))
+	}
+	funcs = append(funcs, p.takeFunction(), p.logFunction())
+
+	rc := wazero.NewRuntimeConfig().
+		WithCompilationCache(e.cache).
+		WithMemoryLimitPages(e.cfg.MemoryPages).
+		WithCloseOnContextDone(true)
+	manifest := extism.Manifest{
+		Wasm: []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
+		// extism's own http_request is closed: no host is ever allowed.
+		AllowedHosts: nil,
+		AllowedPaths: nil,
+		Memory:       &extism.ManifestMemory{MaxPages: e.cfg.MemoryPages, MaxVarBytes: 0, MaxHttpResponseBytes: 0},
+		Timeout:      uint64(e.cfg.Timeout / time.Millisecond),
+	}
+	cctx := experimental.WithFunctionListenerFactory(ctx, captureFactory{})
+	compiled, err := extism.NewCompiledPlugin(cctx, manifest, extism.PluginConfig{
+		RuntimeConfig: rc,
+		EnableWasi:    true,
+	}, funcs)
+	if err != nil {
+		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: does not compile or link: %v", name, err)
+	}
+	p.compiled = compiled
+
+	raw, err := p.call(ctx, abi.OpDescribe, nil)
+	if err != nil {
+		compiled.Close(ctx)
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", name, err)
+	}
+	if err := json.Unmarshal(raw, &p.Manifest); err != nil {
+		compiled.Close(ctx)
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
+	}
+	if err := abi.Accept(abi.Version(), p.Manifest.ABI); err != nil {
+		compiled.Close(ctx)
+		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
+	}
+	if err := p.checkManifest(info); err != nil {
+		compiled.Close(ctx)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Plugin) checkManifest(info *moduleInfo) error {
+	m := p.Manifest
+	if m.Name == "" {
+		return loadErr(abi.CodePluginFailed, "plugin %s: manifest has no name: call sdk.Plugin in init", p.Name)
+	}
+	if len(m.Tools) > 0 && !p.Fast && !info.Exports[abi.ExportCall] {
+		return loadErr(abi.CodeInputInvalid, "plugin %s: provides tools but has no %q export", p.Name, abi.ExportCall)
+	}
+	if len(m.Hooks) > 0 && !p.Fast && (!info.Exports[abi.ExportHook] || !info.Exports[abi.ExportSelfTest]) {
+		return loadErr(abi.CodeInputInvalid, "plugin %s: fills hooks but lacks the %q or %q export", p.Name, abi.ExportHook, abi.ExportSelfTest)
+	}
+	for _, h := range m.Hooks {
+		known := false
+		for _, r := range abi.HookRoles {
+			known = known || r == h
+		}
+		if !known {
+			return loadErr(abi.CodeInputInvalid, "plugin %s: unknown hook role %q (known: detect, compact, mask)", p.Name, h)
+		}
+	}
+	seen := map[string]bool{}
+	for _, t := range m.Tools {
+		if t.Name == "" || seen[t.Name] {
+			return loadErr(abi.CodePluginFailed, "plugin %s: tool name %q empty or repeated", p.Name, t.Name)
+		}
+		seen[t.Name] = true
+		if !json.Valid(t.InputSchema) {
+			return loadErr(abi.CodePluginFailed, "plugin %s: tool %s has an input schema that is not JSON", p.Name, t.Name)
+		}
+	}
+	return nil
+}
+
+// Call runs one operation (abi.OpCall, OpHook, OpSelfTest, OpDescribe) with
+// input and returns the output. A plugin-reported failure is an *abi.Error
+// with the plugin's code; a trap, timeout or broken output is an *abi.Error
+// with plugin_failed, timeout or resource_limit, and the instance is gone.
+func (p *Plugin) Call(ctx context.Context, op int32, input []byte) ([]byte, error) {
+	p.mu.Lock()
+	if p.retired {
+		p.mu.Unlock()
+		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s version %.12s was retired: retry, the new version serves", p.Name, p.SHA256)
+	}
+	p.inflight.Add(1)
+	p.mu.Unlock()
+	defer p.inflight.Done()
+	return p.call(ctx, op, input)
+}
+
+func (p *Plugin) call(ctx context.Context, op int32, input []byte) ([]byte, error) {
+	if len(input) > p.eng.cfg.MaxInput {
+		return nil, abi.Errorf(abi.CodeResourceLimit, "input of %d bytes exceeds the %d-byte limit for plugin calls: send less", len(input), p.eng.cfg.MaxInput)
+	}
+	inst, err := p.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out, status, err := inst.run(ctx, op, input)
+	if err != nil {
+		inst.close(ctx)
+		return nil, p.classify(ctx, inst, err)
+	}
+	p.put(ctx, inst)
+	if status == abi.StatusOK {
+		return out, nil
+	}
+	if status != abi.StatusError {
+		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned status %d, not 0 or 1", p.Name, status)
+	}
+	var e abi.Error
+	if err := json.Unmarshal(out, &e); err != nil || !e.Code.Known() {
+		msg := string(out)
+		if len(msg) > 200 {
+			msg = msg[:200] + "..."
+		}
+		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s failed with an unreadable error: %q", p.Name, msg)
+	}
+	return nil, &e
+}
+
+// classify turns a trap or deadline into a coded error, with the last lines
+// the plugin wrote to stderr (a Go panic's message lands there).
+func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error {
+	stderr := strings.TrimSpace(inst.stderr.String())
+	if i := strings.LastIndex(stderr, "\n\n"); i >= 0 {
+		stderr = stderr[:i]
+	}
+	if len(stderr) > 400 {
+		stderr = stderr[:400] + "..."
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) || ctx.Err() != nil {
+		if ctx.Err() == context.Canceled {
+			return abi.Errorf(abi.CodeTimeout, "plugin %s call was cancelled; the instance was discarded", p.Name)
+		}
+		return abi.Errorf(abi.CodeTimeout, "plugin %s did not finish before its deadline and was stopped; the instance was discarded: check the plugin for an endless loop, or raise the timeout", p.Name)
+	}
+	if strings.Contains(stderr, "out of memory") {
+		return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB) and was stopped: %s", p.Name, p.eng.cfg.MemoryPages/16, firstLine(stderr))
+	}
+	var ae *abi.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	detail := err.Error()
+	if stderr != "" {
+		detail = firstLine(stderr) + " (" + detail + ")"
+	}
+	return abi.Errorf(abi.CodePluginFailed, "plugin %s crashed: %s; the instance was discarded", p.Name, detail)
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func (p *Plugin) get(ctx context.Context) (*instance, error) {
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		inst := p.idle[n-1]
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		return inst, nil
+	}
+	p.mu.Unlock()
+	return p.newInstance(ctx)
+}
+
+func (p *Plugin) put(ctx context.Context, inst *instance) {
+	p.mu.Lock()
+	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize {
+		p.idle = append(p.idle, inst)
+		p.mu.Unlock()
+		return
+	}
+	p.mu.Unlock()
+	inst.close(ctx)
+}
+
+// Retire stops new calls, waits for the calls in flight (or ctx), then frees
+// the compiled module. Closing a compiled module under a running call would
+// abort it, hence the drain.
+func (p *Plugin) Retire(ctx context.Context) error {
+	p.mu.Lock()
+	p.retired = true
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	done := make(chan struct{})
+	go func() { p.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("sandbox: retiring %s: calls still in flight: %w", p.Name, ctx.Err())
+	}
+	for _, inst := range idle {
+		inst.close(context.Background())
+	}
+	return p.compiled.Close(context.Background())
+}
+
+// Instances reports how many instances are alive.
+func (p *Plugin) Instances() int { return int(p.live.Load()) }
+
+// Warm makes sure at least n idle instances exist, so the first calls do not
+// pay for instantiation.
+func (p *Plugin) Warm(ctx context.Context, n int) error {
+	for i := 0; i < n; i++ {
+		inst, err := p.newInstance(ctx)
+		if err != nil {
+			return err
+		}
+		p.put(ctx, inst)
+	}
+	return nil
+}
+
+// ctxKey carries the running instance to host functions.
+type ctxKey struct{}
+
+func instanceFrom(ctx context.Context) *instance {
+	i, _ := ctx.Value(ctxKey{}).(*instance)
+	return i
+}
+
+// captureFactory listens to the first function the host calls in a new
+// instance (_initialize for Go reactors, describe otherwise) to learn the
+// plugin's own module: extism does not expose it, and the fast path and host
+// functions need its memory. Other functions get no listener and run at full
+// speed.
+type captureFactory struct{}
+
+func (captureFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	for _, n := range def.ExportNames() {
+		if n == "_initialize" || n == abi.ExportDescribe || n == abi.ExportFastABI {
+			return captureListener{}
+		}
+	}
+	return nil
+}
+
+type captureListener struct{}
+
+func (captureListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if inst := instanceFrom(ctx); inst != nil && inst.mod == nil {
+		inst.mod = mod
+	}
+}
+func (captureListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)     {}
+
+// stderrBuf keeps the last few KiB a plugin wrote to stderr or stdout.
+type stderrBuf struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (s *stderrBuf) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf.Len()+len(b) > 8<<10 {
+		s.buf.Reset()
+	}
+	return s.buf.Write(b)
+}
+
+func (s *stderrBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *stderrBuf) Reset() {
+	s.mu.Lock()
+	s.buf.Reset()
+	s.mu.Unlock()
+}
+
+// modCfg gives plugins a real clock and real randomness, and nothing else:
+// no filesystem, no environment, no arguments.
+func modCfg(out *stderrBuf) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithSysWalltime().
+		WithSysNanotime().
+		WithSysNanosleep().
+		WithRandSource(rand.Reader).
+		WithStderr(out).
+		WithStdout(out)
+}

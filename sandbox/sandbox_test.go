@@ -1,0 +1,311 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+func build(t testing.TB, dir string, extra ...string) []byte {
+	t.Helper()
+	p, err := wasmbuild.Build(dir, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// testCaches shares one compilation cache dir across the package's tests:
+// a Go plugin compiles in about a second without it.
+var cacheDir = func() string {
+	d, _ := os.MkdirTemp("", "ww-sandbox-cache-")
+	return d
+}()
+
+func engine(t testing.TB, cfg Config) *Engine {
+	t.Helper()
+	if cfg.CacheDir == "" {
+		cfg.CacheDir = cacheDir
+	}
+	have := map[string]bool{}
+	for _, f := range cfg.HostFuncs {
+		have[f.Name] = true
+	}
+	for _, n := range []string{abi.HostInfo, abi.HostEventsEmit, abi.HostSecretsMaskValues, abi.HostNetworkFetch} {
+		if !have[n] {
+			cfg.HostFuncs = append(cfg.HostFuncs, HostFunc{Name: n, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }})
+		}
+	}
+	e, err := NewEngine(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func load(t testing.TB, e *Engine, dir string) *Plugin {
+	t.Helper()
+	p, err := e.Load(context.Background(), dir, build(t, dir), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Retire(context.Background()) })
+	return p
+}
+
+func callTool(t testing.TB, p *Plugin, tool string, args string) ([]byte, error) {
+	t.Helper()
+	in, err := abi.Frame(abi.CallHeader{Tool: tool, Session: "s1"}, []byte(args))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Call(context.Background(), abi.OpCall, in)
+}
+
+func code(err error) abi.Code {
+	var e *abi.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+func TestExampleRunsOnFastPath(t *testing.T) {
+	p := load(t, engine(t, Config{}), "examples/extract_links")
+	if !p.Fast {
+		t.Fatal("an SDK plugin must use the fast path")
+	}
+	if p.Manifest.Name != "extract_links" || len(p.Manifest.Tools) != 1 || p.Manifest.ABI != abi.Version() {
+		t.Fatalf("manifest: %+v", p.Manifest)
+	}
+	out, err := callTool(t, p, "extract_links", `{"html":"<a href=\"/x\">X <i>y</i></a>","base":"http://h.test/"}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r abi.Result
+	if err := json.Unmarshal(out, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(r.Data), `"href":"http://h.test/x"`) || !strings.Contains(r.Text, "X y -> http://h.test/x") {
+		t.Fatalf("result: %s", out)
+	}
+	// A coded error from the plugin keeps its code.
+	_, err = callTool(t, p, "extract_links", `{"html":"  "}`)
+	if code(err) != abi.CodeInputInvalid {
+		t.Fatalf("want input_invalid, got %v", err)
+	}
+}
+
+func TestPlainExtismPlugin(t *testing.T) {
+	p := load(t, engine(t, Config{}), "sandbox/testdata/plainextism")
+	if p.Fast {
+		t.Fatal("a plain Extism plugin has no fast path")
+	}
+	out, err := callTool(t, p, "upper", `"abc"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"text":"ABC"}` {
+		t.Fatalf("got %s", out)
+	}
+}
+
+func TestLoadRefusals(t *testing.T) {
+	e := engine(t, Config{})
+	ctx := context.Background()
+	good := build(t, "examples/extract_links")
+	cases := []struct {
+		name string
+		wasm []byte
+		pin  string
+		code abi.Code
+		msg  string
+	}{
+		{"malformed", []byte("this is not wasm"), "", abi.CodeInputInvalid, "malformed wasm"},
+		{"truncated", good[:len(good)/2], "", abi.CodeInputInvalid, "malformed wasm"},
+		{"wrong sha256", good, strings.Repeat("ab", 32), abi.CodeRefused, "update the pin"},
+		{"missing export", []byte("\x00asm\x01\x00\x00\x00"), "", abi.CodeInputInvalid, `missing export "describe"`},
+		{"future abi", build(t, "sandbox/testdata/plainextism", "-ldflags=-X main.abiMinor=9"), "", abi.CodeABIMismatch, "upgrade wasmwright, or rebuild the plugin against plugin-sdk v1.0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := e.Load(ctx, "x", c.wasm, c.pin)
+			if err == nil {
+				p.Retire(ctx)
+				t.Fatal("loaded")
+			}
+			if code(err) != c.code || !strings.Contains(err.Error(), c.msg) {
+				t.Fatalf("want %s containing %q, got %v", c.code, c.msg, err)
+			}
+		})
+	}
+}
+
+func TestMisbehaviour(t *testing.T) {
+	e := engine(t, Config{Timeout: 2 * time.Second, MemoryPages: 1024})
+	p := load(t, e, "sandbox/testdata/misbehave")
+
+	t.Run("panic", func(t *testing.T) {
+		_, err := callTool(t, p, "panic", `{}`)
+		if code(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "deliberate panic in misbehave") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("invalid json output", func(t *testing.T) {
+		// The sandbox hands bytes back; the host's dispatch validates them
+		// (host tests cover that). Here: the bytes are what the plugin sent.
+		out, err := callTool(t, p, "badjson", `{}`)
+		if err != nil || json.Valid(out) {
+			t.Fatalf("got %s, %v", out, err)
+		}
+	})
+	t.Run("coded error", func(t *testing.T) {
+		_, err := callTool(t, p, "coded", `{}`)
+		if code(err) != abi.CodeNotFound || !strings.Contains(err.Error(), "nothing here") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("oom", func(t *testing.T) {
+		_, err := callTool(t, p, "oom", `{}`)
+		if code(err) != abi.CodeResourceLimit || !strings.Contains(err.Error(), "out of memory") {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("oversized input", func(t *testing.T) {
+		small := engine(t, Config{MaxInput: 1 << 10})
+		q := load(t, small, "sandbox/testdata/misbehave")
+		_, err := callTool(t, q, "echo", `{"x":"`+strings.Repeat("a", 2<<10)+`"}`)
+		if code(err) != abi.CodeResourceLimit {
+			t.Fatalf("got %v", err)
+		}
+	})
+	t.Run("loop is stopped while others are served and GC runs", func(t *testing.T) {
+		var loopErr error
+		var wg sync.WaitGroup
+		wg.Add(1)
+		start := time.Now()
+		go func() { defer wg.Done(); _, loopErr = callTool(t, p, "loop", `{}`) }()
+		time.Sleep(200 * time.Millisecond)
+		// While the loop spins: a GC completes and another call is served.
+		gcDone := make(chan time.Duration, 1)
+		go func() { t0 := time.Now(); runtime.GC(); gcDone <- time.Since(t0) }()
+		if _, err := callTool(t, p, "echo", `{"a":1}`); err != nil {
+			t.Fatalf("echo during loop: %v", err)
+		}
+		select {
+		case d := <-gcDone:
+			if time.Since(start) > 1900*time.Millisecond {
+				t.Fatalf("GC took %v: it waited for the loop", d)
+			}
+		case <-time.After(1500 * time.Millisecond):
+			t.Fatal("GC did not complete while the plugin looped")
+		}
+		wg.Wait()
+		if code(loopErr) != abi.CodeTimeout {
+			t.Fatalf("loop: got %v", loopErr)
+		}
+		if el := time.Since(start); el > 4*time.Second {
+			t.Fatalf("loop stopped after %v, deadline 2s", el)
+		}
+	})
+	t.Run("instances are discarded after a trap", func(t *testing.T) {
+		before := p.Instances()
+		callTool(t, p, "panic", `{}`)
+		if p.Instances() > before {
+			t.Fatalf("instances %d -> %d", before, p.Instances())
+		}
+		if _, err := callTool(t, p, "echo", `{}`); err != nil {
+			t.Fatalf("the next call must get a fresh instance: %v", err)
+		}
+	})
+}
+
+func TestRealClockAndSleep(t *testing.T) {
+	p := load(t, engine(t, Config{}), "sandbox/testdata/misbehave")
+	out, err := callTool(t, p, "sleep", `{"ms":50}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Data struct {
+			Now     int64 `json:"now"`
+			SleptMS int64 `json:"slept_ms"`
+		} `json:"data"`
+	}
+	json.Unmarshal(out, &r)
+	if d := time.Now().Unix() - r.Data.Now; d < -5 || d > 5 {
+		t.Fatalf("plugin clock is %d s off", d)
+	}
+	if r.Data.SleptMS < 45 {
+		t.Fatalf("sleep returned after %d ms", r.Data.SleptMS)
+	}
+}
+
+// Extism links http_request into every plugin; ours must never let it out.
+func TestExtismHTTPClosed(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	p := load(t, engine(t, Config{}), "sandbox/testdata/misbehave")
+	_, err := callTool(t, p, "http", `{"url":"`+srv.URL+`"}`)
+	if err == nil {
+		t.Fatal("http_request succeeded")
+	}
+	if hits.Load() != 0 {
+		t.Fatalf("the test server saw %d requests", hits.Load())
+	}
+}
+
+func TestHostFunctionsAndLogs(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	lg := slog.New(slog.NewTextHandler(writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return logs.Write(b)
+	}), nil))
+	var got string
+	e := engine(t, Config{Logger: lg, HostFuncs: []HostFunc{
+		{Name: abi.HostEventsEmit, Fn: func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
+			got = plugin + " " + string(req)
+			return []byte(`{}`), nil
+		}},
+		{Name: abi.HostInfo, Fn: func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
+			return nil, abi.Errorf(abi.CodeRefused, "no info for you")
+		}},
+	}})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "emit", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(got, `misbehave {"kind":"misbehave.emit","data":{"session":"s1"}}`) {
+		t.Fatalf("host function saw %q", got)
+	}
+	_, err := callTool(t, p, "info", `{}`)
+	if code(err) != abi.CodeRefused || !strings.Contains(err.Error(), "no info for you") {
+		t.Fatalf("a host function's error must reach the caller with its code: %v", err)
+	}
+	callTool(t, p, "panic", `{}`)
+	_ = logs
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(b []byte) (int, error) { return f(b) }

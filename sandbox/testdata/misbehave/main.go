@@ -1,0 +1,92 @@
+// Command misbehave is a test plugin: each tool misbehaves in one way.
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+	"unsafe"
+
+	"github.com/wasmwright/wasmwright/abi"
+	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+)
+
+type none struct{}
+
+type sleepArgs struct {
+	MS int `json:"ms"`
+}
+
+var hoard [][]byte
+
+//go:wasmimport extism:host/env http_request
+func httpRequest(req, body uint64) uint64
+
+//go:wasmimport extism:host/env alloc
+func kalloc(n uint64) uint64
+
+//go:wasmimport extism:host/env store_u8
+func kstore(offs uint64, v uint32)
+
+func init() {
+	sdk.Plugin("misbehave", "1.0.0", "a plugin that misbehaves on purpose, for tests")
+	sdk.Needs("events")
+	sdk.RawTool("echo", "returns its arguments as data", []byte(`{"type":"object"}`), func(c *sdk.Call, args []byte) ([]byte, error) {
+		out := make([]byte, 0, len(args)+9)
+		out = append(out, `{"data":`...)
+		out = append(out, args...)
+		return append(out, '}'), nil
+	})
+	sdk.Tool("panic", "panics", func(c *sdk.Call, _ none) (*abi.Result, error) { panic("deliberate panic in misbehave") })
+	sdk.Tool("loop", "never returns", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		x := 0
+		for {
+			x++
+		}
+	})
+	sdk.Tool("oom", "allocates without end", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		for {
+			hoard = append(hoard, make([]byte, 8<<20))
+		}
+	})
+	sdk.RawTool("badjson", "returns invalid JSON", []byte(`{"type":"object"}`), func(c *sdk.Call, args []byte) ([]byte, error) {
+		return []byte(`{"text": "unterminated`), nil
+	})
+	sdk.Tool("coded", "fails with a code", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		return nil, abi.Errorf(abi.CodeNotFound, "nothing here")
+	})
+	sdk.Tool("emit", "emits an event", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		if err := sdk.EmitEvent("misbehave.emit", map[string]string{"session": c.Session}); err != nil {
+			return nil, err
+		}
+		return &abi.Result{Text: "emitted"}, nil
+	})
+	sdk.Tool("info", "host info", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		info, err := sdk.HostInfo()
+		if err != nil {
+			return nil, err
+		}
+		b, _ := json.Marshal(info)
+		return &abi.Result{Data: b}, nil
+	})
+	sdk.Tool("sleep", "sleeps, then reports the clock", func(c *sdk.Call, a sleepArgs) (*abi.Result, error) {
+		t0 := time.Now()
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		b, _ := json.Marshal(map[string]any{"now": t0.Unix(), "slept_ms": time.Since(t0).Milliseconds()})
+		return &abi.Result{Data: b}, nil
+	})
+	sdk.Tool("http", "tries extism's own http_request", func(c *sdk.Call, a struct {
+		URL string `json:"url"`
+	}) (*abi.Result, error) {
+		req := []byte(fmt.Sprintf(`{"url":%q,"method":"GET"}`, a.URL))
+		offs := kalloc(uint64(len(req)))
+		for i, b := range req {
+			kstore(offs+uint64(i), uint32(b))
+		}
+		r := httpRequest(offs, 0)
+		return &abi.Result{Text: fmt.Sprintf("http_request returned %d", r)}, nil
+	})
+	_ = unsafe.Pointer(nil)
+}
+
+func main() {}

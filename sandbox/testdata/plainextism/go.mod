@@ -1,0 +1,3 @@
+module example.com/plainextism
+
+go 1.26.8
