@@ -10,24 +10,24 @@ import (
 type Code string
 
 const (
-	CodeInputInvalid    Code = "input_invalid"     // bad arguments: fix them and retry
-	CodeNotFound        Code = "not_found"         // unknown tool, plugin, credential...
-	CodeNotAvailable    Code = "not_available"     // the service is missing on this host (browser not installed...)
-	CodeRefused         Code = "refused"           // a grant or policy forbids it
-	CodeTimeout         Code = "timeout"           // a deadline passed
-	CodeExecutionFailed Code = "execution_failed"  // the action ran and failed
-	CodePluginFailed    Code = "plugin_failed"     // the plugin trapped, panicked or broke the ABI
-	CodeResourceLimit   Code = "resource_limit"    // memory or size limit reached
-	CodeABIMismatch     Code = "abi_mismatch"      // plugin built for another ABI
-	CodeNoSession       Code = "no_session"        // browser: call browser_navigate first
-	CodeStaleRef        Code = "stale_ref"         // browser: take a new snapshot
-	CodeNotInteractable Code = "not_interactable"  // browser: element hidden or disabled
+	CodeInputInvalid    Code = "input_invalid"      // bad arguments: fix them and retry
+	CodeNotFound        Code = "not_found"          // unknown tool, plugin, credential...
+	CodeNotAvailable    Code = "not_available"      // the service is missing on this host (browser not installed...)
+	CodeRefused         Code = "refused"            // a grant or policy forbids it
+	CodeTimeout         Code = "timeout"            // a deadline passed
+	CodeExecutionFailed Code = "execution_failed"   // the action ran and failed
+	CodePluginFailed    Code = "plugin_failed"      // the plugin trapped, panicked or broke the ABI
+	CodeResourceLimit   Code = "resource_limit"     // memory or size limit reached
+	CodeABIMismatch     Code = "abi_mismatch"       // plugin built for another ABI
+	CodeNoSession       Code = "no_session"         // browser: call browser_navigate first
+	CodeStaleRef        Code = "stale_ref"          // browser: take a new snapshot
+	CodeNotInteractable Code = "not_interactable"   // browser: element hidden or disabled
 	CodeNavTimeout      Code = "navigation_timeout" // browser: page did not load in time
-	CodeDialogGone      Code = "dialog_gone"       // browser: no dialog is open
-	CodePathRefused     Code = "path_refused"      // a path outside its confined folder
-	CodeBrowserCrashed  Code = "browser_crashed"   // the next call gets a fresh session
-	CodeBotWall         Code = "bot_wall"          // a block page; the page was not read
-	CodeSecretLeak      Code = "secret_leak"       // a result held a raw secret and was withheld
+	CodeDialogGone      Code = "dialog_gone"        // browser: no dialog is open
+	CodePathRefused     Code = "path_refused"       // a path outside its confined folder
+	CodeBrowserCrashed  Code = "browser_crashed"    // the next call gets a fresh session
+	CodeBotWall         Code = "bot_wall"           // a block page; the page was not read
+	CodeSecretLeak      Code = "secret_leak"        // a result held a raw secret and was withheld
 )
 
 // Codes is the closed set, in documentation order.

@@ -121,8 +121,11 @@ type HookRequest struct {
 	Role    HookRole `json:"role"`
 	Tool    string   `json:"tool"`
 	Session string   `json:"session,omitempty"`
-	Result  *Result  `json:"result,omitempty"`
-	Error   *Error   `json:"error,omitempty"`
+	// Args are the tool call's arguments (a compactor reads a scoped
+	// snapshot's ref from them).
+	Args   json.RawMessage `json:"args,omitempty"`
+	Result *Result         `json:"result,omitempty"`
+	Error  *Error          `json:"error,omitempty"`
 	// HasTakeover tells a detector whether this host offers a takeover tool
 	// it may name.
 	HasTakeover bool `json:"has_takeover,omitempty"`

@@ -1,0 +1,77 @@
+// Package hostfuncs holds the kernel's services that plugins reach through
+// host functions: one family per file or subpackage (browser, vault,
+// network, events). Every host function is wrapped by Guard, which checks
+// the calling personality's grant at call time, whatever was checked at
+// link time: capabilities are checked where the power is.
+package hostfuncs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// Caller is who is calling: set by the host on the context of every plugin
+// call, read by host functions.
+type Caller struct {
+	Personality string
+	Session     string
+	CallID      string
+	Plugin      string
+	// Grants are the capabilities this plugin holds under this personality.
+	Grants capability.Set
+}
+
+type callerKey struct{}
+
+// WithCaller returns ctx carrying c.
+func WithCaller(ctx context.Context, c *Caller) context.Context {
+	return context.WithValue(ctx, callerKey{}, c)
+}
+
+// CallerFrom returns the caller in ctx, or nil.
+func CallerFrom(ctx context.Context) *Caller {
+	c, _ := ctx.Value(callerKey{}).(*Caller)
+	return c
+}
+
+// Guard wraps fn as the host function name. Before fn runs, the caller's
+// grants must hold the capability the name needs (capability.ForHostFunc);
+// otherwise the plugin gets a refused error naming the grant.
+func Guard(name string, fn func(ctx context.Context, c *Caller, req []byte) ([]byte, error)) sandbox.HostFunc {
+	need, known := capability.ForHostFunc(name)
+	return sandbox.HostFunc{Name: name, Fn: func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
+		c := CallerFrom(ctx)
+		if c == nil {
+			return nil, abi.Errorf(abi.CodeRefused, "host function %s called without a caller identity", name)
+		}
+		if !known {
+			return nil, abi.Errorf(abi.CodeRefused, "host function %s has no capability mapping", name)
+		}
+		if need != "" && !c.Grants.Has(need) {
+			return nil, abi.Errorf(abi.CodeRefused, "plugin %s is not granted %s (needed by %s) under personality %s: add it to the personality's grants",
+				plugin, need, name, c.Personality).With("missing", string(need))
+		}
+		return fn(ctx, c, req)
+	}}
+}
+
+// JSON adapts a typed handler to Guard's byte form.
+func JSON[Req, Resp any](name string, fn func(ctx context.Context, c *Caller, req Req) (Resp, error)) sandbox.HostFunc {
+	return Guard(name, func(ctx context.Context, c *Caller, raw []byte) ([]byte, error) {
+		var req Req
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &req); err != nil {
+				return nil, abi.Errorf(abi.CodeInputInvalid, "%s: bad request: %v", name, err)
+			}
+		}
+		resp, err := fn(ctx, c, req)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(resp)
+	})
+}
