@@ -28,6 +28,9 @@ type Link struct {
 
 func init() {
 	sdk.Plugin("extract_links", "1.0.0", "Lists the links of an HTML document with their text.")
+	// It records each extraction in the host's event sink, so it needs the
+	// events grant: a personality that does not grant it cannot load it.
+	sdk.Needs("events")
 	sdk.Tool("extract_links", "Given HTML, list its links (href and visible text).", run, sdk.ReadOnly())
 }
 
@@ -41,6 +44,9 @@ func run(c *sdk.Call, in Args) (*abi.Result, error) {
 	}
 	data, err := json.Marshal(links)
 	if err != nil {
+		return nil, err
+	}
+	if err := sdk.EmitEvent("extract_links.done", map[string]int{"links": len(links), "html_bytes": len(in.HTML)}); err != nil {
 		return nil, err
 	}
 	var b strings.Builder

@@ -1,0 +1,68 @@
+# wasmwright: `make run` serves MCP, `make test` runs every test.
+# Both install what they need on a fresh Debian machine (as root): Chromium
+# from apt, the Playwright driver from npm, plugins built from source.
+
+SHELL := /bin/bash
+GO ?= go
+BUILD := build
+PLUGINS_OUT := $(BUILD)/plugins
+DRIVER_DIR := $(BUILD)/driver
+PW_VERSION := 1.64.1
+ADDR ?= 127.0.0.1:8931
+# Plugin modules: every folder with a go.mod under plugins/ and examples/.
+PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/go.mod examples/*/go.mod)))
+
+export PLAYWRIGHT_CLI_PATH ?= $(CURDIR)/$(DRIVER_DIR)/node_modules/playwright-core/cli.js
+export PLAYWRIGHT_NODEJS_PATH ?= $(shell command -v node)
+export WASMWRIGHT_PLUGINS_DIR ?= $(CURDIR)/$(PLUGINS_OUT)
+
+.PHONY: help run test bench check deps chromium driver plugins build clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
+	$(BUILD)/wasmwright serve --http $(ADDR)
+
+test: deps plugins ## run every test (Go host, plugin modules, MCP Inspector)
+	$(GO) test -count=1 -timeout 30m ./...
+	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
+
+bench: deps build ## run the benchmarks and write BENCHMARKS.md
+	./scripts/bench.sh
+
+check: ## gofmt, vet, race tests, go mod tidy leaves the tree clean
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./abi/... ./capability/... ./sandbox/... ./host/...
+	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+
+deps: chromium driver ## install Chromium (apt) and the Playwright driver (npm) when missing
+
+chromium:
+	@if [ -x /usr/bin/chromium ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing chromium from apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "missing: Chromium. Install it with: sudo apt-get install -y chromium" >&2; exit 1; fi
+
+driver: $(DRIVER_DIR)/node_modules/playwright-core/package.json
+
+$(DRIVER_DIR)/node_modules/playwright-core/package.json:
+	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
+	npm install --no-audit --no-fund --silent --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
+
+plugins: ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
+	@mkdir -p $(PLUGINS_OUT)
+	@for d in $(PLUGIN_DIRS); do \
+		n=$$(basename $$d); \
+		(cd $$d && GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm .) || exit 1; \
+		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
+	done
+	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"
+
+build: plugins ## build the wasmwright binary to $(BUILD)/wasmwright
+	$(GO) build -trimpath -o $(BUILD)/wasmwright ./cmd/wasmwright
+
+clean: ## remove build output
+	rm -rf $(BUILD)

@@ -1,0 +1,348 @@
+package host
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+)
+
+//go:embed default.toml
+var defaultConfig string
+
+// DefaultConfigText is the embedded configuration used when no file is given.
+func DefaultConfigText() string { return defaultConfig }
+
+// Config is the host's TOML configuration: one file, with personalities as
+// tables in it or as files in personalities_dir.
+type Config struct {
+	Host          HostConfig                    `toml:"host"`
+	Browser       toml.Primitive                `toml:"browser"`
+	Serve         ServeConfig                   `toml:"serve"`
+	Plugins       map[string]PluginConfig       `toml:"plugins"`
+	Personalities map[string]PersonalityConfig `toml:"personalities"`
+
+	// Dir resolves relative paths: the config file's folder, or the working
+	// directory for the embedded default.
+	Dir string `toml:"-"`
+	// Source names where the config came from, for messages.
+	Source string `toml:"-"`
+	meta   toml.MetaData
+}
+
+// HostConfig is the [host] table.
+type HostConfig struct {
+	// PluginsDir holds the .wasm files. Default: <binary dir>/plugins, or
+	// build/plugins under the working directory.
+	PluginsDir string `toml:"plugins_dir"`
+	// CacheDir holds compiled plugin code. Default: the user cache dir.
+	CacheDir string `toml:"cache_dir"`
+	// PersonalitiesDir holds NAME.toml personality files, added to the
+	// [personalities] tables.
+	PersonalitiesDir   string   `toml:"personalities_dir"`
+	DefaultPersonality string   `toml:"default_personality"`
+	EventsFile         string   `toml:"events_file"`
+	CallTimeout        Duration `toml:"call_timeout"`
+	MemoryMB           int      `toml:"memory_mb"`
+	PoolSize           int      `toml:"pool_size"`
+	// WatchPlugins swaps in a plugin version dropped into the plugins
+	// folder while the host serves.
+	WatchPlugins bool `toml:"watch_plugins"`
+	LogLevel     string `toml:"log_level"`
+}
+
+// PluginConfig is one [plugins.NAME] table.
+type PluginConfig struct {
+	// File is the .wasm, relative to plugins_dir. Default NAME.wasm.
+	File string `toml:"file"`
+	// SHA256 pins the file. When empty, the pin must come from the
+	// SHA256SUMS file in plugins_dir (written by `make plugins`).
+	SHA256 string `toml:"sha256"`
+}
+
+// PersonalityConfig is one agent role.
+type PersonalityConfig struct {
+	Description string `toml:"description"`
+	// Plugins this personality loads. Absent or empty: none.
+	Plugins []string `toml:"plugins"`
+	// Tools it may call: names, or "*" for every tool of its plugins.
+	// Absent or empty: none.
+	Tools []string `toml:"tools"`
+	// Grants are capability IDs. Absent or empty: nothing.
+	Grants []string    `toml:"grants"`
+	Hooks  HooksConfig `toml:"hooks"`
+}
+
+// HooksConfig names the plugin filling each pipeline role; empty: none.
+type HooksConfig struct {
+	Detect  string `toml:"detect"`
+	Compact string `toml:"compact"`
+	Mask    string `toml:"mask"`
+}
+
+func (h HooksConfig) byRole() map[abi.HookRole]string {
+	return map[abi.HookRole]string{abi.HookDetect: h.Detect, abi.HookCompact: h.Compact, abi.HookMask: h.Mask}
+}
+
+// ServeConfig is the [serve] table, for `wasmwright serve`.
+type ServeConfig struct {
+	// HTTP is the default listen address of the streamable HTTP transport.
+	HTTP string `toml:"http"`
+	// Tokens map bearer tokens (stored as sha256 hex) to personalities.
+	Tokens []TokenConfig `toml:"tokens"`
+}
+
+// TokenConfig is one bearer token.
+type TokenConfig struct {
+	SHA256      string `toml:"sha256"`
+	Personality string `toml:"personality"`
+}
+
+// Duration is a time.Duration written as "30s" in TOML.
+type Duration struct{ time.Duration }
+
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w (write it like \"30s\" or \"2m\")", b, err)
+	}
+	d.Duration = v
+	return nil
+}
+
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// ConfigError is a configuration mistake, with where it is.
+type ConfigError struct {
+	Source string
+	Msg    string
+}
+
+func (e *ConfigError) Error() string { return e.Source + ": " + e.Msg }
+
+// ParseConfig decodes TOML text. Unknown keys are refused, naming the key.
+func ParseConfig(text, source, dir string) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(text, &c)
+	if err != nil {
+		return nil, &ConfigError{source, err.Error()}
+	}
+	if und := undecoded(md, "browser"); len(und) > 0 {
+		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+	}
+	c.Dir, c.Source, c.meta = dir, source, md
+	if c.Host.PersonalitiesDir != "" {
+		if err := c.loadPersonalityDir(); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// undecoded lists unknown keys, leaving alone the tables decoded later
+// by the services that own them.
+func undecoded(md toml.MetaData, deferred ...string) []string {
+	var out []string
+	for _, k := range md.Undecoded() {
+		if len(k) > 0 && contains(deferred, k[0]) {
+			continue
+		}
+		out = append(out, k.String())
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// DecodeSection decodes a deferred table (such as [browser]) into v,
+// refusing unknown keys in it.
+func (c *Config) DecodeSection(name string, prim toml.Primitive, v any) error {
+	if err := c.meta.PrimitiveDecode(prim, v); err != nil {
+		return &ConfigError{c.Source, fmt.Sprintf("[%s]: %v", name, err)}
+	}
+	var und []string
+	for _, k := range c.meta.Undecoded() {
+		if len(k) > 0 && k[0] == name {
+			und = append(und, k.String())
+		}
+	}
+	if len(und) > 0 {
+		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+	}
+	return nil
+}
+
+// LoadConfig reads path, or the embedded default when path is empty.
+func LoadConfig(path string) (*Config, error) {
+	if path == "" {
+		wd, _ := os.Getwd()
+		return ParseConfig(defaultConfig, "embedded default config", wd)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &ConfigError{path, fmt.Sprintf("cannot read: %v", err)}
+	}
+	abs, _ := filepath.Abs(path)
+	return ParseConfig(string(b), path, filepath.Dir(abs))
+}
+
+func (c *Config) loadPersonalityDir() error {
+	dir := c.path(c.Host.PersonalitiesDir)
+	files, err := filepath.Glob(filepath.Join(dir, "*.toml"))
+	if err != nil || files == nil {
+		return &ConfigError{c.Source, fmt.Sprintf("personalities_dir %s holds no .toml files", dir)}
+	}
+	if c.Personalities == nil {
+		c.Personalities = map[string]PersonalityConfig{}
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".toml")
+		if _, dup := c.Personalities[name]; dup {
+			return &ConfigError{f, fmt.Sprintf("personality %s is also defined in %s", name, c.Source)}
+		}
+		var p PersonalityConfig
+		md, err := toml.DecodeFile(f, &p)
+		if err != nil {
+			return &ConfigError{f, err.Error()}
+		}
+		if und := undecoded(md); len(und) > 0 {
+			return &ConfigError{f, fmt.Sprintf("unknown key %s", strings.Join(und, ", "))}
+		}
+		c.Personalities[name] = p
+	}
+	return nil
+}
+
+// Validate checks cross-references: personalities name known plugins and
+// capabilities, hooks name plugins the personality loads, tokens name
+// personalities.
+func (c *Config) Validate() error {
+	bad := func(format string, args ...any) error {
+		return &ConfigError{c.Source, fmt.Sprintf(format, args...)}
+	}
+	for name, p := range c.Plugins {
+		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
+			return bad("plugins.%s.sha256 must be 64 hex digits (sha256sum of the .wasm)", name)
+		}
+	}
+	for _, pn := range sortedKeys(c.Personalities) {
+		p := c.Personalities[pn]
+		if !validID(pn) {
+			return bad("personality name %q: use letters, digits, _ and - only", pn)
+		}
+		for _, pl := range p.Plugins {
+			if _, ok := c.Plugins[pl]; !ok {
+				return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
+			}
+		}
+		if _, err := capability.Parse(p.Grants); err != nil {
+			return bad("personality %s: %v", pn, err)
+		}
+		for role, pl := range p.Hooks.byRole() {
+			if pl != "" && !contains(p.Plugins, pl) {
+				return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
+			}
+		}
+	}
+	if d := c.Host.DefaultPersonality; d != "" {
+		if _, ok := c.Personalities[d]; !ok {
+			return bad("host.default_personality %q is not a defined personality", d)
+		}
+	}
+	for i, t := range c.Serve.Tokens {
+		if _, ok := c.Personalities[t.Personality]; !ok {
+			return bad("serve.tokens[%d] maps to unknown personality %q", i, t.Personality)
+		}
+		if len(t.SHA256) != 64 {
+			return bad("serve.tokens[%d].sha256 must be the sha256 hex of the token (wasmwright token hash)", i)
+		}
+	}
+	return nil
+}
+
+func validID(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// path resolves p against the config's folder.
+func (c *Config) path(p string) string {
+	if p == "" || filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(c.Dir, p)
+}
+
+// PluginsDir is the effective plugins folder.
+func (c *Config) PluginsDir() string {
+	if c.Host.PluginsDir != "" {
+		return c.path(c.Host.PluginsDir)
+	}
+	if env := os.Getenv("WASMWRIGHT_PLUGINS_DIR"); env != "" {
+		return env
+	}
+	if exe, err := os.Executable(); err == nil {
+		d := filepath.Join(filepath.Dir(exe), "plugins")
+		if st, err := os.Stat(d); err == nil && st.IsDir() {
+			return d
+		}
+	}
+	return filepath.Join(c.Dir, "build", "plugins")
+}
+
+// CacheDir is the effective compilation cache folder.
+func (c *Config) CacheDir() string {
+	if c.Host.CacheDir != "" {
+		return c.path(c.Host.CacheDir)
+	}
+	if d, err := os.UserCacheDir(); err == nil {
+		return filepath.Join(d, "wasmwright", "wazero")
+	}
+	return filepath.Join(os.TempDir(), "wasmwright-cache")
+}
+
+// PluginFile is the effective path of a plugin's .wasm.
+func (c *Config) PluginFile(name string) string {
+	f := c.Plugins[name].File
+	if f == "" {
+		f = name + ".wasm"
+	}
+	if filepath.IsAbs(f) {
+		return f
+	}
+	return filepath.Join(c.PluginsDir(), f)
+}

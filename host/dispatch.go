@@ -1,0 +1,155 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync/atomic"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// Request is one tool call.
+type Request struct {
+	Personality string // "" = the default personality
+	Session     string // "" = "default"
+	Tool        string
+	Args        json.RawMessage // a JSON object; empty means {}
+}
+
+var callSeq atomic.Uint64
+
+// Call runs a tool under a personality and passes its result through the
+// personality's pipeline. The error, when not nil, is an *abi.Error whose
+// message is safe to show an agent (it went through the masker too).
+func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
+	p, err := h.personality(req.Personality)
+	if err != nil {
+		return nil, err
+	}
+	if req.Session == "" {
+		req.Session = "default"
+	}
+	if len(bytes.TrimSpace(req.Args)) == 0 {
+		req.Args = json.RawMessage(`{}`)
+	}
+	res, err := h.callTool(ctx, p, req)
+	return h.pipeline(ctx, p, req, res, err)
+}
+
+func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.Result, error) {
+	r, ok := p.tools[req.Tool]
+	if !ok {
+		if e, denied := p.denied[req.Tool]; denied {
+			return nil, e
+		}
+		return nil, h.unknownTool(p, req.Tool)
+	}
+	if err := validateArgs(r, req.Args); err != nil {
+		return nil, err
+	}
+	callID := fmt.Sprintf("c%d", callSeq.Add(1))
+	frame, err := abi.Frame(abi.CallHeader{Tool: req.Tool, Session: req.Session, Personality: p.name, CallID: callID}, req.Args)
+	if err != nil {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "%v", err)
+	}
+	out, err := h.invoke(ctx, p, r, req.Session, callID, abi.OpCall, frame)
+	if err != nil {
+		return nil, err
+	}
+	var res abi.Result
+	if err := json.Unmarshal(out, &res); err != nil {
+		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author", r.plugin.Name, req.Tool, err)
+	}
+	return &res, nil
+}
+
+// invoke calls a plugin with the caller's identity on the context. If the
+// version it was routed to was swapped out meanwhile, it retries once on
+// the slot's current version.
+func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, op int32, in []byte) ([]byte, error) {
+	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants}
+	ctx = hostfuncs.WithCaller(ctx, caller)
+	plug := r.plugin
+	if cur := r.slot.cur.Load(); cur != nil {
+		plug = cur
+	}
+	out, err := plug.Call(ctx, op, in)
+	if err != nil && isRetired(err) {
+		if cur := r.slot.cur.Load(); cur != nil && cur != plug {
+			return cur.Call(ctx, op, in)
+		}
+	}
+	return out, err
+}
+
+func isRetired(err error) bool {
+	var e *abi.Error
+	return errors.As(err, &e) && e.Code == abi.CodeNotAvailable && strings.Contains(e.Message, "was retired")
+}
+
+func validateArgs(r *route, args json.RawMessage) error {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s are not valid JSON: %v", r.spec.Name, err)
+	}
+	if _, ok := doc.(map[string]any); !ok {
+		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s must be a JSON object", r.spec.Name)
+	}
+	if err := r.schema.Validate(doc); err != nil {
+		var ve *jsonschema.ValidationError
+		msg := err.Error()
+		if errors.As(err, &ve) {
+			msg = describeValidation(ve)
+		}
+		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s do not match its schema: %s (see `wasmwright tools` for the schema)", r.spec.Name, msg)
+	}
+	return nil
+}
+
+// describeValidation flattens the leaf causes into one line.
+func describeValidation(ve *jsonschema.ValidationError) string {
+	var leaves []string
+	var walk func(e *jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			// A leaf reads "at '/path': what is wrong"; the root path is noise.
+			msg := strings.TrimSpace(strings.TrimPrefix(e.Error(), "at '': "))
+			leaves = append(leaves, msg)
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Strings(leaves)
+	return strings.Join(leaves, "; ")
+}
+
+func (h *Host) unknownTool(p *personality, name string) error {
+	var names []string
+	for n := range p.tools {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	hint := "this personality has no tools"
+	if len(names) > 0 {
+		if len(names) > 12 {
+			names = append(names[:12], "...")
+		}
+		hint = "available: " + strings.Join(names, ", ")
+	}
+	return abi.Errorf(abi.CodeNotFound, "no tool %q under personality %s (%s)", name, p.name, hint)
+}
+
+// Session returns the route's plugin, for tests.
+func (r *route) Plugin() *sandbox.Plugin { return r.plugin }

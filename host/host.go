@@ -1,0 +1,197 @@
+// Package host is wasmwright's trusted kernel above the sandbox:
+// configuration and personalities, the plugin registry, tool dispatch, the
+// result-hook pipeline (detect → compact → mask), hot swap, and the
+// services (browser, secrets, events) plugins reach through host functions.
+// The front-ends (CLI, MCP) sit on Host.
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// Service is a kernel service (the browser, the vault...) that offers host
+// functions and holds per-session state.
+type Service interface {
+	HostFuncs() []sandbox.HostFunc
+	// CloseSession frees what a (personality, session) holds.
+	CloseSession(personality, session string) error
+	// Close frees everything; it waits for the work it stops.
+	Close(ctx context.Context) error
+}
+
+// Options are what the embedding program supplies besides the config.
+type Options struct {
+	Logger *slog.Logger
+	// Sink receives events; default: the config's events_file, or none.
+	Sink hostfuncs.Sink
+	// Services add host functions; the browser service is added by New
+	// from the [browser] table unless NoBrowser is set.
+	Services  []Service
+	NoBrowser bool
+}
+
+// Host is a running kernel. It is safe for concurrent use.
+type Host struct {
+	cfg     *Config
+	log     *slog.Logger
+	eng     *sandbox.Engine
+	slots   map[string]*Slot
+	sink    hostfuncs.Sink
+	secrets *hostfuncs.Secrets
+	svcs    []Service
+	closers []func() error
+
+	pers   atomic.Pointer[map[string]*personality]
+	linkMu sync.Mutex // serializes relinking
+
+	watchStop func()
+	// StartedAt and ReadyAt time the cold start.
+	StartedAt, ReadyAt time.Time
+}
+
+// New starts a host: it opens the services, loads and links every plugin.
+// A plugin that is missing or refused does not stop the host; its tools
+// answer with the reason. Errors in the config itself do.
+func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now()}
+	if h.log == nil {
+		h.log = slog.Default()
+	}
+	// Transactional start: whatever started is stopped if a later step fails.
+	defer func() {
+		if err != nil {
+			h.Close(context.Background())
+			h = nil
+		}
+	}()
+	h.sink = opts.Sink
+	if h.sink == nil && cfg.Host.EventsFile != "" {
+		s, err := hostfuncs.OpenJSONL(cfg.path(cfg.Host.EventsFile))
+		if err != nil {
+			return nil, fmt.Errorf("events_file: %w", err)
+		}
+		h.sink = s
+		h.closers = append(h.closers, s.Close)
+	}
+	if h.sink == nil {
+		h.sink = discardSink{}
+	}
+	h.svcs = append(h.svcs, opts.Services...)
+	if !opts.NoBrowser {
+		b, err := h.newBrowser()
+		if err != nil {
+			return nil, err
+		}
+		if b != nil {
+			h.svcs = append(h.svcs, b)
+		}
+	}
+	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	for _, s := range h.svcs {
+		funcs = append(funcs, s.HostFuncs()...)
+	}
+	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("cache_dir: %w", err)
+	}
+	eng, err := sandbox.NewEngine(sandbox.Config{
+		CacheDir:    cfg.CacheDir(),
+		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
+		Timeout:     cfg.Host.CallTimeout.Duration,
+		PoolSize:    cfg.Host.PoolSize,
+		Logger:      h.log,
+		HostFuncs:   funcs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.eng = eng
+	h.slots = map[string]*Slot{}
+	for _, name := range sortedKeys(cfg.Plugins) {
+		s := &Slot{Name: name, File: cfg.PluginFile(name)}
+		h.slots[name] = s
+		p, err := h.loadFile(ctx, name, s.File)
+		if err != nil {
+			e := abi.AsError(err)
+			s.err.Store(e)
+			h.log.Warn("plugin unavailable", "plugin", name, "code", e.Code, "reason", e.Message)
+			continue
+		}
+		s.cur.Store(p)
+	}
+	h.relink()
+	if cfg.Host.WatchPlugins {
+		if err := h.watch(); err != nil {
+			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)
+		}
+	}
+	h.ReadyAt = time.Now()
+	return h, nil
+}
+
+type discardSink struct{}
+
+func (discardSink) Emit(hostfuncs.Event) error { return nil }
+
+// Config returns the host's configuration.
+func (h *Host) Config() *Config { return h.cfg }
+
+// Logger returns the host's logger.
+func (h *Host) Logger() *slog.Logger { return h.log }
+
+// Secrets is the per-session store of values the masker hides.
+func (h *Host) Secrets() *hostfuncs.Secrets { return h.secrets }
+
+// Emit writes an event to the host's sink.
+func (h *Host) Emit(e hostfuncs.Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if err := h.sink.Emit(e); err != nil {
+		h.log.Warn("event sink", "err", err)
+	}
+}
+
+// CloseSession frees a session in every service (the MCP session ended).
+func (h *Host) CloseSession(personality, session string) error {
+	var errs []error
+	for _, s := range h.svcs {
+		errs = append(errs, s.CloseSession(personality, session))
+	}
+	h.secrets.Forget(personality, session)
+	return errors.Join(errs...)
+}
+
+// Close stops the watcher, closes every service (waiting for browsers to
+// close), retires every plugin version and closes the engine.
+func (h *Host) Close(ctx context.Context) error {
+	var errs []error
+	if h.watchStop != nil {
+		h.watchStop()
+	}
+	for _, s := range h.svcs {
+		errs = append(errs, s.Close(ctx))
+	}
+	for _, s := range h.slots {
+		if p := s.cur.Swap(nil); p != nil {
+			errs = append(errs, p.Retire(ctx))
+		}
+	}
+	if h.eng != nil {
+		errs = append(errs, h.eng.Close(ctx))
+	}
+	for _, c := range h.closers {
+		errs = append(errs, c())
+	}
+	return errors.Join(errs...)
+}

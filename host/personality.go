@@ -1,0 +1,188 @@
+package host
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// personality is a resolved agent role: the tools it may call, each linked
+// to a plugin with the grants that plugin holds, and its hooks.
+type personality struct {
+	name   string
+	cfg    PersonalityConfig
+	grants capability.Set
+	tools  map[string]*route
+	// denied maps tool names this personality cannot call to why.
+	denied map[string]*abi.Error
+	hooks  map[abi.HookRole]*route
+	// problems are link refusals, reported by `tools` and logged.
+	problems []string
+}
+
+// route links a name to the plugin version that serves it.
+type route struct {
+	slot   *Slot
+	plugin *sandbox.Plugin
+	spec   abi.ToolSpec
+	grants capability.Set
+	schema *jsonschema.Schema
+}
+
+// relink resolves every personality against the current plugin versions
+// and publishes the result atomically. Calls in flight keep the routes they
+// started with.
+func (h *Host) relink() {
+	h.linkMu.Lock()
+	defer h.linkMu.Unlock()
+	out := map[string]*personality{}
+	for _, name := range sortedKeys(h.cfg.Personalities) {
+		out[name] = h.link(name, h.cfg.Personalities[name])
+		for _, p := range out[name].problems {
+			h.log.Warn("personality link", "personality", name, "problem", p)
+		}
+	}
+	h.pers.Store(&out)
+}
+
+func (h *Host) link(name string, cfg PersonalityConfig) *personality {
+	grants, _ := capability.Parse(cfg.Grants) // validated with the config
+	p := &personality{name: name, cfg: cfg, grants: grants, tools: map[string]*route{}, denied: map[string]*abi.Error{}, hooks: map[abi.HookRole]*route{}}
+	allowAll := contains(cfg.Tools, "*")
+	claimed := map[string]string{}
+	for _, pl := range cfg.Plugins {
+		slot := h.slots[pl]
+		plug, err := slot.Current()
+		if err != nil {
+			p.problems = append(p.problems, err.Error())
+			continue
+		}
+		pg, err := capability.Resolve(plug.Manifest, plug.Imports, name, grants)
+		var refusal *abi.Error
+		if err != nil {
+			if r, ok := err.(*capability.Refusal); ok {
+				refusal = r.AsABIError()
+			} else {
+				refusal = abi.Errorf(abi.CodeRefused, "%v", err)
+			}
+			p.problems = append(p.problems, refusal.Message)
+		}
+		for _, t := range plug.Manifest.Tools {
+			if other, dup := claimed[t.Name]; dup {
+				p.problems = append(p.problems, fmt.Sprintf("tool %s is provided by both %s and %s: %s wins", t.Name, other, pl, other))
+				continue
+			}
+			claimed[t.Name] = pl
+			switch {
+			case !allowAll && !contains(cfg.Tools, t.Name):
+				p.denied[t.Name] = abi.Errorf(abi.CodeRefused, "tool %s is not in personality %s's allowlist: add it to personalities.%s.tools", t.Name, name, name)
+			case refusal != nil:
+				p.denied[t.Name] = refusal
+			default:
+				if miss := grants.Covers(t.Capabilities); len(miss) > 0 {
+					p.denied[t.Name] = abi.Errorf(abi.CodeRefused, "tool %s needs %s, which personality %s does not grant: add it to personalities.%s.grants",
+						t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
+					continue
+				}
+				sch, err := compileSchema(t.InputSchema)
+				if err != nil {
+					p.denied[t.Name] = abi.Errorf(abi.CodePluginFailed, "tool %s has an invalid input schema: %v", t.Name, err)
+					p.problems = append(p.problems, p.denied[t.Name].Message)
+					continue
+				}
+				p.tools[t.Name] = &route{slot: slot, plugin: plug, spec: t, grants: pg, schema: sch}
+			}
+		}
+		if refusal != nil {
+			continue
+		}
+		for role, hp := range cfg.Hooks.byRole() {
+			if hp != pl {
+				continue
+			}
+			if !hasRole(plug.Manifest, role) {
+				p.problems = append(p.problems, fmt.Sprintf("hooks.%s names plugin %s, which does not fill the %s role", role, pl, role))
+				continue
+			}
+			p.hooks[role] = &route{slot: slot, plugin: plug, grants: pg}
+		}
+	}
+	for _, t := range cfg.Tools {
+		if t != "*" && claimed[t] == "" {
+			p.problems = append(p.problems, fmt.Sprintf("tool %s is allowlisted but none of the personality's plugins provides it", t))
+		}
+	}
+	return p
+}
+
+func hasRole(m abi.Manifest, role abi.HookRole) bool {
+	for _, r := range m.Hooks {
+		if r == role {
+			return true
+		}
+	}
+	return false
+}
+
+func compileSchema(raw []byte) (*jsonschema.Schema, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("tool.json", doc); err != nil {
+		return nil, err
+	}
+	return c.Compile("tool.json")
+}
+
+// personality returns a resolved personality by name ("" = the default).
+func (h *Host) personality(name string) (*personality, error) {
+	if name == "" {
+		name = h.cfg.Host.DefaultPersonality
+	}
+	if name == "" {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "no personality given and no host.default_personality set: pass --personality")
+	}
+	p, ok := (*h.pers.Load())[name]
+	if !ok {
+		return nil, abi.Errorf(abi.CodeNotFound, "unknown personality %q (known: %s)", name, strings.Join(sortedKeys(h.cfg.Personalities), ", "))
+	}
+	return p, nil
+}
+
+// Tools lists the tools a personality may call, sorted by name.
+func (h *Host) Tools(personalityName string) ([]abi.ToolSpec, error) {
+	p, err := h.personality(personalityName)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]abi.ToolSpec, 0, len(p.tools))
+	for _, r := range p.tools {
+		out = append(out, r.spec)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Problems lists why parts of a personality are unavailable.
+func (h *Host) Problems(personalityName string) ([]string, error) {
+	p, err := h.personality(personalityName)
+	if err != nil {
+		return nil, err
+	}
+	return append([]string(nil), p.problems...), nil
+}
+
+// Personalities lists the configured personality names.
+func (h *Host) Personalities() []string { return sortedKeys(h.cfg.Personalities) }
+
+// DefaultPersonality is the personality used when none is named.
+func (h *Host) DefaultPersonality() string { return h.cfg.Host.DefaultPersonality }

@@ -1,0 +1,168 @@
+package host
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// The plugin registry.
+//
+// Lifecycle of a plugin slot, one per [plugins.NAME] table:
+//
+//	configured → loaded (file read, pin checked, compiled, described)
+//	           → linked per personality (capability.Resolve; a refusal is
+//	             kept and reported on use, it does not stop the host)
+//	           → serving (calls borrow the current version)
+//	           → swapped (a new version validated, self-tested and
+//	             published atomically; the old one drains, then closes)
+//	           → closed (Host.Close retires every version).
+//
+// A slot whose file is missing or refused is "unavailable": the host
+// starts anyway, and each use answers with the reason.
+
+// Slot holds the current version of one plugin.
+type Slot struct {
+	Name string
+	File string
+	cur  atomic.Pointer[sandbox.Plugin]
+	// err is why the slot is unavailable (nil when it serves).
+	err atomic.Pointer[abi.Error]
+	// swapMu serializes swaps of this slot.
+	swapMu sync.Mutex
+}
+
+// Current returns the serving version, or the reason there is none.
+func (s *Slot) Current() (*sandbox.Plugin, error) {
+	if p := s.cur.Load(); p != nil {
+		return p, nil
+	}
+	if e := s.err.Load(); e != nil {
+		return nil, e
+	}
+	return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not loaded", s.Name)
+}
+
+// readSums parses a SHA256SUMS file (sha256sum format) in dir.
+func readSums(dir string) map[string]string {
+	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	sums := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		fields := strings.Fields(sc.Text())
+		if len(fields) == 2 {
+			sums[strings.TrimPrefix(fields[1], "*")] = strings.ToLower(fields[0])
+		}
+	}
+	return sums
+}
+
+// pinFor returns the sha256 a plugin file must have: the config's pin, a
+// <file>.sha256 sidecar dropped with a new version, or the plugins
+// folder's SHA256SUMS, in that order.
+func (h *Host) pinFor(name, file string) (string, error) {
+	if p := h.cfg.Plugins[name].SHA256; p != "" {
+		return strings.ToLower(p), nil
+	}
+	if b, err := os.ReadFile(file + ".sha256"); err == nil {
+		if f := strings.Fields(string(b)); len(f) > 0 {
+			return strings.ToLower(f[0]), nil
+		}
+	}
+	if s, ok := readSums(filepath.Dir(file))[filepath.Base(file)]; ok {
+		return s, nil
+	}
+	return "", abi.Errorf(abi.CodeRefused, "plugin %s (%s) is not pinned: set plugins.%s.sha256 = \"<sha256sum of the file>\" in the config, or list it in %s",
+		name, file, name, filepath.Join(filepath.Dir(file), "SHA256SUMS"))
+}
+
+// loadSlot reads, verifies and compiles one plugin file.
+func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, error) {
+	wasm, err := os.ReadFile(file)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not installed (%s is missing): run `make plugins`, or fix plugins_dir", name, file)
+	} else if err != nil {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
+	}
+	pin, err := h.pinFor(name, file)
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.eng.Load(ctx, name, wasm, pin)
+	if err != nil {
+		return nil, err
+	}
+	if p.Manifest.Name != name {
+		p.Retire(ctx)
+		return nil, abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest.Name, name)
+	}
+	return p, nil
+}
+
+// SHA256File returns the hex sha256 of a file.
+func SHA256File(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:]), nil
+}
+
+// PluginInfo describes one slot for `plugins list`.
+type PluginInfo struct {
+	Name     string        `json:"name"`
+	File     string        `json:"file"`
+	SHA256   string        `json:"sha256,omitempty"`
+	Version  string        `json:"version,omitempty"`
+	ABI      string        `json:"abi,omitempty"`
+	Fast     bool          `json:"fast_path"`
+	Tools    []string      `json:"tools,omitempty"`
+	Hooks    []string      `json:"hooks,omitempty"`
+	Needs    []string      `json:"capabilities,omitempty"`
+	Imports  []string      `json:"imports,omitempty"`
+	Error    *abi.Error    `json:"error,omitempty"`
+	Manifest *abi.Manifest `json:"manifest,omitempty"`
+}
+
+// Plugins lists every configured plugin and its state.
+func (h *Host) Plugins() []PluginInfo {
+	var out []PluginInfo
+	for _, name := range sortedKeys(h.slots) {
+		s := h.slots[name]
+		info := PluginInfo{Name: name, File: s.File}
+		p, err := s.Current()
+		if err != nil {
+			info.Error = abi.AsError(err)
+		} else {
+			m := p.Manifest
+			info.SHA256, info.Version, info.ABI, info.Fast = p.SHA256, m.Version, m.ABI.String(), p.Fast
+			for _, t := range m.Tools {
+				info.Tools = append(info.Tools, t.Name)
+			}
+			for _, r := range m.Hooks {
+				info.Hooks = append(info.Hooks, string(r))
+			}
+			info.Needs, info.Imports, info.Manifest = m.Capabilities, p.Imports, &m
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -1,0 +1,240 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// SwapReport says what a swap did.
+type SwapReport struct {
+	Plugin     string        `json:"plugin"`
+	OldSHA256  string        `json:"old_sha256,omitempty"`
+	NewSHA256  string        `json:"new_sha256"`
+	NewVersion string        `json:"new_version"`
+	Compile    time.Duration `json:"compile_ns"`
+	Total      time.Duration `json:"total_ns"`
+}
+
+// Swap replaces the serving version of a plugin with wasm, while the host
+// serves. The new version must match pin (when pin is empty, the config's
+// pin, if any), speak a compatible ABI, keep the plugin's name, pass its
+// self-test, and stay within the grants of every personality that loads
+// it. It is compiled and warmed before it is published; then one atomic
+// store switches new calls to it, and the old version drains its calls in
+// flight before it is closed. A refused version changes nothing.
+func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string) (*SwapReport, error) {
+	t0 := time.Now()
+	slot, ok := h.slots[name]
+	if !ok {
+		return nil, abi.Errorf(abi.CodeNotFound, "no plugin %q in the config: swap replaces a configured plugin", name)
+	}
+	slot.swapMu.Lock()
+	defer slot.swapMu.Unlock()
+	p, compile, err := h.validate(ctx, name, wasm, pin)
+	if err != nil {
+		sum := sha256.Sum256(wasm)
+		h.Emit(hostfuncs.Event{Kind: "plugin.swap_refused", Plugin: name, Data: mustJSON(map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()})})
+		return nil, err
+	}
+	old := slot.cur.Swap(p)
+	slot.err.Store(nil)
+	h.relink()
+	rep := &SwapReport{Plugin: name, NewSHA256: p.SHA256, NewVersion: p.Manifest.Version, Compile: compile, Total: time.Since(t0)}
+	if old != nil {
+		rep.OldSHA256 = old.SHA256
+		go func() {
+			dctx, cancel := context.WithTimeout(context.Background(), 2*h.eng.Config().Timeout)
+			defer cancel()
+			if err := old.Retire(dctx); err != nil {
+				h.log.Warn("old plugin version did not drain", "plugin", name, "err", err)
+			}
+		}()
+	}
+	h.Emit(hostfuncs.Event{Kind: "plugin.swapped", Plugin: name, Data: mustJSON(rep)})
+	h.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
+	return rep, nil
+}
+
+// Validate runs every check Swap runs on a candidate version, without
+// publishing it.
+func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin string) (abi.Manifest, error) {
+	if _, ok := h.slots[name]; !ok {
+		return abi.Manifest{}, abi.Errorf(abi.CodeNotFound, "no plugin %q in the config: swap replaces a configured plugin", name)
+	}
+	p, _, err := h.validate(ctx, name, wasm, pin)
+	if err != nil {
+		return abi.Manifest{}, err
+	}
+	m := p.Manifest
+	return m, p.Retire(ctx)
+}
+
+// validate loads a candidate version and checks it: pin, ABI, name,
+// self-test, grants of every personality using it, hook roles. On success
+// the version is compiled and one instance is warm.
+func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin string) (*sandbox.Plugin, time.Duration, error) {
+	sum := sha256.Sum256(wasm)
+	got := hex.EncodeToString(sum[:])
+	if cfgPin := h.cfg.Plugins[name].SHA256; cfgPin != "" && !strings.EqualFold(cfgPin, got) {
+		return nil, 0, abi.Errorf(abi.CodeRefused, "plugin %s: the config pins sha256 %s, the new file is %s: update plugins.%s.sha256 to swap it in", name, cfgPin, got, name)
+	}
+	if pin == "" {
+		return nil, 0, abi.Errorf(abi.CodeRefused, "plugin %s: a new version needs its sha256 pin (a .sha256 file beside it, or --sha256)", name)
+	}
+	tc := time.Now()
+	p, err := h.eng.Load(ctx, name, wasm, pin)
+	if err != nil {
+		return nil, 0, err
+	}
+	compile := time.Since(tc)
+	refuse := func(e error) (*sandbox.Plugin, time.Duration, error) {
+		p.Retire(ctx)
+		return nil, 0, e
+	}
+	if p.Manifest.Name != name {
+		return refuse(abi.Errorf(abi.CodeRefused, "the new file calls itself %q, not %q", p.Manifest.Name, name))
+	}
+	if err := selfTest(ctx, p); err != nil {
+		return refuse(err)
+	}
+	for _, pn := range sortedKeys(h.cfg.Personalities) {
+		pc := h.cfg.Personalities[pn]
+		if !contains(pc.Plugins, name) {
+			continue
+		}
+		grants, _ := capability.Parse(pc.Grants)
+		if _, err := capability.Resolve(p.Manifest, p.Imports, pn, grants); err != nil {
+			return refuse(abi.Errorf(abi.CodeRefused, "new version of %s: %v", name, err))
+		}
+		for role, hp := range pc.Hooks.byRole() {
+			if hp == name && !hasRole(p.Manifest, role) {
+				return refuse(abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn))
+			}
+		}
+	}
+	if err := p.Warm(ctx, 1); err != nil {
+		return refuse(err)
+	}
+	return p, compile, nil
+}
+
+// selfTest runs the plugin's self_test export. Hook plugins must have one;
+// a tool plugin without it (a plain Extism plugin) passes.
+func selfTest(ctx context.Context, p *sandbox.Plugin) error {
+	out, err := p.Call(ctx, abi.OpSelfTest, nil)
+	if err != nil {
+		if len(p.Manifest.Hooks) == 0 && !p.Fast {
+			return nil
+		}
+		return abi.Errorf(abi.CodeRefused, "plugin %s failed its self-test: %v", p.Name, err)
+	}
+	var rep abi.SelfTestReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		return abi.Errorf(abi.CodeRefused, "plugin %s self-test returned invalid JSON", p.Name)
+	}
+	if !rep.OK {
+		return abi.Errorf(abi.CodeRefused, "plugin %s failed its self-test: %s", p.Name, rep.Message)
+	}
+	return nil
+}
+
+// watch swaps in a plugin file that changes in the plugins folder, with
+// the pin from its .sha256 sidecar, the config, or SHA256SUMS.
+func (h *Host) watch() error {
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		return err
+	}
+	dir := h.cfg.PluginsDir()
+	if err := w.Add(dir); err != nil {
+		w.Close()
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	byFile := map[string]string{}
+	for name, s := range h.slots {
+		byFile[filepath.Clean(s.File)] = name
+	}
+	done := make(chan struct{})
+	h.watchStop = func() { close(done); w.Close() }
+	go func() {
+		pending := map[string]time.Time{}
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case ev, ok := <-w.Events:
+				if !ok {
+					return
+				}
+				f := strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256")
+				if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
+					pending[name] = time.Now()
+				}
+			case err, ok := <-w.Errors:
+				if !ok {
+					return
+				}
+				h.log.Warn("plugin folder watch", "err", err)
+			case now := <-tick.C:
+				for name, at := range pending {
+					// Debounce: act once the file has been quiet a moment.
+					if now.Sub(at) < 300*time.Millisecond {
+						continue
+					}
+					delete(pending, name)
+					h.swapFromFile(name)
+				}
+			}
+		}
+	}()
+	return nil
+}
+
+func (h *Host) swapFromFile(name string) {
+	slot := h.slots[name]
+	sum, err := SHA256File(slot.File)
+	if err != nil {
+		h.log.Warn("plugin swap: cannot read the new file", "plugin", name, "err", err)
+		return
+	}
+	if cur := slot.cur.Load(); cur != nil && cur.SHA256 == sum {
+		return
+	}
+	pin, err := h.pinFor(name, slot.File)
+	if err != nil {
+		h.log.Warn("plugin swap refused", "plugin", name, "err", err)
+		return
+	}
+	if pin != sum {
+		h.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
+		h.Emit(hostfuncs.Event{Kind: "plugin.swap_refused", Plugin: name, Data: mustJSON(map[string]string{"sha256": sum, "reason": "does not match its pin " + pin})})
+		return
+	}
+	wasm, err := readFile(slot.File)
+	if err != nil {
+		return
+	}
+	if _, err := h.Swap(context.Background(), name, wasm, pin); err != nil {
+		h.log.Warn("plugin swap refused, the old version keeps serving", "plugin", name, "err", err)
+	}
+}
+
+func mustJSON(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}

@@ -1,0 +1,166 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Config is the [browser] table of the host's TOML config. The zero value
+// is usable: a local headless-or-headed Chromium found on PATH, started on
+// the first browser call.
+type Config struct {
+	// Headed is "auto" (default: headed only where DISPLAY or
+	// WAYLAND_DISPLAY is set), "true" (headed; without a display it falls
+	// back to headless and the first result says so) or "false".
+	Headed string `toml:"headed"`
+	// Proxy routes every session through an upstream proxy. It must carry a
+	// scheme: http://, https://, socks4:// or socks5://.
+	Proxy string `toml:"proxy"`
+	// Executable is the Chromium binary. Default: /usr/lib/chromium/chromium,
+	// then chromium or chromium-browser on PATH.
+	Executable string `toml:"executable"`
+	// DriverDir holds the Playwright driver: either an npm prefix where
+	// playwright-core@1.64.1 is installed (node_modules/playwright-core), or
+	// a playwright-go layout (package/ and node). Default: env
+	// PLAYWRIGHT_CLI_PATH/PLAYWRIGHT_NODEJS_PATH, then build/driver beside
+	// the executable or in the repository.
+	DriverDir string `toml:"driver_dir"`
+	// RemoteWS is a Playwright server websocket (ws://host:port/...). When
+	// set, no local browser is launched.
+	RemoteWS string `toml:"remote_ws"`
+	// RemoteCDP is a Chrome DevTools Protocol endpoint (http://host:9222).
+	RemoteCDP string `toml:"remote_cdp"`
+	// IdleTimeout closes sessions untouched this long (default 10m; a
+	// session a human is driving is never closed).
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// MaxContexts caps open sessions; the least recently used is closed to
+	// make room (default 16).
+	MaxContexts int `toml:"max_contexts"`
+	// ProfilesDir holds persistent profiles, one folder per personality.
+	ProfilesDir string `toml:"profiles_dir"`
+	// PersistentProfiles names the personalities whose sessions keep
+	// cookies and storage in ProfilesDir across sessions and restarts.
+	PersistentProfiles []string `toml:"persistent_profiles"`
+	// WorkspaceDir receives screenshots and PDFs, in a folder per
+	// personality (default: <tmp>/wasmwright/workspace).
+	WorkspaceDir string `toml:"workspace_dir"`
+	// UploadDir is the only folder files may be uploaded from. Empty: no
+	// uploads.
+	UploadDir string `toml:"upload_dir"`
+	// ActionTimeout bounds clicks, typing and waits (default 5s).
+	ActionTimeout Duration `toml:"action_timeout"`
+	// NavigationTimeout bounds page loads (default 30s).
+	NavigationTimeout Duration `toml:"navigation_timeout"`
+	// Args are extra Chromium flags.
+	Args []string `toml:"args"`
+}
+
+// Duration is a time.Duration written as a string ("10m", "5s") in TOML.
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil {
+		return fmt.Errorf("duration %q: %w (write e.g. \"10m\" or \"5s\")", b, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes it back.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// D returns the time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// Defaults.
+const (
+	DefaultIdleTimeout       = 10 * time.Minute
+	DefaultMaxContexts       = 16
+	DefaultActionTimeout     = 5 * time.Second
+	DefaultNavigationTimeout = 30 * time.Second
+)
+
+// safeName is what a personality id must look like to name a folder.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
+
+// Validate reports every problem in the config at once.
+func (c Config) Validate() error {
+	var errs []error
+	switch strings.ToLower(c.Headed) {
+	case "", "auto", "true", "false":
+	default:
+		errs = append(errs, fmt.Errorf("browser.headed = %q: use \"auto\", \"true\" or \"false\"", c.Headed))
+	}
+	if c.Proxy != "" {
+		if err := validateProxy(c.Proxy); err != nil {
+			errs = append(errs, fmt.Errorf("browser.proxy: %w", err))
+		}
+	}
+	if c.RemoteWS != "" && c.RemoteCDP != "" {
+		errs = append(errs, errors.New("browser.remote_ws and browser.remote_cdp are both set: choose one"))
+	}
+	if c.RemoteWS != "" {
+		if u, err := url.Parse(c.RemoteWS); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("browser.remote_ws = %q: want ws://host:port/path or wss://...", c.RemoteWS))
+		}
+	}
+	if c.RemoteCDP != "" {
+		if u, err := url.Parse(c.RemoteCDP); err != nil || (u.Scheme != "http" && u.Scheme != "https" && u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("browser.remote_cdp = %q: want http://host:9222 or a ws:// DevTools URL", c.RemoteCDP))
+		}
+	}
+	if c.IdleTimeout < 0 || c.ActionTimeout < 0 || c.NavigationTimeout < 0 {
+		errs = append(errs, errors.New("browser timeouts must not be negative"))
+	}
+	if c.MaxContexts < 0 {
+		errs = append(errs, errors.New("browser.max_contexts must not be negative"))
+	}
+	if len(c.PersistentProfiles) > 0 && c.ProfilesDir == "" {
+		errs = append(errs, errors.New("browser.persistent_profiles is set but browser.profiles_dir is empty: name a folder for the profiles"))
+	}
+	for _, p := range c.PersistentProfiles {
+		if !safeName.MatchString(p) {
+			errs = append(errs, fmt.Errorf("browser.persistent_profiles: %q is not a valid personality id ([A-Za-z0-9_-]+); it could never get a profile", p))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// validateProxy insists on an explicit scheme: a bare host:port is refused
+// rather than guessed at.
+func validateProxy(p string) error {
+	u, err := url.Parse(p)
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return fmt.Errorf("%q is not a proxy URL: write it with its scheme, e.g. http://%s", p, p)
+	}
+	switch u.Scheme {
+	case "http", "https", "socks4", "socks5":
+		return nil
+	}
+	return fmt.Errorf("%q: scheme %q not supported (http, https, socks4, socks5)", p, u.Scheme)
+}
+
+func (c *Config) withDefaults() {
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = Duration(DefaultIdleTimeout)
+	}
+	if c.MaxContexts == 0 {
+		c.MaxContexts = DefaultMaxContexts
+	}
+	if c.ActionTimeout == 0 {
+		c.ActionTimeout = Duration(DefaultActionTimeout)
+	}
+	if c.NavigationTimeout == 0 {
+		c.NavigationTimeout = Duration(DefaultNavigationTimeout)
+	}
+	if c.Headed == "" {
+		c.Headed = "auto"
+	}
+	c.Headed = strings.ToLower(c.Headed)
+}

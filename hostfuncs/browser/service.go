@@ -1,0 +1,695 @@
+// Package browser is the kernel's browser: playwright-go driving Chromium
+// (local, or remote through a Playwright server or a CDP endpoint), exposed
+// to plugins as the ww_browser_* host functions of abi/browser.go.
+//
+// The host holds the power here and the tool plugin holds the logic: these
+// functions are primitives (navigate, act on a ref, snapshot...), and
+// plugins/browser turns them into the browser_* tools agents call.
+//
+// One browser context serves each (personality, session); tabs live inside
+// it. The driver and the browser start on the first browser call, so a host
+// without Chromium serves everything else and the browser calls fail with
+// not_available naming the fix. Sessions idle past IdleTimeout are closed,
+// except one a human is driving (SetDriving); MaxContexts caps how many are
+// open, closing the least recently used.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+func init() {
+	for _, n := range []string{
+		abi.HostBrowserSnapshot, abi.HostBrowserWaitFor, abi.HostBrowserConsole, abi.HostBrowserNetwork,
+		abi.HostBrowserImages, abi.HostBrowserComputedStyle, abi.HostBrowserScreenshot, abi.HostBrowserPDF,
+		abi.HostBrowserStorage, abi.HostBrowserSources, abi.HostBrowserSessions,
+	} {
+		capability.RegisterHostFunc(n, capability.BrowserRead)
+	}
+	for _, n := range []string{
+		abi.HostBrowserNavigate, abi.HostBrowserAct, abi.HostBrowserFillForm, abi.HostBrowserUpload,
+		abi.HostBrowserHistory, abi.HostBrowserDialog, abi.HostBrowserCookies, abi.HostBrowserTabs,
+		abi.HostBrowserEmulate, abi.HostBrowserResize, abi.HostBrowserClose,
+	} {
+		capability.RegisterHostFunc(n, capability.BrowserAct)
+	}
+	capability.RegisterHostFunc(abi.HostBrowserEvaluate, capability.BrowserEval)
+}
+
+// Options are the host's hooks into the browser service.
+type Options struct {
+	Logger *slog.Logger
+	// OnSecret receives every value typed or filled into a password input,
+	// so the masker can hide it in later results.
+	OnSecret func(personality, session, value string)
+	// ProxyFor returns the proxy a personality's sessions use (the network
+	// service's egress proxy), or "" for Config.Proxy. It is read when a
+	// session is created.
+	ProxyFor func(personality string) string
+}
+
+// Service is the browser. Its methods are safe for concurrent use.
+type Service struct {
+	cfg  Config
+	opts Options
+	log  *slog.Logger
+
+	startMu sync.Mutex // starting the driver, the browser, a session
+	mu      sync.Mutex // the fields below
+	pw      *pw.Playwright
+	browser pw.Browser
+	mode    string
+	// sessions are the open ones; crashed remembers keys whose session
+	// crashed, so the next one is told it is fresh.
+	sessions map[sessKey]*session
+	crashed  map[sessKey]string
+	// notices go to the next result of any session (the headless fallback).
+	notices []string
+	closed  bool
+
+	stop chan struct{}
+	done chan struct{}
+}
+
+// New validates cfg and returns a service. Nothing starts until the first
+// browser call.
+func New(cfg Config, opts Options) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg.withDefaults()
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if cfg.WorkspaceDir == "" {
+		cfg.WorkspaceDir = filepath.Join(os.TempDir(), "wasmwright", "workspace")
+	}
+	s := &Service{
+		cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser"),
+		sessions: map[sessKey]*session{}, crashed: map[sessKey]string{},
+		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
+	}
+	go s.sweep()
+	return s, nil
+}
+
+// Config returns the effective configuration (defaults applied).
+func (s *Service) Config() Config { return s.cfg }
+
+// HostFuncs returns every ww_browser_* host function, each guarded by the
+// capability it needs, checked at call time.
+func (s *Service) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{
+		hostfuncs.JSON(abi.HostBrowserNavigate, s.navigate),
+		hostfuncs.JSON(abi.HostBrowserSnapshot, s.snapshotCall),
+		hostfuncs.JSON(abi.HostBrowserAct, s.act),
+		hostfuncs.JSON(abi.HostBrowserFillForm, s.fillForm),
+		hostfuncs.JSON(abi.HostBrowserUpload, s.upload),
+		hostfuncs.JSON(abi.HostBrowserHistory, s.history),
+		hostfuncs.JSON(abi.HostBrowserWaitFor, s.waitFor),
+		hostfuncs.JSON(abi.HostBrowserDialog, s.dialog),
+		hostfuncs.JSON(abi.HostBrowserConsole, s.consoleCall),
+		hostfuncs.JSON(abi.HostBrowserNetwork, s.networkCall),
+		hostfuncs.JSON(abi.HostBrowserImages, s.images),
+		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.computedStyle),
+		hostfuncs.JSON(abi.HostBrowserScreenshot, s.screenshot),
+		hostfuncs.JSON(abi.HostBrowserPDF, s.pdf),
+		hostfuncs.JSON(abi.HostBrowserEvaluate, s.evaluate),
+		hostfuncs.JSON(abi.HostBrowserStorage, s.storage),
+		hostfuncs.JSON(abi.HostBrowserCookies, s.cookies),
+		hostfuncs.JSON(abi.HostBrowserSources, s.sources),
+		hostfuncs.JSON(abi.HostBrowserTabs, s.tabsCall),
+		hostfuncs.JSON(abi.HostBrowserEmulate, s.emulate),
+		hostfuncs.JSON(abi.HostBrowserResize, s.resize),
+		hostfuncs.JSON(abi.HostBrowserClose, s.closeCall),
+		hostfuncs.JSON(abi.HostBrowserSessions, s.sessionsCall),
+	}
+}
+
+// SetDriving marks a session as driven by a human (takeover): the idle
+// sweeper and LRU eviction leave it alone while on.
+func (s *Service) SetDriving(personality, session string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.sessions[key(personality, session)]; ss != nil {
+		ss.driving.Store(on)
+		ss.touch()
+	}
+}
+
+// CloseSession closes one session's context; a persistent profile is
+// flushed to disk. Closing a session that is not open is not an error.
+func (s *Service) CloseSession(personality, session string) error {
+	s.mu.Lock()
+	ss := s.sessions[key(personality, session)]
+	delete(s.sessions, key(personality, session))
+	s.mu.Unlock()
+	if ss == nil {
+		return nil
+	}
+	return s.closeSession(ss)
+}
+
+// Sessions lists every open session, most recently used first.
+func (s *Service) Sessions() []abi.BrowserSessionInfo {
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].lastUsed.Load() > all[j].lastUsed.Load() })
+	out := make([]abi.BrowserSessionInfo, 0, len(all))
+	for _, ss := range all {
+		out = append(out, ss.info())
+	}
+	return out
+}
+
+func (ss *session) info() abi.BrowserSessionInfo {
+	i := abi.BrowserSessionInfo{
+		Personality: ss.key.personality, Session: ss.key.session,
+		IdleMS: ss.idle().Milliseconds(), Persistent: ss.persistent, Driving: ss.driving.Load(),
+	}
+	ss.evMu.Lock()
+	i.Tabs = len(ss.tabs)
+	var cur pw.Page
+	if ss.cur < len(ss.tabs) {
+		cur = ss.tabs[ss.cur].page
+	}
+	ss.evMu.Unlock()
+	if cur != nil {
+		i.URL = cur.URL()
+	}
+	return i
+}
+
+// Close closes every session (persistent profiles flush), the browser and
+// the driver, waiting for each up to ctx.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.sessions = map[sessKey]*session{}
+	s.mu.Unlock()
+	close(s.stop)
+	<-s.done
+
+	errc := make(chan error, 1)
+	go func() {
+		var errs []error
+		var wg sync.WaitGroup
+		var emu sync.Mutex
+		for _, ss := range all {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if err := s.closeSession(ss); err != nil {
+					emu.Lock()
+					errs = append(errs, err)
+					emu.Unlock()
+				}
+			}()
+		}
+		wg.Wait()
+		s.startMu.Lock()
+		s.mu.Lock()
+		b, p := s.browser, s.pw
+		s.browser, s.pw = nil, nil
+		s.mu.Unlock()
+		s.startMu.Unlock()
+		if b != nil {
+			if err := b.Close(); err != nil && !isClosedErr(err) {
+				errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
+			}
+		}
+		if p != nil {
+			if err := p.Stop(); err != nil {
+				errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
+			}
+		}
+		errc <- errors.Join(errs...)
+	}()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("browser: close: %w", ctx.Err())
+	}
+}
+
+func (s *Service) closeSession(ss *session) error {
+	ss.closing.Store(true)
+	// Wait for a call in flight, but not forever: a hung page must not
+	// keep the host from shutting down.
+	locked := make(chan struct{})
+	go func() { ss.mu.Lock(); close(locked) }()
+	select {
+	case <-locked:
+		defer ss.mu.Unlock()
+	case <-time.After(s.cfg.NavigationTimeout.D() + time.Second):
+	}
+	var err error
+	if ss.bctx != nil {
+		if e := ss.bctx.Close(); e != nil && !isClosedErr(e) {
+			err = fmt.Errorf("browser: closing session %s: %w", ss.key, e)
+		}
+	}
+	if ss.profile != nil {
+		unlockProfile(ss.profile)
+		ss.profile = nil
+	}
+	s.log.Debug("session closed", "session", ss.key.String())
+	return err
+}
+
+func key(personality, session string) sessKey {
+	if session == "" {
+		session = "default"
+	}
+	return sessKey{personality: personality, session: session}
+}
+
+// sweep closes idle sessions once a minute (or more often for short
+// timeouts). A session a human drives is never reaped.
+func (s *Service) sweep() {
+	defer close(s.done)
+	every := s.cfg.IdleTimeout.D() / 4
+	every = min(max(every, 50*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		var idle []*session
+		s.mu.Lock()
+		for k, ss := range s.sessions {
+			if !ss.driving.Load() && ss.idle() > s.cfg.IdleTimeout.D() && ss.mu.TryLock() {
+				ss.mu.Unlock()
+				delete(s.sessions, k)
+				idle = append(idle, ss)
+			}
+		}
+		s.mu.Unlock()
+		for _, ss := range idle {
+			s.log.Info("closing idle browser session", "session", ss.key.String(), "idle", ss.idle().Round(time.Second))
+			if err := s.closeSession(ss); err != nil {
+				s.log.Warn("closing idle session", "err", err)
+			}
+		}
+	}
+}
+
+// errNoSession is no_session, mentioning a crash when there was one.
+func (s *Service) errNoSession(k sessKey) error {
+	s.mu.Lock()
+	why, crashed := s.crashed[k]
+	s.mu.Unlock()
+	if crashed {
+		return abi.Errorf(abi.CodeNoSession, "no browser session: the last one was reset after the browser crashed (%s): call browser_navigate to start a fresh one", why)
+	}
+	return abi.Errorf(abi.CodeNoSession, "no browser session is open: call browser_navigate first")
+}
+
+// acquire returns the caller's session, locked, creating it when create is
+// set. A crashed session is discarded and reported as browser_crashed; the
+// next call gets a fresh one and is told so.
+func (s *Service) acquire(c *hostfuncs.Caller, create bool) (*session, error) {
+	k := key(c.Personality, c.Session)
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+		}
+		ss := s.sessions[k]
+		s.mu.Unlock()
+		if ss == nil {
+			if !create {
+				return nil, s.errNoSession(k)
+			}
+			var err error
+			if ss, err = s.create(k); err != nil {
+				return nil, err
+			}
+		}
+		ss.mu.Lock()
+		if ss.closing.Load() {
+			ss.mu.Unlock()
+			continue
+		}
+		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) {
+			return nil, s.discardCrashed(ss)
+		}
+		ss.touch()
+		return ss, nil
+	}
+}
+
+// discardCrashed drops a crashed session (locked by the caller) and returns
+// the browser_crashed error.
+func (s *Service) discardCrashed(ss *session) error {
+	why := ss.crashReason()
+	ss.closing.Store(true)
+	s.mu.Lock()
+	if s.sessions[ss.key] == ss {
+		delete(s.sessions, ss.key)
+	}
+	s.crashed[ss.key] = why
+	s.mu.Unlock()
+	ss.mu.Unlock()
+	go func() {
+		if ss.bctx != nil {
+			ss.bctx.Close()
+		}
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+	}()
+	s.log.Warn("browser session crashed", "session", ss.key.String(), "why", why)
+	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed (%s); the session was reset and its tabs are gone: call browser_navigate to start a fresh session", why)
+}
+
+// create opens a new session for k.
+func (s *Service) create(k sessKey) (*session, error) {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	if ss := s.sessions[k]; ss != nil {
+		s.mu.Unlock()
+		return ss, nil
+	}
+	s.mu.Unlock()
+	s.evictFor()
+
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1)}
+	ss.console.max, ss.network.max = 500, 300
+	ss.touch()
+	var warnings []string
+	proxy := s.cfg.Proxy
+	if s.opts.ProxyFor != nil {
+		if p := s.opts.ProxyFor(k.personality); p != "" {
+			proxy = p
+		}
+	}
+
+	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
+	if persistent && (s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "") {
+		persistent = false
+		warnings = append(warnings, fmt.Sprintf("Browser profile %q is not available with a remote browser: this session is ephemeral and not logged in.", k.personality))
+	}
+	if persistent {
+		dir := filepath.Join(s.cfg.ProfilesDir, k.personality)
+		lock, err := lockProfile(s.cfg.ProfilesDir, k.personality)
+		if err != nil {
+			persistent = false
+			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
+		} else {
+			if err := s.startDriver(); err != nil {
+				unlockProfile(lock)
+				return nil, err
+			}
+			exe, err := findChromium(s.cfg)
+			if err != nil {
+				unlockProfile(lock)
+				return nil, err
+			}
+			headless, note := s.headless()
+			if note != "" {
+				warnings = append(warnings, note)
+			}
+			o := pw.BrowserTypeLaunchPersistentContextOptions{
+				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+				Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
+			}
+			if proxy != "" {
+				o.Proxy = &pw.Proxy{Server: proxy}
+			}
+			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
+			if err != nil {
+				unlockProfile(lock)
+				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", k.personality, firstLine(err.Error()))
+			}
+			ss.bctx, ss.persistent, ss.profile = bctx, true, lock
+			bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
+		}
+	}
+	if ss.bctx == nil {
+		b, note, err := s.ensureBrowser()
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			warnings = append(warnings, note)
+		}
+		o := pw.BrowserNewContextOptions{}
+		if proxy != "" && proxy != s.cfg.Proxy {
+			o.Proxy = &pw.Proxy{Server: proxy}
+		}
+		bctx, err := b.NewContext(o)
+		if err != nil {
+			if !b.IsConnected() {
+				return nil, abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while opening a session: retry, a new browser will start")
+			}
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
+		}
+		ss.bctx, ss.browser = bctx, b
+	}
+	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	ss.bctx.OnPage(func(p pw.Page) {
+		t := ss.attach(p)
+		ss.evMu.Lock()
+		ss.newTabs = append(ss.newTabs, t)
+		ss.evMu.Unlock()
+	})
+	for _, p := range ss.bctx.Pages() {
+		ss.attach(p)
+	}
+	if len(ss.bctx.Pages()) == 0 {
+		p, err := ss.bctx.NewPage()
+		if err != nil {
+			ss.bctx.Close()
+			if ss.profile != nil {
+				unlockProfile(ss.profile)
+			}
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
+		}
+		ss.attach(p)
+	}
+	ss.evMu.Lock()
+	ss.newTabs = nil
+	s.mu.Lock()
+	if why, ok := s.crashed[k]; ok {
+		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one crashed (%s), so its tabs, cookies and form state are gone.", why))
+		delete(s.crashed, k)
+	}
+	warnings = append(s.notices, warnings...)
+	s.notices = nil
+	s.sessions[k] = ss
+	s.mu.Unlock()
+	ss.warnings = append(ss.warnings, warnings...)
+	ss.evMu.Unlock()
+	s.log.Debug("session opened", "session", k.String(), "persistent", ss.persistent)
+	return ss, nil
+}
+
+// evictFor closes the least recently used sessions until one more fits.
+func (s *Service) evictFor() {
+	for {
+		s.mu.Lock()
+		if len(s.sessions) < s.cfg.MaxContexts {
+			s.mu.Unlock()
+			return
+		}
+		var lru *session
+		for _, ss := range s.sessions {
+			if ss.driving.Load() {
+				continue
+			}
+			if lru == nil || ss.lastUsed.Load() < lru.lastUsed.Load() {
+				lru = ss
+			}
+		}
+		if lru == nil {
+			s.mu.Unlock()
+			return // every session is driven by a human: go over the cap
+		}
+		delete(s.sessions, lru.key)
+		s.mu.Unlock()
+		s.log.Info("closing least recently used browser session", "session", lru.key.String(), "max_contexts", s.cfg.MaxContexts)
+		if err := s.closeSession(lru); err != nil {
+			s.log.Warn("evicting session", "err", err)
+		}
+	}
+}
+
+// headless decides the launch mode; note is the one-time warning when
+// headed was asked for and cannot be had.
+func (s *Service) headless() (bool, string) {
+	switch s.cfg.Headed {
+	case "false":
+		return true, ""
+	case "true":
+		if hasDisplay() {
+			return false, ""
+		}
+		return true, "browser.headed is true, but this machine has no display (no DISPLAY or WAYLAND_DISPLAY): running headless."
+	}
+	return !hasDisplay(), ""
+}
+
+// startDriver runs the Playwright driver once. Caller holds startMu.
+func (s *Service) startDriver() error {
+	s.mu.Lock()
+	running := s.pw != nil
+	s.mu.Unlock()
+	if running {
+		return nil
+	}
+	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" {
+		if _, err := findChromium(s.cfg); err != nil {
+			return err
+		}
+	}
+	opts, err := runOptions(s.cfg, logWriter{s.log})
+	if err != nil {
+		return err
+	}
+	t0 := time.Now()
+	p, err := pw.Run(opts)
+	if err != nil {
+		return errNoDriver(" (" + firstLine(err.Error()) + ")")
+	}
+	s.log.Info("playwright driver started", "dir", opts.DriverDirectory, "took", time.Since(t0).Round(time.Millisecond))
+	s.mu.Lock()
+	s.pw = p
+	s.mu.Unlock()
+	return nil
+}
+
+// ensureBrowser returns the shared browser, starting or reconnecting it.
+// Caller holds startMu.
+func (s *Service) ensureBrowser() (pw.Browser, string, error) {
+	s.mu.Lock()
+	b := s.browser
+	s.mu.Unlock()
+	if b != nil && b.IsConnected() {
+		return b, "", nil
+	}
+	if err := s.startDriver(); err != nil {
+		return nil, "", err
+	}
+	var note, mode string
+	t0 := time.Now()
+	switch {
+	case s.cfg.RemoteWS != "":
+		var err error
+		if b, err = s.pw.Chromium.Connect(s.cfg.RemoteWS); err != nil {
+			return nil, "", abi.Errorf(abi.CodeNotAvailable, "cannot reach the remote Playwright server %s: %v: check browser.remote_ws and that the server runs", s.cfg.RemoteWS, firstLine(err.Error()))
+		}
+		mode = "remote ws"
+	case s.cfg.RemoteCDP != "":
+		var err error
+		if b, err = s.pw.Chromium.ConnectOverCDP(s.cfg.RemoteCDP); err != nil {
+			return nil, "", abi.Errorf(abi.CodeNotAvailable, "cannot reach the CDP endpoint %s: %v: check browser.remote_cdp and that the browser runs with --remote-debugging-port", s.cfg.RemoteCDP, firstLine(err.Error()))
+		}
+		mode = "remote cdp"
+	default:
+		exe, err := findChromium(s.cfg)
+		if err != nil {
+			return nil, "", err
+		}
+		headless, n := s.headless()
+		note = n
+		o := pw.BrowserTypeLaunchOptions{
+			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+			Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
+		}
+		if s.cfg.Proxy != "" {
+			o.Proxy = &pw.Proxy{Server: s.cfg.Proxy}
+		}
+		if b, err = s.pw.Chromium.Launch(o); err != nil {
+			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
+		}
+		mode = "local headless"
+		if !headless {
+			mode = "local headed"
+		}
+	}
+	s.log.Info("browser started", "mode", mode, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	b.OnDisconnected(func(b pw.Browser) {
+		s.mu.Lock()
+		if s.browser == b {
+			s.browser = nil
+		}
+		var hit []*session
+		for _, ss := range s.sessions {
+			if ss.browser == b {
+				hit = append(hit, ss)
+			}
+		}
+		s.mu.Unlock()
+		for _, ss := range hit {
+			ss.markCrashed("the browser process exited")
+		}
+	})
+	s.mu.Lock()
+	s.browser, s.mode = b, mode
+	s.mu.Unlock()
+	return b, note, nil
+}
+
+// logWriter sends the driver's stderr to the log.
+type logWriter struct{ l *slog.Logger }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	if msg := strings.TrimSpace(string(b)); msg != "" {
+		w.l.Debug("playwright driver", "out", capString(msg, 2000))
+	}
+	return len(b), nil
+}
+
+var _ io.Writer = logWriter{}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return capString(l, 500)
+}
+
+func isClosedErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return strings.Contains(m, "has been closed") || strings.Contains(m, "Target closed") ||
+		strings.Contains(m, "closed") && strings.Contains(m, "browser")
+}

@@ -1,0 +1,274 @@
+package browser
+
+import (
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// sessKey names a session: one browser context per (personality, session).
+type sessKey struct{ personality, session string }
+
+func (k sessKey) String() string { return k.personality + "/" + k.session }
+
+// session is one browser context with its tabs and the logs its events feed.
+// mu serialises calls; evMu guards what Playwright's event goroutine writes
+// (tabs, dialogs, console, network), which must never block on a call.
+type session struct {
+	key        sessKey
+	mu         sync.Mutex
+	bctx       pw.BrowserContext
+	browser    pw.Browser // the shared browser, nil for a persistent context
+	persistent bool
+	profile    *os.File // the profile's flock, held while open
+	created    time.Time
+	lastUsed   atomic.Int64 // unix nanos
+	driving    atomic.Bool
+	crashed    atomic.Bool
+	closing    atomic.Bool
+	crashWhy   atomic.Value // string
+
+	evMu     sync.Mutex
+	tabs     []*tab
+	cur      int
+	newTabs  []*tab
+	warnings []string
+	console  ring[abi.BrowserConsoleMessage]
+	network  ring[*netEntry]
+	netByReq map[pw.Request]*netEntry
+	netSeq   int64
+	conSeq   int64
+
+	dialogCh chan struct{} // a dialog opened
+}
+
+// tab is one page.
+type tab struct {
+	page   pw.Page
+	refs   map[string]bool // refs of the latest snapshot
+	navSeq atomic.Int64    // main-frame navigation requests seen
+	dialog atomic.Pointer[pw.Dialog]
+	doc    atomic.Pointer[docInfo] // the last main-frame document response
+}
+
+// docInfo is what a main-frame navigation response said.
+type docInfo struct {
+	url     string
+	status  int
+	headers map[string]string
+}
+
+type netEntry struct {
+	abi.BrowserNetworkEntry
+	req   pw.Request
+	start time.Time
+}
+
+// ring keeps the last n items and counts the ones dropped.
+type ring[T any] struct {
+	items   []T
+	max     int
+	dropped int64
+}
+
+func (r *ring[T]) add(v T) (evicted T, did bool) {
+	if r.max == 0 {
+		r.max = 500
+	}
+	if len(r.items) >= r.max {
+		evicted, did = r.items[0], true
+		copy(r.items, r.items[1:])
+		r.items = r.items[:len(r.items)-1]
+		r.dropped++
+	}
+	r.items = append(r.items, v)
+	return evicted, did
+}
+
+func (s *session) touch() { s.lastUsed.Store(time.Now().UnixNano()) }
+
+func (s *session) idle() time.Duration {
+	return time.Since(time.Unix(0, s.lastUsed.Load()))
+}
+
+func (s *session) markCrashed(why string) {
+	if s.closing.Load() {
+		return
+	}
+	if s.crashed.CompareAndSwap(false, true) {
+		s.crashWhy.Store(why)
+	}
+}
+
+func (s *session) crashReason() string {
+	if v, ok := s.crashWhy.Load().(string); ok {
+		return v
+	}
+	return "the browser went away"
+}
+
+// current returns the current tab, or nil when every tab is closed.
+func (s *session) current() *tab {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if len(s.tabs) == 0 {
+		return nil
+	}
+	if s.cur >= len(s.tabs) || s.cur < 0 {
+		s.cur = len(s.tabs) - 1
+	}
+	return s.tabs[s.cur]
+}
+
+func (s *session) tabIndex(t *tab) int {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	for i, x := range s.tabs {
+		if x == t {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *session) warn(msg string) {
+	s.evMu.Lock()
+	s.warnings = append(s.warnings, msg)
+	s.evMu.Unlock()
+}
+
+// attach adds a page as a tab and wires its events. Handlers run on
+// Playwright's dispatch goroutine: they only record, never call back.
+func (s *session) attach(p pw.Page) *tab {
+	t := &tab{page: p, refs: map[string]bool{}}
+	s.evMu.Lock()
+	for _, x := range s.tabs {
+		if x.page == p {
+			s.evMu.Unlock()
+			return x
+		}
+	}
+	s.tabs = append(s.tabs, t)
+	s.evMu.Unlock()
+
+	main := p.MainFrame()
+	p.OnDialog(func(d pw.Dialog) {
+		t.dialog.Store(&d)
+		select {
+		case s.dialogCh <- struct{}{}:
+		default:
+		}
+	})
+	p.OnConsole(func(m pw.ConsoleMessage) {
+		e := abi.BrowserConsoleMessage{Type: m.Type(), Text: capString(m.Text(), 4000), Tab: s.tabIndex(t)}
+		if l := m.Location(); l != nil {
+			e.URL, e.Line = l.URL, l.LineNumber
+		}
+		s.addConsole(e)
+	})
+	p.OnPageError(func(err error) {
+		s.addConsole(abi.BrowserConsoleMessage{Type: "pageerror", Text: capString(err.Error(), 4000), Tab: s.tabIndex(t)})
+	})
+	p.OnCrash(func(pw.Page) { s.markCrashed("the page crashed") })
+	p.OnClose(func(pw.Page) {
+		s.evMu.Lock()
+		defer s.evMu.Unlock()
+		for i, x := range s.tabs {
+			if x == t {
+				s.tabs = append(s.tabs[:i], s.tabs[i+1:]...)
+				if s.cur > i || s.cur >= len(s.tabs) {
+					s.cur--
+				}
+				if s.cur < 0 {
+					s.cur = 0
+				}
+				break
+			}
+		}
+	})
+	p.OnRequest(func(r pw.Request) {
+		if r.IsNavigationRequest() && r.Frame() == main {
+			t.navSeq.Add(1)
+		}
+		s.evMu.Lock()
+		defer s.evMu.Unlock()
+		s.netSeq++
+		e := &netEntry{req: r, start: time.Now()}
+		e.ID, e.Method, e.URL, e.ResourceType = s.netSeq, r.Method(), capString(r.URL(), 2000), r.ResourceType()
+		e.Tab = s.indexLocked(t)
+		if s.netByReq == nil {
+			s.netByReq = map[pw.Request]*netEntry{}
+		}
+		s.netByReq[r] = e
+		if old, did := s.network.add(e); did {
+			delete(s.netByReq, old.req)
+		}
+	})
+	p.OnResponse(func(r pw.Response) {
+		req := r.Request()
+		if req.IsNavigationRequest() && req.Frame() == main {
+			t.doc.Store(&docInfo{url: r.URL(), status: r.Status(), headers: r.Headers()})
+		}
+		s.evMu.Lock()
+		defer s.evMu.Unlock()
+		if e := s.netByReq[req]; e != nil {
+			e.Status = r.Status()
+			ct := r.Headers()["content-type"]
+			e.MIME, _, _ = strings.Cut(ct, ";")
+		}
+	})
+	p.OnRequestFinished(func(r pw.Request) {
+		s.evMu.Lock()
+		defer s.evMu.Unlock()
+		if e := s.netByReq[r]; e != nil {
+			e.DurationMS = time.Since(e.start).Milliseconds()
+		}
+	})
+	p.OnRequestFailed(func(r pw.Request) {
+		s.evMu.Lock()
+		defer s.evMu.Unlock()
+		if e := s.netByReq[r]; e != nil {
+			e.DurationMS = time.Since(e.start).Milliseconds()
+			if f := r.Failure(); f != nil {
+				e.Failure = f.Error()
+			} else {
+				e.Failure = "failed"
+			}
+		}
+	})
+	return t
+}
+
+func (s *session) indexLocked(t *tab) int {
+	for i, x := range s.tabs {
+		if x == t {
+			return i
+		}
+	}
+	return -1
+}
+
+func (s *session) addConsole(e abi.BrowserConsoleMessage) {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	s.conSeq++
+	e.Seq = s.conSeq
+	s.console.add(e)
+}
+
+func capString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	// Cut on a rune boundary.
+	for n > 0 && n < len(s) && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

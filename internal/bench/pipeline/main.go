@@ -1,0 +1,67 @@
+// Command pipeline benchmarks the result-hook plugins (blockdetect,
+// snapcompact, secretmask) on the shared corpus, through the sandbox.
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+func main() {
+	corpus := flag.String("corpus", "/work/shared/corpus", "the shared corpus (pages/, walls/)")
+	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
+	flag.Parse()
+	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
+	if _, err := os.Stat(filepath.Join(*corpus, "pages")); err != nil {
+		fmt.Printf("## Result-hook pipeline benchmark\n\nSkipped: no corpus at %s (pass -corpus DIR holding pages/ and walls/).\n", *corpus)
+		return
+	}
+	pages, walls, err := loadCorpus(*corpus)
+	if err != nil {
+		logf("corpus: %v", err)
+		os.Exit(1)
+	}
+	all := append(append([]doc{}, pages...), walls...)
+	rs, err := renderAll(all, *cache, logf)
+	if err != nil {
+		logf("render: %v", err)
+		os.Exit(1)
+	}
+	_ = rs
+}
+
+// loadCorpus lists corpus/pages/*.html and corpus/walls/*.html with meta.
+func loadCorpus(dir string) (pages, walls []doc, err error) {
+	ps, _ := filepath.Glob(filepath.Join(dir, "pages", "*.html"))
+	sort.Strings(ps)
+	for _, p := range ps {
+		pages = append(pages, doc{Name: strings.TrimSuffix(filepath.Base(p), ".html"), Path: p, Kind: "pages"})
+	}
+	ws, _ := filepath.Glob(filepath.Join(dir, "walls", "*.html"))
+	sort.Strings(ws)
+	for _, p := range ws {
+		d := doc{Name: strings.TrimSuffix(filepath.Base(p), ".html"), Path: p, Kind: "walls"}
+		var meta struct {
+			Vendor  string            `json:"vendor"`
+			Kind    string            `json:"kind"`
+			Status  int               `json:"status"`
+			Headers map[string]string `json:"headers"`
+		}
+		b, err := os.ReadFile(strings.TrimSuffix(p, ".html") + ".meta.json")
+		if err == nil {
+			if err := json.Unmarshal(b, &meta); err != nil {
+				return nil, nil, fmt.Errorf("%s: %v", p, err)
+			}
+		}
+		d.Vendor, d.WallKnd, d.Status, d.Headers = meta.Vendor, meta.Kind, meta.Status, meta.Headers
+		walls = append(walls, d)
+	}
+	return pages, walls, nil
+}
