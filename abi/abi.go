@@ -63,11 +63,21 @@ const (
 // these; the host prefers them because they move data with one memory copy
 // instead of the Extism kernel's 8 bytes per cross-module call.
 const (
-	ExportFastABI    = "ww_abi"    // () -> i32: major<<16 | minor
-	ExportFastAlloc  = "ww_alloc"  // (len i32) -> ptr i32: a buffer in plugin memory, valid until the next ww_call
-	ExportFastCall   = "ww_call"   // (op i32, ptr i32, len i32) -> status i32
-	ExportFastOutput = "ww_output" // () -> i64: ptr<<32 | len of the last output
+	ExportFastABI   = "ww_abi"   // () -> i32: major<<16 | minor
+	ExportFastAlloc = "ww_alloc" // (len i32) -> ptr i32: the input buffer, valid until the next ww_alloc
+	ExportFastCall  = "ww_call"  // (op i32, ptr i32, len i32) -> i64: out_ptr<<32 | status<<31 | out_len
 )
+
+// PackOutput and UnpackOutput encode ww_call's result: where the output is
+// in plugin memory, how long it is (under 2 GiB), and the status bit.
+func PackOutput(ptr uint32, n uint32, status int32) uint64 {
+	return uint64(ptr)<<32 | uint64(status&1)<<31 | uint64(n&0x7fffffff)
+}
+
+// UnpackOutput is the inverse of PackOutput.
+func UnpackOutput(v uint64) (ptr, n uint32, status int32) {
+	return uint32(v >> 32), uint32(v) & 0x7fffffff, int32(uint32(v) >> 31)
+}
 
 // Fast-path operations, the op argument of ww_call.
 const (

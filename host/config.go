@@ -24,10 +24,10 @@ func DefaultConfigText() string { return defaultConfig }
 // Config is the host's TOML configuration: one file, with personalities as
 // tables in it or as files in personalities_dir.
 type Config struct {
-	Host          HostConfig                    `toml:"host"`
-	Browser       toml.Primitive                `toml:"browser"`
-	Serve         ServeConfig                   `toml:"serve"`
-	Plugins       map[string]PluginConfig       `toml:"plugins"`
+	Host          HostConfig                   `toml:"host"`
+	Browser       toml.Primitive               `toml:"browser"`
+	Serve         ServeConfig                  `toml:"serve"`
+	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
 	// Dir resolves relative paths: the config file's folder, or the working
@@ -55,7 +55,7 @@ type HostConfig struct {
 	PoolSize           int      `toml:"pool_size"`
 	// WatchPlugins swaps in a plugin version dropped into the plugins
 	// folder while the host serves.
-	WatchPlugins bool `toml:"watch_plugins"`
+	WatchPlugins bool   `toml:"watch_plugins"`
 	LogLevel     string `toml:"log_level"`
 }
 

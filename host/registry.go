@@ -164,5 +164,4 @@ func (h *Host) Plugins() []PluginInfo {
 	return out
 }
 
-
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

@@ -9,8 +9,10 @@ import (
 )
 
 // The fast path: the host writes the input straight into a buffer of ours
-// (ww_alloc), calls ww_call, and reads the output where ww_output points. One
-// copy each way instead of one cross-module call per 8 bytes.
+// (ww_alloc, called again only when the input outgrows it), calls ww_call,
+// and reads the output where ww_call's result points. One export call and
+// one copy each way per round trip, instead of one cross-module call per 8
+// bytes through the Extism kernel.
 
 var (
 	inBuf  []byte
@@ -25,42 +27,36 @@ func fastAlloc(n int32) int32 {
 	if n < 0 {
 		return 0
 	}
-	if cap(inBuf) < int(n) || cap(inBuf) > 4*int(n)+(1<<20) {
-		// Grow to fit; shrink a buffer far larger than needed so one big
-		// call does not pin memory forever.
-		inBuf = make([]byte, n)
-	}
-	inBuf = inBuf[:n]
+	// The host asks again when an input outgrows the buffer, or to shrink it
+	// after a large one; either way a fresh buffer of exactly n bytes.
 	if n == 0 {
-		return 0
+		n = 1
 	}
+	inBuf = make([]byte, n)
 	return int32(uintptr(unsafe.Pointer(&inBuf[0])))
 }
 
 //go:wasmexport ww_call
-func fastCall(op, ptr, n int32) int32 {
+func fastCall(op, ptr, n int32) int64 {
 	var in []byte
 	if n > 0 {
 		if int(n) > len(inBuf) || ptr != int32(uintptr(unsafe.Pointer(&inBuf[0]))) {
-			outBuf = errorJSON(abi.Errorf(abi.CodePluginFailed, "ww_call: input is not the buffer ww_alloc returned"))
-			return abi.StatusError
+			return pack(errorJSON(abi.Errorf(abi.CodePluginFailed, "ww_call: input is not the buffer ww_alloc returned")), abi.StatusError)
 		}
 		in = inBuf[:n]
 	}
 	out, isErr := handle(op, in)
-	outBuf = out
 	if isErr {
-		return abi.StatusError
+		return pack(out, abi.StatusError)
 	}
-	return abi.StatusOK
+	return pack(out, abi.StatusOK)
 }
 
-//go:wasmexport ww_output
-func fastOutput() int64 {
-	if len(outBuf) == 0 {
-		return 0
-	}
-	return int64(uintptr(unsafe.Pointer(&outBuf[0])))<<32 | int64(len(outBuf))
+// pack keeps out alive until the next call and encodes where it is.
+func pack(out []byte, status int32) int64 {
+	outBuf = out
+	p, n := ptrLen(out)
+	return int64(abi.PackOutput(p, n, status))
 }
 
 //go:wasmimport extism:host/user ww_host_take

@@ -14,14 +14,16 @@ import (
 
 // instance is one live copy of a plugin. It serves one call at a time.
 type instance struct {
-	p      *Plugin
-	ext    *extism.Plugin
-	mod    api.Module // the plugin's own module, captured at first call
-	mem    api.Memory
-	alloc  api.Function
-	call   api.Function
-	output api.Function
-	stack  [3]uint64
+	p     *Plugin
+	ext   *extism.Plugin
+	mod   api.Module // the plugin's own module, captured at first call
+	mem   api.Memory
+	alloc api.Function
+	call  api.Function
+	stack [3]uint64
+	// inPtr and inCap locate the plugin's input buffer; ww_alloc is called
+	// only when an input does not fit, or to shrink after a large one.
+	inPtr, inCap uint32
 
 	pending []byte // a host-call response waiting for ww_host_take
 	stderr  stderrBuf
@@ -66,7 +68,6 @@ func (inst *instance) bind() {
 	inst.mem = inst.mod.Memory()
 	inst.alloc = inst.mod.ExportedFunction(abi.ExportFastAlloc)
 	inst.call = inst.mod.ExportedFunction(abi.ExportFastCall)
-	inst.output = inst.mod.ExportedFunction(abi.ExportFastOutput)
 }
 
 func (inst *instance) close(ctx context.Context) {
@@ -109,25 +110,25 @@ func (inst *instance) runFast(ctx context.Context, op int32, input []byte) ([]by
 	// extism's host-function wrappers look for their plugin here.
 	ctx = context.WithValue(ctx, extism.PluginCtxKey("plugin"), inst.ext)
 	s := inst.stack[:]
-	s[0] = uint64(len(input))
-	if err := inst.alloc.CallWithStack(ctx, s); err != nil {
-		return nil, 0, err
-	}
-	ptr := uint32(s[0])
-	if len(input) > 0 {
-		if ptr == 0 || !inst.mem.Write(ptr, input) {
-			return nil, 0, abi.Errorf(abi.CodeResourceLimit, "plugin %s could not take a %d-byte input", inst.p.Name, len(input))
+	n := uint32(len(input))
+	if n > inst.inCap || inst.inCap > 1<<20 && n < inst.inCap/4 {
+		s[0] = uint64(n)
+		if err := inst.alloc.CallWithStack(ctx, s); err != nil {
+			return nil, 0, err
+		}
+		inst.inPtr, inst.inCap = uint32(s[0]), max(n, 1)
+		if inst.inPtr == 0 {
+			return nil, 0, abi.Errorf(abi.CodeResourceLimit, "plugin %s could not take a %d-byte input", inst.p.Name, n)
 		}
 	}
-	s[0], s[1], s[2] = uint64(uint32(op)), uint64(ptr), uint64(len(input))
+	if n > 0 && !inst.mem.Write(inst.inPtr, input) {
+		return nil, 0, abi.Errorf(abi.CodeResourceLimit, "plugin %s could not take a %d-byte input", inst.p.Name, n)
+	}
+	s[0], s[1], s[2] = uint64(uint32(op)), uint64(inst.inPtr), uint64(n)
 	if err := inst.call.CallWithStack(ctx, s); err != nil {
 		return nil, 0, err
 	}
-	status := int32(uint32(s[0]))
-	if err := inst.output.CallWithStack(ctx, s); err != nil {
-		return nil, 0, err
-	}
-	optr, olen := uint32(s[0]>>32), uint32(s[0])
+	optr, olen, status := abi.UnpackOutput(s[0])
 	if olen == 0 {
 		return nil, status, nil
 	}

@@ -69,9 +69,12 @@ type Config struct {
 	// MaxInput caps the input of one call, in bytes.
 	MaxInput int
 	// PoolSize caps the idle instances kept per plugin version.
-	PoolSize  int
-	Logger    *slog.Logger
-	HostFuncs []HostFunc
+	PoolSize int
+	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
+	// through Extism's kernel: for comparison in benchmarks.
+	ExtismABIOnly bool
+	Logger        *slog.Logger
+	HostFuncs     []HostFunc
 }
 
 // Engine loads plugins. It is safe for concurrent use.
@@ -164,9 +167,9 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	if !info.Exports[abi.ExportDescribe] {
 		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: missing export %q: a wasmwright plugin must export describe (plugin-sdk does this for you)", name, abi.ExportDescribe)
 	}
-	fast := info.Exports[abi.ExportFastCall]
+	fast := info.Exports[abi.ExportFastCall] && !e.cfg.ExtismABIOnly
 	if fast {
-		for _, x := range []string{abi.ExportFastABI, abi.ExportFastAlloc, abi.ExportFastOutput} {
+		for _, x := range []string{abi.ExportFastABI, abi.ExportFastAlloc} {
 			if !info.Exports[x] {
 				return nil, loadErr(abi.CodeInputInvalid, "plugin %s: exports %s but not %s: rebuild it against plugin-sdk v%d", name, abi.ExportFastCall, x, abi.VersionMajor)
 			}
@@ -440,7 +443,7 @@ func (captureListener) Before(ctx context.Context, mod api.Module, _ api.Functio
 	}
 }
 func (captureListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
-func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)     {}
+func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
 // stderrBuf keeps the last few KiB a plugin wrote to stderr or stdout.
 type stderrBuf struct {
