@@ -52,6 +52,18 @@ func init() {
 	sdk.RawTool("badjson", "returns invalid JSON", []byte(`{"type":"object"}`), func(c *sdk.Call, args []byte) ([]byte, error) {
 		return []byte(`{"text": "unterminated`), nil
 	})
+	sdk.Tool("page", "returns what it is given as a navigation result", func(c *sdk.Call, a struct {
+		Title    string `json:"title"`
+		Text     string `json:"text,omitempty"`
+		Snapshot string `json:"snapshot,omitempty"`
+	}) (*abi.Result, error) {
+		return &abi.Result{Text: a.Text, Snapshot: a.Snapshot, Page: &abi.Page{URL: "http://wall.test/", Status: 200, Title: a.Title}}, nil
+	})
+	sdk.Tool("fail_with", "fails with the given message", func(c *sdk.Call, a struct {
+		Message string `json:"message"`
+	}) (*abi.Result, error) {
+		return nil, abi.Errorf(abi.CodeExecutionFailed, "%s", a.Message)
+	})
 	sdk.Tool("coded", "fails with a code", func(c *sdk.Call, _ none) (*abi.Result, error) {
 		return nil, abi.Errorf(abi.CodeNotFound, "nothing here")
 	})

@@ -1,0 +1,440 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+var testCache = func() string {
+	d, _ := os.MkdirTemp("", "ww-host-cache-")
+	return d
+}()
+
+type fixture struct {
+	dir, plugins string
+	sums         map[string]string
+}
+
+// newFixture builds the named plugin modules into a fresh plugins folder
+// pinned by SHA256SUMS. name=dir entries rename a module's output.
+func newFixture(t testing.TB, mods map[string]string) *fixture {
+	t.Helper()
+	f := &fixture{dir: t.TempDir(), sums: map[string]string{}}
+	f.plugins = filepath.Join(f.dir, "plugins")
+	os.MkdirAll(f.plugins, 0o755)
+	var lines []string
+	for name, dir := range mods {
+		b := readBuilt(t, dir)
+		os.WriteFile(filepath.Join(f.plugins, name+".wasm"), b, 0o644)
+		s := sha256.Sum256(b)
+		f.sums[name] = hex.EncodeToString(s[:])
+		lines = append(lines, f.sums[name]+"  "+name+".wasm")
+	}
+	os.WriteFile(filepath.Join(f.plugins, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	return f
+}
+
+func readBuilt(t testing.TB, dir string, extra ...string) []byte {
+	t.Helper()
+	p, err := wasmbuild.Build(dir, extra...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKeys ...string) *Host {
+	t.Helper()
+	cfgText = fmt.Sprintf("[host]\nplugins_dir = %q\ncache_dir = %q\ncall_timeout = \"3s\"\n%s\n", f.plugins, testCache, strings.Join(hostKeys, "\n")) + cfgText
+	cfg, err := ParseConfig(cfgText, "test.toml", f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), cfg, Options{Sink: sink, NoBrowser: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+func errCode(err error) abi.Code {
+	var e *abi.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return ""
+}
+
+const linksConfig = `
+[plugins.extract_links]
+[plugins.misbehave]
+[plugins.undeclared]
+
+[personalities.granted]
+plugins = ["extract_links", "misbehave"]
+tools = ["*"]
+grants = ["events"]
+
+[personalities.reader]
+plugins = ["extract_links"]
+tools = ["extract_links"]
+
+[personalities.narrow]
+plugins = ["misbehave"]
+tools = ["echo"]
+grants = ["events"]
+
+[personalities.sneaky]
+plugins = ["undeclared"]
+tools = ["*"]
+grants = ["events"]
+`
+
+func linksFixture(t *testing.T) (*Host, *hostfuncs.MemorySink) {
+	f := newFixture(t, map[string]string{
+		"extract_links": "examples/extract_links",
+		"misbehave":     "sandbox/testdata/misbehave",
+		"undeclared":    "sandbox/testdata/undeclared",
+	})
+	sink := &hostfuncs.MemorySink{}
+	return f.host(t, linksConfig, sink), sink
+}
+
+func TestGrantsDecideWhatRuns(t *testing.T) {
+	h, sink := linksFixture(t)
+	ctx := context.Background()
+	args := json.RawMessage(`{"html":"<a href='/a'>A</a>"}`)
+
+	res, err := h.Call(ctx, Request{Personality: "granted", Tool: "extract_links", Args: args})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "A -> /a") {
+		t.Fatalf("result %+v", res)
+	}
+	if ev := sink.Snapshot(); len(ev) != 1 || ev[0].Kind != "extract_links.done" || ev[0].Personality != "granted" {
+		t.Fatalf("events %+v", ev)
+	}
+
+	_, err = h.Call(ctx, Request{Personality: "reader", Tool: "extract_links", Args: args})
+	if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "personality reader does not grant events, which plugin extract_links needs") {
+		t.Fatalf("reader: %v", err)
+	}
+	if tools, _ := h.Tools("reader"); len(tools) != 0 {
+		t.Fatalf("reader sees %d tools", len(tools))
+	}
+
+	_, err = h.Call(ctx, Request{Personality: "narrow", Tool: "panic"})
+	if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "not in personality narrow's allowlist") {
+		t.Fatalf("allowlist: %v", err)
+	}
+	if tools, _ := h.Tools("narrow"); len(tools) != 1 || tools[0].Name != "echo" {
+		t.Fatalf("narrow tools %+v", tools)
+	}
+
+	_, err = h.Call(ctx, Request{Personality: "sneaky", Tool: "emit"})
+	if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "imports host functions needing events (imported as ww_events_emit) but does not declare them") {
+		t.Fatalf("undeclared import: %v", err)
+	}
+
+	_, err = h.Call(ctx, Request{Personality: "nobody", Tool: "echo"})
+	if errCode(err) != abi.CodeNotFound {
+		t.Fatalf("unknown personality: %v", err)
+	}
+	_, err = h.Call(ctx, Request{Personality: "granted", Tool: "nope"})
+	if errCode(err) != abi.CodeNotFound || !strings.Contains(err.Error(), "available: ") {
+		t.Fatalf("unknown tool: %v", err)
+	}
+}
+
+func TestArgsMustMatchSchema(t *testing.T) {
+	h, _ := linksFixture(t)
+	for _, c := range []struct{ args, want string }{
+		{`{"htm":"x"}`, "missing property 'html'"},
+		{`{"html":"x","max":0}`, "minimum"},
+		{`{"html":5}`, "want string"},
+		{`[1]`, "must be a JSON object"},
+		{`{"html":`, "not valid JSON"},
+	} {
+		_, err := h.Call(context.Background(), Request{Personality: "granted", Tool: "extract_links", Args: json.RawMessage(c.args)})
+		if errCode(err) != abi.CodeInputInvalid || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want input_invalid with %q, got %v", c.args, c.want, err)
+		}
+	}
+}
+
+func TestMisbehavingPluginsThroughHost(t *testing.T) {
+	h, _ := linksFixture(t)
+	ctx := context.Background()
+	call := func(tool string) error {
+		_, err := h.Call(ctx, Request{Personality: "granted", Tool: tool})
+		return err
+	}
+	if err := call("badjson"); errCode(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "returned invalid JSON") {
+		t.Errorf("badjson: %v", err)
+	}
+	if err := call("panic"); errCode(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "deliberate panic") {
+		t.Errorf("panic: %v", err)
+	}
+	if err := call("oom"); errCode(err) != abi.CodeResourceLimit {
+		t.Errorf("oom: %v", err)
+	}
+	t0 := time.Now()
+	if err := call("loop"); errCode(err) != abi.CodeTimeout || time.Since(t0) > 6*time.Second {
+		t.Errorf("loop: %v after %v", err, time.Since(t0))
+	}
+	// The host keeps serving after all of that.
+	if _, err := h.Call(ctx, Request{Personality: "granted", Tool: "echo", Args: json.RawMessage(`{"ok":true}`)}); err != nil {
+		t.Errorf("echo after misbehaviour: %v", err)
+	}
+}
+
+func TestUnavailablePluginsDoNotStopTheHost(t *testing.T) {
+	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links"})
+	h := f.host(t, `
+[plugins.extract_links]
+[plugins.ghost]
+[plugins.pinned]
+file = "extract_links.wasm"
+sha256 = "`+strings.Repeat("0", 64)+`"
+[personalities.p]
+plugins = ["extract_links", "ghost", "pinned"]
+tools = ["*"]
+grants = ["events"]
+`, nil)
+	probs, _ := h.Problems("p")
+	joined := strings.Join(probs, "\n")
+	if !strings.Contains(joined, "plugin ghost is not installed") || !strings.Contains(joined, "update the pin") {
+		t.Fatalf("problems: %s", joined)
+	}
+	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href=x>y</a>"}`)}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestConfigErrors(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"[host]\nplugin_dir = \"x\"\n", "unknown key host.plugin_dir"},
+		{"[personalities.p]\nplugin = [\"x\"]\n", "unknown key personalities.p.plugin"},
+		{"[personalities.p]\nplugins = [\"x\"]\n", `loads plugin "x", which no [plugins.x] table defines`},
+		{"[plugins.a]\n[personalities.p]\nplugins = [\"a\"]\ngrants = [\"root\"]\n", `unknown capability "root"`},
+		{"[plugins.a]\n[plugins.b]\n[personalities.p]\nplugins = [\"a\"]\nhooks = { mask = \"b\" }\n", `hooks.mask names plugin "b", which is not in its plugins list`},
+		{"[plugins.a]\nsha256 = \"abc\"\n", "must be 64 hex digits"},
+		{"[host]\ndefault_personality = \"x\"\n", `default_personality "x" is not a defined personality`},
+		{"[host]\ncall_timeout = \"soon\"\n", "write it like"},
+		{"[personalities.\"a b\"]\n", "use letters, digits"},
+	} {
+		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: want error containing %q, got %v", c.text, c.want, err)
+		}
+	}
+	if _, err := LoadConfig(""); err != nil {
+		t.Fatalf("embedded default: %v", err)
+	}
+}
+
+func TestPersonalitiesDir(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ops.toml"), []byte("plugins = [\"a\"]\ntools = [\"*\"]\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "cfg.toml"), []byte("[host]\npersonalities_dir = \".\"\n[plugins.a]\n"), 0o644)
+	// cfg.toml itself is in the folder; give the folder its own place.
+	pdir := filepath.Join(dir, "p")
+	os.MkdirAll(pdir, 0o755)
+	os.Rename(filepath.Join(dir, "ops.toml"), filepath.Join(pdir, "ops.toml"))
+	os.WriteFile(filepath.Join(dir, "cfg.toml"), []byte("[host]\npersonalities_dir = \"p\"\n[plugins.a]\n"), 0o644)
+	cfg, err := LoadConfig(filepath.Join(dir, "cfg.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := cfg.Personalities["ops"]; !ok || p.Plugins[0] != "a" {
+		t.Fatalf("personalities %+v", cfg.Personalities)
+	}
+	os.WriteFile(filepath.Join(pdir, "bad.toml"), []byte("plugin = [\"a\"]\n"), 0o644)
+	if _, err := LoadConfig(filepath.Join(dir, "cfg.toml")); err == nil || !strings.Contains(err.Error(), "unknown key plugin") {
+		t.Fatalf("bad personality file: %v", err)
+	}
+}
+
+const hooksConfig = `
+[plugins.misbehave]
+[plugins.testhooks]
+
+[personalities.piped]
+plugins = ["misbehave", "testhooks"]
+tools = ["*"]
+grants = ["events", "secrets.mask"]
+hooks = { detect = "testhooks", compact = "testhooks", mask = "testhooks" }
+
+[personalities.bare]
+plugins = ["misbehave"]
+tools = ["*"]
+grants = ["events"]
+`
+
+func TestPipeline(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	h := f.host(t, hooksConfig, nil)
+	ctx := context.Background()
+	call := func(p, tool, args string) (*abi.Result, error) {
+		return h.Call(ctx, Request{Personality: p, Session: "s", Tool: tool, Args: json.RawMessage(args)})
+	}
+	_, err := call("piped", "page", `{"title":"WALL"}`)
+	if errCode(err) != abi.CodeBotWall || !strings.Contains(err.Error(), "test wall at http://wall.test/") {
+		t.Fatalf("detect: %v", err)
+	}
+	res, err := call("piped", "page", `{"title":"ok","snapshot":"- button \"go\" [ref=e1]"}`)
+	if err != nil || res.Snapshot != `- BUTTON "GO" [REF=E1]` {
+		t.Fatalf("compact: %+v %v", res, err)
+	}
+	if res, err := call("bare", "page", `{"title":"WALL"}`); err != nil || res.Page.Title != "WALL" {
+		t.Fatalf("no hooks configured: %+v %v", res, err)
+	}
+
+	h.Secrets().Add("piped", "s", "hunter2")
+	h.Secrets().Add("bare", "s", "hunter2")
+	res, err = call("piped", "page", `{"title":"ok","text":"your password is hunter2"}`)
+	if err != nil || res.Text != "your password is ••••••" {
+		t.Fatalf("mask: %+v %v", res, err)
+	}
+	_, err = call("piped", "fail_with", `{"message":"login failed for hunter2"}`)
+	if errCode(err) != abi.CodeExecutionFailed || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "••••••") {
+		t.Fatalf("mask error: %v", err)
+	}
+	// No masker: the host refuses to let the value out at all.
+	_, err = call("bare", "page", `{"title":"ok","text":"your password is hunter2"}`)
+	if errCode(err) != abi.CodeSecretLeak || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("raw check: %v", err)
+	}
+	// Another session's secrets are not this session's concern.
+	if res, err := h.Call(ctx, Request{Personality: "bare", Session: "other", Tool: "page", Args: json.RawMessage(`{"title":"t","text":"hunter2"}`)}); err != nil || res.Text != "hunter2" {
+		t.Fatalf("other session: %+v %v", res, err)
+	}
+}
+
+func TestHotSwapUnderLoad(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	h := f.host(t, hooksConfig, nil)
+	ctx := context.Background()
+	versions := [][]byte{
+		readBuilt(t, "sandbox/testdata/misbehave", "-trimpath"),
+		readBuilt(t, "sandbox/testdata/misbehave"),
+	}
+	var stop atomic.Bool
+	var calls, failures atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				_, err := h.Call(ctx, Request{Personality: "piped", Tool: "echo", Args: json.RawMessage(`{"n":1}`)})
+				calls.Add(1)
+				if err != nil {
+					failures.Add(1)
+					firstErr.CompareAndSwap(nil, err.Error())
+				}
+			}
+		}()
+	}
+	var lat []time.Duration
+	for i := 0; i < 4; i++ {
+		w := versions[i%2]
+		s := sha256.Sum256(w)
+		rep, err := h.Swap(ctx, "misbehave", w, hex.EncodeToString(s[:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lat = append(lat, rep.Total)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if failures.Load() != 0 {
+		t.Fatalf("%d of %d calls failed during swaps: %v", failures.Load(), calls.Load(), firstErr.Load())
+	}
+	if calls.Load() < 10 {
+		t.Fatalf("only %d calls ran", calls.Load())
+	}
+	t.Logf("%d calls, 0 failed, swap latencies %v", calls.Load(), lat)
+
+	// A refused version changes nothing.
+	cur, _ := h.slots["misbehave"].Current()
+	bad := readBuilt(t, "host/testdata/testhooks", "-ldflags=-X main.failSelfTest=yes")
+	for _, c := range []struct {
+		name, want string
+		wasm       []byte
+		pin        string
+	}{
+		{"wrong pin", "update the pin", versions[0], strings.Repeat("1", 64)},
+		{"other plugin", `calls itself "testhooks", not "misbehave"`, readBuilt(t, "host/testdata/testhooks"), ""},
+		{"malformed", "malformed wasm", []byte("nope"), ""},
+	} {
+		pin := c.pin
+		if pin == "" {
+			s := sha256.Sum256(c.wasm)
+			pin = hex.EncodeToString(s[:])
+		}
+		if _, err := h.Swap(ctx, "misbehave", c.wasm, pin); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: want %q, got %v", c.name, c.want, err)
+		}
+	}
+	s := sha256.Sum256(bad)
+	if _, err := h.Swap(ctx, "testhooks", bad, hex.EncodeToString(s[:])); err == nil || !strings.Contains(err.Error(), "deliberately failing self-test") {
+		t.Errorf("self-test: %v", err)
+	}
+	if now, _ := h.slots["misbehave"].Current(); now != cur {
+		t.Fatal("a refused swap replaced the serving version")
+	}
+	if res, err := h.Call(ctx, Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
+		t.Fatalf("the old detector must keep serving: %+v %v", res, err)
+	}
+}
+
+func TestSwapByFileDrop(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
+	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\n", nil, "watch_plugins = true")
+	next := readBuilt(t, "sandbox/testdata/misbehave", "-trimpath")
+	s := sha256.Sum256(next)
+	sum := hex.EncodeToString(s[:])
+	file := filepath.Join(f.plugins, "misbehave.wasm")
+	// Without a matching pin the drop is refused and the old version serves.
+	os.WriteFile(file+".tmp", next, 0o644)
+	os.Rename(file+".tmp", file)
+	time.Sleep(1500 * time.Millisecond)
+	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+		t.Fatal("an unpinned drop was swapped in")
+	}
+	os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+			if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatal("the dropped version was not swapped in within 30s")
+}

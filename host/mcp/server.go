@@ -1,0 +1,418 @@
+// Package mcp serves a host's tools to agents over the Model Context
+// Protocol, on the official go-sdk: stdio (the form agent configs launch)
+// and streamable HTTP behind bearer tokens.
+//
+// One MCP session is one browser session: its id is the host.Request
+// Session of every call it makes, and when it ends the host frees what the
+// session held (host.CloseSession). A connection acts as one personality:
+// stdio's is chosen at start, HTTP's by the bearer token.
+//
+// Tools are not copied once: before each tools/list and tools/call the
+// server reconciles its tool set with the host's current one, so a plugin
+// swapped in while serving shows up (and clients that listen get
+// notifications/tools/list_changed).
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host"
+)
+
+// Host is what the MCP front-end needs of a host; *host.Host has it.
+type Host interface {
+	Tools(personality string) ([]abi.ToolSpec, error)
+	Call(ctx context.Context, req host.Request) (*abi.Result, error)
+	CloseSession(personality, session string) error
+	DefaultPersonality() string
+}
+
+var _ Host = (*host.Host)(nil)
+
+// StdioSession is the browser session of the one stdio connection.
+const StdioSession = "stdio"
+
+// Options configure a Server. The zero value is usable.
+type Options struct {
+	// Version is reported to clients in serverInfo.
+	Version string
+	Logger  *slog.Logger
+	// ProgressEvery is the interval of the "working" progress notifications
+	// sent during a call whose request carries a progressToken. Default 1s.
+	ProgressEvery time.Duration
+	// SessionIdle closes an HTTP session that has received no request for
+	// this long (its browser is freed). Zero: sessions live until the client
+	// deletes them or the server stops.
+	SessionIdle time.Duration
+}
+
+// Server is the MCP front-end of one host. It is safe for concurrent use.
+type Server struct {
+	h    Host
+	opts Options
+	log  *slog.Logger
+
+	// stop ends every call in flight; Shutdown cancels it.
+	stop   context.Context
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	http    map[string]*sdk.Server // personality → the server HTTP sessions of that personality share
+	servers []*sdk.Server          // every server made, to close their sessions on Shutdown
+	watched map[*sdk.ServerSession]chan struct{}
+	// watchers counts sessions whose end is awaited; Shutdown waits for
+	// their CloseSession calls.
+	watchers sync.WaitGroup
+}
+
+// New returns a Server for h.
+func New(h Host, opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.ProgressEvery <= 0 {
+		opts.ProgressEvery = time.Second
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, watched: map[*sdk.ServerSession]chan struct{}{}}
+	s.stop, s.cancel = context.WithCancel(context.Background())
+	return s
+}
+
+const instructions = `wasmwright gives you a real browser as tools; each tool runs as a sandboxed plugin.
+Results that change the page end with the page snapshot, whose element refs (e5) are what you pass to act on an element.
+A failed call returns text starting with "error <code>:" and says what to do next (stale_ref: take a new snapshot; bot_wall: the page is a block page and was not read).`
+
+// binding is one sdk.Server bound to a personality (and, for a transport
+// served directly, to a fixed browser session).
+type binding struct {
+	s           *Server
+	srv         *sdk.Server
+	personality string
+	session     string          // "" = the MCP session id
+	stop        context.Context // cancelled when calls must end
+
+	mu    sync.Mutex
+	tools map[string]string // registered tool name → its spec as JSON
+}
+
+func (s *Server) newServer(personality, session string, stop context.Context) *sdk.Server {
+	b := &binding{s: s, personality: personality, session: session, stop: stop, tools: map[string]string{}}
+	b.srv = sdk.NewServer(&sdk.Implementation{Name: "wasmwright", Title: "wasmwright browser tools", Version: s.opts.Version}, &sdk.ServerOptions{
+		Instructions: instructions,
+		Logger:       s.log.With("personality", personality),
+		// Only tools: no logging capability, no prompts or resources.
+		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
+			b.watch(req.Session)
+		},
+	})
+	b.sync()
+	b.srv.AddReceivingMiddleware(b.middleware)
+	s.mu.Lock()
+	s.servers = append(s.servers, b.srv)
+	s.mu.Unlock()
+	return b.srv
+}
+
+// forPersonality returns the shared server of a personality's HTTP
+// sessions, or nil when the personality does not exist.
+func (s *Server) forPersonality(p string) *sdk.Server {
+	s.mu.Lock()
+	srv := s.http[p]
+	s.mu.Unlock()
+	if srv != nil {
+		return srv
+	}
+	if _, err := s.h.Tools(p); err != nil {
+		s.log.Warn("mcp: token maps to a personality the host does not have", "personality", p, "err", err)
+		return nil
+	}
+	srv = s.newServer(p, "", s.stop)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev := s.http[p]; prev != nil {
+		return prev
+	}
+	s.http[p] = srv
+	return srv
+}
+
+// ServeTransport serves one MCP connection over t as personality ("" = the
+// host's default), with every call in browser session session. It returns
+// when the client disconnects or ctx is done, after the session was closed
+// in the host.
+func (s *Server) ServeTransport(ctx context.Context, t sdk.Transport, personality, session string) error {
+	if personality == "" {
+		personality = s.h.DefaultPersonality()
+	}
+	if _, err := s.h.Tools(personality); err != nil {
+		return err
+	}
+	if session == "" {
+		session = StdioSession
+	}
+	connStop, stopConn := context.WithCancel(s.stop)
+	defer stopConn()
+	srv := s.newServer(personality, session, connStop)
+	ss, err := srv.Connect(ctx, t, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: connecting: %w", err)
+	}
+	done := s.watch(ss, personality, session)
+	select {
+	case <-done:
+	case <-ctx.Done():
+		stopConn() // end calls in flight: Close waits for them
+		ss.Close()
+		<-done
+	}
+	return nil
+}
+
+// ServeStdio serves the process's stdin/stdout as personality.
+func (s *Server) ServeStdio(ctx context.Context, personality string) error {
+	return s.ServeTransport(ctx, &sdk.StdioTransport{}, personality, StdioSession)
+}
+
+// watch arranges for the host to close the session's browser session when
+// the MCP session ends. The returned channel closes after that.
+func (b *binding) watch(ss *sdk.ServerSession) {
+	if ss == nil {
+		return
+	}
+	b.s.watch(ss, b.personality, b.sessionID(ss))
+}
+
+func (b *binding) sessionID(ss *sdk.ServerSession) string {
+	if b.session != "" {
+		return b.session
+	}
+	if ss != nil {
+		if id := ss.ID(); id != "" {
+			return id
+		}
+	}
+	return "mcp"
+}
+
+func (s *Server) watch(ss *sdk.ServerSession, personality, session string) <-chan struct{} {
+	s.mu.Lock()
+	if done, ok := s.watched[ss]; ok {
+		s.mu.Unlock()
+		return done
+	}
+	done := make(chan struct{})
+	s.watched[ss] = done
+	s.watchers.Add(1)
+	s.mu.Unlock()
+	s.log.Info("mcp: session started", "personality", personality, "session", session)
+	go func() {
+		defer s.watchers.Done()
+		defer close(done)
+		ss.Wait()
+		if err := s.h.CloseSession(personality, session); err != nil {
+			s.log.Warn("mcp: closing session", "personality", personality, "session", session, "err", err)
+		}
+		s.mu.Lock()
+		delete(s.watched, ss)
+		s.mu.Unlock()
+		s.log.Info("mcp: session ended", "personality", personality, "session", session)
+	}()
+	return done
+}
+
+// Shutdown ends every call in flight, closes every MCP session and waits
+// (until ctx is done) for the host to have closed their browser sessions.
+// The host itself is the caller's to close.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.cancel()
+	s.mu.Lock()
+	servers := append([]*sdk.Server(nil), s.servers...)
+	s.mu.Unlock()
+	var sessions []*sdk.ServerSession
+	for _, srv := range servers {
+		for ss := range srv.Sessions() {
+			sessions = append(sessions, ss)
+		}
+	}
+	var wg sync.WaitGroup
+	for _, ss := range sessions {
+		wg.Go(func() { ss.Close() })
+	}
+	wg.Wait()
+	done := make(chan struct{})
+	go func() { s.watchers.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mcp: shutdown: sessions still closing: %w", ctx.Err())
+	}
+}
+
+// middleware keeps the tool set current and lets the host answer calls to
+// tools this personality does not have (not_found or refused, with the
+// reason), as tool errors the agent can read.
+func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		switch method {
+		case "tools/list":
+			b.sync()
+		case "tools/call":
+			b.sync()
+			if r, ok := req.(*sdk.CallToolRequest); ok && r.Params != nil && !b.has(r.Params.Name) {
+				return b.call(ctx, r)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (b *binding) has(name string) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	_, ok := b.tools[name]
+	return ok
+}
+
+// sync reconciles the server's tools with the host's list for the
+// personality. Unchanged tools are left alone, so list_changed goes out
+// only when something changed.
+func (b *binding) sync() {
+	specs, err := b.s.h.Tools(b.personality)
+	if err != nil {
+		b.s.log.Warn("mcp: listing tools", "personality", b.personality, "err", err)
+		specs = nil
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	seen := make(map[string]bool, len(specs))
+	for _, spec := range specs {
+		key, _ := json.Marshal(spec)
+		if b.tools[spec.Name] == string(key) {
+			seen[spec.Name] = true
+			continue
+		}
+		t, err := toolOf(spec)
+		if err != nil {
+			b.s.log.Warn("mcp: tool not offered", "personality", b.personality, "tool", spec.Name, "err", err)
+			continue
+		}
+		seen[spec.Name] = true
+		b.srv.AddTool(t, b.call)
+		b.tools[spec.Name] = string(key)
+	}
+	var gone []string
+	for name := range b.tools {
+		if !seen[name] {
+			gone = append(gone, name)
+			delete(b.tools, name)
+		}
+	}
+	if len(gone) > 0 {
+		b.srv.RemoveTools(gone...)
+	}
+}
+
+// toolOf converts a plugin's tool spec. MCP wants an object schema; a spec
+// without a type gets "object" (the host only accepts object arguments).
+func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
+	t := &sdk.Tool{Name: spec.Name, Description: spec.Description}
+	var schema map[string]any
+	if len(spec.InputSchema) > 0 {
+		if err := json.Unmarshal(spec.InputSchema, &schema); err != nil {
+			return nil, fmt.Errorf("input schema is not a JSON object: %v", err)
+		}
+	}
+	switch typ := schema["type"]; {
+	case typ == "object":
+		t.InputSchema = spec.InputSchema // as the plugin wrote it
+	case typ == nil:
+		if schema == nil {
+			schema = map[string]any{}
+		}
+		schema["type"] = "object"
+		t.InputSchema = schema
+	default:
+		return nil, fmt.Errorf("input schema has type %v; MCP tools take an object", typ)
+	}
+	if spec.ReadOnly {
+		t.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
+	}
+	return t, nil
+}
+
+// call runs one tools/call on the host. Failures are tool results with
+// IsError, never protocol errors, so the agent reads them.
+func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	ss := req.Session
+	b.watch(ss)
+	if ti := tokenInfo(req); ti != nil {
+		if p, _ := ti.Extra[extraPersonality].(string); p != b.personality {
+			return errorResult(abi.Errorf(abi.CodeRefused, "this session belongs to another personality: start a new session with your token")), nil
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(b.stop, cancel)()
+
+	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
+		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
+		defer stopProgress()
+	}
+	session := b.sessionID(ss)
+	t0 := time.Now()
+	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})
+	log := b.s.log.With("personality", b.personality, "session", session, "tool", req.Params.Name, "ms", time.Since(t0).Milliseconds())
+	if err != nil {
+		e := abi.AsError(err)
+		if b.stop.Err() != nil {
+			e = abi.Errorf(abi.CodeNotAvailable, "wasmwright is shutting down; the call was stopped (its action may have partly run)")
+		}
+		log.Debug("mcp: call failed", "code", e.Code)
+		return errorResult(e), nil
+	}
+	log.Debug("mcp: call")
+	return render(res), nil
+}
+
+// progress sends "working" notifications every ProgressEvery until the
+// returned stop is called; stop returns after the last one was sent, so no
+// notification follows the call's result.
+func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(s.opts.ProgressEvery)
+		defer t.Stop()
+		start := time.Now()
+		for n := 1; ; n++ {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			msg := fmt.Sprintf("%s: working (%s)", tool, time.Since(start).Round(time.Second))
+			if err := ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil && ctx.Err() == nil {
+				s.log.Debug("mcp: progress notification", "err", err)
+				if errors.Is(err, sdk.ErrConnectionClosed) {
+					return
+				}
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
