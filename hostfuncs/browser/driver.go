@@ -222,3 +222,18 @@ func processName(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	return strings.TrimSpace(string(b))
 }
+
+// Preflight reports whether this host can run a local browser: the driver
+// is found and Chromium exists. It starts nothing. With a remote browser
+// configured only the driver is checked.
+func Preflight(cfg Config) error {
+	if _, err := runOptions(cfg, io.Discard); err != nil {
+		return err
+	}
+	if cfg.RemoteWS == "" && cfg.RemoteCDP == "" {
+		if _, err := findChromium(cfg); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -75,6 +75,7 @@ type Service struct {
 	startMu sync.Mutex // starting the driver, the browser, a session
 	mu      sync.Mutex // the fields below
 	pw      *pw.Playwright
+	pwDir   string
 	browser pw.Browser
 	mode    string
 	// sessions are the open ones; crashed remembers keys whose session
@@ -249,7 +250,7 @@ func (s *Service) Close(ctx context.Context) error {
 			}
 		}
 		if p != nil {
-			if err := p.Stop(); err != nil {
+			if err := releaseDriver(s.pwDir); err != nil {
 				errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
 			}
 		}
@@ -374,26 +375,12 @@ func (s *Service) acquire(c *hostfuncs.Caller, create bool) (*session, error) {
 	}
 }
 
-// discardCrashed drops a crashed session (locked by the caller) and returns
-// the browser_crashed error.
+// discardCrashed drops a crashed session (locked by the caller, unlocked
+// here) and returns the browser_crashed error.
 func (s *Service) discardCrashed(ss *session) error {
 	why := ss.crashReason()
-	ss.closing.Store(true)
-	s.mu.Lock()
-	if s.sessions[ss.key] == ss {
-		delete(s.sessions, ss.key)
-	}
-	s.crashed[ss.key] = why
-	s.mu.Unlock()
+	s.dropCrashed(ss)
 	ss.mu.Unlock()
-	go func() {
-		if ss.bctx != nil {
-			ss.bctx.Close()
-		}
-		if ss.profile != nil {
-			unlockProfile(ss.profile)
-		}
-	}()
 	s.log.Warn("browser session crashed", "session", ss.key.String(), "why", why)
 	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed (%s); the session was reset and its tabs are gone: call browser_navigate to start a fresh session", why)
 }
@@ -567,7 +554,7 @@ func (s *Service) headless() (bool, string) {
 	return !hasDisplay(), ""
 }
 
-// startDriver runs the Playwright driver once. Caller holds startMu.
+// startDriver gets the Playwright driver. Caller holds startMu.
 func (s *Service) startDriver() error {
 	s.mu.Lock()
 	running := s.pw != nil
@@ -584,16 +571,57 @@ func (s *Service) startDriver() error {
 	if err != nil {
 		return err
 	}
+	p, err := acquireDriver(opts, s.log)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.pw, s.pwDir = p, opts.DriverDirectory
+	s.mu.Unlock()
+	return nil
+}
+
+// One driver (a node process, about 120 MB and 0.8 s to start) serves every
+// Service of a process that uses the same driver folder.
+var drivers = struct {
+	sync.Mutex
+	m map[string]*sharedDriver
+}{m: map[string]*sharedDriver{}}
+
+type sharedDriver struct {
+	pw   *pw.Playwright
+	refs int
+}
+
+func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*pw.Playwright, error) {
+	drivers.Lock()
+	defer drivers.Unlock()
+	if d := drivers.m[opts.DriverDirectory]; d != nil {
+		d.refs++
+		return d.pw, nil
+	}
 	t0 := time.Now()
 	p, err := pw.Run(opts)
 	if err != nil {
-		return errNoDriver(" (" + firstLine(err.Error()) + ")")
+		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
 	}
-	s.log.Info("playwright driver started", "dir", opts.DriverDirectory, "took", time.Since(t0).Round(time.Millisecond))
-	s.mu.Lock()
-	s.pw = p
-	s.mu.Unlock()
-	return nil
+	log.Info("playwright driver started", "dir", opts.DriverDirectory, "took", time.Since(t0).Round(time.Millisecond))
+	drivers.m[opts.DriverDirectory] = &sharedDriver{pw: p, refs: 1}
+	return p, nil
+}
+
+func releaseDriver(dir string) error {
+	drivers.Lock()
+	defer drivers.Unlock()
+	d := drivers.m[dir]
+	if d == nil {
+		return nil
+	}
+	if d.refs--; d.refs > 0 {
+		return nil
+	}
+	delete(drivers.m, dir)
+	return d.pw.Stop()
 }
 
 // ensureBrowser returns the shared browser, starting or reconnecting it.

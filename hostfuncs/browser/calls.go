@@ -1,0 +1,835 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// navigate is ww_browser_navigate.
+func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
+	var out abi.BrowserNavigateResponse
+	u, err := checkURL(req.URL)
+	if err != nil {
+		return out, err
+	}
+	ss, t, err := s.begin(c, true)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if d := openDialog(ss, t); d != nil {
+		return out, errDialogOpen(d)
+	}
+	if req.NewTab {
+		p, err := ss.bctx.NewPage()
+		if err != nil {
+			return out, s.mapErr(ss, err, "opening a tab")
+		}
+		t = ss.attach(p)
+		ss.evMu.Lock()
+		ss.cur, ss.newTabs = ss.indexLocked(t), nil
+		ss.evMu.Unlock()
+	}
+	timeout := s.cfg.NavigationTimeout.D()
+	if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
+		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+	}
+	wait, err := waitUntil(req.WaitUntil)
+	if err != nil {
+		return out, err
+	}
+	resp, dialog, err := race(ss, func() (pw.Response, error) {
+		return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+	})
+	if err != nil {
+		return out, s.navErr(ss, err, u, timeout, req.WaitUntil)
+	}
+	out.Moved = true
+	if !dialog {
+		out.Page = *s.facts(ss, t, resp)
+		if !req.NoSnapshot {
+			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+				return out, err
+			}
+		}
+	} else {
+		out.Page = abi.Page{URL: t.page.URL()}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+func waitUntil(w string) (*pw.WaitUntilState, error) {
+	switch w {
+	case "", "load":
+		return pw.WaitUntilStateLoad, nil
+	case "domcontentloaded":
+		return pw.WaitUntilStateDomcontentloaded, nil
+	case "networkidle":
+		return pw.WaitUntilStateNetworkidle, nil
+	case "commit":
+		return pw.WaitUntilStateCommit, nil
+	}
+	return nil, abi.Errorf(abi.CodeInputInvalid, "wait_until %q: use load, domcontentloaded, networkidle or commit", w)
+}
+
+func (s *Service) navErr(ss *session, err error, u string, timeout time.Duration, wait string) error {
+	if wait == "" {
+		wait = "load"
+	}
+	if pwTimeout(err) {
+		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): retry with a longer timeout or wait_until=domcontentloaded or commit, or take a snapshot of what did load", u, timeout, wait)
+	}
+	msg := err.Error()
+	if i := strings.Index(msg, "net::"); i >= 0 {
+		code, _, _ := strings.Cut(msg[i:], " ")
+		return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+	}
+	return s.mapErr(ss, err, "loading "+u)
+}
+
+func pwTimeout(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "Timeout") && strings.Contains(err.Error(), "exceeded") || isPWTimeout(err))
+}
+
+// snapshotCall is ww_browser_snapshot.
+func (s *Service) snapshotCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
+	var out abi.BrowserSnapshotResponse
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if openDialog(ss, t) == nil {
+		if out.Snapshot, err = s.snapshot(ss, t, req.Ref, req.Depth); err != nil {
+			return out, err
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// after finishes an action: waits for a navigation it started, then takes
+// the snapshot and, after a navigation, the page facts.
+func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *abi.BrowserActResponse) error {
+	if t.navSeq.Load() != navBefore && !t.page.IsClosed() {
+		out.Navigated = true
+		race0(ss, func() error {
+			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
+		})
+	}
+	if openDialog(ss, t) == nil && !t.page.IsClosed() {
+		if out.Navigated {
+			out.Page = s.facts(ss, t, nil)
+		}
+		if !noSnap {
+			snap, err := s.snapshot(ss, t, "", 0)
+			if err != nil {
+				return err
+			}
+			out.Snapshot = snap
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return nil
+}
+
+// act is ww_browser_act.
+func (s *Service) act(_ context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
+	var out abi.BrowserActResponse
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	navBefore := t.navSeq.Load()
+	fn, err := s.action(ss, t, c, &req, &out)
+	if err != nil {
+		return out, err
+	}
+	dialog, err := race0(ss, fn)
+	if err != nil {
+		return out, s.mapErr(ss, err, req.Action+" "+target(req))
+	}
+	if dialog {
+		out.State = s.state(ss, t, false)
+		return out, nil
+	}
+	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+}
+
+func target(req abi.BrowserActRequest) string {
+	if req.Ref != "" {
+		return req.Ref
+	}
+	if req.X != nil && req.Y != nil {
+		return fmt.Sprintf("at (%.0f,%.0f)", *req.X, *req.Y)
+	}
+	return ""
+}
+
+// action checks an act request and returns the Playwright call to run.
+// Element checks (stale ref, visibility) happen here, before the call.
+func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.BrowserActRequest, out *abi.BrowserActResponse) (func() error, error) {
+	page := t.page
+	haveXY := req.X != nil && req.Y != nil
+	needTarget := func(what string) (pw.Locator, string, error) {
+		if req.Ref == "" && !haveXY {
+			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot (or x and y viewport coordinates)", what)
+		}
+		if req.Ref == "" {
+			return nil, "", nil
+		}
+		return s.locate(ss, t, req.Ref)
+	}
+	needRef := func(what string) (pw.Locator, string, error) {
+		if req.Ref == "" {
+			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot", what)
+		}
+		return s.locate(ss, t, req.Ref)
+	}
+	button, err := mouseButton(req.Button)
+	if err != nil {
+		return nil, err
+	}
+	mods, err := modifiers(req.Modifiers)
+	if err != nil {
+		return nil, err
+	}
+	switch req.Action {
+	case abi.ActClick, abi.ActDblClick:
+		loc, ref, err := needTarget(req.Action)
+		if err != nil {
+			return nil, err
+		}
+		if loc == nil {
+			count := 1
+			if req.Action == abi.ActDblClick {
+				count = 2
+			}
+			return func() error {
+				return withModifiers(page, req.Modifiers, func() error {
+					return page.Mouse().Click(*req.X, *req.Y, pw.MouseClickOptions{Button: button, ClickCount: pw.Int(count)})
+				})
+			}, nil
+		}
+		if err := ready(loc, ref, true, false); err != nil {
+			return nil, err
+		}
+		if req.Action == abi.ActDblClick {
+			return func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }, nil
+		}
+		return func() error { return loc.Click(pw.LocatorClickOptions{Button: button, Modifiers: mods}) }, nil
+
+	case abi.ActType, abi.ActFill:
+		loc, ref, err := needRef(req.Action)
+		if err != nil {
+			return nil, err
+		}
+		if err := ready(loc, ref, true, true); err != nil {
+			return nil, err
+		}
+		if isPassword(loc) && s.opts.OnSecret != nil && req.Text != "" {
+			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, req.Text)
+		}
+		return func() error {
+			switch {
+			case req.Action == abi.ActFill && !req.Append:
+				err = loc.Fill(req.Text)
+			case req.Action == abi.ActFill:
+				cur, e := loc.InputValue()
+				if e != nil {
+					return e
+				}
+				err = loc.Fill(cur + req.Text)
+			default:
+				if !req.Append {
+					err = loc.Fill("")
+				} else if err = loc.Focus(); err == nil {
+					err = loc.Press("End")
+				}
+				if err == nil {
+					err = loc.PressSequentially(req.Text)
+				}
+			}
+			if err == nil && req.Submit {
+				err = loc.Press("Enter")
+			}
+			return err
+		}, nil
+
+	case abi.ActPress:
+		if req.Key == "" {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "press needs a key, e.g. Enter, Tab, Escape, ArrowDown or Control+A")
+		}
+		if req.Ref == "" {
+			return func() error { return page.Keyboard().Press(req.Key) }, nil
+		}
+		loc, _, err := s.locate(ss, t, req.Ref)
+		if err != nil {
+			return nil, err
+		}
+		return func() error { return loc.Press(req.Key) }, nil
+
+	case abi.ActHover:
+		loc, ref, err := needTarget("hover")
+		if err != nil {
+			return nil, err
+		}
+		if loc == nil {
+			return func() error { return page.Mouse().Move(*req.X, *req.Y) }, nil
+		}
+		if err := ready(loc, ref, false, false); err != nil {
+			return nil, err
+		}
+		return func() error { return loc.Hover(pw.LocatorHoverOptions{Modifiers: mods}) }, nil
+
+	case abi.ActScroll:
+		if req.Ref != "" {
+			loc, _, err := s.locate(ss, t, req.Ref)
+			if err != nil {
+				return nil, err
+			}
+			return func() error {
+				if err := loc.ScrollIntoViewIfNeeded(); err != nil {
+					return err
+				}
+				out.Detail = "scrolled " + req.Ref + " into view"
+				return nil
+			}, nil
+		}
+		dx, dy, err := scrollDelta(page, req.Direction, req.Amount)
+		if err != nil {
+			return nil, err
+		}
+		return func() error {
+			v, err := page.Evaluate(`([dx, dy]) => { window.scrollBy(dx, dy); const e = document.scrollingElement || document.documentElement;
+				return [Math.round(scrollX), Math.round(scrollY), e.scrollWidth, e.scrollHeight, innerWidth, innerHeight]; }`, []int{dx, dy})
+			if err != nil {
+				return err
+			}
+			if a, ok := v.([]any); ok && len(a) == 6 {
+				out.Detail = fmt.Sprintf("scroll position x=%v y=%v of page %vx%v (viewport %vx%v)", a[0], a[1], a[2], a[3], a[4], a[5])
+			}
+			return nil
+		}, nil
+
+	case abi.ActSelect:
+		loc, ref, err := needRef("select")
+		if err != nil {
+			return nil, err
+		}
+		if len(req.Values) == 0 {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "select needs values: the option labels or values to choose")
+		}
+		if err := ready(loc, ref, true, false); err != nil {
+			return nil, err
+		}
+		return func() error {
+			vals := req.Values
+			got, err := loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &vals})
+			if err == nil {
+				out.Detail = "selected " + strings.Join(got, ", ")
+			}
+			return err
+		}, nil
+
+	case abi.ActDrag:
+		if req.Ref != "" {
+			if req.TargetRef == "" {
+				return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs target_ref, the ref to drop onto")
+			}
+			src, ref, err := s.locate(ss, t, req.Ref)
+			if err != nil {
+				return nil, err
+			}
+			dst, _, err := s.locate(ss, t, req.TargetRef)
+			if err != nil {
+				return nil, err
+			}
+			if err := ready(src, ref, false, false); err != nil {
+				return nil, err
+			}
+			return func() error { return src.DragTo(dst) }, nil
+		}
+		if !haveXY || req.ToX == nil || req.ToY == nil {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs ref and target_ref, or x, y, to_x and to_y")
+		}
+		return func() error {
+			m := page.Mouse()
+			if err := m.Move(*req.X, *req.Y); err != nil {
+				return err
+			}
+			if err := m.Down(); err != nil {
+				return err
+			}
+			if err := m.Move(*req.ToX, *req.ToY, pw.MouseMoveOptions{Steps: pw.Int(10)}); err != nil {
+				return err
+			}
+			return m.Up()
+		}, nil
+
+	case abi.ActCheck:
+		loc, ref, err := needRef("check")
+		if err != nil {
+			return nil, err
+		}
+		if err := ready(loc, ref, true, false); err != nil {
+			return nil, err
+		}
+		on := req.Checked == nil || *req.Checked
+		return func() error { return loc.SetChecked(on) }, nil
+	}
+	return nil, abi.Errorf(abi.CodeInputInvalid, "unknown action %q: use click, dblclick, type, fill, press, hover, scroll, select, drag or check", req.Action)
+}
+
+func mouseButton(b string) (*pw.MouseButton, error) {
+	switch strings.ToLower(b) {
+	case "", "left":
+		return pw.MouseButtonLeft, nil
+	case "right":
+		return pw.MouseButtonRight, nil
+	case "middle":
+		return pw.MouseButtonMiddle, nil
+	}
+	return nil, abi.Errorf(abi.CodeInputInvalid, "button %q: use left, right or middle", b)
+}
+
+func modifiers(ms []string) ([]pw.KeyboardModifier, error) {
+	var out []pw.KeyboardModifier
+	for _, m := range ms {
+		switch m {
+		case "Alt", "Control", "ControlOrMeta", "Meta", "Shift":
+			out = append(out, pw.KeyboardModifier(m))
+		default:
+			return nil, abi.Errorf(abi.CodeInputInvalid, "modifier %q: use Alt, Control, ControlOrMeta, Meta or Shift", m)
+		}
+	}
+	return out, nil
+}
+
+// withModifiers holds modifier keys down around fn (coordinate clicks).
+func withModifiers(p pw.Page, mods []string, fn func() error) error {
+	for _, m := range mods {
+		if err := p.Keyboard().Down(m); err != nil {
+			return err
+		}
+	}
+	err := fn()
+	for _, m := range mods {
+		p.Keyboard().Up(m)
+	}
+	return err
+}
+
+func scrollDelta(p pw.Page, dir string, amount int) (int, int, error) {
+	if amount <= 0 {
+		amount = 600
+		if vs := p.ViewportSize(); vs != nil && vs.Height > 0 {
+			amount = vs.Height * 4 / 5
+		}
+	}
+	switch strings.ToLower(dir) {
+	case "", "down":
+		return 0, amount, nil
+	case "up":
+		return 0, -amount, nil
+	case "right":
+		return amount, 0, nil
+	case "left":
+		return -amount, 0, nil
+	}
+	return 0, 0, abi.Errorf(abi.CodeInputInvalid, "direction %q: use up, down, left or right (or a ref to scroll into view)", dir)
+}
+
+// fillForm is ww_browser_fill_form.
+func (s *Service) fillForm(_ context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
+	var out abi.BrowserActResponse
+	if len(req.Fields) == 0 {
+		return out, abi.Errorf(abi.CodeInputInvalid, "fields is empty: give each field's ref and value")
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	type step struct {
+		loc pw.Locator
+		f   abi.BrowserFormField
+	}
+	var steps []step
+	for _, f := range req.Fields {
+		loc, ref, err := s.locate(ss, t, f.Ref)
+		if err != nil {
+			return out, err
+		}
+		kind := strings.ToLower(f.Kind)
+		if err := ready(loc, ref, true, kind == "" || kind == "textbox"); err != nil {
+			return out, err
+		}
+		switch kind {
+		case "", "textbox", "slider", "checkbox", "radio", "combobox":
+		default:
+			return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
+		}
+		if (kind == "" || kind == "textbox") && f.Value != "" && s.opts.OnSecret != nil && isPassword(loc) {
+			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, f.Value)
+		}
+		steps = append(steps, step{loc, f})
+	}
+	navBefore := t.navSeq.Load()
+	filled := 0
+	dialog, err := race0(ss, func() error {
+		for _, st := range steps {
+			var err error
+			switch strings.ToLower(st.f.Kind) {
+			case "checkbox", "radio":
+				err = st.loc.SetChecked(truthy(st.f.Value))
+			case "combobox":
+				v := []string{st.f.Value}
+				_, err = st.loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &v})
+			default:
+				err = st.loc.Fill(st.f.Value)
+			}
+			if err != nil {
+				return fmt.Errorf("field %s: %w", st.f.Ref, err)
+			}
+			filled++
+		}
+		return nil
+	})
+	if err != nil {
+		return out, s.mapErr(ss, err, fmt.Sprintf("filling the form (%d of %d fields done)", filled, len(steps)))
+	}
+	out.Detail = fmt.Sprintf("filled %d fields", len(steps))
+	if dialog {
+		out.State = s.state(ss, t, false)
+		return out, nil
+	}
+	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+}
+
+func truthy(v string) bool {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "yes", "on", "1", "checked":
+		return true
+	}
+	return false
+}
+
+// upload is ww_browser_upload.
+func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.BrowserUploadRequest) (abi.BrowserActResponse, error) {
+	var out abi.BrowserActResponse
+	if len(req.Paths) == 0 {
+		return out, abi.Errorf(abi.CodeInputInvalid, "paths is empty: name the files (in the upload folder) to upload")
+	}
+	var files []string
+	for _, p := range req.Paths {
+		f, err := s.uploadFile(p)
+		if err != nil {
+			return out, err
+		}
+		files = append(files, f)
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	loc, ref, err := s.locate(ss, t, req.Ref)
+	if err != nil {
+		return out, err
+	}
+	v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+	fileInput, _ := v.(bool)
+	if !fileInput {
+		if err := ready(loc, ref, true, false); err != nil {
+			return out, err
+		}
+	}
+	navBefore := t.navSeq.Load()
+	dialog, err := race0(ss, func() error {
+		if fileInput {
+			return loc.SetInputFiles(files)
+		}
+		fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.ActionTimeout.D())})
+		if err != nil {
+			if pwTimeout(err) {
+				return abi.Errorf(abi.CodeNotInteractable, "clicking %s opened no file chooser: give the ref of the file input or of the button that opens the chooser", ref)
+			}
+			return err
+		}
+		return fc.SetFiles(files)
+	})
+	if err != nil {
+		return out, s.mapErr(ss, err, "uploading to "+ref)
+	}
+	out.Detail = fmt.Sprintf("uploaded %d file(s)", len(files))
+	if dialog {
+		out.State = s.state(ss, t, false)
+		return out, nil
+	}
+	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+}
+
+// history is ww_browser_history.
+func (s *Service) history(_ context.Context, c *hostfuncs.Caller, req abi.BrowserHistoryRequest) (abi.BrowserNavigateResponse, error) {
+	var out abi.BrowserNavigateResponse
+	if req.Direction != "back" && req.Direction != "forward" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	timeout := s.cfg.NavigationTimeout.D()
+	if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
+		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+	}
+	before := t.page.URL()
+	navBefore := t.navSeq.Load()
+	resp, dialog, err := race(ss, func() (pw.Response, error) {
+		if req.Direction == "back" {
+			return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
+		}
+		return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout)})
+	})
+	if err != nil {
+		return out, s.navErr(ss, err, "going "+req.Direction, timeout, "load")
+	}
+	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
+	if !dialog {
+		out.Page = *s.facts(ss, t, resp)
+		if !req.NoSnapshot {
+			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+				return out, err
+			}
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// waitFor is ww_browser_wait_for.
+func (s *Service) waitFor(_ context.Context, c *hostfuncs.Caller, req abi.BrowserWaitForRequest) (abi.BrowserWaitForResponse, error) {
+	var out abi.BrowserWaitForResponse
+	n := 0
+	for _, set := range []bool{req.Text != "", req.TextGone != "", req.Ref != "", req.TimeMS > 0} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return out, abi.Errorf(abi.CodeInputInvalid, "wait for exactly one thing: text, text_gone, ref or time_ms")
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	timeout := s.cfg.ActionTimeout.D() * 6
+	if req.TimeoutMS > 0 {
+		timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.NavigationTimeout.D())
+	}
+	var loc pw.Locator
+	if req.Ref != "" {
+		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+			return out, err
+		}
+	}
+	t0 := time.Now()
+	what := ""
+	dialog, err := race0(ss, func() error {
+		switch {
+		case req.TimeMS > 0:
+			what = fmt.Sprintf("waiting %dms", req.TimeMS)
+			time.Sleep(min(time.Duration(req.TimeMS)*time.Millisecond, 30*time.Second))
+			return nil
+		case req.Text != "":
+			what = fmt.Sprintf("waiting for text %q", req.Text)
+			return t.page.GetByText(req.Text).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
+		case req.TextGone != "":
+			what = fmt.Sprintf("waiting for text %q to go", req.TextGone)
+			return t.page.GetByText(req.TextGone).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateHidden, Timeout: ms(timeout)})
+		default:
+			what = "waiting for " + req.Ref
+			return loc.WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
+		}
+	})
+	out.WaitedMS = time.Since(t0).Milliseconds()
+	if err != nil {
+		if pwTimeout(err) {
+			return out, abi.Errorf(abi.CodeTimeout, "%s: not there after %s: take a snapshot to see the page as it is", what, timeout)
+		}
+		return out, s.mapErr(ss, err, what)
+	}
+	if !dialog && !req.NoSnapshot {
+		if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+			return out, err
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// dialog is ww_browser_dialog.
+func (s *Service) dialog(_ context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
+	var out abi.BrowserDialogResponse
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	holder := t
+	d := t.dialog.Load()
+	if d == nil {
+		ss.evMu.Lock()
+		for _, x := range ss.tabs {
+			if d = x.dialog.Load(); d != nil {
+				holder = x
+				break
+			}
+		}
+		ss.evMu.Unlock()
+	}
+	if d == nil {
+		return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
+	}
+	out.Handled = *dialogInfo(*d)
+	if req.Accept {
+		if req.PromptText != nil {
+			err = (*d).Accept(*req.PromptText)
+		} else {
+			err = (*d).Accept()
+		}
+	} else {
+		err = (*d).Dismiss()
+	}
+	holder.dialog.CompareAndSwap(d, nil)
+	if err != nil {
+		if strings.Contains(err.Error(), "No dialog is showing") || strings.Contains(err.Error(), "closed") {
+			return out, abi.Errorf(abi.CodeDialogGone, "the dialog was already gone: take a snapshot to see the page")
+		}
+		return out, s.mapErr(ss, err, "answering the dialog")
+	}
+	if !req.NoSnapshot && openDialog(ss, t) == nil {
+		// Let the page run what the answer unblocked.
+		time.Sleep(50 * time.Millisecond)
+		if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+			return out, err
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// consoleCall is ww_browser_console.
+func (s *Service) consoleCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
+	var out abi.BrowserConsoleResponse
+	rank := map[string]int{"error": 0, "pageerror": 0, "assert": 0, "warning": 1, "warn": 1, "info": 2, "log": 2, "": 2, "debug": 3, "trace": 3}
+	maxRank := 3
+	if req.Level != "" {
+		r, ok := rank[req.Level]
+		if !ok {
+			return out, abi.Errorf(abi.CodeInputInvalid, "level %q: use error, warning, info or debug", req.Level)
+		}
+		maxRank = r
+	}
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	ss.evMu.Lock()
+	for _, m := range ss.console.items {
+		r, ok := rank[m.Type]
+		if !ok {
+			r = 2
+		}
+		if m.Seq > req.Since && r <= maxRank {
+			out.Messages = append(out.Messages, m)
+		}
+	}
+	out.Dropped = ss.console.dropped
+	if req.Clear {
+		ss.console.items = nil
+	}
+	ss.evMu.Unlock()
+	if len(out.Messages) > limit {
+		out.Dropped += int64(len(out.Messages) - limit)
+		out.Messages = out.Messages[len(out.Messages)-limit:]
+	}
+	if out.Messages == nil {
+		out.Messages = []abi.BrowserConsoleMessage{}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
+
+// networkCall is ww_browser_network.
+func (s *Service) networkCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
+	var out abi.BrowserNetworkResponse
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 50
+	}
+	var body *netEntry
+	ss.evMu.Lock()
+	for _, e := range ss.network.items {
+		if req.BodyOf != 0 && e.ID == req.BodyOf {
+			body = e
+		}
+		if !req.Static && staticTypes[e.ResourceType] {
+			continue
+		}
+		if req.Filter != "" && !strings.Contains(e.URL, req.Filter) {
+			continue
+		}
+		if req.FailedOnly && e.Failure == "" && e.Status < 400 {
+			continue
+		}
+		out.Requests = append(out.Requests, e.BrowserNetworkEntry)
+	}
+	ss.evMu.Unlock()
+	if len(out.Requests) > limit {
+		out.Requests = out.Requests[len(out.Requests)-limit:]
+	}
+	if out.Requests == nil {
+		out.Requests = []abi.BrowserNetworkEntry{}
+	}
+	if req.BodyOf != 0 {
+		if body == nil {
+			return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
+		}
+		resp, err := body.req.Response()
+		if err != nil || resp == nil {
+			return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
+		}
+		b, err := resp.Body()
+		if err != nil {
+			return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
+		}
+		out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}

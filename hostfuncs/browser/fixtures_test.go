@@ -1,0 +1,101 @@
+package browser
+
+import (
+	"fmt"
+	"html"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"time"
+)
+
+// fixtures serves the test pages on loopback. Every page is the project's
+// own; nothing comes from the internet.
+func fixtures() *httptest.Server {
+	mux := http.NewServeMux()
+	page := func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			w.Header().Set("X-Fixture", path)
+			io.WriteString(w, "<!doctype html>"+body)
+		})
+	}
+	page("/", `<title>Home</title><h1>Welcome</h1><p>Start here.</p><a href="/form">Form</a> <a href="/other">Other</a>`)
+	page("/other", `<title>Other</title><h1>Other page</h1><a href="/">Home</a>`)
+	page("/form", `<title>Sign up</title>
+		<form action="/submit" method="post">
+		<label>Name <input name="name"></label>
+		<label>Password <input type="password" name="pw"></label>
+		<label>Colour <select name="colour"><option value="r">Red</option><option value="g">Green</option></select></label>
+		<label><input type="checkbox" name="terms"> I agree</label>
+		<button type="submit">Send</button>
+		</form>
+		<button style="display:none">Hidden</button>
+		<button disabled>Disabled</button>
+		<button onclick="document.getElementById('gone').remove()">Remove it</button>
+		<button id="gone">Will go</button>`)
+	mux.HandleFunc("/submit", func(w http.ResponseWriter, r *http.Request) {
+		r.ParseForm()
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, "<!doctype html><title>Thanks</title><h1>Thanks %s</h1><p>colour=%s terms=%s pwlen=%d</p>",
+			html.EscapeString(r.FormValue("name")), html.EscapeString(r.FormValue("colour")), html.EscapeString(r.FormValue("terms")), len(r.FormValue("pw")))
+	})
+	page("/dialogs", `<title>Dialogs</title>
+		<button onclick="alert('hello there')">Alert</button>
+		<button onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
+		<button onclick="document.getElementById('out').textContent = 'name=' + prompt('your name?', 'anon')">Prompt</button>
+		<p id="out">nothing</p>`)
+	page("/frames", `<title>Frames</title><h1>Outer</h1><iframe src="/inner" title="inner frame"></iframe>`)
+	page("/inner", `<title>Inner</title><button onclick="this.textContent='clicked inside'">Inner button</button>`)
+	page("/tabs", `<title>Tabs</title><a href="/other" target="_blank">Open other in a new tab</a>`)
+	page("/upload", `<title>Upload</title><input type="file" aria-label="File" onchange="document.getElementById('f').textContent = 'got ' + this.files[0].name">
+		<button onclick="document.getElementById('hidden-file').click()">Choose file</button>
+		<input type="file" id="hidden-file" style="display:none" onchange="document.getElementById('f').textContent = 'chose ' + this.files[0].name">
+		<p id="f">no file</p>`)
+	page("/drag", `<title>Drag</title>
+		<div id="src" draggable="true" role="button" aria-label="Drag me" style="width:80px;height:40px;background:#ccc">Drag me</div>
+		<div id="dst" role="region" aria-label="Drop zone" style="width:200px;height:100px;border:1px solid #000;margin-top:40px"
+			ondragover="event.preventDefault()" ondrop="event.preventDefault(); this.textContent='dropped!'">Drop here</div>`)
+	page("/console", `<title>Console</title><script>
+		console.log('plain log');
+		console.warn('a warning');
+		console.error('something broke');
+		setTimeout(() => { throw new Error('uncaught boom') }, 0);
+		fetch('/api/data?x=1').then(r => r.json()).then(d => console.log('data', d.value));
+		localStorage.setItem('token', 'abc123'); sessionStorage.setItem('tab', 'one');
+		document.cookie = 'visited=yes; path=/; max-age=3600';
+		</script><style>h1 { color: rgb(200, 10, 10) }</style><h1>Console</h1><img src="/img.png" alt="a pixel" width="10" height="10">`)
+	mux.HandleFunc("/api/data", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"value":42}`)
+	})
+	mux.HandleFunc("/img.png", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "image/png")
+		w.Write(onePixelPNG)
+	})
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(10 * time.Second):
+		case <-r.Context().Done():
+			return
+		}
+		io.WriteString(w, "<!doctype html><title>Slow</title>finally")
+	})
+	page("/later", `<title>Later</title><p id="p">loading</p><script>setTimeout(() => { document.getElementById('p').textContent = 'ready now' }, 300)</script>`)
+	page("/long", `<title>Long</title><div style="height:5000px">tall</div><button>Bottom</button>`)
+	mux.HandleFunc("/blocked", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		w.Header().Set("cf-mitigated", "challenge")
+		w.WriteHeader(403)
+		io.WriteString(w, "<!doctype html><title>Just a moment...</title><p>Checking your browser</p>")
+	})
+	return httptest.NewServer(mux)
+}
+
+var onePixelPNG = []byte{
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52,
+	0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4,
+	0x89, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0xf0,
+	0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
+	0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+}

@@ -1,0 +1,565 @@
+package browser
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
+
+const defaultBodyBytes = 100 << 10
+
+// bodyOf shapes a fetched body: text when it reads as text, else base64.
+func bodyOf(u, mime string, b []byte, maxBytes int) *abi.BrowserBody {
+	if maxBytes <= 0 {
+		maxBytes = defaultBodyBytes
+	}
+	out := &abi.BrowserBody{URL: u, MIME: mime, Size: len(b)}
+	if len(b) > maxBytes {
+		b, out.Truncated = b[:maxBytes], true
+	}
+	textual := strings.HasPrefix(mime, "text/") || strings.Contains(mime, "json") || strings.Contains(mime, "javascript") ||
+		strings.Contains(mime, "xml") || strings.Contains(mime, "css") || mime == ""
+	if textual && (utf8.Valid(b) || out.Truncated && utf8.Valid(b[:max(0, len(b)-4)])) {
+		out.Text = strings.ToValidUTF8(string(b), "")
+	} else {
+		out.Base64 = base64.StdEncoding.EncodeToString(b)
+	}
+	return out
+}
+
+const imagesJS = `(limit) => {
+	const all = Array.from(document.images);
+	return {total: all.length, images: all.slice(0, limit).map(i => {
+		const r = i.getBoundingClientRect();
+		const st = getComputedStyle(i);
+		return {src: i.currentSrc || i.src, alt: i.alt || "", width: Math.round(r.width), height: Math.round(r.height),
+			natural: i.naturalWidth ? i.naturalWidth + "x" + i.naturalHeight : "",
+			visible: r.width > 0 && r.height > 0 && st.visibility !== "hidden" && st.display !== "none",
+			loaded: i.complete && i.naturalWidth > 0};
+	})};
+}`
+
+// images is ww_browser_images.
+func (s *Service) images(_ context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
+	var out abi.BrowserImagesResponse
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 200
+	}
+	var res struct {
+		Total  int                `json:"total"`
+		Images []abi.BrowserImage `json:"images"`
+	}
+	if err := s.evalInto(ss, t, imagesJS, limit, &res); err != nil {
+		return out, err
+	}
+	out.Images, out.Total = res.Images, res.Total
+	if out.Images == nil {
+		out.Images = []abi.BrowserImage{}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// evalInto runs one of the host's own scripts and decodes its result.
+func (s *Service) evalInto(ss *session, t *tab, js string, arg any, into any) error {
+	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
+	if dialog {
+		return errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		return s.mapErr(ss, err, "reading the page")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+var defaultStyleProps = []string{
+	"color", "background-color", "background-image", "font-family", "font-size", "font-weight", "line-height",
+	"text-align", "text-decoration-line", "border", "border-radius", "box-shadow", "opacity", "display", "position",
+	"margin", "padding", "width", "height",
+}
+
+const styleJS = `([props, limit, el]) => {
+	const pick = (e) => {
+		const cs = getComputedStyle(e), r = e.getBoundingClientRect(), styles = {};
+		for (const p of props) { const v = cs.getPropertyValue(p); if (v !== "") styles[p] = v; }
+		let text = "";
+		for (const n of e.childNodes) if (n.nodeType === 3) text += n.textContent;
+		text = text.trim().replace(/\s+/g, " ").slice(0, 80);
+		return {tag: e.tagName.toLowerCase(), text, box: [r.x, r.y, r.width, r.height].map(Math.round).join(","), styles};
+	};
+	if (el) return {total: 1, elements: [pick(el)]};
+	const out = [];
+	let total = 0;
+	for (const e of document.body ? document.body.querySelectorAll("*") : []) {
+		if (["SCRIPT","STYLE","NOSCRIPT","TEMPLATE","META","LINK"].includes(e.tagName)) continue;
+		const r = e.getBoundingClientRect();
+		if (r.width === 0 || r.height === 0) continue;
+		let hasText = false;
+		for (const n of e.childNodes) if (n.nodeType === 3 && n.textContent.trim()) { hasText = true; break; }
+		if (!hasText && !["IMG","BUTTON","INPUT","SELECT","TEXTAREA","SVG","VIDEO","CANVAS","HR"].includes(e.tagName.toUpperCase())) continue;
+		total++;
+		if (out.length < limit) out.push(pick(e));
+	}
+	return {total, elements: out};
+}`
+
+// computedStyle is ww_browser_computed_style.
+func (s *Service) computedStyle(_ context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
+	var out abi.BrowserComputedStyleResponse
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	props := req.Properties
+	if len(props) == 0 {
+		props = defaultStyleProps
+	}
+	limit := req.Limit
+	if limit <= 0 {
+		limit = 60
+	}
+	var res struct {
+		Total    int                        `json:"total"`
+		Elements []abi.BrowserStyledElement `json:"elements"`
+	}
+	if req.Ref != "" {
+		loc, _, err := s.locate(ss, t, req.Ref)
+		if err != nil {
+			return out, err
+		}
+		v, dialog, err := race(ss, func() (any, error) {
+			return loc.Evaluate(`(el, [props, limit]) => (`+styleJS+`)([props, limit, el])`, []any{props, limit})
+		})
+		if dialog {
+			return out, errDialogOpen(openDialog(ss, t))
+		}
+		if err != nil {
+			return out, s.mapErr(ss, err, "reading styles of "+req.Ref)
+		}
+		b, _ := json.Marshal(v)
+		json.Unmarshal(b, &res)
+	} else if err := s.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
+		return out, err
+	}
+	out.Elements, out.Total = res.Elements, res.Total
+	if out.Elements == nil {
+		out.Elements = []abi.BrowserStyledElement{}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// screenshot is ww_browser_screenshot.
+func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
+	var out abi.BrowserScreenshotResponse
+	mode := req.Mode
+	if mode == "" {
+		mode = "viewport"
+		if req.Ref != "" {
+			mode = "element"
+		}
+	}
+	if mode != "viewport" && mode != "full" && mode != "element" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "mode %q: use viewport, full or element", req.Mode)
+	}
+	if mode == "element" && req.Ref == "" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "an element screenshot needs a ref from browser_snapshot")
+	}
+	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", ".png")
+	if err != nil {
+		return out, err
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	var loc pw.Locator
+	if mode == "element" {
+		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+			return out, err
+		}
+	}
+	png, dialog, err := race(ss, func() ([]byte, error) {
+		if loc != nil {
+			return loc.Screenshot(pw.LocatorScreenshotOptions{Type: pw.ScreenshotTypePng})
+		}
+		return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, FullPage: pw.Bool(mode == "full")})
+	})
+	if dialog {
+		return out, errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		return out, s.mapErr(ss, err, "taking a screenshot")
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
+	}
+	out.Path, out.MIME, out.Bytes = path, "image/png", len(png)
+	if len(png) >= 24 && string(png[1:4]) == "PNG" {
+		out.Width, out.Height = int(binary.BigEndian.Uint32(png[16:20])), int(binary.BigEndian.Uint32(png[20:24]))
+	}
+	if !req.NoInline {
+		out.Data = base64.StdEncoding.EncodeToString(png)
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// pdf is ww_browser_pdf.
+func (s *Service) pdf(_ context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
+	var out abi.BrowserPDFResponse
+	path, err := s.workspaceFile(c.Personality, req.Name, "page", ".pdf")
+	if err != nil {
+		return out, err
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	format := req.Format
+	if format == "" {
+		format = "A4"
+	}
+	b, dialog, err := race(ss, func() ([]byte, error) {
+		return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
+	})
+	if dialog {
+		return out, errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		if strings.Contains(err.Error(), "headless") {
+			return out, abi.Errorf(abi.CodeNotAvailable, "PDF printing works only in headless Chromium: this browser is headed")
+		}
+		return out, s.mapErr(ss, err, "printing to PDF")
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
+	}
+	out.Path, out.Bytes = path, len(b)
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+const defaultEvalBytes = 64 << 10
+
+// evaluate is ww_browser_evaluate (browser.eval).
+func (s *Service) evaluate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
+	var out abi.BrowserEvaluateResponse
+	if strings.TrimSpace(req.Expression) == "" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "expression is empty: give a JavaScript expression or function, e.g. () => document.title")
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	var loc pw.Locator
+	if req.Ref != "" {
+		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+			return out, err
+		}
+	}
+	v, dialog, err := race(ss, func() (any, error) {
+		if loc != nil {
+			return loc.Evaluate(req.Expression, nil)
+		}
+		return t.page.Evaluate(req.Expression)
+	})
+	if dialog {
+		out.Result = json.RawMessage("null")
+		out.State = s.state(ss, t, false)
+		return out, nil
+	}
+	if err != nil {
+		if pwTimeout(err) {
+			return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
+		}
+		return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		b, _ = json.Marshal(fmt.Sprint(v))
+	}
+	maxB := req.MaxBytes
+	if maxB <= 0 {
+		maxB = defaultEvalBytes
+	}
+	if len(b) > maxB {
+		b, _ = json.Marshal(capString(string(b), maxB))
+		out.Truncated = true
+	}
+	out.Result = b
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// storage is ww_browser_storage.
+func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
+	var out abi.BrowserStorageResponse
+	kind := req.Kind
+	if kind == "" {
+		kind = "all"
+	}
+	if kind != "all" && kind != "local" && kind != "session" && kind != "cookies" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "kind %q: use all, local, session or cookies", req.Kind)
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	u, _ := url.Parse(t.page.URL())
+	if u != nil && u.Host != "" {
+		out.Origin = u.Scheme + "://" + u.Host
+	}
+	items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
+		all, err := ws.Items()
+		if err != nil {
+			return nil, s.mapErr(ss, err, "reading storage")
+		}
+		out := make([]abi.BrowserStorageItem, 0, len(all))
+		for _, it := range all {
+			i := abi.BrowserStorageItem{Name: it.Name, Size: len(it.Value)}
+			if req.Values {
+				i.Value = capString(it.Value, 8<<10)
+			}
+			out = append(out, i)
+		}
+		sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+		return out, nil
+	}
+	if out.Origin != "" && (kind == "all" || kind == "local") {
+		if out.Local, err = items(t.page.LocalStorage()); err != nil {
+			return out, err
+		}
+	}
+	if out.Origin != "" && (kind == "all" || kind == "session") {
+		if out.Session, err = items(t.page.SessionStorage()); err != nil {
+			return out, err
+		}
+	}
+	if kind == "all" || kind == "cookies" {
+		var cs []pw.Cookie
+		if out.Origin != "" {
+			cs, err = ss.bctx.Cookies(t.page.URL())
+		} else {
+			cs, err = ss.bctx.Cookies()
+		}
+		if err != nil {
+			return out, s.mapErr(ss, err, "reading cookies")
+		}
+		for _, ck := range cs {
+			bc := abi.BrowserCookie{Name: ck.Name, Domain: ck.Domain, Path: ck.Path, HTTPOnly: ck.HttpOnly, Secure: ck.Secure, Size: len(ck.Value)}
+			if ck.Expires > 0 {
+				bc.Expires = ck.Expires
+			}
+			if ck.SameSite != nil {
+				bc.SameSite = string(*ck.SameSite)
+			}
+			if req.Values {
+				bc.Value = ck.Value
+			}
+			out.Cookies = append(out.Cookies, bc)
+		}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// cookies is ww_browser_cookies.
+func (s *Service) cookies(_ context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
+	var out abi.BrowserCookiesResponse
+	if len(req.Set) == 0 && !req.Clear {
+		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to do: give cookies in set, or clear")
+	}
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if req.Clear {
+		o := pw.BrowserContextClearCookiesOptions{}
+		if req.Name != "" {
+			o.Name = req.Name
+		}
+		if req.Domain != "" {
+			o.Domain = req.Domain
+		}
+		if err := ss.bctx.ClearCookies(o); err != nil {
+			return out, s.mapErr(ss, err, "clearing cookies")
+		}
+		out.Cleared = true
+	}
+	if len(req.Set) > 0 {
+		cur := t.page.URL()
+		var cs []pw.OptionalCookie
+		for _, k := range req.Set {
+			if k.Name == "" {
+				return out, abi.Errorf(abi.CodeInputInvalid, "a cookie needs a name")
+			}
+			oc := pw.OptionalCookie{Name: k.Name, Value: k.Value}
+			if k.Domain != "" {
+				oc.Domain = pw.String(k.Domain)
+				p := k.Path
+				if p == "" {
+					p = "/"
+				}
+				oc.Path = pw.String(p)
+			} else {
+				if _, err := checkURL(cur); err != nil {
+					return out, abi.Errorf(abi.CodeInputInvalid, "cookie %s has no domain and the tab shows no http(s) page: give a domain or navigate first", k.Name)
+				}
+				oc.URL = pw.String(cur)
+			}
+			if k.Expires > 0 {
+				oc.Expires = pw.Float(k.Expires)
+			}
+			if k.HTTPOnly {
+				oc.HttpOnly = pw.Bool(true)
+			}
+			if k.Secure {
+				oc.Secure = pw.Bool(true)
+			}
+			if k.SameSite != "" {
+				ssa := pw.SameSiteAttribute(k.SameSite)
+				oc.SameSite = &ssa
+			}
+			cs = append(cs, oc)
+		}
+		if err := ss.bctx.AddCookies(cs); err != nil {
+			return out, abi.Errorf(abi.CodeInputInvalid, "setting cookies: %s", cleanMsg(err.Error()))
+		}
+		out.Set = len(cs)
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+const sourcesJS = `() => {
+	const out = [];
+	let si = 0, ci = 0;
+	for (const s of document.scripts) {
+		if (s.src) out.push({kind: "script", url: s.src});
+		else out.push({kind: "script", url: "inline:script:" + (si++), bytes: s.text.length});
+	}
+	for (const l of document.querySelectorAll('link[rel~="stylesheet"][href], style')) {
+		if (l.tagName === "LINK") out.push({kind: "stylesheet", url: l.href});
+		else out.push({kind: "stylesheet", url: "inline:stylesheet:" + (ci++), bytes: l.textContent.length});
+	}
+	return out;
+}`
+
+// sources is ww_browser_sources.
+func (s *Service) sources(_ context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
+	var out abi.BrowserSourcesResponse
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	maxB := req.MaxBytes
+	if maxB <= 0 {
+		maxB = defaultBodyBytes
+	}
+	if req.Fetch != "" {
+		if rest, ok := strings.CutPrefix(req.Fetch, "inline:"); ok {
+			kind, n, _ := strings.Cut(rest, ":")
+			i, err := strconv.Atoi(n)
+			if err != nil || (kind != "script" && kind != "stylesheet") {
+				return out, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", req.Fetch)
+			}
+			var text *string
+			err = s.evalInto(ss, t, `([kind, i]) => {
+				const list = kind === "script" ? Array.from(document.scripts).filter(s => !s.src) : Array.from(document.querySelectorAll("style"));
+				return list[i] ? (kind === "script" ? list[i].text : list[i].textContent) : null; }`, []any{kind, i}, &text)
+			if err != nil {
+				return out, err
+			}
+			if text == nil {
+				return out, abi.Errorf(abi.CodeNotFound, "%s is not on the page: list the sources again", req.Fetch)
+			}
+			out.Fetched = bodyOf(req.Fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB)
+		} else {
+			u, err := checkURL(req.Fetch)
+			if err != nil {
+				return out, err
+			}
+			// Prefer the response the page already received.
+			var hit pw.Request
+			ss.evMu.Lock()
+			for _, e := range ss.network.items {
+				if e.URL == u || e.URL == req.Fetch {
+					hit = e.req
+				}
+			}
+			ss.evMu.Unlock()
+			var body []byte
+			mime := ""
+			if hit != nil {
+				if resp, err := hit.Response(); err == nil && resp != nil {
+					if b, err := resp.Body(); err == nil {
+						body, mime = b, resp.Headers()["content-type"]
+					}
+				}
+			}
+			if body == nil {
+				resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+				if err != nil {
+					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
+				}
+				if body, err = resp.Body(); err != nil {
+					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
+				}
+				mime = resp.Headers()["content-type"]
+				resp.Dispose()
+			}
+			mime, _, _ = strings.Cut(mime, ";")
+			out.Fetched = bodyOf(u, mime, body, maxB)
+		}
+		out.State = s.state(ss, t, false)
+		return out, nil
+	}
+	var all []abi.BrowserSource
+	if err := s.evalInto(ss, t, sourcesJS, nil, &all); err != nil {
+		return out, err
+	}
+	for _, src := range all {
+		if req.Kind == "" || req.Kind == src.Kind {
+			out.Sources = append(out.Sources, src)
+		}
+	}
+	if out.Sources == nil {
+		out.Sources = []abi.BrowserSource{}
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}

@@ -1,0 +1,435 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// Caps on what a navigation result carries for the detect hook.
+const (
+	maxPageText = 16 << 10
+	maxPageHTML = 64 << 10
+)
+
+// begin acquires the caller's session, locked, and its current tab. The
+// caller must unlock ss.mu.
+func (s *Service) begin(c *hostfuncs.Caller, create bool) (*session, *tab, error) {
+	ss, err := s.acquire(c, create)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := ss.current()
+	if t == nil {
+		if !create {
+			ss.mu.Unlock()
+			return nil, nil, abi.Errorf(abi.CodeNoSession, "every tab of this session is closed: call browser_navigate (or browser_tabs with action open) first")
+		}
+		p, err := ss.bctx.NewPage()
+		if err != nil {
+			ss.mu.Unlock()
+			return nil, nil, s.mapErr(ss, err, "opening a tab")
+		}
+		t = ss.attach(p)
+		ss.evMu.Lock()
+		ss.newTabs = nil
+		ss.cur = ss.indexLocked(t)
+		ss.evMu.Unlock()
+	}
+	return ss, t, nil
+}
+
+// pageTab is begin for calls that touch the page: a session must exist and
+// no dialog may be open.
+func (s *Service) pageTab(c *hostfuncs.Caller) (*session, *tab, error) {
+	ss, t, err := s.begin(c, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := openDialog(ss, t); d != nil {
+		ss.mu.Unlock()
+		return nil, nil, errDialogOpen(d)
+	}
+	return ss, t, nil
+}
+
+func errDialogOpen(d *abi.BrowserDialog) error {
+	return abi.Errorf(abi.CodeExecutionFailed, "a %s dialog is open (%q) and blocks the page: answer it with browser_dialog (accept or dismiss) first", d.Type, capString(d.Message, 200)).With("dialog", d.Type)
+}
+
+// openDialog returns the dialog blocking t, or any tab of ss.
+func openDialog(ss *session, t *tab) *abi.BrowserDialog {
+	if d := t.dialog.Load(); d != nil {
+		return dialogInfo(*d)
+	}
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	for _, x := range ss.tabs {
+		if d := x.dialog.Load(); d != nil {
+			return dialogInfo(*d)
+		}
+	}
+	return nil
+}
+
+func dialogInfo(d pw.Dialog) *abi.BrowserDialog {
+	return &abi.BrowserDialog{Type: d.Type(), Message: d.Message(), DefaultValue: d.DefaultValue()}
+}
+
+// state describes the session after a call and hands over its pending
+// warnings.
+func (s *Service) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
+	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
+	st.Dialog = openDialog(ss, t)
+	if st.Dialog == nil && !t.page.IsClosed() {
+		st.Title = pageTitle(t.page)
+	}
+	ss.evMu.Lock()
+	tabs := append([]*tab(nil), ss.tabs...)
+	fresh := ss.newTabs
+	ss.newTabs = nil
+	st.Warnings, ss.warnings = ss.warnings, nil
+	ss.evMu.Unlock()
+	if len(tabs) > 1 || allTabs {
+		for i, x := range tabs {
+			bt := abi.BrowserTab{Index: i, URL: x.page.URL(), Current: x == t}
+			if x == t {
+				bt.Title = st.Title
+			} else if x.dialog.Load() == nil {
+				bt.Title = pageTitle(x.page)
+			}
+			st.Tabs = append(st.Tabs, bt)
+		}
+	}
+	for _, x := range fresh {
+		for i, y := range tabs {
+			if x == y {
+				st.NewTabs = append(st.NewTabs, abi.BrowserTab{Index: i, URL: x.page.URL()})
+			}
+		}
+	}
+	return st
+}
+
+// pageTitle reads the title without letting a busy page stall the call.
+func pageTitle(p pw.Page) string {
+	ch := make(chan string, 1)
+	go func() {
+		t, _ := p.Title()
+		ch <- t
+	}()
+	select {
+	case t := <-ch:
+		return t
+	case <-time.After(time.Second):
+		return ""
+	}
+}
+
+// race runs fn, but returns early when a dialog opens: the page is then
+// blocked and fn would only finish once someone answers it. The dialog is
+// reported through State.Dialog; fn's late result is dropped.
+func race[T any](ss *session, fn func() (T, error)) (T, bool, error) {
+	select {
+	case <-ss.dialogCh:
+	default:
+	}
+	type res struct {
+		v   T
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		v, err := fn()
+		done <- res{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, false, r.err
+	case <-ss.dialogCh:
+		var zero T
+		return zero, true, nil
+	}
+}
+
+func race0(ss *session, fn func() error) (bool, error) {
+	_, d, err := race(ss, func() (struct{}, error) { return struct{}{}, fn() })
+	return d, err
+}
+
+var (
+	refRe     = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
+	refInSnap = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
+	// A textbox line with a value: `- textbox "Password" [ref=e3]: s3cret`.
+	textboxValue = regexp.MustCompile(`(?m)^(\s*- textbox\b[^\n]*\[ref=((?:f\d+)?e\d+)\][^:\n]*): (.+)$`)
+)
+
+// normRef accepts "e5", "@e5", "ref=e5" and frame refs "f1e4". Anything
+// else (a CSS selector, a role name) is refused.
+func normRef(ref string) (string, error) {
+	r := strings.TrimSpace(ref)
+	r = strings.TrimPrefix(r, "@")
+	r = strings.TrimPrefix(r, "ref=")
+	r = strings.Trim(r, "[]")
+	r = strings.TrimPrefix(r, "ref=")
+	if refRe.MatchString(r) {
+		return r, nil
+	}
+	if r == "" {
+		return "", abi.Errorf(abi.CodeInputInvalid, "no element given: pass a ref from browser_snapshot (like e5)")
+	}
+	return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a ref: CSS selectors and text are not accepted, use a ref from browser_snapshot (like e5)", capString(ref, 80))
+}
+
+// locate resolves a ref of the latest snapshot of t. A ref that is not in
+// that snapshot, or whose element has left the page, fails at once with
+// stale_ref: Playwright itself would wait for it until the timeout.
+func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+	r, err := normRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if !t.refs[r] {
+		if len(t.refs) == 0 {
+			return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s: this tab has no snapshot yet: take a new snapshot (browser_snapshot) and use its refs", r)
+		}
+		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is not in the latest snapshot of this tab: take a new snapshot (browser_snapshot) and use its refs", r)
+	}
+	loc := t.page.GetByRef(r)
+	n, err := loc.Count()
+	if err != nil {
+		return nil, r, s.mapErr(ss, err, "finding "+r)
+	}
+	if n == 0 {
+		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is no longer on the page (the page changed or navigated since the snapshot): take a new snapshot and use its refs", r)
+	}
+	return loc, r, nil
+}
+
+// ready fails fast with not_interactable where Playwright would wait out
+// the action timeout.
+func ready(loc pw.Locator, ref string, enabled, editable bool) error {
+	if v, err := loc.IsVisible(); err == nil && !v {
+		return abi.Errorf(abi.CodeNotInteractable, "element %s is not visible (hidden, collapsed or zero-sized): open the menu or section that shows it, or take a new snapshot", ref)
+	}
+	if enabled {
+		if e, err := loc.IsEnabled(); err == nil && !e {
+			return abi.Errorf(abi.CodeNotInteractable, "element %s is disabled: complete what it depends on first, then take a new snapshot", ref)
+		}
+	}
+	if editable {
+		if e, err := loc.IsEditable(); err == nil && !e {
+			return abi.Errorf(abi.CodeNotInteractable, "element %s is read-only or not a text field: pick an editable textbox from the snapshot", ref)
+		}
+	}
+	return nil
+}
+
+// snapshot takes the AI-mode ARIA snapshot of t (or of the subtree of
+// scope), redacts password values and records its refs as the latest. A
+// dialog opening meanwhile returns "" (the state reports the dialog).
+func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
+	timeout := pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	var loc pw.Locator
+	if scope != "" {
+		var err error
+		if loc, _, err = s.locate(ss, t, scope); err != nil {
+			return "", err
+		}
+	}
+	snap, dialog, err := race(ss, func() (string, error) {
+		if loc != nil {
+			o := pw.LocatorAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
+			if depth > 0 {
+				o.Depth = pw.Int(depth)
+			}
+			return loc.AriaSnapshot(o)
+		}
+		o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
+		if depth > 0 {
+			o.Depth = pw.Int(depth)
+		}
+		return t.page.AriaSnapshot(o)
+	})
+	if dialog {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.mapErr(ss, err, "taking a snapshot")
+	}
+	snap = s.redact(t, snap)
+	refs := map[string]bool{}
+	if scope != "" {
+		refs = t.refs
+	}
+	for _, m := range refInSnap.FindAllStringSubmatch(snap, -1) {
+		refs[m[1]] = true
+	}
+	t.refs = refs
+	return snap, nil
+}
+
+// redact replaces the value of every password input in a snapshot:
+// Playwright prints a filled password as the textbox's value. Each textbox
+// line that carries a value is checked; when the check fails the value is
+// redacted anyway.
+func (s *Service) redact(t *tab, snap string) string {
+	if !strings.Contains(snap, "textbox") {
+		return snap
+	}
+	return textboxValue.ReplaceAllStringFunc(snap, func(line string) string {
+		m := textboxValue.FindStringSubmatch(line)
+		v, err := t.page.GetByRef(m[2]).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+			pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+		if isPwd, ok := v.(bool); err == nil && ok && !isPwd {
+			return line
+		}
+		return m[1] + ": " + abi.RedactedValue
+	})
+}
+
+// isPassword reports whether loc is a password input.
+func isPassword(loc pw.Locator) bool {
+	v, err := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+	b, _ := v.(bool)
+	return err == nil && b
+}
+
+const factsJS = `() => ({
+	title: document.title,
+	text: document.body ? document.body.innerText.slice(0, 16384) : "",
+	html: document.documentElement ? document.documentElement.outerHTML.slice(0, 65536) : ""
+})`
+
+// facts collects what the detect hook reads about the loaded document.
+func (s *Service) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
+	pg := &abi.Page{URL: t.page.URL()}
+	if resp != nil {
+		pg.Status, pg.Headers = resp.Status(), resp.Headers()
+	} else if d := t.doc.Load(); d != nil {
+		pg.Status, pg.Headers = d.status, d.headers
+	}
+	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(factsJS) })
+	if dialog || err != nil {
+		return pg
+	}
+	if m, ok := v.(map[string]any); ok {
+		pg.Title, _ = m["title"].(string)
+		text, _ := m["text"].(string)
+		html, _ := m["html"].(string)
+		pg.Text, pg.HTML = capString(text, maxPageText), capString(html, maxPageHTML)
+	}
+	return pg
+}
+
+// checkURL accepts only http and https: file:, data:, javascript: and the
+// rest are refused before anything starts.
+func checkURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capString(raw, 200), err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no scheme: write the full URL, e.g. https://%s", capString(raw, 200), capString(raw, 200))
+	default:
+		return "", abi.Errorf(abi.CodeRefused, "%s: URLs are refused: only http and https pages can be opened", u.Scheme).With("scheme", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no host", capString(raw, 200))
+	}
+	return u.String(), nil
+}
+
+// mapErr turns a Playwright error into a coded one: crashes, timeouts and
+// elements that cannot be acted on get their own codes.
+func (s *Service) mapErr(ss *session, err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var ae *abi.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	msg := err.Error()
+	if gone(msg) || ss.crashed.Load() {
+		// The crash event may trail the failed call by a moment.
+		for i := 0; i < 20 && !ss.crashed.Load() && (ss.browser == nil || ss.browser.IsConnected()); i++ {
+			time.Sleep(25 * time.Millisecond)
+		}
+		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) || strings.Contains(msg, "crash") {
+			ss.markCrashed("the browser went away during " + what)
+			s.dropCrashed(ss)
+			return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+		}
+		return abi.Errorf(abi.CodeExecutionFailed, "%s: the tab was closed", what)
+	}
+	line := cleanMsg(msg)
+	if errors.Is(err, pw.ErrTimeout) {
+		for _, w := range []string{"not visible", "not enabled", "disabled", "not editable", "readonly", "not stable", "intercepts pointer events", "outside of the viewport", "not attached", "detached"} {
+			if strings.Contains(msg, w) {
+				return abi.Errorf(abi.CodeNotInteractable, "%s: the element never became actionable (%s): it may be covered, hidden or disabled; take a new snapshot", what, w)
+			}
+		}
+		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, s.cfg.ActionTimeout.D(), line)
+	}
+	for _, w := range []string{"is not an <input>", "Not a checkbox or radio", "Element is not a <select>", "Cannot type text into", "Malformed value", "not a <select>"} {
+		if strings.Contains(msg, w) {
+			return abi.Errorf(abi.CodeNotInteractable, "%s: %s", what, line)
+		}
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "%s: %s", what, line)
+}
+
+func gone(msg string) bool {
+	for _, w := range []string{"Target crashed", "has been closed", "Target closed", "Browser closed", "browser has disconnected", "Connection closed", "crashed"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanMsg keeps the part of a Playwright error an agent can use.
+func cleanMsg(msg string) string {
+	l := firstLine(msg)
+	for _, p := range []string{"playwright: ", "timeout: ", "Error: ", "TimeoutError: "} {
+		l = strings.ReplaceAll(l, p, "")
+	}
+	return l
+}
+
+// dropCrashed removes a crashed session from the table (the caller holds
+// its lock) so the next call starts a fresh one and is told why.
+func (s *Service) dropCrashed(ss *session) {
+	why := ss.crashReason()
+	ss.closing.Store(true)
+	s.mu.Lock()
+	if s.sessions[ss.key] == ss {
+		delete(s.sessions, ss.key)
+	}
+	s.crashed[ss.key] = why
+	s.mu.Unlock()
+	go func() {
+		if ss.bctx != nil {
+			ss.bctx.Close()
+		}
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+	}()
+}
+
+func ms(d time.Duration) *float64 { return pw.Float(float64(d.Milliseconds())) }
+
+func fmtBox(x, y, w, h float64) string { return fmt.Sprintf("%.0f,%.0f,%.0f,%.0f", x, y, w, h) }

@@ -1,0 +1,314 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// tabsCall is ww_browser_tabs.
+func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
+	var out abi.BrowserTabsResponse
+	switch req.Action {
+	case "", "list", "open", "select", "close":
+	default:
+		return out, abi.Errorf(abi.CodeInputInvalid, "action %q: use list, open, select or close", req.Action)
+	}
+	var u string
+	if req.Action == "open" && req.URL != "" {
+		var err error
+		if u, err = checkURL(req.URL); err != nil {
+			return out, err
+		}
+	}
+	ss, t, err := s.begin(c, req.Action == "open")
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	pick := func() (*tab, int, error) {
+		ss.evMu.Lock()
+		defer ss.evMu.Unlock()
+		if req.Index == nil {
+			if req.Action == "close" {
+				return ss.tabs[ss.cur], ss.cur, nil
+			}
+			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
+		}
+		i := *req.Index
+		if i < 0 || i >= len(ss.tabs) {
+			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
+		}
+		return ss.tabs[i], i, nil
+	}
+	switch req.Action {
+	case "open":
+		p, err := ss.bctx.NewPage()
+		if err != nil {
+			return out, s.mapErr(ss, err, "opening a tab")
+		}
+		t = ss.attach(p)
+		ss.evMu.Lock()
+		ss.cur, ss.newTabs = ss.indexLocked(t), nil
+		ss.evMu.Unlock()
+		if u != "" {
+			resp, dialog, err := race(ss, func() (pw.Response, error) {
+				return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			})
+			if err != nil {
+				return out, s.navErr(ss, err, u, s.cfg.NavigationTimeout.D(), "load")
+			}
+			if !dialog {
+				out.Page = s.facts(ss, t, resp)
+				if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+					return out, err
+				}
+			}
+		}
+	case "select":
+		nt, i, err := pick()
+		if err != nil {
+			return out, err
+		}
+		ss.evMu.Lock()
+		ss.cur = i
+		ss.evMu.Unlock()
+		t = nt
+		t.page.BringToFront()
+		if openDialog(ss, t) == nil {
+			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+				return out, err
+			}
+		}
+	case "close":
+		nt, _, err := pick()
+		if err != nil {
+			return out, err
+		}
+		if d := nt.dialog.Load(); d != nil {
+			(*d).Dismiss()
+		}
+		if err := nt.page.Close(); err != nil {
+			return out, s.mapErr(ss, err, "closing the tab")
+		}
+		if t = ss.current(); t == nil {
+			// The last tab: keep the session with a blank one.
+			p, err := ss.bctx.NewPage()
+			if err != nil {
+				return out, s.mapErr(ss, err, "opening a tab")
+			}
+			t = ss.attach(p)
+			ss.evMu.Lock()
+			ss.newTabs = nil
+			ss.evMu.Unlock()
+		}
+	}
+	out.State = s.state(ss, t, true)
+	return out, nil
+}
+
+// emulate is ww_browser_emulate.
+func (s *Service) emulate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
+	var out abi.BrowserEmulateResponse
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if req.Device != "" {
+		if t, err = s.emulateDevice(ss, t, req.Device); err != nil {
+			return out, err
+		}
+		out.Applied = append(out.Applied, "device "+req.Device)
+	}
+	if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
+		o := pw.PageEmulateMediaOptions{}
+		if req.Media != "" {
+			if req.Media != "screen" && req.Media != "print" {
+				return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
+			}
+			m := pw.Media(req.Media)
+			o.Media = &m
+			out.Applied = append(out.Applied, "media "+req.Media)
+		}
+		if req.ColorScheme != "" {
+			if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
+				return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
+			}
+			cs := pw.ColorScheme(req.ColorScheme)
+			o.ColorScheme = &cs
+			out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
+		}
+		if req.ReducedMotion != "" {
+			if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
+				return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
+			}
+			rm := pw.ReducedMotion(req.ReducedMotion)
+			o.ReducedMotion = &rm
+			out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+		}
+		if err := t.page.EmulateMedia(o); err != nil {
+			return out, s.mapErr(ss, err, "emulating media")
+		}
+	}
+	if req.Geolocation != nil {
+		g := req.Geolocation
+		if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
+			return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
+		}
+		if err := ss.bctx.GrantPermissions([]string{"geolocation"}); err != nil {
+			return out, s.mapErr(ss, err, "granting geolocation")
+		}
+		acc := g.Accuracy
+		if acc <= 0 {
+			acc = 10
+		}
+		if err := ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)}); err != nil {
+			return out, s.mapErr(ss, err, "setting geolocation")
+		}
+		out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
+	} else if req.ClearGeolocation {
+		if err := ss.bctx.SetGeolocation(nil); err != nil {
+			return out, s.mapErr(ss, err, "clearing geolocation")
+		}
+		ss.bctx.ClearPermissions()
+		out.Applied = append(out.Applied, "geolocation cleared")
+	}
+	if req.Offline != nil {
+		if err := ss.bctx.SetOffline(*req.Offline); err != nil {
+			return out, s.mapErr(ss, err, "setting offline mode")
+		}
+		out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
+	}
+	if len(out.Applied) == 0 {
+		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// emulateDevice recreates the session's context with a device's viewport,
+// user agent, touch and scale: those are fixed when a context is created.
+// Cookies and local storage move over; the current URL is reloaded.
+func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) {
+	dev := s.pw.Devices[name]
+	if dev == nil {
+		var near []string
+		for n := range s.pw.Devices {
+			if strings.Contains(strings.ToLower(n), strings.ToLower(name)) {
+				near = append(near, n)
+			}
+		}
+		sort.Strings(near)
+		if len(near) > 8 {
+			near = near[:8]
+		}
+		hint := "e.g. \"iPhone 15\", \"Pixel 7\", \"iPad Mini\", \"Desktop Chrome\""
+		if len(near) > 0 {
+			hint = "close matches: " + strings.Join(near, ", ")
+		}
+		return nil, abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
+	}
+	if ss.persistent || ss.browser == nil {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
+	}
+	st, err := ss.bctx.StorageState()
+	if err != nil {
+		return nil, s.mapErr(ss, err, "saving the session's storage")
+	}
+	cur := t.page.URL()
+	o := pw.BrowserNewContextOptions{
+		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
+		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
+		StorageState: st.ToOptionalStorageState(),
+	}
+	nctx, err := ss.browser.NewContext(o)
+	if err != nil {
+		return nil, s.mapErr(ss, err, "opening the device context")
+	}
+	old := ss.bctx
+	ss.evMu.Lock()
+	ss.tabs, ss.cur, ss.newTabs = nil, 0, nil
+	ss.evMu.Unlock()
+	ss.bctx = nctx
+	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	nctx.OnPage(func(p pw.Page) {
+		nt := ss.attach(p)
+		ss.evMu.Lock()
+		ss.newTabs = append(ss.newTabs, nt)
+		ss.evMu.Unlock()
+	})
+	old.Close()
+	p, err := nctx.NewPage()
+	if err != nil {
+		return nil, s.mapErr(ss, err, "opening a tab")
+	}
+	nt := ss.attach(p)
+	ss.evMu.Lock()
+	ss.newTabs = nil
+	ss.evMu.Unlock()
+	if _, err := checkURL(cur); err == nil {
+		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(cur) }); err != nil {
+			return nil, s.navErr(ss, err, cur, s.cfg.NavigationTimeout.D(), "load")
+		}
+	}
+	return nt, nil
+}
+
+// resize is ww_browser_resize.
+func (s *Service) resize(_ context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
+	var out abi.BrowserResizeResponse
+	if req.Width < 200 || req.Height < 200 || req.Width > 7680 || req.Height > 4320 {
+		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
+	}
+	ss, t, err := s.pageTab(c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if err := t.page.SetViewportSize(req.Width, req.Height); err != nil {
+		return out, s.mapErr(ss, err, "resizing")
+	}
+	out.Width, out.Height = req.Width, req.Height
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// closeCall is ww_browser_close.
+func (s *Service) closeCall(_ context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
+	k := key(c.Personality, c.Session)
+	s.mu.Lock()
+	_, open := s.sessions[k]
+	delete(s.crashed, k)
+	s.mu.Unlock()
+	if err := s.CloseSession(c.Personality, c.Session); err != nil {
+		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
+	}
+	return abi.BrowserCloseResponse{Closed: open}, nil
+}
+
+// sessionsCall is ww_browser_sessions: the calling personality's sessions
+// only.
+func (s *Service) sessionsCall(_ context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
+	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
+	k := key(c.Personality, c.Session)
+	for _, i := range s.Sessions() {
+		if i.Personality != c.Personality {
+			continue
+		}
+		i.Current = i.Session == k.session
+		i.Personality = ""
+		out.Sessions = append(out.Sessions, i)
+	}
+	s.mu.Lock()
+	out.Browser = s.mode
+	s.mu.Unlock()
+	return out, nil
+}
