@@ -1,0 +1,181 @@
+// Command kernel measures the plugin kernel (issue: the plugin kernel) and
+// prints a markdown section for BENCHMARKS.md: the cost of one plugin call
+// for 1 KB and 100 KB inputs against the same logic in native Go, through
+// the fast path and through the Extism kernel; cold start with a warm
+// compilation cache and without; memory per idle instance.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+func main() {
+	iters := flag.Int("n", 400, "calls per measurement")
+	flag.Parse()
+	misbehave := must(os.ReadFile(must(wasmbuild.Build("sandbox/testdata/misbehave"))))
+	links := must(os.ReadFile(must(wasmbuild.Build("examples/extract_links"))))
+	cache := must(os.MkdirTemp("", "ww-bench-cache-"))
+	defer os.RemoveAll(cache)
+
+	fmt.Println("## Plugin kernel")
+	fmt.Println()
+	fmt.Printf("`go run ./internal/bench/kernel` (%s, %d CPUs, %s). Medians of %d calls; deadline (60 s, close-on-context-done) and memory limit (128 MiB) on. The plugin is `sandbox/testdata/misbehave`'s `echo` tool (frame in, `{\"data\":<args>}` out); the native peer runs the same Go code in-process.\n\n",
+		runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"), *iters)
+	fmt.Println("| input | native Go | fast path (`ww_call`) | ratio | Extism kernel path | ratio |")
+	fmt.Println("|---|---|---|---|---|---|")
+	fast := engine(cache, false)
+	slow := engine(cache, true)
+	pf := must(fast.Load(context.Background(), "misbehave", misbehave, ""))
+	ps := must(slow.Load(context.Background(), "misbehave", misbehave, ""))
+	for _, size := range []int{1 << 10, 100 << 10} {
+		in := must(abi.Frame(abi.CallHeader{Tool: "echo"}, []byte(`{"text":"`+strings.Repeat("a", size-11)+`"}`)))
+		nat := median(*iters*10, func() { echoNative(in) })
+		f := median(*iters, func() { call(pf, in) })
+		n := *iters
+		if size > 10<<10 {
+			n = max(*iters/10, 20)
+		}
+		s := median(n, func() { call(ps, in) })
+		fmt.Printf("| %d KB | %s | %s | %.1fx | %s | %.1fx |\n", size>>10, d(nat), d(f), ratio(f, nat), d(s), ratio(s, nat))
+	}
+	fmt.Println()
+
+	// Cold start: host start (config, compile or cache hit, describe, link)
+	// to the first tool call served.
+	plugins := must(os.MkdirTemp("", "ww-bench-plugins-"))
+	defer os.RemoveAll(plugins)
+	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), links, 0o644)
+	sum := sha256.Sum256(links)
+	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	cold := func(cacheDir string) time.Duration {
+		t0 := time.Now()
+		cfg := must(host.ParseConfig(fmt.Sprintf(`
+[host]
+plugins_dir = %q
+cache_dir = %q
+[plugins.extract_links]
+[personalities.p]
+plugins = ["extract_links"]
+tools = ["*"]
+grants = ["events"]
+`, plugins, cacheDir), "bench", plugins))
+		h := must(host.New(context.Background(), cfg, host.Options{NoBrowser: true, Logger: quiet}))
+		if _, err := h.Call(context.Background(), host.Request{Personality: "p", Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href=/x>x</a>"}`)}); err != nil {
+			log.Fatal(err)
+		}
+		el := time.Since(t0)
+		h.Close(context.Background())
+		return el
+	}
+	var noCache, warm []time.Duration
+	warmDir := must(os.MkdirTemp("", "ww-bench-warm-"))
+	defer os.RemoveAll(warmDir)
+	cold(warmDir)
+	for i := 0; i < 5; i++ {
+		dir := must(os.MkdirTemp("", "ww-bench-nocache-"))
+		noCache = append(noCache, cold(dir))
+		os.RemoveAll(dir)
+		warm = append(warm, cold(warmDir))
+	}
+	fmt.Println("| cold start: host start to first call served (extract_links) | median of 5 |")
+	fmt.Println("|---|---|")
+	fmt.Printf("| no compilation cache | %s |\n| warm compilation cache | %s (%.0fx faster) |\n\n", d(med(noCache)), d(med(warm)), ratio(med(noCache), med(warm)))
+
+	// Memory per idle instance: Go heap and stacks held, linear memory
+	// included (wazero keeps it in Go-managed memory).
+	pl := must(engine(cache, false).Load(context.Background(), "extract_links", links, ""))
+	const n = 16
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := pl.Warm(context.Background(), n); err != nil {
+		log.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / n / (1 << 20)
+	fmt.Printf("Memory per idle instance (extract_links, %d instances, after its first call): %.1f MiB of Go heap.\n\n", n, per)
+}
+
+func engine(cache string, extismOnly bool) *sandbox.Engine {
+	return must(sandbox.NewEngine(sandbox.Config{CacheDir: cache, ExtismABIOnly: extismOnly, PoolSize: 32, Logger: quiet, HostFuncs: []sandbox.HostFunc{
+		{Name: abi.HostEventsEmit, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
+		{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
+		{Name: abi.HostSecretsMaskValues, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
+		{Name: abi.HostNetworkFetch, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
+	}}))
+}
+
+func call(p *sandbox.Plugin, in []byte) {
+	if _, err := p.Call(context.Background(), abi.OpCall, in); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func echoNative(in []byte) []byte {
+	var h abi.CallHeader
+	args, _ := abi.Unframe(in, &h)
+	out := make([]byte, 0, len(args)+9)
+	out = append(out, `{"data":`...)
+	out = append(out, args...)
+	return append(out, '}')
+}
+
+func median(n int, f func()) time.Duration {
+	f()
+	ds := make([]time.Duration, n)
+	for i := range ds {
+		t0 := time.Now()
+		f()
+		ds[i] = time.Since(t0)
+	}
+	return med(ds)
+}
+
+func med(ds []time.Duration) time.Duration {
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
+
+func d(x time.Duration) string {
+	switch {
+	case x < time.Microsecond:
+		return fmt.Sprintf("%d ns", x.Nanoseconds())
+	case x < time.Millisecond:
+		return fmt.Sprintf("%.1f µs", float64(x.Nanoseconds())/1e3)
+	case x < time.Second:
+		return fmt.Sprintf("%.2f ms", float64(x.Nanoseconds())/1e6)
+	}
+	return fmt.Sprintf("%.2f s", x.Seconds())
+}
+
+func must[T any](v T, err error) T {
+	if err != nil {
+		log.Fatal(err)
+	}
+	return v
+}
