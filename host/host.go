@@ -68,11 +68,12 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
-	// Transactional start: whatever started is stopped if a later step fails.
+	// Transactional start: whatever started is stopped if a later step
+	// fails. (A failing return has already set h to nil: keep our own.)
+	started := h
 	defer func() {
 		if err != nil {
-			h.Close(context.Background())
-			h = nil
+			started.Close(context.Background())
 		}
 	}()
 	h.sink = opts.Sink

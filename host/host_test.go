@@ -438,3 +438,19 @@ func TestSwapByFileDrop(t *testing.T) {
 	}
 	t.Fatal("the dropped version was not swapped in within 30s")
 }
+
+func TestBrowserSectionIsStrict(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"[browser]\nheadles = \"true\"\n", "unknown key browser.headles"},
+		{"[browser]\nproxy = \"127.0.0.1:3128\"\n", "scheme"},
+	} {
+		cfg, err := ParseConfig(c.text, "t.toml", t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = New(context.Background(), cfg, Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: want %q, got %v", c.text, c.want, err)
+		}
+	}
+}
