@@ -1,0 +1,67 @@
+// Command browser is wasmwright's browser tool set: the browser_* tools an
+// agent calls, built only from plugin-sdk like any third-party plugin.
+//
+// The host holds the power (a real Chromium per personality and session,
+// refs, files); this plugin holds the tool logic: argument shaping,
+// defaults, and the wording agents read. Every tool that may change the
+// page returns the page's new snapshot in Result.Snapshot.
+//
+// Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o browser.wasm .
+package main
+
+import (
+	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+)
+
+const (
+	read = "browser.read"
+	act  = "browser.act"
+	eval = "browser.eval"
+)
+
+func init() {
+	sdk.Plugin("browser", "1.0.0", "Drive a real Chromium browser: navigate, read pages as ARIA snapshots with refs, click, type, fill forms, and inspect.")
+	sdk.Needs(read, act, eval)
+
+	// Navigation.
+	sdk.Tool("browser_navigate", descNavigate, navigate, sdk.Requires(act))
+	sdk.Tool("browser_back", descBack, back, sdk.Requires(act))
+	sdk.Tool("browser_forward", descForward, forward, sdk.Requires(act))
+	sdk.Tool("browser_tabs", descTabs, tabs, sdk.Requires(act))
+
+	// Reading.
+	sdk.Tool("browser_snapshot", descSnapshot, snapshot, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_wait_for", descWaitFor, waitFor, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_screenshot", descScreenshot, screenshot, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_console", descConsole, console, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_network", descNetwork, network, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_get_images", descImages, images, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_computed_style", descComputedStyle, computedStyle, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_storage", descStorage, storage, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_sources", descSources, sources, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_sessions", descSessions, sessions, sdk.Requires(read), sdk.ReadOnly())
+
+	// Interaction.
+	sdk.Tool("browser_click", descClick, click, sdk.Requires(act))
+	sdk.Tool("browser_type", descType, typeText, sdk.Requires(act))
+	sdk.Tool("browser_fill_form", descFillForm, fillForm, sdk.Requires(act))
+	sdk.Tool("browser_press", descPress, press, sdk.Requires(act))
+	sdk.Tool("browser_hover", descHover, hover, sdk.Requires(act))
+	sdk.Tool("browser_scroll", descScroll, scroll, sdk.Requires(act))
+	sdk.Tool("browser_select", descSelect, selectOption, sdk.Requires(act))
+	sdk.Tool("browser_drag", descDrag, drag, sdk.Requires(act))
+	sdk.Tool("browser_upload", descUpload, upload, sdk.Requires(act))
+	sdk.Tool("browser_dialog", descDialog, dialog, sdk.Requires(act))
+
+	// Session.
+	sdk.Tool("browser_cookies", descCookies, cookies, sdk.Requires(act))
+	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act))
+	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act))
+	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act))
+
+	// Scripts.
+	sdk.Tool("browser_evaluate", descEvaluate, evaluate, sdk.Requires(eval))
+}
+
+func main() {}
