@@ -68,7 +68,13 @@ func Unframe(in []byte, header any) ([]byte, error) {
 	if uint64(n) > uint64(len(in)-4) {
 		return nil, errors.New("abi: frame header length exceeds the frame")
 	}
-	if err := json.Unmarshal(in[4:4+n], header); err != nil {
+	var err error
+	if h, ok := header.(*CallHeader); ok {
+		err = decodeHeader(in[4:4+n], h)
+	} else {
+		err = json.Unmarshal(in[4:4+n], header)
+	}
+	if err != nil {
 		return nil, errors.New("abi: frame header: " + err.Error())
 	}
 	return in[4+n:], nil
