@@ -324,6 +324,9 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 	if len(stderr) > 400 {
 		stderr = stderr[:400] + "..."
 	}
+	if stderr != "" {
+		p.log.Warn("plugin call failed", "err", err.Error(), "stderr", stderr)
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) || ctx.Err() != nil {
 		if ctx.Err() == context.Canceled {

@@ -302,8 +302,34 @@ func TestHostFunctionsAndLogs(t *testing.T) {
 	if code(err) != abi.CodeRefused || !strings.Contains(err.Error(), "no info for you") {
 		t.Fatalf("a host function's error must reach the caller with its code: %v", err)
 	}
+	if _, err := callTool(t, p, "log", `{"msg":"hello from the plugin"}`); err != nil {
+		t.Fatal(err)
+	}
 	callTool(t, p, "panic", `{}`)
-	_ = logs
+	mu.Lock()
+	out := logs.String()
+	mu.Unlock()
+	if !strings.Contains(out, `level=WARN msg="hello from the plugin" plugin=sandbox/testdata/misbehave`) {
+		t.Fatalf("plugin log line not in the host log:\n%s", out)
+	}
+	if !strings.Contains(out, "deliberate panic in misbehave") {
+		t.Fatalf("a crash's stderr must reach the host log:\n%s", out)
+	}
+}
+
+func TestNoFilesystemRealRandomness(t *testing.T) {
+	e := engine(t, Config{PoolSize: 1})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	_, err := callTool(t, p, "readfile", `{"path":"/etc/hostname"}`)
+	if code(err) != abi.CodeNotAvailable || !strings.Contains(err.Error(), "read failed") {
+		t.Fatalf("a plugin read a host file: %v", err)
+	}
+	q := load(t, e, "sandbox/testdata/misbehave")
+	a, err1 := callTool(t, p, "random", `{}`)
+	b, err2 := callTool(t, q, "random", `{}`)
+	if err1 != nil || err2 != nil || string(a) == string(b) {
+		t.Fatalf("two fresh instances drew the same random bytes: %s %s (%v %v)", a, b, err1, err2)
+	}
 }
 
 type writerFunc func([]byte) (int, error)

@@ -2,7 +2,10 @@
 package main
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"os"
 	"fmt"
 	"time"
 	"unsafe"
@@ -63,6 +66,28 @@ func init() {
 		Message string `json:"message"`
 	}) (*abi.Result, error) {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "%s", a.Message)
+	})
+	sdk.Tool("random", "16 random bytes, hex", func(c *sdk.Call, _ none) (*abi.Result, error) {
+		b := make([]byte, 16)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		return &abi.Result{Text: hex.EncodeToString(b)}, nil
+	})
+	sdk.Tool("readfile", "tries to read a host file", func(c *sdk.Call, a struct {
+		Path string `json:"path"`
+	}) (*abi.Result, error) {
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "read failed: %v", err)
+		}
+		return &abi.Result{Text: string(b)}, nil
+	})
+	sdk.Tool("log", "logs a line", func(c *sdk.Call, a struct {
+		Msg string `json:"msg"`
+	}) (*abi.Result, error) {
+		sdk.Warn(a.Msg)
+		return &abi.Result{Text: "logged"}, nil
 	})
 	sdk.Tool("coded", "fails with a code", func(c *sdk.Call, _ none) (*abi.Result, error) {
 		return nil, abi.Errorf(abi.CodeNotFound, "nothing here")
