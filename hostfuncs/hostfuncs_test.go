@@ -1,0 +1,90 @@
+package hostfuncs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+)
+
+// transcript runs a host function as a plugin would and renders the call
+// and its outcome in one line, wazero style.
+func transcript(t *testing.T, c *Caller, fn func(context.Context, string, []byte) ([]byte, error), req string) string {
+	t.Helper()
+	ctx := context.Background()
+	if c != nil {
+		ctx = WithCaller(ctx, c)
+	}
+	out, err := fn(ctx, "p", []byte(req))
+	if err != nil {
+		var e *abi.Error
+		if !errors.As(err, &e) {
+			t.Fatalf("host functions must return *abi.Error, got %T", err)
+		}
+		return "<== " + string(e.Code) + ": " + e.Message
+	}
+	return "<== " + string(out)
+}
+
+func TestGrantCheckedAtCallTime(t *testing.T) {
+	sink := &MemorySink{}
+	ev := Events(sink).Fn
+	granted := &Caller{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}}
+	bare := &Caller{Personality: "locked", Session: "s", Grants: capability.Set{}}
+	for _, c := range []struct {
+		caller *Caller
+		req    string
+		want   string
+	}{
+		{granted, `{"kind":"k","data":{"a":1}}`, `<== {}`},
+		{bare, `{"kind":"k"}`, `<== refused: plugin p is not granted events (needed by ww_events_emit) under personality locked: add it to the personality's grants`},
+		{nil, `{"kind":"k"}`, `<== refused: host function ww_events_emit called without a caller identity`},
+		{granted, `{"kind":""}`, `<== input_invalid: event kind is empty`},
+		{granted, `{"kind":`, `<== input_invalid: ww_events_emit: bad request: unexpected end of JSON input`},
+	} {
+		if got := transcript(t, c.caller, ev, c.req); got != c.want {
+			t.Errorf("==> ww_events_emit(%s)\ngot  %s\nwant %s", c.req, got, c.want)
+		}
+	}
+	if evs := sink.Snapshot(); len(evs) != 1 || evs[0].Personality != "dev" || string(evs[0].Data) != `{"a":1}` {
+		t.Fatalf("events: %+v", evs)
+	}
+}
+
+func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
+	s := NewSecrets()
+	s.Add("dev", "s1", "hunter2")
+	s.Add("dev", "s1", "correct horse")
+	s.Add("dev", "s1", "x") // too short to mask
+	s.Add("dev", "s2", "other")
+	fn := s.MaskValues().Fn
+	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}}
+	got := transcript(t, c, fn, `{"session":"s1"}`)
+	if got != `<== {"values":["correct horse","hunter2"]}` {
+		t.Fatalf("got %s", got)
+	}
+	if got := transcript(t, c, fn, `{"session":"s2"}`); !strings.HasPrefix(got, "<== refused: a masker may read only the session it masks") {
+		t.Fatalf("cross-session read: %s", got)
+	}
+	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}}
+	if got := transcript(t, noGrant, fn, `{}`); !strings.Contains(got, "not granted secrets.mask") {
+		t.Fatalf("no grant: %s", got)
+	}
+	s.Forget("dev", "s1")
+	if v := s.Values("dev", "s1"); len(v) != 0 {
+		t.Fatalf("forgotten values remain: %v", v)
+	}
+}
+
+func TestInfo(t *testing.T) {
+	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.Events: true}}
+	var r abi.HostInfoResponse
+	got := strings.TrimPrefix(transcript(t, c, Info().Fn, `{}`), "<== ")
+	if err := json.Unmarshal([]byte(got), &r); err != nil || r.Personality != "dev" || r.Grants[0] != "events" || r.ABI != abi.Version() {
+		t.Fatalf("%s", got)
+	}
+}
