@@ -220,7 +220,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 				})
 			}, nil
 		}
-		if err := ready(loc, ref, true, false); err != nil {
+		if _, err := ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		if req.Action == abi.ActDblClick {
@@ -233,10 +233,11 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if err != nil {
 			return nil, err
 		}
-		if err := ready(loc, ref, true, true); err != nil {
+		pr, err := ready(loc, ref, true, true)
+		if err != nil {
 			return nil, err
 		}
-		if isPassword(loc) && s.opts.OnSecret != nil && req.Text != "" {
+		if pr.Password && s.opts.OnSecret != nil && req.Text != "" {
 			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, req.Text)
 		}
 		return func() error {
@@ -286,7 +287,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if loc == nil {
 			return func() error { return page.Mouse().Move(*req.X, *req.Y) }, nil
 		}
-		if err := ready(loc, ref, false, false); err != nil {
+		if _, err := ready(loc, ref, false, false); err != nil {
 			return nil, err
 		}
 		return func() error { return loc.Hover(pw.LocatorHoverOptions{Modifiers: mods}) }, nil
@@ -329,7 +330,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if len(req.Values) == 0 {
 			return nil, abi.Errorf(abi.CodeInputInvalid, "select needs values: the option labels or values to choose")
 		}
-		if err := ready(loc, ref, true, false); err != nil {
+		if _, err := ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		return func() error {
@@ -354,7 +355,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 			if err != nil {
 				return nil, err
 			}
-			if err := ready(src, ref, false, false); err != nil {
+			if _, err := ready(src, ref, false, false); err != nil {
 				return nil, err
 			}
 			return func() error { return src.DragTo(dst) }, nil
@@ -381,7 +382,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if err != nil {
 			return nil, err
 		}
-		if err := ready(loc, ref, true, false); err != nil {
+		if _, err := ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		on := req.Checked == nil || *req.Checked
@@ -471,7 +472,8 @@ func (s *Service) fillForm(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, err
 		}
 		kind := strings.ToLower(f.Kind)
-		if err := ready(loc, ref, true, kind == "" || kind == "textbox"); err != nil {
+		pr, err := ready(loc, ref, true, kind == "" || kind == "textbox")
+		if err != nil {
 			return out, err
 		}
 		switch kind {
@@ -479,7 +481,7 @@ func (s *Service) fillForm(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 		default:
 			return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
 		}
-		if (kind == "" || kind == "textbox") && f.Value != "" && s.opts.OnSecret != nil && isPassword(loc) {
+		if (kind == "" || kind == "textbox") && f.Value != "" && s.opts.OnSecret != nil && pr.Password {
 			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, f.Value)
 		}
 		steps = append(steps, step{loc, f})
@@ -550,7 +552,7 @@ func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 	v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
 	fileInput, _ := v.(bool)
 	if !fileInput {
-		if err := ready(loc, ref, true, false); err != nil {
+		if _, err := ready(loc, ref, true, false); err != nil {
 			return out, err
 		}
 	}

@@ -214,23 +214,54 @@ func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, e
 	return loc, r, nil
 }
 
+// probeJS reads in one round trip what ready and isPassword need, with
+// Playwright's own rules: visible = a non-empty box and not
+// visibility:hidden; disabled = :disabled or inside aria-disabled;
+// editable = a text control or contenteditable that is not read-only.
+const probeJS = `e => {
+	const r = e.getBoundingClientRect();
+	const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
+	const disabled = (e.matches && e.matches(":disabled")) || !!(e.closest && e.closest("[aria-disabled=true]"));
+	const text = (e instanceof HTMLInputElement && !["checkbox","radio","button","submit","reset","image","file","range","color","hidden"].includes(e.type))
+		|| e instanceof HTMLTextAreaElement || e.isContentEditable || ["textbox","searchbox","combobox","spinbutton"].includes(e.getAttribute && e.getAttribute("role"));
+	const readonly = !!e.readOnly || (e.getAttribute && e.getAttribute("aria-readonly") === "true");
+	return {visible, enabled: !disabled, editable: text && !disabled && !readonly,
+		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password"};
+}`
+
+type probe struct {
+	Visible, Enabled, Editable, Password bool
+}
+
+// probeOf reads an element's state; ok is false when it could not.
+func probeOf(loc pw.Locator) (probe, bool) {
+	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+	m, isMap := v.(map[string]any)
+	if err != nil || !isMap {
+		return probe{}, false
+	}
+	b := func(k string) bool { x, _ := m[k].(bool); return x }
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password")}, true
+}
+
 // ready fails fast with not_interactable where Playwright would wait out
-// the action timeout.
-func ready(loc pw.Locator, ref string, enabled, editable bool) error {
-	if v, err := loc.IsVisible(); err == nil && !v {
-		return abi.Errorf(abi.CodeNotInteractable, "element %s is not visible (hidden, collapsed or zero-sized): open the menu or section that shows it, or take a new snapshot", ref)
+// the action timeout. It returns the probe (Password says whether the
+// element is a password input).
+func ready(loc pw.Locator, ref string, enabled, editable bool) (probe, error) {
+	p, ok := probeOf(loc)
+	if !ok {
+		return p, nil // let Playwright decide, with its timeout
 	}
-	if enabled {
-		if e, err := loc.IsEnabled(); err == nil && !e {
-			return abi.Errorf(abi.CodeNotInteractable, "element %s is disabled: complete what it depends on first, then take a new snapshot", ref)
-		}
+	if !p.Visible {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is not visible (hidden, collapsed or zero-sized): open the menu or section that shows it, or take a new snapshot", ref)
 	}
-	if editable {
-		if e, err := loc.IsEditable(); err == nil && !e {
-			return abi.Errorf(abi.CodeNotInteractable, "element %s is read-only or not a text field: pick an editable textbox from the snapshot", ref)
-		}
+	if enabled && !p.Enabled {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is disabled: complete what it depends on first, then take a new snapshot", ref)
 	}
-	return nil
+	if editable && !p.Editable {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is read-only or not a text field: pick an editable textbox from the snapshot", ref)
+	}
+	return p, nil
 }
 
 // snapshot takes the AI-mode ARIA snapshot of t (or of the subtree of
@@ -294,13 +325,6 @@ func (s *Service) redact(t *tab, snap string) string {
 		}
 		return m[1] + ": " + abi.RedactedValue
 	})
-}
-
-// isPassword reports whether loc is a password input.
-func isPassword(loc pw.Locator) bool {
-	v, err := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-	b, _ := v.(bool)
-	return err == nil && b
 }
 
 const factsJS = `() => ({
