@@ -24,7 +24,7 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps plugins ## run every test (Go host, plugin modules, MCP Inspector)
+test: deps plugins inspector ## run every test (Go host, plugin modules, MCP Inspector)
 	$(GO) test -count=1 -timeout 30m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 
@@ -51,6 +51,13 @@ driver: $(DRIVER_DIR)/node_modules/playwright-core/package.json
 $(DRIVER_DIR)/node_modules/playwright-core/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
+
+.PHONY: inspector
+inspector: $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json ## install the MCP Inspector (npm) that the serve tests drive
+
+$(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json:
+	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
+	npm install --no-audit --no-fund --silent --prefix $(BUILD)/inspector @modelcontextprotocol/inspector@0.21.2
 
 plugins: ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
 	@mkdir -p $(PLUGINS_OUT)

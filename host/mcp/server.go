@@ -187,7 +187,7 @@ func (s *Server) ServeStdio(ctx context.Context, personality string) error {
 }
 
 // watch arranges for the host to close the session's browser session when
-// the MCP session ends. The returned channel closes after that.
+// the MCP session ends.
 func (b *binding) watch(ss *sdk.ServerSession) {
 	if ss == nil {
 		return
@@ -207,6 +207,8 @@ func (b *binding) sessionID(ss *sdk.ServerSession) string {
 	return "mcp"
 }
 
+// watch awaits the end of ss, once per session; the returned channel closes
+// after the host closed the session.
 func (s *Server) watch(ss *sdk.ServerSession, personality, session string) <-chan struct{} {
 	s.mu.Lock()
 	if done, ok := s.watched[ss]; ok {

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// The real MCP Inspector CLI (a TypeScript-SDK client) lists the tools and
+// calls one over stdio and over streamable HTTP against the built binary.
+// `make inspector` installs it; `make test` runs that first.
+
+const inspectorCLI = "build/inspector/node_modules/@modelcontextprotocol/inspector/cli/build/cli.js"
+
+type inspectorEnv struct {
+	cli, bin string
+	env      []string
+}
+
+func newInspectorEnv(t *testing.T) *inspectorEnv {
+	t.Helper()
+	root := wasmbuild.Root()
+	cli := filepath.Join(root, inspectorCLI)
+	if _, err := os.Stat(cli); err != nil {
+		t.Fatalf("the MCP Inspector is not installed (%s is missing): run `make inspector` (make test installs it)", cli)
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not installed: the MCP Inspector needs it (Debian: apt-get install -y nodejs npm), then run `make inspector`")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "wasmwright")
+	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmwright")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building wasmwright: %v\n%s", err, out)
+	}
+	plugins := filepath.Join(dir, "plugins")
+	os.MkdirAll(plugins, 0o755)
+	src, err := wasmbuild.Build("examples/extract_links")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), b, 0o644)
+	sum := sha256.Sum256(b)
+	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	cfg := filepath.Join(dir, "wasmwright.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`
+[host]
+default_personality = "default"
+plugins_dir = %q
+cache_dir = %q
+watch_plugins = false
+
+[plugins.extract_links]
+
+[personalities.default]
+plugins = ["extract_links"]
+tools = ["*"]
+grants = ["events"]
+`, plugins, filepath.Join(os.TempDir(), "ww-inspector-test-cache"))), 0o644)
+	// The config reaches the server through the environment: the
+	// Inspector's own --config flag would take a --config argument.
+	env := append(os.Environ(), "WASMWRIGHT_CONFIG="+cfg, "WASMWRIGHT_TOKEN=")
+	return &inspectorEnv{cli: cli, bin: bin, env: env}
+}
+
+// inspect runs the Inspector CLI and returns its combined output.
+func (e *inspectorEnv) inspect(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "node", append([]string{e.cli, "--cli"}, args...)...)
+	cmd.Env = e.env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// checkList asserts a tools/list output names exactly extract_links, with
+// its schema.
+func checkList(t *testing.T, out string) {
+	t.Helper()
+	var res struct {
+		Tools []struct {
+			Name        string
+			InputSchema struct {
+				Type       string
+				Properties map[string]any
+				Required   []string
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(jsonPart(out)), &res); err != nil || len(res.Tools) != 1 {
+		t.Fatalf("tools/list output (%v):\n%s", err, out)
+	}
+	tool := res.Tools[0]
+	if tool.Name != "extract_links" || tool.InputSchema.Type != "object" || tool.InputSchema.Properties["html"] == nil || !slices.Contains(tool.InputSchema.Required, "html") {
+		t.Fatalf("tools/list: %+v", res.Tools)
+	}
+}
+
+// checkCall asserts a tools/call output of extract_links.
+func checkCall(t *testing.T, out string) {
+	t.Helper()
+	var res struct {
+		Content []struct{ Type, Text string }
+		IsError bool
+	}
+	if err := json.Unmarshal([]byte(jsonPart(out)), &res); err != nil || len(res.Content) == 0 {
+		t.Fatalf("tools/call output (%v):\n%s", err, out)
+	}
+	if res.IsError || res.Content[0].Type != "text" || !strings.Contains(res.Content[0].Text, "Docs -> https://a.test/docs") {
+		t.Fatalf("tools/call: %+v", res)
+	}
+}
+
+// jsonPart drops anything the CLI printed around its JSON answer.
+func jsonPart(out string) string {
+	i, j := strings.Index(out, "{"), strings.LastIndex(out, "}")
+	if i < 0 || j < i {
+		return out
+	}
+	return out[i : j+1]
+}
+
+var callArgs = []string{"--method", "tools/call", "--tool-name", "extract_links",
+	"--tool-arg", `html=<p><a href="/docs">Docs</a></p>`, "base=https://a.test/"}
+
+func TestInspectorStdio(t *testing.T) {
+	e := newInspectorEnv(t)
+	out, err := e.inspect(t, e.bin, "serve", "--personality", "default", "--method", "tools/list")
+	if err != nil {
+		t.Fatalf("inspector tools/list over stdio: %v\n%s", err, out)
+	}
+	checkList(t, out)
+	out, err = e.inspect(t, append([]string{e.bin, "serve", "--personality", "default"}, callArgs...)...)
+	if err != nil {
+		t.Fatalf("inspector tools/call over stdio: %v\n%s", err, out)
+	}
+	checkCall(t, out)
+}
+
+func TestInspectorHTTP(t *testing.T) {
+	e := newInspectorEnv(t)
+	token := mcp.NewToken()
+	serve := exec.Command(e.bin, "serve", "--http", "127.0.0.1:0")
+	serve.Env = append(e.env, "WASMWRIGHT_TOKEN="+token)
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() {
+		serve.Process.Kill()
+		<-exited
+	})
+	// Read the banner for the URL; keep draining stderr after.
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	go func() { exited <- serve.Wait() }()
+	var url string
+	select {
+	case url = <-urlc:
+	case err := <-exited:
+		t.Fatalf("serve exited: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve printed no URL in 60s")
+	}
+
+	auth := "Authorization: Bearer " + token
+	out, err := e.inspect(t, url, "--transport", "http", "--header", auth, "--method", "tools/list")
+	if err != nil {
+		t.Fatalf("inspector tools/list over HTTP: %v\n%s", err, out)
+	}
+	checkList(t, out)
+	out, err = e.inspect(t, append([]string{url, "--transport", "http", "--header", auth}, callArgs...)...)
+	if err != nil {
+		t.Fatalf("inspector tools/call over HTTP: %v\n%s", err, out)
+	}
+	checkCall(t, out)
+
+	out, err = e.inspect(t, url, "--transport", "http", "--header", "Authorization: Bearer wrong", "--method", "tools/list")
+	if err == nil || !strings.Contains(out, "401") || strings.Contains(out, "extract_links") {
+		t.Fatalf("inspector with a bad token: %v\n%s", err, out)
+	}
+
+	// SIGTERM: a graceful exit, status 0.
+	serve.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err // for the cleanup
+		if err != nil {
+			t.Fatalf("serve after SIGTERM: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit within 20s of SIGTERM")
+	}
+}
