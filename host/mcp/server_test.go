@@ -43,7 +43,7 @@ type recorder struct {
 func newRecorder() *recorder { return &recorder{ch: make(chan string, 64)} }
 
 func (r *recorder) HostFuncs() []sandbox.HostFunc { return nil }
-func (r *recorder) Close(context.Context) error  { return nil }
+func (r *recorder) Close(context.Context) error   { return nil }
 func (r *recorder) CloseSession(personality, session string) error {
 	r.mu.Lock()
 	r.closed = append(r.closed, personality+"/"+session)
