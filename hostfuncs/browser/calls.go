@@ -150,7 +150,10 @@ func (s *Service) act(_ context.Context, c *hostfuncs.Caller, req abi.BrowserAct
 	}
 	defer ss.mu.Unlock()
 	navBefore := t.navSeq.Load()
-	fn, err := s.action(ss, t, c, &req, &out)
+	// The action writes its detail into its own copy: after a dialog it may
+	// still be running when this call returns.
+	var detail abi.BrowserActResponse
+	fn, err := s.action(ss, t, c, &req, &detail)
 	if err != nil {
 		return out, err
 	}
@@ -162,6 +165,7 @@ func (s *Service) act(_ context.Context, c *hostfuncs.Caller, req abi.BrowserAct
 		out.State = s.state(ss, t, false)
 		return out, nil
 	}
+	out.Detail = detail.Detail
 	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
