@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,14 +36,22 @@ type inspectorEnv struct {
 
 func newInspectorEnv(t *testing.T) *inspectorEnv {
 	t.Helper()
-	root := wasmbuild.Root()
-	cli := filepath.Join(root, inspectorCLI)
+	cli := filepath.Join(wasmbuild.Root(), inspectorCLI)
 	if _, err := os.Stat(cli); err != nil {
 		t.Fatalf("the MCP Inspector is not installed (%s is missing): run `make inspector` (make test installs it)", cli)
 	}
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is not installed: the MCP Inspector needs it (Debian: apt-get install -y nodejs npm), then run `make inspector`")
 	}
+	e := newServeEnv(t)
+	e.cli = cli
+	return e
+}
+
+// newServeEnv builds the binary, the example plugin and a config naming it.
+func newServeEnv(t *testing.T) *inspectorEnv {
+	t.Helper()
+	root := wasmbuild.Root()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "wasmwright")
 	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmwright")
@@ -81,7 +90,7 @@ grants = ["events"]
 	// The config reaches the server through the environment: the
 	// Inspector's own --config flag would take a --config argument.
 	env := append(os.Environ(), "WASMWRIGHT_CONFIG="+cfg, "WASMWRIGHT_TOKEN=")
-	return &inspectorEnv{cli: cli, bin: bin, env: env}
+	return &inspectorEnv{bin: bin, env: env}
 }
 
 // inspect runs the Inspector CLI and returns its combined output.
@@ -162,41 +171,7 @@ func TestInspectorStdio(t *testing.T) {
 func TestInspectorHTTP(t *testing.T) {
 	e := newInspectorEnv(t)
 	token := mcp.NewToken()
-	serve := exec.Command(e.bin, "serve", "--http", "127.0.0.1:0")
-	serve.Env = append(e.env, "WASMWRIGHT_TOKEN="+token)
-	stderr, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	t.Cleanup(func() {
-		serve.Process.Kill()
-		<-exited
-	})
-	// Read the banner for the URL; keep draining stderr after.
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	go func() { exited <- serve.Wait() }()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-exited:
-		t.Fatalf("serve exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve printed no URL in 60s")
-	}
+	url, serve, exited := e.serveHTTP(t, "WASMWRIGHT_TOKEN="+token)
 
 	auth := "Authorization: Bearer " + token
 	out, err := e.inspect(t, url, "--transport", "http", "--header", auth, "--method", "tools/list")
@@ -225,5 +200,122 @@ func TestInspectorHTTP(t *testing.T) {
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not exit within 20s of SIGTERM")
+	}
+}
+
+// serveHTTP starts `wasmwright serve --http 127.0.0.1:0` and returns its
+// URL (read from the banner), the process, and a channel with its exit.
+// Every banner line goes to lines.
+func (e *inspectorEnv) serveHTTP(t *testing.T, env ...string) (string, *exec.Cmd, chan error) {
+	t.Helper()
+	return e.serveHTTPLines(t, nil, env...)
+}
+
+func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...string) (string, *exec.Cmd, chan error) {
+	t.Helper()
+	serve := exec.Command(e.bin, "serve", "--http", "127.0.0.1:0")
+	serve.Env = append(e.env, env...)
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	t.Cleanup(func() {
+		serve.Process.Kill()
+		<-exited
+	})
+	// Read the banner for the URL; keep draining stderr after.
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
+		for sc.Scan() {
+			if lines != nil {
+				select {
+				case lines <- sc.Text():
+				default:
+				}
+			}
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	go func() { exited <- serve.Wait() }()
+	var url string
+	select {
+	case url = <-urlc:
+	case err := <-exited:
+		t.Fatalf("serve exited: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("serve printed no URL in 60s")
+	}
+	return url, serve, exited
+}
+
+// Without tokens in the config or WASMWRIGHT_TOKEN, serve --http makes a
+// token, prints it once, and accepts only it.
+func TestServeMakesToken(t *testing.T) {
+	e := newServeEnv(t)
+	lines := make(chan string, 200)
+	url, serve, exited := e.serveHTTPLines(t, lines)
+	var token string
+	re := regexp.MustCompile(`^\s+(ww_[A-Z0-9]+)$`)
+	for token == "" {
+		select {
+		case l := <-lines:
+			if m := re.FindStringSubmatch(l); m != nil {
+				token = m[1]
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("no token line in the banner")
+		}
+	}
+	initialize := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for auth, want := range map[string]int{"": 401, "Bearer " + token + "x": 401, "Bearer " + token: 200} {
+		req, _ := http.NewRequest("POST", url, strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("%q: %s, want %d", auth, resp.Status, want)
+		}
+	}
+	serve.Process.Signal(os.Interrupt)
+	select {
+	case err := <-exited:
+		exited <- err
+		if err != nil {
+			t.Fatalf("serve after SIGINT: %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("serve did not exit within 20s of SIGINT")
+	}
+}
+
+func TestTokenCommands(t *testing.T) {
+	t.Setenv("WASMWRIGHT_CONFIG", "")
+	code, out, errs := cli(t, "token", "new", "--personality", "reader")
+	m := regexp.MustCompile(`^(ww_\S+)\n(?s:.*)\[\[serve\.tokens\]\]\nsha256 = "([0-9a-f]{64})"\npersonality = "reader"\n$`).FindStringSubmatch(out)
+	if code != 0 || m == nil || mcp.HashToken(m[1]) != m[2] {
+		t.Fatalf("token new: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = cli(t, "token", "hash", m[1])
+	if code != 0 || strings.TrimSpace(out) != m[2] {
+		t.Fatalf("token hash: %d %s", code, out)
+	}
+	if code, _, _ := cli(t, "token", "new", "--personality", "ghost"); code == 0 {
+		t.Error("token new for an unknown personality")
 	}
 }

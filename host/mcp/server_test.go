@@ -308,40 +308,58 @@ func TestTransportPersonality(t *testing.T) {
 
 // A call the client cancels stops promptly, the plugin is stopped (the
 // session then closes at once, which waits for calls in flight), and
-// progress notifications came while it ran.
+// progress notifications came while it ran; over both transports.
 func TestCancelAndProgress(t *testing.T) {
-	h, rec := newHost(t)
-	s := New(h, Options{Logger: quiet(), ProgressEvery: 50 * time.Millisecond})
-	var progress atomic.Int32
-	cs, _ := connectMemory(t, s, "agent", "c1", &sdk.ClientOptions{
-		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
-			if req.Params.ProgressToken == "p1" && strings.Contains(req.Params.Message, "spin: working") {
-				progress.Add(1)
+	for _, transport := range []string{"memory", "http"} {
+		t.Run(transport, func(t *testing.T) {
+			h, rec := newHost(t)
+			s := New(h, Options{Logger: quiet(), ProgressEvery: 50 * time.Millisecond})
+			var progress atomic.Int32
+			opts := &sdk.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+					if req.Params.ProgressToken == "p1" && strings.Contains(req.Params.Message, "spin: working") {
+						progress.Add(1)
+					}
+				},
 			}
-		},
-	})
-	ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
-	defer cancel()
-	params := &sdk.CallToolParams{Name: "spin"}
-	params.SetProgressToken("p1")
-	t0 := time.Now()
-	_, err := cs.CallTool(ctx, params)
-	if err == nil || time.Since(t0) > 3*time.Second {
-		t.Fatalf("cancelled call: err=%v after %v", err, time.Since(t0))
-	}
-	if n := progress.Load(); n < 3 {
-		t.Errorf("%d progress notifications in 600ms at 50ms", n)
-	}
-	// The session still works, and closing it does not wait for the spin
-	// (call_timeout is 20s): the cancel reached the plugin.
-	if res := call(t, cs, "page", map[string]any{"say": "again"}); res.IsError {
-		t.Fatal(text(t, res))
-	}
-	t1 := time.Now()
-	cs.Close()
-	rec.waitClosed(t, "agent/c1", 5*time.Second)
-	if d := time.Since(t1); d > 3*time.Second {
-		t.Errorf("closing took %v: the cancelled call was still running", d)
+			var cs *sdk.ClientSession
+			if transport == "memory" {
+				cs, _ = connectMemory(t, s, "agent", "c1", opts)
+			} else {
+				f := serveHTTPTest(t, s)
+				var err error
+				if cs, err = f.connect(t, f.tokens["agent"], opts); err != nil {
+					t.Fatal(err)
+				}
+			}
+			session := cs.ID()
+			if session == "" {
+				session = "c1"
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
+			defer cancel()
+			params := &sdk.CallToolParams{Name: "spin"}
+			params.SetProgressToken("p1")
+			t0 := time.Now()
+			_, err := cs.CallTool(ctx, params)
+			if err == nil || time.Since(t0) > 3*time.Second {
+				t.Fatalf("cancelled call: err=%v after %v", err, time.Since(t0))
+			}
+			if n := progress.Load(); n < 3 {
+				t.Errorf("%d progress notifications in 600ms at 50ms", n)
+			}
+			// The session still works, and closing it does not wait for the
+			// spin (call_timeout is 20s): the cancel reached the plugin.
+			if res := call(t, cs, "page", map[string]any{"say": "again"}); res.IsError {
+				t.Fatal(text(t, res))
+			}
+			t1 := time.Now()
+			cs.Close()
+			rec.waitClosed(t, "agent/"+session, 5*time.Second)
+			if d := time.Since(t1); d > 3*time.Second {
+				t.Errorf("closing took %v: the cancelled call was still running", d)
+			}
+		})
 	}
 }
 
