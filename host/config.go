@@ -26,6 +26,7 @@ func DefaultConfigText() string { return defaultConfig }
 type Config struct {
 	Host          HostConfig                   `toml:"host"`
 	Browser       toml.Primitive               `toml:"browser"`
+	Vault         toml.Primitive               `toml:"vault"`
 	Serve         ServeConfig                  `toml:"serve"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
@@ -135,7 +136,7 @@ func ParseConfig(text, source, dir string) (*Config, error) {
 	if err != nil {
 		return nil, &ConfigError{source, err.Error()}
 	}
-	if und := undecoded(md, "browser"); len(und) > 0 {
+	if und := undecoded(md, "browser", "vault"); len(und) > 0 {
 		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
 	}
 	c.Dir, c.Source, c.meta = dir, source, md

@@ -98,6 +98,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 			h.svcs = append(h.svcs, b)
 		}
 	}
+	v, err := h.newVault()
+	if err != nil {
+		return nil, err
+	}
+	h.svcs = append(h.svcs, v)
 	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
 	for _, s := range h.svcs {
 		funcs = append(funcs, s.HostFuncs()...)

@@ -1,0 +1,451 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+func init() {
+	capability.RegisterHostFunc(abi.HostVaultFill, capability.VaultFill)
+}
+
+// Browser is what a fill needs from the browser service.
+type Browser interface {
+	// BeginFill locks the caller's session for the whole fill, so no other
+	// call acts on the page between the checks and the fill.
+	BeginFill(ctx context.Context, c *hostfuncs.Caller) (Fill, error)
+	// HumanDriving reports whether a human has taken over the session.
+	HumanDriving(personality, session string) bool
+}
+
+// Fill is one fill in progress on the current tab of a session.
+type Fill interface {
+	// TopOrigin is the origin of the tab's top-level document.
+	TopOrigin() string
+	// Field resolves a ref of the latest snapshot to the origin of the
+	// frame owning it and its input type ("password", "text"...; for an
+	// element that is not an <input>, "element:" and its tag name).
+	Field(ref string) (frameOrigin, inputType string, err error)
+	// FrameOrigin re-reads the origin of the frame owning ref, as resolved
+	// by Field (the page may have moved since).
+	FrameOrigin(ref string) string
+	// Set fills ref with value. It never logs the value; its error is
+	// replaced by a fixed message anyway.
+	Set(ref, value string) error
+	// Clear empties the fields, best effort.
+	Clear(refs []string)
+	// Click clicks ref; PressEnter presses Enter in ref.
+	Click(ref string) error
+	PressEnter(ref string) error
+	// Finish waits for a navigation the fill started and takes the
+	// snapshot (unless noSnapshot).
+	Finish(noSnapshot bool) (abi.BrowserActResponse, error)
+	// Close unlocks the session.
+	Close()
+}
+
+type humanKey struct{}
+
+// WithHumanPresent marks ctx as a call a human is present for: a person at
+// the CLI, or at the web console's live view. A front-end sets it only
+// when it knows a person is there; without it (an agent over MCP, a
+// script), the call is unattended and only credentials whose policy says
+// unattended = true are filled. A session a human has taken over
+// (browser takeover) counts as attended too.
+func WithHumanPresent(ctx context.Context) context.Context {
+	return context.WithValue(ctx, humanKey{}, true)
+}
+
+// HumanPresent reports whether ctx was marked by WithHumanPresent.
+func HumanPresent(ctx context.Context) bool {
+	v, _ := ctx.Value(humanKey{}).(bool)
+	return v
+}
+
+// ServiceOptions wire the vault service into a host.
+type ServiceOptions struct {
+	Logger *slog.Logger
+	// Browser resolves and fills fields; nil: every fill fails with
+	// not_available.
+	Browser Browser
+	// AddSecret records a value the session must never show (the host's
+	// hostfuncs.Secrets.Add). It is called before the value is filled.
+	AddSecret func(personality, session, value string)
+	// Emit writes the audit event of every fill.
+	Emit func(hostfuncs.Event)
+	// Now is the clock for TOTP codes (tests).
+	Now func() time.Time
+}
+
+// Service offers ww_vault_fill.
+type Service struct {
+	store *Store
+	opts  ServiceOptions
+	log   *slog.Logger
+}
+
+// NewService returns the vault service over store.
+func NewService(store *Store, o ServiceOptions) *Service {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.AddSecret == nil {
+		o.AddSecret = func(string, string, string) {}
+	}
+	if o.Emit == nil {
+		o.Emit = func(hostfuncs.Event) {}
+	}
+	return &Service{store: store, opts: o, log: o.Logger.With("service", "vault")}
+}
+
+// Store returns the service's store.
+func (s *Service) Store() *Store { return s.store }
+
+// HostFuncs returns ww_vault_fill, guarded by vault.fill.
+func (s *Service) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{hostfuncs.JSON(abi.HostVaultFill, s.fill)}
+}
+
+// CloseSession holds nothing per session: the values a session saw live in
+// the host's secrets store.
+func (s *Service) CloseSession(personality, session string) error { return nil }
+
+// Close frees nothing.
+func (s *Service) Close(context.Context) error { return nil }
+
+// Fixed messages, one per outcome: they name the credential and origins at
+// most, never a value, and say what to do next.
+func refusal(outcome string, code abi.Code, msg string) *abi.Error {
+	return (&abi.Error{Code: code, Message: msg}).With("outcome", outcome)
+}
+
+// errFixed is the one message of a fill that failed after values were in
+// play: a driver error could quote what was typed, so it is never shown.
+func errFixed() *abi.Error {
+	return refusal(abi.VaultError, abi.CodeExecutionFailed,
+		"the credential fill failed in the browser (the page may have changed or timed out); no value was shown: take a new snapshot and retry")
+}
+
+// audit is the one event of a fill: names, origins, outcome. No value.
+type audit struct {
+	Credential   string   `json:"credential"`
+	Outcome      string   `json:"outcome"`
+	Origin       string   `json:"origin,omitempty"`
+	FrameOrigins []string `json:"frame_origins,omitempty"`
+	Fields       []string `json:"fields,omitempty"`
+	Submitted    bool     `json:"submitted,omitempty"`
+	Attended     bool     `json:"attended"`
+	// Code is the error code returned, when the outcome is not filled.
+	Code string `json:"code,omitempty"`
+}
+
+// fill is ww_vault_fill. The checks run in a fixed order, each with its
+// own outcome: not_found, refused_personality, refused_unattended,
+// refused_origin, refused_field_type, then the fill (origin_changed when
+// the page moved during it, error when the browser failed). Values are
+// read from the credential only after every check passed.
+func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFillRequest) (resp abi.VaultFillResponse, err error) {
+	session := c.Session
+	if session == "" {
+		session = "default"
+	}
+	ev := audit{Credential: req.Credential, Outcome: abi.VaultError}
+	defer func() {
+		if err != nil {
+			e := abi.AsError(err)
+			if o := e.Details["outcome"]; o != "" {
+				ev.Outcome = o
+			}
+			ev.Code = string(e.Code)
+		} else {
+			ev.Outcome = abi.VaultFilled
+		}
+		data, _ := json.Marshal(ev)
+		s.opts.Emit(hostfuncs.Event{Time: time.Now().UTC(), Kind: "vault.fill", Personality: c.Personality, Session: session, Plugin: c.Plugin, Data: data})
+		s.log.Info("credential fill", "credential", ev.Credential, "outcome", ev.Outcome, "origin", ev.Origin, "personality", c.Personality, "session", session)
+	}()
+
+	if err := ValidName(req.Credential); err != nil {
+		return resp, abi.Errorf(abi.CodeInputInvalid, "%v", err).With("outcome", abi.VaultError)
+	}
+	fields := []struct{ name, ref string }{{"username", req.UsernameRef}, {"password", req.PasswordRef}, {"totp", req.TOTPRef}}
+	var some bool
+	for _, f := range fields {
+		some = some || f.ref != ""
+	}
+	if !some {
+		return resp, abi.Errorf(abi.CodeInputInvalid, "name at least one field to fill: username_ref, password_ref or totp_ref, refs from the latest snapshot").With("outcome", abi.VaultError)
+	}
+
+	// 1. not_found
+	cred, ok, lerr := s.store.Get(req.Credential)
+	if lerr != nil {
+		s.log.Warn("vault unreadable", "err", lerr)
+		return resp, refusal(abi.VaultError, abi.CodeNotAvailable, "the credential vault cannot be read on this host: ask its operator to check the [vault] configuration")
+	}
+	if !ok {
+		return resp, refusal(abi.VaultNotFound, abi.CodeNotFound, "no credential named "+req.Credential+" in the vault: ask the operator for the credential name to use (wasmwright secrets list)")
+	}
+	// 2. refused_personality
+	if !contains(cred.Policy.Personalities, c.Personality) {
+		return resp, refusal(abi.VaultRefusedPersonality, abi.CodeRefused, "credential "+cred.Name+" may not be filled by personality "+c.Personality+": the operator can allow it with wasmwright secrets grant")
+	}
+	// 3. refused_unattended
+	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality, session))
+	if !ev.Attended && !cred.Policy.Unattended {
+		return resp, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: ask a human to log in (takeover), or the operator to allow unattended use")
+	}
+	if req.TOTPRef != "" && cred.TOTP == nil {
+		return resp, abi.Errorf(abi.CodeInputInvalid, "credential %s has no TOTP seed: leave totp_ref out", cred.Name).With("outcome", abi.VaultError)
+	}
+	if s.opts.Browser == nil {
+		return resp, refusal(abi.VaultError, abi.CodeNotAvailable, "this host has no browser to fill credentials into")
+	}
+	fill, berr := s.opts.Browser.BeginFill(ctx, c)
+	if berr != nil {
+		// No value is in play yet: the browser's error (no_session, a
+		// dialog is open...) is safe and says what to do.
+		return resp, withOutcome(berr, abi.VaultError)
+	}
+	defer fill.Close()
+
+	// 4. refused_origin: the top-level page, then the frame of each field.
+	top := fill.TopOrigin()
+	ev.Origin = top
+	if !originAllowed(cred.Policy.Origins, top) {
+		return resp, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "credential "+cred.Name+" may not be filled on "+top+": it is allowed on "+orList(cred.Policy.Origins))
+	}
+	type field struct{ name, ref, origin, typ string }
+	var todo []field
+	for _, f := range fields {
+		if f.ref == "" {
+			continue
+		}
+		origin, typ, ferr := fill.Field(f.ref)
+		if ferr != nil {
+			return resp, withOutcome(ferr, abi.VaultError)
+		}
+		todo = append(todo, field{f.name, f.ref, origin, typ})
+		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
+	}
+	if req.SubmitRef != "" {
+		origin, _, ferr := fill.Field(req.SubmitRef)
+		if ferr != nil {
+			return resp, withOutcome(ferr, abi.VaultError)
+		}
+		todo = append(todo, field{"submit", req.SubmitRef, origin, ""})
+		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
+	}
+	for _, f := range todo {
+		if !originAllowed(cred.Policy.Origins, f.origin) {
+			return resp, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "the "+f.name+" field "+f.ref+" is in a frame of "+f.origin+", where credential "+cred.Name+" may not be filled (allowed: "+orList(cred.Policy.Origins)+")")
+		}
+	}
+	// 5. refused_field_type
+	for _, f := range todo {
+		if msg := fieldTypeProblem(f.name, f.ref, f.typ); msg != "" {
+			return resp, refusal(abi.VaultRefusedFieldType, abi.CodeRefused, msg)
+		}
+	}
+
+	// Every check passed: resolve the values, record them as the
+	// session's secrets, then fill.
+	values := map[string]Secret{"username": cred.Username, "password": cred.Password}
+	if req.TOTPRef != "" {
+		code, terr := cred.TOTP.Code(s.opts.Now())
+		if terr != nil {
+			return resp, errFixed()
+		}
+		values["totp"] = code
+	}
+	var filled []string
+	var lastRef string
+	for _, f := range todo {
+		if f.name == "submit" {
+			continue
+		}
+		if v := values[f.name]; v != "" {
+			s.opts.AddSecret(c.Personality, session, v.Reveal())
+		}
+	}
+	moved := func() bool {
+		if fill.TopOrigin() != top {
+			return true
+		}
+		for _, f := range todo {
+			if fill.FrameOrigin(f.ref) != f.origin {
+				return true
+			}
+		}
+		return false
+	}
+	var refs []string
+	for _, f := range todo {
+		if f.name == "submit" {
+			continue
+		}
+		if moved() {
+			fill.Clear(refs)
+			return resp, refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
+		}
+		if serr := fill.Set(f.ref, values[f.name].Reveal()); serr != nil {
+			fill.Clear(append(refs, f.ref))
+			return resp, errFixed()
+		}
+		refs = append(refs, f.ref)
+		filled = append(filled, f.name)
+		lastRef = f.ref
+	}
+	if moved() {
+		fill.Clear(refs)
+		return resp, refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
+	}
+	ev.Fields = filled
+	switch {
+	case req.SubmitRef != "":
+		if serr := fill.Click(req.SubmitRef); serr != nil {
+			return resp, errFixed()
+		}
+		resp.Submitted = true
+	case req.Submit:
+		if serr := fill.PressEnter(lastRef); serr != nil {
+			return resp, errFixed()
+		}
+		resp.Submitted = true
+	}
+	ev.Submitted = resp.Submitted
+	out, ferr := fill.Finish(req.NoSnapshot)
+	if ferr != nil {
+		return resp, errFixed()
+	}
+	resp.State, resp.Snapshot, resp.Navigated, resp.Page = out.State, out.Snapshot, out.Navigated, out.Page
+	resp.Filled, resp.Origin = filled, top
+	scrubResponse(&resp, values)
+	return resp, nil
+}
+
+// fieldTypeProblem checks that each value goes into a field meant for it:
+// the password into an <input type=password>, the username and code into
+// a text-like input.
+func fieldTypeProblem(name, ref, typ string) string {
+	switch name {
+	case "password":
+		if typ != "password" {
+			return "password_ref " + ref + " is not a password input (it is " + describeType(typ) + "): a password is filled only into an input of type password; pick the password field from the snapshot"
+		}
+	case "username":
+		switch typ {
+		case "text", "email", "tel", "":
+		default:
+			return "username_ref " + ref + " is not a text input (it is " + describeType(typ) + "): pick the username or email field from the snapshot"
+		}
+	case "totp":
+		switch typ {
+		case "text", "tel", "number", "password", "":
+		default:
+			return "totp_ref " + ref + " is not a text input (it is " + describeType(typ) + "): pick the one-time code field from the snapshot"
+		}
+	}
+	return ""
+}
+
+func describeType(typ string) string {
+	if t, ok := strings.CutPrefix(typ, "element:"); ok {
+		return "a <" + t + "> element"
+	}
+	return "an input of type " + typ
+}
+
+// withOutcome tags an error that carries no value with an outcome.
+func withOutcome(err error, outcome string) error {
+	e := abi.AsError(err)
+	if e.Details["outcome"] != "" {
+		return e
+	}
+	return e.With("outcome", outcome)
+}
+
+// scrubResponse replaces any filled value left in what goes back to the
+// plugin (a page that echoes the username, a code in a title) by the mask.
+// The browser already redacts password inputs; this covers the rest, so
+// the response itself never carries a value, masker or not.
+func scrubResponse(r *abi.VaultFillResponse, values map[string]Secret) {
+	var vs []string
+	for _, v := range values {
+		if len(v) >= 2 {
+			vs = append(vs, v.Reveal())
+		}
+	}
+	// Longest first, so a value containing another is replaced whole.
+	for i := 1; i < len(vs); i++ {
+		for j := i; j > 0 && len(vs[j]) > len(vs[j-1]); j-- {
+			vs[j], vs[j-1] = vs[j-1], vs[j]
+		}
+	}
+	sc := func(p *string) {
+		for _, v := range vs {
+			*p = strings.ReplaceAll(*p, v, mask)
+		}
+	}
+	sc(&r.Snapshot)
+	st := &r.State
+	sc(&st.URL)
+	sc(&st.Title)
+	for i := range st.Warnings {
+		sc(&st.Warnings[i])
+	}
+	for _, tabs := range [][]abi.BrowserTab{st.Tabs, st.NewTabs} {
+		for i := range tabs {
+			sc(&tabs[i].URL)
+			sc(&tabs[i].Title)
+		}
+	}
+	if st.Dialog != nil {
+		sc(&st.Dialog.Message)
+		sc(&st.Dialog.DefaultValue)
+	}
+	if p := r.Page; p != nil {
+		sc(&p.URL)
+		sc(&p.Title)
+		sc(&p.Text)
+		sc(&p.HTML)
+		for k, v := range p.Headers {
+			sc(&v)
+			p.Headers[k] = v
+		}
+	}
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func appendUnique(s []string, v string) []string {
+	if contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+func orList(s []string) string {
+	if len(s) == 0 {
+		return "no origin yet (the operator adds one with wasmwright secrets grant)"
+	}
+	return strings.Join(s, ", ")
+}

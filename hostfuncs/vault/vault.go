@@ -1,0 +1,558 @@
+// Package vault is the kernel's credential store and the ww_vault_fill host
+// function. Credentials (username, password, optional TOTP seed) are kept
+// encrypted at rest with age, either to an X25519 identity in a key file
+// (created on first use, mode 0600) or to a passphrase (scrypt) read from
+// WASMWRIGHT_VAULT_PASSPHRASE. Each credential carries its policy: the
+// origins it may be filled into, the personalities that may fill it, and
+// whether an unattended agent may.
+//
+// Plugins pass names and refs, never values. Values are resolved inside the
+// host, only after every policy check passed, and go straight into the
+// browser; they are added to the session's secrets first, so masking starts
+// at once. The vault never formats a secret into an error or a log line:
+// secret fields have the type Secret, which prints as a mask.
+package vault
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"filippo.io/age"
+)
+
+// PassphraseEnv names the environment variable holding the vault
+// passphrase. When it is set, the vault is encrypted to the passphrase
+// (scrypt) instead of the key file.
+const PassphraseEnv = "WASMWRIGHT_VAULT_PASSPHRASE"
+
+// mask is what a Secret prints as.
+const mask = "••••••"
+
+// Secret is a value that must never be printed: every fmt verb and slog
+// show a mask. Reveal returns the value, for the one place that uses it.
+type Secret string
+
+func (s Secret) Reveal() string                { return string(s) }
+func (Secret) String() string                  { return mask }
+func (Secret) GoString() string                { return mask }
+func (Secret) LogValue() slog.Value            { return slog.StringValue(mask) }
+func (Secret) Format(f fmt.State, verb rune)   { io.WriteString(f, mask) }
+func (s Secret) MarshalText() ([]byte, error)  { return []byte(s), nil }
+func (s *Secret) UnmarshalText(b []byte) error { *s = Secret(b); return nil }
+
+// Credential is one stored login.
+type Credential struct {
+	Name     string `json:"name"`
+	Username Secret `json:"username"`
+	Password Secret `json:"password"`
+	TOTP     *TOTP  `json:"totp,omitempty"`
+	Policy   Policy `json:"policy"`
+	Created  string `json:"created,omitempty"`
+	Updated  string `json:"updated,omitempty"`
+}
+
+// Format prints a credential by name only.
+func (c Credential) Format(f fmt.State, verb rune) { fmt.Fprintf(f, "credential %s", c.Name) }
+
+// LogValue logs a credential by name only.
+func (c Credential) LogValue() slog.Value { return slog.StringValue("credential " + c.Name) }
+
+// Policy says where, by whom and how a credential may be filled. Deny by
+// default: empty lists allow nothing.
+type Policy struct {
+	// Origins are exact origins (scheme://host[:port]): https, or http on
+	// loopback only (127.0.0.1, ::1, localhost).
+	Origins       []string `json:"origins"`
+	Personalities []string `json:"personalities"`
+	// Unattended lets an agent fill the credential with no human present.
+	Unattended bool `json:"unattended"`
+}
+
+// Info is what may be shown about a credential: its name, policy and
+// whether it has a TOTP seed. Never a value.
+type Info struct {
+	Name    string `json:"name"`
+	Policy  Policy `json:"policy"`
+	HasTOTP bool   `json:"has_totp"`
+	Updated string `json:"updated,omitempty"`
+}
+
+// Info returns what may be shown about c.
+func (c Credential) Info() Info {
+	return Info{Name: c.Name, Policy: c.Policy, HasTOTP: c.TOTP != nil, Updated: c.Updated}
+}
+
+var nameRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$`)
+
+// ValidName checks a credential name.
+func ValidName(name string) error {
+	if !nameRe.MatchString(name) {
+		return fmt.Errorf("credential name %q: use 1 to 64 letters, digits, '.', '_', '@' or '-', starting with a letter or digit", name)
+	}
+	return nil
+}
+
+func validPersonality(p string) bool {
+	if p == "" {
+		return false
+	}
+	for _, r := range p {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Validate checks a credential before it is stored. Messages name fields,
+// never values.
+func (c *Credential) Validate() error {
+	if err := ValidName(c.Name); err != nil {
+		return err
+	}
+	if c.Username == "" && c.Password == "" {
+		return fmt.Errorf("credential %s: a username or a password is needed", c.Name)
+	}
+	if strings.ContainsAny(string(c.Username)+string(c.Password), "\n\r") {
+		return fmt.Errorf("credential %s: username and password must be one line each", c.Name)
+	}
+	if c.TOTP != nil {
+		if err := c.TOTP.Validate(); err != nil {
+			return fmt.Errorf("credential %s: %w", c.Name, err)
+		}
+	}
+	for i, o := range c.Policy.Origins {
+		n, err := NormalizeOrigin(o)
+		if err != nil {
+			return fmt.Errorf("credential %s: %w", c.Name, err)
+		}
+		c.Policy.Origins[i] = n
+	}
+	c.Policy.Origins = sortedUnique(c.Policy.Origins)
+	for _, p := range c.Policy.Personalities {
+		if !validPersonality(p) {
+			return fmt.Errorf("credential %s: personality %q: use letters, digits, _ and - only", c.Name, p)
+		}
+	}
+	c.Policy.Personalities = sortedUnique(c.Policy.Personalities)
+	return nil
+}
+
+// NormalizeOrigin checks an allowed origin and returns it in the form the
+// page's origin is compared with: lower-case scheme and host, no default
+// port, nothing after the host. https only, but http on loopback.
+func NormalizeOrigin(o string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(o))
+	if err != nil || u.Host == "" || u.Opaque != "" {
+		return "", fmt.Errorf("origin %q: write it as https://host[:port]", o)
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("origin %q: an origin is only scheme://host[:port], no path, query or user", o)
+	}
+	if strings.Contains(u.Hostname(), "*") {
+		return "", fmt.Errorf("origin %q: wildcards are not allowed: list each origin", o)
+	}
+	origin := Origin(u)
+	switch u.Scheme {
+	case "https":
+	case "http":
+		if !Loopback(u.Hostname()) {
+			return "", fmt.Errorf("origin %q: http is allowed only on loopback (127.0.0.1, ::1, localhost); use https", o)
+		}
+	default:
+		return "", fmt.Errorf("origin %q: only https origins (or http on loopback) are allowed", o)
+	}
+	return origin, nil
+}
+
+// Loopback reports whether host is 127.0.0.1, ::1 or localhost.
+func Loopback(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	return h == "localhost" || h == "127.0.0.1" || h == "::1"
+}
+
+// Origin is the ASCII serialisation of u's origin: scheme://host[:port]
+// with the scheme's default port left out.
+func Origin(u *url.URL) string {
+	scheme := strings.ToLower(u.Scheme)
+	host := strings.ToLower(u.Hostname())
+	port := u.Port()
+	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		return scheme + "://" + host + ":" + port
+	}
+	return scheme + "://" + host
+}
+
+// OriginOf is the origin of a page or frame URL; "null" for anything that
+// is not http(s) (about:blank, data:, srcdoc frames), which matches no
+// allowed origin.
+func OriginOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "null"
+	}
+	return Origin(u)
+}
+
+func sortedUnique(s []string) []string {
+	sort.Strings(s)
+	out := s[:0]
+	for i, v := range s {
+		if i == 0 || v != s[i-1] {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Options locate the vault and its key.
+type Options struct {
+	// File is the encrypted vault.
+	File string
+	// KeyFile holds the age X25519 identity; created on first write when
+	// missing. Default: File + ".key".
+	KeyFile string
+	// Passphrase, when set, encrypts the vault with scrypt instead of the
+	// key file. Default: $WASMWRIGHT_VAULT_PASSPHRASE.
+	Passphrase string
+	// ScryptWorkFactor overrides age's default (18), for tests.
+	ScryptWorkFactor int
+}
+
+// Store is the encrypted vault file. Reads are cached until the file
+// changes, so a host sees what the CLI writes without paying scrypt on
+// every fill. It is safe for concurrent use.
+type Store struct {
+	opts Options
+
+	mu    sync.Mutex
+	stamp fileStamp
+	cache map[string]Credential
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+type fileData struct {
+	Version     int                   `json:"version"`
+	Credentials map[string]Credential `json:"credentials"`
+}
+
+// DefaultFile is the vault used when the config names none.
+func DefaultFile() string {
+	if d, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(d, "wasmwright", "vault.age")
+	}
+	return filepath.Join(os.TempDir(), "wasmwright-vault.age")
+}
+
+// Open returns the store; nothing is read until it is used.
+func Open(o Options) *Store {
+	if o.File == "" {
+		o.File = DefaultFile()
+	}
+	if o.KeyFile == "" {
+		o.KeyFile = o.File + ".key"
+	}
+	if o.Passphrase == "" {
+		o.Passphrase = os.Getenv(PassphraseEnv)
+	}
+	return &Store{opts: o}
+}
+
+// File is the vault's path.
+func (s *Store) File() string { return s.opts.File }
+
+// ErrNoKey means the vault exists but its key is missing or wrong.
+var ErrNoKey = errors.New("the vault cannot be decrypted with the configured key")
+
+func (s *Store) identities() ([]age.Identity, error) {
+	var ids []age.Identity
+	if s.opts.Passphrase != "" {
+		id, err := age.NewScryptIdentity(s.opts.Passphrase)
+		if err != nil {
+			return nil, errors.New("vault passphrase refused by age")
+		}
+		ids = append(ids, id)
+	}
+	b, err := os.ReadFile(s.opts.KeyFile)
+	switch {
+	case err == nil:
+		keys, err := age.ParseIdentities(bytes.NewReader(b))
+		if err != nil {
+			// age's parse errors do not quote the line.
+			return nil, fmt.Errorf("vault key file %s: %v", s.opts.KeyFile, err)
+		}
+		ids = append(ids, keys...)
+	case !errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("vault key file: %w", err)
+	}
+	return ids, nil
+}
+
+// load returns every credential, decrypting only when the file changed.
+// Caller holds s.mu.
+func (s *Store) load() (map[string]Credential, error) {
+	st, err := os.Stat(s.opts.File)
+	if errors.Is(err, fs.ErrNotExist) {
+		s.cache, s.stamp = map[string]Credential{}, fileStamp{}
+		return s.cache, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	stamp := fileStamp{st.ModTime(), st.Size()}
+	if s.cache != nil && stamp == s.stamp {
+		return s.cache, nil
+	}
+	f, err := os.Open(s.opts.File)
+	if err != nil {
+		return nil, fmt.Errorf("vault: %w", err)
+	}
+	defer f.Close()
+	ids, err := s.identities()
+	if err != nil {
+		return nil, err
+	}
+	if len(ids) == 0 {
+		return nil, fmt.Errorf("%w: no key file at %s and %s is not set", ErrNoKey, s.opts.KeyFile, PassphraseEnv)
+	}
+	r, err := age.Decrypt(f, ids...)
+	if err != nil {
+		return nil, fmt.Errorf("%w (%s): check %s or the key file %s", ErrNoKey, s.opts.File, PassphraseEnv, s.opts.KeyFile)
+	}
+	var d fileData
+	if err := json.NewDecoder(io.LimitReader(r, 16<<20)).Decode(&d); err != nil {
+		// json errors may quote a token of the plaintext: never show them.
+		return nil, fmt.Errorf("vault %s: the decrypted content is not a vault", s.opts.File)
+	}
+	if d.Credentials == nil {
+		d.Credentials = map[string]Credential{}
+	}
+	s.cache, s.stamp = d.Credentials, stamp
+	return s.cache, nil
+}
+
+// recipient returns who the vault is encrypted to, creating the key file
+// when it is the one used and missing.
+func (s *Store) recipient() (age.Recipient, error) {
+	if s.opts.Passphrase != "" {
+		r, err := age.NewScryptRecipient(s.opts.Passphrase)
+		if err != nil {
+			return nil, errors.New("vault passphrase refused by age")
+		}
+		if s.opts.ScryptWorkFactor > 0 {
+			r.SetWorkFactor(s.opts.ScryptWorkFactor)
+		}
+		return r, nil
+	}
+	b, err := os.ReadFile(s.opts.KeyFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		id, err := age.GenerateX25519Identity()
+		if err != nil {
+			return nil, err
+		}
+		if err := os.MkdirAll(filepath.Dir(s.opts.KeyFile), 0o700); err != nil {
+			return nil, fmt.Errorf("vault key file: %w", err)
+		}
+		text := fmt.Sprintf("# wasmwright vault key, created %s\n# public key: %s\n%s\n", time.Now().UTC().Format(time.RFC3339), id.Recipient(), id)
+		f, err := os.OpenFile(s.opts.KeyFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("vault key file: %w", err)
+		}
+		if _, err := f.WriteString(text); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("vault key file: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return nil, fmt.Errorf("vault key file: %w", err)
+		}
+		return id.Recipient(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("vault key file: %w", err)
+	}
+	ids, err := age.ParseIdentities(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("vault key file %s: %v", s.opts.KeyFile, err)
+	}
+	x, ok := ids[0].(*age.X25519Identity)
+	if !ok {
+		return nil, fmt.Errorf("vault key file %s: not an age X25519 identity", s.opts.KeyFile)
+	}
+	return x.Recipient(), nil
+}
+
+// save encrypts m to the vault file atomically, mode 0600. Caller holds s.mu.
+func (s *Store) save(m map[string]Credential) error {
+	rcp, err := s.recipient()
+	if err != nil {
+		return err
+	}
+	plain, err := json.Marshal(fileData{Version: 1, Credentials: m})
+	if err != nil {
+		return fmt.Errorf("vault: encoding failed")
+	}
+	defer clear(plain)
+	dir := filepath.Dir(s.opts.File)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".vault-*.tmp")
+	if err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("vault: %w", err)
+	}
+	w, err := age.Encrypt(tmp, rcp)
+	if err == nil {
+		_, err = w.Write(plain)
+	}
+	if err == nil {
+		err = w.Close()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("vault: writing %s: %w", s.opts.File, err)
+	}
+	if err := os.Rename(tmp.Name(), s.opts.File); err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+	s.cache = nil // re-read (and re-stamp) on the next load
+	return nil
+}
+
+// Get returns a credential by name.
+func (s *Store) Get(name string) (Credential, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return Credential{}, false, err
+	}
+	c, ok := m[name]
+	return c, ok, nil
+}
+
+// List returns every credential's Info, by name.
+func (s *Store) List() ([]Info, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(m))
+	for _, c := range m {
+		out = append(out, c.Info())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Put stores c (validated), replacing a credential of the same name.
+func (s *Store) Put(c Credential) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	return s.update(func(m map[string]Credential) error {
+		now := time.Now().UTC().Format(time.RFC3339)
+		if old, ok := m[c.Name]; ok {
+			c.Created = old.Created
+		} else {
+			c.Created = now
+		}
+		c.Updated = now
+		m[c.Name] = c
+		return nil
+	})
+}
+
+// Update changes a stored credential's policy (or anything else) with fn,
+// then validates and stores it.
+func (s *Store) Update(name string, fn func(c *Credential) error) error {
+	return s.update(func(m map[string]Credential) error {
+		c, ok := m[name]
+		if !ok {
+			return fmt.Errorf("no credential %q in the vault", name)
+		}
+		c.Policy.Origins = append([]string(nil), c.Policy.Origins...)
+		c.Policy.Personalities = append([]string(nil), c.Policy.Personalities...)
+		if err := fn(&c); err != nil {
+			return err
+		}
+		if err := c.Validate(); err != nil {
+			return err
+		}
+		c.Updated = time.Now().UTC().Format(time.RFC3339)
+		m[name] = c
+		return nil
+	})
+}
+
+// Remove deletes a credential.
+func (s *Store) Remove(name string) error {
+	return s.update(func(m map[string]Credential) error {
+		if _, ok := m[name]; !ok {
+			return fmt.Errorf("no credential %q in the vault", name)
+		}
+		delete(m, name)
+		return nil
+	})
+}
+
+func (s *Store) update(fn func(map[string]Credential) error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, err := s.load()
+	if err != nil {
+		return err
+	}
+	m := make(map[string]Credential, len(cur)+1)
+	for k, v := range cur {
+		m[k] = v
+	}
+	if err := fn(m); err != nil {
+		return err
+	}
+	return s.save(m)
+}
+
+// originAllowed reports whether origin is exactly one of allowed.
+func originAllowed(allowed []string, origin string) bool {
+	for _, a := range allowed {
+		if a == origin {
+			return true
+		}
+	}
+	return false
+}
