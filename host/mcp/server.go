@@ -53,6 +53,11 @@ type Options struct {
 	// this long (its browser is freed). Zero: sessions live until the client
 	// deletes them or the server stops.
 	SessionIdle time.Duration
+	// ToolSync is how often the tool sets are reconciled with the host
+	// between requests, so a plugin swapped in reaches listening clients as
+	// notifications/tools/list_changed. Default 2s; negative: only on
+	// requests.
+	ToolSync time.Duration
 }
 
 // Server is the MCP front-end of one host. It is safe for concurrent use.
@@ -65,10 +70,11 @@ type Server struct {
 	stop   context.Context
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	http    map[string]*sdk.Server // personality → the server HTTP sessions of that personality share
-	servers []*sdk.Server          // every server made, to close their sessions on Shutdown
-	watched map[*sdk.ServerSession]chan struct{}
+	mu       sync.Mutex
+	http     map[string]*sdk.Server // personality → the server HTTP sessions of that personality share
+	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
+	syncing  bool
+	watched  map[*sdk.ServerSession]chan struct{}
 	// watchers counts sessions whose end is awaited; Shutdown waits for
 	// their CloseSession calls.
 	watchers sync.WaitGroup
@@ -85,7 +91,10 @@ func New(h Host, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
-	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, watched: map[*sdk.ServerSession]chan struct{}{}}
+	if opts.ToolSync == 0 {
+		opts.ToolSync = 2 * time.Second
+	}
+	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, bindings: map[*binding]bool{}, watched: map[*sdk.ServerSession]chan struct{}{}}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s
 }
@@ -107,7 +116,7 @@ type binding struct {
 	tools map[string]string // registered tool name → its spec as JSON
 }
 
-func (s *Server) newServer(personality, session string, stop context.Context) *sdk.Server {
+func (s *Server) newServer(personality, session string, stop context.Context) *binding {
 	b := &binding{s: s, personality: personality, session: session, stop: stop, tools: map[string]string{}}
 	b.srv = sdk.NewServer(&sdk.Implementation{Name: "wasmwright", Title: "wasmwright browser tools", Version: s.opts.Version}, &sdk.ServerOptions{
 		Instructions: instructions,
@@ -121,9 +130,36 @@ func (s *Server) newServer(personality, session string, stop context.Context) *s
 	b.sync()
 	b.srv.AddReceivingMiddleware(b.middleware)
 	s.mu.Lock()
-	s.servers = append(s.servers, b.srv)
+	s.bindings[b] = true
+	startSync := !s.syncing && s.opts.ToolSync > 0
+	s.syncing = s.syncing || startSync
 	s.mu.Unlock()
-	return b.srv
+	if startSync {
+		go s.syncLoop()
+	}
+	return b
+}
+
+// syncLoop reconciles every live server's tools until Shutdown.
+func (s *Server) syncLoop() {
+	t := time.NewTicker(s.opts.ToolSync)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop.Done():
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		bs := make([]*binding, 0, len(s.bindings))
+		for b := range s.bindings {
+			bs = append(bs, b)
+		}
+		s.mu.Unlock()
+		for _, b := range bs {
+			b.sync()
+		}
+	}
 }
 
 // forPersonality returns the shared server of a personality's HTTP
@@ -139,7 +175,7 @@ func (s *Server) forPersonality(p string) *sdk.Server {
 		s.log.Warn("mcp: token maps to a personality the host does not have", "personality", p, "err", err)
 		return nil
 	}
-	srv = s.newServer(p, "", s.stop)
+	srv = s.newServer(p, "", s.stop).srv
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if prev := s.http[p]; prev != nil {
@@ -165,8 +201,13 @@ func (s *Server) ServeTransport(ctx context.Context, t sdk.Transport, personalit
 	}
 	connStop, stopConn := context.WithCancel(s.stop)
 	defer stopConn()
-	srv := s.newServer(personality, session, connStop)
-	ss, err := srv.Connect(ctx, t, nil)
+	b := s.newServer(personality, session, connStop)
+	defer func() {
+		s.mu.Lock()
+		delete(s.bindings, b)
+		s.mu.Unlock()
+	}()
+	ss, err := b.srv.Connect(ctx, t, nil)
 	if err != nil {
 		return fmt.Errorf("mcp: connecting: %w", err)
 	}
@@ -241,7 +282,10 @@ func (s *Server) watch(ss *sdk.ServerSession, personality, session string) <-cha
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.cancel()
 	s.mu.Lock()
-	servers := append([]*sdk.Server(nil), s.servers...)
+	var servers []*sdk.Server
+	for b := range s.bindings {
+		servers = append(servers, b.srv)
+	}
 	s.mu.Unlock()
 	var sessions []*sdk.ServerSession
 	for _, srv := range servers {

@@ -363,6 +363,41 @@ func TestCancelAndProgress(t *testing.T) {
 	}
 }
 
+// A plugin swapped in while a session is open reaches it as
+// notifications/tools/list_changed, without a request from the client.
+func TestHotSwapListChanged(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet(), ToolSync: 50 * time.Millisecond})
+	changed := make(chan struct{}, 8)
+	cs, _ := connectMemory(t, s, "agent", "h1", &sdk.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	defer cs.Close()
+	if got := keys(toolsOf(t, cs)); slices.Contains(got, "extra") {
+		t.Fatalf("extra before the swap: %v", got)
+	}
+	p, err := wasmbuild.Build("host/mcp/testdata/mcptools", "-tags=extra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	sum := sha256.Sum256(b)
+	if _, err := h.Swap(context.Background(), "mcptools", b, hex.EncodeToString(sum[:])); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no tools/list_changed after the swap")
+	}
+	if got := keys(toolsOf(t, cs)); !slices.Contains(got, "extra") {
+		t.Fatalf("extra missing after the swap: %v", got)
+	}
+	if res := call(t, cs, "extra", nil); res.IsError || text(t, res) != "extra" {
+		t.Fatalf("extra: %s", text(t, res))
+	}
+}
+
 // httpFixture serves the handler on a loopback httptest server.
 type httpFixture struct {
 	url    string
