@@ -174,6 +174,11 @@ network = { allowed_hosts = [%q] }
 %s
 `, f.plugins, testCache, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), hooks)
 	cfg, err := ParseConfig(cfgText, "e2e.toml", f.dir)
+	if err != nil && strings.Contains(err.Error(), "personalities.default.network") {
+		// A host without the egress policy (hostfuncs/network) lets the
+		// browser reach loopback directly.
+		cfg, err = ParseConfig(regexp.MustCompile(`(?m)^network = .*$`).ReplaceAllString(cfgText, ""), "e2e.toml", f.dir)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
