@@ -159,15 +159,21 @@ func (r *Refusal) AsABIError() *abi.Error {
 	return e
 }
 
-// Resolve decides what a plugin gets under a personality: the capabilities
-// it declares, provided that every host function it imports needs only
-// declared capabilities and that the personality grants all of them.
-// imports are the plugin's function imports in abi.HostModule.
+// Resolve decides what a plugin gets under a personality. Every host
+// function it imports must need only capabilities it declares; every
+// capability a tool requires must be declared too. A capability that only
+// some tools require (sdk.Requires) is optional: without it the plugin
+// still links and just those tools are withheld. Every other declared
+// capability is the plugin's base, and the personality must grant all of
+// it. The result is what the plugin holds: declared ∩ granted, which the
+// host functions check again at call time. imports are the plugin's
+// function imports in abi.HostModule.
 func Resolve(m abi.Manifest, imports []string, personality string, granted Set) (Set, error) {
 	declared, err := Parse(m.Capabilities)
 	if err != nil {
 		return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf("plugin %s declares an %v: fix its manifest (sdk.Needs)", m.Name, err)}
 	}
+	optional := Set{}
 	for _, t := range m.Tools {
 		if _, err := Parse(t.Capabilities); err != nil {
 			return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf("plugin %s tool %s declares an %v", m.Name, t.Name, err)}
@@ -176,6 +182,9 @@ func Resolve(m abi.Manifest, imports []string, personality string, granted Set) 
 			return nil, &Refusal{Plugin: m.Name, Missing: miss, Reason: fmt.Sprintf(
 				"plugin %s tool %s needs %s, which the plugin does not declare: add it to the plugin's sdk.Needs",
 				m.Name, t.Name, strings.Join(miss, ", "))}
+		}
+		for _, c := range t.Capabilities {
+			optional[ID(c)] = true
 		}
 	}
 	var undeclared []string
@@ -195,12 +204,24 @@ func Resolve(m abi.Manifest, imports []string, personality string, granted Set) 
 			"plugin %s imports host functions needing %s but does not declare them: the manifest must declare every capability its imports use",
 			m.Name, strings.Join(undeclared, ", "))}
 	}
-	if miss := granted.Covers(m.Capabilities); len(miss) > 0 {
+	var base []string
+	for id := range declared {
+		if !optional[id] {
+			base = append(base, string(id))
+		}
+	}
+	if miss := granted.Covers(base); len(miss) > 0 {
 		return nil, &Refusal{Plugin: m.Name, Missing: miss, Reason: fmt.Sprintf(
 			"personality %s does not grant %s, which plugin %s needs: add it to the personality's grants, or remove the plugin from it",
 			personality, strings.Join(miss, ", "), m.Name)}
 	}
-	return declared, nil
+	held := Set{}
+	for id := range declared {
+		if granted.Has(id) {
+			held[id] = true
+		}
+	}
+	return held, nil
 }
 
 func sortedUnique(s []string) []string {

@@ -20,7 +20,7 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := bc.Validate(); err != nil {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
-	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add})
+	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SessionProxy: h.sessionProxy})
 	if err != nil {
 		return nil, err
 	}

@@ -80,6 +80,8 @@ type PersonalityConfig struct {
 	// Grants are capability IDs. Absent or empty: nothing.
 	Grants []string    `toml:"grants"`
 	Hooks  HooksConfig `toml:"hooks"`
+	// Network is what its pages and plugins may reach (host/network.go).
+	Network NetworkPolicy `toml:"network"`
 }
 
 // HooksConfig names the plugin filling each pipeline role; empty: none.

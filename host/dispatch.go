@@ -42,6 +42,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	res, err := h.callTool(ctx, p, req)
+	res, err = h.attachBlocked(p.name, req.Session, res, err)
 	return h.pipeline(ctx, p, req, res, err)
 }
 

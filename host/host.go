@@ -89,6 +89,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		h.sink = discardSink{}
 	}
 	h.svcs = append(h.svcs, opts.Services...)
+	nw, err := h.newNetwork()
+	if err != nil {
+		return nil, err
+	}
+	h.svcs = append(h.svcs, nw)
 	if !opts.NoBrowser {
 		b, err := h.newBrowser()
 		if err != nil {

@@ -64,6 +64,9 @@ type Options struct {
 	// service's egress proxy), or "" for Config.Proxy. It is read when a
 	// session is created.
 	ProxyFor func(personality string) string
+	// SessionProxy, when set, returns the proxy of one session (the network
+	// service's per-session egress proxy); it wins over ProxyFor.
+	SessionProxy func(personality, session string) string
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
@@ -401,12 +404,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string
-	proxy := s.cfg.Proxy
-	if s.opts.ProxyFor != nil {
-		if p := s.opts.ProxyFor(k.personality); p != "" {
-			proxy = p
-		}
-	}
+	proxy := s.proxyServer(k)
 
 	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
 	if persistent && (s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "") {
@@ -457,10 +455,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 		if note != "" {
 			warnings = append(warnings, note)
 		}
-		o := pw.BrowserNewContextOptions{}
-		if proxy != "" && proxy != s.cfg.Proxy {
-			o.Proxy = &pw.Proxy{Server: proxy}
-		}
+		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(k)}
 		bctx, err := b.NewContext(o)
 		if err != nil {
 			if !b.IsConnected() {

@@ -226,7 +226,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	o := pw.BrowserNewContextOptions{
 		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
 		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
-		StorageState: st.ToOptionalStorageState(),
+		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(ss.key),
 	}
 	nctx, err := ss.browser.NewContext(o)
 	if err != nil {

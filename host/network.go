@@ -1,0 +1,89 @@
+package host
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/network"
+)
+
+// NetworkPolicy is a personality's [personalities.NAME.network] table:
+// what its browser pages and its plugins (ww_network_fetch) may reach.
+// Absent: public addresses on ports 80 and 443.
+type NetworkPolicy struct {
+	// AllowedHosts are reachable whatever they resolve to, on any port
+	// ("host:port" for one port; "*.example.com" for subdomains).
+	AllowedHosts []string `toml:"allowed_hosts"`
+	// OnlyHosts, when set, are the only other hosts reachable.
+	OnlyHosts []string `toml:"only_hosts"`
+	// AllowPrivate lets RFC 1918, CGNAT and unique-local addresses through
+	// (never loopback or link-local/metadata: those need allowed_hosts).
+	AllowPrivate bool `toml:"allow_private"`
+	// Ports reachable (default 80, 443).
+	Ports []int `toml:"ports"`
+}
+
+func (p NetworkPolicy) policy() network.Policy {
+	return network.Policy{AllowedHosts: p.AllowedHosts, OnlyHosts: p.OnlyHosts, AllowPrivate: p.AllowPrivate, Ports: p.Ports}
+}
+
+// newNetwork builds the egress service from every personality's policy.
+// Listeners start lazily, one per browser session (and one shared per
+// distinct policy), so a host that never browses opens no socket.
+func (h *Host) newNetwork() (*network.Service, error) {
+	pol := map[string]network.Policy{}
+	var errs []string
+	for _, name := range sortedKeys(h.cfg.Personalities) {
+		p := h.cfg.Personalities[name].Network.policy()
+		if err := p.Validate(); err != nil {
+			errs = append(errs, fmt.Sprintf("personality %s: %v", name, strings.ReplaceAll(err.Error(), "\n", "; ")))
+		}
+		pol[name] = p
+	}
+	if len(errs) > 0 {
+		return nil, &ConfigError{h.cfg.Source, strings.Join(errs, "; ")}
+	}
+	return network.New(network.Options{Policies: pol, Logger: h.log})
+}
+
+// network returns the host's network service, if any.
+func (h *Host) network() *network.Service {
+	for _, s := range h.svcs {
+		if n, ok := s.(*network.Service); ok {
+			return n
+		}
+	}
+	return nil
+}
+
+// sessionProxy is the browser's hook: the session's egress proxy.
+func (h *Host) sessionProxy(personality, session string) string {
+	if n := h.network(); n != nil {
+		return n.SessionProxy(personality, session)
+	}
+	return ""
+}
+
+// attachBlocked reports, once, the requests the session's pages had
+// refused: as events on the result, or appended to the error.
+func (h *Host) attachBlocked(personality, session string, res *abi.Result, err error) (*abi.Result, error) {
+	n := h.network()
+	if n == nil {
+		return res, err
+	}
+	if res == nil && err == nil {
+		return res, err
+	}
+	blocked := n.TakeBlocked(personality, session)
+	if len(blocked) == 0 {
+		return res, err
+	}
+	if res != nil {
+		res.Events = append(res.Events, blocked...)
+		return res, err
+	}
+	e := *abi.AsError(err)
+	e.Message += "\n" + strings.Join(blocked, "\n")
+	return nil, &e
+}

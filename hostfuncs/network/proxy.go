@@ -1,0 +1,257 @@
+package network
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// guardedDial resolves host:port once, checks every address against r and
+// dials exactly the checked address: the name is never resolved again
+// between the check and the connect, so DNS rebinding has no gap to use.
+func (s *Service) guardedDial(ctx context.Context, r *rules, hostport, display string) (net.Conn, error) {
+	hs, ps, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return nil, &Blocked{URL: display, Reason: "malformed host:port"}
+	}
+	if strings.Contains(hs, ":") {
+		hs = "[" + hs + "]"
+	}
+	h, err := canonicalHost(hs)
+	if err != nil {
+		return nil, &Blocked{URL: display, Reason: err.Error()}
+	}
+	port, err := strconv.Atoi(ps)
+	if err != nil || port < 1 || port > 65535 {
+		return nil, &Blocked{URL: display, Reason: "bad port"}
+	}
+	addrs, err := r.resolve(ctx, s.res, h, port, display)
+	if err != nil {
+		return nil, err
+	}
+	d := net.Dialer{Timeout: s.opts.DialTimeout}
+	var errs []error
+	for _, a := range addrs {
+		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		if err == nil {
+			s.dials.Add(1)
+			return c, nil
+		}
+		errs = append(errs, err)
+	}
+	return nil, fmt.Errorf("connecting to %s: %w", display, errors.Join(errs...))
+}
+
+// listener is one loopback proxy: for a session (its refusals are
+// reported to that session) or shared by a policy (refusals only logged).
+type listener struct {
+	svc  *Service
+	r    *rules
+	key  sessKey
+	ln   net.Listener
+	srv  *http.Server
+	rp   *httputil.ReverseProxy
+	tr   *http.Transport
+	addr string
+
+	mu     sync.Mutex
+	tunnel map[net.Conn]bool
+	closed bool
+}
+
+func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	l := &listener{svc: s, r: r, key: key, ln: ln, addr: "http://" + ln.Addr().String(), tunnel: map[net.Conn]bool{}}
+	l.tr = &http.Transport{
+		Proxy: nil, // never an environment proxy
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return s.guardedDial(ctx, r, addr, "http://"+addr+"/")
+		},
+		MaxIdleConnsPerHost:   8,
+		IdleConnTimeout:       60 * time.Second,
+		ResponseHeaderTimeout: s.opts.FetchTimeout,
+		DisableCompression:    true,
+	}
+	l.rp = &httputil.ReverseProxy{
+		Rewrite: func(pr *httputil.ProxyRequest) {
+			pr.Out.URL = pr.In.URL
+			pr.Out.Host = pr.In.Host
+			pr.Out.Header.Del("Proxy-Authorization")
+		},
+		Transport:     l.tr,
+		FlushInterval: -1,
+		ErrorLog:      nil,
+		ErrorHandler: func(w http.ResponseWriter, req *http.Request, err error) {
+			var b *Blocked
+			if errors.As(err, &b) {
+				l.block(w, &Blocked{URL: displayURL(req.URL), Reason: b.Reason})
+				return
+			}
+			if errors.Is(err, context.Canceled) {
+				return
+			}
+			http.Error(w, "wasmwright egress proxy: "+err.Error(), http.StatusBadGateway)
+		},
+	}
+	l.srv = &http.Server{Handler: l, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
+	go l.srv.Serve(ln)
+	return l, nil
+}
+
+func (l *listener) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if req.Method == http.MethodConnect {
+		l.connect(w, req)
+		return
+	}
+	if !req.URL.IsAbs() || req.URL.Host == "" {
+		http.Error(w, "wasmwright egress proxy: send proxy requests only", http.StatusBadRequest)
+		return
+	}
+	display := displayURL(req.URL)
+	if !strings.EqualFold(req.URL.Scheme, "http") {
+		l.block(w, &Blocked{URL: display, Reason: fmt.Sprintf("scheme %q not allowed", req.URL.Scheme)})
+		return
+	}
+	if req.URL.User != nil {
+		l.block(w, &Blocked{URL: display, Reason: "credentials in the URL are refused"})
+		return
+	}
+	h, port, err := hostPort(req.URL)
+	if err != nil {
+		l.block(w, &Blocked{URL: display, Reason: err.Error()})
+		return
+	}
+	if _, why := l.r.checkName(h, port); why != "" {
+		l.block(w, &Blocked{URL: display, Reason: why})
+		return
+	}
+	l.rp.ServeHTTP(w, req)
+}
+
+// connect tunnels HTTPS and WebSocket traffic after the same check.
+func (l *listener) connect(w http.ResponseWriter, req *http.Request) {
+	target := req.Host
+	display := "https://" + target + "/"
+	if strings.HasSuffix(target, ":443") {
+		display = "https://" + strings.TrimSuffix(target, ":443") + "/"
+	}
+	ctx, cancel := context.WithTimeout(req.Context(), l.svc.opts.DialTimeout+5*time.Second)
+	up, err := l.svc.guardedDial(ctx, l.r, target, display)
+	cancel()
+	if err != nil {
+		var b *Blocked
+		if errors.As(err, &b) {
+			l.block(w, b)
+			return
+		}
+		http.Error(w, "wasmwright egress proxy: "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		up.Close()
+		http.Error(w, "hijack unsupported", http.StatusInternalServerError)
+		return
+	}
+	down, rw, err := hj.Hijack()
+	if err != nil {
+		up.Close()
+		return
+	}
+	if !l.track(down, up) {
+		down.Close()
+		up.Close()
+		return
+	}
+	defer l.untrack(down, up)
+	if _, err := down.Write([]byte("HTTP/1.1 200 Connection established\r\n\r\n")); err != nil {
+		return
+	}
+	splice(down, rw.Reader, up)
+}
+
+func splice(down net.Conn, br *bufio.Reader, up net.Conn) {
+	done := make(chan struct{}, 2)
+	go func() {
+		if br.Buffered() > 0 {
+			b, _ := br.Peek(br.Buffered())
+			up.Write(b)
+		}
+		io.Copy(up, down)
+		if c, ok := up.(*net.TCPConn); ok {
+			c.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
+	go func() {
+		io.Copy(down, up)
+		if c, ok := down.(*net.TCPConn); ok {
+			c.CloseWrite()
+		}
+		done <- struct{}{}
+	}()
+	<-done
+	<-done
+}
+
+func (l *listener) track(cs ...net.Conn) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false
+	}
+	for _, c := range cs {
+		l.tunnel[c] = true
+	}
+	return true
+}
+
+func (l *listener) untrack(cs ...net.Conn) {
+	l.mu.Lock()
+	for _, c := range cs {
+		delete(l.tunnel, c)
+		c.Close()
+	}
+	l.mu.Unlock()
+}
+
+// block answers a refused request and reports it to the session.
+func (l *listener) block(w http.ResponseWriter, b *Blocked) {
+	l.svc.record(l.key, b)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Wasmwright-Blocked", b.Reason)
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusForbidden)
+	fmt.Fprintf(w, "wasmwright refused this request under the personality's network policy: %s\n", b.Error())
+}
+
+func (l *listener) close() {
+	l.mu.Lock()
+	l.closed = true
+	for c := range l.tunnel {
+		c.Close()
+	}
+	l.mu.Unlock()
+	l.srv.Close()
+	l.tr.CloseIdleConnections()
+}
+
+func displayURL(u *url.URL) string {
+	c := *u
+	c.User = nil
+	return capStr(c.String(), 300)
+}

@@ -1,0 +1,468 @@
+// Package network is the kernel's one guarded way out: an egress proxy on
+// loopback that Chromium's contexts are pointed at, and ww_network_fetch
+// for plugins, both under the personality's network policy.
+//
+// Every connection is made the same way: the host name is canonicalised
+// as a browser would (decimal, octal and hex IPv4 forms, IPv4-mapped
+// IPv6, IDNA), resolved once by the kernel, every resolved address is
+// checked (code.dny.dev/ssrf's special-purpose ranges, cloud metadata,
+// the policy's ports, only_hosts and allowed_hosts) and the connection
+// goes to exactly the address checked. Redirects are new requests and are
+// checked again; HTTPS and WebSockets are tunnelled (CONNECT) after the
+// same check.
+//
+// Attribution: each browser session gets its own proxy listener, so a
+// refused request is reported to the session whose page made it, and to
+// no other. (Playwright 1.64 on Chromium answers a proxy's 407 challenge
+// only by intercepting every request through the Fetch domain, which
+// would tax every subresource; a listener per session costs one socket.)
+// A listener shared per policy serves callers that give no session.
+package network
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// Options configure the service.
+type Options struct {
+	// Policies by personality; a personality not listed gets Default.
+	Policies map[string]Policy
+	Default  Policy
+	// Resolver resolves names (default: Go's own resolver, never libc's,
+	// so that "0x7f000001" cannot become an address behind our back).
+	Resolver Resolver
+	// DialTimeout bounds one connect (default 10s); FetchTimeout one
+	// ww_network_fetch and a response's headers (default 30s).
+	DialTimeout, FetchTimeout time.Duration
+	// MaxBlocked is how many refusals a session keeps until its next
+	// result (default 20); MaxSessions caps per-session proxies (default
+	// 256, the oldest is closed to make room: its browser context then
+	// fails closed).
+	MaxBlocked, MaxSessions int
+	Logger                  *slog.Logger
+}
+
+// Fetch limits.
+const (
+	DefaultFetchBytes = 2 << 20
+	MaxFetchBytes     = 16 << 20
+	maxRedirects      = 5
+)
+
+type sessKey struct{ personality, session string }
+
+// Service is the network service; safe for concurrent use.
+type Service struct {
+	opts Options
+	log  *slog.Logger
+	res  Resolver
+
+	mu       sync.Mutex
+	rules    map[string]*rules // by policy key
+	shared   map[string]*listener
+	sessions map[sessKey]*listener
+	order    []sessKey
+	blocked  map[sessKey]*blockedList
+	fetchTr  map[string]*http.Transport
+	closed   bool
+
+	refused, dials atomic.Int64
+}
+
+type blockedList struct {
+	lines   []string
+	dropped int
+}
+
+// New validates every policy and returns the service. Listeners start
+// lazily, on the first session that needs one.
+func New(opts Options) (*Service, error) {
+	if opts.Resolver == nil {
+		opts.Resolver = &net.Resolver{PreferGo: true}
+	}
+	if opts.DialTimeout <= 0 {
+		opts.DialTimeout = 10 * time.Second
+	}
+	if opts.FetchTimeout <= 0 {
+		opts.FetchTimeout = 30 * time.Second
+	}
+	if opts.MaxBlocked <= 0 {
+		opts.MaxBlocked = 20
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 256
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	s := &Service{
+		opts: opts, log: opts.Logger.With("service", "network"), res: opts.Resolver,
+		rules: map[string]*rules{}, shared: map[string]*listener{}, sessions: map[sessKey]*listener{},
+		blocked: map[sessKey]*blockedList{}, fetchTr: map[string]*http.Transport{},
+	}
+	var errs []error
+	for name, p := range opts.Policies {
+		if _, err := s.compiled(p); err != nil {
+			errs = append(errs, fmt.Errorf("personality %s: %w", name, err))
+		}
+	}
+	if _, err := s.compiled(opts.Default); err != nil {
+		errs = append(errs, fmt.Errorf("default policy: %w", err))
+	}
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Service) compiled(p Policy) (*rules, error) {
+	k := p.Key()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r := s.rules[k]; r != nil {
+		return r, nil
+	}
+	r, err := compile(p)
+	if err != nil {
+		return nil, err
+	}
+	s.rules[k] = r
+	return r, nil
+}
+
+// PolicyFor returns a personality's policy.
+func (s *Service) PolicyFor(personality string) Policy {
+	if p, ok := s.opts.Policies[personality]; ok {
+		return p
+	}
+	return s.opts.Default
+}
+
+func (s *Service) rulesFor(personality string) *rules {
+	r, _ := s.compiled(s.PolicyFor(personality)) // validated in New
+	return r
+}
+
+// failClosed is where a browser context is pointed when no proxy can be
+// given: nothing listens there, so its requests fail instead of going out
+// unguarded.
+const failClosed = "http://127.0.0.1:1"
+
+// SessionProxy returns the proxy URL for one (personality, session): its
+// own loopback listener, so refusals are reported to that session.
+func (s *Service) SessionProxy(personality, session string) string {
+	k := sessKey{personality, session}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return failClosed
+	}
+	if l := s.sessions[k]; l != nil {
+		s.mu.Unlock()
+		return l.addr
+	}
+	s.mu.Unlock()
+	r := s.rulesFor(personality)
+	l, err := s.listen(r, k)
+	if err != nil {
+		s.log.Error("egress proxy not started: the session's requests will fail", "err", err)
+		return failClosed
+	}
+	var evict []*listener
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		l.close()
+		return failClosed
+	}
+	if old := s.sessions[k]; old != nil { // lost a race
+		s.mu.Unlock()
+		l.close()
+		return old.addr
+	}
+	s.sessions[k] = l
+	s.order = append(s.order, k)
+	for len(s.sessions) > s.opts.MaxSessions && len(s.order) > 0 {
+		o := s.order[0]
+		s.order = s.order[1:]
+		if ol := s.sessions[o]; ol != nil {
+			delete(s.sessions, o)
+			delete(s.blocked, o)
+			evict = append(evict, ol)
+		}
+	}
+	s.mu.Unlock()
+	for _, ol := range evict {
+		ol.close()
+	}
+	return l.addr
+}
+
+// ProxyFor returns the proxy shared by every personality with the same
+// policy as personality. Its refusals are not attributed to a session.
+func (s *Service) ProxyFor(personality string) string {
+	r := s.rulesFor(personality)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return failClosed
+	}
+	if l := s.shared[r.key]; l != nil {
+		s.mu.Unlock()
+		return l.addr
+	}
+	s.mu.Unlock()
+	l, err := s.listen(r, sessKey{})
+	if err != nil {
+		s.log.Error("egress proxy not started", "err", err)
+		return failClosed
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if old := s.shared[r.key]; old != nil || s.closed {
+		go l.close()
+		if old != nil {
+			return old.addr
+		}
+		return failClosed
+	}
+	s.shared[r.key] = l
+	return l.addr
+}
+
+func (s *Service) record(k sessKey, b *Blocked) {
+	s.refused.Add(1)
+	line := b.Error()
+	s.log.Info("request blocked", "personality", k.personality, "session", k.session, "url", b.URL, "reason", b.Reason)
+	if k == (sessKey{}) {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[k] == nil {
+		return
+	}
+	bl := s.blocked[k]
+	if bl == nil {
+		bl = &blockedList{}
+		s.blocked[k] = bl
+	}
+	for _, l := range bl.lines {
+		if l == line {
+			return
+		}
+	}
+	bl.lines = append(bl.lines, line)
+	if len(bl.lines) > s.opts.MaxBlocked {
+		bl.lines = bl.lines[1:]
+		bl.dropped++
+	}
+}
+
+// TakeBlocked returns, once, the requests refused for a session's pages
+// since the last call: the host appends them to the session's next result.
+func (s *Service) TakeBlocked(personality, session string) []string {
+	k := sessKey{personality, session}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	bl := s.blocked[k]
+	if bl == nil {
+		return nil
+	}
+	delete(s.blocked, k)
+	out := bl.lines
+	if bl.dropped > 0 {
+		out = append([]string{fmt.Sprintf("blocked requests: %d earlier ones not listed", bl.dropped)}, out...)
+	}
+	return out
+}
+
+// Stats counts, since start, the requests refused by the proxies and the
+// connections made after a check passed (proxies and fetches).
+func (s *Service) Stats() (refused, dials int64) { return s.refused.Load(), s.dials.Load() }
+
+// CloseSession closes the session's proxy and forgets its refusals.
+func (s *Service) CloseSession(personality, session string) error {
+	k := sessKey{personality, session}
+	s.mu.Lock()
+	l := s.sessions[k]
+	delete(s.sessions, k)
+	delete(s.blocked, k)
+	s.mu.Unlock()
+	if l != nil {
+		l.close()
+	}
+	return nil
+}
+
+// Close stops every listener and tunnel.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	s.closed = true
+	var ls []*listener
+	for _, l := range s.sessions {
+		ls = append(ls, l)
+	}
+	for _, l := range s.shared {
+		ls = append(ls, l)
+	}
+	s.sessions, s.shared, s.blocked = map[sessKey]*listener{}, map[string]*listener{}, map[sessKey]*blockedList{}
+	for _, t := range s.fetchTr {
+		t.CloseIdleConnections()
+	}
+	s.mu.Unlock()
+	for _, l := range ls {
+		l.close()
+	}
+	return nil
+}
+
+// HostFuncs returns ww_network_fetch (grant: network).
+func (s *Service) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{hostfuncs.JSON(abi.HostNetworkFetch, s.fetch)}
+}
+
+func (s *Service) transport(r *rules) *http.Transport {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.fetchTr[r.key]; t != nil {
+		return t
+	}
+	t := &http.Transport{
+		Proxy: nil,
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			return s.guardedDial(ctx, r, addr, addr)
+		},
+		TLSHandshakeTimeout:   10 * time.Second,
+		ResponseHeaderTimeout: s.opts.FetchTimeout,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+	}
+	s.fetchTr[r.key] = t
+	return t
+}
+
+var fetchMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT": true, "PATCH": true, "DELETE": true, "OPTIONS": true}
+
+// fetch is ww_network_fetch: one request under the caller's personality's
+// policy, redirects followed (each re-checked, at most 5), the body capped.
+func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.NetworkFetchRequest) (abi.NetworkFetchResponse, error) {
+	var out abi.NetworkFetchResponse
+	u, err := CheckURL(req.URL)
+	if err != nil {
+		return out, refusal(err)
+	}
+	method := strings.ToUpper(req.Method)
+	if method == "" {
+		method = "GET"
+	}
+	if !fetchMethods[method] {
+		return out, abi.Errorf(abi.CodeInputInvalid, "method %q not supported: use GET, HEAD, POST, PUT, PATCH, DELETE or OPTIONS", req.Method)
+	}
+	limit := req.MaxBytes
+	if limit <= 0 {
+		limit = DefaultFetchBytes
+	}
+	if limit > MaxFetchBytes {
+		limit = MaxFetchBytes
+	}
+	r := s.rulesFor(c.Personality)
+	ctx, cancel := context.WithTimeout(ctx, s.opts.FetchTimeout)
+	defer cancel()
+	var body io.Reader
+	if len(req.Body) > 0 {
+		body = strings.NewReader(string(req.Body))
+	}
+	hreq, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return out, abi.Errorf(abi.CodeInputInvalid, "bad request: %v", err)
+	}
+	for k, v := range req.Headers {
+		switch strings.ToLower(k) {
+		case "host", "connection", "proxy-authorization", "proxy-connection", "transfer-encoding", "te", "upgrade", "content-length":
+			continue
+		}
+		hreq.Header.Set(k, v)
+	}
+	if hreq.Header.Get("User-Agent") == "" {
+		hreq.Header.Set("User-Agent", "wasmwright-fetch/1")
+	}
+	client := &http.Client{
+		Transport: s.transport(r),
+		CheckRedirect: func(next *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return abi.Errorf(abi.CodeRefused, "more than %d redirects", maxRedirects)
+			}
+			if _, err := CheckURL(next.URL.String()); err != nil {
+				return err
+			}
+			h, port, err := hostPort(next.URL)
+			if err != nil {
+				return &Blocked{URL: displayURL(next.URL), Reason: err.Error()}
+			}
+			exempt, why := r.checkName(h, port)
+			if why == "" && !exempt && h.ip.IsValid() {
+				why = r.checkAddr(h.ip)
+			}
+			if why != "" {
+				return &Blocked{URL: displayURL(next.URL), Reason: why + " (redirect from " + displayURL(via[len(via)-1].URL) + ")"}
+			}
+			return nil
+		},
+	}
+	resp, err := client.Do(hreq)
+	if err != nil {
+		return out, refusal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil && len(b) == 0 {
+		return out, abi.Errorf(abi.CodeExecutionFailed, "reading %s: %v", displayURL(resp.Request.URL), err)
+	}
+	if int64(len(b)) > limit {
+		b, out.Truncated = b[:limit], true
+	}
+	out.URL, out.Status, out.Body = resp.Request.URL.String(), resp.StatusCode, b
+	out.Headers = map[string]string{}
+	for k, v := range resp.Header {
+		if len(out.Headers) >= 64 {
+			break
+		}
+		out.Headers[k] = capStr(strings.Join(v, ", "), 2000)
+	}
+	return out, nil
+}
+
+// refusal maps a fetch error to the wire.
+func refusal(err error) error {
+	var b *Blocked
+	if errors.As(err, &b) {
+		s := b.Error()
+		if strings.Contains(b.Reason, "redirect from") {
+			s = "blocked redirect: " + b.URL + " (" + b.Reason + ")"
+		}
+		return abi.Errorf(abi.CodeRefused, "%s: the personality's network policy does not allow it (see [personalities.NAME.network])", s).With("url", b.URL)
+	}
+	var ae *abi.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return abi.Errorf(abi.CodeTimeout, "fetch timed out: %v", err)
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "fetch failed: %v", err)
+}
