@@ -78,6 +78,15 @@ func loginSite(t *testing.T) *httptest.Server {
 				setTimeout(() => { throw new Error("leaked " + v); });
 			});</script>`)
 	})
+	// A login page whose password field lives in a frame of another
+	// origin (localhost vs 127.0.0.1: same server, different origin).
+	mux.HandleFunc("GET /framed", func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := strings.Cut(r.Host, ":")
+		htmlPage(w, `<title>Framed</title><label>Username <input name="user"></label><iframe title="pw frame" src="http://localhost:`+port+`/pwframe"></iframe>`)
+	})
+	mux.HandleFunc("GET /pwframe", func(w http.ResponseWriter, r *http.Request) {
+		htmlPage(w, `<title>pw</title><label>Frame password <input type="password"></label>`)
+	})
 	mux.HandleFunc("GET /beacon", func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") })
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -170,9 +179,9 @@ file = "vault.age"
 plugins = [%s]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "browser.eval", "events", "secrets.mask", "vault.fill"]
-network = { allowed_hosts = [%q] }
+network = { allowed_hosts = [%q, %q] }
 %s
-`, f.plugins, testCache, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), hooks)
+`, f.plugins, testCache, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), strings.Replace(strings.TrimPrefix(srv.URL, "http://"), "127.0.0.1", "localhost", 1), hooks)
 	cfg, err := ParseConfig(cfgText, "e2e.toml", f.dir)
 	if err != nil && strings.Contains(err.Error(), "personalities.default.network") {
 		// A host without the egress policy (hostfuncs/network) lets the
@@ -244,6 +253,25 @@ network = { allowed_hosts = [%q] }
 	if got := h.Secrets().Values("default", "default"); len(got) != 0 {
 		t.Fatalf("refusals put %d values into the session's secrets", len(got))
 	}
+
+	// A password field in a frame of another origin is refused, though the
+	// top-level page is allowed.
+	res, e = call("browser_navigate", map[string]any{"url": srv.URL + "/framed"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	fuser, fpass := refOf(res.Snapshot, "textbox", "Username"), refOf(res.Snapshot, "textbox", "Frame password")
+	if fuser == "" || fpass == "" {
+		t.Fatalf("refs not found in:\n%s", res.Snapshot)
+	}
+	if _, e := call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": fuser, "password_ref": fpass}); e == nil || e.Details["outcome"] != abi.VaultRefusedOrigin || !strings.Contains(e.Message, "localhost") {
+		t.Fatalf("cross-origin frame: want refused_origin naming localhost, got %v", e)
+	}
+	res, e = call("browser_navigate", map[string]any{"url": srv.URL + "/login"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	user, pass, codeRef = refOf(res.Snapshot, "textbox", "Username"), refOf(res.Snapshot, "textbox", "Password"), refOf(res.Snapshot, "textbox", "Code")
 
 	// The login: username, password, TOTP, submit; the server checks all.
 	res, e = call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": user, "password_ref": pass, "totp_ref": codeRef, "submit": true})
@@ -324,7 +352,7 @@ network = { allowed_hosts = [%q] }
 			outcomes = append(outcomes, ev.Data.Credential+":"+ev.Data.Outcome)
 		}
 	}
-	want := "missing:not_found attended-only:refused_unattended elsewhere:refused_origin site:refused_field_type site:filled site:filled"
+	want := "missing:not_found attended-only:refused_unattended elsewhere:refused_origin site:refused_field_type site:refused_origin site:filled site:filled"
 	if strings.Join(outcomes, " ") != want {
 		t.Fatalf("audit events %v\nwant %s", outcomes, want)
 	}
