@@ -17,6 +17,8 @@ import (
 func main() {
 	corpus := flag.String("corpus", "/work/shared/corpus", "the shared corpus (pages/, walls/)")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
+	only := flag.String("only", "", "run one section: detect, compact or mask")
+	verbose := flag.Bool("v", false, "list per-page figures")
 	flag.Parse()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	if _, err := os.Stat(filepath.Join(*corpus, "pages")); err != nil {
@@ -34,7 +36,28 @@ func main() {
 		logf("render: %v", err)
 		os.Exit(1)
 	}
-	_ = rs
+	h, err := loadHooks()
+	if err != nil {
+		logf("plugins: %v", err)
+		os.Exit(1)
+	}
+	defer h.close()
+	var pageR, wallR []rendered
+	for i, r := range rs {
+		if i < len(pages) {
+			pageR = append(pageR, r)
+		} else {
+			wallR = append(wallR, r)
+		}
+	}
+	fmt.Println("## Result-hook pipeline benchmark")
+	fmt.Println()
+	if *only == "" || *only == "detect" {
+		detectSection(h, pageR, wallR, walls, *verbose)
+	}
+	if *only == "" || *only == "compact" {
+		compactSection(h, pageR, *verbose)
+	}
 }
 
 // loadCorpus lists corpus/pages/*.html and corpus/walls/*.html with meta.

@@ -1,0 +1,364 @@
+package main
+
+import (
+	"html"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// page is what a detector looks at, prepared once per call.
+type page struct {
+	status  int
+	headers map[string]string // lower-case keys
+	title   string
+	text    string // rendered text
+	html    string // start of the document, raw
+	decoded string // html with entities decoded (markers hidden as &#46;...)
+	visible string // text, or when absent a crude extraction from html
+}
+
+// wall is a detected block page.
+type wall struct {
+	Vendor string // "Cloudflare", or "" for an unnamed wall (bare status)
+	Kind   string // challenge, captcha, block
+	Marker string // the exact thing that matched
+}
+
+// sig is one named signature: a vendor, a kind and a test that returns the
+// marker it matched.
+type sig struct {
+	vendor, kind string
+	match        func(p *page) string
+}
+
+func newPage(status int, headers map[string]string, title, text, doc string) *page {
+	p := &page{status: status, headers: map[string]string{}, title: strings.TrimSpace(title), text: text, html: doc}
+	for k, v := range headers {
+		p.headers[strings.ToLower(k)] = v
+	}
+	if strings.Contains(doc, "&") {
+		p.decoded = html.UnescapeString(doc)
+	} else {
+		p.decoded = doc
+	}
+	if p.title == "" {
+		p.title = htmlTitle(p.decoded)
+	}
+	p.visible = strings.TrimSpace(text)
+	if p.visible == "" {
+		p.visible = crudeText(p.decoded)
+	}
+	return p
+}
+
+// in returns the first of needles found in the document (raw or decoded)
+// or the rendered text, as found.
+func (p *page) in(needles ...string) string {
+	for _, n := range needles {
+		for _, hay := range []string{p.html, p.decoded, p.text} {
+			if i := strings.Index(hay, n); i >= 0 {
+				return hay[i : i+len(n)]
+			}
+		}
+	}
+	return ""
+}
+
+// code returns the first of needles found in the document's markup but not
+// in its rendered text: a script, id or path marker. A page that merely
+// talks about the marker (a blog post on scrapers) shows it as text.
+func (p *page) code(needles ...string) string {
+	for _, n := range needles {
+		if strings.Contains(p.text, n) {
+			continue
+		}
+		for _, hay := range []string{p.html, p.decoded} {
+			if i := strings.Index(hay, n); i >= 0 {
+				return hay[i : i+len(n)]
+			}
+		}
+	}
+	return ""
+}
+
+// inFold is in, ignoring case.
+func (p *page) inFold(needles ...string) string {
+	for _, n := range needles {
+		ln := strings.ToLower(n)
+		for _, hay := range []string{p.html, p.decoded, p.text} {
+			if i := strings.Index(strings.ToLower(hay), ln); i >= 0 && i+len(n) <= len(hay) {
+				return hay[i : i+len(n)]
+			}
+		}
+	}
+	return ""
+}
+
+func (p *page) re(r *regexp.Regexp) string {
+	for _, hay := range []string{p.html, p.decoded, p.text} {
+		if m := r.FindString(hay); m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+func (p *page) header(k string) string { return p.headers[k] }
+
+// empty reports a page with next to no visible text: a challenge stub that
+// only loads a vendor script.
+func (p *page) empty() bool { return len([]rune(p.visible)) < 40 }
+
+func (p *page) titleIs(ts ...string) string {
+	for _, t := range ts {
+		if strings.EqualFold(p.title, t) {
+			return "title " + strconv.Quote(p.title)
+		}
+	}
+	return ""
+}
+
+func both(a, b string) string {
+	if a == "" || b == "" {
+		return ""
+	}
+	return a + " with " + b
+}
+
+var (
+	reCFOrchestrate = regexp.MustCompile(`/cdn-cgi/challenge-platform/\S{0,80}?orchestrate/[a-z]+/v\d`)
+	reCFErrorCode   = regexp.MustCompile(`<span class="cf-error-code">(\d{4})</span>`)
+	reCFBlockError  = regexp.MustCompile(`Error\s*(?:<[^>]*>\s*)*(100[5-9]|101[0-2]|1015|1020|1025)\b`)
+	reAkamaiRef     = regexp.MustCompile(`Reference\s*#\s*18\.[0-9a-f]+\.\d+\.[0-9a-f]+`)
+	reIncapIncident = regexp.MustCompile(`Incapsula incident ID:?\s*[0-9-]+`)
+)
+
+// cfBlockCodes are Cloudflare 1xxx errors that deny the visitor (as opposed
+// to edge errors such as 1016 origin DNS error).
+var cfBlockCodes = map[string]bool{"1005": true, "1006": true, "1007": true, "1008": true, "1009": true, "1010": true, "1011": true, "1012": true, "1015": true, "1020": true, "1025": true}
+
+// signatures, most specific first. Each names the vendor and returns the
+// exact marker it matched. A vendor's script or header on a healthy page is
+// not enough: every signature needs a marker only a wall carries, or a
+// vendor marker on a page with no content of its own.
+var signatures = []sig{
+	// Cloudflare documents cf-mitigated: challenge on every challenge page.
+	{"Cloudflare", "challenge", func(p *page) string {
+		if strings.EqualFold(strings.TrimSpace(p.header("cf-mitigated")), "challenge") {
+			return "header cf-mitigated: challenge"
+		}
+		return ""
+	}},
+	{"Cloudflare", "challenge", func(p *page) string { return p.code("window._cf_chl_opt", "_cf_chl_opt") }},
+	{"Cloudflare", "challenge", func(p *page) string { return p.re(reCFOrchestrate) }},
+	{"Cloudflare", "challenge", func(p *page) string { return both(p.code("jschl_vc"), p.code("jschl_answer")) }},
+	{"Cloudflare", "challenge", func(p *page) string {
+		return p.code("cf-browser-verification", "__cf_chl_jschl_tk__", "__cf_chl_f_tk=", "__cf_chl_rt_tk=", "cf_chl_prog", "cf-challenge-running", "cf-please-wait")
+	}},
+	{"Cloudflare", "captcha", func(p *page) string {
+		return p.code("cf-hcaptcha-container", "cf_captcha_kind", "__cf_chl_captcha_tk__", "/cdn-cgi/l/chk_captcha", "cf-turnstile-wrapper", "cf-norobot-container")
+	}},
+	{"Cloudflare", "captcha", func(p *page) string { return p.titleIs("Attention Required! | Cloudflare") }},
+	{"Cloudflare", "challenge", func(p *page) string {
+		// The title alone is a common word: it needs Cloudflare around it.
+		t := p.titleIs("Just a moment...", "Please Wait... | Cloudflare")
+		if t == "" {
+			return ""
+		}
+		if strings.HasPrefix(strings.ToLower(p.header("server")), "cloudflare") {
+			return t + " from server: cloudflare"
+		}
+		return both(t, p.in("/cdn-cgi/", "cloudflare", "Cloudflare"))
+	}},
+	{"Cloudflare", "block", func(p *page) string {
+		if m := reCFErrorCode.FindStringSubmatch(p.html); m != nil && cfBlockCodes[m[1]] {
+			return m[0]
+		}
+		if strings.Contains(p.title, "used Cloudflare to restrict access") {
+			return "title " + strconv.Quote(p.title)
+		}
+		if m := p.re(reCFBlockError); m != "" && p.in("Cloudflare", "cloudflare") != "" && p.in("Ray ID") != "" {
+			return strings.Join(strings.Fields(stripTags(m)), " ")
+		}
+		return ""
+	}},
+	{"Cloudflare", "challenge", func(p *page) string {
+		// Bot Fight Mode stub: the bot-management script and nothing else.
+		// The same script on a page with content is not a wall.
+		if !p.empty() {
+			return ""
+		}
+		return p.code("__CF$cv$params", "/cdn-cgi/bm/cv/")
+	}},
+
+	{"DataDome", "captcha", func(p *page) string {
+		return p.code("geo.captcha-delivery.com", "ct.captcha-delivery.com", "captcha-delivery.com")
+	}},
+	{"DataDome", "block", func(p *page) string {
+		if p.header("x-datadome") != "" && (p.status == 403 || p.status == 405 || p.status == 429) {
+			return "header x-datadome on HTTP " + strconv.Itoa(p.status)
+		}
+		return ""
+	}},
+
+	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
+		return p.inFold("denied because we believe you are using automation tools")
+	}},
+	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
+		return p.code("captcha.px-cdn.net", "www.perimeterx.com/whywasiblocked", "perimeterx.net/whywasiblocked")
+	}},
+	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
+		return both(p.code(`id="px-captcha"`, "#px-captcha"), p.code("_pxAppId", "Press & Hold", "Press &amp; Hold"))
+	}},
+
+	{"Akamai", "block", func(p *page) string {
+		// Akamai's edge deny page; the same Reference # on "Invalid URL"
+		// (a 400-type edge error, reference #9.x) is not a wall.
+		return both(p.re(reAkamaiRef), p.inFold("You don't have permission to access"))
+	}},
+	{"Akamai", "challenge", func(p *page) string {
+		return p.code("/_sec/cp_challenge/", "sec-if-cpt-container", "ak-challenge-")
+	}},
+
+	{"Imperva (Incapsula)", "block", func(p *page) string { return p.re(reIncapIncident) }},
+	{"Imperva (Incapsula)", "block", func(p *page) string { return p.code("_Incapsula_Resource?CWUDNSAI=") }},
+	{"Imperva (Incapsula)", "challenge", func(p *page) string {
+		if !p.empty() {
+			return ""
+		}
+		return p.code("/_Incapsula_Resource")
+	}},
+
+	{"Distil Networks (Imperva)", "captcha", func(p *page) string {
+		return p.code("distilCaptchaForm", "distilCallbackGuard", "cdn.distilnetworks.com/images/anomaly", "distil_r_captcha")
+	}},
+	{"Imperva (Distil)", "captcha", func(p *page) string {
+		t := p.titleIs("Pardon Our Interruption", "Pardon Our Interruption...")
+		if t == "" {
+			return ""
+		}
+		return both(t, p.inFold("made us think you were a bot", "you were a bot", "As you were browsing something about your browser"))
+	}},
+
+	{"Kasada", "challenge", func(p *page) string {
+		if m := p.code("KPSDK.scriptStart"); m != "" {
+			return m
+		}
+		if p.code("KPSDK") != "" && (p.status == 429 || p.empty()) {
+			return p.code("/ips.js", "KPSDK")
+		}
+		return ""
+	}},
+
+	{"AWS WAF", "challenge", func(p *page) string {
+		if a := strings.ToLower(strings.TrimSpace(p.header("x-amzn-waf-action"))); a == "captcha" || a == "challenge" || a == "block" {
+			return "header x-amzn-waf-action: " + a
+		}
+		return ""
+	}},
+	{"AWS WAF", "challenge", func(p *page) string {
+		if m := p.code("window.gokuProps", "gokuProps", "awsWafCookieDomainList"); m != "" {
+			return m
+		}
+		if p.empty() {
+			return p.code("token.awswaf.com", "captcha.awswaf.com")
+		}
+		return ""
+	}},
+	{"AWS WAF (CloudFront)", "block", func(p *page) string {
+		return both(p.in("Request blocked."), p.in("Generated by cloudfront (CloudFront)"))
+	}},
+
+	{"Sucuri", "block", func(p *page) string {
+		if v := p.header("x-sucuri-block"); v != "" {
+			return "header x-sucuri-block: " + v
+		}
+		return p.inFold("Access Denied - Sucuri Website Firewall", "Sucuri WebSite Firewall - Access Denied", "cloudproxy@sucuri.net", "sucuri_firewall_block.css", "sucuri-firewall-block.css")
+	}},
+
+	{"DDoS-Guard", "challenge", func(p *page) string {
+		if t := p.titleIs("DDoS-Guard", "DDOS-GUARD"); t != "" {
+			return t
+		}
+		if strings.EqualFold(p.header("server"), "ddos-guard") && (p.status == 403 || p.empty()) {
+			return "server: ddos-guard on HTTP " + strconv.Itoa(p.status)
+		}
+		return ""
+	}},
+
+	// Captcha interstitials of the big sites.
+	{"Google", "captcha", func(p *page) string {
+		return p.inFold("Our systems have detected unusual traffic from your computer network")
+	}},
+	{"Amazon", "captcha", func(p *page) string {
+		return both(p.titleIs("Robot Check", "Amazon.com", "Sorry! Something went wrong!"), p.inFold("Sorry, we just need to make sure you're not a robot", "Enter the characters you see below"))
+	}},
+	{"Anubis", "challenge", func(p *page) string {
+		return p.code("techaro.lol-anubis", "anubis_challenge", "within.website/x/cmd/anubis")
+	}},
+	// An unbranded captcha interstitial: a page that asks to prove you are
+	// human, carries a captcha widget and little else.
+	{"captcha interstitial", "captcha", func(p *page) string {
+		if len([]rune(p.visible)) > 1500 {
+			return ""
+		}
+		ask := p.inFold("verify you are human", "verify that you are human", "verify you are a human",
+			"are you a robot", "not a robot", "prove you are human", "checking your browser",
+			"checking if the site connection is secure", "complete the security check")
+		widget := p.in("g-recaptcha", "h-captcha", "hcaptcha.com/1/api.js", "cf-turnstile", "recaptcha/api.js", "funcaptcha", "arkoselabs.com")
+		return both(ask, widget)
+	}},
+}
+
+// detect returns the wall a page is, if any.
+func detect(p *page) *wall {
+	for _, s := range signatures {
+		if m := s.match(p); m != "" {
+			return &wall{Vendor: s.vendor, Kind: s.kind, Marker: clip(m, 160)}
+		}
+	}
+	switch p.status {
+	case 403, 429, 503:
+		return &wall{Kind: "block", Marker: "HTTP " + strconv.Itoa(p.status) + " with no vendor signature"}
+	}
+	return nil
+}
+
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+var reTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+func htmlTitle(doc string) string {
+	if m := reTitle.FindStringSubmatch(doc); m != nil {
+		return strings.Join(strings.Fields(m[1]), " ")
+	}
+	return ""
+}
+
+var (
+	reScript = regexp.MustCompile(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
+	reHead   = regexp.MustCompile(`(?is)<head\b.*?</head\s*>`)
+	reTag    = regexp.MustCompile(`(?s)<[^>]*>`)
+)
+
+// crudeText is the text of an HTML document without scripts, styles or the
+// head: enough to tell a stub from a page.
+func crudeText(doc string) string {
+	s := reScript.ReplaceAllString(doc, " ")
+	s = reHead.ReplaceAllString(s, " ")
+	s = reTag.ReplaceAllString(s, " ")
+	return strings.Join(strings.Fields(s), " ")
+}
+
+func stripTags(s string) string { return reTag.ReplaceAllString(s, " ") }

@@ -1,0 +1,67 @@
+// Command snapcompact is the wasmwright compact hook: it rewrites a page's
+// Playwright ARIA snapshot (ai mode) into the most token-thrifty text an
+// agent can still act on. Every interactive element keeps its ref, role and
+// accessible name; wrappers, link URLs and repeated text go; long runs of
+// near-identical items fold into one line that says how to unfold them
+// (a scoped browser_snapshot of the list's ref).
+//
+// Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o snapcompact.wasm .
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
+	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+)
+
+func init() {
+	sdk.Plugin("snapcompact", "1.0.0", "Compacts ARIA snapshots: keeps every actionable ref, drops wrappers and URLs, folds long lists.")
+	sdk.Hook(hook, abi.HookCompact)
+	sdk.SelfTest(selfTest)
+}
+
+// scopeArgs is what a scoped snapshot call carries.
+type scopeArgs struct {
+	Ref string `json:"ref"`
+}
+
+func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
+	if req.Result == nil || req.Result.Snapshot == "" {
+		return &abi.HookResponse{}, nil
+	}
+	o := defaultOptions
+	if len(req.Args) > 0 {
+		var a scopeArgs
+		if json.Unmarshal(req.Args, &a) == nil {
+			o.scopeRef = strings.TrimSpace(a.Ref)
+		}
+	}
+	res := *req.Result
+	res.Snapshot = compactSnapshot(res.Snapshot, o)
+	return &abi.HookResponse{Result: &res, Error: req.Error}, nil
+}
+
+const selfTestSnapshot = `- generic [active] [ref=e1]:
+  - banner [ref=e2]:
+    - link "Home" [ref=e3] [cursor=pointer]:
+      - /url: https://example.test/
+    - textbox "Search" [ref=e4]:
+      - /placeholder: Search the site
+  - paragraph [ref=e5]:
+    - text: Hello
+    - strong [ref=e6]: world
+`
+
+func selfTest() error {
+	got := compactSnapshot(selfTestSnapshot, defaultOptions)
+	want := "- banner:\n  - link \"Home\" [ref=e3]\n  - textbox \"Search\" [ref=e4] [placeholder=\"Search the site\"]\nHello world"
+	if got != want {
+		return fmt.Errorf("snapcompact self-test: got %q, want %q", got, want)
+	}
+	return nil
+}
+
+func main() {}
