@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -78,6 +79,19 @@ func (h *Host) attachBlocked(personality, session string, res *abi.Result, err e
 	blocked := n.TakeBlocked(personality, session)
 	if len(blocked) == 0 {
 		return res, err
+	}
+	if res != nil && res.Page != nil && res.Page.Status == 403 {
+		// The page itself was refused by the egress proxy: that is a policy
+		// refusal, not a site's block page, and must not reach the bot-wall
+		// detector as one.
+		if u, perr := url.Parse(res.Page.URL); perr == nil && u.Host != "" {
+			for _, b := range blocked {
+				if strings.Contains(b, "://"+u.Host) || strings.Contains(b, " "+u.Host) {
+					return nil, abi.Errorf(abi.CodeRefused, "%s was not loaded: personality %s's network policy refused it (%s). To allow it, add %q to personalities.%s.network.allowed_hosts",
+						res.Page.URL, personality, strings.TrimPrefix(b, "blocked request: "), u.Host, personality).With("url", res.Page.URL)
+				}
+			}
+		}
 	}
 	if res != nil {
 		res.Events = append(res.Events, blocked...)
