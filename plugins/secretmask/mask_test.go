@@ -1,0 +1,278 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/wasmwright/wasmwright/abi"
+	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+)
+
+// withValues makes the host answer ww_secrets_mask_values with vs.
+func withValues(t testing.TB, vs ...string) {
+	old := maskValues
+	maskValues = func(string) ([]string, error) { return vs, nil }
+	t.Cleanup(func() { maskValues = old })
+}
+
+func runHook(t testing.TB, req abi.HookRequest) (*abi.HookResponse, *abi.Error) {
+	t.Helper()
+	in, _ := json.Marshal(req)
+	out, isErr := sdk.Handle(abi.OpHook, in)
+	if isErr {
+		var e abi.Error
+		if err := json.Unmarshal(out, &e); err != nil {
+			t.Fatalf("bad error output %s", out)
+		}
+		return nil, &e
+	}
+	var resp abi.HookResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatalf("bad output %s", out)
+	}
+	return &resp, nil
+}
+
+// encodedForms are ways a page, a URL or an echo can carry v.
+func encodedForms(v string) map[string]string {
+	var dec, hx, js strings.Builder
+	for _, r := range v {
+		fmt.Fprintf(&dec, "&#%d;", r)
+		fmt.Fprintf(&hx, "&#x%X;", r)
+		if r < 0x10000 {
+			fmt.Fprintf(&js, `\u%04x`, r)
+		} else {
+			r -= 0x10000
+			fmt.Fprintf(&js, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
+		}
+	}
+	jm, _ := json.Marshal(v)
+	forms := map[string]string{
+		"raw":          v,
+		"query":        url.QueryEscape(v),
+		"path":         url.PathEscape(v),
+		"query%20":     strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
+		"html":         html.EscapeString(v),
+		"html-dec":     dec.String(),
+		"html-hex":     hx.String(),
+		"json":         string(jm[1 : len(jm)-1]),
+		"json-u":       js.String(),
+		"hex-upper":    strings.ToUpper(hex.EncodeToString([]byte(v))),
+		"hex-lower":    hex.EncodeToString([]byte(v)),
+		"b64-std":      base64.StdEncoding.EncodeToString([]byte(v)),
+		"b64-url":      base64.URLEncoding.EncodeToString([]byte(v)),
+		"b64-raw":      base64.RawStdEncoding.EncodeToString([]byte(v)),
+		"b64-embed-1":  base64.StdEncoding.EncodeToString(append([]byte("u:"), []byte(v+"!tail")...)),
+		"b64-embed-2":  base64.URLEncoding.EncodeToString(append([]byte{0xfb}, []byte(v+"\xff\xfe")...)),
+		"b64-embed-3":  base64.StdEncoding.EncodeToString(append([]byte("xyz"), []byte(v)...)),
+		"b64-basic":    base64.StdEncoding.EncodeToString([]byte("user:" + v)),
+		"b64-embed-4":  base64.RawURLEncoding.EncodeToString(append([]byte("ab"), []byte(v+"c")...)),
+	}
+	return forms
+}
+
+// leaks finds v in s, raw or through any decoding an attacker might apply.
+func leaks(s, v string) string {
+	if strings.Contains(s, v) {
+		return "raw"
+	}
+	if u, err := url.QueryUnescape(s); err == nil && strings.Contains(u, v) {
+		return "url"
+	}
+	if u, err := url.PathUnescape(s); err == nil && strings.Contains(u, v) {
+		return "url-path"
+	}
+	if strings.Contains(html.UnescapeString(s), v) {
+		return "html"
+	}
+	var js string
+	if json.Unmarshal([]byte(`"`+s+`"`), &js) == nil && strings.Contains(js, v) {
+		return "json"
+	}
+	h := hex.EncodeToString([]byte(v))
+	if strings.Contains(strings.ToLower(s), h) {
+		return "hex"
+	}
+	// Every run of base64 characters, decoded at each of its 4 offsets.
+	isB := func(c byte) bool { return isB64(c) }
+	for i := 0; i < len(s); {
+		if !isB(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isB(s[j]) {
+			j++
+		}
+		run := s[i:j]
+		for off := 0; off < 4 && off < len(run); off++ {
+			r := run[off:]
+			r = r[:len(r)/4*4]
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+				if b, err := enc.DecodeString(r); err == nil && bytes.Contains(b, []byte(v)) {
+					return "base64"
+				}
+			}
+		}
+		i = j
+	}
+	return ""
+}
+
+// allStrings lists every string in a JSON document.
+func allStrings(t testing.TB, v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case []any:
+		for _, e := range x {
+			allStrings(t, e, out)
+		}
+	case map[string]any:
+		for k, e := range x {
+			*out = append(*out, k)
+			allStrings(t, e, out)
+		}
+	case json.Number:
+		*out = append(*out, string(x))
+	}
+}
+
+func checkNoLeak(t testing.TB, resp *abi.HookResponse, v string) {
+	t.Helper()
+	b, _ := json.Marshal(resp)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var doc any
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	var ss []string
+	allStrings(t, doc, &ss)
+	for _, s := range ss {
+		// The data field comes back as JSON inside JSON: look inside it too.
+		if how := leaks(s, v); how != "" {
+			t.Fatalf("value %q leaks (%s) in %q", v, how, s)
+		}
+	}
+}
+
+// pageWith puts every form of v in every field of a result and an error.
+func pageWith(v string) abi.HookRequest {
+	forms := encodedForms(v)
+	keys := make([]string, 0, len(forms))
+	for k := range forms {
+		keys = append(keys, k)
+	}
+	var text strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&text, "[%s] before%safter\n", k, forms[k])
+	}
+	data, _ := json.Marshal(map[string]any{"echo": forms, "list": []string{forms["raw"], forms["b64-embed-1"]}, forms["raw"]: "a key"})
+	return abi.HookRequest{Role: abi.HookMask, Tool: "browser_evaluate", Session: "s1", Result: &abi.Result{
+		Text:     text.String(),
+		Data:     data,
+		Snapshot: "- textbox \"Password\" [ref=e8]: " + forms["raw"] + "\n- link \"x\" [ref=e9]:\n  - /url: https://h.test/cb?token=" + forms["query"] + "&b=" + forms["b64-url"],
+		Page: &abi.Page{URL: "https://h.test/?p=" + forms["query%20"], Title: forms["html"], Text: forms["html-hex"], HTML: "<input value=\"" + forms["html-dec"] + "\">",
+			Headers: map[string]string{"authorization": "Basic " + forms["b64-basic"], "x-echo": forms["hex-upper"]}},
+		Images:   []abi.Image{{MIME: "image/png", Data: forms["b64-embed-3"]}},
+		Files:    []string{"/tmp/" + forms["path"]},
+		Warnings: []string{forms["json"], forms["json-u"]},
+		Events:   []string{forms["b64-embed-2"], forms["b64-embed-4"], forms["hex-lower"], forms["b64-raw"], forms["b64-std"]},
+	}, Error: &abi.Error{Code: abi.CodeExecutionFailed, Message: "login as " + forms["raw"] + " failed", Details: map[string]string{"typed": forms["raw"], forms["raw"]: forms["json"]}}}
+}
+
+func TestMaskEveryFieldAndEncoding(t *testing.T) {
+	for _, v := range []string{"hunter2!", "p@ss w0rd+/=", "Grüße & <tags> \"q\"", "tok_9f8e7d6c5b4a", "🔑emoji-key", "a'b\\c\nd"} {
+		t.Run(v, func(t *testing.T) {
+			withValues(t, v, "other-secret")
+			resp, e := runHook(t, pageWith(v))
+			if e != nil {
+				t.Fatal(e)
+			}
+			checkNoLeak(t, resp, v)
+			if resp.Result.Page == nil || resp.Error == nil || resp.Error.Code != abi.CodeExecutionFailed {
+				t.Fatalf("shape lost: %+v", resp)
+			}
+			if !strings.Contains(resp.Result.Text, "before"+Mask+"after") {
+				t.Fatalf("text: %s", resp.Result.Text)
+			}
+		})
+	}
+}
+
+func TestNumbersAndKeys(t *testing.T) {
+	withValues(t, "123456")
+	resp, e := runHook(t, abi.HookRequest{Role: abi.HookMask, Session: "s", Result: &abi.Result{Data: json.RawMessage(`{"pin":123456,"123456":true,"n":42}`)}})
+	if e != nil {
+		t.Fatal(e)
+	}
+	if got := string(resp.Result.Data); got != `{"n":42,"pin":"••••••","••••••":true}` {
+		t.Fatalf("data: %s", got)
+	}
+}
+
+func TestNoValuesLeavesResult(t *testing.T) {
+	withValues(t)
+	req := abi.HookRequest{Role: abi.HookMask, Session: "s", Result: &abi.Result{Text: "hello"}}
+	resp, e := runHook(t, req)
+	if e != nil || resp.Result == nil || resp.Result.Text != "hello" {
+		t.Fatalf("got %+v %v", resp, e)
+	}
+}
+
+func TestFailsClosedWithoutValues(t *testing.T) {
+	// Off the sandbox, the host call answers not_available: the masker must
+	// refuse rather than pass the result through unmasked.
+	_, e := runHook(t, abi.HookRequest{Role: abi.HookMask, Session: "s", Result: &abi.Result{Text: "x"}})
+	if e == nil || e.Code != abi.CodePluginFailed || !strings.Contains(e.Message, "withheld") {
+		t.Fatalf("got %v", e)
+	}
+}
+
+func TestSelfTestAndManifest(t *testing.T) {
+	out, _ := sdk.Handle(abi.OpSelfTest, nil)
+	var r abi.SelfTestReport
+	if json.Unmarshal(out, &r); !r.OK {
+		t.Fatalf("self test: %s", out)
+	}
+	out, _ = sdk.Handle(abi.OpDescribe, nil)
+	var m abi.Manifest
+	json.Unmarshal(out, &m)
+	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookMask || len(m.Capabilities) != 1 || m.Capabilities[0] != "secrets.mask" {
+		t.Fatalf("manifest: %s", out)
+	}
+}
+
+// FuzzMask puts arbitrary values, in every encoding, into every field of a
+// result: none may survive.
+func FuzzMask(f *testing.F) {
+	for _, s := range []string{"hunter2!", "p@ss w0rd", "ÄÖÜäöü€", "0000", "a+b=c/d?e&f", "<script>", "%41%42", "&amp;&#65;", `\u0041"`, "    x", "日本語のパスワード"} {
+		f.Add(s, "filler text <b>with</b> markup & stuff", uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, v, filler string, n uint8) {
+		if len(v) < minEncodedLen || len(v) > 256 || !utf8.ValidString(v) || strings.ContainsRune(v, '•') || strings.TrimSpace(v) == "" {
+			t.Skip()
+		}
+		if !utf8.ValidString(filler) {
+			filler = strings.ToValidUTF8(filler, "?")
+		}
+		withValues(t, v)
+		req := pageWith(v)
+		req.Result.Text = strings.Repeat(filler, int(n%4)) + req.Result.Text + filler
+		req.Result.Warnings = append(req.Result.Warnings, filler+v+filler)
+		resp, e := runHook(t, req)
+		if e != nil {
+			t.Fatalf("masker failed: %v", e)
+		}
+		checkNoLeak(t, resp, v)
+	})
+}
