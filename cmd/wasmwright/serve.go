@@ -157,13 +157,23 @@ func connectHelp(url, token, origin, personality string, ntools, configTokens in
 		shown = "<your token>"
 		fmt.Fprintf(&b, "  auth: bearer tokens from the config's serve.tokens (%d); a token acts as the personality it maps to\n", configTokens)
 	} else {
-		fmt.Fprintf(&b, "  token (%s), personality %s, %d tools:\n    %s\n", origin, personality, ntools, token)
+		fmt.Fprintf(&b, "  personality %s (tools: %d); bearer token (%s):\n    %s\n", personality, ntools, origin, token)
 		if configTokens > 0 {
 			fmt.Fprintf(&b, "  the config's serve.tokens (%d) are accepted too\n", configTokens)
 		}
 	}
-	httpCfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"wasmwright": map[string]any{
-		"type": "http", "url": url, "headers": map[string]string{"Authorization": "Bearer " + shown},
+	// Structs keep the keys in the order people write them.
+	type httpServer struct {
+		Type    string            `json:"type"`
+		URL     string            `json:"url"`
+		Headers map[string]string `json:"headers"`
+	}
+	type stdioServer struct {
+		Command string   `json:"command"`
+		Args    []string `json:"args"`
+	}
+	httpCfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"wasmwright": httpServer{
+		Type: "http", URL: url, Headers: map[string]string{"Authorization": "Bearer " + shown},
 	}}}, "  ", "  ")
 	exe, err := os.Executable()
 	if err != nil {
@@ -171,11 +181,11 @@ func connectHelp(url, token, origin, personality string, ntools, configTokens in
 	} else if abs, err := filepath.Abs(exe); err == nil {
 		exe = abs
 	}
-	stdioCfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"wasmwright": map[string]any{
-		"command": exe, "args": []string{"serve", "--personality", personality},
+	stdioCfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"wasmwright": stdioServer{
+		Command: exe, Args: []string{"serve", "--personality", personality},
 	}}}, "  ", "  ")
 	fmt.Fprintf(&b, `
-Connect an agent (MCP client config, e.g. .mcp.json, .cursor/mcp.json, claude_desktop_config.json):
+Connect an agent: add this to its MCP config (.mcp.json for Claude Code, .cursor/mcp.json, ...):
   %s
 
   Claude Code:
@@ -185,7 +195,7 @@ Connect an agent (MCP client config, e.g. .mcp.json, .cursor/mcp.json, claude_de
   Or let the client start wasmwright itself over stdio (no token needed):
   %s
 
-Stop with Ctrl-C.
+Stop with Ctrl-C (sessions and browsers are closed first).
 `, httpCfg, url, shown, url, shown, stdioCfg)
 	return b.String()
 }
