@@ -79,7 +79,7 @@ func quoteMarker(m string) string {
 	if strings.HasPrefix(m, "title ") || strings.HasPrefix(m, "header ") || strings.HasPrefix(m, "HTTP ") || strings.HasPrefix(m, "server: ") {
 		return m
 	}
-	return strconv.Quote(m)
+	return "`" + strings.ReplaceAll(m, "`", "'") + "`"
 }
 
 func hostOf(u string) string {

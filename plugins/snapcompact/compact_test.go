@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+)
+
+func hookVia(t *testing.T, snap string, args string) string {
+	t.Helper()
+	req := abi.HookRequest{Role: abi.HookCompact, Tool: "browser_snapshot", Result: &abi.Result{Text: "ok", Snapshot: snap}}
+	if args != "" {
+		req.Args = json.RawMessage(args)
+	}
+	in, _ := json.Marshal(req)
+	out, isErr := sdk.Handle(abi.OpHook, in)
+	if isErr {
+		t.Fatalf("hook failed: %s", out)
+	}
+	var resp abi.HookResponse
+	if err := json.Unmarshal(out, &resp); err != nil {
+		t.Fatal(err)
+	}
+	if resp.Result == nil || resp.Result.Text != "ok" {
+		t.Fatalf("result lost: %s", out)
+	}
+	return resp.Result.Snapshot
+}
+
+const page = `- generic [active] [ref=e1]:
+  - banner [ref=e2]:
+    - generic [ref=e3]:
+      - link [ref=e4] [cursor=pointer]:
+        - /url: /
+        - img "ACME" [ref=e5]
+      - navigation "Main" [ref=e6]:
+        - list [ref=e7]:
+          - listitem [ref=e8]:
+            - link "Products" [ref=e9] [cursor=pointer]:
+              - /url: /products
+          - listitem [ref=e10]:
+            - link "About us" [ref=e11] [cursor=pointer]:
+              - /url: /about
+  - main [ref=e12]:
+    - heading "Welcome to ACME" [level=1] [ref=e13]
+    - paragraph [ref=e14]:
+      - text: We make
+      - strong [ref=e15]: anvils
+      - text: and more.
+    - 'link "Terms: read them" [ref=e16] [cursor=pointer]':
+      - /url: /terms
+      - text: "Terms: read them"
+    - heading "Sign in" [level=2] [ref=e17]:
+      - link "Sign in" [ref=e18] [cursor=pointer]:
+        - /url: /login
+    - textbox "Email" [ref=e19]:
+      - /placeholder: you@example.com
+    - textbox "Password" [ref=e20]
+    - checkbox "Remember me" [checked] [ref=e21]
+    - generic [ref=e22] [cursor=pointer]: Open menu
+    - button "Go" [disabled] [ref=e23]
+    - table [ref=e24]:
+      - rowgroup [ref=e25]:
+        - row "Item Price" [ref=e26]:
+          - columnheader "Item" [ref=e27]
+          - columnheader "Price" [ref=e28]
+        - row "Anvil 10 $" [ref=e29]:
+          - cell "Anvil" [ref=e30]
+          - cell "10 $" [ref=e31]
+  - contentinfo [ref=e32]:
+    - paragraph [ref=e33]: "© 2026 ACME: all rights"`
+
+func TestCompactGolden(t *testing.T) {
+	want := `- banner:
+  - link [ref=e4]: img "ACME"
+  - navigation "Main":
+    - link "Products" [ref=e9]
+    - link "About us" [ref=e11]
+- main:
+  # Welcome to ACME
+  We make anvils and more.
+  - link "Terms: read them" [ref=e16]
+  ## - link "Sign in" [ref=e18]
+  - textbox "Email" [ref=e19] [placeholder="you@example.com"]
+  - textbox "Password" [ref=e20]
+  - checkbox "Remember me" [checked] [ref=e21]
+  - generic [ref=e22] [cursor=pointer]: Open menu
+  - button "Go" [disabled] [ref=e23]
+  - table:
+    - row: Item | Price
+    - row: Anvil | 10 $
+- contentinfo: © 2026 ACME: all rights`
+	got := hookVia(t, page, "")
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+	if again := hookVia(t, page, ""); again != got {
+		t.Fatal("not deterministic")
+	}
+}
+
+func list(n int) string {
+	var b strings.Builder
+	b.WriteString("- main [ref=e1]:\n  - list [ref=e2]:\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "    - listitem [ref=e%d]:\n      - link \"Story number %d\" [ref=e%d] [cursor=pointer]:\n        - /url: /s/%d\n", 100+2*i, i, 101+2*i, i)
+	}
+	return b.String()
+}
+
+func TestFoldAndUnfold(t *testing.T) {
+	got := hookVia(t, list(50), "")
+	if !strings.Contains(got, "… 40 more items: browser_snapshot ref=e2") {
+		t.Fatalf("no fold line:\n%s", got)
+	}
+	if !strings.Contains(got, `link "Story number 9" [ref=e119]`) || strings.Contains(got, "Story number 10") {
+		t.Fatalf("fold kept the wrong items:\n%s", got)
+	}
+	// Unfolding: the scoped snapshot of the list (its root at the top)
+	// shows every item again.
+	scoped := strings.Join(strings.Split(list(50), "\n")[1:], "\n")
+	scoped = regexp.MustCompile(`(?m)^  `).ReplaceAllString(scoped, "")
+	un := hookVia(t, scoped, `{"ref":"e2"}`)
+	for i := 0; i < 50; i++ {
+		if !strings.Contains(un, fmt.Sprintf(`link "Story number %d" [ref=e%d]`, i, 101+2*i)) {
+			t.Fatalf("item %d missing after unfolding:\n%s", i, un)
+		}
+	}
+	if strings.Contains(un, "more items") {
+		t.Fatalf("scope root folded again:\n%s", un)
+	}
+	// Short lists never fold.
+	if s := hookVia(t, list(29), ""); strings.Contains(s, "more items") {
+		t.Fatalf("a 29-item list folded:\n%s", s)
+	}
+}
+
+func TestTextListsDoNotFold(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("- list [ref=e1]:\n")
+	for i := 0; i < 60; i++ {
+		fmt.Fprintf(&b, "  - listitem [ref=e%d]: line %d of a poem\n", i+2, i)
+	}
+	if s := hookVia(t, b.String(), ""); strings.Contains(s, "more items") || !strings.Contains(s, "line 59 of a poem") {
+		t.Fatalf("text folded:\n%s", s)
+	}
+}
+
+func TestParseEscapes(t *testing.T) {
+	ns := parse(`- 'button "it''s: ok" [ref=e1]'
+- text: "a \"quoted\"\ttab \x41"
+- link "\u00e9t\u00e9 \ud83d\ude00" [ref=f1e2]:
+  - /url: "#top"`)
+	if len(ns) != 3 || ns[0].name != "it's: ok" || ns[0].ref != "e1" || ns[1].text != "a \"quoted\"\ttab A" || ns[2].name != "été 😀" || ns[2].ref != "f1e2" || ns[2].url != "#top" {
+		t.Fatalf("%+v %+v %+v", ns[0], ns[1], ns[2])
+	}
+}
+
+func TestEmptyAndNonSnapshotResults(t *testing.T) {
+	req := abi.HookRequest{Role: abi.HookCompact, Tool: "browser_click", Result: &abi.Result{Text: "clicked"}}
+	in, _ := json.Marshal(req)
+	out, isErr := sdk.Handle(abi.OpHook, in)
+	if isErr || string(out) != "{}" {
+		t.Fatalf("got %s", out)
+	}
+}
+
+// TestCorpusSnapshots checks, on the benchmark's cached Playwright snapshots
+// when present, that every interactive element stays addressable by ref,
+// directly or by unfolding.
+func TestCorpusSnapshots(t *testing.T) {
+	files, _ := filepath.Glob("../../build/snapshots/pages-*.json")
+	if len(files) == 0 {
+		t.Skip("no cached snapshots: run make bench first")
+	}
+	refRe := regexp.MustCompile(`- (\w+)(?: "[^\n]*?")?(?: \[[^\]]*\])* \[ref=(\w+)\]`)
+	foldRe := regexp.MustCompile(`browser_snapshot ref=(\w+)`)
+	for _, f := range files {
+		b, _ := os.ReadFile(f)
+		var r struct{ Name, Snapshot string }
+		json.Unmarshal(b, &r)
+		out := compactSnapshot(r.Snapshot, defaultOptions)
+		reach := out
+		for _, m := range foldRe.FindAllStringSubmatch(out, -1) {
+			reach += "\n" + compactSnapshot(r.Snapshot, options{scopeRef: m[1], foldMin: defaultOptions.foldMin, foldKeep: defaultOptions.foldKeep, indent: "  "})
+		}
+		for _, m := range refRe.FindAllStringSubmatch(r.Snapshot, -1) {
+			if interactive[m[1]] && !strings.Contains(reach, "[ref="+m[2]+"]") {
+				t.Errorf("%s: %s %s lost", r.Name, m[1], m[2])
+				break
+			}
+		}
+	}
+}
+
+func TestSelfTestAndManifest(t *testing.T) {
+	out, _ := sdk.Handle(abi.OpSelfTest, nil)
+	var r abi.SelfTestReport
+	if json.Unmarshal(out, &r); !r.OK {
+		t.Fatalf("self test: %s", out)
+	}
+	out, _ = sdk.Handle(abi.OpDescribe, nil)
+	var m abi.Manifest
+	json.Unmarshal(out, &m)
+	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookCompact || len(m.Capabilities) != 0 {
+		t.Fatalf("manifest: %s", out)
+	}
+}
