@@ -15,6 +15,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -34,11 +36,9 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
-	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
-	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 // Both browsers get these: external hosts fail at once instead of waiting
@@ -49,6 +49,7 @@ var steps = []string{"navigate", "snapshot", "type", "click", "screenshot"}
 
 func main() {
 	root := wasmbuild.Root()
+	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
 	pagesDir := flag.String("pages", filepath.Join(root, "..", "shared", "corpus", "pages"), "folder of saved .html pages")
 	n := flag.Int("n", 20, "pages to run")
 	all := flag.Bool("all", false, "run every page")
@@ -56,6 +57,9 @@ func main() {
 	sessions := flag.Int("sessions", 3, "extra sessions opened to measure memory per session")
 	verbose := flag.Bool("v", false, "log each call")
 	flag.Parse()
+	if *corpus != "" {
+		*pagesDir = filepath.Join(*corpus, "pages")
+	}
 
 	pages, err := listPages(*pagesDir)
 	if err != nil || len(pages) == 0 {
@@ -194,54 +198,82 @@ func targets(snap string) (textbox, clickable string) {
 // ---- wasmwright: the browser plugin in the sandbox on the host functions
 
 type wasmwright struct {
-	svc    *browser.Service
-	plugin *sandbox.Plugin
-	log    bool
+	h   *host.Host
+	log bool
 }
 
+// newWasmwright starts a real host, as `wasmwright serve` does: the browser
+// plugin with the default pipeline (detect, compact, mask), the egress proxy
+// in front of Chromium (loopback allowed for the corpus server), every call
+// through dispatch and the hooks.
 func newWasmwright(verbose bool) (*wasmwright, error) {
-	svc, err := browser.New(browser.Config{Headed: "false", Args: isolateArgs, WorkspaceDir: filepath.Join(os.TempDir(), "ww-bench-workspace")},
-		browser.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dir, err := os.MkdirTemp("", "ww-bench-plugins-")
 	if err != nil {
 		return nil, err
 	}
-	path, err := wasmbuild.Build("plugins/browser")
+	var sums []string
+	for _, mod := range []string{"plugins/browser", "plugins/blockdetect", "plugins/snapcompact", "plugins/secretmask"} {
+		path, err := wasmbuild.Build(mod)
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		name := filepath.Base(mod) + ".wasm"
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		sums = append(sums, hex.EncodeToString(sum[:])+"  "+name)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644); err != nil {
+		return nil, err
+	}
+	args, _ := json.Marshal(isolateArgs)
+	cfg, err := host.ParseConfig(fmt.Sprintf(`
+[host]
+plugins_dir = %q
+cache_dir = %q
+default_personality = "bench"
+[browser]
+headed = "false"
+args = %s
+workspace_dir = %q
+[plugins.browser]
+[plugins.blockdetect]
+[plugins.snapcompact]
+[plugins.secretmask]
+[personalities.bench]
+plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "secrets.mask"]
+hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
+network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
+`, dir, filepath.Join(wasmbuild.Root(), "build", "cache"), args, filepath.Join(os.TempDir(), "ww-bench-workspace")), "bench", dir)
 	if err != nil {
 		return nil, err
 	}
-	wasm, err := os.ReadFile(path)
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return nil, err
 	}
-	eng, err := sandbox.NewEngine(sandbox.Config{CacheDir: filepath.Join(wasmbuild.Root(), "build", "cache"),
-		HostFuncs: append(svc.HostFuncs(), hostfuncs.Info()), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		return nil, err
+	if probs, _ := h.Problems("bench"); len(probs) > 0 {
+		return nil, fmt.Errorf("bench personality: %s", strings.Join(probs, "; "))
 	}
-	p, err := eng.Load(context.Background(), "browser", wasm, "")
-	if err != nil {
-		return nil, err
-	}
-	return &wasmwright{svc: svc, plugin: p, log: verbose}, nil
+	return &wasmwright{h: h, log: verbose}, nil
 }
 
 func (w *wasmwright) call(session, tool string, args any) (*abi.Result, time.Duration, error) {
 	b, _ := json.Marshal(args)
-	in, _ := abi.Frame(abi.CallHeader{Tool: tool, Session: session, Personality: "bench"}, b)
-	c := &hostfuncs.Caller{Personality: "bench", Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}}
 	t0 := time.Now()
-	out, err := w.plugin.Call(hostfuncs.WithCaller(context.Background(), c), abi.OpCall, in)
+	r, err := w.h.Call(context.Background(), host.Request{Personality: "bench", Session: session, Tool: tool, Args: b})
 	d := time.Since(t0)
-	if err != nil {
-		return nil, d, err
-	}
-	var r abi.Result
-	err = json.Unmarshal(out, &r)
 	if w.log {
 		fmt.Fprintf(os.Stderr, "ww %s %s %v\n", tool, d.Round(time.Millisecond), err)
 	}
-	return &r, d, err
+	return r, d, err
 }
 
 func (w *wasmwright) run(u string, times map[string][]time.Duration, sizes *[]int) {
@@ -287,8 +319,7 @@ func (w *wasmwright) openSession(name, u string) {
 func (w *wasmwright) close() {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	w.plugin.Retire(ctx)
-	w.svc.Close(ctx)
+	w.h.Close(ctx)
 }
 
 // wwPids: this process, and its descendants except the MCP peer's tree.
