@@ -70,6 +70,7 @@ type Server struct {
 	stop   context.Context
 	cancel context.CancelFunc
 
+	create   sync.Mutex // serializes making the HTTP servers
 	mu       sync.Mutex
 	http     map[string]*sdk.Server // personality → the server HTTP sessions of that personality share
 	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
@@ -165,6 +166,8 @@ func (s *Server) syncLoop() {
 // forPersonality returns the shared server of a personality's HTTP
 // sessions, or nil when the personality does not exist.
 func (s *Server) forPersonality(p string) *sdk.Server {
+	s.create.Lock()
+	defer s.create.Unlock()
 	s.mu.Lock()
 	srv := s.http[p]
 	s.mu.Unlock()
@@ -177,11 +180,8 @@ func (s *Server) forPersonality(p string) *sdk.Server {
 	}
 	srv = s.newServer(p, "", s.stop).srv
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if prev := s.http[p]; prev != nil {
-		return prev
-	}
 	s.http[p] = srv
+	s.mu.Unlock()
 	return srv
 }
 

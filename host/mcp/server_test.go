@@ -48,20 +48,27 @@ func (r *recorder) CloseSession(personality, session string) error {
 	r.mu.Lock()
 	r.closed = append(r.closed, personality+"/"+session)
 	r.mu.Unlock()
-	r.ch <- personality + "/" + session
+	select {
+	case r.ch <- personality + "/" + session:
+	default: // waitClosed also polls
+	}
 	return nil
 }
 
-// waitClosed waits for CloseSession(want).
+// waitClosed waits for CloseSession(want), in whatever order sessions close.
 func (r *recorder) waitClosed(t *testing.T, want string, within time.Duration) {
 	t.Helper()
 	deadline := time.After(within)
 	for {
+		r.mu.Lock()
+		done := slices.Contains(r.closed, want)
+		r.mu.Unlock()
+		if done {
+			return
+		}
 		select {
-		case got := <-r.ch:
-			if got == want {
-				return
-			}
+		case <-r.ch:
+		case <-time.After(20 * time.Millisecond):
 		case <-deadline:
 			r.mu.Lock()
 			defer r.mu.Unlock()
@@ -485,6 +492,45 @@ func TestHTTP(t *testing.T) {
 	rec.waitClosed(t, "agent/"+id, 5*time.Second)
 	ns.Close()
 	rec.waitClosed(t, "narrow/"+ns.ID(), 5*time.Second)
+}
+
+// Concurrent sessions each get their own browser session.
+func TestHTTPConcurrentSessions(t *testing.T) {
+	h, rec := newHost(t)
+	s := New(h, Options{Logger: quiet()})
+	f := serveHTTPTest(t, s)
+	var wg sync.WaitGroup
+	ids := make(chan string, 4)
+	for i := range 4 {
+		wg.Go(func() {
+			token := f.tokens["agent"]
+			if i%2 == 1 {
+				token = f.tokens["narrow"]
+			}
+			cs, err := f.connect(t, token, nil)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			for range 3 {
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "page", Arguments: map[string]any{"say": "x"}})
+				if err != nil || res.IsError || !strings.Contains(text(t, res), "in session "+cs.ID()) {
+					t.Errorf("session %s: %v %v", cs.ID(), err, res)
+				}
+			}
+			p := "agent"
+			if i%2 == 1 {
+				p = "narrow"
+			}
+			ids <- p + "/" + cs.ID()
+			cs.Close()
+		})
+	}
+	wg.Wait()
+	close(ids)
+	for id := range ids {
+		rec.waitClosed(t, id, 5*time.Second)
+	}
 }
 
 // Without a valid token: 401, and nothing of the server shows.
