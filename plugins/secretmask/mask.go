@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -17,8 +16,9 @@ const Mask = "••••••"
 
 // masker hides a set of values in any string, raw or encoded.
 //
-// Per value it compiles one regular expression in which every character may
-// appear raw or in any of its escaped forms, mixed freely:
+// Per value it matches every character raw or in any of its escaped forms,
+// mixed freely (a small backtracking matcher, tried only where the value's
+// first byte or an escape introducer %, &, \ or + stands):
 //
 //   - URL encoding: %HH of each UTF-8 byte (either hex case), + for a space
 //   - HTML entities: &#DDD; &#xHH; (leading zeros, optional ;) and the named
@@ -29,7 +29,7 @@ const Mask = "••••••"
 // the three alignments a value can take inside a longer base64 string, and
 // for hex in upper and lower case.
 type masker struct {
-	res    []*regexp.Regexp
+	runes  [][]rune // each value, longest first
 	blobs  []string // base64 cores and hex forms, longest first
 	values []string
 }
@@ -55,7 +55,7 @@ func newMasker(values []string) *masker {
 	m.values = vs
 	blobSeen := map[string]bool{}
 	for _, v := range vs {
-		m.res = append(m.res, regexp.MustCompile(charPattern(v)))
+		m.runes = append(m.runes, []rune(v))
 		if len(v) < minEncodedLen {
 			continue
 		}
@@ -85,10 +85,8 @@ func (m *masker) mask(s string) string {
 	if s == "" {
 		return s
 	}
-	for _, re := range m.res {
-		if re.MatchString(s) {
-			s = re.ReplaceAllLiteralString(s, Mask)
-		}
+	for _, v := range m.runes {
+		s = maskEscaped(s, v)
 	}
 	for _, b := range m.blobs {
 		if strings.Contains(s, b) {
@@ -96,6 +94,235 @@ func (m *masker) mask(s string) string {
 		}
 	}
 	return s
+}
+
+// maskEscaped replaces, left to right, every match of v whose characters
+// each appear raw or escaped (see matchAt).
+func maskEscaped(s string, v []rune) string {
+	if len(v) == 0 {
+		return s
+	}
+	var first [4]byte
+	utf8.EncodeRune(first[:], v[0])
+	f0 := first[0]
+	var out strings.Builder
+	last := 0
+	for p := 0; p < len(s); p++ {
+		c := s[p]
+		if c != f0 && c != '%' && c != '&' && c != '\\' && c != '+' {
+			continue
+		}
+		end, ok := matchAt(s, p, v)
+		if !ok {
+			continue
+		}
+		out.WriteString(s[last:p])
+		out.WriteString(Mask)
+		last = end
+		p = end - 1
+	}
+	if last == 0 {
+		return s
+	}
+	out.WriteString(s[last:])
+	return out.String()
+}
+
+// matchAt reports whether v starts at s[p], each character raw or in one of
+// its escaped forms, and where the match ends. Where a character can be read
+// two ways (a literal % or the start of %25), failures are remembered so an
+// adversarial page cannot make the search exponential.
+func matchAt(s string, p int, v []rune) (int, bool) {
+	var failed map[[2]int]bool
+	var try func(p, k int) (int, bool)
+	try = func(p, k int) (int, bool) {
+		if k == len(v) {
+			return p, true
+		}
+		fs := forms(s, p, v[k])
+		if len(fs) > 1 && failed == nil {
+			failed = map[[2]int]bool{}
+		}
+		for _, n := range fs {
+			key := [2]int{p + n, k + 1}
+			if failed != nil && failed[key] {
+				continue
+			}
+			if end, ok := try(p+n, k+1); ok {
+				return end, true
+			}
+			if failed != nil {
+				failed[key] = true
+			}
+		}
+		return 0, false
+	}
+	return try(p, 0)
+}
+
+// forms returns the lengths of every way s[p:] can start with r: raw, URL
+// percent-encoded (each UTF-8 byte as %HH) or + for a space, an HTML
+// numeric or named entity, a JSON/JS escape. Usually one, rarely two.
+func forms(s string, p int, r rune) []int {
+	var res []int
+	if p >= len(s) {
+		return nil
+	}
+	var enc [4]byte
+	n := utf8.EncodeRune(enc[:], r)
+	if strings.HasPrefix(s[p:], string(enc[:n])) {
+		res = append(res, n)
+	}
+	switch s[p] {
+	case '%':
+		q := p
+		ok := true
+		for _, b := range enc[:n] {
+			if q+3 > len(s) || s[q] != '%' {
+				ok = false
+				break
+			}
+			x, good := hexVal(s[q+1 : q+3])
+			if !good || x != uint32(b) {
+				ok = false
+				break
+			}
+			q += 3
+		}
+		if ok {
+			res = append(res, q-p)
+		}
+	case '+':
+		if r == ' ' {
+			res = append(res, 1)
+		}
+	case '&':
+		if l := numericEntity(s[p:], r); l > 0 {
+			res = append(res, l)
+		}
+		for _, name := range entityNames[r] {
+			if strings.HasPrefix(s[p+1:], name+";") {
+				res = append(res, len(name)+2)
+			}
+		}
+	case '\\':
+		if l := jsEscape(s[p:], r); l > 0 {
+			res = append(res, l)
+		}
+	}
+	return res
+}
+
+func hexVal(h string) (uint32, bool) {
+	var x uint32
+	if h == "" {
+		return 0, false
+	}
+	for i := 0; i < len(h); i++ {
+		c := h[i]
+		switch {
+		case c >= '0' && c <= '9':
+			x = x<<4 | uint32(c-'0')
+		case c >= 'a' && c <= 'f':
+			x = x<<4 | uint32(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			x = x<<4 | uint32(c-'A'+10)
+		default:
+			return 0, false
+		}
+		if x > 0x10FFFF {
+			return 0, false
+		}
+	}
+	return x, true
+}
+
+// numericEntity matches &#DDD; or &#xHH; (leading zeros, ; optional) for r.
+func numericEntity(s string, r rune) int {
+	if len(s) < 3 || s[0] != '&' || s[1] != '#' {
+		return 0
+	}
+	i := 2
+	hexa := false
+	if s[i] == 'x' || s[i] == 'X' {
+		hexa = true
+		i++
+	}
+	start := i
+	var x uint64
+	for i < len(s) {
+		c := s[i]
+		var d uint64
+		switch {
+		case c >= '0' && c <= '9':
+			d = uint64(c - '0')
+		case hexa && c >= 'a' && c <= 'f':
+			d = uint64(c-'a') + 10
+		case hexa && c >= 'A' && c <= 'F':
+			d = uint64(c-'A') + 10
+		default:
+			goto done
+		}
+		if hexa {
+			x = x*16 + d
+		} else {
+			x = x*10 + d
+		}
+		if x > 0x10FFFF {
+			return 0
+		}
+		i++
+	}
+done:
+	if i == start || rune(x) != r {
+		return 0
+	}
+	if i < len(s) && s[i] == ';' {
+		i++
+	}
+	return i
+}
+
+// jsEscape matches a JSON or JavaScript escape of r at the start of s.
+func jsEscape(s string, r rune) int {
+	if len(s) < 2 || s[0] != '\\' {
+		return 0
+	}
+	if e, ok := jsonShort[r]; ok && s[1] == e {
+		return 2
+	}
+	if s[1] != 'u' {
+		return 0
+	}
+	if len(s) >= 4 && s[2] == '{' {
+		if j := strings.IndexByte(s, '}'); j > 3 && j < 12 {
+			if x, ok := hexVal(s[3:j]); ok && rune(x) == r {
+				return j + 1
+			}
+		}
+		return 0
+	}
+	if len(s) < 6 {
+		return 0
+	}
+	x, ok := hexVal(s[2:6])
+	if !ok {
+		return 0
+	}
+	if r < 0x10000 {
+		if rune(x) == r {
+			return 6
+		}
+		return 0
+	}
+	rr := r - 0x10000
+	if rune(x) != 0xD800+(rr>>10) || len(s) < 12 || s[6] != '\\' || s[7] != 'u' {
+		return 0
+	}
+	if lo, ok := hexVal(s[8:12]); ok && rune(lo) == 0xDC00+(rr&0x3FF) {
+		return 12
+	}
+	return 0
 }
 
 // maskBlob replaces b in s and, for base64 fragments, the one character on
@@ -172,64 +399,7 @@ var entityNames = map[rune][]string{
 }
 
 // jsonShort are the one-letter JSON/JS escapes.
-var jsonShort = map[rune]string{'"': `\\"`, '\\': `\\\\`, '/': `\\/`, '\n': `\\n`, '\r': `\\r`, '\t': `\\t`, '\b': `\\b`, '\f': `\\f`, '\'': `\\'`}
-
-// hexPat matches n in hex with either case and optional leading zeros
-// (minWidth digits at least, as written).
-func hexPat(n uint32, width int) string {
-	h := fmt.Sprintf("%0*x", width, n)
-	var b strings.Builder
-	for _, c := range h {
-		if c >= 'a' && c <= 'f' {
-			b.WriteString("[" + string(c) + string(c-32) + "]")
-		} else {
-			b.WriteRune(c)
-		}
-	}
-	return b.String()
-}
-
-// charPattern is the regular expression matching v with each character raw
-// or escaped.
-func charPattern(v string) string {
-	var b strings.Builder
-	for _, r := range v {
-		if r == utf8.RuneError {
-			b.WriteString(regexp.QuoteMeta(string(r)))
-			continue
-		}
-		alts := []string{regexp.QuoteMeta(string(r))}
-		// URL: %HH per UTF-8 byte; + for space.
-		var enc [4]byte
-		n := utf8.EncodeRune(enc[:], r)
-		var pct strings.Builder
-		for _, c := range enc[:n] {
-			pct.WriteString("%" + hexPat(uint32(c), 2))
-		}
-		alts = append(alts, pct.String())
-		if r == ' ' {
-			alts = append(alts, `\+`)
-		}
-		// HTML numeric and named entities.
-		alts = append(alts, fmt.Sprintf("&#0*%d;?", r), "&#[xX]0*"+hexPat(uint32(r), 1)+";?")
-		for _, name := range entityNames[r] {
-			alts = append(alts, "&"+name+";")
-		}
-		// JSON / JS escapes.
-		if s, ok := jsonShort[r]; ok {
-			alts = append(alts, s)
-		}
-		if r < 0x10000 {
-			alts = append(alts, `\\u`+hexPat(uint32(r), 4))
-		} else {
-			rr := r - 0x10000
-			hi, lo := 0xD800+(rr>>10), 0xDC00+(rr&0x3FF)
-			alts = append(alts, `\\u`+hexPat(uint32(hi), 4)+`\\u`+hexPat(uint32(lo), 4), `\\u\{0*`+hexPat(uint32(r), 1)+`\}`)
-		}
-		b.WriteString("(?:" + strings.Join(alts, "|") + ")")
-	}
-	return b.String()
-}
+var jsonShort = map[rune]byte{'"': '"', '\\': '\\', '/': '/', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f', '\'': '\''}
 
 // maskJSON walks any JSON document and masks every string, object key and
 // number whose text holds a value.

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -56,25 +57,25 @@ func encodedForms(v string) map[string]string {
 	}
 	jm, _ := json.Marshal(v)
 	forms := map[string]string{
-		"raw":          v,
-		"query":        url.QueryEscape(v),
-		"path":         url.PathEscape(v),
-		"query%20":     strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
-		"html":         html.EscapeString(v),
-		"html-dec":     dec.String(),
-		"html-hex":     hx.String(),
-		"json":         string(jm[1 : len(jm)-1]),
-		"json-u":       js.String(),
-		"hex-upper":    strings.ToUpper(hex.EncodeToString([]byte(v))),
-		"hex-lower":    hex.EncodeToString([]byte(v)),
-		"b64-std":      base64.StdEncoding.EncodeToString([]byte(v)),
-		"b64-url":      base64.URLEncoding.EncodeToString([]byte(v)),
-		"b64-raw":      base64.RawStdEncoding.EncodeToString([]byte(v)),
-		"b64-embed-1":  base64.StdEncoding.EncodeToString(append([]byte("u:"), []byte(v+"!tail")...)),
-		"b64-embed-2":  base64.URLEncoding.EncodeToString(append([]byte{0xfb}, []byte(v+"\xff\xfe")...)),
-		"b64-embed-3":  base64.StdEncoding.EncodeToString(append([]byte("xyz"), []byte(v)...)),
-		"b64-basic":    base64.StdEncoding.EncodeToString([]byte("user:" + v)),
-		"b64-embed-4":  base64.RawURLEncoding.EncodeToString(append([]byte("ab"), []byte(v+"c")...)),
+		"raw":         v,
+		"query":       url.QueryEscape(v),
+		"path":        url.PathEscape(v),
+		"query%20":    strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
+		"html":        html.EscapeString(v),
+		"html-dec":    dec.String(),
+		"html-hex":    hx.String(),
+		"json":        string(jm[1 : len(jm)-1]),
+		"json-u":      js.String(),
+		"hex-upper":   strings.ToUpper(hex.EncodeToString([]byte(v))),
+		"hex-lower":   hex.EncodeToString([]byte(v)),
+		"b64-std":     base64.StdEncoding.EncodeToString([]byte(v)),
+		"b64-url":     base64.URLEncoding.EncodeToString([]byte(v)),
+		"b64-raw":     base64.RawStdEncoding.EncodeToString([]byte(v)),
+		"b64-embed-1": base64.StdEncoding.EncodeToString(append([]byte("u:"), []byte(v+"!tail")...)),
+		"b64-embed-2": base64.URLEncoding.EncodeToString(append([]byte{0xfb}, []byte(v+"\xff\xfe")...)),
+		"b64-embed-3": base64.StdEncoding.EncodeToString(append([]byte("xyz"), []byte(v)...)),
+		"b64-basic":   base64.StdEncoding.EncodeToString([]byte("user:" + v)),
+		"b64-embed-4": base64.RawURLEncoding.EncodeToString(append([]byte("ab"), []byte(v+"c")...)),
 	}
 	return forms
 }
@@ -275,4 +276,16 @@ func FuzzMask(f *testing.F) {
 		}
 		checkNoLeak(t, resp, v)
 	})
+}
+
+func TestAdversarialPageStaysLinear(t *testing.T) {
+	v := strings.Repeat("%2", 30) + "!"
+	s := strings.Repeat("%25", 4000) + strings.Repeat("%2", 4000)
+	done := make(chan string, 1)
+	go func() { done <- newMasker([]string{v}).mask(s) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("masking an adversarial page did not finish in 5 s")
+	}
 }

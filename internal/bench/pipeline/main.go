@@ -18,6 +18,7 @@ func main() {
 	corpus := flag.String("corpus", "/work/shared/corpus", "the shared corpus (pages/, walls/)")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
 	only := flag.String("only", "", "run one section: detect, compact or mask")
+	secrets := flag.Int("secrets", 300, "generated secrets for the masking run")
 	verbose := flag.Bool("v", false, "list per-page figures")
 	flag.Parse()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
@@ -58,6 +59,10 @@ func main() {
 	if *only == "" || *only == "compact" {
 		compactSection(h, pageR, *verbose)
 	}
+	if *only == "" || *only == "mask" {
+		maskSection(h, *secrets)
+	}
+	latencySection(h)
 }
 
 // loadCorpus lists corpus/pages/*.html and corpus/walls/*.html with meta.

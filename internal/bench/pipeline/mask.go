@@ -1,0 +1,237 @@
+package main
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"html"
+	"math/rand/v2"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// maskCase is one generated result holding a secret in one encoding.
+type maskCase struct {
+	value, form, encoded string
+	req                  abi.HookRequest
+}
+
+// genSecret makes a secret of the kinds vaults hold: passwords with
+// punctuation and spaces, API tokens, PINs, non-ASCII passphrases.
+func genSecret(r *rand.Rand) string {
+	const pw = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!@#$%^&*()-_=+[]{};:'\",.<>/?\\| ~`"
+	switch r.IntN(4) {
+	case 0:
+		b := make([]byte, 8+r.IntN(16))
+		for i := range b {
+			b[i] = pw[r.IntN(len(pw))]
+		}
+		return string(b)
+	case 1:
+		b := make([]byte, 16)
+		for i := range b {
+			b[i] = byte(r.IntN(256))
+		}
+		return "tok_" + hex.EncodeToString(b)
+	case 2:
+		return fmt.Sprintf("%06d", r.IntN(1000000))
+	default:
+		words := []string{"Grüße", "très", "секрет", "naïve", "日本", "żółw", "fjörd", "mañana"}
+		return words[r.IntN(len(words))] + " " + words[r.IntN(len(words))] + fmt.Sprint(r.IntN(100))
+	}
+}
+
+func encodings(v string, r *rand.Rand) map[string]string {
+	pre := make([]byte, 1+r.IntN(5))
+	post := make([]byte, r.IntN(5))
+	for i := range pre {
+		pre[i] = byte(r.IntN(256))
+	}
+	for i := range post {
+		post[i] = byte(r.IntN(256))
+	}
+	var dec, hx, js strings.Builder
+	for _, c := range v {
+		fmt.Fprintf(&dec, "&#%d;", c)
+		fmt.Fprintf(&hx, "&#x%x;", c)
+		if c < 0x10000 {
+			fmt.Fprintf(&js, `\u%04X`, c)
+		} else {
+			c -= 0x10000
+			fmt.Fprintf(&js, `\u%04x\u%04x`, 0xD800+(c>>10), 0xDC00+(c&0x3FF))
+		}
+	}
+	jm, _ := json.Marshal(v)
+	embed := append(append(append([]byte{}, pre...), v...), post...)
+	return map[string]string{
+		"raw":             v,
+		"url-query (+)":   url.QueryEscape(v),
+		"url-path (%20)":  url.PathEscape(v),
+		"html-escaped":    html.EscapeString(v),
+		"html-decimal":    dec.String(),
+		"html-hex":        hx.String(),
+		"json-escaped":    string(jm[1 : len(jm)-1]),
+		"json-\\u":        js.String(),
+		"base64-std":      base64.StdEncoding.EncodeToString([]byte(v)),
+		"base64-url":      base64.URLEncoding.EncodeToString([]byte(v)),
+		"base64-embedded": base64.StdEncoding.EncodeToString(embed),
+		"base64url-embed": base64.RawURLEncoding.EncodeToString(embed),
+		"hex-upper":       strings.ToUpper(hex.EncodeToString([]byte(v))),
+	}
+}
+
+// leaked reports whether v can be read back from s: raw, or by decoding
+// URL, HTML, JSON, hex or any base64 run at any offset.
+func leaked(s, v string) bool {
+	if strings.Contains(s, v) || strings.Contains(html.UnescapeString(s), v) {
+		return true
+	}
+	if u, err := url.QueryUnescape(s); err == nil && strings.Contains(u, v) {
+		return true
+	}
+	if u, err := url.PathUnescape(s); err == nil && strings.Contains(u, v) {
+		return true
+	}
+	var js string
+	if json.Unmarshal([]byte(`"`+s+`"`), &js) == nil && strings.Contains(js, v) {
+		return true
+	}
+	if strings.Contains(strings.ToLower(s), hex.EncodeToString([]byte(v))) {
+		return true
+	}
+	isB := func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+	}
+	for i := 0; i < len(s); {
+		if !isB(s[i]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isB(s[j]) {
+			j++
+		}
+		for off := 0; off < 4 && i+off < j; off++ {
+			run := s[i+off : j]
+			run = run[:len(run)/4*4]
+			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+				if b, err := enc.DecodeString(run); err == nil && bytes.Contains(b, []byte(v)) {
+					return true
+				}
+			}
+		}
+		i = j
+	}
+	return false
+}
+
+func stringsOf(v any, out *[]string) {
+	switch x := v.(type) {
+	case string:
+		*out = append(*out, x)
+	case []any:
+		for _, e := range x {
+			stringsOf(e, out)
+		}
+	case map[string]any:
+		for k, e := range x {
+			*out = append(*out, k)
+			stringsOf(e, out)
+		}
+	}
+}
+
+func maskSection(h *hooks, n int) {
+	r := rand.New(rand.NewPCG(1, 2))
+	total, leaks, failed := 0, 0, 0
+	leakBy := map[string]int{}
+	casesBy := map[string]int{}
+	for i := 0; i < n; i++ {
+		v := genSecret(r)
+		other := genSecret(r)
+		session := fmt.Sprintf("s%d", i)
+		h.mu.Lock()
+		h.maskValues[session] = []string{v, other}
+		h.mu.Unlock()
+		for form, enc := range encodings(v, r) {
+			total++
+			casesBy[form]++
+			// The secret in one field, chosen at random, like an echo would
+			// carry it.
+			res := &abi.Result{Text: "navigated"}
+			var errv *abi.Error
+			switch r.IntN(7) {
+			case 0:
+				res.Text = "The page says: welcome back, " + enc + "!"
+			case 1:
+				res.Snapshot = "- textbox \"Password\" [ref=e8]: " + enc + "\n- link \"Reset\" [ref=e9]"
+			case 2:
+				d, _ := json.Marshal(map[string]any{"echo": map[string]string{"q": enc}, "n": 1})
+				res.Data = d
+			case 3:
+				res.Page = &abi.Page{URL: "https://app.test/cb?code=" + enc, Status: 200, Headers: map[string]string{"set-cookie": "sid=" + enc}, Title: "x", HTML: "<input value=\"" + enc + "\">"}
+			case 4:
+				res.Warnings = []string{"form echoed " + enc}
+				res.Events = []string{"request body: password=" + enc}
+			case 5:
+				errv = &abi.Error{Code: abi.CodeExecutionFailed, Message: "login failed for " + enc, Details: map[string]string{"typed": enc}}
+			default:
+				res.Images = []abi.Image{{MIME: "text/plain", Data: enc}}
+			}
+			resp, err := h.call(h.mask, abi.HookRequest{Role: abi.HookMask, Tool: "browser_type", Session: session, Result: res, Error: errv})
+			if err != nil {
+				failed++
+				continue
+			}
+			b, _ := json.Marshal(resp)
+			var doc any
+			json.Unmarshal(b, &doc)
+			var ss []string
+			stringsOf(doc, &ss)
+			for _, s := range ss {
+				if leaked(s, v) {
+					leaks++
+					leakBy[form]++
+					if leakBy[form] <= 2 {
+						fmt.Fprintf(os.Stderr, "leak (%s) of %q: %.200s\n", form, v, s)
+					}
+					break
+				}
+			}
+		}
+	}
+	fmt.Println("### Secret masking (secretmask)")
+	fmt.Println()
+	fmt.Printf("%d generated secrets (passwords with punctuation and spaces, hex tokens, 6-digit PINs, non-ASCII passphrases), each in %d encodings placed in a random field (text, snapshot, data, page URL/headers/HTML, warnings/events, error message/details, image data), with a second secret in the session: %d hook calls.\n\n", n, len(casesBy), total)
+	fmt.Println("| measure | value |")
+	fmt.Println("|---|---|")
+	fmt.Printf("| leaks (value readable raw or after URL/HTML/JSON/hex/base64 decoding at any offset) | %d / %d |\n", leaks, total)
+	fmt.Printf("| masker failures | %d |\n", failed)
+	fmt.Println()
+	for form, c := range leakBy {
+		fmt.Printf("- leaks in %s: %d\n", form, c)
+	}
+}
+
+func latencySection(h *hooks) {
+	fmt.Println("### Hook latency through the sandbox (per call)")
+	fmt.Println()
+	fmt.Println("Wall-clock time of Plugin.Call (JSON in, JSON out, fast path) over every call made above, on this shared 2-core machine.")
+	fmt.Println()
+	fmt.Println("| hook | calls | median | p90 | p99 | max |")
+	fmt.Println("|---|---|---|---|---|---|")
+	for _, role := range abi.HookRoles {
+		xs := h.latency[role]
+		if len(xs) == 0 {
+			continue
+		}
+		ms := func(us float64) string { return fmt.Sprintf("%.2f ms", us/1000) }
+		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", role, len(xs), ms(median(xs)), ms(percentile(xs, 0.9)), ms(percentile(xs, 0.99)), ms(percentile(xs, 1)))
+	}
+	fmt.Println()
+}
