@@ -61,6 +61,7 @@ func main() {
 	}
 	if *only == "" || *only == "mask" {
 		maskSection(h, *secrets)
+		maskPages(h, pageR)
 	}
 	latencySection(h)
 }
