@@ -12,6 +12,10 @@ ADDR ?= 127.0.0.1:8931
 # Plugin modules: every folder with a go.mod under plugins/ and examples/.
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/go.mod examples/*/go.mod)))
 
+# build/ holds npm trees and scratch output: a go.mod there keeps it out of
+# the host module's ./... patterns.
+$(shell mkdir -p $(BUILD) && test -f $(BUILD)/go.mod || printf 'module wasmwright.invalid/build\n' > $(BUILD)/go.mod)
+
 export PLAYWRIGHT_CLI_PATH ?= $(CURDIR)/$(DRIVER_DIR)/node_modules/playwright-core/cli.js
 export PLAYWRIGHT_NODEJS_PATH ?= $(shell command -v node)
 export WASMWRIGHT_PLUGINS_DIR ?= $(CURDIR)/$(PLUGINS_OUT)

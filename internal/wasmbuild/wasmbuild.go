@@ -44,6 +44,10 @@ func Build(dir string, extra ...string) (string, error) {
 	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
 		return "", err
 	}
+	// Keep build/ out of the host module's ./... (as the Makefile does).
+	if gm := filepath.Join(root, "build", "go.mod"); !fileExists(gm) {
+		os.WriteFile(gm, []byte("module wasmwright.invalid/build\n"), 0o644)
+	}
 	args := append([]string{"build", "-buildmode=c-shared", "-o", out}, extra...)
 	cmd := exec.Command("go", append(args, ".")...)
 	cmd.Dir = filepath.Join(root, dir)
@@ -53,4 +57,9 @@ func Build(dir string, extra ...string) (string, error) {
 	}
 	built[key] = out
 	return out, nil
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
