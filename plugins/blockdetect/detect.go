@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // page is what a detector looks at, prepared once per call.
@@ -12,10 +13,18 @@ type page struct {
 	status  int
 	headers map[string]string // lower-case keys
 	title   string
-	text    string // rendered text
-	html    string // start of the document, raw
-	decoded string // html with entities decoded (markers hidden as &#46;...)
-	visible string // text, or when absent a crude extraction from html
+	text    string   // rendered text
+	html    string   // start of the document, raw
+	decoded string   // html with entities decoded (markers hidden as &#46;...)
+	visible string   // text, or when absent a crude extraction from html
+	hays    []string // html, decoded (when it differs), text
+	lower   []string // hays with ASCII letters lower-cased, same offsets
+	markup  []string // html, decoded (when it differs)
+	// found holds, per haystack, where each registered needle first
+	// occurs (exact in hays, lower-cased in lower): one pass per haystack
+	// for all needles instead of one strings.Index per needle.
+	found, foundFold  []map[string]int
+	exactSet, foldSet *needleSet
 }
 
 // wall is a detected block page.
@@ -49,15 +58,68 @@ func newPage(status int, headers map[string]string, title, text, doc string) *pa
 	if p.visible == "" {
 		p.visible = crudeText(p.decoded)
 	}
+	p.markup = []string{doc}
+	if p.decoded != doc {
+		p.markup = append(p.markup, p.decoded)
+	}
+	p.hays = append(append([]string{}, p.markup...), text)
+	for _, h := range p.hays {
+		p.lower = append(p.lower, asciiLower(h))
+	}
+	p.exactSet, p.foldSet = exactNeedles.snapshot(), foldNeedles.snapshot()
+	for k := range p.hays {
+		p.found = append(p.found, p.exactSet.scan(p.hays[k]))
+		p.foundFold = append(p.foundFold, p.foldSet.scan(p.lower[k]))
+	}
 	return p
+}
+
+// index finds needle n in haystack k of the page, from the page's scan
+// when n was registered before it, else directly (and registers it, so the
+// next page finds it in its scan).
+func (p *page) index(k int, n string, fold bool) int {
+	set, found, hay := p.exactSet, p.found, p.hays[k]
+	if fold {
+		set, found, hay = p.foldSet, p.foundFold, p.lower[k]
+	}
+	if set.has(n) {
+		if i, ok := found[k][n]; ok {
+			return i
+		}
+		return -1
+	}
+	if fold {
+		foldNeedles.add(n)
+	} else {
+		exactNeedles.add(n)
+	}
+	return strings.Index(hay, n)
+}
+
+// asciiLower lower-cases ASCII letters only, so offsets stay valid.
+func asciiLower(s string) string {
+	i := 0
+	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if c := b[i]; c >= 'A' && c <= 'Z' {
+			b[i] = c + 32
+		}
+	}
+	return string(b)
 }
 
 // in returns the first of needles found in the document (raw or decoded)
 // or the rendered text, as found.
 func (p *page) in(needles ...string) string {
 	for _, n := range needles {
-		for _, hay := range []string{p.html, p.decoded, p.text} {
-			if i := strings.Index(hay, n); i >= 0 {
+		for k, hay := range p.hays {
+			if i := p.index(k, n, false); i >= 0 {
 				return hay[i : i+len(n)]
 			}
 		}
@@ -70,11 +132,11 @@ func (p *page) in(needles ...string) string {
 // talks about the marker (a blog post on scrapers) shows it as text.
 func (p *page) code(needles ...string) string {
 	for _, n := range needles {
-		if strings.Contains(p.text, n) {
-			continue
+		if p.index(len(p.hays)-1, n, false) >= 0 {
+			continue // in the rendered text
 		}
-		for _, hay := range []string{p.html, p.decoded} {
-			if i := strings.Index(hay, n); i >= 0 {
+		for k, hay := range p.markup {
+			if i := p.index(k, n, false); i >= 0 {
 				return hay[i : i+len(n)]
 			}
 		}
@@ -85,10 +147,10 @@ func (p *page) code(needles ...string) string {
 // inFold is in, ignoring case.
 func (p *page) inFold(needles ...string) string {
 	for _, n := range needles {
-		ln := strings.ToLower(n)
-		for _, hay := range []string{p.html, p.decoded, p.text} {
-			if i := strings.Index(strings.ToLower(hay), ln); i >= 0 && i+len(n) <= len(hay) {
-				return hay[i : i+len(n)]
+		ln := asciiLower(n)
+		for k := range p.lower {
+			if i := p.index(k, ln, true); i >= 0 {
+				return p.hays[k][i : i+len(n)]
 			}
 		}
 	}
@@ -96,7 +158,7 @@ func (p *page) inFold(needles ...string) string {
 }
 
 func (p *page) re(r *regexp.Regexp) string {
-	for _, hay := range []string{p.html, p.decoded, p.text} {
+	for _, hay := range p.hays {
 		if m := r.FindString(hay); m != "" {
 			return m
 		}
@@ -362,3 +424,78 @@ func crudeText(doc string) string {
 }
 
 func stripTags(s string) string { return reTag.ReplaceAllString(s, " ") }
+
+// needleSet is a growing set of needles found in one pass over a text: a
+// bitset of their first two bytes, then the needles by those bytes.
+type needleSet struct {
+	mu   sync.Mutex
+	list []string
+	idx  []uint16   // by first two bytes: 0, or 1 + the group in groups
+	grp  [][]string // needles sharing their first two bytes
+	set  map[string]bool
+	snap *needleSet
+}
+
+var exactNeedles, foldNeedles = &needleSet{}, &needleSet{}
+
+func (s *needleSet) add(n string) {
+	if len(n) < 2 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.set[n] {
+		return
+	}
+	s.list = append(s.list, n)
+	s.snap = nil
+	if s.set == nil {
+		s.set = map[string]bool{}
+	}
+	s.set[n] = true
+}
+
+// snapshot is an immutable copy to scan with.
+func (s *needleSet) snapshot() *needleSet {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap != nil {
+		return s.snap
+	}
+	c := &needleSet{idx: make([]uint16, 1<<16), set: map[string]bool{}}
+	for _, n := range s.list {
+		k := uint16(n[0])<<8 | uint16(n[1])
+		if c.idx[k] == 0 {
+			c.grp = append(c.grp, nil)
+			c.idx[k] = uint16(len(c.grp))
+		}
+		g := c.idx[k] - 1
+		c.grp[g] = append(c.grp[g], n)
+		c.set[n] = true
+	}
+	s.snap = c
+	return c
+}
+
+func (s *needleSet) has(n string) bool { return s.set[n] }
+
+// scan returns where each needle first occurs in h.
+func (s *needleSet) scan(h string) map[string]int {
+	found := map[string]int{}
+	if len(s.grp) == 0 {
+		return found
+	}
+	idx := s.idx
+	for i := 0; i+1 < len(h); i++ {
+		g := idx[uint16(h[i])<<8|uint16(h[i+1])]
+		if g == 0 {
+			continue
+		}
+		for _, n := range s.grp[g-1] {
+			if _, seen := found[n]; !seen && strings.HasPrefix(h[i:], n) {
+				found[n] = i
+			}
+		}
+	}
+	return found
+}

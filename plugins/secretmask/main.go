@@ -11,6 +11,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -52,13 +53,22 @@ func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 }
 
 func maskEnvelope(m *masker, env envelope) (*abi.HookResponse, error) {
-	doc, err := json.Marshal(env)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(env)
+	doc := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if err != nil {
 		return nil, abi.Errorf(abi.CodePluginFailed, "secretmask: encoding the result: %v", err)
 	}
 	masked, err := m.maskJSON(doc)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodePluginFailed, "secretmask: %v", err)
+	}
+	if bytes.Equal(masked, doc) {
+		// Nothing to hide (the common case): a nil Result leaves the
+		// result as it is, and the host skips decoding a copy of it.
+		return &abi.HookResponse{}, nil
 	}
 	var out envelope
 	if err := json.Unmarshal(masked, &out); err != nil {
