@@ -30,8 +30,16 @@ const Mask = "••••••"
 // for hex in upper and lower case.
 type masker struct {
 	runes  [][]rune // each value, longest first
+	firsts []byte   // the first byte of each value
 	blobs  []string // base64 cores and hex forms, longest first
 	values []string
+	// cand marks bytes where an escaped match may start: a value's first
+	// byte or an escape introducer.
+	cand [256]bool
+	// blobPre marks the first two bytes of every blob; blobAt lists the
+	// blobs by their first four bytes.
+	blobPre [1 << 16 / 8]byte
+	blobAt  map[uint32][]string
 }
 
 func newMasker(values []string) *masker {
@@ -56,6 +64,8 @@ func newMasker(values []string) *masker {
 	blobSeen := map[string]bool{}
 	for _, v := range vs {
 		m.runes = append(m.runes, []rune(v))
+		m.firsts = append(m.firsts, v[0])
+		m.cand[v[0]] = true
 		if len(v) < minEncodedLen {
 			continue
 		}
@@ -72,6 +82,16 @@ func newMasker(values []string) *masker {
 		}
 		return m.blobs[i] < m.blobs[j]
 	})
+	for _, c := range []byte{'%', '&', '\\', '+'} {
+		m.cand[c] = true
+	}
+	m.blobAt = map[uint32][]string{}
+	for _, b := range m.blobs {
+		k2 := uint32(b[0])<<8 | uint32(b[1])
+		m.blobPre[k2/8] |= 1 << (k2 % 8)
+		k4 := k2<<16 | uint32(b[2])<<8 | uint32(b[3])
+		m.blobAt[k4] = append(m.blobAt[k4], b)
+	}
 	return m
 }
 
@@ -80,46 +100,60 @@ func newMasker(values []string) *masker {
 // characters found by chance in any base64 blob.
 const minEncodedLen = 4
 
-// mask returns s with every occurrence hidden.
+// mask returns s with every occurrence hidden, in one pass: at each
+// position the longest match wins, of any value in any escaped form or of
+// any base64/hex blob.
 func (m *masker) mask(s string) string {
-	if s == "" {
-		return s
-	}
-	for _, v := range m.runes {
-		s = maskEscaped(s, v)
-	}
-	for _, b := range m.blobs {
-		if strings.Contains(s, b) {
-			s = maskBlob(s, b)
-		}
-	}
-	return s
-}
-
-// maskEscaped replaces, left to right, every match of v whose characters
-// each appear raw or escaped (see matchAt).
-func maskEscaped(s string, v []rune) string {
-	if len(v) == 0 {
-		return s
-	}
-	var first [4]byte
-	utf8.EncodeRune(first[:], v[0])
-	f0 := first[0]
 	var out strings.Builder
 	last := 0
-	for p := 0; p < len(s); p++ {
+	for p := 0; p < len(s); {
 		c := s[p]
-		if c != f0 && c != '%' && c != '&' && c != '\\' && c != '+' {
+		start, end := p, 0
+		if m.cand[c] {
+			intro := c == '%' || c == '&' || c == '\\' || c == '+'
+			for i, v := range m.runes {
+				if m.firsts[i] != c && !intro {
+					continue
+				}
+				if e, ok := matchAt(s, p, v); ok && e > end {
+					end = e
+				}
+			}
+		}
+		if p+4 <= len(s) {
+			k2 := uint32(c)<<8 | uint32(s[p+1])
+			if m.blobPre[k2/8]&(1<<(k2%8)) != 0 {
+				k4 := k2<<16 | uint32(s[p+2])<<8 | uint32(s[p+3])
+				for _, b := range m.blobAt[k4] {
+					if !strings.HasPrefix(s[p:], b) {
+						continue
+					}
+					// The characters next to a base64 fragment carry some
+					// of the value's bits: they go too.
+					e := p + len(b)
+					if e < len(s) && isB64(s[e]) {
+						e++
+					}
+					for e < len(s) && s[e] == '=' {
+						e++
+					}
+					if e > end {
+						end = e
+						if p > last && isB64(s[p-1]) {
+							start = p - 1
+						}
+					}
+					break // blobs with one prefix are longest first
+				}
+			}
+		}
+		if end == 0 {
+			p++
 			continue
 		}
-		end, ok := matchAt(s, p, v)
-		if !ok {
-			continue
-		}
-		out.WriteString(s[last:p])
+		out.WriteString(s[last:start])
 		out.WriteString(Mask)
-		last = end
-		p = end - 1
+		last, p = end, end
 	}
 	if last == 0 {
 		return s
@@ -325,32 +359,6 @@ func jsEscape(s string, r rune) int {
 	return 0
 }
 
-// maskBlob replaces b in s and, for base64 fragments, the one character on
-// each side that carries some of the value's bits.
-func maskBlob(s, b string) string {
-	var out strings.Builder
-	for {
-		i := strings.Index(s, b)
-		if i < 0 {
-			out.WriteString(s)
-			return out.String()
-		}
-		start, end := i, i+len(b)
-		if start > 0 && isB64(s[start-1]) {
-			start--
-		}
-		if end < len(s) && isB64(s[end]) {
-			end++
-		}
-		for end < len(s) && s[end] == '=' {
-			end++
-		}
-		out.WriteString(s[:start])
-		out.WriteString(Mask)
-		s = s[end:]
-	}
-}
-
 func isB64(c byte) bool {
 	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
 }
@@ -401,56 +409,66 @@ var entityNames = map[rune][]string{
 // jsonShort are the one-letter JSON/JS escapes.
 var jsonShort = map[rune]byte{'"': '"', '\\': '\\', '/': '/', '\n': 'n', '\r': 'r', '\t': 't', '\b': 'b', '\f': 'f', '\'': '\''}
 
-// maskJSON walks any JSON document and masks every string, object key and
-// number whose text holds a value.
+// maskJSON masks every string, object key and number of a JSON document
+// (which must be valid JSON, as json.Marshal writes it). It rewrites only
+// the tokens that change and copies the rest, which in the sandbox is much
+// cheaper than decoding the document into maps and encoding it again.
 func (m *masker) maskJSON(doc []byte) ([]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(doc))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
+	out := make([]byte, 0, len(doc)+64)
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		switch {
+		case c == '"':
+			j, esc := i+1, false
+			for j < len(doc) && doc[j] != '"' {
+				if doc[j] == '\\' {
+					esc = true
+					j++
+				}
+				j++
+			}
+			if j >= len(doc) {
+				return nil, fmt.Errorf("unterminated string at %d", i)
+			}
+			raw := doc[i : j+1]
+			var str string
+			if esc {
+				if err := json.Unmarshal(raw, &str); err != nil {
+					return nil, err
+				}
+			} else {
+				str = string(raw[1 : len(raw)-1])
+			}
+			if ms := m.mask(str); ms != str {
+				out = appendString(out, ms)
+			} else {
+				out = append(out, raw...)
+			}
+			i = j + 1
+		case c == '-' || c >= '0' && c <= '9':
+			j := i + 1
+			for j < len(doc) && strings.IndexByte("0123456789+-.eE", doc[j]) >= 0 {
+				j++
+			}
+			num := string(doc[i:j])
+			if ms := m.mask(num); ms != num {
+				out = appendString(out, ms)
+			} else {
+				out = append(out, num...)
+			}
+			i = j
+		default:
+			out = append(out, c)
+			i++
+		}
 	}
-	v = m.walk(v)
-	var out bytes.Buffer
-	enc := json.NewEncoder(&out)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+	return out, nil
 }
 
-func (m *masker) walk(v any) any {
-	switch t := v.(type) {
-	case string:
-		return m.mask(t)
-	case json.Number:
-		if s := m.mask(string(t)); s != string(t) {
-			return s
-		}
-		return t
-	case []any:
-		for i := range t {
-			t[i] = m.walk(t[i])
-		}
-		return t
-	case map[string]any:
-		out := make(map[string]any, len(t))
-		keys := make([]string, 0, len(t))
-		for k := range t {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			x := t[k]
-			mk := m.mask(k)
-			if _, clash := out[mk]; clash {
-				// Two keys masked to the same text: keep both apart.
-				mk = fmt.Sprintf("%s#%d", mk, len(out))
-			}
-			out[mk] = m.walk(x)
-		}
-		return out
-	}
-	return v
+func appendString(out []byte, s string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(s)
+	return append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
 }

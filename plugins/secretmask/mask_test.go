@@ -216,7 +216,7 @@ func TestNumbersAndKeys(t *testing.T) {
 	if e != nil {
 		t.Fatal(e)
 	}
-	if got := string(resp.Result.Data); got != `{"n":42,"pin":"••••••","••••••":true}` {
+	if got := string(resp.Result.Data); got != `{"pin":"••••••","••••••":true,"n":42}` {
 		t.Fatalf("data: %s", got)
 	}
 }
