@@ -56,11 +56,16 @@ func init() {
 		return []byte(`{"text": "unterminated`), nil
 	})
 	sdk.Tool("page", "returns what it is given as a navigation result", func(c *sdk.Call, a struct {
-		Title    string `json:"title"`
-		Text     string `json:"text,omitempty"`
-		Snapshot string `json:"snapshot,omitempty"`
+		Title    string            `json:"title"`
+		Text     string            `json:"text,omitempty"`
+		Snapshot string            `json:"snapshot,omitempty"`
+		Status   int               `json:"status,omitempty"`
+		Headers  map[string]string `json:"headers,omitempty"`
 	}) (*abi.Result, error) {
-		return &abi.Result{Text: a.Text, Snapshot: a.Snapshot, Page: &abi.Page{URL: "http://wall.test/", Status: 200, Title: a.Title}}, nil
+		if a.Status == 0 {
+			a.Status = 200
+		}
+		return &abi.Result{Text: a.Text, Snapshot: a.Snapshot, Page: &abi.Page{URL: "http://wall.test/", Status: a.Status, Headers: a.Headers, Title: a.Title}}, nil
 	})
 	sdk.Tool("fail_with", "fails with the given message", func(c *sdk.Call, a struct {
 		Message string `json:"message"`

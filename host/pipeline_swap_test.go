@@ -1,0 +1,106 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// The three first-party hook plugins run in one personality's pipeline,
+// and each is swapped for a new build while calls flow through it: no call
+// fails, every result is still detected, compacted and masked.
+func TestFirstPartyHooksSwapUnderLoad(t *testing.T) {
+	f := newFixture(t, map[string]string{
+		"misbehave":   "sandbox/testdata/misbehave",
+		"blockdetect": "plugins/blockdetect",
+		"snapcompact": "plugins/snapcompact",
+		"secretmask":  "plugins/secretmask",
+	})
+	h := f.host(t, `
+[plugins.misbehave]
+[plugins.blockdetect]
+[plugins.snapcompact]
+[plugins.secretmask]
+[personalities.agent]
+plugins = ["misbehave", "blockdetect", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["events", "secrets.mask"]
+hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
+`, nil)
+	ctx := context.Background()
+	h.Secrets().Add("agent", "s", "hunter2-secret")
+	snapshot := "- generic [ref=e1]:\n  - link \"Home\" [ref=e2]:\n    - /url: https://example.test/\n  - paragraph [ref=e3]: your code is hunter2-secret"
+	args, _ := json.Marshal(map[string]string{"title": "Shop", "snapshot": snapshot, "text": "welcome hunter2-secret"})
+	check := func() error {
+		res, err := h.Call(ctx, Request{Personality: "agent", Session: "s", Tool: "page", Args: args})
+		if err != nil {
+			return err
+		}
+		b, _ := json.Marshal(res)
+		switch {
+		case strings.Contains(string(b), "hunter2-secret"):
+			return abi.Errorf(abi.CodeSecretLeak, "leak: %s", b)
+		case strings.Contains(res.Snapshot, "/url:") || !strings.Contains(res.Snapshot, "[ref=e2]"):
+			return abi.Errorf(abi.CodeExecutionFailed, "not compacted: %q", res.Snapshot)
+		case !strings.Contains(res.Text, "••••••"):
+			return abi.Errorf(abi.CodeExecutionFailed, "not masked: %q", res.Text)
+		}
+		return nil
+	}
+	if err := check(); err != nil {
+		t.Fatal(err)
+	}
+	wall, _ := json.Marshal(map[string]any{"title": "Just a moment...", "status": 403, "headers": map[string]string{"cf-mitigated": "challenge", "server": "cloudflare"}})
+	if _, err := h.Call(ctx, Request{Personality: "agent", Session: "s", Tool: "page", Args: wall}); errCode(err) != abi.CodeBotWall || !strings.Contains(err.Error(), "Cloudflare") {
+		t.Fatalf("the detector must fail a challenge page: %v", err)
+	}
+
+	var stop atomic.Bool
+	var calls, failures atomic.Int64
+	var first atomic.Value
+	var wg sync.WaitGroup
+	for w := 0; w < 3; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !stop.Load() {
+				calls.Add(1)
+				if err := check(); err != nil {
+					failures.Add(1)
+					first.CompareAndSwap(nil, err.Error())
+				}
+			}
+		}()
+	}
+	lat := map[string][]time.Duration{}
+	for round := 0; round < 2; round++ {
+		for _, name := range []string{"blockdetect", "snapcompact", "secretmask"} {
+			var wasm []byte
+			if round == 0 {
+				wasm = readBuilt(t, "plugins/"+name, "-trimpath")
+			} else {
+				wasm = readBuilt(t, "plugins/"+name)
+			}
+			s := sha256.Sum256(wasm)
+			rep, err := h.Swap(ctx, name, wasm, hex.EncodeToString(s[:]))
+			if err != nil {
+				t.Fatalf("swap %s: %v", name, err)
+			}
+			lat[name] = append(lat[name], rep.Total)
+		}
+	}
+	stop.Store(true)
+	wg.Wait()
+	if failures.Load() != 0 {
+		t.Fatalf("%d of %d calls failed during swaps: %v", failures.Load(), calls.Load(), first.Load())
+	}
+	t.Logf("%d pipeline calls during 6 swaps, 0 failed; swap latency (first build uncached, second warm): %v", calls.Load(), lat)
+}
