@@ -21,6 +21,30 @@ type Manifest struct {
 	Capabilities []string `json:"capabilities,omitempty"`
 	// Description is one line for humans.
 	Description string `json:"description,omitempty"`
+	// Features are optional ABI behaviours the plugin asks for
+	// (FeatureBlobs). A host that does not know one ignores it.
+	Features []string `json:"features,omitempty"`
+}
+
+// FeatureBlobs: the plugin takes large strings of host-function responses
+// (a snapshot, a page's text and HTML, a screenshot's data) as tokens
+// starting with BlobPrefix, and promises to copy each token unchanged into
+// a string field of its Result (text, snapshot, page.title/text/html,
+// images[].data, warnings) instead of reading it. The host puts the value
+// back after the call, so large data never crosses the sandbox twice.
+const FeatureBlobs = "blobs"
+
+// BlobPrefix starts every blob token; the rest is unique to one call.
+const BlobPrefix = "ww-blob:"
+
+// HasFeature reports whether the manifest asks for feature f.
+func (m *Manifest) HasFeature(f string) bool {
+	for _, x := range m.Features {
+		if x == f {
+			return true
+		}
+	}
+	return false
 }
 
 // ToolSpec describes one tool.

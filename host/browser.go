@@ -1,7 +1,12 @@
 package host
 
 import (
+	"errors"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
 
 // newBrowser builds the browser service from the [browser] table (unknown
@@ -20,9 +25,37 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := bc.Validate(); err != nil {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
-	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SessionProxy: h.sessionProxy})
+	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SessionProxy: h.sessionProxy,
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed})
 	if err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkBrowserURL is the browser's URL check: network.CheckURL, so a URL
+// with credentials is refused and one with a bad host or port is invalid
+// before the browser starts loading it.
+func checkBrowserURL(u string) error {
+	_, err := network.CheckURL(u)
+	if err == nil {
+		return nil
+	}
+	var b *network.Blocked
+	if !errors.As(err, &b) {
+		return abi.Errorf(abi.CodeInputInvalid, "the URL was refused: %v", err)
+	}
+	if strings.Contains(b.Reason, "credentials") || strings.Contains(b.Reason, "scheme") {
+		return abi.Errorf(abi.CodeRefused, "%s: %s", b.URL, b.Reason).With("url", b.URL)
+	}
+	return abi.Errorf(abi.CodeInputInvalid, "%s: %s: check the URL", b.URL, b.Reason).With("url", b.URL)
+}
+
+// browserSessionClosed lets the network service close the egress listener
+// of a browser session the browser closed on its own (idle, evicted,
+// crashed, browser_close).
+func (h *Host) browserSessionClosed(personality, session string) {
+	if n := h.network(); n != nil {
+		n.CloseSession(personality, session)
+	}
 }

@@ -62,7 +62,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%v", err)
 	}
-	out, err := h.invoke(ctx, p, r, req.Session, callID, abi.OpCall, frame)
+	out, blobs, err := h.invoke(ctx, p, r, req.Session, callID, abi.OpCall, frame)
 	if err != nil {
 		return nil, err
 	}
@@ -70,26 +70,36 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 	if err := json.Unmarshal(out, &res); err != nil {
 		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author", r.plugin.Name, req.Tool, err)
 	}
+	blobs.ResolveResult(&res)
 	return &res, nil
 }
 
 // invoke calls a plugin with the caller's identity on the context. If the
 // version it was routed to was swapped out meanwhile, it retries once on
-// the slot's current version.
-func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, op int32, in []byte) ([]byte, error) {
+// the slot's current version. A tool call to a plugin that takes blobs
+// (abi.FeatureBlobs) gets a store for them, returned for Resolve.
+func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
 	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants}
 	ctx = hostfuncs.WithCaller(ctx, caller)
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur
 	}
+	blobs := func(pl *sandbox.Plugin) {
+		caller.Blobs = nil
+		if op == abi.OpCall && pl.Manifest.HasFeature(abi.FeatureBlobs) {
+			caller.Blobs = hostfuncs.NewBlobs()
+		}
+	}
+	blobs(plug)
 	out, err := plug.Call(ctx, op, in)
 	if err != nil && isRetired(err) {
 		if cur := r.slot.cur.Load(); cur != nil && cur != plug {
-			return cur.Call(ctx, op, in)
+			blobs(cur)
+			out, err = cur.Call(ctx, op, in)
 		}
 	}
-	return out, err
+	return out, caller.Blobs, err
 }
 
 func isRetired(err error) bool {

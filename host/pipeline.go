@@ -17,12 +17,17 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if err != nil {
 		callErr = abi.AsError(err)
 	}
-	hookReq := func(role abi.HookRole) *abi.HookRequest {
+	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
 		_, takeover := p.tools["browser_takeover"]
 		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: takeover}
 	}
 	if r := p.hooks[abi.HookDetect]; r != nil && callErr == nil && res != nil && res.Page != nil {
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookDetect))
+		// A detector judges the page: it gets the result without the
+		// snapshot and images, which it does not read and which would only
+		// cost it decoding. Its result is never used, only its error.
+		in := *res
+		in.Snapshot, in.Images = "", nil
+		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookDetect, &in))
 		switch {
 		case herr != nil:
 			res.Warnings = append(res.Warnings, "bot-wall detection did not run: "+herr.Error())
@@ -31,11 +36,23 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		}
 	}
 	if r := p.hooks[abi.HookCompact]; r != nil && callErr == nil && res != nil && res.Snapshot != "" {
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookCompact))
+		// A compactor rewrites the snapshot: the page's text and HTML (the
+		// detector's inputs, up to 80 KB) are kept out of its request and
+		// put back on the result it returns.
+		in := *res
+		if res.Page != nil {
+			pg := *res.Page
+			pg.Text, pg.HTML = "", ""
+			in.Page = &pg
+		}
+		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookCompact, &in))
 		switch {
 		case herr != nil:
 			res.Warnings = append(res.Warnings, "snapshot compaction failed, full snapshot returned: "+herr.Error())
 		case resp.Result != nil:
+			if pg := resp.Result.Page; pg != nil && res.Page != nil {
+				pg.Text, pg.HTML = res.Page.Text, res.Page.HTML
+			}
 			res = resp.Result
 		}
 	}
@@ -44,7 +61,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		return res, errOrNil(callErr)
 	}
 	if r := p.hooks[abi.HookMask]; r != nil {
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask))
+		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask, res))
 		if herr != nil {
 			// Fail closed: without the masker, nothing leaves.
 			return nil, abi.Errorf(abi.CodeSecretLeak, "the result was withheld because the secret masker failed (%s); the action itself may have run", herr.Message)
@@ -74,7 +91,7 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
-	out, err := h.invoke(ctx, p, r, session, "", abi.OpHook, in)
+	out, _, err := h.invoke(ctx, p, r, session, "", abi.OpHook, in)
 	if err != nil {
 		e := abi.AsError(err)
 		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", e.Message)

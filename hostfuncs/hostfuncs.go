@@ -23,6 +23,10 @@ type Caller struct {
 	Plugin      string
 	// Grants are the capabilities this plugin holds under this personality.
 	Grants capability.Set
+	// Blobs, when set, is where host functions put large strings they hand
+	// this call by reference (Caller.Blob): set only for plugins whose
+	// manifest declares abi.FeatureBlobs.
+	Blobs *Blobs
 }
 
 type callerKey struct{}

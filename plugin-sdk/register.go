@@ -43,6 +43,15 @@ func Needs(caps ...string) {
 	reg.manifest.Capabilities = append(reg.manifest.Capabilities, caps...)
 }
 
+// Features asks the host for optional ABI behaviours. With
+// abi.FeatureBlobs, large strings in host-function responses (snapshots,
+// page text and HTML, screenshot data) arrive as tokens: copy them into the
+// Result unchanged and never parse them; the host puts the values back.
+// Hosts that do not know a feature ignore it and send the values.
+func Features(f ...string) {
+	reg.manifest.Features = append(reg.manifest.Features, f...)
+}
+
 // ToolOption adjusts a tool's spec.
 type ToolOption func(*abi.ToolSpec)
 

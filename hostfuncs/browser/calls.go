@@ -15,7 +15,7 @@ import (
 // navigate is ww_browser_navigate.
 func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse
-	u, err := checkURL(req.URL)
+	u, err := s.checkOpenURL(req.URL)
 	if err != nil {
 		return out, err
 	}
@@ -52,17 +52,17 @@ func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 		return out, s.navErr(ss, err, u, timeout, req.WaitUntil)
 	}
 	out.Moved = true
+	var title func() string
 	if !dialog {
-		out.Page = *s.facts(ss, t, resp)
-		if !req.NoSnapshot {
-			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
-				return out, err
-			}
+		pg, snap, tt, err := s.pageFacts(ss, t, resp, !req.NoSnapshot)
+		if err != nil {
+			return out, err
 		}
+		out.Page, out.Snapshot, title = *pg, snap, tt
 	} else {
 		out.Page = abi.Page{URL: t.page.URL()}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.stateWith(ss, t, false, title)
 	return out, nil
 }
 
@@ -107,12 +107,14 @@ func (s *Service) snapshotCall(_ context.Context, c *hostfuncs.Caller, req abi.B
 		return out, err
 	}
 	defer ss.mu.Unlock()
+	var title func() string
 	if openDialog(ss, t) == nil {
+		title = titleSoon(t.page)
 		if out.Snapshot, err = s.snapshot(ss, t, req.Ref, req.Depth); err != nil {
 			return out, err
 		}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.stateWith(ss, t, false, title)
 	return out, nil
 }
 
@@ -125,11 +127,16 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
 		})
 	}
+	var title func() string
 	if openDialog(ss, t) == nil && !t.page.IsClosed() {
 		if out.Navigated {
-			out.Page = s.facts(ss, t, nil)
-		}
-		if !noSnap {
+			pg, snap, tt, err := s.pageFacts(ss, t, nil, !noSnap)
+			if err != nil {
+				return err
+			}
+			out.Page, out.Snapshot, title = pg, snap, tt
+		} else if !noSnap {
+			title = titleSoon(t.page)
 			snap, err := s.snapshot(ss, t, "", 0)
 			if err != nil {
 				return err
@@ -137,7 +144,7 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 			out.Snapshot = snap
 		}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.stateWith(ss, t, false, title)
 	return nil
 }
 
@@ -191,13 +198,13 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if req.Ref == "" {
 			return nil, "", nil
 		}
-		return s.locate(ss, t, req.Ref)
+		return s.locateToAct(ss, t, req.Ref)
 	}
 	needRef := func(what string) (pw.Locator, string, error) {
 		if req.Ref == "" {
 			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot", what)
 		}
-		return s.locate(ss, t, req.Ref)
+		return s.locateToAct(ss, t, req.Ref)
 	}
 	button, err := mouseButton(req.Button)
 	if err != nil {
@@ -224,7 +231,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 				})
 			}, nil
 		}
-		if _, err := ready(loc, ref, true, false); err != nil {
+		if _, err := t.ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		if req.Action == abi.ActDblClick {
@@ -237,7 +244,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if err != nil {
 			return nil, err
 		}
-		pr, err := ready(loc, ref, true, true)
+		pr, err := t.ready(loc, ref, true, true)
 		if err != nil {
 			return nil, err
 		}
@@ -291,7 +298,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if loc == nil {
 			return func() error { return page.Mouse().Move(*req.X, *req.Y) }, nil
 		}
-		if _, err := ready(loc, ref, false, false); err != nil {
+		if _, err := t.ready(loc, ref, false, false); err != nil {
 			return nil, err
 		}
 		return func() error { return loc.Hover(pw.LocatorHoverOptions{Modifiers: mods}) }, nil
@@ -334,7 +341,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if len(req.Values) == 0 {
 			return nil, abi.Errorf(abi.CodeInputInvalid, "select needs values: the option labels or values to choose")
 		}
-		if _, err := ready(loc, ref, true, false); err != nil {
+		if _, err := t.ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		return func() error {
@@ -351,7 +358,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 			if req.TargetRef == "" {
 				return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs target_ref, the ref to drop onto")
 			}
-			src, ref, err := s.locate(ss, t, req.Ref)
+			src, ref, err := s.locateToAct(ss, t, req.Ref)
 			if err != nil {
 				return nil, err
 			}
@@ -359,7 +366,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 			if err != nil {
 				return nil, err
 			}
-			if _, err := ready(src, ref, false, false); err != nil {
+			if _, err := t.ready(src, ref, false, false); err != nil {
 				return nil, err
 			}
 			return func() error { return src.DragTo(dst) }, nil
@@ -386,7 +393,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if err != nil {
 			return nil, err
 		}
-		if _, err := ready(loc, ref, true, false); err != nil {
+		if _, err := t.ready(loc, ref, true, false); err != nil {
 			return nil, err
 		}
 		on := req.Checked == nil || *req.Checked
@@ -471,12 +478,12 @@ func (s *Service) fillForm(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 	}
 	var steps []step
 	for _, f := range req.Fields {
-		loc, ref, err := s.locate(ss, t, f.Ref)
+		loc, ref, err := s.locateToAct(ss, t, f.Ref)
 		if err != nil {
 			return out, err
 		}
 		kind := strings.ToLower(f.Kind)
-		pr, err := ready(loc, ref, true, kind == "" || kind == "textbox")
+		pr, err := t.ready(loc, ref, true, kind == "" || kind == "textbox")
 		if err != nil {
 			return out, err
 		}
@@ -556,7 +563,7 @@ func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 	v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
 	fileInput, _ := v.(bool)
 	if !fileInput {
-		if _, err := ready(loc, ref, true, false); err != nil {
+		if _, err := t.ready(loc, ref, true, false); err != nil {
 			return out, err
 		}
 	}
@@ -612,15 +619,15 @@ func (s *Service) history(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 		return out, s.navErr(ss, err, "going "+req.Direction, timeout, "load")
 	}
 	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
+	var title func() string
 	if !dialog {
-		out.Page = *s.facts(ss, t, resp)
-		if !req.NoSnapshot {
-			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
-				return out, err
-			}
+		pg, snap, tt, err := s.pageFacts(ss, t, resp, !req.NoSnapshot)
+		if err != nil {
+			return out, err
 		}
+		out.Page, out.Snapshot, title = *pg, snap, tt
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.stateWith(ss, t, false, title)
 	return out, nil
 }
 

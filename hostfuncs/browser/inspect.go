@@ -509,7 +509,7 @@ func (s *Service) sources(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 			}
 			out.Fetched = bodyOf(req.Fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB)
 		} else {
-			u, err := checkURL(req.Fetch)
+			u, err := s.checkOpenURL(req.Fetch)
 			if err != nil {
 				return out, err
 			}

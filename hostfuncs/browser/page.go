@@ -28,6 +28,9 @@ func (s *Service) begin(c *hostfuncs.Caller, create bool) (*session, *tab, error
 		return nil, nil, err
 	}
 	t := ss.current()
+	if t != nil {
+		t.probed = nil // probes are good for one call
+	}
 	if t == nil {
 		if !create {
 			ss.mu.Unlock()
@@ -87,10 +90,20 @@ func dialogInfo(d pw.Dialog) *abi.BrowserDialog {
 // state describes the session after a call and hands over its pending
 // warnings.
 func (s *Service) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
+	return s.stateWith(ss, t, allTabs, nil)
+}
+
+// stateWith is state with the current tab's title already read (title
+// non-nil: titleSoon's result, or the title the page facts saw).
+func (s *Service) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
 	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
 	st.Dialog = openDialog(ss, t)
 	if st.Dialog == nil && !t.page.IsClosed() {
-		st.Title = pageTitle(t.page)
+		if title != nil {
+			st.Title = title()
+		} else {
+			st.Title = pageTitle(t.page)
+		}
 	}
 	ss.evMu.Lock()
 	tabs := append([]*tab(nil), ss.tabs...)
@@ -131,6 +144,24 @@ func pageTitle(p pw.Page) string {
 		return t
 	case <-time.After(time.Second):
 		return ""
+	}
+}
+
+// titleSoon starts reading the title now, so the round trip overlaps the
+// snapshot; the returned func waits for it as pageTitle would.
+func titleSoon(p pw.Page) func() string {
+	ch := make(chan string, 1)
+	go func() {
+		t, _ := p.Title()
+		ch <- t
+	}()
+	return func() string {
+		select {
+		case t := <-ch:
+			return t
+		case <-time.After(time.Second):
+			return ""
+		}
 	}
 }
 
@@ -214,6 +245,35 @@ func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, e
 	return loc, r, nil
 }
 
+// locateToAct is locate for an element about to be acted on: the probe
+// ready needs is read while locate counts, so the two round trips overlap.
+// (Locator.EvaluateAll does not resolve refs, so they cannot be one.)
+func (s *Service) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+	r, err := normRef(ref)
+	if err != nil || !t.refs[r] {
+		return s.locate(ss, t, ref)
+	}
+	type res struct {
+		p  probe
+		ok bool
+	}
+	ch := make(chan res, 1)
+	early := t.page.GetByRef(r)
+	go func() {
+		p, ok := probeOf(early)
+		ch <- res{p, ok}
+	}()
+	loc, r, err := s.locate(ss, t, ref)
+	if err != nil {
+		return loc, r, err // the probe times out on its own
+	}
+	if t.probed == nil {
+		t.probed = map[string]func() (probe, bool){}
+	}
+	t.probed[r] = func() (probe, bool) { x := <-ch; return x.p, x.ok }
+	return loc, r, nil
+}
+
 // probeJS reads in one round trip what ready and isPassword need, with
 // Playwright's own rules: visible = a non-empty box and not
 // visibility:hidden; disabled = :disabled or inside aria-disabled;
@@ -233,6 +293,11 @@ type probe struct {
 	Visible, Enabled, Editable, Password bool
 }
 
+func probeFrom(m map[string]any) probe {
+	b := func(k string) bool { x, _ := m[k].(bool); return x }
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password")}
+}
+
 // probeOf reads an element's state; ok is false when it could not.
 func probeOf(loc pw.Locator) (probe, bool) {
 	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
@@ -240,15 +305,22 @@ func probeOf(loc pw.Locator) (probe, bool) {
 	if err != nil || !isMap {
 		return probe{}, false
 	}
-	b := func(k string) bool { x, _ := m[k].(bool); return x }
-	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password")}, true
+	return probeFrom(m), true
 }
 
 // ready fails fast with not_interactable where Playwright would wait out
 // the action timeout. It returns the probe (Password says whether the
-// element is a password input).
-func ready(loc pw.Locator, ref string, enabled, editable bool) (probe, error) {
-	p, ok := probeOf(loc)
+// element is a password input). The probe locateToAct started in this
+// call is used once; otherwise the element is probed now.
+func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, error) {
+	var p probe
+	var ok bool
+	if early := t.probed[ref]; early != nil {
+		delete(t.probed, ref)
+		p, ok = early()
+	} else {
+		p, ok = probeOf(loc)
+	}
 	if !ok {
 		return p, nil // let Playwright decide, with its timeout
 	}
@@ -268,7 +340,6 @@ func ready(loc pw.Locator, ref string, enabled, editable bool) (probe, error) {
 // scope), redacts password values and records its refs as the latest. A
 // dialog opening meanwhile returns "" (the state reports the dialog).
 func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
-	timeout := pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	var loc pw.Locator
 	if scope != "" {
 		var err error
@@ -276,55 +347,160 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 			return "", err
 		}
 	}
-	snap, dialog, err := race(ss, func() (string, error) {
-		if loc != nil {
-			o := pw.LocatorAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
-			if depth > 0 {
-				o.Depth = pw.Int(depth)
-			}
-			return loc.AriaSnapshot(o)
-		}
-		o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
-		if depth > 0 {
-			o.Depth = pw.Int(depth)
-		}
-		return t.page.AriaSnapshot(o)
-	})
+	snap, dialog, err := race(ss, func() (string, error) { return s.aria(t, loc, depth) })
 	if dialog {
 		return "", nil
 	}
 	if err != nil {
 		return "", s.mapErr(ss, err, "taking a snapshot")
 	}
+	return s.keepSnapshot(t, scope, snap), nil
+}
+
+// aria takes the raw AI-mode snapshot of the page, or of loc's subtree.
+func (s *Service) aria(t *tab, loc pw.Locator, depth int) (string, error) {
+	timeout := pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	if loc != nil {
+		o := pw.LocatorAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
+		if depth > 0 {
+			o.Depth = pw.Int(depth)
+		}
+		return loc.AriaSnapshot(o)
+	}
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
+	if depth > 0 {
+		o.Depth = pw.Int(depth)
+	}
+	return t.page.AriaSnapshot(o)
+}
+
+// keepSnapshot redacts a raw snapshot and records its refs as the latest
+// of t (a scoped one adds to them).
+func (s *Service) keepSnapshot(t *tab, scope, snap string) string {
 	snap = s.redact(t, snap)
 	refs := map[string]bool{}
 	if scope != "" {
 		refs = t.refs
 	}
-	for _, m := range refInSnap.FindAllStringSubmatch(snap, -1) {
-		refs[m[1]] = true
-	}
+	snapRefs(snap, refs)
 	t.refs = refs
-	return snap, nil
+	return snap
 }
 
 // redact replaces the value of every password input in a snapshot:
 // Playwright prints a filled password as the textbox's value. Each textbox
 // line that carries a value is checked; when the check fails the value is
-// redacted anyway.
+// redacted anyway. Lines are scanned by hand (a regexp over a large
+// snapshot cost tens of milliseconds); textboxValue is the same rule.
 func (s *Service) redact(t *tab, snap string) string {
-	if !strings.Contains(snap, "textbox") {
+	if !strings.Contains(snap, "- textbox") {
 		return snap
 	}
-	return textboxValue.ReplaceAllStringFunc(snap, func(line string) string {
-		m := textboxValue.FindStringSubmatch(line)
-		v, err := t.page.GetByRef(m[2]).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
-			pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-		if isPwd, ok := v.(bool); err == nil && ok && !isPwd {
-			return line
+	var b strings.Builder
+	last := 0 // snap[:last] is written to b, or b is empty and nothing changed
+	for pos := 0; pos < len(snap); {
+		end := strings.IndexByte(snap[pos:], '\n')
+		if end < 0 {
+			end = len(snap)
+		} else {
+			end += pos
 		}
-		return m[1] + ": " + abi.RedactedValue
-	})
+		line := snap[pos:end]
+		if head, ref, ok := textboxLine(line); ok {
+			v, err := t.page.GetByRef(ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			if isPwd, ok := v.(bool); !(err == nil && ok && !isPwd) {
+				if b.Len() == 0 {
+					b.Grow(len(snap))
+				}
+				b.WriteString(snap[last:pos])
+				b.WriteString(head)
+				b.WriteString(": " + abi.RedactedValue)
+				last = end
+			}
+		}
+		pos = end + 1
+	}
+	if last == 0 {
+		return snap
+	}
+	b.WriteString(snap[last:])
+	return b.String()
+}
+
+// textboxLine matches one snapshot line against textboxValue: a textbox
+// with a ref and a value. head is the line up to the value's ": ".
+func textboxLine(line string) (head, ref string, ok bool) {
+	rest := strings.TrimLeft(line, " \t\f\v\r")
+	if !strings.HasPrefix(rest, "- textbox") {
+		return "", "", false
+	}
+	if after := rest[len("- textbox"):]; after != "" && isWordByte(after[0]) {
+		return "", "", false
+	}
+	// The regexp's greedy prefix takes the last [ref=...] that is followed
+	// by a colon-free stretch, ": " and at least one character.
+	for i := strings.LastIndex(line, "[ref="); i >= 0; i = strings.LastIndex(line[:i], "[ref=") {
+		r, n := refAt(line[i+len("[ref="):])
+		if n == 0 {
+			continue
+		}
+		tail := line[i+len("[ref=")+n:]
+		if !strings.HasPrefix(tail, "]") {
+			continue
+		}
+		tail = tail[1:]
+		c := strings.IndexByte(tail, ':')
+		if c < 0 || !strings.HasPrefix(tail[c:], ": ") || len(tail) <= c+2 {
+			continue
+		}
+		return line[:len(line)-len(tail)+c], r, true
+	}
+	return "", "", false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// refAt reads a ref ((?:f\d+)?e\d+) at the start of s: the ref and its length.
+func refAt(s string) (string, int) {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == 'f' {
+		i++
+		if !digits() {
+			return "", 0
+		}
+	}
+	if i >= len(s) || s[i] != 'e' {
+		return "", 0
+	}
+	i++
+	if !digits() {
+		return "", 0
+	}
+	return s[:i], i
+}
+
+// snapRefs adds every [ref=...] of a snapshot to refs (refInSnap, by hand).
+func snapRefs(snap string, refs map[string]bool) {
+	for rest := snap; ; {
+		i := strings.Index(rest, "[ref=")
+		if i < 0 {
+			return
+		}
+		rest = rest[i+len("[ref="):]
+		if r, n := refAt(rest); n > 0 && strings.HasPrefix(rest[n:], "]") {
+			refs[r] = true
+		}
+	}
 }
 
 const factsJS = `() => ({
@@ -335,23 +511,60 @@ const factsJS = `() => ({
 
 // facts collects what the detect hook reads about the loaded document.
 func (s *Service) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
-	pg := &abi.Page{URL: t.page.URL()}
+	pg, _, _, _ := s.pageFacts(ss, t, resp, false)
+	return pg
+}
+
+// pageFacts collects the page facts and, when withSnap is set, the
+// snapshot: the two reads are in flight together, in one race against a
+// dialog. title reports the title the facts saw (nil when they failed). A
+// dialog leaves the snapshot empty, as snapshot does.
+func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) (pg *abi.Page, snap string, title func() string, err error) {
+	pg = &abi.Page{URL: t.page.URL()}
 	if resp != nil {
 		pg.Status, pg.Headers = resp.Status(), resp.Headers()
 	} else if d := t.doc.Load(); d != nil {
 		pg.Status, pg.Headers = d.status, d.headers
 	}
-	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(factsJS) })
-	if dialog || err != nil {
-		return pg
+	type reads struct {
+		v    any
+		verr error
+		snap string
+		serr error
 	}
-	if m, ok := v.(map[string]any); ok {
+	r, dialog, _ := race(ss, func() (reads, error) {
+		var r reads
+		if !withSnap {
+			r.v, r.verr = t.page.Evaluate(factsJS)
+			return r, nil
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.v, r.verr = t.page.Evaluate(factsJS)
+		}()
+		r.snap, r.serr = s.aria(t, nil, 0)
+		<-done
+		return r, nil
+	})
+	if dialog {
+		return pg, "", nil, nil
+	}
+	if m, ok := r.v.(map[string]any); ok && r.verr == nil {
 		pg.Title, _ = m["title"].(string)
 		text, _ := m["text"].(string)
 		html, _ := m["html"].(string)
 		pg.Text, pg.HTML = capString(text, maxPageText), capString(html, maxPageHTML)
+		seen := pg.Title
+		title = func() string { return seen }
 	}
-	return pg
+	if withSnap {
+		if r.serr != nil {
+			return pg, "", title, s.mapErr(ss, r.serr, "taking a snapshot")
+		}
+		snap = s.keepSnapshot(t, "", r.snap)
+	}
+	return pg, snap, title, nil
 }
 
 // checkURL accepts only http and https: file:, data:, javascript: and the
@@ -373,6 +586,24 @@ func checkURL(raw string) (string, error) {
 		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no host", capString(raw, 200))
 	}
 	return u.String(), nil
+}
+
+// checkOpenURL is checkURL for a URL about to be loaded, then
+// Options.CheckURL (the network service's check: credentials, ports,
+// hosts), so such a URL is refused before anything starts.
+func (s *Service) checkOpenURL(raw string) (string, error) {
+	u, err := checkURL(raw)
+	if err != nil || s.opts.CheckURL == nil {
+		return u, err
+	}
+	if err := s.opts.CheckURL(u); err != nil {
+		var ae *abi.Error
+		if errors.As(err, &ae) {
+			return "", ae
+		}
+		return "", abi.Errorf(abi.CodeRefused, "%v", err)
+	}
+	return u, nil
 }
 
 // mapErr turns a Playwright error into a coded one: crashes, timeouts and
@@ -451,6 +682,7 @@ func (s *Service) dropCrashed(ss *session) {
 		if ss.profile != nil {
 			unlockProfile(ss.profile)
 		}
+		s.notifyClosed(ss.key, false)
 	}()
 }
 

@@ -67,6 +67,18 @@ type Options struct {
 	// SessionProxy, when set, returns the proxy of one session (the network
 	// service's per-session egress proxy); it wins over ProxyFor.
 	SessionProxy func(personality, session string) string
+	// CheckURL, when set, vets a URL before it is loaded (navigate, a new
+	// tab, a source fetch), after the service's own http(s) check: the
+	// network service's check of credentials, ports and hosts. An
+	// *abi.Error it returns reaches the caller as is; any other error is
+	// refused.
+	CheckURL func(u string) error
+	// OnSessionClosed, when set, is told of every session the service
+	// closes (idle sweep, LRU eviction, CloseSession, browser_close,
+	// shutdown, a crash), so services holding per-session state (the
+	// egress proxy's listener) can let go of it. It runs outside the
+	// service's locks.
+	OnSessionClosed func(personality, session string)
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
@@ -122,25 +134,25 @@ func (s *Service) Config() Config { return s.cfg }
 // capability it needs, checked at call time.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
 	return []sandbox.HostFunc{
-		hostfuncs.JSON(abi.HostBrowserNavigate, s.navigate),
-		hostfuncs.JSON(abi.HostBrowserSnapshot, s.snapshotCall),
-		hostfuncs.JSON(abi.HostBrowserAct, s.act),
-		hostfuncs.JSON(abi.HostBrowserFillForm, s.fillForm),
-		hostfuncs.JSON(abi.HostBrowserUpload, s.upload),
-		hostfuncs.JSON(abi.HostBrowserHistory, s.history),
-		hostfuncs.JSON(abi.HostBrowserWaitFor, s.waitFor),
-		hostfuncs.JSON(abi.HostBrowserDialog, s.dialog),
+		hf(abi.HostBrowserNavigate, s.navigate),
+		hf(abi.HostBrowserSnapshot, s.snapshotCall),
+		hf(abi.HostBrowserAct, s.act),
+		hf(abi.HostBrowserFillForm, s.fillForm),
+		hf(abi.HostBrowserUpload, s.upload),
+		hf(abi.HostBrowserHistory, s.history),
+		hf(abi.HostBrowserWaitFor, s.waitFor),
+		hf(abi.HostBrowserDialog, s.dialog),
 		hostfuncs.JSON(abi.HostBrowserConsole, s.consoleCall),
 		hostfuncs.JSON(abi.HostBrowserNetwork, s.networkCall),
 		hostfuncs.JSON(abi.HostBrowserImages, s.images),
 		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.computedStyle),
-		hostfuncs.JSON(abi.HostBrowserScreenshot, s.screenshot),
+		hf(abi.HostBrowserScreenshot, s.screenshot),
 		hostfuncs.JSON(abi.HostBrowserPDF, s.pdf),
 		hostfuncs.JSON(abi.HostBrowserEvaluate, s.evaluate),
 		hostfuncs.JSON(abi.HostBrowserStorage, s.storage),
 		hostfuncs.JSON(abi.HostBrowserCookies, s.cookies),
 		hostfuncs.JSON(abi.HostBrowserSources, s.sources),
-		hostfuncs.JSON(abi.HostBrowserTabs, s.tabsCall),
+		hf(abi.HostBrowserTabs, s.tabsCall),
 		hostfuncs.JSON(abi.HostBrowserEmulate, s.emulate),
 		hostfuncs.JSON(abi.HostBrowserResize, s.resize),
 		hostfuncs.JSON(abi.HostBrowserClose, s.closeCall),
@@ -169,7 +181,29 @@ func (s *Service) CloseSession(personality, session string) error {
 	if ss == nil {
 		return nil
 	}
-	return s.closeSession(ss)
+	err := s.closeSession(ss)
+	s.notifyClosed(ss.key, false)
+	return err
+}
+
+// notifyClosed tells Options.OnSessionClosed that k's session is gone,
+// unless a new session for k opened meanwhile (its proxy must live on).
+// create holds startMu from reading a session's proxy to publishing the
+// session; haveStart says whether the caller holds it already.
+func (s *Service) notifyClosed(k sessKey, haveStart bool) {
+	if s.opts.OnSessionClosed == nil {
+		return
+	}
+	if !haveStart {
+		s.startMu.Lock()
+		defer s.startMu.Unlock()
+	}
+	s.mu.Lock()
+	live := s.sessions[k] != nil
+	s.mu.Unlock()
+	if !live {
+		s.opts.OnSessionClosed(k.personality, k.session)
+	}
 }
 
 // Sessions lists every open session, most recently used first.
@@ -328,6 +362,7 @@ func (s *Service) sweep() {
 			if err := s.closeSession(ss); err != nil {
 				s.log.Warn("closing idle session", "err", err)
 			}
+			s.notifyClosed(ss.key, false)
 		}
 	}
 }
@@ -531,6 +566,7 @@ func (s *Service) evictFor() {
 		if err := s.closeSession(lru); err != nil {
 			s.log.Warn("evicting session", "err", err)
 		}
+		s.notifyClosed(lru.key, true) // create, our caller, holds startMu
 	}
 }
 

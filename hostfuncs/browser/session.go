@@ -55,6 +55,9 @@ type tab struct {
 	navSeq atomic.Int64    // main-frame navigation requests seen
 	dialog atomic.Pointer[pw.Dialog]
 	doc    atomic.Pointer[docInfo] // the last main-frame document response
+	// probed holds the probes locateToAct started in this call, for ready
+	// (cleared when the next call begins).
+	probed map[string]func() (probe, bool)
 }
 
 // docInfo is what a main-frame navigation response said.

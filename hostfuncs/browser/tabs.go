@@ -23,7 +23,7 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 	var u string
 	if req.Action == "open" && req.URL != "" {
 		var err error
-		if u, err = checkURL(req.URL); err != nil {
+		if u, err = s.checkOpenURL(req.URL); err != nil {
 			return out, err
 		}
 	}

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"github.com/wasmwright/wasmwright/abi"
 	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
 
@@ -22,6 +23,9 @@ const (
 func init() {
 	sdk.Plugin("browser", "1.0.0", "Drive a real Chromium browser: navigate, read pages as ARIA snapshots with refs, click, type, fill forms, and inspect.")
 	sdk.Needs(read, act, eval)
+	// Snapshots, page facts and screenshots are only passed through: take
+	// them as blob tokens, so they never cross the sandbox.
+	sdk.Features(abi.FeatureBlobs)
 
 	// Navigation.
 	sdk.Tool("browser_navigate", descNavigate, navigate, sdk.Requires(act))
