@@ -20,9 +20,11 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
 type globals struct {
@@ -154,13 +156,23 @@ func callCmd(g *globals) *cobra.Command {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeInputInvalid, "%v", err))
 			}
 			defer h.Close(context.Background())
-			res, err := h.Call(ctx, host.Request{Personality: g.personality, Session: g.session, Tool: args[0], Args: json.RawMessage(raw)})
+			res, err := h.Call(attended(ctx, cmd.InOrStdin()), host.Request{Personality: g.personality, Session: g.session, Tool: args[0], Args: json.RawMessage(raw)})
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
 			return printJSON(cmd.OutOrStdout(), res)
 		},
 	}
+}
+
+// attended marks ctx as a call a person is present for when stdin is a
+// terminal, so the vault may use credentials that require one; piped or
+// scripted input is unattended.
+func attended(ctx context.Context, stdin io.Reader) context.Context {
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		return vault.WithHumanPresent(ctx)
+	}
+	return ctx
 }
 
 func configCmd(g *globals) *cobra.Command {
