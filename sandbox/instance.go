@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -222,4 +223,20 @@ func extismLevel(l extism.LogLevel) slog.Level {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
+}
+
+// errTicked is the trap ww_tick raises when a call's context is done.
+var errTicked = errors.New("plugin stopped at its deadline")
+
+// tickFunction is ww_tick, which instrumented loops call every tickFuel
+// iterations: it stops the plugin once the call's context is done and
+// returns the next ration of fuel. Being a Go call, it also lets the Go
+// runtime stop a spinning plugin's goroutine for GC.
+func tickFunction() extism.HostFunction {
+	return extism.NewHostFunctionWithStack(tickImportName, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
+		if err := ctx.Err(); err != nil {
+			panic(fmt.Errorf("%w: %v", errTicked, err))
+		}
+		stack[0] = tickFuel
+	}, nil, []api.ValueType{api.ValueTypeI32})
 }

@@ -73,6 +73,9 @@ type Config struct {
 	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
 	// through Extism's kernel: for comparison in benchmarks.
 	ExtismABIOnly bool
+	// NoLoopFuel keeps deadlines on wazero's close-on-context-done instead
+	// of loop fuel (fuel.go): for comparison in benchmarks.
+	NoLoopFuel bool
 	Logger        *slog.Logger
 	HostFuncs     []HostFunc
 }
@@ -140,6 +143,9 @@ type Plugin struct {
 	Imports []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
+	// Fueled reports whether its loops carry fuel checks (fuel.go); if not,
+	// its deadline relies on close-on-context-done.
+	Fueled bool
 
 	eng      *Engine
 	compiled *extism.CompiledPlugin
@@ -190,19 +196,33 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	for _, f := range e.funcs {
 		funcs = append(funcs, p.hostFunction(f))
 	}
-	funcs = append(funcs, p.takeFunction(), p.logFunction())
+	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
 
+	// Deadlines: loop fuel where the module can be instrumented (cheap, see
+	// fuel.go), else wazero's close-on-context-done.
+	code := wasm
+	if !e.cfg.NoLoopFuel {
+		if fueled, err := instrumentLoops(wasm); err == nil {
+			code, p.Fueled = fueled, true
+		} else {
+			p.log.Debug("loop fuel not applied; deadlines use close-on-context-done", "err", err)
+		}
+	}
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(e.cache).
 		WithMemoryLimitPages(e.cfg.MemoryPages).
-		WithCloseOnContextDone(true)
+		WithCloseOnContextDone(!p.Fueled)
+	timeout := uint64(e.cfg.Timeout / time.Millisecond)
+	if p.Fueled {
+		timeout = 0 // extism would turn close-on-context-done back on
+	}
 	manifest := extism.Manifest{
-		Wasm: []extism.Wasm{extism.WasmData{Data: wasm, Name: "main"}},
+		Wasm: []extism.Wasm{extism.WasmData{Data: code, Name: "main"}},
 		// extism's own http_request is closed: no host is ever allowed.
 		AllowedHosts: nil,
 		AllowedPaths: nil,
 		Memory:       &extism.ManifestMemory{MaxPages: e.cfg.MemoryPages, MaxVarBytes: 0, MaxHttpResponseBytes: 0},
-		Timeout:      uint64(e.cfg.Timeout / time.Millisecond),
+		Timeout:      timeout,
 	}
 	cctx := experimental.WithFunctionListenerFactory(ctx, captureFactory{})
 	compiled, err := extism.NewCompiledPlugin(cctx, manifest, extism.PluginConfig{
@@ -328,7 +348,8 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 		p.log.Warn("plugin call failed", "err", err.Error(), "stderr", stderr)
 	}
 	var exit *sys.ExitError
-	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) || ctx.Err() != nil {
+	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) ||
+		ctx.Err() != nil || errors.Is(err, errTicked) {
 		if ctx.Err() == context.Canceled {
 			return abi.Errorf(abi.CodeTimeout, "plugin %s call was cancelled; the instance was discarded", p.Name)
 		}

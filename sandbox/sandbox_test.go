@@ -79,6 +79,14 @@ func callTool(t testing.TB, p *Plugin, tool string, args string) ([]byte, error)
 	return p.Call(context.Background(), abi.OpCall, in)
 }
 
+func frameFor(t testing.TB, tool string) []byte {
+	in, err := abi.Frame(abi.CallHeader{Tool: tool, Session: "s1"}, []byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
 func code(err error) abi.Code {
 	var e *abi.Error
 	if errors.As(err, &e) {
@@ -89,8 +97,8 @@ func code(err error) abi.Code {
 
 func TestExampleRunsOnFastPath(t *testing.T) {
 	p := load(t, engine(t, Config{}), "examples/extract_links")
-	if !p.Fast {
-		t.Fatal("an SDK plugin must use the fast path")
+	if !p.Fast || !p.Fueled {
+		t.Fatalf("an SDK plugin must use the fast path (%v) and loop fuel (%v)", p.Fast, p.Fueled)
 	}
 	if p.Manifest.Name != "extract_links" || len(p.Manifest.Tools) != 1 || p.Manifest.ABI != abi.Version() {
 		t.Fatalf("manifest: %+v", p.Manifest)

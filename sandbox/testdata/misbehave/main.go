@@ -40,6 +40,12 @@ func init() {
 		out = append(out, args...)
 		return append(out, '}'), nil
 	})
+	sdk.RawTool("validate", "checks its arguments are valid JSON (a byte-scanning workload)", []byte(`{"type":"object"}`), func(c *sdk.Call, args []byte) ([]byte, error) {
+		if !json.Valid(args) {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "invalid JSON")
+		}
+		return []byte(`{"text":"ok"}`), nil
+	})
 	sdk.Tool("panic", "panics", func(c *sdk.Call, _ none) (*abi.Result, error) { panic("deliberate panic in misbehave") })
 	sdk.Tool("loop", "never returns", func(c *sdk.Call, _ none) (*abi.Result, error) {
 		x := 0

@@ -1,0 +1,61 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestInstrumentLoops(t *testing.T) {
+	for _, dir := range []string{"examples/extract_links", "sandbox/testdata/misbehave", "sandbox/testdata/plainextism"} {
+		wasm := build(t, dir)
+		a, err := instrumentLoops(wasm)
+		if err != nil {
+			t.Fatalf("%s: %v", dir, err)
+		}
+		b, _ := instrumentLoops(wasm)
+		if !bytes.Equal(a, b) {
+			t.Fatalf("%s: the rewrite must be deterministic (the compilation cache keys on it)", dir)
+		}
+		info, err := readModuleInfo(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		orig, _ := readModuleInfo(wasm)
+		if len(info.Imports) != len(orig.Imports)+1 || info.Imports[len(info.Imports)-1] != (Import{tickImportModule, tickImportName}) {
+			t.Fatalf("%s: imports %v", dir, info.Imports[len(info.Imports)-3:])
+		}
+		for name := range orig.Exports {
+			if !info.Exports[name] {
+				t.Fatalf("%s: lost export %s", dir, name)
+			}
+		}
+	}
+	if _, err := instrumentLoops([]byte("\x00asm\x01\x00\x00\x00")); err == nil {
+		t.Fatal("a module without types cannot be instrumented")
+	}
+}
+
+// Deadlines hold with loop fuel and with close-on-context-done alike.
+func TestDeadlineWithAndWithoutFuel(t *testing.T) {
+	for _, noFuel := range []bool{false, true} {
+		p := load(t, engine(t, Config{Timeout: time.Second, NoLoopFuel: noFuel}), "sandbox/testdata/misbehave")
+		if p.Fueled == noFuel {
+			t.Fatalf("Fueled=%v with NoLoopFuel=%v", p.Fueled, noFuel)
+		}
+		t0 := time.Now()
+		_, err := callTool(t, p, "loop", `{}`)
+		if code(err) != "timeout" || time.Since(t0) > 3*time.Second {
+			t.Fatalf("noFuel=%v: %v after %v", noFuel, err, time.Since(t0))
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(100 * time.Millisecond); cancel() }()
+		in := frameFor(t, "loop")
+		_, err = p.Call(ctx, 2, in)
+		if code(err) != "timeout" || !strings.Contains(err.Error(), "cancelled") {
+			t.Fatalf("noFuel=%v: cancel: %v", noFuel, err)
+		}
+	}
+}
