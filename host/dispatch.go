@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -41,9 +42,29 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	if len(bytes.TrimSpace(req.Args)) == 0 {
 		req.Args = json.RawMessage(`{}`)
 	}
+	t0 := time.Now()
 	res, err := h.callTool(ctx, p, req)
 	res, err = h.attachBlocked(p.name, req.Session, res, err)
-	return h.pipeline(ctx, p, req, res, err)
+	t1 := time.Now()
+	res, err = h.pipeline(ctx, p, req, res, err)
+	if h.onCall != nil {
+		st := CallStats{Personality: p.name, Session: req.Session, Tool: req.Tool, ToolTime: t1.Sub(t0), Pipeline: time.Since(t1)}
+		if err != nil {
+			st.Code = abi.AsError(err).Code
+		}
+		h.onCall(st)
+	}
+	return res, err
+}
+
+// CallStats describes one finished call, for Options.OnCall.
+type CallStats struct {
+	Personality, Session, Tool string
+	// ToolTime is the time in the tool plugin (and the services it called);
+	// Pipeline the time in the result hooks and the host's secret check.
+	ToolTime, Pipeline time.Duration
+	// Code is the error code, empty on success.
+	Code abi.Code
 }
 
 func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.Result, error) {

@@ -39,6 +39,8 @@ type Options struct {
 	// from the [browser] table unless NoBrowser is set.
 	Services  []Service
 	NoBrowser bool
+	// OnCall, when set, is told the timing of every call (metrics).
+	OnCall func(CallStats)
 }
 
 // Host is a running kernel. It is safe for concurrent use.
@@ -52,8 +54,11 @@ type Host struct {
 	svcs    []Service
 	closers []func() error
 
-	pers   atomic.Pointer[map[string]*personality]
-	linkMu sync.Mutex // serializes relinking
+	pers atomic.Pointer[map[string]*personality]
+	// compacted caches compactor output (pipeline.go).
+	compacted snapCache
+	onCall    func(CallStats)
+	linkMu    sync.Mutex // serializes relinking
 
 	watchStop func()
 	// StartedAt and ReadyAt time the cold start.
@@ -64,7 +69,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now()}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, onCall: opts.OnCall}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

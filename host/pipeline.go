@@ -2,8 +2,12 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 )
@@ -21,40 +25,82 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		_, takeover := p.tools["browser_takeover"]
 		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: takeover}
 	}
-	if r := p.hooks[abi.HookDetect]; r != nil && callErr == nil && res != nil && res.Page != nil {
+	// Detect and compact read disjoint parts of the result and do not depend
+	// on each other, so they run side by side; a wall discards the compacted
+	// snapshot.
+	detect := p.hooks[abi.HookDetect]
+	if detect == nil || callErr != nil || res == nil || res.Page == nil {
+		detect = nil
+	}
+	compact := p.hooks[abi.HookCompact]
+	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" {
+		compact = nil
+	}
+	var (
+		wg                    sync.WaitGroup
+		detectResp, compResp  *abi.HookResponse
+		detectErr, compactErr *abi.Error
+	)
+	if detect != nil {
 		// A detector judges the page: it gets the result without the
 		// snapshot and images, which it does not read and which would only
 		// cost it decoding. Its result is never used, only its error.
 		in := *res
 		in.Snapshot, in.Images = "", nil
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookDetect, &in))
-		switch {
-		case herr != nil:
-			res.Warnings = append(res.Warnings, "bot-wall detection did not run: "+herr.Error())
-		case resp.Error != nil:
-			res, callErr = nil, resp.Error
-		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			detectResp, detectErr = h.hook(ctx, p, detect, req.Session, hookReq(abi.HookDetect, &in))
+		}()
 	}
-	if r := p.hooks[abi.HookCompact]; r != nil && callErr == nil && res != nil && res.Snapshot != "" {
+	if compact != nil {
 		// A compactor rewrites the snapshot: the page's text and HTML (the
-		// detector's inputs, up to 80 KB) are kept out of its request and
-		// put back on the result it returns.
+		// detector's inputs, up to 80 KB) are kept out of its request.
 		in := *res
 		if res.Page != nil {
 			pg := *res.Page
 			pg.Text, pg.HTML = "", ""
 			in.Page = &pg
 		}
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookCompact, &in))
-		switch {
-		case herr != nil:
-			res.Warnings = append(res.Warnings, "snapshot compaction failed, full snapshot returned: "+herr.Error())
-		case resp.Result != nil:
-			if pg := resp.Result.Page; pg != nil && res.Page != nil {
-				pg.Text, pg.HTML = res.Page.Text, res.Page.HTML
+		key := compactKey(compact, req.Args, res)
+		if snap, ok := h.compacted.get(key); ok {
+			r := in
+			r.Snapshot = snap
+			compResp = &abi.HookResponse{Result: &r}
+		} else {
+			compResp, compactErr = h.hook(ctx, p, compact, req.Session, hookReq(abi.HookCompact, &in))
+			if compactErr == nil && compResp.Result != nil {
+				h.compacted.put(key, compResp.Result.Snapshot)
 			}
-			res = resp.Result
 		}
+	}
+	wg.Wait()
+	if detect != nil {
+		switch {
+		case detectErr != nil:
+			res.Warnings = append(res.Warnings, "bot-wall detection did not run: "+detectErr.Error())
+		case detectResp.Error != nil:
+			res, callErr = nil, detectResp.Error
+		}
+	}
+	if compact != nil && res != nil {
+		switch {
+		case compactErr != nil:
+			res.Warnings = append(res.Warnings, "snapshot compaction failed, full snapshot returned: "+compactErr.Error())
+		case compResp.Result != nil:
+			warnings := res.Warnings
+			page := res.Page
+			res = compResp.Result
+			res.Page, res.Warnings = page, warnings
+		}
+	}
+	// The page's text and HTML are the detector's inputs, not the agent's:
+	// the snapshot is how the agent reads the page. They go here, before
+	// the masker, which then has less to scan.
+	if res != nil && res.Page != nil {
+		pg := *res.Page
+		pg.Text, pg.HTML = "", ""
+		res.Page = &pg
 	}
 	values := h.secrets.Values(p.name, req.Session)
 	if len(values) == 0 {
@@ -87,11 +133,17 @@ func errOrNil(e *abi.Error) error {
 }
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
+	t0 := time.Now()
 	in, err := json.Marshal(req)
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
+	t1 := time.Now()
 	out, _, err := h.invoke(ctx, p, r, session, "", abi.OpHook, in)
+	defer func() {
+		h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", len(in), "out_bytes", len(out),
+			"encode", t1.Sub(t0), "plugin_call", time.Since(t1))
+	}()
 	if err != nil {
 		e := abi.AsError(err)
 		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", e.Message)
@@ -123,4 +175,66 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 		}
 	}
 	return false
+}
+
+// compactKey identifies a compaction: the compactor version, the scope of
+// a scoped snapshot (args.ref), the page and the snapshot. A compactor's
+// output may depend on nothing else (abi/README.md), so the same key always
+// yields the same snapshot: a browser_snapshot of an unchanged page right
+// after browser_navigate costs no second compaction.
+func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
+	var scope struct {
+		Ref string `json:"ref"`
+	}
+	json.Unmarshal(args, &scope)
+	h := sha256.New()
+	plug := r.plugin
+	if cur := r.slot.cur.Load(); cur != nil {
+		plug = cur
+	}
+	for _, part := range []string{plug.SHA256, scope.Ref, pageURL(res), res.Snapshot} {
+		fmt.Fprintf(h, "%d:%s", len(part), part)
+	}
+	var k [32]byte
+	h.Sum(k[:0])
+	return k
+}
+
+func pageURL(res *abi.Result) string {
+	if res.Page == nil {
+		return ""
+	}
+	return res.Page.URL
+}
+
+// snapCache is a small LRU of compacted snapshots.
+type snapCache struct {
+	mu    sync.Mutex
+	max   int
+	order []([32]byte)
+	m     map[[32]byte]string
+}
+
+func (c *snapCache) get(k [32]byte) (string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+func (c *snapCache) put(k [32]byte, v string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[[32]byte]string{}
+	}
+	if _, ok := c.m[k]; ok {
+		return
+	}
+	c.m[k] = v
+	c.order = append(c.order, k)
+	if len(c.order) > c.max {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
 }

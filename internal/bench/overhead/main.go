@@ -1,0 +1,201 @@
+// Command overhead measures what the result pipeline (detect, compact, mask)
+// adds to a browser call: navigate + snapshot over corpus pages served on
+// loopback, through a host with the three hooks, timing inside each call
+// the tool (plugin + browser) and the pipeline (host.Options.OnCall). A
+// share measured inside the call is immune to the machine's noise between
+// calls, which swamps an A/B of two hosts. It prints a markdown section.
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+func main() {
+	corpus := flag.String("corpus", filepath.Join(wasmbuild.Root(), "..", "shared", "corpus"), "the shared corpus")
+	n := flag.Int("n", 30, "pages")
+	rounds := flag.Int("rounds", 3, "timed rounds after one warm-up round")
+	flag.Parse()
+	pagesDir := filepath.Join(*corpus, "pages")
+	entries, err := os.ReadDir(pagesDir)
+	if err != nil {
+		fmt.Printf("## Pipeline overhead\n\nSkipped: no corpus pages at %s (%v).\n", pagesDir, err)
+		return
+	}
+	var pages []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".html") {
+			pages = append(pages, e.Name())
+		}
+	}
+	sort.Strings(pages)
+	if len(pages) > *n {
+		pages = pages[:*n]
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(pagesDir)))
+	defer srv.Close()
+	plugins := buildPlugins()
+	var mu sync.Mutex
+	var last []host.CallStats
+	h := start(plugins, `hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }`, func(st host.CallStats) {
+		mu.Lock()
+		last = append(last, st)
+		mu.Unlock()
+	})
+	defer h.Close(context.Background())
+
+	type sample struct{ total, pipe time.Duration }
+	measure := func(session string) (out []sample, walls int) {
+		for round := 0; round <= *rounds; round++ {
+			for _, p := range pages {
+				mu.Lock()
+				last = last[:0]
+				mu.Unlock()
+				if err := navSnap(h, session, srv.URL+"/"+p); err != nil {
+					if strings.Contains(err.Error(), "bot_wall") {
+						walls++
+					}
+					continue
+				}
+				if round == 0 {
+					continue
+				}
+				var sm sample
+				mu.Lock()
+				for _, st := range last {
+					sm.total += st.ToolTime + st.Pipeline
+					sm.pipe += st.Pipeline
+				}
+				mu.Unlock()
+				out = append(out, sm)
+			}
+		}
+		return
+	}
+	// Session "plain" holds no secret: the masker has nothing to hide and is
+	// skipped. Session "secret" holds one, so the masker runs on every
+	// result.
+	plain, walls := measure("plain")
+	h.Secrets().Add("bench", "secret", "s3cret-value-for-masking")
+	secret, _ := measure("secret")
+	fmt.Println("## Pipeline overhead")
+	fmt.Println()
+	fmt.Printf("`go run ./internal/bench/overhead` (%d pages of corpus/pages on loopback, %d timed rounds after a warm-up). browser_navigate then browser_snapshot through a host whose personality has detect (blockdetect), compact (snapcompact) and mask (secretmask); each call's time is split, inside the call, into the tool (plugin and browser) and the pipeline (the hooks and the host's secret check). Detect and compact run side by side; a compacted snapshot is reused when the next snapshot is identical; mask runs only in sessions that hold a secret value.\n\n", len(pages), *rounds)
+	fmt.Println("| session | navigate + snapshot, median | pipeline, median | pipeline share: median per page | of all time |")
+	fmt.Println("|---|---|---|---|---|")
+	for _, r := range []struct {
+		name string
+		s    []sample
+	}{{"no secret held (mask skipped)", plain}, {"a secret held (mask on every result)", secret}} {
+		var tot, pipe []time.Duration
+		var shares []float64
+		var st, sp time.Duration
+		for _, x := range r.s {
+			tot, pipe = append(tot, x.total), append(pipe, x.pipe)
+			shares = append(shares, float64(x.pipe)/float64(x.total))
+			st, sp = st+x.total, sp+x.pipe
+		}
+		sort.Float64s(shares)
+		fmt.Printf("| %s | %.1f ms | %.1f ms | **%.1f%%** | %.1f%% |\n", r.name, ms(med(tot)), ms(med(pipe)), 100*shares[len(shares)/2], 100*float64(sp)/float64(st))
+	}
+	fmt.Println()
+	fmt.Println("Goal: under 5% of the call's latency.")
+	if walls > 0 {
+		fmt.Printf(" %d navigations were failed as bot walls by the detector.\n", walls)
+	}
+	fmt.Println()
+}
+
+func navSnap(h *host.Host, session, u string) error {
+	a, _ := json.Marshal(map[string]string{"url": u})
+	if _, err := h.Call(context.Background(), host.Request{Personality: "bench", Session: session, Tool: "browser_navigate", Args: a}); err != nil {
+		return err
+	}
+	if _, err := h.Call(context.Background(), host.Request{Personality: "bench", Session: session, Tool: "browser_snapshot", Args: []byte(`{}`)}); err != nil {
+		return err
+	}
+	return nil
+}
+
+func buildPlugins() string {
+	dir, err := os.MkdirTemp("", "ww-overhead-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	var sums []string
+	for _, m := range []string{"plugins/browser", "plugins/blockdetect", "plugins/snapcompact", "plugins/secretmask"} {
+		p, err := wasmbuild.Build(m)
+		if err != nil {
+			log.Fatal(err)
+		}
+		b, _ := os.ReadFile(p)
+		name := filepath.Base(m) + ".wasm"
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		s := sha256.Sum256(b)
+		sums = append(sums, hex.EncodeToString(s[:])+"  "+name)
+	}
+	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
+	return dir
+}
+
+func start(plugins, hooks string, onCall func(host.CallStats)) *host.Host {
+	cfg, err := host.ParseConfig(fmt.Sprintf(`
+[host]
+plugins_dir = %q
+cache_dir = %q
+[browser]
+headed = "false"
+args = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
+[plugins.browser]
+[plugins.blockdetect]
+[plugins.snapcompact]
+[plugins.secretmask]
+[personalities.bench]
+plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "secrets.mask"]
+%s
+network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
+`, plugins, filepath.Join(wasmbuild.Root(), "build", "cache"), hooks), "bench", plugins)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var w io.Writer = io.Discard
+	if os.Getenv("WW_BENCH_DEBUG") != "" && hooks != "" {
+		w = os.Stderr
+	}
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})), OnCall: onCall})
+	if err != nil {
+		log.Fatal(err)
+	}
+	return h
+}
+
+func med(d []time.Duration) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), d...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)/2]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
