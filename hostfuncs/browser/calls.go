@@ -231,13 +231,18 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 				})
 			}, nil
 		}
-		if _, err := t.ready(loc, ref, true, false); err != nil {
+		pr, err := t.ready(loc, ref, true, false)
+		if err != nil {
 			return nil, err
 		}
+		click := func() error { return loc.Click(pw.LocatorClickOptions{Button: button, Modifiers: mods}) }
 		if req.Action == abi.ActDblClick {
-			return func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }, nil
+			click = func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }
 		}
-		return func() error { return loc.Click(pw.LocatorClickOptions{Button: button, Modifiers: mods}) }, nil
+		if pr.OpensTab || len(req.Modifiers) > 0 || req.Button == "middle" {
+			return ss.awaitingTab(click), nil
+		}
+		return click, nil
 
 	case abi.ActType, abi.ActFill:
 		loc, ref, err := needRef(req.Action)
@@ -845,4 +850,30 @@ func (s *Service) networkCall(_ context.Context, c *hostfuncs.Caller, req abi.Br
 	}
 	out.State = s.state(ss, t, false)
 	return out, nil
+}
+
+// awaitingTab runs a click expected to open a tab (a link with a target,
+// a modifier or middle click) and waits, up to a second, for the browser to
+// report the tab, so the result's state lists it. Playwright's click
+// returns before its page event arrives.
+func (ss *session) awaitingTab(click func() error) func() error {
+	return func() error {
+		ss.evMu.Lock()
+		before := len(ss.newTabs)
+		ss.evMu.Unlock()
+		if err := click(); err != nil {
+			return err
+		}
+		deadline := time.Now().Add(time.Second)
+		for time.Now().Before(deadline) {
+			ss.evMu.Lock()
+			n := len(ss.newTabs)
+			ss.evMu.Unlock()
+			if n > before {
+				return nil
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		return nil
+	}
 }

@@ -285,17 +285,22 @@ const probeJS = `e => {
 	const text = (e instanceof HTMLInputElement && !["checkbox","radio","button","submit","reset","image","file","range","color","hidden"].includes(e.type))
 		|| e instanceof HTMLTextAreaElement || e.isContentEditable || ["textbox","searchbox","combobox","spinbutton"].includes(e.getAttribute && e.getAttribute("role"));
 	const readonly = !!e.readOnly || (e.getAttribute && e.getAttribute("aria-readonly") === "true");
+	const link = e.closest && e.closest("a[href],area[href]");
+	const target = ((link && link.target) || (e.form && (e.formTarget || e.form.target)) || "").toLowerCase();
 	return {visible, enabled: !disabled, editable: text && !disabled && !readonly,
-		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password"};
+		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password",
+		opensTab: target !== "" && !["_self","_parent","_top"].includes(target)};
 }`
 
 type probe struct {
 	Visible, Enabled, Editable, Password bool
+	// OpensTab: a link or form whose target opens another browsing context.
+	OpensTab bool
 }
 
 func probeFrom(m map[string]any) probe {
 	b := func(k string) bool { x, _ := m[k].(bool); return x }
-	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password")}
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab")}
 }
 
 // probeOf reads an element's state; ok is false when it could not.
