@@ -34,18 +34,13 @@ type fixture struct {
 // pinned by SHA256SUMS. name=dir entries rename a module's output.
 func newFixture(t testing.TB, mods map[string]string) *fixture {
 	t.Helper()
-	f := &fixture{dir: t.TempDir(), sums: map[string]string{}}
+	f := &fixture{dir: t.TempDir()}
 	f.plugins = filepath.Join(f.dir, "plugins")
-	os.MkdirAll(f.plugins, 0o755)
-	var lines []string
-	for name, dir := range mods {
-		b := readBuilt(t, dir)
-		os.WriteFile(filepath.Join(f.plugins, name+".wasm"), b, 0o644)
-		s := sha256.Sum256(b)
-		f.sums[name] = hex.EncodeToString(s[:])
-		lines = append(lines, f.sums[name]+"  "+name+".wasm")
+	sums, err := wasmbuild.Install(f.plugins, mods)
+	if err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(f.plugins, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+	f.sums = sums
 	return f
 }
 

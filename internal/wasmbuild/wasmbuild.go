@@ -4,6 +4,9 @@ package wasmbuild
 
 import (
 	"crypto/sha256"
+	"encoding/hex"
+	"sort"
+	"strings"
 	"fmt"
 	"os"
 	"os/exec"
@@ -62,4 +65,37 @@ func Build(dir string, extra ...string) (string, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
+}
+
+// Install builds each plugin module (name → module folder relative to the
+// repository root) into dst as NAME.wasm and pins them all in
+// dst/SHA256SUMS, as `make plugins` does. It returns the hex sha256 of each.
+func Install(dst string, mods map[string]string) (map[string]string, error) {
+	if err := os.MkdirAll(dst, 0o755); err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(mods))
+	for n := range mods {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	sums := map[string]string{}
+	var lines []string
+	for _, name := range names {
+		p, err := Build(mods[name])
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(dst, name+".wasm"), b, 0o644); err != nil {
+			return nil, err
+		}
+		s := sha256.Sum256(b)
+		sums[name] = hex.EncodeToString(s[:])
+		lines = append(lines, sums[name]+"  "+name+".wasm")
+	}
+	return sums, os.WriteFile(filepath.Join(dst, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }

@@ -15,8 +15,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -211,24 +209,8 @@ func newWasmwright(verbose bool) (*wasmwright, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sums []string
-	for _, mod := range []string{"plugins/browser", "plugins/blockdetect", "plugins/snapcompact", "plugins/secretmask"} {
-		path, err := wasmbuild.Build(mod)
-		if err != nil {
-			return nil, err
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, err
-		}
-		name := filepath.Base(mod) + ".wasm"
-		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(b)
-		sums = append(sums, hex.EncodeToString(sum[:])+"  "+name)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644); err != nil {
+	if _, err := wasmbuild.Install(dir, map[string]string{"browser": "plugins/browser", "blockdetect": "plugins/blockdetect",
+		"snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"}); err != nil {
 		return nil, err
 	}
 	args, _ := json.Marshal(isolateArgs)

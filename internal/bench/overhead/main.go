@@ -8,8 +8,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -140,19 +138,10 @@ func buildPlugins() string {
 	if err != nil {
 		log.Fatal(err)
 	}
-	var sums []string
-	for _, m := range []string{"plugins/browser", "plugins/blockdetect", "plugins/snapcompact", "plugins/secretmask"} {
-		p, err := wasmbuild.Build(m)
-		if err != nil {
-			log.Fatal(err)
-		}
-		b, _ := os.ReadFile(p)
-		name := filepath.Base(m) + ".wasm"
-		os.WriteFile(filepath.Join(dir, name), b, 0o644)
-		s := sha256.Sum256(b)
-		sums = append(sums, hex.EncodeToString(s[:])+"  "+name)
+	if _, err := wasmbuild.Install(dir, map[string]string{"browser": "plugins/browser", "blockdetect": "plugins/blockdetect",
+		"snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"}); err != nil {
+		log.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
 	return dir
 }
 
