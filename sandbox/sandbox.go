@@ -76,8 +76,8 @@ type Config struct {
 	// NoLoopFuel keeps deadlines on wazero's close-on-context-done instead
 	// of loop fuel (fuel.go): for comparison in benchmarks.
 	NoLoopFuel bool
-	Logger        *slog.Logger
-	HostFuncs     []HostFunc
+	Logger     *slog.Logger
+	HostFuncs  []HostFunc
 }
 
 // Engine loads plugins. It is safe for concurrent use.

@@ -5,13 +5,13 @@ package wasmbuild
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"sort"
-	"strings"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
+	"strings"
 	"sync"
 )
 

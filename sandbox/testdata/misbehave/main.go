@@ -5,8 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"os"
 	"fmt"
+	"os"
 	"time"
 	"unsafe"
 
