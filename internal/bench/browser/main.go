@@ -134,7 +134,7 @@ func main() {
 	}
 	fmt.Println()
 	if peer != nil && len(peerSnap) > 0 {
-		fmt.Printf("Snapshot size (median characters): wasmwright %d, Playwright MCP %d, ratio %.2f (before wasmwright's compact hook).\n\n",
+		fmt.Printf("Snapshot size (median characters): wasmwright %d, Playwright MCP %d, ratio %.2f (what the agent receives: wasmwright after its compact hook, Playwright MCP as browser_snapshot returns it).\n\n",
 			medianInt(wwSnap), medianInt(peerSnap), float64(medianInt(wwSnap))/float64(max(1, medianInt(peerSnap))))
 	} else {
 		fmt.Printf("Snapshot size (median characters): wasmwright %d.\n\n", medianInt(wwSnap))
