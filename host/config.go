@@ -18,6 +18,9 @@ import (
 //go:embed default.toml
 var defaultConfig string
 
+// embeddedSource names the embedded default config in messages.
+const embeddedSource = "embedded default config"
+
 // DefaultConfigText is the embedded configuration used when no file is given.
 func DefaultConfigText() string { return defaultConfig }
 
@@ -197,7 +200,7 @@ func (c *Config) DecodeSection(name string, prim toml.Primitive, v any) error {
 func LoadConfig(path string) (*Config, error) {
 	if path == "" {
 		wd, _ := os.Getwd()
-		return ParseConfig(defaultConfig, "embedded default config", wd)
+		return ParseConfig(defaultConfig, embeddedSource, wd)
 	}
 	b, err := os.ReadFile(path)
 	if err != nil {

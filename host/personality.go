@@ -2,7 +2,9 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 
@@ -46,7 +48,13 @@ func (h *Host) relink() {
 	for _, name := range sortedKeys(h.cfg.Personalities) {
 		out[name] = h.link(name, h.cfg.Personalities[name])
 		for _, p := range out[name].problems {
-			h.log.Warn("personality link", "personality", name, "problem", p)
+			// The embedded default's "reader" is refused on purpose (it shows
+			// a personality that grants nothing): not worth a warning.
+			lvl := slog.LevelWarn
+			if h.cfg.Source == embeddedSource {
+				lvl = slog.LevelInfo
+			}
+			h.log.Log(context.Background(), lvl, "personality link", "personality", name, "problem", p)
 		}
 	}
 	h.pers.Store(&out)
