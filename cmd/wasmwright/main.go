@@ -89,6 +89,19 @@ func (g *globals) logger(w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: lvl}))
 }
 
+// withHost adapts a command body that needs a running host: it starts one
+// from the config and closes it when the body returns.
+func (g *globals) withHost(fn func(cmd *cobra.Command, args []string, h *host.Host) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		h, err := g.open(cmd.Context(), cmd.ErrOrStderr())
+		if err != nil {
+			return err
+		}
+		defer h.Close(context.Background())
+		return fn(cmd, args, h)
+	}
+}
+
 // open loads the config and starts a host.
 func (g *globals) open(ctx context.Context, stderr io.Writer) (*host.Host, error) {
 	cfg, err := host.LoadConfig(g.config)
@@ -103,13 +116,7 @@ func toolsCmd(g *globals) *cobra.Command {
 		Use:   "tools",
 		Short: "List a personality's tools with their input schemas (JSON)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			h, err := g.open(ctx, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer h.Close(context.Background())
+		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
 			tools, err := h.Tools(g.personality)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
@@ -119,7 +126,7 @@ func toolsCmd(g *globals) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), "note:", p)
 			}
 			return printJSON(cmd.OutOrStdout(), tools)
-		},
+		}),
 	}
 }
 

@@ -21,12 +21,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 		Use:   "list",
 		Short: "List configured plugins: version, sha256, tools, hooks, state",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := g.open(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer h.Close(context.Background())
+		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
 			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 2, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tVERSION\tABI\tSHA256\tTOOLS\tHOOKS\tSTATE")
 			for _, p := range h.Plugins() {
@@ -41,36 +36,26 @@ func pluginsCmd(g *globals) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%v\t%s\n", p.Name, p.Version, p.ABI, sha, len(p.Tools), p.Hooks, state)
 			}
 			return tw.Flush()
-		},
+		}),
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "inspect NAME",
 		Short: "Print a plugin's manifest, imports and state as JSON",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := g.open(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer h.Close(context.Background())
+		RunE: g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
 			for _, p := range h.Plugins() {
 				if p.Name == args[0] {
 					return printJSON(cmd.OutOrStdout(), p)
 				}
 			}
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
-		},
+		}),
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "verify",
 		Short: "Check every configured plugin: present, matching its pin, loadable, linkable; exit 1 on any problem",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, err := g.open(cmd.Context(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			defer h.Close(context.Background())
+		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
 			bad := 0
 			for _, p := range h.Plugins() {
 				if p.Error != nil {
@@ -90,7 +75,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 				return &exitError{code: 1}
 			}
 			return nil
-		},
+		}),
 	})
 	var pin string
 	swap := &cobra.Command{
