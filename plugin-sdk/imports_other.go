@@ -18,8 +18,5 @@ func eventsEmit(ptr, n uint32) uint64        { return 0 }
 func secretsMaskValues(ptr, n uint32) uint64 { return 0 }
 func networkFetch(ptr, n uint32) uint64      { return 0 }
 
-// Handle runs the plugin's dispatch in-process, for unit tests of plugin
-// logic without a sandbox.
-func Handle(op int32, in []byte) ([]byte, bool) { return handle(op, in) }
 
 var _ = abi.Version()

@@ -124,6 +124,11 @@ func Describe() abi.Manifest {
 	return m
 }
 
+// Handle runs the plugin's dispatch in-process (op is abi.OpDescribe,
+// OpCall, OpHook or OpSelfTest), for unit tests of plugin logic without a
+// sandbox. It returns the output and whether it is an error.
+func Handle(op int32, in []byte) ([]byte, bool) { return handle(op, in) }
+
 // handle runs one operation on a framed input and returns the output and
 // whether it is an error. It is the whole of dispatch, shared by the Extism
 // exports and the fast path, and runs on the host in tests.
