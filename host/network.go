@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
 
@@ -45,7 +46,28 @@ func (h *Host) newNetwork() (*network.Service, error) {
 	if len(errs) > 0 {
 		return nil, &ConfigError{h.cfg.Source, strings.Join(errs, "; ")}
 	}
-	return network.New(network.Options{Policies: pol, Logger: h.log})
+	// The browser's upstream proxy ([browser] proxy) is where the egress
+	// proxy sends what it has checked: pages stay under the policy and
+	// still leave through the operator's proxy.
+	var bc browser.Config
+	if err := h.cfg.DecodeSection("browser", h.cfg.Browser, &bc); err != nil {
+		return nil, err
+	}
+	if err := bc.Validate(); err != nil {
+		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
+	}
+	var upstream *url.URL
+	if bc.Proxy != "" {
+		u, err := url.Parse(bc.Proxy)
+		if err != nil {
+			return nil, &ConfigError{h.cfg.Source, fmt.Sprintf("[browser] proxy: %v", err)}
+		}
+		if err := network.ValidateUpstream(u); err != nil {
+			return nil, &ConfigError{h.cfg.Source, "[browser] proxy: " + err.Error()}
+		}
+		upstream = u
+	}
+	return network.New(network.Options{Policies: pol, Logger: h.log, Upstream: upstream})
 }
 
 // network returns the host's network service, if any.

@@ -40,10 +40,9 @@ func (s *Service) guardedDial(ctx context.Context, r *rules, hostport, display s
 	if err != nil {
 		return nil, err
 	}
-	d := net.Dialer{Timeout: s.opts.DialTimeout}
 	var errs []error
 	for _, a := range addrs {
-		c, err := d.DialContext(ctx, "tcp", netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
+		c, err := s.dialAddr(ctx, netip.AddrPortFrom(a.Unmap(), uint16(port)).String())
 		if err == nil {
 			s.dials.Add(1)
 			return c, nil

@@ -27,6 +27,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,9 @@ type Options struct {
 	// fails closed).
 	MaxBlocked, MaxSessions int
 	Logger                  *slog.Logger
+	// Upstream, when set, is the operator's proxy every checked connection
+	// is tunnelled through (upstream.go).
+	Upstream *url.URL
 }
 
 // Fetch limits.
@@ -108,6 +112,11 @@ func New(opts Options) (*Service, error) {
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
+	}
+	if opts.Upstream != nil {
+		if err := ValidateUpstream(opts.Upstream); err != nil {
+			return nil, err
+		}
 	}
 	s := &Service{
 		opts: opts, log: opts.Logger.With("service", "network"), res: opts.Resolver,
