@@ -335,24 +335,10 @@ func TestHotSwapUnderLoad(t *testing.T) {
 		readBuilt(t, "sandbox/testdata/misbehave", "-trimpath"),
 		readBuilt(t, "sandbox/testdata/misbehave"),
 	}
-	var stop atomic.Bool
-	var calls, failures atomic.Int64
-	var firstErr atomic.Value
-	var wg sync.WaitGroup
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				_, err := h.Call(ctx, Request{Personality: "piped", Tool: "echo", Args: json.RawMessage(`{"n":1}`)})
-				calls.Add(1)
-				if err != nil {
-					failures.Add(1)
-					firstErr.CompareAndSwap(nil, err.Error())
-				}
-			}
-		}()
-	}
+	load := hammer(4, func() error {
+		_, err := h.Call(ctx, Request{Personality: "piped", Tool: "echo", Args: json.RawMessage(`{"n":1}`)})
+		return err
+	})
 	var lat []time.Duration
 	for i := 0; i < 4; i++ {
 		w := versions[i%2]
@@ -363,15 +349,14 @@ func TestHotSwapUnderLoad(t *testing.T) {
 		}
 		lat = append(lat, rep.Total)
 	}
-	stop.Store(true)
-	wg.Wait()
-	if failures.Load() != 0 {
-		t.Fatalf("%d of %d calls failed during swaps: %v", failures.Load(), calls.Load(), firstErr.Load())
+	calls, failures, firstErr := load()
+	if failures != 0 {
+		t.Fatalf("%d of %d calls failed during swaps: %v", failures, calls, firstErr)
 	}
-	if calls.Load() < 10 {
-		t.Fatalf("only %d calls ran", calls.Load())
+	if calls < 10 {
+		t.Fatalf("only %d calls ran", calls)
 	}
-	t.Logf("%d calls, 0 failed, swap latencies %v", calls.Load(), lat)
+	t.Logf("%d calls, 0 failed, swap latencies %v", calls, lat)
 
 	// A refused version changes nothing.
 	cur, _ := h.slots["misbehave"].Current()
@@ -447,5 +432,34 @@ func TestBrowserSectionIsStrict(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: want %q, got %v", c.text, c.want, err)
 		}
+	}
+}
+
+// hammer runs fn in a loop on n goroutines until the returned stop is
+// called; stop waits for them and reports how many calls ran, how many
+// failed, and the first failure.
+func hammer(n int, fn func() error) (stop func() (calls, failures int64, first error)) {
+	var halt atomic.Bool
+	var c, f atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for !halt.Load() {
+				c.Add(1)
+				if err := fn(); err != nil {
+					f.Add(1)
+					firstErr.CompareAndSwap(nil, err)
+				}
+			}
+		}()
+	}
+	return func() (int64, int64, error) {
+		halt.Store(true)
+		wg.Wait()
+		e, _ := firstErr.Load().(error)
+		return c.Load(), f.Load(), e
 	}
 }

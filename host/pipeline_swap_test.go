@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,23 +61,7 @@ hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 		t.Fatalf("the detector must fail a challenge page: %v", err)
 	}
 
-	var stop atomic.Bool
-	var calls, failures atomic.Int64
-	var first atomic.Value
-	var wg sync.WaitGroup
-	for w := 0; w < 3; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for !stop.Load() {
-				calls.Add(1)
-				if err := check(); err != nil {
-					failures.Add(1)
-					first.CompareAndSwap(nil, err.Error())
-				}
-			}
-		}()
-	}
+	load := hammer(3, check)
 	lat := map[string][]time.Duration{}
 	for round := 0; round < 2; round++ {
 		for _, name := range []string{"blockdetect", "snapcompact", "secretmask"} {
@@ -97,10 +79,9 @@ hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 			lat[name] = append(lat[name], rep.Total)
 		}
 	}
-	stop.Store(true)
-	wg.Wait()
-	if failures.Load() != 0 {
-		t.Fatalf("%d of %d calls failed during swaps: %v", failures.Load(), calls.Load(), first.Load())
+	calls, failures, first := load()
+	if failures != 0 {
+		t.Fatalf("%d of %d calls failed during swaps: %v", failures, calls, first)
 	}
-	t.Logf("%d pipeline calls during 6 swaps, 0 failed; swap latency (first build uncached, second warm): %v", calls.Load(), lat)
+	t.Logf("%d pipeline calls during 6 swaps, 0 failed; swap latency (first build uncached, second warm): %v", calls, lat)
 }
