@@ -209,22 +209,18 @@ func forms(s string, p int, r rune) []int {
 	}
 	switch s[p] {
 	case '%':
-		q := p
-		ok := true
-		for _, b := range enc[:n] {
-			if q+3 > len(s) || s[q] != '%' {
-				ok = false
-				break
+		// Each UTF-8 byte as %HH, or encoded again (and again): the % of
+		// %HH itself written as %25, so %2540 for "@" encoded twice. A
+		// space may also show as %2B: a + (form encoding) encoded again.
+		for depth := 0; depth <= maxURLDepth; depth++ {
+			if l, ok := percentForm(s, p, enc[:n], depth); ok {
+				res = append(res, l)
 			}
-			x, good := hexVal(s[q+1 : q+3])
-			if !good || x != uint32(b) {
-				ok = false
-				break
+			if r == ' ' && depth > 0 {
+				if l, ok := percentForm(s, p, []byte{'+'}, depth-1); ok {
+					res = append(res, l)
+				}
 			}
-			q += 3
-		}
-		if ok {
-			res = append(res, q-p)
 		}
 	case '+':
 		if r == ' ' {
@@ -245,6 +241,37 @@ func forms(s string, p int, r rune) []int {
 		}
 	}
 	return res
+}
+
+// maxURLDepth is how many extra rounds of URL encoding are recognised
+// (%2540 is one extra round of %40).
+const maxURLDepth = 3
+
+// percentForm matches bs at s[p:], each byte as "%" + "25"×depth + HH,
+// and returns the length matched.
+func percentForm(s string, p int, bs []byte, depth int) (int, bool) {
+	q := p
+	for _, b := range bs {
+		if q >= len(s) || s[q] != '%' {
+			return 0, false
+		}
+		q++
+		for i := 0; i < depth; i++ {
+			if q+2 > len(s) || s[q:q+2] != "25" {
+				return 0, false
+			}
+			q += 2
+		}
+		if q+2 > len(s) {
+			return 0, false
+		}
+		x, good := hexVal(s[q : q+2])
+		if !good || x != uint32(b) {
+			return 0, false
+		}
+		q += 2
+	}
+	return q - p, true
 }
 
 func hexVal(h string) (uint32, bool) {

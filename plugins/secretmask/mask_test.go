@@ -61,6 +61,8 @@ func encodedForms(v string) map[string]string {
 		"query":       url.QueryEscape(v),
 		"path":        url.PathEscape(v),
 		"query%20":    strings.ReplaceAll(url.QueryEscape(v), "+", "%20"),
+		"query-twice": url.QueryEscape(url.QueryEscape(v)),
+		"path-thrice": url.PathEscape(url.PathEscape(url.PathEscape(v))),
 		"html":        html.EscapeString(v),
 		"html-dec":    dec.String(),
 		"html-hex":    hx.String(),
@@ -90,6 +92,17 @@ func leaks(s, v string) string {
 	}
 	if u, err := url.PathUnescape(s); err == nil && strings.Contains(u, v) {
 		return "url-path"
+	}
+	// Nested URL encoding: unescape again and again.
+	for u, i := s, 0; i < 4; i++ {
+		next, err := url.QueryUnescape(u)
+		if err != nil || next == u {
+			break
+		}
+		if strings.Contains(next, v) {
+			return "url-nested"
+		}
+		u = next
 	}
 	if strings.Contains(html.UnescapeString(s), v) {
 		return "html"
