@@ -51,12 +51,21 @@ func Build(dir string, extra ...string) (string, error) {
 	if gm := filepath.Join(root, "build", "go.mod"); !fileExists(gm) {
 		os.WriteFile(gm, []byte("module wasmwright.invalid/build\n"), 0o644)
 	}
-	args := append([]string{"build", "-buildmode=c-shared", "-o", out}, extra...)
+	// Test binaries of several packages build the same plugin at once:
+	// each writes its own temporary file and renames it into place, so no
+	// reader ever sees a half-written module.
+	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
+	args := append([]string{"build", "-buildmode=c-shared", "-o", tmp}, extra...)
 	cmd := exec.Command("go", append(args, ".")...)
 	cmd.Dir = filepath.Join(root, dir)
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
+		os.Remove(tmp)
 		return "", fmt.Errorf("building plugin %s: %v\n%s", dir, err, b)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Remove(tmp)
+		return "", err
 	}
 	built[key] = out
 	return out, nil
