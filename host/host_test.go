@@ -46,11 +46,7 @@ func newFixture(t testing.TB, mods map[string]string) *fixture {
 
 func readBuilt(t testing.TB, dir string, extra ...string) []byte {
 	t.Helper()
-	p, err := wasmbuild.Build(dir, extra...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(p)
+	b, err := wasmbuild.Bytes(dir, extra...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,11 +21,7 @@ import (
 
 func build(t testing.TB, dir string, extra ...string) []byte {
 	t.Helper()
-	p, err := wasmbuild.Build(dir, extra...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(p)
+	b, err := wasmbuild.Bytes(dir, extra...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -108,3 +108,12 @@ func Install(dst string, mods map[string]string) (map[string]string, error) {
 	}
 	return sums, os.WriteFile(filepath.Join(dst, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
+
+// Bytes builds the plugin module in dir and returns its .wasm.
+func Bytes(dir string, extra ...string) ([]byte, error) {
+	p, err := Build(dir, extra...)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadFile(p)
+}

@@ -33,8 +33,8 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func main() {
 	iters := flag.Int("n", 400, "calls per measurement")
 	flag.Parse()
-	misbehave := must(os.ReadFile(must(wasmbuild.Build("sandbox/testdata/misbehave"))))
-	links := must(os.ReadFile(must(wasmbuild.Build("examples/extract_links"))))
+	misbehave := must(wasmbuild.Bytes("sandbox/testdata/misbehave"))
+	links := must(wasmbuild.Bytes("examples/extract_links"))
 	cache := must(os.MkdirTemp("", "ww-bench-cache-"))
 	defer os.RemoveAll(cache)
 
