@@ -18,5 +18,4 @@ func eventsEmit(ptr, n uint32) uint64        { return 0 }
 func secretsMaskValues(ptr, n uint32) uint64 { return 0 }
 func networkFetch(ptr, n uint32) uint64      { return 0 }
 
-
 var _ = abi.Version()
