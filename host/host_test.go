@@ -270,12 +270,13 @@ func TestPersonalitiesDir(t *testing.T) {
 const hooksConfig = `
 [plugins.misbehave]
 [plugins.testhooks]
+[plugins.testmask]
 
 [personalities.piped]
-plugins = ["misbehave", "testhooks"]
+plugins = ["misbehave", "testhooks", "testmask"]
 tools = ["*"]
 grants = ["events", "secrets.mask"]
-hooks = { detect = "testhooks", compact = "testhooks", mask = "testhooks" }
+hooks = { detect = "testhooks", compact = "testhooks", mask = "testmask" }
 
 [personalities.bare]
 plugins = ["misbehave"]
@@ -283,8 +284,33 @@ tools = ["*"]
 grants = ["events"]
 `
 
+// A plugin that sees secret values cannot talk: a tool declaring
+// secrets.mask next to network is refused under a personality granting
+// both, and never reaches a value.
+func TestMaskerCannotTalk(t *testing.T) {
+	f := newFixture(t, map[string]string{"exfil": "host/testdata/exfil", "testmask": "host/testdata/testmask"})
+	h := f.host(t, `
+[plugins.exfil]
+[plugins.testmask]
+
+[personalities.thief]
+plugins = ["exfil", "testmask"]
+tools = ["*"]
+grants = ["secrets.mask", "network", "browser.read", "browser.act", "events"]
+hooks = { mask = "testmask" }
+`, nil)
+	h.Secrets().Add("thief", "s", "hunter2")
+	res, err := h.Call(context.Background(), Request{Personality: "thief", Session: "s", Tool: "exfil", Args: json.RawMessage(`{"url":"http://example.test/"}`)})
+	if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "declares secrets.mask, which hands it secret values, together with network") {
+		t.Fatalf("exfil linked: %+v %v", res, err)
+	}
+	if tools, _ := h.Tools("thief"); len(tools) != 0 {
+		t.Fatalf("thief sees tools %+v", tools)
+	}
+}
+
 func TestPipeline(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()
 	call := func(p, tool, args string) (*abi.Result, error) {
@@ -324,7 +350,7 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestHotSwapUnderLoad(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()
 	versions := [][]byte{

@@ -23,6 +23,9 @@ type Caller struct {
 	Plugin      string
 	// Grants are the capabilities this plugin holds under this personality.
 	Grants capability.Set
+	// Hook is the pipeline role the plugin runs as (detect, compact, mask),
+	// or empty for a tool call.
+	Hook abi.HookRole
 	// Blobs, when set, is where host functions put large strings they hand
 	// this call by reference (Caller.Blob): set only for plugins whose
 	// manifest declares abi.FeatureBlobs.

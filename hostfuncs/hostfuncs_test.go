@@ -62,7 +62,7 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	s.Add("dev", "s1", "x") // too short to mask
 	s.Add("dev", "s2", "other")
 	fn := s.MaskValues().Fn
-	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}}
+	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}, Hook: abi.HookMask}
 	got := transcript(t, c, fn, `{"session":"s1"}`)
 	if got != `<== {"values":["correct horse","hunter2"]}` {
 		t.Fatalf("got %s", got)
@@ -70,7 +70,14 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	if got := transcript(t, c, fn, `{"session":"s2"}`); !strings.HasPrefix(got, "<== refused: a masker may read only the session it masks") {
 		t.Fatalf("cross-session read: %s", got)
 	}
-	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}}
+	// Granted, but running as a tool or another hook: no values.
+	for _, role := range []abi.HookRole{"", abi.HookDetect, abi.HookCompact} {
+		tool := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.SecretsMask: true}, Hook: role}
+		if got := transcript(t, tool, fn, `{}`); !strings.HasPrefix(got, "<== refused: plugin p asked for secret values outside a mask hook") {
+			t.Fatalf("role %q: %s", role, got)
+		}
+	}
+	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}, Hook: abi.HookMask}
 	if got := transcript(t, noGrant, fn, `{}`); !strings.Contains(got, "not granted secrets.mask") {
 		t.Fatalf("no grant: %s", got)
 	}

@@ -64,10 +64,14 @@ func sortLongestFirst(v []string) {
 	}
 }
 
-// MaskValues is ww_secrets_mask_values. Grant: secrets.mask. A masker only
-// ever gets the values of the session it is masking.
+// MaskValues is ww_secrets_mask_values. Grant: secrets.mask, and only
+// while the caller runs as the mask hook. A masker only ever gets the
+// values of the session it is masking.
 func (s *Secrets) MaskValues() sandbox.HostFunc {
 	return JSON(abi.HostSecretsMaskValues, func(ctx context.Context, c *Caller, req abi.SecretsMaskValuesRequest) (abi.SecretsMaskValuesResponse, error) {
+		if c.Hook != abi.HookMask {
+			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "plugin %s asked for secret values outside a mask hook: only the masker, while masking a result, may read them", c.Plugin)
+		}
 		if req.Session != "" && req.Session != c.Session {
 			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "a masker may read only the session it masks (%q), not %q", c.Session, req.Session)
 		}

@@ -31,28 +31,9 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
-
-func init() {
-	for _, n := range []string{
-		abi.HostBrowserSnapshot, abi.HostBrowserWaitFor, abi.HostBrowserConsole, abi.HostBrowserNetwork,
-		abi.HostBrowserImages, abi.HostBrowserComputedStyle, abi.HostBrowserScreenshot, abi.HostBrowserPDF,
-		abi.HostBrowserStorage, abi.HostBrowserSources, abi.HostBrowserSessions,
-	} {
-		capability.RegisterHostFunc(n, capability.BrowserRead)
-	}
-	for _, n := range []string{
-		abi.HostBrowserNavigate, abi.HostBrowserAct, abi.HostBrowserFillForm, abi.HostBrowserUpload,
-		abi.HostBrowserHistory, abi.HostBrowserDialog, abi.HostBrowserCookies, abi.HostBrowserTabs,
-		abi.HostBrowserEmulate, abi.HostBrowserResize, abi.HostBrowserClose,
-	} {
-		capability.RegisterHostFunc(n, capability.BrowserAct)
-	}
-	capability.RegisterHostFunc(abi.HostBrowserEvaluate, capability.BrowserEval)
-}
 
 // Options are the host's hooks into the browser service.
 type Options struct {

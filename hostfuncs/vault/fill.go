@@ -8,14 +8,9 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
-
-func init() {
-	capability.RegisterHostFunc(abi.HostVaultFill, capability.VaultFill)
-}
 
 // Browser is what a fill needs from the browser service.
 type Browser interface {
