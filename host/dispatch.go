@@ -101,7 +101,10 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 // the slot's current version. A tool call to a plugin that takes blobs
 // (abi.FeatureBlobs) gets a store for them, returned for Resolve.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
-	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role}
+	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets}
+	if op == abi.OpCall {
+		caller.AgentInput = in
+	}
 	ctx = hostfuncs.WithCaller(ctx, caller)
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {

@@ -2,6 +2,7 @@ package hostfuncs
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -93,5 +94,46 @@ func TestInfo(t *testing.T) {
 	got := strings.TrimPrefix(transcript(t, c, Info().Fn, `{}`), "<== ")
 	if err := json.Unmarshal([]byte(got), &r); err != nil || r.Personality != "dev" || r.Grants[0] != "events" || r.ABI != abi.Version() {
 		t.Fatalf("%s", got)
+	}
+}
+
+// No host function carries a held secret value out on a plugin's request,
+// in the encodings a plugin would reach for first; the agent's own input
+// may travel on.
+func TestGuardRefusesSecretsOutbound(t *testing.T) {
+	s := NewSecrets()
+	s.Add("dev", "s1", "hunter2/ü")
+	var ran int
+	fn := Guard(abi.HostNetworkFetch, func(ctx context.Context, c *Caller, req []byte) ([]byte, error) {
+		ran++
+		return []byte(`{}`), nil
+	}).Fn
+	c := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.Network: true}, Secrets: s}
+	for _, req := range []string{
+		`{"url":"http://x.test/","body":"hunter2/ü"}`,
+		`{"url":"http://x.test/?p=hunter2%2F%C3%BC"}`,
+		`{"url":"http://x.test/?p=hunter2%2f%c3%bc"}`,
+		`{"url":"http://x.test/hunter2%2F%C3%BC"}`,
+		`{"body":"` + base64.StdEncoding.EncodeToString([]byte("hunter2/ü")) + `"}`,
+		`{"body":"68756e746572322fc3bc"}`,
+	} {
+		if got := transcript(t, c, fn, req); !strings.HasPrefix(got, "<== refused: plugin p asked ww_network_fetch to carry a secret value") {
+			t.Errorf("%s: %s", req, got)
+		}
+	}
+	if ran != 0 {
+		t.Fatalf("the host function ran %d times", ran)
+	}
+	// Other sessions' values and plain requests pass; so does a value the
+	// agent sent itself.
+	other := *c
+	other.Session = "s2"
+	if got := transcript(t, &other, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
+		t.Fatalf("other session: %s", got)
+	}
+	echo := *c
+	echo.AgentInput = []byte(`{"text":"hunter2/ü"}`)
+	if got := transcript(t, &echo, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
+		t.Fatalf("agent's own value: %s", got)
 	}
 }
