@@ -29,6 +29,10 @@ type Caller struct {
 	// AgentInput is what the agent sent this tool call: a value the agent
 	// itself wrote (typing a password twice) may travel on.
 	AgentInput []byte
+
+	// events counts the events emitted in this call; one call's host
+	// functions run one at a time, on the plugin's goroutine.
+	events int
 	// Hook is the pipeline role the plugin runs as (detect, compact, mask),
 	// or empty for a tool call.
 	Hook abi.HookRole

@@ -54,6 +54,20 @@ func TestGrantCheckedAtCallTime(t *testing.T) {
 	if evs := sink.Snapshot(); len(evs) != 1 || evs[0].Personality != "dev" || string(evs[0].Data) != `{"a":1}` {
 		t.Fatalf("events: %+v", evs)
 	}
+	// A plugin cannot fill the disk through the event log.
+	big := `{"kind":"k","data":"` + strings.Repeat("x", MaxEventBytes) + `"}`
+	if got := transcript(t, granted, ev, big); !strings.HasPrefix(got, "<== resource_limit: event of") {
+		t.Fatalf("big event: %s", got)
+	}
+	flood := &Caller{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}}
+	for i := 0; i < MaxEventsPerCall; i++ {
+		if got := transcript(t, flood, ev, `{"kind":"k"}`); got != "<== {}" {
+			t.Fatalf("event %d: %s", i, got)
+		}
+	}
+	if got := transcript(t, flood, ev, `{"kind":"k"}`); !strings.HasPrefix(got, "<== resource_limit: more than 256 events") {
+		t.Fatalf("flood: %s", got)
+	}
 }
 
 func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
