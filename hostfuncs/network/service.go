@@ -84,7 +84,7 @@ type Service struct {
 	fetchTr  map[string]*http.Transport
 	closed   bool
 
-	refused, dials atomic.Int64
+	refused, dials, unauthorized atomic.Int64
 }
 
 type blockedList struct {
@@ -182,7 +182,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	}
 	if l := s.sessions[k]; l != nil {
 		s.mu.Unlock()
-		return l.addr
+		return l.proxyURL()
 	}
 	s.mu.Unlock()
 	r := s.rulesFor(personality)
@@ -201,7 +201,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	if old := s.sessions[k]; old != nil { // lost a race
 		s.mu.Unlock()
 		l.close()
-		return old.addr
+		return old.proxyURL()
 	}
 	s.sessions[k] = l
 	s.order = append(s.order, k)
@@ -218,7 +218,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	for _, ol := range evict {
 		ol.close()
 	}
-	return l.addr
+	return l.proxyURL()
 }
 
 // ProxyFor returns the proxy shared by every personality with the same
@@ -232,7 +232,7 @@ func (s *Service) ProxyFor(personality string) string {
 	}
 	if l := s.shared[r.key]; l != nil {
 		s.mu.Unlock()
-		return l.addr
+		return l.proxyURL()
 	}
 	s.mu.Unlock()
 	l, err := s.listen(r, sessKey{})
@@ -245,12 +245,12 @@ func (s *Service) ProxyFor(personality string) string {
 	if old := s.shared[r.key]; old != nil || s.closed {
 		go l.close()
 		if old != nil {
-			return old.addr
+			return old.proxyURL()
 		}
 		return failClosed
 	}
 	s.shared[r.key] = l
-	return l.addr
+	return l.proxyURL()
 }
 
 func (s *Service) record(k sessKey, b *Blocked) {
@@ -303,6 +303,11 @@ func (s *Service) TakeBlocked(personality, session string) []string {
 // Stats counts, since start, the requests refused by the proxies and the
 // connections made after a check passed (proxies and fetches).
 func (s *Service) Stats() (refused, dials int64) { return s.refused.Load(), s.dials.Load() }
+
+// Unauthorized counts the requests the proxies answered 407 because they
+// came without the listener's credentials (Chromium's first request on a
+// connection is one; any other local process trying the proxy is another).
+func (s *Service) Unauthorized() int64 { return s.unauthorized.Load() }
 
 // CloseSession closes the session's proxy and forgets its refusals.
 func (s *Service) CloseSession(personality, session string) error {
