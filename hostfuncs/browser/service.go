@@ -468,10 +468,10 @@ func (s *Service) create(k sessKey) (*session, error) {
 			}
 			o := pw.BrowserTypeLaunchPersistentContextOptions{
 				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-				Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
+				Args: s.launchArgs(),
 			}
 			if proxy != "" {
-				o.Proxy = &pw.Proxy{Server: proxy}
+				o.Proxy = pwProxy(proxy)
 			}
 			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
@@ -691,10 +691,7 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		note = n
 		o := pw.BrowserTypeLaunchOptions{
 			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-			Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
-		}
-		if s.cfg.Proxy != "" {
-			o.Proxy = &pw.Proxy{Server: s.cfg.Proxy}
+			Args: s.launchArgs(), Proxy: s.launchProxy(),
 		}
 		if b, err = s.pw.Chromium.Launch(o); err != nil {
 			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
