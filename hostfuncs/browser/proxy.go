@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // The browser has no way out but the egress proxy.
@@ -63,15 +65,15 @@ func (s *Service) proxyServer(k sessKey) string {
 	return s.cfg.Proxy
 }
 
-// contextProxy is the per-context proxy option for k, or nil when the
-// browser's launch proxy (Config.Proxy) applies. Loopback is not exempt
-// ("<-loopback>"): 127.0.0.1 goes through the proxy like any address.
-func (s *Service) contextProxy(k sessKey) *pw.Proxy {
-	p := s.proxyServer(k)
-	if p == "" || p == s.cfg.Proxy && !s.egressGoverned() {
+// contextProxy is the per-context proxy option for a session whose proxy
+// (proxyServer) is raw, or nil when the browser's launch proxy
+// (Config.Proxy) applies. Loopback is not exempt ("<-loopback>"):
+// 127.0.0.1 goes through the proxy like any address.
+func (s *Service) contextProxy(raw string) *pw.Proxy {
+	if raw == "" || raw == s.cfg.Proxy && !s.egressGoverned() {
 		return nil
 	}
-	return pwProxy(p)
+	return s.pwProxy(raw)
 }
 
 // egressGoverned reports whether a network service hands out the
@@ -90,28 +92,104 @@ const deadProxy = "http://127.0.0.1:1"
 // way around it.
 func (s *Service) launchProxy() *pw.Proxy {
 	if s.egressGoverned() {
-		return pwProxy(deadProxy)
+		return s.pwProxy(deadProxy)
 	}
 	if s.cfg.Proxy != "" {
-		return pwProxy(s.cfg.Proxy)
+		return s.pwProxy(s.cfg.Proxy)
 	}
 	return nil
 }
 
-// pwProxy makes Playwright's proxy option from a proxy URL, moving
-// credentials in it to Username and Password (Chromium takes none in
-// --proxy-server; Playwright answers the proxy's 407 with them).
-func pwProxy(raw string) *pw.Proxy {
-	p := &pw.Proxy{Server: raw, Bypass: pw.String("<-loopback>")}
+// pwProxy makes Playwright's proxy option from a proxy URL. Chromium takes
+// no credentials in --proxy-server. An egress proxy's credentials are not
+// given to Playwright: with them it would pause every request of the
+// context in the Fetch domain and turn the HTTP cache off (measured: page
+// loads 2.5x slower, every cached resource fetched again), and answer any
+// site's 401 with them. primeProxy answers the proxy once instead. An
+// operator's proxy (Config.Proxy, no network service) keeps Playwright's
+// way.
+func (s *Service) pwProxy(raw string) *pw.Proxy {
+	server, user, pass := splitProxy(raw)
+	p := &pw.Proxy{Server: server, Bypass: pw.String("<-loopback>")}
+	if user != "" && !s.egressGoverned() {
+		p.Username, p.Password = pw.String(user), pw.String(pass)
+	}
+	return p
+}
+
+// firstPage is the context's first tab, opened if there is none.
+func firstPage(bctx pw.BrowserContext) (pw.Page, error) {
+	if ps := bctx.Pages(); len(ps) > 0 {
+		return ps[0], nil
+	}
+	return bctx.NewPage()
+}
+
+// splitProxy takes the credentials out of a proxy URL.
+func splitProxy(raw string) (server, user, pass string) {
 	u, err := url.Parse(raw)
 	if err != nil || u.User == nil {
-		return p
+		return raw, "", ""
 	}
-	pass, _ := u.User.Password()
-	p.Username, p.Password = pw.String(u.User.Username()), pw.String(pass)
+	user = u.User.Username()
+	pass, _ = u.User.Password()
 	u.User = nil
-	p.Server = u.String()
-	return p
+	return u.String(), user, pass
+}
+
+// authCheckURL is answered by the egress proxy itself once the request
+// carries its credentials (network.AuthCheckHost).
+const authCheckURL = "http://egress-auth.wasmwright.invalid/"
+
+// primeProxy authenticates a new context to its egress proxy, before the
+// session watches its pages (so the check is not in its network log): from
+// its first page (about:blank, made if need be, before any site) it fetches
+// authCheckURL, answers the proxy's 407 with the credentials through a
+// CDP session of its own (for a proxy challenge only, for this one
+// request), then lets go of the Fetch domain. Chromium keeps the
+// credentials in the context's auth cache and sends them with every later
+// request through that proxy (pages, workers, WebSockets), so no request
+// is paused again. If the check does not come back authenticated, the
+// context must not be used: the caller closes it.
+func (s *Service) primeProxy(bctx pw.BrowserContext, raw string) error {
+	if !s.egressGoverned() {
+		return nil
+	}
+	_, user, pass := splitProxy(raw)
+	if user == "" {
+		return nil // the dead proxy: nothing to authenticate to
+	}
+	page, err := firstPage(bctx)
+	if err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
+	}
+	cdp, err := bctx.NewCDPSession(page)
+	if err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))
+	}
+	defer cdp.Detach()
+	// Handlers run on Playwright's dispatch goroutine, which must not wait
+	// on a reply: answer from a goroutine.
+	cdp.On("Fetch.requestPaused", func(ev map[string]any) {
+		go cdp.Send("Fetch.continueRequest", map[string]any{"requestId": ev["requestId"]})
+	})
+	cdp.On("Fetch.authRequired", func(ev map[string]any) {
+		answer := map[string]any{"response": "CancelAuth"}
+		if ch, _ := ev["authChallenge"].(map[string]any); ch != nil && ch["source"] == "Proxy" {
+			answer = map[string]any{"response": "ProvideCredentials", "username": user, "password": pass}
+		}
+		go cdp.Send("Fetch.continueWithAuth", map[string]any{"requestId": ev["requestId"], "authChallengeResponse": answer})
+	})
+	if _, err := cdp.Send("Fetch.enable", map[string]any{"handleAuthRequests": true,
+		"patterns": []any{map[string]any{"urlPattern": authCheckURL + "*"}}}); err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))
+	}
+	got, err := page.Evaluate(`async u => { try { const r = await fetch(u, {cache: "no-store"}); return r.status + " " + await r.text() } catch (e) { return String(e) } }`, authCheckURL)
+	cdp.Send("Fetch.disable", nil)
+	if err != nil || got != "200 authenticated" {
+		return abi.Errorf(abi.CodeExecutionFailed, "the browser could not authenticate to its egress proxy (%v %v): retry; if it persists, the proxy is gone (see the host log)", got, err)
+	}
+	return nil
 }
 
 // playwrightDisabledFeatures is the --disable-features list playwright-core

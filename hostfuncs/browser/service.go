@@ -471,7 +471,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 				Args: s.launchArgs(),
 			}
 			if proxy != "" {
-				o.Proxy = pwProxy(proxy)
+				o.Proxy = s.pwProxy(proxy)
 			}
 			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
@@ -490,7 +490,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 		if note != "" {
 			warnings = append(warnings, note)
 		}
-		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(k)}
+		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(proxy)}
 		bctx, err := b.NewContext(o)
 		if err != nil {
 			if !b.IsConnected() {
@@ -499,6 +499,13 @@ func (s *Service) create(k sessKey) (*session, error) {
 			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
 		}
 		ss.bctx, ss.browser = bctx, b
+	}
+	if err := s.primeProxy(ss.bctx, proxy); err != nil {
+		ss.bctx.Close()
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+		return nil, err
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))

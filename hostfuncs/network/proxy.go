@@ -130,6 +130,14 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 	return l, nil
 }
 
+// AuthCheckHost is a host no site can have (.invalid, RFC 6761): a request
+// for it through a listener, with the listener's credentials, is answered
+// by the listener itself with 200 "authenticated". The browser service
+// loads it once when it opens a context, answering the 407 itself, so that
+// Chromium caches the credentials and sends them with every later request
+// (hostfuncs/browser uses the same name).
+const AuthCheckHost = "egress-auth.wasmwright.invalid"
+
 // newCredentials makes a listener's random user and password.
 func newCredentials() (user, pass string, err error) {
 	b := make([]byte, 8+24)
@@ -185,6 +193,15 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	if req.Method == http.MethodConnect {
 		l.connect(w, req)
+		return
+	}
+	if strings.EqualFold(req.URL.Host, AuthCheckHost) {
+		// The browser service's check that the context authenticated
+		// (hostfuncs/browser primeProxy): answered here, nothing dialled.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, "authenticated")
 		return
 	}
 	if !req.URL.IsAbs() || req.URL.Host == "" {
