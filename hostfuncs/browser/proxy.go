@@ -200,7 +200,7 @@ var playwrightDisabledFeatures = []string{
 	"GlobalMediaControls", "HttpsUpgrades", "LensOverlay", "MediaRouter", "PaintHolding",
 	"ThirdPartyStoragePartitioning", "BlockOriginHeaderModificationOnRedirect",
 	"AvoidCorsURLLoaderRestartOnRedirect", "Translate", "AutoDeElevate", "OptimizationHints",
-	"NetworkTimeServiceQuerying", "AimEnabled",
+	"NetworkTimeServiceQuerying", "AimEnabled", "msForceBrowserSignIn", "msEdgeUpdateLaunchServicesPreferredVersion",
 }
 
 // egressDisabledFeatures are features that open connections of their own.
@@ -211,8 +211,8 @@ var egressDisabledFeatures = []string{
 
 // egressFlags close every way out but the proxy (see the top of this file).
 var egressFlags = []string{
-	"--webrtc-ip-handling-policy=disable_non_proxied_udp",
-	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+	"--webrtc-ip-handling-policy=disable_non_proxied_udp",       // the one Chromium 156 reads (measured)
+	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp", // older builds' name
 	"--disable-quic",
 	"--dns-prefetch-disable",
 	"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
