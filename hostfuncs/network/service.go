@@ -13,10 +13,15 @@
 //
 // Attribution: each browser session gets its own proxy listener, so a
 // refused request is reported to the session whose page made it, and to
-// no other. (Playwright 1.64 on Chromium answers a proxy's 407 challenge
-// only by intercepting every request through the Fetch domain, which
-// would tax every subresource; a listener per session costs one socket.)
-// A listener shared per policy serves callers that give no session.
+// no other. A listener shared per policy serves callers that give no
+// session.
+//
+// Access: loopback is open to every local process, so each listener has
+// its own random credentials, handed out in the proxy URL
+// (http://user:pass@127.0.0.1:port) and checked on every request and
+// CONNECT (407 otherwise, nothing dialled). The browser service
+// authenticates a context once (AuthCheckHost) and Chromium sends them
+// from then on; Playwright's own way would intercept every request.
 package network
 
 import (
