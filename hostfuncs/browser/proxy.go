@@ -44,6 +44,10 @@ import (
 // loopback, which a browser on another machine cannot reach (its requests
 // then fail). See README "Egress" for what to start a remote browser with.
 
+// remoteEgressNote is the first result's warning with a remote browser
+// under a network service.
+const remoteEgressNote = "The browser is remote: its pages are given the egress proxy, but the browser itself was started elsewhere, so its WebRTC UDP, QUIC, DNS and background traffic are not held to the network policy by this host (see README \"Egress\")."
+
 // proxyServer is the proxy a session's context uses: the network service's
 // per-session egress proxy (Options.SessionProxy), else the personality's
 // (Options.ProxyFor), else (no network service) Config.Proxy. Egress proxies carry their
@@ -187,7 +191,11 @@ func (s *Service) primeProxy(bctx pw.BrowserContext, raw string) error {
 	got, err := page.Evaluate(`async u => { try { const r = await fetch(u, {cache: "no-store"}); return r.status + " " + await r.text() } catch (e) { return String(e) } }`, authCheckURL)
 	cdp.Send("Fetch.disable", nil)
 	if err != nil || got != "200 authenticated" {
-		return abi.Errorf(abi.CodeExecutionFailed, "the browser could not authenticate to its egress proxy (%v %v): retry; if it persists, the proxy is gone (see the host log)", got, err)
+		hint := "retry; if it persists, the proxy is gone (see the host log)"
+		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
+			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see README \"Egress\")"
+		}
+		return abi.Errorf(abi.CodeNotAvailable, "the browser could not authenticate to its egress proxy (%v %v): %s", got, err, hint)
 	}
 	return nil
 }

@@ -708,6 +708,10 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 			mode = "local headed"
 		}
 	}
+	if strings.HasPrefix(mode, "remote") && s.egressGoverned() {
+		note = remoteEgressNote
+		s.log.Warn("remote browser: its launch flags are not the host's; WebRTC UDP, QUIC, DNS and its own traffic are not held to the egress proxy", "mode", mode)
+	}
 	s.log.Info("browser started", "mode", mode, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
 	b.OnDisconnected(func(b pw.Browser) {
 		s.mu.Lock()
