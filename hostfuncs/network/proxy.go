@@ -110,6 +110,16 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Del("Proxy-Authorization")
 		},
+		// A site's 407 would reach Chromium as the proxy refusing its
+		// credentials: it would drop them and fail every later request of
+		// the session. Only this proxy challenges.
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusProxyAuthRequired {
+				return errSiteChallenge
+			}
+			resp.Header.Del("Proxy-Authenticate")
+			return nil
+		},
 		Transport:     l.tr,
 		FlushInterval: -1,
 		ErrorLog:      nil,
@@ -129,6 +139,8 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 	go l.srv.Serve(ln)
 	return l, nil
 }
+
+var errSiteChallenge = errors.New("the site answered 407 Proxy Authentication Required, which only a proxy may send")
 
 // AuthCheckHost is a host no site can have (.invalid, RFC 6761): a request
 // for it through a listener, with the listener's credentials, is answered
