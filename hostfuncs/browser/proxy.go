@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -163,10 +164,12 @@ func (s *Service) primeProxy(bctx pw.BrowserContext, raw string) error {
 	if user == "" {
 		return nil // the dead proxy: nothing to authenticate to
 	}
+	t0 := time.Now()
 	page, err := firstPage(bctx)
 	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
 	}
+	t1 := time.Now()
 	cdp, err := bctx.NewCDPSession(page)
 	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))
@@ -197,6 +200,7 @@ func (s *Service) primeProxy(bctx pw.BrowserContext, raw string) error {
 		}
 		return abi.Errorf(abi.CodeNotAvailable, "the browser could not authenticate to its egress proxy (%v %v): %s", got, err, hint)
 	}
+	s.log.Debug("browser context authenticated to its egress proxy", "tab", t1.Sub(t0).Round(time.Millisecond), "auth", time.Since(t1).Round(time.Millisecond))
 	return nil
 }
 

@@ -81,3 +81,43 @@ func BenchmarkProxiedPageLoad(b *testing.B) {
 	b.ReportMetric(float64(hits.Load())/float64(b.N), "refetched/load")
 	b.ReportMetric(float64(time.Since(t0).Milliseconds())/float64(b.N), "ms/load")
 }
+
+// BenchmarkSessionOpen opens a new session (a browser context behind its
+// own egress proxy) and loads one small page in it: what authenticating a
+// context to its proxy adds to a session's first call.
+func BenchmarkSessionOpen(b *testing.B) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<title>t</title><h1>small</h1>")
+	}))
+	defer site.Close()
+	port := site.Listener.Addr().(*net.TCPAddr).Port
+	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	if err := browser.Preflight(browser.Config{}); err != nil {
+		b.Skipf("needs Chromium and the Playwright driver: %v", err)
+	}
+	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer br.Close(context.Background())
+	u := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	if _, aerr := navigate(br, "p", "warm", u); aerr != nil {
+		b.Fatal(aerr)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sess := fmt.Sprint("s", i)
+		if _, aerr := navigate(br, "p", sess, u); aerr != nil {
+			b.Fatal(aerr)
+		}
+		b.StopTimer()
+		br.CloseSession("p", sess)
+		s.CloseSession("p", sess)
+		b.StartTimer()
+	}
+}
