@@ -34,6 +34,11 @@ import (
 //     a STUN server's name, mDNS (.local) candidates and any lookup a
 //     feature makes fail locally, and no DNS query reveals a name. Through
 //     the proxy the proxy resolves, under the policy;
+//   - no multicast DNS: WebRTC resolves a remote "<name>.local" candidate by
+//     mDNS whatever the resolver rules say (it sent a query for the page's
+//     name, then for "~NOTFOUND", to the local network); with
+//     WebRtcHideLocalIpsWithMdns off it resolves none. (That feature hides
+//     local addresses in host candidates, and there are none: no UDP.)
 //   - media router and Cast/DIAL discovery (mDNS and SSDP multicast) are off.
 //
 // Loopback is not exempt from the proxy ("<-loopback>").
@@ -218,7 +223,7 @@ var playwrightDisabledFeatures = []string{
 // egressDisabledFeatures are features that open connections of their own.
 var egressDisabledFeatures = []string{
 	"CastMediaRouteProvider", "DirectSockets", "AsyncDns", "DnsOverHttps",
-	"PrefetchProxy", "IsolatedPrerender", "NetworkPrediction",
+	"PrefetchProxy", "IsolatedPrerender", "NetworkPrediction", "WebRtcHideLocalIpsWithMdns",
 }
 
 // egressFlags close every way out but the proxy (see the top of this file).
