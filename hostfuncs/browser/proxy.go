@@ -221,6 +221,9 @@ var playwrightDisabledFeatures = []string{
 }
 
 // egressDisabledFeatures are features that open connections of their own.
+// WebRtcHideLocalIpsWithMdns and CastMediaRouteProvider are measured to
+// matter (mdns_test.go); the others are belt and braces behind the dead
+// launch proxy and the resolver rules, which the tests show hold alone.
 var egressDisabledFeatures = []string{
 	"CastMediaRouteProvider", "DirectSockets", "AsyncDns", "DnsOverHttps",
 	"PrefetchProxy", "IsolatedPrerender", "NetworkPrediction", "WebRtcHideLocalIpsWithMdns",
@@ -231,7 +234,7 @@ var egressFlags = []string{
 	"--webrtc-ip-handling-policy=disable_non_proxied_udp",       // the one Chromium 156 reads (measured)
 	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp", // older builds' name
 	"--disable-quic",
-	"--dns-prefetch-disable",
+	"--dns-prefetch-disable", // gone from Chromium 156; the resolver rules hold
 	"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
 	"--disable-background-networking",
 	"--disable-component-update",
