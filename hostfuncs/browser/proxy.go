@@ -221,9 +221,9 @@ var playwrightDisabledFeatures = []string{
 }
 
 // egressDisabledFeatures are features that open connections of their own.
-// WebRtcHideLocalIpsWithMdns and CastMediaRouteProvider are measured to
-// matter (mdns_test.go); the others are belt and braces behind the dead
-// launch proxy and the resolver rules, which the tests show hold alone.
+// WebRtcHideLocalIpsWithMdns is measured to matter (mdns_test.go); the
+// others are belt and braces behind the dead launch proxy and the resolver
+// rules, which the tests show hold without them.
 var egressDisabledFeatures = []string{
 	"CastMediaRouteProvider", "DirectSockets", "AsyncDns", "DnsOverHttps",
 	"PrefetchProxy", "IsolatedPrerender", "NetworkPrediction", "WebRtcHideLocalIpsWithMdns",
