@@ -314,6 +314,25 @@ func noWayOut(t *testing.T, persistent bool) {
 			t.Errorf("the proxy saw no refused request for %s: the page's requests did not go through it", want)
 		}
 	}
+	if !persistent {
+		// Device emulation makes a new context: it authenticates too, once.
+		c := &hostfuncs.Caller{Personality: "p", Session: "s1", Plugin: "browser",
+			Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}}
+		for _, f := range b.HostFuncs() {
+			if f.Name == abi.HostBrowserEmulate {
+				in, _ := json.Marshal(abi.BrowserEmulateRequest{Device: "Pixel 7"})
+				if _, err := f.Fn(hostfuncs.WithCaller(context.Background(), c), "browser", in); err != nil {
+					t.Fatalf("emulate: %v", err)
+				}
+			}
+		}
+		if res, aerr := navigate(b, "p", "s1", base+"/sw.js"); aerr != nil || !strings.Contains(res.Snapshot, "skipWaiting") {
+			t.Errorf("after device emulation the session does not load pages: %v %q", aerr, res.Snapshot)
+		}
+		if n := s.Unauthorized(); n != 2 {
+			t.Errorf("%d proxy challenges after emulation, want 2 (one per context)", n)
+		}
+	}
 	// The credentials never reached the page's own origin.
 	pu, _ := url.Parse(s.SessionProxy("p", "s1"))
 	if pass, _ := pu.User.Password(); pass != "" && strings.Contains(res.Snapshot, pass) {
