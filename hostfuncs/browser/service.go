@@ -449,10 +449,10 @@ func (s *Service) create(k sessKey) (*session, error) {
 			}
 			o := pw.BrowserTypeLaunchPersistentContextOptions{
 				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-				Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
+				Args: s.launchArgs(),
 			}
 			if proxy != "" {
-				o.Proxy = &pw.Proxy{Server: proxy}
+				o.Proxy = s.pwProxy(proxy)
 			}
 			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
@@ -471,7 +471,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 		if note != "" {
 			warnings = append(warnings, note)
 		}
-		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(k)}
+		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(proxy)}
 		bctx, err := b.NewContext(o)
 		if err != nil {
 			if !b.IsConnected() {
@@ -480,6 +480,13 @@ func (s *Service) create(k sessKey) (*session, error) {
 			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
 		}
 		ss.bctx, ss.browser = bctx, b
+	}
+	if err := s.primeProxy(ss.bctx, proxy); err != nil {
+		ss.bctx.Close()
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+		return nil, err
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
@@ -672,10 +679,7 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		note = n
 		o := pw.BrowserTypeLaunchOptions{
 			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-			Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
-		}
-		if s.cfg.Proxy != "" {
-			o.Proxy = &pw.Proxy{Server: s.cfg.Proxy}
+			Args: s.launchArgs(), Proxy: s.launchProxy(),
 		}
 		if b, err = s.pw.Chromium.Launch(o); err != nil {
 			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
@@ -684,6 +688,10 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		if !headless {
 			mode = "local headed"
 		}
+	}
+	if strings.HasPrefix(mode, "remote") && s.egressGoverned() {
+		note = remoteEgressNote
+		s.log.Warn("remote browser: its launch flags are not the host's; WebRTC UDP, QUIC, DNS and its own traffic are not held to the egress proxy", "mode", mode)
 	}
 	s.log.Info("browser started", "mode", mode, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
 	b.OnDisconnected(func(b pw.Browser) {
