@@ -1,0 +1,433 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/secretforms"
+)
+
+// Screenshots and PDFs are pixels: the secret masker, which works on text,
+// cannot see into them. So before a capture of a session that holds secret
+// values (Options.SecretValues), every element showing one is hidden in the
+// page, and shown again afterwards:
+//
+//  1. collectJS reads, in every frame (iframes of any origin) and every
+//     open shadow root, the text of each text node and the value of each
+//     input and textarea, with whether it is rendered. No secret value goes
+//     into the page: the page only returns what it already holds.
+//  2. Go matches that text against the values and the forms they show in
+//     (visibleForms), across text nodes (a value split over <b>, <span>...),
+//     and picks the elements to hide: the owners of the matching text, the
+//     <select> showing a matching option, every password input holding a
+//     value.
+//  3. hideJS gives those elements visibility:hidden !important (with
+//     transitions and animations off, so the change is immediate). Hiding
+//     rather than painting over boxes keeps the element's place and moves
+//     with the layout, so it holds for full-page and element captures, any
+//     device scale factor, and print layout.
+//  4. The page is read again: a matching text still rendered (a descendant
+//     that sets visibility:visible, an element the page re-rendered) is
+//     hidden in a second round; if any is left, the capture is refused
+//     with secret_leak. After the capture the check runs once more, and a
+//     capture taken while a secret showed is discarded.
+//  5. The elements' style attributes are put back as they were.
+//
+// A session with no secrets pays nothing: none of this runs.
+
+// captureTextBudget bounds the text read from one frame (characters). A
+// larger page is refused rather than captured unchecked.
+const captureTextBudget = 8 << 20
+
+const collectJS = `(max) => {
+	const st = {els: [], idx: new Map(), saved: [], done: new Set(), items: [], over: false};
+	const id = (el) => {
+		let i = st.idx.get(el);
+		if (i === undefined) { i = st.els.length; st.els.push(el); st.idx.set(el, i); }
+		return i;
+	};
+	const skip = new Set(["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "TITLE", "TEXTAREA"]);
+	const noValue = new Set(["checkbox", "radio", "file", "hidden", "image", "range", "color"]);
+	const visible = (el) => getComputedStyle(el).visibility === "visible";
+	const range = document.createRange();
+	let budget = max, roots = 0;
+	const walk = (r) => {
+		const me = roots++;
+		const tw = document.createTreeWalker(r, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
+		const shadows = [];
+		for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+			if (n.nodeType === 3) {
+				const p = n.parentElement;
+				const t = n.data;
+				if (!p || skip.has(p.tagName) || !t.trim()) continue;
+				// An option's text shows in its select, not in itself.
+				const owner = p.closest("select") || p;
+				range.selectNodeContents(n);
+				const shown = (owner !== p || range.getClientRects().length > 0) && visible(owner);
+				st.items.push([id(owner), me, 0, shown, t]);
+				budget -= t.length;
+			} else {
+				const el = n;
+				if (el.shadowRoot) shadows.push(el.shadowRoot);
+				const tag = el.tagName;
+				if ((tag === "INPUT" && !noValue.has(String(el.type).toLowerCase())) || tag === "TEXTAREA") {
+					const v = String(el.value || "");
+					const pass = tag === "INPUT" && String(el.type).toLowerCase() === "password";
+					if (v) {
+						st.items.push([id(el), me, pass ? 2 : 1, el.getClientRects().length > 0 && visible(el), v]);
+						budget -= v.length;
+					}
+				}
+			}
+			if (budget < 0) { st.over = true; return; }
+		}
+		for (const s of shadows) { if (!st.over) walk(s); }
+	};
+	walk(document);
+	return st;
+}`
+
+const itemsJS = `(st) => [st.items, st.over]`
+
+const hideJS = `([st, ids]) => {
+	for (const i of ids) {
+		const el = st.els[i];
+		if (!el || st.done.has(el)) continue;
+		st.done.add(el);
+		// Through the attribute, not el.style: Chromium writes a style
+		// changed through CSSOM back to the attribute lazily, which would
+		// leave style="" behind on an element that had none.
+		const old = el.getAttribute("style");
+		st.saved.push([el, old]);
+		el.setAttribute("style", (old ? old + ";" : "") + "transition: none !important; animation: none !important; visibility: hidden !important");
+	}
+	return st.saved.length;
+}`
+
+// restoreJS puts the style attributes back. Showing an element again goes
+// through a style without transitions first, flushed, so a page's own
+// "transition: all" does not fade it back in over seconds.
+const restoreJS = `(st) => {
+	const saved = st.saved.reverse();
+	for (const [el, old] of saved) {
+		el.setAttribute("style", (old ? old + ";" : "") + "transition: none !important");
+		void getComputedStyle(el).visibility;
+	}
+	for (const [el, old] of saved) {
+		if (old === null) el.removeAttribute("style"); else el.setAttribute("style", old);
+	}
+	st.saved = []; st.done = new Set();
+}`
+
+// captureItem is one text node or field value a frame returned.
+type captureItem struct {
+	el    int
+	root  int
+	kind  int // 0 text node, 1 field value, 2 password field value
+	shown bool
+	text  string
+}
+
+// frameScan is one frame's collect state, kept in the page as a handle.
+type frameScan struct {
+	frame pw.Frame
+	h     pw.JSHandle
+	items []captureItem
+	over  bool
+}
+
+func scanFrame(f pw.Frame) (*frameScan, error) {
+	h, err := f.EvaluateHandle(collectJS, captureTextBudget)
+	if err != nil {
+		return nil, err
+	}
+	v, err := h.Evaluate(itemsJS)
+	if err != nil {
+		h.Dispose()
+		return nil, err
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		h.Dispose()
+		return nil, err
+	}
+	var raw [2]json.RawMessage
+	var rows [][5]any
+	if err := json.Unmarshal(b, &raw); err == nil {
+		err = json.Unmarshal(raw[0], &rows)
+	}
+	if err != nil {
+		h.Dispose()
+		return nil, fmt.Errorf("reading the page's text: %v", err)
+	}
+	fs := &frameScan{frame: f, h: h}
+	json.Unmarshal(raw[1], &fs.over)
+	for _, r := range rows {
+		el, _ := r[0].(float64)
+		root, _ := r[1].(float64)
+		kind, _ := r[2].(float64)
+		shown, _ := r[3].(bool)
+		text, _ := r[4].(string)
+		fs.items = append(fs.items, captureItem{el: int(el), root: int(root), kind: int(kind), shown: shown, text: text})
+	}
+	return fs, nil
+}
+
+// secretMatcher finds the session's values in page text.
+type secretMatcher struct {
+	forms []string // every form, longest first
+}
+
+func newSecretMatcher(values []string) *secretMatcher {
+	seen := map[string]bool{}
+	m := &secretMatcher{}
+	for _, v := range values {
+		for _, f := range visibleForms(v) {
+			if len(f) >= 2 && !seen[f] {
+				seen[f] = true
+				m.forms = append(m.forms, f)
+			}
+		}
+	}
+	sort.Slice(m.forms, func(i, j int) bool { return len(m.forms[i]) > len(m.forms[j]) })
+	return m
+}
+
+// visibleForms are the ways a page can show v as text: as is, as the text
+// its bytes become when read in the wrong charset, and URL-encoded (a page
+// printing its own address) from its UTF-8 or any legacy-charset bytes,
+// with upper- or lower-case hex and a space as + or %20.
+func visibleForms(v string) []string {
+	out := []string{v}
+	out = append(out, secretforms.Misdecoded(v)...)
+	byteForms := append([][]byte{[]byte(v)}, secretforms.Charsets(v)...)
+	for _, b := range byteForms {
+		q := url.QueryEscape(string(b))
+		if q == v {
+			continue
+		}
+		p := strings.ReplaceAll(q, "+", "%20")
+		out = append(out, q, p, lowerHex(q), lowerHex(p))
+	}
+	return out
+}
+
+// lowerHex lowers the hex digits of every %HH in s.
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if b[j] >= 'A' && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// match returns the elements of fs to hide: the owners of every text node
+// overlapping a match of any form (text nodes of one root are matched as
+// one string, so a value split over elements is found), the fields whose
+// value contains one, and every password field holding a value. shownOnly
+// keeps only the items still rendered (the check after hiding).
+func (m *secretMatcher) match(fs *frameScan, shownOnly bool) []int {
+	hide := map[int]bool{}
+	type span struct{ from, to, el int }
+	roots := map[int]*strings.Builder{}
+	spans := map[int][]span{}
+	for _, it := range fs.items {
+		if shownOnly && !it.shown {
+			continue
+		}
+		switch it.kind {
+		case 2:
+			hide[it.el] = true
+		case 1:
+			if m.contains(it.text) {
+				hide[it.el] = true
+			}
+		default:
+			b := roots[it.root]
+			if b == nil {
+				b = &strings.Builder{}
+				roots[it.root] = b
+			}
+			spans[it.root] = append(spans[it.root], span{b.Len(), b.Len() + len(it.text), it.el})
+			b.WriteString(it.text)
+		}
+	}
+	for root, b := range roots {
+		text := b.String()
+		ss := spans[root]
+		for _, f := range m.forms {
+			for off := 0; ; {
+				i := strings.Index(text[off:], f)
+				if i < 0 {
+					break
+				}
+				from, to := off+i, off+i+len(f)
+				// The spans are in text order: find the first that ends
+				// after from, then take all that start before to.
+				k := sort.Search(len(ss), func(k int) bool { return ss[k].to > from })
+				for ; k < len(ss) && ss[k].from < to; k++ {
+					hide[ss[k].el] = true
+				}
+				off = from + 1
+			}
+		}
+	}
+	out := make([]int, 0, len(hide))
+	for el := range hide {
+		out = append(out, el)
+	}
+	sort.Ints(out)
+	return out
+}
+
+func (m *secretMatcher) contains(s string) bool {
+	for _, f := range m.forms {
+		if strings.Contains(s, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// concealment is the hidden state of one page, to restore.
+type concealment struct {
+	scans []*frameScan // in the order they hid elements
+}
+
+// errConceal is the refusal when a capture cannot be made without showing
+// a secret.
+func errConceal(what, why string) error {
+	return abi.Errorf(abi.CodeSecretLeak, "the %s was not taken: this session holds credential values and %s. "+
+		"Wait for the page to settle and retry, or navigate away from the page showing the credential first", what, why)
+}
+
+// conceal hides every element of p showing one of values (see the top of
+// this file) and returns what to restore. On error nothing stays hidden.
+func conceal(p pw.Page, m *secretMatcher, what string) (*concealment, error) {
+	c := &concealment{}
+	for round := 0; ; round++ {
+		pending := 0
+		var fresh []*frameScan
+		for _, f := range p.Frames() {
+			fs, err := scanFrame(f)
+			if err != nil {
+				if f.IsDetached() {
+					continue // gone: it shows nothing
+				}
+				c.restore()
+				for _, x := range fresh {
+					x.h.Dispose()
+				}
+				return nil, errConceal(what, "a frame of the page could not be checked for them ("+cleanMsg(err.Error())+")")
+			}
+			fresh = append(fresh, fs)
+			if fs.over {
+				c.restore()
+				for _, x := range fresh {
+					x.h.Dispose()
+				}
+				return nil, errConceal(what, "a frame of the page holds too much text to check for them")
+			}
+			ids := m.match(fs, round > 0)
+			if len(ids) == 0 {
+				continue
+			}
+			pending += len(ids)
+			if round >= 2 {
+				continue
+			}
+			if _, err := f.Evaluate(hideJS, []any{fs.h, ids}); err != nil && !f.IsDetached() {
+				c.scans = append(c.scans, fresh...)
+				c.restore()
+				return nil, errConceal(what, "an element showing one could not be hidden ("+cleanMsg(err.Error())+")")
+			}
+		}
+		c.scans = append(c.scans, fresh...)
+		if pending == 0 {
+			return c, nil
+		}
+		if round >= 2 {
+			c.restore()
+			return nil, errConceal(what, fmt.Sprintf("%d element(s) kept showing one after being hidden", pending))
+		}
+	}
+}
+
+// check reads the page again and reports whether any secret is rendered.
+func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
+	for _, f := range p.Frames() {
+		fs, err := scanFrame(f)
+		if err != nil {
+			if f.IsDetached() {
+				continue
+			}
+			return false
+		}
+		n := len(m.match(fs, true))
+		fs.h.Dispose()
+		if n > 0 || fs.over {
+			return false
+		}
+	}
+	return true
+}
+
+// restore shows the hidden elements again, latest round first, and lets go
+// of the page handles.
+func (c *concealment) restore() {
+	if c == nil {
+		return
+	}
+	for i := len(c.scans) - 1; i >= 0; i-- {
+		fs := c.scans[i]
+		if !fs.frame.IsDetached() {
+			fs.frame.Evaluate(restoreJS, fs.h)
+		}
+		fs.h.Dispose()
+	}
+	c.scans = nil
+}
+
+// secretValues are the values the caller's session must not show.
+func (s *Service) secretValues(personality, session string) []string {
+	if s.opts.SecretValues == nil {
+		return nil
+	}
+	return s.opts.SecretValues(personality, key(personality, session).session)
+}
+
+// concealed runs capture with every element showing one of values hidden,
+// and checks afterwards that none showed during it. With no values it just
+// runs capture.
+func concealed[T any](p pw.Page, values []string, what string, capture func() (T, error)) (T, error) {
+	var zero T
+	if len(values) == 0 {
+		return capture()
+	}
+	m := newSecretMatcher(values)
+	c, err := conceal(p, m, what)
+	if err != nil {
+		return zero, err
+	}
+	defer c.restore()
+	v, err := capture()
+	if err != nil {
+		return zero, err
+	}
+	if !c.check(p, m) {
+		return zero, errConceal(what, "the page showed one of them again during the capture")
+	}
+	return v, nil
+}
