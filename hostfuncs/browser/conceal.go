@@ -45,8 +45,12 @@ import (
 // larger page is refused rather than captured unchecked.
 const captureTextBudget = 8 << 20
 
-const collectJS = `(max) => {
-	const st = {els: [], idx: new Map(), saved: [], done: new Set(), items: [], over: false};
+// collectFn fills st.items from the frame's document and open shadow
+// roots: [element index, root, kind, shown, text] per text node and field
+// value. st.els keeps the elements, so indices stay valid across calls on
+// the same state.
+const collectFn = `function collect(st, max) {
+	st.items = []; st.over = false;
 	const id = (el) => {
 		let i = st.idx.get(el);
 		if (i === undefined) { i = st.els.length; st.els.push(el); st.idx.set(el, i); }
@@ -90,12 +94,12 @@ const collectJS = `(max) => {
 		for (const s of shadows) { if (!st.over) walk(s); }
 	};
 	walk(document);
-	return st;
 }`
 
-const itemsJS = `(st) => [st.items, st.over]`
+const newState = `{els: [], idx: new Map(), saved: [], done: new Set(), items: [], over: false}`
 
-const hideJS = `([st, ids]) => {
+// hideFn hides st.els[i] for each i in ids.
+const hideFn = `function hide(st, ids) {
 	for (const i of ids) {
 		const el = st.els[i];
 		if (!el || st.done.has(el)) continue;
@@ -107,8 +111,19 @@ const hideJS = `([st, ids]) => {
 		st.saved.push([el, old]);
 		el.setAttribute("style", (old ? old + ";" : "") + "transition: none !important; animation: none !important; visibility: hidden !important");
 	}
-	return st.saved.length;
 }`
+
+// scanJS reads a frame without keeping anything in it: the first look,
+// and the check after the capture.
+const scanJS = `(max) => { const st = ` + newState + `; (` + collectFn + `)(st, max); return [st.items, st.over]; }`
+
+// stateJS starts the state kept in the page (as a handle), walks the frame
+// and hides the elements at ids of that walk.
+const stateJS = `([max, ids]) => { const st = ` + newState + `; (` + collectFn + `)(st, max); (` + hideFn + `)(st, ids); return st; }`
+
+// hideJS hides ids of st's latest walk (none for a plain re-read), walks
+// the frame again and returns what it shows now.
+const hideJS = `([st, ids, max]) => { (` + hideFn + `)(st, ids); (` + collectFn + `)(st, max); return [st.items, st.over]; }`
 
 // restoreJS puts the style attributes back. Showing an element again goes
 // through a style without transitions first, flushed, so a page's own
@@ -134,27 +149,16 @@ type captureItem struct {
 	text  string
 }
 
-// frameScan is one frame's collect state, kept in the page as a handle.
+// frameScan is what one read of a frame returned.
 type frameScan struct {
-	frame pw.Frame
-	h     pw.JSHandle
 	items []captureItem
 	over  bool
 }
 
-func scanFrame(f pw.Frame) (*frameScan, error) {
-	h, err := f.EvaluateHandle(collectJS, captureTextBudget)
-	if err != nil {
-		return nil, err
-	}
-	v, err := h.Evaluate(itemsJS)
-	if err != nil {
-		h.Dispose()
-		return nil, err
-	}
+// decodeScan reads a [items, over] pair.
+func decodeScan(v any) (*frameScan, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		h.Dispose()
 		return nil, err
 	}
 	var raw [2]json.RawMessage
@@ -163,10 +167,9 @@ func scanFrame(f pw.Frame) (*frameScan, error) {
 		err = json.Unmarshal(raw[0], &rows)
 	}
 	if err != nil {
-		h.Dispose()
 		return nil, fmt.Errorf("reading the page's text: %v", err)
 	}
-	fs := &frameScan{frame: f, h: h}
+	fs := &frameScan{}
 	json.Unmarshal(raw[1], &fs.over)
 	for _, r := range rows {
 		el, _ := r[0].(float64)
@@ -177,6 +180,14 @@ func scanFrame(f pw.Frame) (*frameScan, error) {
 		fs.items = append(fs.items, captureItem{el: int(el), root: int(root), kind: int(kind), shown: shown, text: text})
 	}
 	return fs, nil
+}
+
+func scanFrame(f pw.Frame) (*frameScan, error) {
+	v, err := f.Evaluate(scanJS, captureTextBudget)
+	if err != nil {
+		return nil, err
+	}
+	return decodeScan(v)
 }
 
 // secretMatcher finds the session's values in page text.
@@ -301,9 +312,11 @@ func (m *secretMatcher) contains(s string) bool {
 	return false
 }
 
-// concealment is the hidden state of one page, to restore.
+// concealment is the hidden state of one page, to restore: one state
+// handle per frame where something was hidden.
 type concealment struct {
-	scans []*frameScan // in the order they hid elements
+	frames []pw.Frame
+	states []pw.JSHandle
 }
 
 // errConceal is the refusal when a capture cannot be made without showing
@@ -315,57 +328,67 @@ func errConceal(what, why string) error {
 
 // conceal hides every element of p showing one of values (see the top of
 // this file) and returns what to restore. On error nothing stays hidden.
+// A frame showing nothing costs one read.
 func conceal(p pw.Page, m *secretMatcher, what string) (*concealment, error) {
 	c := &concealment{}
-	for round := 0; ; round++ {
-		pending := 0
-		var fresh []*frameScan
-		for _, f := range p.Frames() {
-			fs, err := scanFrame(f)
+	fail := func(why string) (*concealment, error) {
+		c.restore()
+		return nil, errConceal(what, why)
+	}
+	for _, f := range p.Frames() {
+		fs, err := scanFrame(f)
+		if err != nil {
+			if f.IsDetached() {
+				continue // gone: it shows nothing
+			}
+			return fail("a frame of the page could not be checked for them (" + cleanMsg(err.Error()) + ")")
+		}
+		if fs.over {
+			return fail("a frame of the page holds too much text to check for them")
+		}
+		ids := m.match(fs, false)
+		if len(ids) == 0 {
+			continue
+		}
+		// The state's own walk finds the same elements in the same order
+		// unless the page changed in between; the re-read below catches
+		// that.
+		h, err := f.EvaluateHandle(stateJS, []any{captureTextBudget, ids})
+		if err != nil {
+			if f.IsDetached() {
+				continue
+			}
+			return fail("an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")")
+		}
+		c.frames, c.states = append(c.frames, f), append(c.states, h)
+		ids = nil
+		for round := 0; ; round++ {
+			v, err := f.Evaluate(hideJS, []any{h, ids, captureTextBudget})
 			if err != nil {
 				if f.IsDetached() {
-					continue // gone: it shows nothing
+					break
 				}
-				c.restore()
-				for _, x := range fresh {
-					x.h.Dispose()
-				}
-				return nil, errConceal(what, "a frame of the page could not be checked for them ("+cleanMsg(err.Error())+")")
+				return fail("an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")")
 			}
-			fresh = append(fresh, fs)
+			fs, err := decodeScan(v)
+			if err != nil {
+				return fail("a frame of the page could not be checked for them (" + err.Error() + ")")
+			}
 			if fs.over {
-				c.restore()
-				for _, x := range fresh {
-					x.h.Dispose()
-				}
-				return nil, errConceal(what, "a frame of the page holds too much text to check for them")
+				return fail("a frame of the page holds too much text to check for them")
 			}
-			ids := m.match(fs, round > 0)
-			if len(ids) == 0 {
-				continue
+			if ids = m.match(fs, true); len(ids) == 0 {
+				break
 			}
-			pending += len(ids)
-			if round >= 2 {
-				continue
+			if round == 2 {
+				return fail(fmt.Sprintf("%d element(s) kept showing one after being hidden", len(ids)))
 			}
-			if _, err := f.Evaluate(hideJS, []any{fs.h, ids}); err != nil && !f.IsDetached() {
-				c.scans = append(c.scans, fresh...)
-				c.restore()
-				return nil, errConceal(what, "an element showing one could not be hidden ("+cleanMsg(err.Error())+")")
-			}
-		}
-		c.scans = append(c.scans, fresh...)
-		if pending == 0 {
-			return c, nil
-		}
-		if round >= 2 {
-			c.restore()
-			return nil, errConceal(what, fmt.Sprintf("%d element(s) kept showing one after being hidden", pending))
 		}
 	}
+	return c, nil
 }
 
-// check reads the page again and reports whether any secret is rendered.
+// check reads the page again and reports whether no secret is rendered.
 func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
 	for _, f := range p.Frames() {
 		fs, err := scanFrame(f)
@@ -375,29 +398,25 @@ func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
 			}
 			return false
 		}
-		n := len(m.match(fs, true))
-		fs.h.Dispose()
-		if n > 0 || fs.over {
+		if fs.over || len(m.match(fs, true)) > 0 {
 			return false
 		}
 	}
 	return true
 }
 
-// restore shows the hidden elements again, latest round first, and lets go
-// of the page handles.
+// restore shows the hidden elements again and lets go of the page handles.
 func (c *concealment) restore() {
 	if c == nil {
 		return
 	}
-	for i := len(c.scans) - 1; i >= 0; i-- {
-		fs := c.scans[i]
-		if !fs.frame.IsDetached() {
-			fs.frame.Evaluate(restoreJS, fs.h)
+	for i, f := range c.frames {
+		if !f.IsDetached() {
+			f.Evaluate(restoreJS, c.states[i])
 		}
-		fs.h.Dispose()
+		c.states[i].Dispose()
 	}
-	c.scans = nil
+	c.frames, c.states = nil, nil
 }
 
 // secretValues are the values the caller's session must not show.
