@@ -90,6 +90,10 @@ func capturePages() *httptest.Server {
 			<script>document.getElementById("host").attachShadow({mode: "open"}).innerHTML =
 				'<span style="font: 28px/36px monospace">code `+capCode+`</span>';</script>`)
 		page("/cap-inner", `<body style="margin: 0; background: #fff; color: #000; font: 28px/36px monospace"><p style="margin: 0">pw `+capPass+`</p>`)
+		// A page that undoes any style change to its secret at once.
+		page("/undo", `<title>Undo</title><p id="s" style="font: 28px monospace">`+capPass+`</p>
+			<script>new MutationObserver(() => { const s = document.getElementById("s"); if (s.getAttribute("style") !== "font: 28px monospace") s.setAttribute("style", "font: 28px monospace"); })
+				.observe(document.getElementById("s"), {attributes: true});</script>`)
 		capSrv = httptest.NewServer(mux)
 	})
 	return capSrv
