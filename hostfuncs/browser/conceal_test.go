@@ -27,9 +27,17 @@ func TestSecretMatcher(t *testing.T) {
 		{el: 10, root: 4, text: "mojibake PÃ¤sswort"},
 		{el: 11, root: 5, text: "shift_jis P%26%23228%3bsswort"},
 		{el: 12, root: 6, text: "hunter 2"},
+		{el: 13, root: 7, text: "HUNTER\n\t\u00a022"}, // other case, source white space
+		{el: 14, root: 8, kind: 1, text: "Päss"},      // one box per part
+		{el: 15, root: 8, kind: 1, text: "wo"},
+		{el: 16, root: 8, kind: 1, text: "rt"},
+		{el: 17, root: 9, text: "Päss wort"}, // shown in groups
+		{el: 18, root: 10, text: "label"},
+		{el: 19, root: 10, kind: 1, text: "hunter"}, // a field does not join the text around it
+		{el: 20, root: 10, text: " 22"},
 	}}
 	got := m.match(fs, false)
-	want := []int{1, 2, 4, 5, 7, 8, 9, 10, 11}
+	want := []int{1, 2, 4, 5, 7, 8, 9, 10, 11, 13, 14, 15, 16, 17}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("hide %v, want %v", got, want)
 	}
