@@ -58,7 +58,7 @@ const (
 // capturePages serves a login page showing the credential's values in
 // every way a benign page does: in fields (the password after the page's
 // own "show password" toggle), as text split over elements, in an open
-// shadow root, in an iframe, as the chosen option of a select, and far
+// shadow root, in an iframe of the same origin and one of another, as the chosen option of a select, and far
 // below the fold; and text that is no secret, as the control.
 func capturePages() *httptest.Server {
 	capOnce.Do(func() {
@@ -84,6 +84,8 @@ func capturePages() *httptest.Server {
 			<div class="at" id="plain" style="top: 184px">CONTROL 12345</div>
 			<div class="at" id="host" style="top: 228px"></div>
 			<iframe id="fr" title="inner" src="/cap-inner" style="position: absolute; left: 8px; top: 272px; width: 560px; height: 40px; border: 0"></iframe>
+			<iframe id="fr2" title="other origin" style="position: absolute; left: 8px; top: 364px; width: 560px; height: 40px; border: 0"></iframe>
+			<script>document.getElementById("fr2").src = "http://localhost:" + location.port + "/cap-inner"</script>
 			<select class="at" id="sel" aria-label="Account" style="top: 320px"><option>other</option><option selected>ada@example.com</option></select>
 			<div class="at" id="far" style="top: 1500px">`+capPass+`</div>
 			<div class="at" id="farplain" style="top: 1560px">CONTROL 67890</div>
@@ -175,7 +177,7 @@ func TestScreenshotHidesHeldSecrets(t *testing.T) {
 	srv := capturePages()
 	c := caller(t.Name())
 	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/cap"})
-	secretIDs := []string{"user", "pw", "otp", "echo", "host", "fr", "sel"}
+	secretIDs := []string{"user", "pw", "otp", "echo", "host", "fr", "fr2", "sel"}
 	ids := append([]string{"plain", "toggle", "far", "farplain"}, secretIDs...)
 
 	// Before the session holds anything, the page shows its text: the
@@ -184,7 +186,7 @@ func TestScreenshotHidesHeldSecrets(t *testing.T) {
 	act(t, c, abi.BrowserActRequest{Action: abi.ActFill, Ref: refOf(t, r.Snapshot, `textbox "Code"`), Text: capCode})
 	dpr, boxes := boxesOf(t, c, ids...)
 	before := shot(t, c, abi.BrowserScreenshotRequest{Mode: "full"})
-	wantInk(t, "no secrets held", before, boxes, dpr, true, "plain", "user", "otp", "echo", "host", "fr", "sel", "far", "farplain")
+	wantInk(t, "no secrets held", before, boxes, dpr, true, "plain", "user", "otp", "echo", "host", "fr", "fr2", "sel", "far", "farplain")
 
 	// The vault fills the password and records all three values.
 	act(t, c, abi.BrowserActRequest{Action: abi.ActFill, Ref: refOf(t, r.Snapshot, `textbox "Password"`), Text: capPass})
