@@ -111,3 +111,16 @@ func TestASCIIValuesPayNoCharsetCost(t *testing.T) {
 		t.Errorf("UTF-16LE percent form: %q", got)
 	}
 }
+
+// TestMaskerReusedForSameValues: the masker is built once per set of
+// values, and rebuilt when the set changes.
+func TestMaskerReusedForSameValues(t *testing.T) {
+	a := maskerFor([]string{"one-value", "twö"})
+	if b := maskerFor([]string{"one-value", "twö"}); a != b {
+		t.Error("the same values built a new masker")
+	}
+	c := maskerFor([]string{"one-value", "tw\x00ö"})
+	if c == a || c.mask("x tw\x00ö") != "x "+Mask {
+		t.Error("new values reused the old masker")
+	}
+}

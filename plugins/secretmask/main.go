@@ -49,7 +49,23 @@ func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 	if len(values) == 0 {
 		return &abi.HookResponse{Result: req.Result, Error: req.Error}, nil
 	}
-	return maskEnvelope(newMasker(values), envelope{Result: req.Result, Error: req.Error})
+	return maskEnvelope(maskerFor(values), envelope{Result: req.Result, Error: req.Error})
+}
+
+// last is the masker built for the last set of values: a session's values
+// rarely change between results, and building one (every charset form of
+// every value) costs far more than most masking.
+var last struct {
+	key string
+	m   *masker
+}
+
+func maskerFor(values []string) *masker {
+	key := strings.Join(values, "\x00")
+	if last.m == nil || last.key != key {
+		last.key, last.m = key, newMasker(values)
+	}
+	return last.m
 }
 
 func maskEnvelope(m *masker, env envelope) (*abi.HookResponse, error) {
