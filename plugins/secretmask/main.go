@@ -61,7 +61,11 @@ var last struct {
 }
 
 func maskerFor(values []string) *masker {
-	key := strings.Join(values, "\x00")
+	var kb strings.Builder
+	for _, v := range values {
+		fmt.Fprintf(&kb, "%d:%s", len(v), v) // no two sets share a key
+	}
+	key := kb.String()
 	if last.m == nil || last.key != key {
 		last.key, last.m = key, newMasker(values)
 	}
