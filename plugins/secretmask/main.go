@@ -5,7 +5,9 @@
 // (text, data, snapshot, page facts, warnings, events, message, details)
 // with ••••••, raw or encoded: URL encoding (%20 and +), HTML entities
 // (named, decimal, hex), JSON escapes, base64 (standard and URL alphabets, at
-// any offset inside a longer base64 string) and hex.
+// any offset inside a longer base64 string) and hex; and, for values beyond
+// ASCII, the bytes a form submits in every legacy charset of the HTML
+// standard (internal/secretforms), percent-encoded, in base64 and in hex.
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o secretmask.wasm .
 package main
