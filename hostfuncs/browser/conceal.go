@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -377,77 +378,109 @@ func errConceal(what, why string) error {
 
 // conceal hides every element of p showing one of values (see the top of
 // this file) and returns what to restore. On error nothing stays hidden.
-// A frame showing nothing costs one read.
+// Frames are handled at once, each in its own goroutine; a frame showing
+// nothing costs one read.
 func conceal(p pw.Page, m *secretMatcher, what string) (*concealment, error) {
+	frames := p.Frames()
+	hs := make([]pw.JSHandle, len(frames))
+	whys := make([]string, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hs[i], whys[i] = concealFrame(f, m)
+		}()
+	}
+	wg.Wait()
 	c := &concealment{}
-	fail := func(why string) (*concealment, error) {
+	why := ""
+	for i, h := range hs {
+		if h != nil {
+			c.frames, c.states = append(c.frames, frames[i]), append(c.states, h)
+		}
+		if why == "" {
+			why = whys[i]
+		}
+	}
+	if why != "" {
 		c.restore()
 		return nil, errConceal(what, why)
-	}
-	for _, f := range p.Frames() {
-		fs, err := scanFrame(f)
-		if err != nil {
-			if f.IsDetached() {
-				continue // gone: it shows nothing
-			}
-			return fail("a frame of the page could not be checked for them (" + cleanMsg(err.Error()) + ")")
-		}
-		if fs.over {
-			return fail("a frame of the page holds too much text to check for them")
-		}
-		ids := m.match(fs, false)
-		if len(ids) == 0 {
-			continue
-		}
-		// The state's own walk finds the same elements in the same order
-		// unless the page changed in between; the re-read below catches
-		// that.
-		h, err := f.EvaluateHandle(stateJS, []any{captureTextBudget, ids})
-		if err != nil {
-			if f.IsDetached() {
-				continue
-			}
-			return fail("an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")")
-		}
-		c.frames, c.states = append(c.frames, f), append(c.states, h)
-		ids = nil
-		for round := 0; ; round++ {
-			v, err := f.Evaluate(hideJS, []any{h, ids, captureTextBudget})
-			if err != nil {
-				if f.IsDetached() {
-					break
-				}
-				return fail("an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")")
-			}
-			fs, err := decodeScan(v)
-			if err != nil {
-				return fail("a frame of the page could not be checked for them (" + err.Error() + ")")
-			}
-			if fs.over {
-				return fail("a frame of the page holds too much text to check for them")
-			}
-			if ids = m.match(fs, true); len(ids) == 0 {
-				break
-			}
-			if round == 2 {
-				return fail(fmt.Sprintf("%d element(s) kept showing one after being hidden", len(ids)))
-			}
-		}
 	}
 	return c, nil
 }
 
-// check reads the page again and reports whether no secret is rendered.
-func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
-	for _, f := range p.Frames() {
-		fs, err := scanFrame(f)
+// concealFrame hides what f shows of the values. It returns the state to
+// restore (nil when nothing was hidden), and why it failed, if it did.
+func concealFrame(f pw.Frame, m *secretMatcher) (pw.JSHandle, string) {
+	fs, err := scanFrame(f)
+	if err != nil {
+		if f.IsDetached() {
+			return nil, "" // gone: it shows nothing
+		}
+		return nil, "a frame of the page could not be checked for them (" + cleanMsg(err.Error()) + ")"
+	}
+	if fs.over {
+		return nil, "a frame of the page holds too much text to check for them"
+	}
+	ids := m.match(fs, false)
+	if len(ids) == 0 {
+		return nil, ""
+	}
+	// The state's own walk finds the same elements in the same order
+	// unless the page changed in between; the re-read below catches that.
+	h, err := f.EvaluateHandle(stateJS, []any{captureTextBudget, ids})
+	if err != nil {
+		if f.IsDetached() {
+			return nil, ""
+		}
+		return nil, "an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")"
+	}
+	ids = nil
+	for round := 0; ; round++ {
+		v, err := f.Evaluate(hideJS, []any{h, ids, captureTextBudget})
 		if err != nil {
 			if f.IsDetached() {
-				continue
+				return h, ""
 			}
-			return false
+			return h, "an element showing one could not be hidden (" + cleanMsg(err.Error()) + ")"
 		}
-		if fs.over || len(m.match(fs, true)) > 0 {
+		fs, err := decodeScan(v)
+		if err != nil {
+			return h, "a frame of the page could not be checked for them (" + err.Error() + ")"
+		}
+		if fs.over {
+			return h, "a frame of the page holds too much text to check for them"
+		}
+		if ids = m.match(fs, true); len(ids) == 0 {
+			return h, ""
+		}
+		if round == 2 {
+			return h, fmt.Sprintf("%d element(s) kept showing one after being hidden", len(ids))
+		}
+	}
+}
+
+// check reads the page again and reports whether no secret is rendered.
+func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
+	frames := p.Frames()
+	ok := make([]bool, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fs, err := scanFrame(f)
+			if err != nil {
+				ok[i] = f.IsDetached()
+				return
+			}
+			ok[i] = !fs.over && len(m.match(fs, true)) == 0
+		}()
+	}
+	wg.Wait()
+	for _, o := range ok {
+		if !o {
 			return false
 		}
 	}
@@ -459,12 +492,19 @@ func (c *concealment) restore() {
 	if c == nil {
 		return
 	}
+	var wg sync.WaitGroup
 	for i, f := range c.frames {
-		if !f.IsDetached() {
-			f.Evaluate(restoreJS, c.states[i])
-		}
-		c.states[i].Dispose()
+		h := c.states[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !f.IsDetached() {
+				f.Evaluate(restoreJS, h)
+			}
+			h.Dispose()
+		}()
 	}
+	wg.Wait()
 	c.frames, c.states = nil, nil
 }
 
