@@ -108,7 +108,8 @@ func selfTest() error {
 	const v = "s3cr3t pa/ss&<é>"
 	m := newMasker([]string{v})
 	in := envelope{Result: &abi.Result{
-		Text:     "raw " + v + " url s3cr3t+pa%2Fss%26%3C%C3%A9%3E html s3cr3t pa&#x2F;ss&amp;&lt;&eacute;&gt;",
+		Text: "raw " + v + " url s3cr3t+pa%2Fss%26%3C%C3%A9%3E html s3cr3t pa&#x2F;ss&amp;&lt;&eacute;&gt;" +
+			" cp1252 s3cr3t+pa%2Fss%26%3C%e9%3E sjis s3cr3t+pa%2Fss%26%3C%26%23233%3B%3E",
 		Data:     json.RawMessage(`{"k":"json s3cr3t pa\/ss\u0026\u003c\u00e9>","b64":"eHlzM2NyM3QgcGEvc3MmPMOpPg=="}`),
 		Warnings: []string{"hex " + strings.ToUpper(fmt.Sprintf("%x", v))},
 	}, Error: &abi.Error{Code: abi.CodeExecutionFailed, Message: "failed for " + v, Details: map[string]string{"v": v}}}
@@ -118,12 +119,12 @@ func selfTest() error {
 	}
 	b, _ := json.Marshal(resp)
 	s := string(b)
-	for _, leak := range []string{"s3cr3t", "czNjcjN0", "zNjcjN0", "NjcjN0", "73336372337420", "pa/ss"} {
+	for _, leak := range []string{"s3cr3t", "czNjcjN0", "zNjcjN0", "NjcjN0", "73336372337420", "pa/ss", "%e9", "%26%23233"} {
 		if strings.Contains(s, leak) {
 			return fmt.Errorf("secretmask self-test: %q survived masking: %s", leak, s)
 		}
 	}
-	if strings.Count(s, Mask) < 7 {
+	if strings.Count(s, Mask) < 9 {
 		return fmt.Errorf("secretmask self-test: too few masks in %s", s)
 	}
 	return nil
