@@ -234,6 +234,8 @@ func TestConfigErrors(t *testing.T) {
 		{"[host]\ndefault_personality = \"x\"\n", `default_personality "x" is not a defined personality`},
 		{"[host]\ncall_timeout = \"soon\"\n", "write it like"},
 		{"[personalities.\"a b\"]\n", "use letters, digits"},
+		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "personality p grants both browser.eval and vault.fill: script run in the page could read the credentials"},
+		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "set allow_eval_with_vault = true in [personalities.p]"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -242,6 +244,37 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := LoadConfig(""); err != nil {
 		t.Fatalf("embedded default: %v", err)
+	}
+}
+
+// TestEvalWithVaultOptIn: the refusal of browser.eval next to vault.fill
+// is lifted only by the explicit key, for that personality alone; either
+// grant alone loads.
+func TestEvalWithVaultOptIn(t *testing.T) {
+	ok := "[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\nallow_eval_with_vault = true\n" +
+		"[personalities.q]\ngrants = [\"browser.eval\"]\n[personalities.r]\ngrants = [\"vault.fill\"]\n"
+	cfg, err := ParseConfig(ok, "t.toml", t.TempDir())
+	if err != nil {
+		t.Fatalf("opt-in refused: %v", err)
+	}
+	if !cfg.Personalities["p"].AllowEvalWithVault {
+		t.Fatal("allow_eval_with_vault not read")
+	}
+	other := ok + "[personalities.s]\ngrants = [\"vault.fill\", \"browser.eval\"]\n"
+	if _, err := ParseConfig(other, "t.toml", t.TempDir()); err == nil || !strings.Contains(err.Error(), "personality s grants both") {
+		t.Fatalf("one personality's opt-in covered another: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ops.toml"), []byte("grants = [\"browser.eval\", \"vault.fill\"]\n"), 0o644)
+	if _, err := ParseConfig("[host]\npersonalities_dir = \".\"\n", filepath.Join(dir, "cfg.toml"), dir); err == nil || !strings.Contains(err.Error(), "allow_eval_with_vault") {
+		t.Fatalf("personality file not checked: %v", err)
+	}
+	def, err := LoadConfig("")
+	if err != nil {
+		t.Fatalf("embedded default: %v", err)
+	}
+	if d := def.Personalities["default"]; contains(d.Grants, "browser.eval") && contains(d.Grants, "vault.fill") && !d.AllowEvalWithVault {
+		t.Fatal("the default personality holds both grants")
 	}
 }
 

@@ -41,6 +41,10 @@ type Options struct {
 	// OnSecret receives every value typed or filled into a password input,
 	// so the masker can hide it in later results.
 	OnSecret func(personality, session, value string)
+	// SecretValues, when set, lists the values a session must not show
+	// (the host's hostfuncs.Secrets.Values). Screenshots and PDFs of a
+	// session holding any hide the elements showing them (conceal.go).
+	SecretValues func(personality, session string) []string
 	// ProxyFor returns the proxy a personality's sessions use (the network
 	// service's egress proxy), or "" for Config.Proxy. It is read when a
 	// session is created.
