@@ -27,8 +27,8 @@ type CredentialFill struct {
 
 // BeginCredentialFill locks the caller's session and its current tab. The
 // session must exist and no dialog may be open.
-func (s *Service) BeginCredentialFill(_ context.Context, c *hostfuncs.Caller) (*CredentialFill, error) {
-	ss, t, err := s.pageTab(c)
+func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) (*CredentialFill, error) {
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return nil, err
 	}
