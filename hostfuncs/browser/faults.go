@@ -160,7 +160,9 @@ func bounded(limit time.Duration, fn func() error) error {
 // and the error is browser_crashed.
 func (s *Service) unstick(ss *session, t *tab) (*tab, error) {
 	ss.suspect.Store(false)
-	if t.page.IsClosed() {
+	if t.page.IsClosed() || openDialog(ss, t) != nil {
+		// A dialog explains a page that does not answer: it is the agent's
+		// to handle (browser_dialog), not a stuck tab.
 		return t, nil
 	}
 	if _, _, err := await(ss, stuckProbe, false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
@@ -357,4 +359,31 @@ func (s *Service) driverExited(d *sharedDriver) {
 func isStalled(err error) bool {
 	var st *stalled
 	return errors.As(err, &st)
+}
+
+// lockSession takes ss.mu, waiting only while ctx and the service live: a
+// call queued behind a stuck one gives up at its own deadline.
+func (s *Service) lockSession(ctx context.Context, ss *session) error {
+	if ss.mu.TryLock() {
+		return nil
+	}
+	got, abandon := make(chan struct{}), make(chan struct{})
+	go func() {
+		ss.mu.Lock()
+		select {
+		case got <- struct{}{}:
+		case <-abandon:
+			ss.mu.Unlock()
+		}
+	}()
+	select {
+	case <-got:
+		return nil
+	case <-ctx.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeTimeout, "another call on this browser session was still running when this call's deadline passed or it was cancelled: retry, or call browser_close to reset the session")
+	case <-s.life.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	}
 }

@@ -211,7 +211,7 @@ func TestNeverAnsweringServerThenNavigate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 1200*time.Millisecond)
 	defer cancel()
 	var err *abi.Error
-	timed(t, 2500*time.Millisecond, "a navigation past the call's deadline", func() {
+	timed(t, 3*time.Second, "a navigation past the call's deadline", func() {
 		_, err = callCtx[abi.BrowserNavigateResponse](t, ctx, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/hang"})
 	})
 	wantAnyCode(t, err, abi.CodeTimeout, abi.CodeNavTimeout)
@@ -479,7 +479,7 @@ func TestCloseIsBoundedWithAWedgedPage(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	timed(t, 12*time.Second, "closing with a wedged page", func() {
+	timed(t, 6*time.Second, "closing with a wedged page", func() {
 		s.Close(context.Background())
 	})
 	select {
@@ -488,4 +488,52 @@ func TestCloseIsBoundedWithAWedgedPage(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("the call on the wedged page did not return after Close")
 	}
+}
+
+// A script that never returns: the evaluate ends at its call's deadline, a
+// call queued behind it gives up at its own, and the next navigate
+// replaces the spinning tab.
+func TestStuckEvaluateAndQueuedCall(t *testing.T) {
+	h := hostile(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	done := make(chan *abi.Error, 1)
+	go func() {
+		_, err := callCtx[abi.BrowserEvaluateResponse](t, ctx, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: "() => { while (true) {} }"})
+		done <- err
+	}()
+	// Wait until the evaluate holds the session.
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		svc.mu.Lock()
+		ss := svc.sessions[key("tester", t.Name())]
+		svc.mu.Unlock()
+		if !ss.mu.TryLock() {
+			break
+		}
+		ss.mu.Unlock()
+		if time.Now().After(deadline) {
+			t.Fatal("the evaluate never started")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	qctx, qcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer qcancel()
+	timed(t, 3*time.Second, "a call queued behind the stuck evaluate", func() {
+		_, err := callCtx[abi.BrowserSnapshotResponse](t, qctx, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+		wantCode(t, err, abi.CodeTimeout, "another call")
+	})
+	select {
+	case err := <-done:
+		wantCode(t, err, abi.CodeTimeout, "deadline")
+	case <-time.After(4 * time.Second):
+		t.Fatal("the evaluate outlived its call's deadline")
+	}
+	timed(t, 8*time.Second, "navigating after the stuck evaluate", func() {
+		r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+		if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
+			t.Fatalf("after the stuck evaluate: %+v %v", r.Page, r.State.Warnings)
+		}
+	})
 }

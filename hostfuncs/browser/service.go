@@ -408,7 +408,9 @@ func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool)
 				return nil, err
 			}
 		}
-		ss.mu.Lock()
+		if err := s.lockSession(ctx, ss); err != nil {
+			return nil, err
+		}
 		if ss.closing.Load() {
 			ss.mu.Unlock()
 			continue
