@@ -297,7 +297,14 @@ func (s *Service) locateToAct(ss *session, t *tab, ref string) (pw.Locator, stri
 	if t.probed == nil {
 		t.probed = map[string]func() (probe, bool){}
 	}
-	t.probed[r] = func() (probe, bool) { x := <-ch; return x.p, x.ok }
+	t.probed[r] = func() (probe, bool) {
+		select {
+		case x := <-ch:
+			return x.p, x.ok
+		case <-time.After(2 * time.Second): // the probe's own timeout is 1s
+			return probe{}, false
+		}
+	}
 	return loc, r, nil
 }
 
