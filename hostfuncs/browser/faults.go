@@ -122,7 +122,18 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		return zero, false, stalledErr(nil, limit, false)
 	case <-life:
 		return zero, false, stalledErr(nil, limit, true)
+	case <-ss.gone:
+		return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
 	}
+}
+
+// endCalls makes every wait on ss (await, lockSession) return at once.
+func (ss *session) endCalls() {
+	ss.goneOnce.Do(func() {
+		if ss.gone != nil {
+			close(ss.gone)
+		}
+	})
 }
 
 // await0 is await for a call without a result and without dialogs.
@@ -361,6 +372,10 @@ func isStalled(err error) bool {
 	return errors.As(err, &st)
 }
 
+// errSessionGone: the session closed while a call waited for it; acquire
+// looks the session up again.
+var errSessionGone = errors.New("the session was closed")
+
 // lockSession takes ss.mu, waiting only while ctx and the service live: a
 // call queued behind a stuck one gives up at its own deadline.
 func (s *Service) lockSession(ctx context.Context, ss *session) error {
@@ -385,5 +400,8 @@ func (s *Service) lockSession(ctx context.Context, ss *session) error {
 	case <-s.life.Done():
 		close(abandon)
 		return abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	case <-ss.gone:
+		close(abandon)
+		return errSessionGone
 	}
 }

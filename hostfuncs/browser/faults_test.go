@@ -464,22 +464,8 @@ func TestCloseIsBoundedWithAWedgedPage(t *testing.T) {
 		done <- err
 	}()
 	<-started
-	// Wait until the evaluate holds the session.
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		s.mu.Lock()
-		ss := s.sessions[key("tester", t.Name())]
-		s.mu.Unlock()
-		if ss != nil && !ss.mu.TryLock() {
-			break
-		} else if ss != nil {
-			ss.mu.Unlock()
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the evaluate never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	timed(t, 6*time.Second, "closing with a wedged page", func() {
+	waitHeld(t, s, t.Name())
+	timed(t, 8*time.Second, "closing with a wedged page", func() {
 		s.Close(context.Background())
 	})
 	select {
@@ -504,20 +490,7 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 		_, err := callCtx[abi.BrowserEvaluateResponse](t, ctx, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: "() => { while (true) {} }"})
 		done <- err
 	}()
-	// Wait until the evaluate holds the session.
-	for deadline := time.Now().Add(5 * time.Second); ; {
-		svc.mu.Lock()
-		ss := svc.sessions[key("tester", t.Name())]
-		svc.mu.Unlock()
-		if !ss.mu.TryLock() {
-			break
-		}
-		ss.mu.Unlock()
-		if time.Now().After(deadline) {
-			t.Fatal("the evaluate never started")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitHeld(t, svc, t.Name())
 	qctx, qcancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 	defer qcancel()
 	timed(t, 3*time.Second, "a call queued behind the stuck evaluate", func() {
@@ -536,4 +509,51 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 			t.Fatalf("after the stuck evaluate: %+v %v", r.Page, r.State.Warnings)
 		}
 	})
+}
+
+// waitHeld waits until a call holds the session's lock.
+func waitHeld(t *testing.T, s *Service, session string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		s.mu.Lock()
+		ss := s.sessions[key("tester", session)]
+		s.mu.Unlock()
+		if ss != nil && !ss.mu.TryLock() {
+			return
+		} else if ss != nil {
+			ss.mu.Unlock()
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the call never took the session")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// browser_close on a session whose call is stuck returns at once, and the
+// stuck call ends with no_session instead of waiting out its budget.
+func TestBrowserCloseEndsAStuckCall(t *testing.T) {
+	h := hostile(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+	done := make(chan *abi.Error, 1)
+	go func() {
+		_, err := call[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: "() => { while (true) {} }"})
+		done <- err
+	}()
+	waitHeld(t, svc, t.Name())
+	timed(t, 3*time.Second, "browser_close with a stuck call", func() {
+		if r := must[abi.BrowserCloseResponse](t, svc, c, abi.HostBrowserClose, abi.BrowserCloseRequest{}); !r.Closed {
+			t.Fatal("not closed")
+		}
+	})
+	select {
+	case err := <-done:
+		wantCode(t, err, abi.CodeNoSession, "closed")
+	case <-time.After(2 * time.Second):
+		t.Fatal("the stuck call outlived its session")
+	}
+	if r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"}); r.Page.Title != "Good" {
+		t.Fatalf("after browser_close: %+v", r.Page)
+	}
 }

@@ -309,6 +309,7 @@ func (s *Service) Close(ctx context.Context) error {
 
 func (s *Service) closeSession(ss *session) error {
 	ss.closing.Store(true)
+	ss.endCalls() // a call in flight stops waiting on the browser
 	// Wait for a call in flight, but not forever: a hung page must not
 	// keep the host from shutting down.
 	locked := make(chan struct{})
@@ -408,7 +409,9 @@ func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool)
 				return nil, err
 			}
 		}
-		if err := s.lockSession(ctx, ss); err != nil {
+		if err := s.lockSession(ctx, ss); errors.Is(err, errSessionGone) {
+			continue
+		} else if err != nil {
 			return nil, err
 		}
 		if ss.closing.Load() {
@@ -446,7 +449,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 	s.mu.Unlock()
 	s.evictFor()
 
-	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), svc: s}
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string

@@ -44,6 +44,10 @@ type session struct {
 	// is checked before the next call uses it (unstick).
 	suspect      atomic.Bool
 	popupsClosed atomic.Int64 // popups closed beyond maxTabs, not yet reported
+	// gone is closed when the session is closed or dropped: calls waiting
+	// on it or on its browser return at once.
+	gone     chan struct{}
+	goneOnce sync.Once
 
 	evMu     sync.Mutex
 	tabs     []*tab
