@@ -182,18 +182,13 @@ func titleSoon(p pw.Page) func() string {
 		t, _ := p.Title()
 		ch <- t
 	}()
-	var got *string
 	return func() string {
-		if got != nil {
-			return *got
-		}
-		t := ""
 		select {
-		case t = <-ch:
+		case t := <-ch:
+			return t
 		case <-time.After(time.Second):
+			return ""
 		}
-		got = &t
-		return t
 	}
 }
 
