@@ -113,7 +113,9 @@ func timed(t testing.TB, limit time.Duration, what string, fn func()) {
 	t.Helper()
 	t0 := time.Now()
 	fn()
-	if d := time.Since(t0); d > limit {
+	d := time.Since(t0)
+	t.Logf("%s: %s", what, d.Round(time.Millisecond))
+	if d > limit {
 		t.Fatalf("%s took %s, want at most %s", what, d.Round(time.Millisecond), limit)
 	}
 }
