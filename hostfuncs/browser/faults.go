@@ -207,7 +207,7 @@ func (s *Service) unstick(ss *session, t *tab) (*tab, error) {
 	ss.evMu.Lock()
 	ss.cur, ss.newTabs = ss.indexLocked(nt), nil
 	ss.evMu.Unlock()
-	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy) and was closed; a blank tab replaces it: navigate again.", max(idx, 0), capString(u, 200)))
+	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy), so it was closed and replaced by a blank tab; its history is gone.", max(idx, 0), capString(u, 200)))
 	return nt, nil
 }
 
