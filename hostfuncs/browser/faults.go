@@ -149,8 +149,12 @@ func (ss *session) budget() time.Duration {
 	return ss.svc.callBudget()
 }
 
+// errNoAnswer: bounded stopped waiting.
+var errNoAnswer = errors.New("no answer")
+
 // bounded runs fn, waiting at most limit; past it fn is left running and
-// an error says so. For calls outside a host function (closing).
+// an error wrapping errNoAnswer says so. For calls outside a host function
+// (closing).
 func bounded(limit time.Duration, fn func() error) error {
 	done := make(chan error, 1)
 	go func() { done <- fn() }()
@@ -160,7 +164,7 @@ func bounded(limit time.Duration, fn func() error) error {
 	case err := <-done:
 		return err
 	case <-t.C:
-		return fmt.Errorf("no answer within %s", limit)
+		return fmt.Errorf("%w within %s", errNoAnswer, limit)
 	}
 }
 
@@ -267,9 +271,8 @@ func (d *sharedDriver) watch() {
 }
 
 // releaseDriver drops a Service's hold on d and stops the driver when no
-// Service holds it, within closeWait; a driver that does not stop is
-// killed.
-func releaseDriver(d *sharedDriver, log *slog.Logger) error {
+// Service holds it, within wait; a driver that does not stop is killed.
+func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error {
 	drivers.Lock()
 	if drivers.m[d.dir] != d || d.exited() {
 		drivers.Unlock()
@@ -281,7 +284,7 @@ func releaseDriver(d *sharedDriver, log *slog.Logger) error {
 	}
 	delete(drivers.m, d.dir)
 	drivers.Unlock()
-	if err := bounded(closeWait, d.pw.Stop); err != nil {
+	if err := bounded(wait, d.pw.Stop); err != nil {
 		if d.exited() {
 			return nil
 		}

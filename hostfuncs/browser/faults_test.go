@@ -559,3 +559,38 @@ func TestBrowserCloseEndsAStuckCall(t *testing.T) {
 		t.Fatalf("after browser_close: %+v", r.Page)
 	}
 }
+
+// A driver that stops answering (stopped, not dead): Close still returns
+// in bounded time, killing it.
+func TestCloseIsBoundedWithAHungDriver(t *testing.T) {
+	h := hostile(t)
+	cfg := testConfig(t.TempDir())
+	cfg.DriverDir = privateDriver(t)
+	s, err := New(cfg, Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	must[abi.BrowserNavigateResponse](t, s, caller(t.Name()), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+	drivers := driversIn(cfg.DriverDir)
+	if len(drivers) != 1 {
+		t.Fatalf("drivers: %v", drivers)
+	}
+	pid := drivers[0]
+	t.Cleanup(func() { syscall.Kill(pid, syscall.SIGKILL) })
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Second)
+	defer cancel()
+	timed(t, 12*time.Second, "closing with a hung driver", func() {
+		if err := s.Close(ctx); errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Close waited for its context: %v", err)
+		}
+	})
+	for deadline := time.Now().Add(5 * time.Second); alive(pid); {
+		if time.Now().After(deadline) {
+			t.Fatal("the hung driver was left running")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

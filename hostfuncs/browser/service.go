@@ -287,13 +287,22 @@ func (s *Service) Close(ctx context.Context) error {
 		s.browser, s.pw, s.drv = nil, nil, nil
 		s.mu.Unlock()
 		s.startMu.Unlock()
+		// A browser or driver that already let a close go unanswered gets
+		// a short wait: the driver is killed if it does not stop.
+		wait := closeWait
+		if errors.Is(errors.Join(errs...), errNoAnswer) {
+			wait = time.Second
+		}
 		if b != nil && !d.exited() {
-			if err := bounded(closeWait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
+			if err := bounded(wait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
 				errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
+				if errors.Is(err, errNoAnswer) {
+					wait = time.Second
+				}
 			}
 		}
 		if d != nil {
-			if err := releaseDriver(d, s.log); err != nil {
+			if err := releaseDriver(d, wait, s.log); err != nil {
 				errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
 			}
 		}
