@@ -13,13 +13,13 @@ import (
 )
 
 // navigate is ww_browser_navigate.
-func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
+func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse
 	u, err := s.checkOpenURL(req.URL)
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.begin(c, true)
+	ss, t, err := s.begin(ctx, c, true)
 	if err != nil {
 		return out, err
 	}
@@ -28,7 +28,7 @@ func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 		return out, errDialogOpen(d)
 	}
 	if req.NewTab {
-		p, err := ss.bctx.NewPage()
+		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
 			return out, s.mapErr(ss, err, "opening a tab")
 		}
@@ -45,7 +45,7 @@ func (s *Service) navigate(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 	if err != nil {
 		return out, err
 	}
-	resp, dialog, err := race(ss, func() (pw.Response, error) {
+	resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
 		return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 	})
 	if err != nil {
@@ -85,6 +85,9 @@ func (s *Service) navErr(ss *session, err error, u string, timeout time.Duration
 		wait = "load"
 	}
 	if pwTimeout(err) {
+		// A page that did not load may be stuck in a script: the next call
+		// checks it (unstick).
+		ss.suspect.Store(true)
 		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): retry with a longer timeout or wait_until=domcontentloaded or commit, or take a snapshot of what did load", u, timeout, wait)
 	}
 	msg := err.Error()
@@ -100,9 +103,9 @@ func pwTimeout(err error) bool {
 }
 
 // snapshotCall is ww_browser_snapshot.
-func (s *Service) snapshotCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
+func (s *Service) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
 	var out abi.BrowserSnapshotResponse
-	ss, t, err := s.begin(c, false)
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -149,9 +152,9 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 }
 
 // act is ww_browser_act.
-func (s *Service) act(_ context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
+func (s *Service) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -467,12 +470,12 @@ func scrollDelta(p pw.Page, dir string, amount int) (int, int, error) {
 }
 
 // fillForm is ww_browser_fill_form.
-func (s *Service) fillForm(_ context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
+func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
 	if len(req.Fields) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "fields is empty: give each field's ref and value")
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -543,7 +546,7 @@ func truthy(v string) bool {
 }
 
 // upload is ww_browser_upload.
-func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.BrowserUploadRequest) (abi.BrowserActResponse, error) {
+func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserUploadRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
 	if len(req.Paths) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "paths is empty: name the files (in the upload folder) to upload")
@@ -556,7 +559,7 @@ func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 		}
 		files = append(files, f)
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -598,12 +601,12 @@ func (s *Service) upload(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 }
 
 // history is ww_browser_history.
-func (s *Service) history(_ context.Context, c *hostfuncs.Caller, req abi.BrowserHistoryRequest) (abi.BrowserNavigateResponse, error) {
+func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserHistoryRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse
 	if req.Direction != "back" && req.Direction != "forward" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -614,7 +617,7 @@ func (s *Service) history(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 	}
 	before := t.page.URL()
 	navBefore := t.navSeq.Load()
-	resp, dialog, err := race(ss, func() (pw.Response, error) {
+	resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
 		if req.Direction == "back" {
 			return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
 		}
@@ -637,7 +640,7 @@ func (s *Service) history(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 }
 
 // waitFor is ww_browser_wait_for.
-func (s *Service) waitFor(_ context.Context, c *hostfuncs.Caller, req abi.BrowserWaitForRequest) (abi.BrowserWaitForResponse, error) {
+func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserWaitForRequest) (abi.BrowserWaitForResponse, error) {
 	var out abi.BrowserWaitForResponse
 	n := 0
 	for _, set := range []bool{req.Text != "", req.TextGone != "", req.Ref != "", req.TimeMS > 0} {
@@ -648,7 +651,7 @@ func (s *Service) waitFor(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 	if n != 1 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "wait for exactly one thing: text, text_gone, ref or time_ms")
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -699,9 +702,9 @@ func (s *Service) waitFor(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 }
 
 // dialog is ww_browser_dialog.
-func (s *Service) dialog(_ context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
+func (s *Service) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
 	var out abi.BrowserDialogResponse
-	ss, t, err := s.begin(c, false)
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -722,15 +725,15 @@ func (s *Service) dialog(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 		return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
 	}
 	out.Handled = *dialogInfo(*d)
-	if req.Accept {
-		if req.PromptText != nil {
-			err = (*d).Accept(*req.PromptText)
-		} else {
-			err = (*d).Accept()
+	err = await0(ss, s.cfg.ActionTimeout.D(), func() error {
+		if req.Accept {
+			if req.PromptText != nil {
+				return (*d).Accept(*req.PromptText)
+			}
+			return (*d).Accept()
 		}
-	} else {
-		err = (*d).Dismiss()
-	}
+		return (*d).Dismiss()
+	})
 	holder.dialog.CompareAndSwap(d, nil)
 	if err != nil {
 		if strings.Contains(err.Error(), "No dialog is showing") || strings.Contains(err.Error(), "closed") {
@@ -750,7 +753,7 @@ func (s *Service) dialog(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 }
 
 // consoleCall is ww_browser_console.
-func (s *Service) consoleCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
+func (s *Service) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
 	var out abi.BrowserConsoleResponse
 	rank := map[string]int{"error": 0, "pageerror": 0, "assert": 0, "warning": 1, "warn": 1, "info": 2, "log": 2, "": 2, "debug": 3, "trace": 3}
 	maxRank := 3
@@ -761,7 +764,7 @@ func (s *Service) consoleCall(_ context.Context, c *hostfuncs.Caller, req abi.Br
 		}
 		maxRank = r
 	}
-	ss, t, err := s.begin(c, false)
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -799,9 +802,9 @@ func (s *Service) consoleCall(_ context.Context, c *hostfuncs.Caller, req abi.Br
 var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
 
 // networkCall is ww_browser_network.
-func (s *Service) networkCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
+func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
 	var out abi.BrowserNetworkResponse
-	ss, t, err := s.begin(c, false)
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -838,11 +841,20 @@ func (s *Service) networkCall(_ context.Context, c *hostfuncs.Caller, req abi.Br
 		if body == nil {
 			return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
 		}
-		resp, err := body.req.Response()
+		// Chromium never answers for some bodies (an opaque no-cors
+		// response, one refused by the network policy): bounded.
+		limit := s.cfg.ActionTimeout.D()
+		resp, _, err := await(ss, limit, false, body.req.Response)
 		if err != nil || resp == nil {
+			if isStalled(err) {
+				return out, s.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+			}
 			return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
 		}
-		b, err := resp.Body()
+		b, _, err := await(ss, limit, false, resp.Body)
+		if isStalled(err) {
+			return out, abi.Errorf(abi.CodeNotFound, "the body of request %d could not be read within %s (an opaque no-cors response, or one the network policy refused, has no readable body): list the requests again, or fetch the URL with browser_sources", req.BodyOf, limit)
+		}
 		if err != nil {
 			return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
 		}

@@ -27,8 +27,8 @@ type CredentialFill struct {
 
 // BeginCredentialFill locks the caller's session and its current tab. The
 // session must exist and no dialog may be open.
-func (s *Service) BeginCredentialFill(_ context.Context, c *hostfuncs.Caller) (*CredentialFill, error) {
-	ss, t, err := s.pageTab(c)
+func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) (*CredentialFill, error) {
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -101,8 +101,11 @@ func (f *CredentialFill) Field(ref string) (frameOrigin, inputType string, err e
 	if err != nil {
 		return "", "", f.s.mapErr(f.ss, err, "finding "+r)
 	}
-	defer h.Dispose()
-	fr, err := h.OwnerFrame()
+	defer func() { go h.Dispose() }() // never waited on: the page may be stuck
+	fr, _, err := await(f.ss, f.s.cfg.ActionTimeout.D(), false, h.OwnerFrame)
+	if isStalled(err) {
+		return "", "", f.s.mapErr(f.ss, err, "finding the frame of "+r)
+	}
 	if err != nil || fr == nil {
 		return "", "", abi.Errorf(abi.CodeStaleRef, "ref %s is no longer in a frame of the page: take a new snapshot and use its refs", r)
 	}

@@ -55,9 +55,9 @@ const imagesJS = `(limit) => {
 }`
 
 // images is ww_browser_images.
-func (s *Service) images(_ context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
+func (s *Service) images(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
 	var out abi.BrowserImagesResponse
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -129,9 +129,9 @@ const styleJS = `([props, limit, el]) => {
 }`
 
 // computedStyle is ww_browser_computed_style.
-func (s *Service) computedStyle(_ context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
+func (s *Service) computedStyle(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
 	var out abi.BrowserComputedStyleResponse
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -176,7 +176,7 @@ func (s *Service) computedStyle(_ context.Context, c *hostfuncs.Caller, req abi.
 }
 
 // screenshot is ww_browser_screenshot.
-func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
+func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
 	var out abi.BrowserScreenshotResponse
 	mode := req.Mode
 	if mode == "" {
@@ -195,7 +195,7 @@ func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.Bro
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -285,13 +285,13 @@ func elementClip(p pw.Page, loc pw.Locator) (*pw.Rect, bool, error) {
 }
 
 // pdf is ww_browser_pdf.
-func (s *Service) pdf(_ context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
+func (s *Service) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
 	var out abi.BrowserPDFResponse
 	path, err := s.workspaceFile(c.Personality, req.Name, "page", ".pdf")
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -326,12 +326,12 @@ func (s *Service) pdf(_ context.Context, c *hostfuncs.Caller, req abi.BrowserPDF
 const defaultEvalBytes = 64 << 10
 
 // evaluate is ww_browser_evaluate (browser.eval).
-func (s *Service) evaluate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
+func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
 	var out abi.BrowserEvaluateResponse
 	if strings.TrimSpace(req.Expression) == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "expression is empty: give a JavaScript expression or function, e.g. () => document.title")
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -354,6 +354,9 @@ func (s *Service) evaluate(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 		return out, nil
 	}
 	if err != nil {
+		if isStalled(err) {
+			return out, s.mapErr(ss, err, "running the script")
+		}
 		if pwTimeout(err) {
 			return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
 		}
@@ -377,7 +380,7 @@ func (s *Service) evaluate(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 }
 
 // storage is ww_browser_storage.
-func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
+func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
 	var out abi.BrowserStorageResponse
 	kind := req.Kind
 	if kind == "" {
@@ -386,7 +389,7 @@ func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 	if kind != "all" && kind != "local" && kind != "session" && kind != "cookies" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "kind %q: use all, local, session or cookies", req.Kind)
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -396,7 +399,7 @@ func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 		out.Origin = u.Scheme + "://" + u.Host
 	}
 	items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
-		all, err := ws.Items()
+		all, _, err := await(ss, s.cfg.ActionTimeout.D(), false, ws.Items)
 		if err != nil {
 			return nil, s.mapErr(ss, err, "reading storage")
 		}
@@ -423,11 +426,12 @@ func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 	}
 	if kind == "all" || kind == "cookies" {
 		var cs []pw.Cookie
-		if out.Origin != "" {
-			cs, err = ss.bctx.Cookies(t.page.URL())
-		} else {
-			cs, err = ss.bctx.Cookies()
-		}
+		cs, _, err = await(ss, s.cfg.ActionTimeout.D(), false, func() ([]pw.Cookie, error) {
+			if out.Origin != "" {
+				return ss.bctx.Cookies(t.page.URL())
+			}
+			return ss.bctx.Cookies()
+		})
 		if err != nil {
 			return out, s.mapErr(ss, err, "reading cookies")
 		}
@@ -450,12 +454,12 @@ func (s *Service) storage(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 }
 
 // cookies is ww_browser_cookies.
-func (s *Service) cookies(_ context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
+func (s *Service) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
 	var out abi.BrowserCookiesResponse
 	if len(req.Set) == 0 && !req.Clear {
 		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to do: give cookies in set, or clear")
 	}
-	ss, t, err := s.begin(c, false)
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -468,7 +472,7 @@ func (s *Service) cookies(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 		if req.Domain != "" {
 			o.Domain = req.Domain
 		}
-		if err := ss.bctx.ClearCookies(o); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
 			return out, s.mapErr(ss, err, "clearing cookies")
 		}
 		out.Cleared = true
@@ -509,7 +513,10 @@ func (s *Service) cookies(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 			}
 			cs = append(cs, oc)
 		}
-		if err := ss.bctx.AddCookies(cs); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
+			if isStalled(err) {
+				return out, s.mapErr(ss, err, "setting cookies")
+			}
 			return out, abi.Errorf(abi.CodeInputInvalid, "setting cookies: %s", cleanMsg(err.Error()))
 		}
 		out.Set = len(cs)
@@ -533,9 +540,9 @@ const sourcesJS = `() => {
 }`
 
 // sources is ww_browser_sources.
-func (s *Service) sources(_ context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
+func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
 	var out abi.BrowserSourcesResponse
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -579,22 +586,36 @@ func (s *Service) sources(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 			var body []byte
 			mime := ""
 			if hit != nil {
-				if resp, err := hit.Response(); err == nil && resp != nil {
-					if b, err := resp.Body(); err == nil {
+				// Chromium never answers for some bodies (an opaque no-cors
+				// response): bounded, then fetched afresh below.
+				limit := s.cfg.ActionTimeout.D()
+				if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
+					if b, _, err := await(ss, limit, false, resp.Body); err == nil {
 						body, mime = b, resp.Headers()["content-type"]
 					}
 				}
 			}
 			if body == nil {
-				resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+				type fetched struct {
+					body []byte
+					mime string
+				}
+				f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
+					resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+					if err != nil {
+						return fetched{}, err
+					}
+					defer resp.Dispose()
+					b, err := resp.Body()
+					return fetched{b, resp.Headers()["content-type"]}, err
+				})
+				if isStalled(err) {
+					return out, s.mapErr(ss, err, "fetching "+u)
+				}
 				if err != nil {
 					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
 				}
-				if body, err = resp.Body(); err != nil {
-					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
-				}
-				mime = resp.Headers()["content-type"]
-				resp.Dispose()
+				body, mime = f.body, f.mime
 			}
 			mime, _, _ = strings.Cut(mime, ";")
 			out.Fetched = bodyOf(u, mime, body, maxB)

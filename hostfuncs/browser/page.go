@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,13 +22,26 @@ const (
 )
 
 // begin acquires the caller's session, locked, and its current tab. The
-// caller must unlock ss.mu.
-func (s *Service) begin(c *hostfuncs.Caller, create bool) (*session, *tab, error) {
-	ss, err := s.acquire(c, create)
+// caller must unlock ss.mu. Playwright calls made for the call stop waiting
+// when ctx ends. A tab left stuck by an earlier call is replaced first.
+func (s *Service) begin(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, *tab, error) {
+	ss, err := s.acquire(ctx, c, create)
 	if err != nil {
 		return nil, nil, err
 	}
 	t := ss.current()
+	if t != nil && ss.suspect.Load() {
+		if t, err = s.unstick(ss, t); err != nil {
+			// The session was reset (and unlocked): a navigate starts afresh.
+			if !create {
+				return nil, nil, err
+			}
+			if ss, err = s.acquire(ctx, c, true); err != nil {
+				return nil, nil, err
+			}
+			t = ss.current()
+		}
+	}
 	if t != nil {
 		t.probed = nil // probes are good for one call
 	}
@@ -36,10 +50,11 @@ func (s *Service) begin(c *hostfuncs.Caller, create bool) (*session, *tab, error
 			ss.mu.Unlock()
 			return nil, nil, abi.Errorf(abi.CodeNoSession, "every tab of this session is closed: call browser_navigate (or browser_tabs with action open) first")
 		}
-		p, err := ss.bctx.NewPage()
+		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
+			err = s.mapErr(ss, err, "opening a tab")
 			ss.mu.Unlock()
-			return nil, nil, s.mapErr(ss, err, "opening a tab")
+			return nil, nil, err
 		}
 		t = ss.attach(p)
 		ss.evMu.Lock()
@@ -52,8 +67,8 @@ func (s *Service) begin(c *hostfuncs.Caller, create bool) (*session, *tab, error
 
 // pageTab is begin for calls that touch the page: a session must exist and
 // no dialog may be open.
-func (s *Service) pageTab(c *hostfuncs.Caller) (*session, *tab, error) {
-	ss, t, err := s.begin(c, false)
+func (s *Service) pageTab(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
+	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -111,13 +126,25 @@ func (s *Service) stateWith(ss *session, t *tab, allTabs bool, title func() stri
 	ss.newTabs = nil
 	st.Warnings, ss.warnings = ss.warnings, nil
 	ss.evMu.Unlock()
+	if w := ss.popupWarning(); w != "" {
+		st.Warnings = append(st.Warnings, w)
+	}
 	if len(tabs) > 1 || allTabs {
+		// The other tabs' titles are read together, under one deadline: a
+		// stuck tab costs the call a second, not a second per tab.
+		titles := make([]func() string, len(tabs))
+		for i, x := range tabs {
+			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() {
+				titles[i] = titleSoon(x.page)
+			}
+		}
+		deadline := time.Now().Add(time.Second)
 		for i, x := range tabs {
 			bt := abi.BrowserTab{Index: i, URL: x.page.URL(), Current: x == t}
 			if x == t {
 				bt.Title = st.Title
-			} else if x.dialog.Load() == nil {
-				bt.Title = pageTitle(x.page)
+			} else if titles[i] != nil {
+				bt.Title = titleBy(titles[i], deadline)
 			}
 			st.Tabs = append(st.Tabs, bt)
 		}
@@ -165,30 +192,25 @@ func titleSoon(p pw.Page) func() string {
 	}
 }
 
+// titleBy is a titleSoon result, or "" once deadline has passed.
+func titleBy(title func() string, deadline time.Time) string {
+	ch := make(chan string, 1)
+	go func() { ch <- title() }()
+	select {
+	case t := <-ch:
+		return t
+	case <-time.After(time.Until(deadline)):
+		return ""
+	}
+}
+
 // race runs fn, but returns early when a dialog opens: the page is then
 // blocked and fn would only finish once someone answers it. The dialog is
-// reported through State.Dialog; fn's late result is dropped.
+// reported through State.Dialog; fn's late result is dropped. Like every
+// Playwright call of a host function it is bounded (await): by the call's
+// context and the session's call budget.
 func race[T any](ss *session, fn func() (T, error)) (T, bool, error) {
-	select {
-	case <-ss.dialogCh:
-	default:
-	}
-	type res struct {
-		v   T
-		err error
-	}
-	done := make(chan res, 1)
-	go func() {
-		v, err := fn()
-		done <- res{v, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, false, r.err
-	case <-ss.dialogCh:
-		var zero T
-		return zero, true, nil
-	}
+	return await(ss, 0, true, fn)
 }
 
 func race0(ss *session, fn func() error) (bool, error) {
@@ -235,7 +257,7 @@ func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, e
 		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is not in the latest snapshot of this tab: take a new snapshot (browser_snapshot) and use its refs", r)
 	}
 	loc := t.page.GetByRef(r)
-	n, err := loc.Count()
+	n, _, err := await(ss, s.cfg.ActionTimeout.D(), false, loc.Count)
 	if err != nil {
 		return nil, r, s.mapErr(ss, err, "finding "+r)
 	}
@@ -270,7 +292,14 @@ func (s *Service) locateToAct(ss *session, t *tab, ref string) (pw.Locator, stri
 	if t.probed == nil {
 		t.probed = map[string]func() (probe, bool){}
 	}
-	t.probed[r] = func() (probe, bool) { x := <-ch; return x.p, x.ok }
+	t.probed[r] = func() (probe, bool) {
+		select {
+		case x := <-ch:
+			return x.p, x.ok
+		case <-time.After(2 * time.Second): // the probe's own timeout is 1s
+			return probe{}, false
+		}
+	}
 	return loc, r, nil
 }
 
@@ -403,6 +432,9 @@ func (s *Service) redact(t *tab, snap string) string {
 	}
 	var b strings.Builder
 	last := 0 // snap[:last] is written to b, or b is empty and nothing changed
+	// A page that stops answering must not cost a second per textbox: past
+	// the deadline every remaining value is redacted without asking.
+	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
 	for pos := 0; pos < len(snap); {
 		end := strings.IndexByte(snap[pos:], '\n')
 		if end < 0 {
@@ -412,8 +444,12 @@ func (s *Service) redact(t *tab, snap string) string {
 		}
 		line := snap[pos:end]
 		if head, ref, ok := textboxLine(line); ok {
-			v, err := t.page.GetByRef(ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
-				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			var v any
+			err := errors.New("no time left to check")
+			if time.Now().Before(deadline) {
+				v, err = t.page.GetByRef(ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+					pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			}
 			if isPwd, ok := v.(bool); !(err == nil && ok && !isPwd) {
 				if b.Len() == 0 {
 					b.Grow(len(snap))
@@ -617,15 +653,26 @@ func (s *Service) mapErr(ss *session, err error, what string) error {
 	if err == nil {
 		return nil
 	}
+	var st *stalled
+	if errors.As(err, &st) {
+		return abi.Errorf(st.code, "%s: %s", what, st.msg)
+	}
 	var ae *abi.Error
 	if errors.As(err, &ae) {
 		return ae
 	}
 	msg := err.Error()
-	if gone(msg) || ss.crashed.Load() {
-		// The crash event may trail the failed call by a moment.
-		for i := 0; i < 20 && !ss.crashed.Load() && (ss.browser == nil || ss.browser.IsConnected()); i++ {
+	if gone(msg) || errors.Is(err, pw.ErrTargetClosed) || ss.crashed.Load() {
+		// The crash event, or the exit of the driver, may trail the failed
+		// call by a moment.
+		for i := 0; i < 20 && !ss.crashed.Load() && !ss.drv.exited() && (ss.browser == nil || ss.browser.IsConnected()); i++ {
 			time.Sleep(25 * time.Millisecond)
+		}
+		if ss.drv.exited() {
+			// The service drops every session of the dead driver (checkDriver,
+			// watchDriver); the next call starts a new driver.
+			ss.markCrashed(driverExitedWhy)
+			return abi.Errorf(abi.CodeBrowserCrashed, "the browser driver exited while %s; the session was reset and its tabs are gone: call browser_navigate again to start a fresh browser", what)
 		}
 		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) || strings.Contains(msg, "crash") {
 			ss.markCrashed("the browser went away during " + what)
@@ -641,6 +688,7 @@ func (s *Service) mapErr(ss *session, err error, what string) error {
 				return abi.Errorf(abi.CodeNotInteractable, "%s: the element never became actionable (%s): it may be covered, hidden or disabled; take a new snapshot", what, w)
 			}
 		}
+		ss.suspect.Store(true)
 		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, s.cfg.ActionTimeout.D(), line)
 	}
 	for _, w := range []string{"is not an <input>", "Not a checkbox or radio", "Element is not a <select>", "Cannot type text into", "Malformed value", "not a <select>"} {

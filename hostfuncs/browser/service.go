@@ -75,7 +75,7 @@ type Service struct {
 	startMu sync.Mutex // starting the driver, the browser, a session
 	mu      sync.Mutex // the fields below
 	pw      *pw.Playwright
-	pwDir   string
+	drv     *sharedDriver // the driver pw belongs to
 	browser pw.Browser
 	mode    string
 	// sessions are the open ones; crashed remembers keys whose session
@@ -85,6 +85,10 @@ type Service struct {
 	// notices go to the next result of any session (the headless fallback).
 	notices []string
 	closed  bool
+
+	// life ends when Close begins: calls waiting on the browser return.
+	life    context.Context
+	endLife context.CancelFunc
 
 	stop chan struct{}
 	done chan struct{}
@@ -108,6 +112,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 		sessions: map[sessKey]*session{}, crashed: map[sessKey]string{},
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	go s.sweep()
 	return s, nil
 }
@@ -240,6 +245,7 @@ func (s *Service) Close(ctx context.Context) error {
 	}
 	s.sessions = map[sessKey]*session{}
 	s.mu.Unlock()
+	s.endLife() // calls in flight stop waiting, so their locks come free
 	close(s.stop)
 	<-s.done
 
@@ -262,17 +268,26 @@ func (s *Service) Close(ctx context.Context) error {
 		wg.Wait()
 		s.startMu.Lock()
 		s.mu.Lock()
-		b, p := s.browser, s.pw
-		s.browser, s.pw = nil, nil
+		b, d := s.browser, s.drv
+		s.browser, s.pw, s.drv = nil, nil, nil
 		s.mu.Unlock()
 		s.startMu.Unlock()
-		if b != nil {
-			if err := b.Close(); err != nil && !isClosedErr(err) {
+		// A browser or driver that already let a close go unanswered gets
+		// a short wait: the driver is killed if it does not stop.
+		wait := closeWait
+		if errors.Is(errors.Join(errs...), errNoAnswer) {
+			wait = time.Second
+		}
+		if b != nil && !d.exited() {
+			if err := bounded(wait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
 				errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
+				if errors.Is(err, errNoAnswer) {
+					wait = time.Second
+				}
 			}
 		}
-		if p != nil {
-			if err := releaseDriver(s.pwDir); err != nil {
+		if d != nil {
+			if err := releaseDriver(d, wait, s.log); err != nil {
 				errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
 			}
 		}
@@ -288,6 +303,7 @@ func (s *Service) Close(ctx context.Context) error {
 
 func (s *Service) closeSession(ss *session) error {
 	ss.closing.Store(true)
+	ss.endCalls() // a call in flight stops waiting on the browser
 	// Wait for a call in flight, but not forever: a hung page must not
 	// keep the host from shutting down.
 	locked := make(chan struct{})
@@ -295,11 +311,12 @@ func (s *Service) closeSession(ss *session) error {
 	select {
 	case <-locked:
 		defer ss.mu.Unlock()
-	case <-time.After(s.cfg.NavigationTimeout.D() + time.Second):
+	case <-time.After(s.callBudget() + time.Second):
 	}
 	var err error
-	if ss.bctx != nil {
-		if e := ss.bctx.Close(); e != nil && !isClosedErr(e) {
+	if ss.bctx != nil && !ss.drv.exited() {
+		// A context whose renderer is stuck must not hold up the close.
+		if e := bounded(closeWait, func() error { return ss.bctx.Close() }); e != nil && !isClosedErr(e) {
 			err = fmt.Errorf("browser: closing session %s: %w", ss.key, e)
 		}
 	}
@@ -366,8 +383,9 @@ func (s *Service) errNoSession(k sessKey) error {
 // acquire returns the caller's session, locked, creating it when create is
 // set. A crashed session is discarded and reported as browser_crashed; the
 // next call gets a fresh one and is told so.
-func (s *Service) acquire(c *hostfuncs.Caller, create bool) (*session, error) {
+func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, error) {
 	k := key(c.Personality, c.Session)
+	s.checkDriver()
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -385,14 +403,19 @@ func (s *Service) acquire(c *hostfuncs.Caller, create bool) (*session, error) {
 				return nil, err
 			}
 		}
-		ss.mu.Lock()
+		if err := s.lockSession(ctx, ss); errors.Is(err, errSessionGone) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
 		if ss.closing.Load() {
 			ss.mu.Unlock()
 			continue
 		}
-		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) {
+		if ss.crashed.Load() || ss.drv.exited() || (ss.browser != nil && !ss.browser.IsConnected()) {
 			return nil, s.discardCrashed(ss)
 		}
+		ss.ctx = ctx
 		ss.touch()
 		return ss, nil
 	}
@@ -420,7 +443,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 	s.mu.Unlock()
 	s.evictFor()
 
-	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1)}
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string
@@ -494,12 +517,8 @@ func (s *Service) create(k sessKey) (*session, error) {
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
-	ss.bctx.OnPage(func(p pw.Page) {
-		t := ss.attach(p)
-		ss.evMu.Lock()
-		ss.newTabs = append(ss.newTabs, t)
-		ss.evMu.Unlock()
-	})
+	ss.drv = s.driver()
+	ss.bctx.OnPage(ss.onPage)
 	for _, p := range ss.bctx.Pages() {
 		ss.attach(p)
 	}
@@ -594,13 +613,14 @@ func (s *Service) startDriver() error {
 	if err != nil {
 		return err
 	}
-	p, err := acquireDriver(opts, s.log)
+	d, err := acquireDriver(opts, s.log)
 	if err != nil {
 		return err
 	}
 	s.mu.Lock()
-	s.pw, s.pwDir = p, opts.DriverDirectory
+	s.pw, s.drv = d.pw, d
 	s.mu.Unlock()
+	go s.watchDriver(d)
 	return nil
 }
 
@@ -613,38 +633,31 @@ var drivers = struct {
 
 type sharedDriver struct {
 	pw   *pw.Playwright
+	dir  string
+	pid  int
 	refs int
+	// dead is closed when the driver process has exited (killed, crashed):
+	// its connection is gone and every object on it is useless.
+	dead chan struct{}
 }
 
-func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*pw.Playwright, error) {
+func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error) {
 	drivers.Lock()
 	defer drivers.Unlock()
-	if d := drivers.m[opts.DriverDirectory]; d != nil {
+	if d := drivers.m[opts.DriverDirectory]; d != nil && !d.exited() {
 		d.refs++
-		return d.pw, nil
+		return d, nil
 	}
 	t0 := time.Now()
 	p, err := pw.Run(opts)
 	if err != nil {
 		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
 	}
-	log.Info("playwright driver started", "dir", opts.DriverDirectory, "took", time.Since(t0).Round(time.Millisecond))
-	drivers.m[opts.DriverDirectory] = &sharedDriver{pw: p, refs: 1}
-	return p, nil
-}
-
-func releaseDriver(dir string) error {
-	drivers.Lock()
-	defer drivers.Unlock()
-	d := drivers.m[dir]
-	if d == nil {
-		return nil
-	}
-	if d.refs--; d.refs > 0 {
-		return nil
-	}
-	delete(drivers.m, dir)
-	return d.pw.Stop()
+	log.Info("playwright driver started", "dir", opts.DriverDirectory, "pid", p.Pid(), "took", time.Since(t0).Round(time.Millisecond))
+	d := &sharedDriver{pw: p, dir: opts.DriverDirectory, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
+	drivers.m[opts.DriverDirectory] = d
+	go d.watch()
+	return d, nil
 }
 
 // ensureBrowser returns the shared browser, starting or reconnecting it.

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"os"
 	"strings"
 	"sync"
@@ -33,6 +34,20 @@ type session struct {
 	crashed    atomic.Bool
 	closing    atomic.Bool
 	crashWhy   atomic.Value // string
+
+	svc *Service
+	drv *sharedDriver // the driver this session's objects live on
+	// ctx is the context of the call holding mu: Playwright calls made for
+	// it stop waiting when it ends (await).
+	ctx context.Context
+	// suspect: a call gave up waiting on the browser, so the current tab
+	// is checked before the next call uses it (unstick).
+	suspect      atomic.Bool
+	popupsClosed atomic.Int64 // popups closed beyond maxTabs, not yet reported
+	// gone is closed when the session is closed or dropped: calls waiting
+	// on it or on its browser return at once.
+	gone     chan struct{}
+	goneOnce sync.Once
 
 	evMu     sync.Mutex
 	tabs     []*tab

@@ -13,7 +13,7 @@ import (
 )
 
 // tabsCall is ww_browser_tabs.
-func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
+func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
 	var out abi.BrowserTabsResponse
 	switch req.Action {
 	case "", "list", "open", "select", "close":
@@ -27,7 +27,7 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, err
 		}
 	}
-	ss, t, err := s.begin(c, req.Action == "open")
+	ss, t, err := s.begin(ctx, c, req.Action == "open")
 	if err != nil {
 		return out, err
 	}
@@ -49,7 +49,7 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 	}
 	switch req.Action {
 	case "open":
-		p, err := ss.bctx.NewPage()
+		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
 			return out, s.mapErr(ss, err, "opening a tab")
 		}
@@ -80,7 +80,7 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 		ss.cur = i
 		ss.evMu.Unlock()
 		t = nt
-		t.page.BringToFront()
+		await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
 		if openDialog(ss, t) == nil {
 			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
 				return out, err
@@ -92,14 +92,14 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, err
 		}
 		if d := nt.dialog.Load(); d != nil {
-			(*d).Dismiss()
+			await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
 		}
-		if err := nt.page.Close(); err != nil {
+		if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
 			return out, s.mapErr(ss, err, "closing the tab")
 		}
 		if t = ss.current(); t == nil {
 			// The last tab: keep the session with a blank one.
-			p, err := ss.bctx.NewPage()
+			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 			if err != nil {
 				return out, s.mapErr(ss, err, "opening a tab")
 			}
@@ -114,9 +114,9 @@ func (s *Service) tabsCall(_ context.Context, c *hostfuncs.Caller, req abi.Brows
 }
 
 // emulate is ww_browser_emulate.
-func (s *Service) emulate(_ context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
+func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
 	var out abi.BrowserEmulateResponse
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -153,7 +153,7 @@ func (s *Service) emulate(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 			o.ReducedMotion = &rm
 			out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
 		}
-		if err := t.page.EmulateMedia(o); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
 			return out, s.mapErr(ss, err, "emulating media")
 		}
 	}
@@ -162,26 +162,28 @@ func (s *Service) emulate(_ context.Context, c *hostfuncs.Caller, req abi.Browse
 		if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
 			return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
 		}
-		if err := ss.bctx.GrantPermissions([]string{"geolocation"}); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
 			return out, s.mapErr(ss, err, "granting geolocation")
 		}
 		acc := g.Accuracy
 		if acc <= 0 {
 			acc = 10
 		}
-		if err := ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)}); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
+			return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
+		}); err != nil {
 			return out, s.mapErr(ss, err, "setting geolocation")
 		}
 		out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
 	} else if req.ClearGeolocation {
-		if err := ss.bctx.SetGeolocation(nil); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
 			return out, s.mapErr(ss, err, "clearing geolocation")
 		}
-		ss.bctx.ClearPermissions()
+		await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
 		out.Applied = append(out.Applied, "geolocation cleared")
 	}
 	if req.Offline != nil {
-		if err := ss.bctx.SetOffline(*req.Offline); err != nil {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
 			return out, s.mapErr(ss, err, "setting offline mode")
 		}
 		out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
@@ -218,7 +220,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	if ss.persistent || ss.browser == nil {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
 	}
-	st, err := ss.bctx.StorageState()
+	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
 	if err != nil {
 		return nil, s.mapErr(ss, err, "saving the session's storage")
 	}
@@ -229,7 +231,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
 		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(proxy),
 	}
-	nctx, err := ss.browser.NewContext(o)
+	nctx, _, err := await(ss, 0, false, func() (pw.BrowserContext, error) { return ss.browser.NewContext(o) })
 	if err != nil {
 		return nil, s.mapErr(ss, err, "opening the device context")
 	}
@@ -244,14 +246,10 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	ss.bctx = nctx
 	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
-	nctx.OnPage(func(p pw.Page) {
-		nt := ss.attach(p)
-		ss.evMu.Lock()
-		ss.newTabs = append(ss.newTabs, nt)
-		ss.evMu.Unlock()
-	})
-	old.Close()
-	p, err := firstPage(nctx)
+	nctx.OnPage(ss.onPage)
+	go bounded(closeWait, func() error { return old.Close() })
+	// primeProxy left its blank first page open: that is the new tab.
+	p, _, err := await(ss, 0, false, func() (pw.Page, error) { return firstPage(nctx) })
 	if err != nil {
 		return nil, s.mapErr(ss, err, "opening a tab")
 	}
@@ -268,17 +266,17 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 }
 
 // resize is ww_browser_resize.
-func (s *Service) resize(_ context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
+func (s *Service) resize(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
 	var out abi.BrowserResizeResponse
 	if req.Width < 200 || req.Height < 200 || req.Width > 7680 || req.Height > 4320 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
 	}
-	ss, t, err := s.pageTab(c)
+	ss, t, err := s.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
 	defer ss.mu.Unlock()
-	if err := t.page.SetViewportSize(req.Width, req.Height); err != nil {
+	if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
 		return out, s.mapErr(ss, err, "resizing")
 	}
 	out.Width, out.Height = req.Width, req.Height
@@ -287,7 +285,7 @@ func (s *Service) resize(_ context.Context, c *hostfuncs.Caller, req abi.Browser
 }
 
 // closeCall is ww_browser_close.
-func (s *Service) closeCall(_ context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
+func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
 	k := key(c.Personality, c.Session)
 	s.mu.Lock()
 	_, open := s.sessions[k]
@@ -301,7 +299,7 @@ func (s *Service) closeCall(_ context.Context, c *hostfuncs.Caller, _ abi.Browse
 
 // sessionsCall is ww_browser_sessions: the calling personality's sessions
 // only.
-func (s *Service) sessionsCall(_ context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
+func (s *Service) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
 	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
 	k := key(c.Personality, c.Session)
 	for _, i := range s.Sessions() {

@@ -1,0 +1,410 @@
+package browser
+
+// Faults: what keeps the host serving when the browser misbehaves.
+//
+//   - No host function waits on Playwright without a deadline. Most
+//     playwright-go calls take no context, and some never return (the body
+//     of an opaque no-cors response, an evaluate on a page stuck in a
+//     loop): every call runs in its own goroutine and the host function
+//     waits for it only as long as the call's context, a budget and the
+//     service's life allow (await). An abandoned call keeps running and its
+//     result is dropped; it writes only into its own variables, so it cannot
+//     change the session. The session is marked suspect instead.
+//   - A suspect session's current tab is probed before the next call uses
+//     it; a tab that does not answer is closed and replaced by a blank one
+//     in the same context (unstick), and when even that fails the session is
+//     reset like a crashed one.
+//   - A dead Playwright driver (the node process killed or crashed) is seen
+//     by a watcher on its process; the sessions on it are dropped with their
+//     resources, and the next call starts a new driver and browser.
+//   - A page cannot open more than maxTabs tabs: popups beyond it are
+//     closed as they open and reported.
+//   - Closing a context, the browser or the driver is bounded too, so
+//     Service.Close returns even with a wedged page or a dead driver.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+const (
+	// maxTabs caps the tabs of a session; popups beyond it are closed.
+	maxTabs = 20
+	// closeWait bounds closing a page, a context or the browser.
+	closeWait = 5 * time.Second
+	// stuckProbe is how long a suspect tab has to answer a trivial script.
+	stuckProbe = 1500 * time.Millisecond
+)
+
+// callBudget bounds one Playwright call made for a host function when no
+// tighter limit applies: the longest navigation plus an action.
+func (s *Service) callBudget() time.Duration {
+	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
+}
+
+// stalled is a Playwright call the host stopped waiting for. mapErr turns
+// it into a coded error naming what was being done.
+type stalled struct {
+	code abi.Code
+	msg  string
+}
+
+func (e *stalled) Error() string { return e.msg }
+
+func stalledErr(ctxErr error, limit time.Duration, closing bool) *stalled {
+	switch {
+	case closing:
+		return &stalled{abi.CodeNotAvailable, "the browser service is shutting down"}
+	case errors.Is(ctxErr, context.Canceled):
+		return &stalled{abi.CodeTimeout, "the call was cancelled before the browser answered; the next call on this session checks the tab first and replaces it if it is stuck"}
+	case ctxErr != nil:
+		return &stalled{abi.CodeTimeout, "the call's deadline passed before the browser answered (the page may be stuck in a script): the next call on this session checks the tab and replaces it if it is stuck"}
+	}
+	return &stalled{abi.CodeTimeout, fmt.Sprintf("the browser did not answer within %s (the page may be stuck in a script): the next call on this session checks the tab and replaces it if it is stuck, so call browser_navigate to go on", limit.Round(time.Millisecond))}
+}
+
+// await runs fn, a Playwright call, and waits for it at most limit (0: the
+// session's call budget), and only while the session's call context and
+// the service live. With dialogs set it also returns early, dialog true,
+// when a dialog opens: the page is then blocked and fn would only finish
+// once someone answers it. An abandoned fn keeps running on its own; its
+// result is dropped and the session is marked suspect.
+func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, error)) (T, bool, error) {
+	var zero T
+	if limit <= 0 {
+		limit = ss.budget()
+	}
+	ctx := ss.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	var life <-chan struct{}
+	if ss.svc != nil {
+		life = ss.svc.life.Done()
+	}
+	var dialog chan struct{}
+	if dialogs {
+		select {
+		case <-ss.dialogCh:
+		default:
+		}
+		dialog = ss.dialogCh
+	}
+	type res struct {
+		v   T
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		v, err := fn()
+		done <- res{v, err}
+	}()
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.v, false, r.err
+	case <-dialog:
+		return zero, true, nil
+	case <-ctx.Done():
+		ss.suspect.Store(true)
+		return zero, false, stalledErr(ctx.Err(), limit, false)
+	case <-timer.C:
+		ss.suspect.Store(true)
+		return zero, false, stalledErr(nil, limit, false)
+	case <-life:
+		return zero, false, stalledErr(nil, limit, true)
+	case <-ss.gone:
+		return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
+	}
+}
+
+// endCalls makes every wait on ss (await, lockSession) return at once.
+func (ss *session) endCalls() {
+	ss.goneOnce.Do(func() {
+		if ss.gone != nil {
+			close(ss.gone)
+		}
+	})
+}
+
+// await0 is await for a call without a result and without dialogs.
+func await0(ss *session, limit time.Duration, fn func() error) error {
+	_, _, err := await(ss, limit, false, func() (struct{}, error) { return struct{}{}, fn() })
+	return err
+}
+
+func (ss *session) budget() time.Duration {
+	if ss.svc == nil {
+		return DefaultNavigationTimeout + DefaultActionTimeout
+	}
+	return ss.svc.callBudget()
+}
+
+// errNoAnswer: bounded stopped waiting.
+var errNoAnswer = errors.New("no answer")
+
+// bounded runs fn, waiting at most limit; past it fn is left running and
+// an error wrapping errNoAnswer says so. For calls outside a host function
+// (closing).
+func bounded(limit time.Duration, fn func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return fmt.Errorf("%w within %s", errNoAnswer, limit)
+	}
+}
+
+// unstick checks that the current tab of a suspect session answers. A tab
+// that does not (a script spinning, a renderer wedged) is closed and
+// replaced by a blank tab in the same context. When no new tab can be
+// opened either, the session is reset as a crashed one: ss is unlocked
+// and the error is browser_crashed.
+func (s *Service) unstick(ss *session, t *tab) (*tab, error) {
+	ss.suspect.Store(false)
+	if t.page.IsClosed() || openDialog(ss, t) != nil {
+		// A dialog explains a page that does not answer: it is the agent's
+		// to handle (browser_dialog), not a stuck tab.
+		return t, nil
+	}
+	if _, _, err := await(ss, stuckProbe, false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
+		ss.suspect.Store(false)
+		return t, nil
+	}
+	ss.suspect.Store(false)
+	idx, u := ss.tabIndex(t), t.page.URL()
+	s.log.Warn("closing a tab that stopped responding", "session", ss.key.String(), "url", capString(u, 200))
+	// The tab leaves the session now; its page closes in the background.
+	ss.evMu.Lock()
+	for i, x := range ss.tabs {
+		if x == t {
+			ss.tabs = append(ss.tabs[:i], ss.tabs[i+1:]...)
+			break
+		}
+	}
+	ss.evMu.Unlock()
+	stuck := t.page
+	go func() {
+		t0 := time.Now()
+		err := bounded(closeWait, func() error { return stuck.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) })
+		s.log.Debug("closed a stuck tab", "took", time.Since(t0), "err", err)
+	}()
+	p, _, err := await(ss, closeWait, false, func() (pw.Page, error) { return ss.bctx.NewPage() })
+	if err != nil {
+		ss.markCrashed("a tab stopped responding and no new tab could be opened")
+		return nil, s.discardCrashed(ss)
+	}
+	nt := ss.attach(p)
+	ss.evMu.Lock()
+	ss.cur, ss.newTabs = ss.indexLocked(nt), nil
+	ss.evMu.Unlock()
+	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy), so it was closed and replaced by a blank tab; its history is gone.", max(idx, 0), capString(u, 200)))
+	return nt, nil
+}
+
+// onPage adds a tab the page or the browser opened (a popup, a link with a
+// target). Past maxTabs the page is closed at once and counted, so a page
+// opening hundreds of popups cannot swamp the session.
+func (ss *session) onPage(p pw.Page) {
+	ss.evMu.Lock()
+	n := len(ss.tabs)
+	ss.evMu.Unlock()
+	if n >= maxTabs {
+		ss.popupsClosed.Add(1)
+		// Not on Playwright's event goroutine: Close waits for an answer.
+		go bounded(closeWait, func() error { return p.Close() })
+		return
+	}
+	t := ss.attach(p)
+	ss.evMu.Lock()
+	ss.newTabs = append(ss.newTabs, t)
+	ss.evMu.Unlock()
+}
+
+// popupWarning reports the popups closed since the last call, once.
+func (ss *session) popupWarning() string {
+	if n := ss.popupsClosed.Swap(0); n > 0 {
+		return fmt.Sprintf("The page tried to open more than %d tabs: %d popup(s) beyond the limit were closed.", maxTabs, n)
+	}
+	return ""
+}
+
+// exited reports whether the driver process has exited. A nil driver has
+// not.
+func (d *sharedDriver) exited() bool {
+	if d == nil {
+		return false
+	}
+	select {
+	case <-d.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// watch closes d.dead when the driver process exits, and forgets d so the
+// next Service to need a driver starts a new one.
+func (d *sharedDriver) watch() {
+	if d.pid <= 0 || !waitExit(d.pid) {
+		return
+	}
+	close(d.dead)
+	drivers.Lock()
+	if drivers.m[d.dir] == d {
+		delete(drivers.m, d.dir)
+	}
+	drivers.Unlock()
+}
+
+// releaseDriver drops a Service's hold on d and stops the driver when no
+// Service holds it, within wait; a driver that does not stop is killed.
+func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error {
+	drivers.Lock()
+	if drivers.m[d.dir] != d || d.exited() {
+		drivers.Unlock()
+		return nil
+	}
+	if d.refs--; d.refs > 0 {
+		drivers.Unlock()
+		return nil
+	}
+	delete(drivers.m, d.dir)
+	drivers.Unlock()
+	if err := bounded(wait, d.pw.Stop); err != nil {
+		if d.exited() {
+			return nil
+		}
+		if d.pid > 0 {
+			log.Warn("the playwright driver did not stop: killing it", "pid", d.pid)
+			if p, err := os.FindProcess(d.pid); err == nil {
+				p.Kill()
+			}
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// driver is the driver the service uses now.
+func (s *Service) driver() *sharedDriver {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.drv
+}
+
+// watchDriver resets the service when d exits.
+func (s *Service) watchDriver(d *sharedDriver) {
+	select {
+	case <-d.dead:
+		s.driverExited(d)
+	case <-s.life.Done():
+	}
+}
+
+// checkDriver resets the service at once when its driver has exited, so a
+// call never lands on a dead connection.
+func (s *Service) checkDriver() {
+	if d := s.driver(); d.exited() {
+		s.driverExited(d)
+	}
+}
+
+// driverExitedWhy is the reason sessions on a dead driver are given.
+const driverExitedWhy = "the browser driver exited"
+
+// driverExited forgets a dead driver and its browser, and drops every
+// session that lived on it: each is remembered as crashed (its next call is
+// told why) and its profile lock and per-session resources are released.
+// The next browser call starts a new driver.
+func (s *Service) driverExited(d *sharedDriver) {
+	s.startMu.Lock()
+	s.mu.Lock()
+	if s.drv != d {
+		s.mu.Unlock()
+		s.startMu.Unlock()
+		return
+	}
+	s.drv, s.pw, s.browser = nil, nil, nil
+	var hit []*session
+	for k, ss := range s.sessions {
+		if ss.drv == d {
+			hit = append(hit, ss)
+			delete(s.sessions, k)
+			s.crashed[k] = driverExitedWhy
+		}
+	}
+	s.mu.Unlock()
+	s.startMu.Unlock()
+	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
+	for _, ss := range hit {
+		ss.markCrashed(driverExitedWhy)
+		ss.closing.Store(true)
+		go func() {
+			// The connection is gone: nothing to close in the browser. The
+			// profile lock is shared with the call that may still hold
+			// ss.mu, so it is released once that call is done.
+			ss.mu.Lock()
+			if ss.profile != nil {
+				unlockProfile(ss.profile)
+				ss.profile = nil
+			}
+			ss.mu.Unlock()
+			s.notifyClosed(ss.key, false)
+		}()
+	}
+}
+
+// isStalled reports whether err is a call the host stopped waiting for.
+func isStalled(err error) bool {
+	var st *stalled
+	return errors.As(err, &st)
+}
+
+// errSessionGone: the session closed while a call waited for it; acquire
+// looks the session up again.
+var errSessionGone = errors.New("the session was closed")
+
+// lockSession takes ss.mu, waiting only while ctx and the service live: a
+// call queued behind a stuck one gives up at its own deadline.
+func (s *Service) lockSession(ctx context.Context, ss *session) error {
+	if ss.mu.TryLock() {
+		return nil
+	}
+	got, abandon := make(chan struct{}), make(chan struct{})
+	go func() {
+		ss.mu.Lock()
+		select {
+		case got <- struct{}{}:
+		case <-abandon:
+			ss.mu.Unlock()
+		}
+	}()
+	select {
+	case <-got:
+		return nil
+	case <-ctx.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeTimeout, "another call on this browser session was still running when this call's deadline passed or it was cancelled: retry, or call browser_close to reset the session")
+	case <-s.life.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	case <-ss.gone:
+		close(abandon)
+		return errSessionGone
+	}
+}
