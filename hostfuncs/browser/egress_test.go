@@ -63,7 +63,7 @@ func TestLaunchOptions(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"--webrtc-ip-handling-policy=disable_non_proxied_udp", "--disable-quic",
-		"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--lang=fr"} {
+		"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost", "--lang=fr"} {
 		if !slices.Contains(args, want) {
 			t.Errorf("launch args lack %s", want)
 		}

@@ -30,7 +30,8 @@ import (
 //   - no QUIC (--disable-quic; WebTransport rides on it and is refused with
 //     a proxy in use);
 //   - Chromium resolves no name itself (--host-resolver-rules maps every
-//     name but the proxy's loopback address to "not found"): DNS prefetch,
+//     name but the proxy's loopback address and localhost, which Chromium
+//     answers itself, to "not found"): DNS prefetch,
 //     a STUN server's name, mDNS (.local) candidates and any lookup a
 //     feature makes fail locally, and no DNS query reveals a name. Through
 //     the proxy the proxy resolves, under the policy;
@@ -235,7 +236,7 @@ var egressFlags = []string{
 	"--force-webrtc-ip-handling-policy=disable_non_proxied_udp", // older builds' name
 	"--disable-quic",
 	"--dns-prefetch-disable", // gone from Chromium 156; the resolver rules hold
-	"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1",
+	"--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1 , EXCLUDE localhost", // localhost resolves inside Chromium, no query leaves
 	"--disable-background-networking",
 	"--disable-component-update",
 	"--disable-domain-reliability",
