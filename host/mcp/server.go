@@ -2,10 +2,14 @@
 // Protocol, on the official go-sdk: stdio (the form agent configs launch)
 // and streamable HTTP behind bearer tokens.
 //
-// One MCP session is one browser session: its id is the host.Request
-// Session of every call it makes, and when it ends the host frees what the
-// session held (host.CloseSession). A connection acts as one personality:
-// stdio's is chosen at start, HTTP's by the bearer token.
+// One MCP session is one browser session, and it belongs to the principal
+// (the bearer token) that opened it: its host.Request Session is
+// "<principal>/<MCP session id>" (SessionName), so sessions are namespaced
+// per client connection and nothing a tool is given as an argument can name
+// another client's. A request that presents another principal's session id
+// is refused. When the session ends the host frees what it held
+// (host.CloseSession). A connection acts as one personality: stdio's is
+// chosen at start, HTTP's by the bearer token.
 //
 // Tools are not copied once: before each tools/list and tools/call the
 // server reconciles its tool set with the host's current one, so a plugin
@@ -23,6 +27,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
@@ -76,6 +82,8 @@ type Server struct {
 	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
 	syncing  bool
 	watched  map[*sdk.ServerSession]chan struct{}
+	// owners binds each HTTP session to the principal that opened it.
+	owners map[*sdk.ServerSession]owner
 	// watchers counts sessions whose end is awaited; Shutdown waits for
 	// their CloseSession calls.
 	watchers sync.WaitGroup
@@ -95,7 +103,7 @@ func New(h Host, opts Options) *Server {
 	if opts.ToolSync == 0 {
 		opts.ToolSync = 2 * time.Second
 	}
-	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, bindings: map[*binding]bool{}, watched: map[*sdk.ServerSession]chan struct{}{}}
+	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, bindings: map[*binding]bool{}, watched: map[*sdk.ServerSession]chan struct{}{}, owners: map[*sdk.ServerSession]owner{}}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s
 }
@@ -124,9 +132,6 @@ func (s *Server) newServer(personality, session string, stop context.Context) *b
 		Logger:       s.log.With("personality", personality),
 		// Only tools: no logging capability, no prompts or resources.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
-			b.watch(req.Session)
-		},
 	})
 	b.sync()
 	b.srv.AddReceivingMiddleware(b.middleware)
@@ -227,25 +232,61 @@ func (s *Server) ServeStdio(ctx context.Context, personality string) error {
 	return s.ServeTransport(ctx, &sdk.StdioTransport{}, personality, StdioSession)
 }
 
-// watch arranges for the host to close the session's browser session when
-// the MCP session ends.
-func (b *binding) watch(ss *sdk.ServerSession) {
-	if ss == nil {
-		return
-	}
-	b.s.watch(ss, b.personality, b.sessionID(ss))
+// owner is the principal an HTTP session belongs to and its host session.
+type owner struct {
+	user    string // auth.TokenInfo.UserID: the sha256 of the bearer token
+	session string
 }
 
-func (b *binding) sessionID(ss *sdk.ServerSession) string {
+// SessionName is the host session of the MCP session id opened by the
+// principal user (a token's UserID): a short tag of the principal, then the
+// id. Only the front-end forms it; plugins and tool arguments never do.
+func SessionName(user, id string) string {
+	if len(user) > 16 {
+		user = user[:16]
+	}
+	return "t" + user + "/" + id
+}
+
+// errNotYours refuses a request on a session another principal opened.
+var errNotYours = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "this MCP session belongs to another client: start your own session (initialize without Mcp-Session-Id)"}
+
+// bind returns the host session of ss for the principal of the request
+// (extra's token). The first request of a session binds it to its
+// principal and starts watching for its end; a request of any other
+// principal is refused. A transport served directly has a fixed session.
+func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra) (string, error) {
+	if ss == nil {
+		return "", errNotYours
+	}
 	if b.session != "" {
-		return b.session
+		b.s.watch(ss, b.personality, b.session)
+		return b.session, nil
 	}
-	if ss != nil {
-		if id := ss.ID(); id != "" {
-			return id
-		}
+	var user string
+	if extra != nil && extra.TokenInfo != nil {
+		user = extra.TokenInfo.UserID
 	}
-	return "mcp"
+	if user == "" || ss.ID() == "" {
+		// Fail closed: an HTTP session always has a principal and an id.
+		return "", errNotYours
+	}
+	s := b.s
+	s.mu.Lock()
+	o, ok := s.owners[ss]
+	if !ok {
+		o = owner{user: user, session: SessionName(user, ss.ID())}
+		s.owners[ss] = o
+	}
+	s.mu.Unlock()
+	if o.user != user {
+		s.log.Warn("mcp: request on another principal's session refused", "personality", b.personality, "session", o.session)
+		return "", errNotYours
+	}
+	if !ok {
+		s.watch(ss, b.personality, o.session)
+	}
+	return o.session, nil
 }
 
 // watch awaits the end of ss, once per session; the returned channel closes
@@ -270,6 +311,7 @@ func (s *Server) watch(ss *sdk.ServerSession, personality, session string) <-cha
 		}
 		s.mu.Lock()
 		delete(s.watched, ss)
+		delete(s.owners, ss)
 		s.mu.Unlock()
 		s.log.Info("mcp: session ended", "personality", personality, "session", session)
 	}()
@@ -313,6 +355,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // reason), as tool errors the agent can read.
 func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		ss, _ := req.GetSession().(*sdk.ServerSession)
+		if _, err := b.bind(ss, req.GetExtra()); err != nil {
+			return nil, err
+		}
 		switch method {
 		case "tools/list":
 			b.sync()
@@ -404,7 +450,10 @@ func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
 // IsError, never protocol errors, so the agent reads them.
 func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	ss := req.Session
-	b.watch(ss)
+	session, err := b.bind(ss, req.Extra)
+	if err != nil {
+		return nil, err
+	}
 	if ti := tokenInfo(req); ti != nil {
 		if p, _ := ti.Extra[extraPersonality].(string); p != b.personality {
 			return errorResult(abi.Errorf(abi.CodeRefused, "this session belongs to another personality: start a new session with your token")), nil
@@ -418,7 +467,6 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
 		defer stopProgress()
 	}
-	session := b.sessionID(ss)
 	t0 := time.Now()
 	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})
 	log := b.s.log.With("personality", b.personality, "session", session, "tool", req.Params.Name, "ms", time.Since(t0).Milliseconds())
