@@ -59,6 +59,8 @@ type Options struct {
 	// this long (its browser is freed). Zero: sessions live until the client
 	// deletes them or the server stops.
 	SessionIdle time.Duration
+	// HTTP bounds what HTTP clients can hold (Handler, Serve).
+	HTTP HTTPOptions
 	// ToolSync is how often the tool sets are reconciled with the host
 	// between requests, so a plugin swapped in reaches listening clients as
 	// notifications/tools/list_changed. Default 2s; negative: only on
@@ -82,6 +84,7 @@ type Server struct {
 	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
 	syncing  bool
 	watched  map[*sdk.ServerSession]chan struct{}
+	limiter  *connLimiter // Serve's, for tests
 	// owners binds each HTTP session to the principal that opened it.
 	owners map[*sdk.ServerSession]owner
 	// watchers counts sessions whose end is awaited; Shutdown waits for
