@@ -309,14 +309,13 @@ func (w *deadlineWriter) Flush() {
 
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// ShutdownGrace bounds how long Serve waits, once ctx is done, for sessions
-// and connections to close.
+// ShutdownGrace is the default Options.ShutdownGrace.
 var ShutdownGrace = 10 * time.Second
 
 // Serve serves the streamable HTTP endpoint on ln until ctx is done, then
 // shuts down: it stops accepting, ends the calls in flight, closes every
 // session (the host frees their browser sessions) and the connections,
-// waiting at most ShutdownGrace. The host is the caller's to close.
+// waiting at most Options.ShutdownGrace. The host is the caller's to close.
 //
 // Connections are capped in all and per client, and timed out while they
 // send headers or a body, while they idle, and per response write
@@ -350,7 +349,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) err
 		return err
 	case <-ctx.Done():
 	}
-	grace, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	grace, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(grace) }() // closes the listener at once

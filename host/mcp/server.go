@@ -59,6 +59,10 @@ type Options struct {
 	// this long (its browser is freed). Zero: sessions live until the client
 	// deletes them or the server stops.
 	SessionIdle time.Duration
+	// ShutdownGrace bounds how long Serve waits, once its context is done,
+	// for calls to stop and sessions and connections to close. Default
+	// ShutdownGrace.
+	ShutdownGrace time.Duration
 	// HTTP bounds what HTTP clients can hold (Handler, Serve).
 	HTTP HTTPOptions
 	// ToolSync is how often the tool sets are reconciled with the host
@@ -102,6 +106,9 @@ func New(h Host, opts Options) *Server {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = ShutdownGrace
 	}
 	if opts.ToolSync == 0 {
 		opts.ToolSync = 2 * time.Second
@@ -338,13 +345,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			sessions = append(sessions, ss)
 		}
 	}
+	// A session's Close waits for its handlers, and a call that ignores
+	// its cancellation keeps one running: wait for them only until ctx.
 	var wg sync.WaitGroup
 	for _, ss := range sessions {
 		wg.Go(func() { ss.Close() })
 	}
-	wg.Wait()
 	done := make(chan struct{})
-	go func() { s.watchers.Wait(); close(done) }()
+	go func() { wg.Wait(); s.watchers.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
