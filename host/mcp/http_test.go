@@ -227,3 +227,41 @@ func TestHTTPOrigin(t *testing.T) {
 		}
 	}
 }
+
+// One token holds at most MaxSessionsPerToken sessions (each a browser
+// context), so it cannot crowd out other clients; another token is not
+// affected, and a freed slot can be used again.
+func TestHTTPSessionsPerToken(t *testing.T) {
+	h, rec := newHost(t)
+	s := New(h, Options{Logger: quiet(), MaxSessionsPerToken: 2})
+	f := serveHTTPTest(t, s)
+	var open []*sdk.ClientSession
+	for range 2 {
+		cs, err := f.connect(t, f.tokens["agent"], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, cs)
+	}
+	if cs, err := f.connect(t, f.tokens["agent"], nil); err == nil {
+		cs.Close()
+		t.Fatal("a third session of one token was opened with a cap of 2")
+	} else if !strings.Contains(err.Error(), "open sessions") {
+		t.Errorf("refusal does not say why: %v", err)
+	}
+	other, err := f.connect(t, f.tokens["narrow"], nil)
+	if err != nil {
+		t.Fatalf("another token was refused: %v", err)
+	}
+	other.Close()
+	// The slot frees when the session's end has been seen.
+	first := f.hostSession("agent", open[0])
+	open[0].Close()
+	rec.waitClosed(t, "agent/"+first, 5*time.Second)
+	cs, err := f.connect(t, f.tokens["agent"], nil)
+	if err != nil {
+		t.Fatalf("no session after one was closed: %v", err)
+	}
+	cs.Close()
+	open[1].Close()
+}

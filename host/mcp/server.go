@@ -63,6 +63,10 @@ type Options struct {
 	// for calls to stop and sessions and connections to close. Default
 	// ShutdownGrace.
 	ShutdownGrace time.Duration
+	// MaxSessionsPerToken caps the open HTTP sessions (each a browser
+	// context) of one bearer token, so one client cannot crowd out the
+	// others' browsers. Default 8.
+	MaxSessionsPerToken int
 	// HTTP bounds what HTTP clients can hold (Handler, Serve).
 	HTTP HTTPOptions
 	// ToolSync is how often the tool sets are reconciled with the host
@@ -106,6 +110,9 @@ func New(h Host, opts Options) *Server {
 	}
 	if opts.Version == "" {
 		opts.Version = "dev"
+	}
+	if opts.MaxSessionsPerToken <= 0 {
+		opts.MaxSessionsPerToken = 8
 	}
 	if opts.ShutdownGrace <= 0 {
 		opts.ShutdownGrace = ShutdownGrace
@@ -246,6 +253,7 @@ func (s *Server) ServeStdio(ctx context.Context, personality string) error {
 type owner struct {
 	user    string // auth.TokenInfo.UserID: the sha256 of the bearer token
 	session string
+	counted bool // initialized: it counts against MaxSessionsPerToken
 }
 
 // SessionName is the host session of the MCP session id opened by the
@@ -264,8 +272,12 @@ var errNotYours = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "thi
 // bind returns the host session of ss for the principal of the request
 // (extra's token). The first request of a session binds it to its
 // principal and starts watching for its end; a request of any other
-// principal is refused. A transport served directly has a fixed session.
-func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra) (string, error) {
+// principal is refused. An HTTP session counts against its token's
+// MaxSessionsPerToken from its initialize on (the go-sdk client's
+// server/discover probe opens a session it never uses), and only an
+// initialized session may call tools. A transport served directly has a
+// fixed session.
+func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra, method string) (string, error) {
 	if ss == nil {
 		return "", errNotYours
 	}
@@ -283,17 +295,37 @@ func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra) (string, 
 	}
 	s := b.s
 	s.mu.Lock()
-	o, ok := s.owners[ss]
-	if !ok {
+	o, seen := s.owners[ss]
+	if !seen {
 		o = owner{user: user, session: SessionName(user, ss.ID())}
-		s.owners[ss] = o
 	}
-	s.mu.Unlock()
 	if o.user != user {
+		s.mu.Unlock()
 		s.log.Warn("mcp: request on another principal's session refused", "personality", b.personality, "session", o.session)
 		return "", errNotYours
 	}
-	if !ok {
+	if method == "initialize" && !o.counted {
+		n := 0
+		for _, x := range s.owners {
+			if x.user == user && x.counted {
+				n++
+			}
+		}
+		if n >= s.opts.MaxSessionsPerToken {
+			s.mu.Unlock()
+			s.log.Warn("mcp: session refused: too many for one token", "personality", b.personality, "max", s.opts.MaxSessionsPerToken)
+			go ss.Close()
+			return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+				"this token already has %d open sessions, the most it may hold: end one (HTTP DELETE with its Mcp-Session-Id) or let idle ones expire, then start again", n)}
+		}
+		o.counted = true
+	}
+	s.owners[ss] = o
+	s.mu.Unlock()
+	if method == "tools/call" && !o.counted {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "this session was not initialized: send initialize first"}
+	}
+	if !seen {
 		s.watch(ss, b.personality, o.session)
 	}
 	return o.session, nil
@@ -367,7 +399,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		ss, _ := req.GetSession().(*sdk.ServerSession)
-		if _, err := b.bind(ss, req.GetExtra()); err != nil {
+		if _, err := b.bind(ss, req.GetExtra(), method); err != nil {
 			return nil, err
 		}
 		switch method {
@@ -461,7 +493,7 @@ func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
 // IsError, never protocol errors, so the agent reads them.
 func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	ss := req.Session
-	session, err := b.bind(ss, req.Extra)
+	session, err := b.bind(ss, req.Extra, "tools/call")
 	if err != nil {
 		return nil, err
 	}

@@ -418,7 +418,15 @@ func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
 	}
 	tokens.Add(f.tokens["agent"], "agent")
 	ts := httptest.NewServer(s.Handler(tokens))
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		// End the sessions first: an open GET stream would keep Close
+		// waiting when a test fails early.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		ts.CloseClientConnections()
+		ts.Close()
+	})
 	f.url = ts.URL + Path
 	return f
 }
