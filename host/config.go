@@ -120,6 +120,9 @@ type ServeConfig struct {
 	// client address (defaults 1024 and 64).
 	MaxConns      int `toml:"max_conns"`
 	MaxConnsPerIP int `toml:"max_conns_per_ip"`
+	// MaxSessionsPerToken caps one token's open MCP sessions, each a
+	// browser context (default 8).
+	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
 }
 
 // TokenConfig is one bearer token.
@@ -292,8 +295,8 @@ func (c *Config) Validate() error {
 	if (c.Serve.TLSCert == "") != (c.Serve.TLSKey == "") {
 		return bad("serve.tls_cert and serve.tls_key go together: set both or neither")
 	}
-	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 {
-		return bad("serve.max_conns and serve.max_conns_per_ip must not be negative (0 takes the default)")
+	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 || c.Serve.MaxSessionsPerToken < 0 {
+		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
 	}
 	for i, o := range c.Serve.AllowedOrigins {
 		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {

@@ -112,7 +112,7 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 				fmt.Fprintln(stderr, "note:", p)
 			}
 			cfg := h.Config()
-			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, HTTP: mcp.HTTPOptions{
+			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
 			if transport == "stdio" {
