@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -108,6 +109,21 @@ func TestServeSIGTERMWithCallInFlight(t *testing.T) {
 		t.Fatal("no progress from browser_wait_for")
 	}
 
+	// Meanwhile another client is served as usual.
+	other, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	t1 := time.Now()
+	res, err = other.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page + "/other"}})
+	if err != nil || res.IsError {
+		t.Fatalf("another client while a call is stuck: %v %+v", err, res)
+	}
+	if d := time.Since(t1); d > 10*time.Second {
+		t.Errorf("another client's navigate took %v while a call was stuck", d)
+	}
+
 	t0 := time.Now()
 	serve.Process.Signal(syscall.SIGTERM)
 	select {
@@ -116,5 +132,72 @@ func TestServeSIGTERMWithCallInFlight(t *testing.T) {
 		t.Logf("exited %v after SIGTERM (%v)", time.Since(t0).Round(time.Millisecond), err)
 	case <-time.After(10 * time.Second):
 		t.Fatalf("serve still running 10 s after SIGTERM with a call in flight")
+	}
+}
+
+// A second signal exits at once, even while the first is still waiting for
+// a call that does not stop.
+func TestServeSecondSignal(t *testing.T) {
+	e, page := browserServeEnv(t)
+	token := mcp.NewToken()
+	lines := make(chan string, 1000)
+	url, serve, exited := e.serveHTTPLines(t, lines, "WASMWRIGHT_TOKEN="+token)
+	inFlight := make(chan struct{}, 1)
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
+		t.Fatalf("navigate: %v %+v", err, res)
+	}
+	go func() {
+		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 30}}
+		p.SetProgressToken("w")
+		cs.CallTool(ctx, p)
+	}()
+	select {
+	case <-inFlight:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress from browser_wait_for")
+	}
+	for len(lines) > 0 { // room for what serve prints next
+		<-lines
+	}
+	serve.Process.Signal(syscall.SIGTERM)
+	// Signals sent back to back may merge: send the second once serve says
+	// it is stopping.
+	for stopping := false; !stopping; {
+		select {
+		case l := <-lines:
+			stopping = strings.Contains(l, "stopping")
+		case <-time.After(5 * time.Second):
+			t.Fatal("serve did not say it was stopping after SIGTERM")
+		}
+	}
+	t0 := time.Now()
+	serve.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit after a second signal: %v, want status 130", err)
+		}
+		if d := time.Since(t0); d > 2*time.Second {
+			t.Errorf("exited %v after the second signal", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve still running 5 s after a second SIGTERM")
 	}
 }
