@@ -56,14 +56,34 @@ func TestHTTPIdleFlood(t *testing.T) {
 	f, _ := serveReal(t, s)
 	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), Path)
 
-	// 20 source addresses × 40 sockets = 800, in four kinds: silent, a
-	// refused request then idle, a 404 then idle, half a header then stalled.
-	const ips, per = 20, 40
 	var (
 		mu    sync.Mutex
 		flood []net.Conn
 		wg    sync.WaitGroup
 	)
+	// One address opening 30 silent sockets: beyond 10 they are refused.
+	one := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 250)}, Timeout: 5 * time.Second}
+	for range 30 {
+		c, err := one.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flood = append(flood, c)
+	}
+	// The listener accepts in order: once a later request is answered,
+	// the server has admitted or refused all 30.
+	if resp, err := http.Get("http://" + addr + "/"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if _, refused, _ := s.connCounts(); refused < 20 {
+		t.Errorf("%d of 30 sockets from one address refused with a per-client cap of 10", refused)
+	}
+
+	// 20 source addresses × 40 sockets = 800, in four kinds: silent, a
+	// refused request then idle, a 404 then idle, half a header then stalled.
+	const ips, per = 20, 40
 	for i := range ips {
 		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i))}, Timeout: 5 * time.Second}
 		wg.Go(func() {
@@ -127,9 +147,8 @@ func TestHTTPIdleFlood(t *testing.T) {
 	if n := open.Load(); n > 0 {
 		t.Errorf("%d of %d idle or slow sockets still open after %v", n, len(flood), 6*time.Second)
 	}
-	_, refused, evicted := s.limiter.counts()
-	if refused == 0 || evicted == 0 {
-		t.Errorf("caps never applied: refused %d, evicted %d (20 long-lived sockets per address over a cap of 10, 200 over a global cap of 100)", refused, evicted)
+	if _, _, evicted := s.connCounts(); evicted == 0 {
+		t.Errorf("the global cap never applied: 800 sockets over a cap of 100, none evicted")
 	}
 }
 

@@ -163,3 +163,14 @@ func (l *connLimiter) counts() (open, refused, evicted int) {
 	defer l.mu.Unlock()
 	return len(l.conns), l.refused, l.evicted
 }
+
+// connCounts reports Serve's connection counts (tests).
+func (s *Server) connCounts() (open, refused, evicted int) {
+	s.mu.Lock()
+	l := s.limiter
+	s.mu.Unlock()
+	if l == nil {
+		return 0, 0, 0
+	}
+	return l.counts()
+}
