@@ -16,7 +16,9 @@ import (
 // connection still waiting for its first request, or idle between
 // requests); when every connection is busy the new one is closed. So a
 // flood of idle or slow sockets only ever displaces other idle sockets,
-// never a request being served.
+// never a request being served. (netutil.LimitListener was the
+// alternative: at its cap it stops accepting, so the sockets that fill it
+// lock every later client out until they time out.)
 //
 // http.Server tells it each connection's state through track (its
 // ConnState hook). A newly accepted connection gets a read deadline of
