@@ -29,8 +29,9 @@ const (
 	Takeover    ID = "takeover"     // hand the browser to a human
 )
 
-// All lists every capability with a line for documentation.
-var All = map[ID]string{
+// descriptions lists every capability with a line for documentation. It is
+// unexported and never written: Describe and Known read it.
+var descriptions = map[ID]string{
 	BrowserRead: "read pages: snapshots, console, network log, screenshots",
 	BrowserAct:  "act on pages: navigate, click, type, upload",
 	BrowserEval: "run arbitrary JavaScript in pages",
@@ -42,12 +43,49 @@ var All = map[ID]string{
 	Takeover:    "hand the browser to a human",
 }
 
-// hostFuncs maps each host-function import to the capability it needs.
-// Imports missing here and not in baseImports are refused.
+// Describe returns the documentation line of id; ok is false for an
+// unknown ID.
+func Describe(id ID) (string, bool) {
+	d, ok := descriptions[id]
+	return d, ok
+}
+
+// hostFuncs is the one table from host-function import to the capability it
+// needs, built from abi's constants. It is static: no registration, no
+// mutator; a host function missing here is refused at link time and at
+// call time. TestHostFuncTableCoversABI checks that every host function abi
+// declares is here, and testdata/hostfuncs.golden pins the whole table.
 var hostFuncs = map[string]ID{
 	abi.HostEventsEmit:        Events,
 	abi.HostSecretsMaskValues: SecretsMask,
 	abi.HostNetworkFetch:      Network,
+	abi.HostVaultFill:         VaultFill,
+
+	abi.HostBrowserSnapshot:      BrowserRead,
+	abi.HostBrowserWaitFor:       BrowserRead,
+	abi.HostBrowserConsole:       BrowserRead,
+	abi.HostBrowserNetwork:       BrowserRead,
+	abi.HostBrowserImages:        BrowserRead,
+	abi.HostBrowserComputedStyle: BrowserRead,
+	abi.HostBrowserScreenshot:    BrowserRead,
+	abi.HostBrowserPDF:           BrowserRead,
+	abi.HostBrowserStorage:       BrowserRead,
+	abi.HostBrowserSources:       BrowserRead,
+	abi.HostBrowserSessions:      BrowserRead,
+
+	abi.HostBrowserNavigate: BrowserAct,
+	abi.HostBrowserAct:      BrowserAct,
+	abi.HostBrowserFillForm: BrowserAct,
+	abi.HostBrowserUpload:   BrowserAct,
+	abi.HostBrowserHistory:  BrowserAct,
+	abi.HostBrowserDialog:   BrowserAct,
+	abi.HostBrowserCookies:  BrowserAct,
+	abi.HostBrowserTabs:     BrowserAct,
+	abi.HostBrowserEmulate:  BrowserAct,
+	abi.HostBrowserResize:   BrowserAct,
+	abi.HostBrowserClose:    BrowserAct,
+
+	abi.HostBrowserEvaluate: BrowserEval,
 }
 
 // baseImports need no grant.
@@ -55,19 +93,6 @@ var baseImports = map[string]bool{
 	abi.HostInfo:       true,
 	abi.ImportHostTake: true,
 	abi.ImportLog:      true,
-}
-
-// RegisterHostFunc records that a host function needs cap. Host-function
-// families call it from init; a duplicate or unknown capability panics,
-// because it is a programming error.
-func RegisterHostFunc(name string, cap ID) {
-	if _, ok := All[cap]; !ok {
-		panic("capability: unknown capability " + string(cap))
-	}
-	if old, dup := hostFuncs[name]; dup && old != cap {
-		panic("capability: host function registered twice: " + name)
-	}
-	hostFuncs[name] = cap
 }
 
 // ForHostFunc returns the capability a host function needs; ok is false for
@@ -80,6 +105,20 @@ func ForHostFunc(name string) (ID, bool) {
 	return c, ok
 }
 
+// HostFuncs lists every host function with a capability, sorted by name:
+// a copy, for documentation and tests.
+func HostFuncs() [][2]string {
+	out := make([][2]string, 0, len(hostFuncs)+len(baseImports))
+	for n, c := range hostFuncs {
+		out = append(out, [2]string{n, string(c)})
+	}
+	for n := range baseImports {
+		out = append(out, [2]string{n, ""})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	return out
+}
+
 // Set is a set of capabilities.
 type Set map[ID]bool
 
@@ -87,7 +126,7 @@ type Set map[ID]bool
 func Parse(ids []string) (Set, error) {
 	s := Set{}
 	for _, id := range ids {
-		if _, ok := All[ID(id)]; !ok {
+		if _, ok := descriptions[ID(id)]; !ok {
 			return nil, fmt.Errorf("unknown capability %q (known: %s)", id, strings.Join(Known(), ", "))
 		}
 		s[ID(id)] = true
@@ -97,8 +136,8 @@ func Parse(ids []string) (Set, error) {
 
 // Known lists every capability ID, sorted.
 func Known() []string {
-	out := make([]string, 0, len(All))
-	for id := range All {
+	out := make([]string, 0, len(descriptions))
+	for id := range descriptions {
 		out = append(out, string(id))
 	}
 	sort.Strings(out)
@@ -173,6 +212,11 @@ func Resolve(m abi.Manifest, imports []string, personality string, granted Set) 
 	if err != nil {
 		return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf("plugin %s declares an %v: fix its manifest (sdk.Needs)", m.Name, err)}
 	}
+	if declared.Has(SecretsMask) {
+		if err := maskerOnly(m, declared); err != nil {
+			return nil, err
+		}
+	}
 	optional := Set{}
 	for _, t := range m.Tools {
 		if _, err := Parse(t.Capabilities); err != nil {
@@ -228,4 +272,37 @@ func sortedUnique(s []string) []string {
 	c := append([]string(nil), s...)
 	sort.Strings(c)
 	return dedupe(c)
+}
+
+// maskerOnly enforces that a plugin holding secrets.mask cannot talk: it sees
+// the session's secret values, so it may declare no other capability (each
+// of them carries data somewhere: the network, a page, the event log, a
+// human), provide no tool (a tool's result reaches the agent before any
+// masker) and fill no hook but mask.
+func maskerOnly(m abi.Manifest, declared Set) error {
+	var others []string
+	for id := range declared {
+		if id != SecretsMask {
+			others = append(others, string(id))
+		}
+	}
+	sort.Strings(others)
+	switch {
+	case len(others) > 0:
+		return &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
+			"plugin %s declares secrets.mask, which hands it secret values, together with %s, which could carry them out: a masker may declare nothing else; split it into a masker and a separate plugin",
+			m.Name, strings.Join(others, ", "))}
+	case len(m.Tools) > 0:
+		return &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
+			"plugin %s declares secrets.mask and provides tools (%s): a tool's result would carry secret values to the agent; a masker may only fill the mask hook",
+			m.Name, m.Tools[0].Name)}
+	}
+	for _, h := range m.Hooks {
+		if h != abi.HookMask {
+			return &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
+				"plugin %s declares secrets.mask and fills the %s hook: a plugin that sees secret values may only fill the mask hook",
+				m.Name, h)}
+		}
+	}
+	return nil
 }

@@ -86,6 +86,10 @@ type PersonalityConfig struct {
 	Hooks  HooksConfig `toml:"hooks"`
 	// Network is what its pages and plugins may reach (host/network.go).
 	Network NetworkPolicy `toml:"network"`
+	// AllowEvalWithVault lets a personality hold browser.eval next to
+	// vault.fill. Refused by default: script the agent runs in the page
+	// can read back every credential value the vault filled there.
+	AllowEvalWithVault bool `toml:"allow_eval_with_vault"`
 }
 
 // HooksConfig names the plugin filling each pipeline role; empty: none.
@@ -278,8 +282,13 @@ func (c *Config) Validate() error {
 				return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
 			}
 		}
-		if _, err := capability.Parse(p.Grants); err != nil {
+		grants, err := capability.Parse(p.Grants)
+		if err != nil {
 			return bad("personality %s: %v", pn, err)
+		}
+		if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
+			return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
+				"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
 		}
 		for role, pl := range p.Hooks.byRole() {
 			if pl != "" && !contains(p.Plugins, pl) {

@@ -83,7 +83,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%v", err)
 	}
-	out, blobs, err := h.invoke(ctx, p, r, req.Session, callID, abi.OpCall, frame)
+	out, blobs, err := h.invoke(ctx, p, r, req.Session, callID, "", abi.OpCall, frame)
 	if err != nil {
 		return nil, err
 	}
@@ -95,12 +95,16 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 	return &res, nil
 }
 
-// invoke calls a plugin with the caller's identity on the context. If the
+// invoke calls a plugin with the caller's identity on the context (role is
+// the hook it runs as, or empty for a tool call). If the
 // version it was routed to was swapped out meanwhile, it retries once on
 // the slot's current version. A tool call to a plugin that takes blobs
 // (abi.FeatureBlobs) gets a store for them, returned for Resolve.
-func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
-	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants}
+func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
+	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets}
+	if op == abi.OpCall {
+		caller.AgentInput = in
+	}
 	ctx = hostfuncs.WithCaller(ctx, caller)
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {

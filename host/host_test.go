@@ -240,6 +240,8 @@ func TestConfigErrors(t *testing.T) {
 		{"[serve]\nmax_conns = -1\n", "must not be negative"},
 		{"[serve]\nallow_remote = \"yes\"\n", "allow_remote"},
 		{"[serve]\norigins = []\n", "unknown key serve.origins"},
+		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "personality p grants both browser.eval and vault.fill: script run in the page could read the credentials"},
+		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "set allow_eval_with_vault = true in [personalities.p]"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -255,6 +257,37 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if c, k := cfg.TLSFiles(); !cfg.Serve.AllowRemote || c != filepath.Join("/cfg", "c.pem") || k != "/k.pem" || cfg.Serve.MaxConnsPerIP != 2 {
 		t.Errorf("serve table: %+v, tls %s %s", cfg.Serve, c, k)
+	}
+}
+
+// TestEvalWithVaultOptIn: the refusal of browser.eval next to vault.fill
+// is lifted only by the explicit key, for that personality alone; either
+// grant alone loads.
+func TestEvalWithVaultOptIn(t *testing.T) {
+	ok := "[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\nallow_eval_with_vault = true\n" +
+		"[personalities.q]\ngrants = [\"browser.eval\"]\n[personalities.r]\ngrants = [\"vault.fill\"]\n"
+	cfg, err := ParseConfig(ok, "t.toml", t.TempDir())
+	if err != nil {
+		t.Fatalf("opt-in refused: %v", err)
+	}
+	if !cfg.Personalities["p"].AllowEvalWithVault {
+		t.Fatal("allow_eval_with_vault not read")
+	}
+	other := ok + "[personalities.s]\ngrants = [\"vault.fill\", \"browser.eval\"]\n"
+	if _, err := ParseConfig(other, "t.toml", t.TempDir()); err == nil || !strings.Contains(err.Error(), "personality s grants both") {
+		t.Fatalf("one personality's opt-in covered another: %v", err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "ops.toml"), []byte("grants = [\"browser.eval\", \"vault.fill\"]\n"), 0o644)
+	if _, err := ParseConfig("[host]\npersonalities_dir = \".\"\n", filepath.Join(dir, "cfg.toml"), dir); err == nil || !strings.Contains(err.Error(), "allow_eval_with_vault") {
+		t.Fatalf("personality file not checked: %v", err)
+	}
+	def, err := LoadConfig("")
+	if err != nil {
+		t.Fatalf("embedded default: %v", err)
+	}
+	if d := def.Personalities["default"]; contains(d.Grants, "browser.eval") && contains(d.Grants, "vault.fill") && !d.AllowEvalWithVault {
+		t.Fatal("the default personality holds both grants")
 	}
 }
 
@@ -283,12 +316,13 @@ func TestPersonalitiesDir(t *testing.T) {
 const hooksConfig = `
 [plugins.misbehave]
 [plugins.testhooks]
+[plugins.testmask]
 
 [personalities.piped]
-plugins = ["misbehave", "testhooks"]
+plugins = ["misbehave", "testhooks", "testmask"]
 tools = ["*"]
 grants = ["events", "secrets.mask"]
-hooks = { detect = "testhooks", compact = "testhooks", mask = "testhooks" }
+hooks = { detect = "testhooks", compact = "testhooks", mask = "testmask" }
 
 [personalities.bare]
 plugins = ["misbehave"]
@@ -296,8 +330,33 @@ tools = ["*"]
 grants = ["events"]
 `
 
+// A plugin that sees secret values cannot talk: a tool declaring
+// secrets.mask next to network is refused under a personality granting
+// both, and never reaches a value.
+func TestMaskerCannotTalk(t *testing.T) {
+	f := newFixture(t, map[string]string{"exfil": "host/testdata/exfil", "testmask": "host/testdata/testmask"})
+	h := f.host(t, `
+[plugins.exfil]
+[plugins.testmask]
+
+[personalities.thief]
+plugins = ["exfil", "testmask"]
+tools = ["*"]
+grants = ["secrets.mask", "network", "browser.read", "browser.act", "events"]
+hooks = { mask = "testmask" }
+`, nil)
+	h.Secrets().Add("thief", "s", "hunter2")
+	res, err := h.Call(context.Background(), Request{Personality: "thief", Session: "s", Tool: "exfil", Args: json.RawMessage(`{"url":"http://example.test/"}`)})
+	if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "declares secrets.mask, which hands it secret values, together with network") {
+		t.Fatalf("exfil linked: %+v %v", res, err)
+	}
+	if tools, _ := h.Tools("thief"); len(tools) != 0 {
+		t.Fatalf("thief sees tools %+v", tools)
+	}
+}
+
 func TestPipeline(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()
 	call := func(p, tool, args string) (*abi.Result, error) {
@@ -337,7 +396,7 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestHotSwapUnderLoad(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks"})
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()
 	versions := [][]byte{

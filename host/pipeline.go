@@ -109,8 +109,9 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if r := p.hooks[abi.HookMask]; r != nil {
 		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask, res))
 		if herr != nil {
-			// Fail closed: without the masker, nothing leaves.
-			return nil, abi.Errorf(abi.CodeSecretLeak, "the result was withheld because the secret masker failed (%s); the action itself may have run", herr.Message)
+			// Fail closed: without the masker, nothing leaves. Its message
+			// is not relayed: the masker sees the values it failed to hide.
+			return nil, abi.Errorf(abi.CodeSecretLeak, "the result was withheld because the secret masker failed (%s); the action itself may have run: retry, or ask the operator to check the masker plugin", herr.Code)
 		}
 		if resp.Result != nil {
 			res = resp.Result
@@ -139,14 +140,18 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
 	t1 := time.Now()
-	out, _, err := h.invoke(ctx, p, r, session, "", abi.OpHook, in)
+	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in)
 	defer func() {
 		h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", len(in), "out_bytes", len(out),
 			"encode", t1.Sub(t0), "plugin_call", time.Since(t1))
 	}()
 	if err != nil {
 		e := abi.AsError(err)
-		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", e.Message)
+		msg := e.Message
+		if req.Role == abi.HookMask {
+			msg = "(withheld: the masker's messages may hold secret values)"
+		}
+		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", msg)
 		return nil, e
 	}
 	var resp abi.HookResponse

@@ -178,7 +178,7 @@ file = "vault.age"
 [personalities.default]
 plugins = [%s]
 tools = ["*"]
-grants = ["browser.read", "browser.act", "browser.eval", "events", "secrets.mask", "vault.fill"]
+grants = ["browser.read", "browser.act", "events", "secrets.mask", "vault.fill"]
 network = { allowed_hosts = [%q, %q] }
 %s
 `, f.plugins, testCache, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), strings.Replace(strings.TrimPrefix(srv.URL, "http://"), "127.0.0.1", "localhost", 1), hooks)

@@ -73,11 +73,24 @@ func (s *MemorySink) Snapshot() []Event {
 	return append([]Event(nil), s.Events...)
 }
 
+// Limits of ww_events_emit: a plugin cannot fill the host's disk through
+// its event log.
+const (
+	MaxEventBytes    = 64 << 10
+	MaxEventsPerCall = 256
+)
+
 // Events is ww_events_emit, writing to sink. Grant: events.
 func Events(sink Sink) sandbox.HostFunc {
 	return JSON(abi.HostEventsEmit, func(ctx context.Context, c *Caller, req abi.EventsEmitRequest) (abi.Empty, error) {
 		if req.Kind == "" {
 			return abi.Empty{}, abi.Errorf(abi.CodeInputInvalid, "event kind is empty")
+		}
+		if len(req.Kind) > 128 || len(req.Data) > MaxEventBytes {
+			return abi.Empty{}, abi.Errorf(abi.CodeResourceLimit, "event of %d bytes (kind %d): the limit is %d bytes of data and a 128-byte kind: emit a summary, not the data", len(req.Data), len(req.Kind), MaxEventBytes)
+		}
+		if c.events++; c.events > MaxEventsPerCall {
+			return abi.Empty{}, abi.Errorf(abi.CodeResourceLimit, "more than %d events in one call: emit fewer, larger events", MaxEventsPerCall)
 		}
 		err := sink.Emit(Event{Time: time.Now().UTC(), Kind: req.Kind, Personality: c.Personality, Session: c.Session, Plugin: c.Plugin, Data: req.Data})
 		if err != nil {

@@ -23,6 +23,19 @@ type Caller struct {
 	Plugin      string
 	// Grants are the capabilities this plugin holds under this personality.
 	Grants capability.Set
+	// Secrets, when set, is the store of the session's secret values: no
+	// host function carries one of them out on a plugin's request (Guard).
+	Secrets *Secrets
+	// AgentInput is what the agent sent this tool call: a value the agent
+	// itself wrote (typing a password twice) may travel on.
+	AgentInput []byte
+
+	// events counts the events emitted in this call; one call's host
+	// functions run one at a time, on the plugin's goroutine.
+	events int
+	// Hook is the pipeline role the plugin runs as (detect, compact, mask),
+	// or empty for a tool call.
+	Hook abi.HookRole
 	// Blobs, when set, is where host functions put large strings they hand
 	// this call by reference (Caller.Blob): set only for plugins whose
 	// manifest declares abi.FeatureBlobs.
@@ -44,7 +57,9 @@ func CallerFrom(ctx context.Context) *Caller {
 
 // Guard wraps fn as the host function name. Before fn runs, the caller's
 // grants must hold the capability the name needs (capability.ForHostFunc);
-// otherwise the plugin gets a refused error naming the grant.
+// otherwise the plugin gets a refused error naming the grant. A request that
+// holds a secret value of the caller's session, raw or in a common encoding,
+// is refused too: a plugin that read one off a page cannot send it on.
 func Guard(name string, fn func(ctx context.Context, c *Caller, req []byte) ([]byte, error)) sandbox.HostFunc {
 	need, known := capability.ForHostFunc(name)
 	return sandbox.HostFunc{Name: name, Fn: func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
@@ -59,8 +74,22 @@ func Guard(name string, fn func(ctx context.Context, c *Caller, req []byte) ([]b
 			return nil, abi.Errorf(abi.CodeRefused, "plugin %s is not granted %s (needed by %s) under personality %s: add it to the personality's grants",
 				plugin, need, name, c.Personality).With("missing", string(need))
 		}
+		if c.Secrets != nil && carriesOut(name) {
+			if kind := c.Secrets.Carried(c.Personality, c.Session, req, c.AgentInput); kind != "" {
+				return nil, abi.Errorf(abi.CodeRefused, "plugin %s asked %s to carry a secret value of this session (%s); refused: secret values leave the kernel only through browser_fill_credential",
+					plugin, name, kind)
+			}
+		}
 		return fn(ctx, c, req)
 	}}
+}
+
+// carriesOut reports whether a host function's request may hold data the
+// host sends somewhere (a page, the network, the event log). Only the
+// masker's own function and the vault's fill (names and refs, never values)
+// are exempt; a read's request (a ref, a mode) holds no value in practice.
+func carriesOut(name string) bool {
+	return name != abi.HostSecretsMaskValues && name != abi.HostVaultFill && name != abi.HostInfo
 }
 
 // JSON adapts a typed handler to Guard's byte form.

@@ -2,6 +2,7 @@ package hostfuncs
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -53,6 +54,20 @@ func TestGrantCheckedAtCallTime(t *testing.T) {
 	if evs := sink.Snapshot(); len(evs) != 1 || evs[0].Personality != "dev" || string(evs[0].Data) != `{"a":1}` {
 		t.Fatalf("events: %+v", evs)
 	}
+	// A plugin cannot fill the disk through the event log.
+	big := `{"kind":"k","data":"` + strings.Repeat("x", MaxEventBytes) + `"}`
+	if got := transcript(t, granted, ev, big); !strings.HasPrefix(got, "<== resource_limit: event of") {
+		t.Fatalf("big event: %s", got)
+	}
+	flood := &Caller{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}}
+	for i := 0; i < MaxEventsPerCall; i++ {
+		if got := transcript(t, flood, ev, `{"kind":"k"}`); got != "<== {}" {
+			t.Fatalf("event %d: %s", i, got)
+		}
+	}
+	if got := transcript(t, flood, ev, `{"kind":"k"}`); !strings.HasPrefix(got, "<== resource_limit: more than 256 events") {
+		t.Fatalf("flood: %s", got)
+	}
 }
 
 func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
@@ -62,7 +77,7 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	s.Add("dev", "s1", "x") // too short to mask
 	s.Add("dev", "s2", "other")
 	fn := s.MaskValues().Fn
-	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}}
+	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}, Hook: abi.HookMask}
 	got := transcript(t, c, fn, `{"session":"s1"}`)
 	if got != `<== {"values":["correct horse","hunter2"]}` {
 		t.Fatalf("got %s", got)
@@ -70,7 +85,14 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	if got := transcript(t, c, fn, `{"session":"s2"}`); !strings.HasPrefix(got, "<== refused: a masker may read only the session it masks") {
 		t.Fatalf("cross-session read: %s", got)
 	}
-	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}}
+	// Granted, but running as a tool or another hook: no values.
+	for _, role := range []abi.HookRole{"", abi.HookDetect, abi.HookCompact} {
+		tool := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.SecretsMask: true}, Hook: role}
+		if got := transcript(t, tool, fn, `{}`); !strings.HasPrefix(got, "<== refused: plugin p asked for secret values outside a mask hook") {
+			t.Fatalf("role %q: %s", role, got)
+		}
+	}
+	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}, Hook: abi.HookMask}
 	if got := transcript(t, noGrant, fn, `{}`); !strings.Contains(got, "not granted secrets.mask") {
 		t.Fatalf("no grant: %s", got)
 	}
@@ -86,5 +108,46 @@ func TestInfo(t *testing.T) {
 	got := strings.TrimPrefix(transcript(t, c, Info().Fn, `{}`), "<== ")
 	if err := json.Unmarshal([]byte(got), &r); err != nil || r.Personality != "dev" || r.Grants[0] != "events" || r.ABI != abi.Version() {
 		t.Fatalf("%s", got)
+	}
+}
+
+// No host function carries a held secret value out on a plugin's request,
+// in the encodings a plugin would reach for first; the agent's own input
+// may travel on.
+func TestGuardRefusesSecretsOutbound(t *testing.T) {
+	s := NewSecrets()
+	s.Add("dev", "s1", "hunter2/ü")
+	var ran int
+	fn := Guard(abi.HostNetworkFetch, func(ctx context.Context, c *Caller, req []byte) ([]byte, error) {
+		ran++
+		return []byte(`{}`), nil
+	}).Fn
+	c := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.Network: true}, Secrets: s}
+	for _, req := range []string{
+		`{"url":"http://x.test/","body":"hunter2/ü"}`,
+		`{"url":"http://x.test/?p=hunter2%2F%C3%BC"}`,
+		`{"url":"http://x.test/?p=hunter2%2f%c3%bc"}`,
+		`{"url":"http://x.test/hunter2%2F%C3%BC"}`,
+		`{"body":"` + base64.StdEncoding.EncodeToString([]byte("hunter2/ü")) + `"}`,
+		`{"body":"68756e746572322fc3bc"}`,
+	} {
+		if got := transcript(t, c, fn, req); !strings.HasPrefix(got, "<== refused: plugin p asked ww_network_fetch to carry a secret value") {
+			t.Errorf("%s: %s", req, got)
+		}
+	}
+	if ran != 0 {
+		t.Fatalf("the host function ran %d times", ran)
+	}
+	// Other sessions' values and plain requests pass; so does a value the
+	// agent sent itself.
+	other := *c
+	other.Session = "s2"
+	if got := transcript(t, &other, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
+		t.Fatalf("other session: %s", got)
+	}
+	echo := *c
+	echo.AgentInput = []byte(`{"text":"hunter2/ü"}`)
+	if got := transcript(t, &echo, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
+		t.Fatalf("agent's own value: %s", got)
 	}
 }

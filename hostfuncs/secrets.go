@@ -1,7 +1,12 @@
 package hostfuncs
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"net/url"
 	"sync"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -49,6 +54,53 @@ func (s *Secrets) Values(personality, session string) []string {
 	return out
 }
 
+// Carried names the form in which req holds one of a session's values
+// (raw, json, url, base64, hex), or returns "" when it holds none. The
+// check is for honest mistakes and plain copying; a plugin that transforms
+// a value first (reversed, split) is not caught: see the README's threat
+// model. Values that appear in from (what the agent itself sent) are
+// skipped: the agent may repeat what it wrote.
+func (s *Secrets) Carried(personality, session string, req, from []byte) string {
+	s.mu.RLock()
+	m := s.values[[2]string{personality, session}]
+	if len(m) == 0 || len(req) == 0 {
+		s.mu.RUnlock()
+		return ""
+	}
+	values := make([]string, 0, len(m))
+	for v := range m {
+		values = append(values, v)
+	}
+	s.mu.RUnlock()
+	low := bytes.ToLower(req)
+	for _, v := range values {
+		esc, _ := json.Marshal(v)
+		if bytes.Contains(from, esc[1:len(esc)-1]) {
+			continue
+		}
+		forms := [][2]string{
+			{"raw", v},
+			{"json", string(esc[1 : len(esc)-1])},
+			{"url", url.QueryEscape(v)},
+			{"url", url.PathEscape(v)},
+			{"base64", base64.StdEncoding.EncodeToString([]byte(v))},
+			{"base64", base64.RawURLEncoding.EncodeToString([]byte(v))},
+		}
+		for _, f := range forms {
+			if bytes.Contains(req, []byte(f[1])) {
+				return f[0]
+			}
+		}
+		// Percent and hex encodings come in either case.
+		for _, f := range []string{url.QueryEscape(v), url.PathEscape(v), hex.EncodeToString([]byte(v))} {
+			if bytes.Contains(low, bytes.ToLower([]byte(f))) {
+				return "url/hex"
+			}
+		}
+	}
+	return ""
+}
+
 // Forget drops a session's values (the session closed).
 func (s *Secrets) Forget(personality, session string) {
 	s.mu.Lock()
@@ -64,10 +116,14 @@ func sortLongestFirst(v []string) {
 	}
 }
 
-// MaskValues is ww_secrets_mask_values. Grant: secrets.mask. A masker only
-// ever gets the values of the session it is masking.
+// MaskValues is ww_secrets_mask_values. Grant: secrets.mask, and only
+// while the caller runs as the mask hook. A masker only ever gets the
+// values of the session it is masking.
 func (s *Secrets) MaskValues() sandbox.HostFunc {
 	return JSON(abi.HostSecretsMaskValues, func(ctx context.Context, c *Caller, req abi.SecretsMaskValuesRequest) (abi.SecretsMaskValuesResponse, error) {
+		if c.Hook != abi.HookMask {
+			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "plugin %s asked for secret values outside a mask hook: only the masker, while masking a result, may read them", c.Plugin)
+		}
 		if req.Session != "" && req.Session != c.Session {
 			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "a masker may read only the session it masks (%q), not %q", c.Session, req.Session)
 		}

@@ -53,6 +53,7 @@ func TestMain(m *testing.M) {
 			secrets = append(secrets, p+"/"+s+"="+v)
 			secretsMu.Unlock()
 		},
+		SecretValues: heldSecrets,
 	})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

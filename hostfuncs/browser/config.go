@@ -115,6 +115,11 @@ func (c Config) Validate() error {
 			errs = append(errs, fmt.Errorf("browser.remote_cdp = %q: want http://host:9222 or a ws:// DevTools URL", c.RemoteCDP))
 		}
 	}
+	for _, a := range c.Args {
+		if sw := forbiddenArg(a); sw != "" {
+			errs = append(errs, fmt.Errorf("browser.args: %s would give the browser a way out besides the egress proxy: remove it (set an upstream proxy with browser.proxy)", sw))
+		}
+	}
 	if c.IdleTimeout < 0 || c.ActionTimeout < 0 || c.NavigationTimeout < 0 {
 		errs = append(errs, errors.New("browser timeouts must not be negative"))
 	}

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -207,11 +206,26 @@ func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, err
 		}
 	}
+	secrets := s.secretValues(c.Personality, c.Session)
 	png, dialog, err := race(ss, func() ([]byte, error) {
-		if loc != nil {
-			return loc.Screenshot(pw.LocatorScreenshotOptions{Type: pw.ScreenshotTypePng})
+		if loc != nil && len(secrets) > 0 {
+			// The element itself may be one that gets hidden, and
+			// Locator.Screenshot waits for it to be visible: capture its
+			// box from the page instead.
+			clip, full, err := elementClip(t.page, loc)
+			if err != nil {
+				return nil, err
+			}
+			return concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
+				return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Clip: clip, FullPage: pw.Bool(full)})
+			})
 		}
-		return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, FullPage: pw.Bool(mode == "full")})
+		return concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
+			if loc != nil {
+				return loc.Screenshot(pw.LocatorScreenshotOptions{Type: pw.ScreenshotTypePng})
+			}
+			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, FullPage: pw.Bool(mode == "full")})
+		})
 	})
 	if dialog {
 		return out, errDialogOpen(openDialog(ss, t))
@@ -219,7 +233,7 @@ func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.Bro
 	if err != nil {
 		return out, s.mapErr(ss, err, "taking a screenshot")
 	}
-	if err := os.WriteFile(path, png, 0o644); err != nil {
+	if err := writePrivate(path, png); err != nil {
 		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
 	}
 	out.Path, out.MIME, out.Bytes = path, "image/png", len(png)
@@ -231,6 +245,43 @@ func (s *Service) screenshot(_ context.Context, c *hostfuncs.Caller, req abi.Bro
 	}
 	out.State = s.state(ss, t, false)
 	return out, nil
+}
+
+// elementClip is the box of loc scrolled into view, for a page screenshot:
+// viewport coordinates when it fits the viewport, else page coordinates
+// and a full-page capture.
+func elementClip(p pw.Page, loc pw.Locator) (*pw.Rect, bool, error) {
+	if err := loc.ScrollIntoViewIfNeeded(); err != nil {
+		return nil, false, err
+	}
+	box, err := loc.BoundingBox()
+	if err != nil {
+		return nil, false, err
+	}
+	if box == nil || box.Width <= 0 || box.Height <= 0 {
+		return nil, false, abi.Errorf(abi.CodeNotInteractable, "the element has no box to capture (hidden or empty): take a new snapshot, or capture the page")
+	}
+	clip := &pw.Rect{X: box.X, Y: box.Y, Width: box.Width, Height: box.Height}
+	if vs := p.ViewportSize(); vs != nil && box.X >= 0 && box.Y >= 0 && box.X+box.Width <= float64(vs.Width) && box.Y+box.Height <= float64(vs.Height) {
+		return clip, false, nil
+	}
+	v, err := p.Evaluate(`() => [scrollX, scrollY]`)
+	if err != nil {
+		return nil, false, err
+	}
+	if a, ok := v.([]any); ok && len(a) == 2 {
+		x, _ := a[0].(float64)
+		y, _ := a[1].(float64)
+		if xi, ok := a[0].(int); ok {
+			x = float64(xi)
+		}
+		if yi, ok := a[1].(int); ok {
+			y = float64(yi)
+		}
+		clip.X += x
+		clip.Y += y
+	}
+	return clip, true, nil
 }
 
 // pdf is ww_browser_pdf.
@@ -249,8 +300,11 @@ func (s *Service) pdf(_ context.Context, c *hostfuncs.Caller, req abi.BrowserPDF
 	if format == "" {
 		format = "A4"
 	}
+	secrets := s.secretValues(c.Personality, c.Session)
 	b, dialog, err := race(ss, func() ([]byte, error) {
-		return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
+		return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
+			return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
+		})
 	})
 	if dialog {
 		return out, errDialogOpen(openDialog(ss, t))
@@ -261,7 +315,7 @@ func (s *Service) pdf(_ context.Context, c *hostfuncs.Caller, req abi.BrowserPDF
 		}
 		return out, s.mapErr(ss, err, "printing to PDF")
 	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err := writePrivate(path, b); err != nil {
 		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
 	}
 	out.Path, out.Bytes = path, len(b)

@@ -22,13 +22,63 @@ func personalityDir(p string) string {
 	return "p-" + hex.EncodeToString(sum[:6])
 }
 
+// Captures can show what a page showed the session (an account page, a
+// masked login form): the files are the operator's alone.
+const (
+	workspaceDirMode  = 0o700
+	workspaceFileMode = 0o600
+)
+
+// privateDir makes dir and its missing parents with workspaceDirMode, and
+// tightens dir itself if it already existed looser.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, workspaceDirMode); err != nil {
+		return err
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return os.Chmod(dir, workspaceDirMode)
+	}
+	return nil
+}
+
+// writePrivate writes a capture with workspaceFileMode, tightening a file
+// of that name that was looser, through a temporary file renamed into
+// place (never a half-written capture).
+func writePrivate(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".capture-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if err := f.Chmod(workspaceFileMode); err == nil {
+		_, err = f.Write(b)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp, path)
+		}
+		if err == nil {
+			return nil
+		}
+	} else {
+		f.Close()
+	}
+	os.Remove(tmp)
+	return err
+}
+
 // workspaceFile returns where to write a screenshot or PDF: name inside the
 // personality's workspace folder, with ext added when missing. Any name that
 // would leave the folder (.., an absolute path, a symlink out) is refused
-// with path_refused.
+// with path_refused. The folders are made 0700.
 func (s *Service) workspaceFile(personality, name, prefix, ext string) (string, error) {
 	root := filepath.Join(s.cfg.WorkspaceDir, personalityDir(personality))
-	if err := os.MkdirAll(root, 0o755); err != nil {
+	if err := privateDir(root); err != nil {
 		return "", abi.Errorf(abi.CodeExecutionFailed, "creating the workspace folder: %v", err)
 	}
 	if name == "" {
@@ -41,7 +91,7 @@ func (s *Service) workspaceFile(personality, name, prefix, ext string) (string, 
 		return "", abi.Errorf(abi.CodePathRefused, "%q leaves the workspace folder: give a plain file name such as %q", name, prefix+ext)
 	}
 	p := filepath.Join(root, name)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(p), workspaceDirMode); err != nil {
 		return "", abi.Errorf(abi.CodeExecutionFailed, "creating %s: %v", filepath.Dir(p), err)
 	}
 	if err := within(root, filepath.Dir(p)); err != nil {

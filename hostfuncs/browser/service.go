@@ -31,28 +31,9 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
-
-func init() {
-	for _, n := range []string{
-		abi.HostBrowserSnapshot, abi.HostBrowserWaitFor, abi.HostBrowserConsole, abi.HostBrowserNetwork,
-		abi.HostBrowserImages, abi.HostBrowserComputedStyle, abi.HostBrowserScreenshot, abi.HostBrowserPDF,
-		abi.HostBrowserStorage, abi.HostBrowserSources, abi.HostBrowserSessions,
-	} {
-		capability.RegisterHostFunc(n, capability.BrowserRead)
-	}
-	for _, n := range []string{
-		abi.HostBrowserNavigate, abi.HostBrowserAct, abi.HostBrowserFillForm, abi.HostBrowserUpload,
-		abi.HostBrowserHistory, abi.HostBrowserDialog, abi.HostBrowserCookies, abi.HostBrowserTabs,
-		abi.HostBrowserEmulate, abi.HostBrowserResize, abi.HostBrowserClose,
-	} {
-		capability.RegisterHostFunc(n, capability.BrowserAct)
-	}
-	capability.RegisterHostFunc(abi.HostBrowserEvaluate, capability.BrowserEval)
-}
 
 // Options are the host's hooks into the browser service.
 type Options struct {
@@ -60,6 +41,10 @@ type Options struct {
 	// OnSecret receives every value typed or filled into a password input,
 	// so the masker can hide it in later results.
 	OnSecret func(personality, session, value string)
+	// SecretValues, when set, lists the values a session must not show
+	// (the host's hostfuncs.Secrets.Values). Screenshots and PDFs of a
+	// session holding any hide the elements showing them (conceal.go).
+	SecretValues func(personality, session string) []string
 	// ProxyFor returns the proxy a personality's sessions use (the network
 	// service's egress proxy), or "" for Config.Proxy. It is read when a
 	// session is created.
@@ -468,10 +453,10 @@ func (s *Service) create(k sessKey) (*session, error) {
 			}
 			o := pw.BrowserTypeLaunchPersistentContextOptions{
 				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-				Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
+				Args: s.launchArgs(),
 			}
 			if proxy != "" {
-				o.Proxy = &pw.Proxy{Server: proxy}
+				o.Proxy = s.pwProxy(proxy)
 			}
 			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
@@ -490,7 +475,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 		if note != "" {
 			warnings = append(warnings, note)
 		}
-		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(k)}
+		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(proxy)}
 		bctx, err := b.NewContext(o)
 		if err != nil {
 			if !b.IsConnected() {
@@ -499,6 +484,13 @@ func (s *Service) create(k sessKey) (*session, error) {
 			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
 		}
 		ss.bctx, ss.browser = bctx, b
+	}
+	if err := s.primeProxy(ss.bctx, proxy); err != nil {
+		ss.bctx.Close()
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+		return nil, err
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
@@ -691,10 +683,7 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		note = n
 		o := pw.BrowserTypeLaunchOptions{
 			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-			Args: append(slices.Clone(chromiumFlags), s.cfg.Args...),
-		}
-		if s.cfg.Proxy != "" {
-			o.Proxy = &pw.Proxy{Server: s.cfg.Proxy}
+			Args: s.launchArgs(), Proxy: s.launchProxy(),
 		}
 		if b, err = s.pw.Chromium.Launch(o); err != nil {
 			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
@@ -703,6 +692,10 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		if !headless {
 			mode = "local headed"
 		}
+	}
+	if strings.HasPrefix(mode, "remote") && s.egressGoverned() {
+		note = remoteEgressNote
+		s.log.Warn("remote browser: its launch flags are not the host's; WebRTC UDP, QUIC, DNS and its own traffic are not held to the egress proxy", "mode", mode)
 	}
 	s.log.Info("browser started", "mode", mode, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
 	b.OnDisconnected(func(b pw.Browser) {

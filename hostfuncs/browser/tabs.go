@@ -224,14 +224,19 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 		return nil, s.mapErr(ss, err, "saving the session's storage")
 	}
 	cur := t.page.URL()
+	proxy := s.proxyServer(ss.key)
 	o := pw.BrowserNewContextOptions{
 		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
 		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
-		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(ss.key),
+		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(proxy),
 	}
 	nctx, err := ss.browser.NewContext(o)
 	if err != nil {
 		return nil, s.mapErr(ss, err, "opening the device context")
+	}
+	if err := s.primeProxy(nctx, proxy); err != nil {
+		nctx.Close()
+		return nil, err
 	}
 	old := ss.bctx
 	ss.evMu.Lock()
@@ -247,7 +252,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 		ss.evMu.Unlock()
 	})
 	old.Close()
-	p, err := nctx.NewPage()
+	p, err := firstPage(nctx)
 	if err != nil {
 		return nil, s.mapErr(ss, err, "opening a tab")
 	}

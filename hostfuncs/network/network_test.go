@@ -544,7 +544,7 @@ func TestDNSRebinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(c, "CONNECT rebind.test:%d HTTP/1.1\r\nHost: rebind.test:%d\r\n\r\n", hp.port, hp.port)
+	fmt.Fprintf(c, "CONNECT rebind.test:%d HTTP/1.1\r\nHost: rebind.test:%d\r\nProxy-Authorization: %s\r\n\r\n", hp.port, hp.port, proxyAuth(proxy))
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	c.Close()
 	if err != nil || resp.StatusCode != 403 {

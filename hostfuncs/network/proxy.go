@@ -3,6 +3,10 @@ package network
 import (
 	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +58,12 @@ func (s *Service) guardedDial(ctx context.Context, r *rules, hostport, display s
 
 // listener is one loopback proxy: for a session (its refusals are
 // reported to that session) or shared by a policy (refusals only logged).
+//
+// Loopback is reachable by every process on the machine, so a listener
+// serves only clients that present its own credentials: a random user and
+// password made when it starts, known to the host and handed to the one
+// browser context that uses it (Playwright answers Chromium's 407 with
+// them). Anything else gets 407 and no connection is made for it.
 type listener struct {
 	svc  *Service
 	r    *rules
@@ -62,7 +72,10 @@ type listener struct {
 	srv  *http.Server
 	rp   *httputil.ReverseProxy
 	tr   *http.Transport
-	addr string
+	addr string // http://127.0.0.1:port, no credentials
+	// user and pass are the credentials; basic is "Basic base64(user:pass)",
+	// what a client sends in Proxy-Authorization.
+	user, pass, basic string
 
 	mu     sync.Mutex
 	tunnel map[net.Conn]bool
@@ -74,7 +87,13 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
-	l := &listener{svc: s, r: r, key: key, ln: ln, addr: "http://" + ln.Addr().String(), tunnel: map[net.Conn]bool{}}
+	user, pass, err := newCredentials()
+	if err != nil {
+		ln.Close()
+		return nil, fmt.Errorf("egress proxy credentials: %w", err)
+	}
+	l := &listener{svc: s, r: r, key: key, ln: ln, addr: "http://" + ln.Addr().String(), tunnel: map[net.Conn]bool{},
+		user: user, pass: pass, basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
 	l.tr = &http.Transport{
 		Proxy: nil, // never an environment proxy
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -90,6 +109,16 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 			pr.Out.URL = pr.In.URL
 			pr.Out.Host = pr.In.Host
 			pr.Out.Header.Del("Proxy-Authorization")
+		},
+		// A site's 407 would reach Chromium as the proxy refusing its
+		// credentials: it would drop them and fail every later request of
+		// the session. Only this proxy challenges.
+		ModifyResponse: func(resp *http.Response) error {
+			if resp.StatusCode == http.StatusProxyAuthRequired {
+				return errSiteChallenge
+			}
+			resp.Header.Del("Proxy-Authenticate")
+			return nil
 		},
 		Transport:     l.tr,
 		FlushInterval: -1,
@@ -111,9 +140,80 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 	return l, nil
 }
 
+var errSiteChallenge = errors.New("the site answered 407 Proxy Authentication Required, which only a proxy may send")
+
+// AuthCheckHost is a host no site can have (.invalid, RFC 6761): a request
+// for it through a listener, with the listener's credentials, is answered
+// by the listener itself with 200 "authenticated". The browser service
+// loads it once when it opens a context, answering the 407 itself, so that
+// Chromium caches the credentials and sends them with every later request
+// (hostfuncs/browser uses the same name).
+const AuthCheckHost = "egress-auth.wasmwright.invalid"
+
+// newCredentials makes a listener's random user and password.
+func newCredentials() (user, pass string, err error) {
+	b := make([]byte, 8+24)
+	if _, err := rand.Read(b); err != nil {
+		return "", "", err
+	}
+	return "ww-" + hex.EncodeToString(b[:8]), hex.EncodeToString(b[8:]), nil
+}
+
+// proxyURL is the listener's address with its credentials, the form
+// SessionProxy and ProxyFor hand out: Go's http.Transport sends them from
+// the URL, and the browser service passes them to Playwright's proxy
+// options.
+func (l *listener) proxyURL() string {
+	u, _ := url.Parse(l.addr)
+	u.User = url.UserPassword(l.user, l.pass)
+	return u.String()
+}
+
+// authorized checks Proxy-Authorization against the listener's own
+// credentials, in constant time.
+func (l *listener) authorized(req *http.Request) bool {
+	got := req.Header.Get("Proxy-Authorization")
+	return subtle.ConstantTimeCompare([]byte(got), []byte(l.basic)) == 1 && len(req.Header.Values("Proxy-Authorization")) == 1
+}
+
+// challenge answers a request without the listener's credentials: 407,
+// nothing dialled. It is not a policy refusal (Chromium's first request
+// on a connection is challenged like this before it answers), so it is
+// not reported to the session.
+func (l *listener) challenge(w http.ResponseWriter) {
+	l.svc.unauthorized.Add(1)
+	w.Header().Set("Proxy-Authenticate", `Basic realm="wasmwright egress"`)
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusProxyAuthRequired)
+	fmt.Fprintln(w, "wasmwright egress proxy: proxy credentials required; this proxy serves only the browser context the host made it for")
+}
+
 func (l *listener) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if !l.authorized(req) {
+		l.challenge(w)
+		return
+	}
+	// Playwright answers every Basic challenge in the context with the
+	// proxy's credentials, a site's 401 too: never pass them on to a site
+	// (plain http; inside an https tunnel they cannot be seen).
+	for _, v := range req.Header.Values("Authorization") {
+		if subtle.ConstantTimeCompare([]byte(v), []byte(l.basic)) == 1 {
+			req.Header.Del("Authorization")
+			break
+		}
+	}
 	if req.Method == http.MethodConnect {
 		l.connect(w, req)
+		return
+	}
+	if strings.EqualFold(req.URL.Host, AuthCheckHost) {
+		// The browser service's check that the context authenticated
+		// (hostfuncs/browser primeProxy): answered here, nothing dialled.
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, "authenticated")
 		return
 	}
 	if !req.URL.IsAbs() || req.URL.Host == "" {

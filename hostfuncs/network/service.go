@@ -13,10 +13,15 @@
 //
 // Attribution: each browser session gets its own proxy listener, so a
 // refused request is reported to the session whose page made it, and to
-// no other. (Playwright 1.64 on Chromium answers a proxy's 407 challenge
-// only by intercepting every request through the Fetch domain, which
-// would tax every subresource; a listener per session costs one socket.)
-// A listener shared per policy serves callers that give no session.
+// no other. A listener shared per policy serves callers that give no
+// session.
+//
+// Access: loopback is open to every local process, so each listener has
+// its own random credentials, handed out in the proxy URL
+// (http://user:pass@127.0.0.1:port) and checked on every request and
+// CONNECT (407 otherwise, nothing dialled). The browser service
+// authenticates a context once (AuthCheckHost) and Chromium sends them
+// from then on; Playwright's own way would intercept every request.
 package network
 
 import (
@@ -84,7 +89,7 @@ type Service struct {
 	fetchTr  map[string]*http.Transport
 	closed   bool
 
-	refused, dials atomic.Int64
+	refused, dials, unauthorized atomic.Int64
 }
 
 type blockedList struct {
@@ -182,7 +187,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	}
 	if l := s.sessions[k]; l != nil {
 		s.mu.Unlock()
-		return l.addr
+		return l.proxyURL()
 	}
 	s.mu.Unlock()
 	r := s.rulesFor(personality)
@@ -201,7 +206,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	if old := s.sessions[k]; old != nil { // lost a race
 		s.mu.Unlock()
 		l.close()
-		return old.addr
+		return old.proxyURL()
 	}
 	s.sessions[k] = l
 	s.order = append(s.order, k)
@@ -218,7 +223,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	for _, ol := range evict {
 		ol.close()
 	}
-	return l.addr
+	return l.proxyURL()
 }
 
 // ProxyFor returns the proxy shared by every personality with the same
@@ -232,7 +237,7 @@ func (s *Service) ProxyFor(personality string) string {
 	}
 	if l := s.shared[r.key]; l != nil {
 		s.mu.Unlock()
-		return l.addr
+		return l.proxyURL()
 	}
 	s.mu.Unlock()
 	l, err := s.listen(r, sessKey{})
@@ -245,12 +250,12 @@ func (s *Service) ProxyFor(personality string) string {
 	if old := s.shared[r.key]; old != nil || s.closed {
 		go l.close()
 		if old != nil {
-			return old.addr
+			return old.proxyURL()
 		}
 		return failClosed
 	}
 	s.shared[r.key] = l
-	return l.addr
+	return l.proxyURL()
 }
 
 func (s *Service) record(k sessKey, b *Blocked) {
@@ -303,6 +308,11 @@ func (s *Service) TakeBlocked(personality, session string) []string {
 // Stats counts, since start, the requests refused by the proxies and the
 // connections made after a check passed (proxies and fetches).
 func (s *Service) Stats() (refused, dials int64) { return s.refused.Load(), s.dials.Load() }
+
+// Unauthorized counts the requests the proxies answered 407 because they
+// came without the listener's credentials (Chromium's first request on a
+// connection is one; any other local process trying the proxy is another).
+func (s *Service) Unauthorized() int64 { return s.unauthorized.Load() }
 
 // CloseSession closes the session's proxy and forgets its refusals.
 func (s *Service) CloseSession(personality, session string) error {

@@ -8,14 +8,9 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
-
-func init() {
-	capability.RegisterHostFunc(abi.HostVaultFill, capability.VaultFill)
-}
 
 // Browser is what a fill needs from the browser service.
 type Browser interface {
@@ -259,8 +254,8 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 		}
 	}
 
-	// Every check passed: resolve the values, record them as the
-	// session's secrets, then fill.
+	// Every check passed: resolve the values, record the MaskedKinds among
+	// them as the session's secrets, then fill.
 	values := map[string]Secret{"username": cred.Username, "password": cred.Password}
 	if req.TOTPRef != "" {
 		code, terr := cred.TOTP.Code(s.opts.Now())
@@ -275,7 +270,7 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 		if f.name == "submit" {
 			continue
 		}
-		if v := values[f.name]; v != "" {
+		if v := values[f.name]; v != "" && MaskedKinds[f.name] {
 			s.opts.AddSecret(c.Personality, session, v.Reveal())
 		}
 	}

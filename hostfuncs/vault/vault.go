@@ -556,3 +556,10 @@ func originAllowed(allowed []string, origin string) bool {
 	}
 	return false
 }
+
+// MaskedKinds are the parts of a credential that become the session's
+// secrets when filled: hidden in every later result by the masker, and in
+// screenshots and PDFs by the browser. This is the one place that decides
+// it. Passwords and TOTP codes always; usernames too for now (a credential
+// policy may later choose per credential).
+var MaskedKinds = map[string]bool{"username": true, "password": true, "totp": true}

@@ -471,3 +471,38 @@ func TestGrantCheckedAtCallTime(t *testing.T) {
 		t.Fatal("filled without the grant")
 	}
 }
+
+// TestMaskedKindsDecideSecrets: MaskedKinds alone decides which filled
+// parts become the session's secrets (masked in results, hidden in
+// captures): by default all three; without usernames, password and code.
+func TestMaskedKindsDecideSecrets(t *testing.T) {
+	for _, c := range []struct {
+		username bool
+		want     []string
+	}{{true, []string{testUser, testPass}}, {false, []string{testPass}}} {
+		old := MaskedKinds["username"]
+		MaskedKinds["username"] = c.username
+		h := newHarness(t)
+		h.store.Update("site", func(cr *Credential) error { cr.Policy.Unattended = true; return nil })
+		_, e := h.call(context.Background(), "default", abi.VaultFillRequest{Credential: "site", UsernameRef: "e1", PasswordRef: "e2", TOTPRef: "e6"})
+		MaskedKinds["username"] = old
+		if e != nil {
+			t.Fatal(e)
+		}
+		held := strings.Join(h.secrets.Values("default", "s1"), ",")
+		for _, v := range c.want {
+			if !strings.Contains(held, v) {
+				t.Errorf("username masked %v: %q not among the secrets %q", c.username, v, held)
+			}
+		}
+		if !strings.Contains(held, "081804") {
+			t.Errorf("the TOTP code is not a secret: %q", held)
+		}
+		if !c.username && strings.Contains(held, testUser) {
+			t.Errorf("the username is a secret although MaskedKinds leaves it out: %q", held)
+		}
+	}
+	if !MaskedKinds["password"] || !MaskedKinds["totp"] || !MaskedKinds["username"] {
+		t.Fatalf("MaskedKinds %v: passwords and codes must always be masked, usernames too for now", MaskedKinds)
+	}
+}

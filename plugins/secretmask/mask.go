@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/wasmwright/wasmwright/internal/secretforms"
 )
 
 // Mask is what every occurrence of a secret becomes.
@@ -28,9 +30,19 @@ const Mask = "••••••"
 // and it searches for base64 (standard and URL alphabets, padded or not) at
 // the three alignments a value can take inside a longer base64 string, and
 // for hex in upper and lower case.
+//
+// A value with characters beyond ASCII also takes other byte forms: the
+// bytes a form submits in a legacy charset (windows-1252, Shift_JIS, EUC-JP,
+// ISO-2022-JP, GBK, Big5, EUC-KR, KOI8...: secretforms.FormCharsets), where
+// a character the charset lacks becomes &#NNNN;. Those are matched
+// percent-encoded (either hex case, ASCII bytes raw or encoded, + for a
+// space, encoded again up to maxURLDepth), in base64 and in hex; and the
+// text they read as in windows-1252 or Latin-1 is matched as a value.
 type masker struct {
 	runes  [][]rune // each value, longest first
 	firsts []byte   // the first byte of each value
+	// bforms are the values' legacy-charset byte forms, longest first.
+	bforms [][]byte
 	blobs  []string // base64 cores and hex forms, longest first
 	values []string
 	// cand marks bytes where an escaped match may start: a value's first
@@ -46,12 +58,35 @@ func newMasker(values []string) *masker {
 	m := &masker{}
 	seen := map[string]bool{}
 	var vs []string
-	for _, v := range values {
+	add := func(v string) {
 		if v == "" || seen[v] {
-			continue
+			return
 		}
 		seen[v] = true
 		vs = append(vs, v)
+	}
+	bseen := map[string]bool{}
+	var extraBlobs []string
+	for _, v := range values {
+		add(v)
+		for _, b := range secretforms.Charsets(v) {
+			if !bseen[string(b)] {
+				bseen[string(b)] = true
+				m.bforms = append(m.bforms, b)
+				if len(b) >= minEncodedLen {
+					extraBlobs = append(extraBlobs, binaryForms(string(b))...)
+				}
+			}
+		}
+		for _, mis := range secretforms.Misdecoded(v) {
+			add(mis)
+		}
+	}
+	sort.Slice(m.bforms, func(i, j int) bool { return len(m.bforms[i]) > len(m.bforms[j]) })
+	for _, b := range m.bforms {
+		if b[0] < 0x80 {
+			m.cand[b[0]] = true
+		}
 	}
 	// Longer values first, so a value containing another is hidden whole.
 	sort.Slice(vs, func(i, j int) bool {
@@ -74,6 +109,12 @@ func newMasker(values []string) *masker {
 				blobSeen[b] = true
 				m.blobs = append(m.blobs, b)
 			}
+		}
+	}
+	for _, b := range extraBlobs {
+		if !blobSeen[b] {
+			blobSeen[b] = true
+			m.blobs = append(m.blobs, b)
 		}
 	}
 	sort.Slice(m.blobs, func(i, j int) bool {
@@ -116,6 +157,14 @@ func (m *masker) mask(s string) string {
 					continue
 				}
 				if e, ok := matchAt(s, p, v); ok && e > end {
+					end = e
+				}
+			}
+			for _, b := range m.bforms {
+				if b[0] != c && !intro {
+					continue
+				}
+				if e, ok := matchBytesAt(s, p, b); ok && e > end {
 					end = e
 				}
 			}
@@ -241,6 +290,61 @@ func forms(s string, p int, r rune) []int {
 		}
 	}
 	return res
+}
+
+// matchBytesAt reports whether the byte form bs starts at s[p], each byte
+// URL percent-encoded (either hex case, encoded again up to maxURLDepth
+// times), an ASCII byte also raw, a space also as +, and where the match
+// ends. A byte beyond ASCII cannot stand raw in a result, whose strings
+// are UTF-8.
+func matchBytesAt(s string, p int, bs []byte) (int, bool) {
+	var failed map[[2]int]bool
+	var try func(q, k int) (int, bool)
+	try = func(q, k int) (int, bool) {
+		if k == len(bs) {
+			return q, true
+		}
+		if q >= len(s) {
+			return 0, false
+		}
+		b := bs[k]
+		var ns []int
+		if b < 0x80 && s[q] == b {
+			ns = append(ns, 1)
+		}
+		if b == ' ' && s[q] == '+' {
+			ns = append(ns, 1)
+		}
+		if s[q] == '%' {
+			for depth := 0; depth <= maxURLDepth; depth++ {
+				if l, ok := percentForm(s, q, []byte{b}, depth); ok {
+					ns = append(ns, l)
+				}
+				if b == ' ' && depth > 0 {
+					if l, ok := percentForm(s, q, []byte{'+'}, depth-1); ok {
+						ns = append(ns, l)
+					}
+				}
+			}
+		}
+		if len(ns) > 1 && failed == nil {
+			failed = map[[2]int]bool{}
+		}
+		for _, n := range ns {
+			key := [2]int{q + n, k + 1}
+			if failed != nil && failed[key] {
+				continue
+			}
+			if end, ok := try(q+n, k+1); ok {
+				return end, true
+			}
+			if failed != nil {
+				failed[key] = true
+			}
+		}
+		return 0, false
+	}
+	return try(p, 0)
 }
 
 // maxURLDepth is how many extra rounds of URL encoding are recognised
