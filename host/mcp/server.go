@@ -314,7 +314,9 @@ func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra, method st
 		if n >= s.opts.MaxSessionsPerToken {
 			s.mu.Unlock()
 			s.log.Warn("mcp: session refused: too many for one token", "personality", b.personality, "max", s.opts.MaxSessionsPerToken)
-			go ss.Close()
+			// End the refused session once its answer had time to go out
+			// (closing at once can cut the answer off).
+			time.AfterFunc(time.Second, func() { ss.Close() })
 			return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
 				"this token already has %d open sessions, the most it may hold: end one (HTTP DELETE with its Mcp-Session-Id) or let idle ones expire, then start again", n)}
 		}
