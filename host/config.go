@@ -3,6 +3,7 @@ package host
 import (
 	_ "embed"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -108,6 +109,24 @@ type ServeConfig struct {
 	HTTP string `toml:"http"`
 	// Tokens map bearer tokens (stored as sha256 hex) to personalities.
 	Tokens []TokenConfig `toml:"tokens"`
+	// AllowRemote lets HTTP listen on an address that is not loopback.
+	// Without TLSCert and TLSKey the tokens then cross the network in clear:
+	// serve says so at start.
+	AllowRemote bool `toml:"allow_remote"`
+	// TLSCert and TLSKey (PEM files) serve HTTPS instead of HTTP.
+	TLSCert string `toml:"tls_cert"`
+	TLSKey  string `toml:"tls_key"`
+	// AllowedOrigins are the origins (scheme://host[:port]) whose browser
+	// requests are accepted besides loopback and the server's own host; a
+	// request with any other Origin header is refused.
+	AllowedOrigins []string `toml:"allowed_origins"`
+	// MaxConns and MaxConnsPerIP cap open HTTP connections, in all and per
+	// client address (defaults 1024 and 64).
+	MaxConns      int `toml:"max_conns"`
+	MaxConnsPerIP int `toml:"max_conns_per_ip"`
+	// MaxSessionsPerToken caps one token's open MCP sessions, each a
+	// browser context (default 8).
+	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
 }
 
 // TokenConfig is one bearer token.
@@ -282,6 +301,17 @@ func (c *Config) Validate() error {
 			return bad("host.default_personality %q is not a defined personality", d)
 		}
 	}
+	if (c.Serve.TLSCert == "") != (c.Serve.TLSKey == "") {
+		return bad("serve.tls_cert and serve.tls_key go together: set both or neither")
+	}
+	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 || c.Serve.MaxSessionsPerToken < 0 {
+		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
+	}
+	for i, o := range c.Serve.AllowedOrigins {
+		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
+			return bad("serve.allowed_origins[%d] %q is not an origin: write scheme://host[:port], as browsers send it", i, o)
+		}
+	}
 	for i, t := range c.Serve.Tokens {
 		if _, ok := c.Personalities[t.Personality]; !ok {
 			return bad("serve.tokens[%d] maps to unknown personality %q", i, t.Personality)
@@ -360,4 +390,13 @@ func (c *Config) PluginFile(name string) string {
 		return f
 	}
 	return filepath.Join(c.PluginsDir(), f)
+}
+
+// TLSFiles are serve.tls_cert and serve.tls_key, relative paths taken from
+// the config file's folder; empty when HTTPS is not configured.
+func (c *Config) TLSFiles() (cert, key string) {
+	if c.Serve.TLSCert == "" {
+		return "", ""
+	}
+	return c.path(c.Serve.TLSCert), c.path(c.Serve.TLSKey)
 }

@@ -234,6 +234,12 @@ func TestConfigErrors(t *testing.T) {
 		{"[host]\ndefault_personality = \"x\"\n", `default_personality "x" is not a defined personality`},
 		{"[host]\ncall_timeout = \"soon\"\n", "write it like"},
 		{"[personalities.\"a b\"]\n", "use letters, digits"},
+		{"[serve]\ntls_cert = \"c.pem\"\n", "tls_cert and serve.tls_key go together"},
+		{"[serve]\nallowed_origins = [\"evil.example\"]\n", "is not an origin"},
+		{"[serve]\nallowed_origins = [\"https://a.example/path\"]\n", "is not an origin"},
+		{"[serve]\nmax_conns = -1\n", "must not be negative"},
+		{"[serve]\nallow_remote = \"yes\"\n", "allow_remote"},
+		{"[serve]\norigins = []\n", "unknown key serve.origins"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "personality p grants both browser.eval and vault.fill: script run in the page could read the credentials"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "set allow_eval_with_vault = true in [personalities.p]"},
 	} {
@@ -244,6 +250,13 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := LoadConfig(""); err != nil {
 		t.Fatalf("embedded default: %v", err)
+	}
+	cfg, err := ParseConfig("[serve]\nallow_remote = true\ntls_cert = \"c.pem\"\ntls_key = \"/k.pem\"\nallowed_origins = [\"https://console.example\"]\nmax_conns = 10\nmax_conns_per_ip = 2\n", "t.toml", "/cfg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, k := cfg.TLSFiles(); !cfg.Serve.AllowRemote || c != filepath.Join("/cfg", "c.pem") || k != "/k.pem" || cfg.Serve.MaxConnsPerIP != 2 {
+		t.Errorf("serve table: %+v, tls %s %s", cfg.Serve, c, k)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -25,11 +27,23 @@ func init() {
 	extraCommands = append(extraCommands, serveCmd, tokenCmd)
 }
 
+// shutdownBudget bounds serve's exit after SIGINT/SIGTERM: calls in flight
+// are cancelled, sessions and the host get what is left of it, and when it
+// runs out the process exits anyway. A second signal exits at once.
+var shutdownBudget = 8 * time.Second
+
+// sessionGrace is the part of it calls get to stop and sessions to close;
+// the host's close (browsers, plugins) gets the rest.
+const sessionGrace = 3 * time.Second
+
 func serveCmd(g *globals) *cobra.Command {
 	var (
-		addr      string
-		transport string
-		idle      time.Duration
+		addr        string
+		transport   string
+		idle        time.Duration
+		allowRemote bool
+		tlsCert     string
+		tlsKey      string
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -45,10 +59,14 @@ serve.http) it serves streamable HTTP at http://ADDR/mcp. Every request needs
 config's [[serve.tokens]] (see wasmwright token new). When the config has no
 tokens, serve makes one at start (or takes WASMWRIGHT_TOKEN), prints it once
 on stderr and maps it to --personality. WASMWRIGHT_TOKEN is always accepted.
+HTTP listens on loopback only, unless --allow-remote (or serve.allow_remote)
+says otherwise; then give it --tls-cert and --tls-key (or serve.tls_cert and
+serve.tls_key), else it warns that tokens cross the network in clear.
 
-Each MCP session is one browser session; it is closed when the session ends.
-SIGINT or SIGTERM stops accepting, ends calls in flight, closes the sessions
-and the browsers, then exits.`,
+Each MCP session is one browser session, owned by the token that opened it;
+it is closed when the session ends. SIGINT or SIGTERM stops accepting,
+cancels calls in flight, closes the sessions and the browsers, and exits
+within 10 seconds whatever is still running; a second signal exits at once.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if addr != "" {
@@ -61,15 +79,21 @@ and the browsers, then exits.`,
 			if ctx == nil {
 				ctx = context.Background()
 			}
-			ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-			defer stop()
 			stderr := cmd.ErrOrStderr()
+			ctx, stopped := stopOnSignal(ctx, stderr)
+			defer stopped()
 			h, err := g.open(ctx, stderr)
 			if err != nil {
 				return err
 			}
 			defer func() {
 				cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+				if d, ok := ctx.Value(shutdownDeadline{}).(*atomicTime); ok {
+					if t := d.get(); !t.IsZero() {
+						cancel()
+						cctx, cancel = context.WithDeadline(context.Background(), t)
+					}
+				}
 				defer cancel()
 				if err := h.Close(cctx); err != nil {
 					fmt.Fprintln(stderr, "wasmwright: closing the host:", err)
@@ -87,25 +111,104 @@ and the browsers, then exits.`,
 			for _, p := range problems {
 				fmt.Fprintln(stderr, "note:", p)
 			}
-			srv := mcp.New(h, mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle})
+			cfg := h.Config()
+			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
+				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
+			}}
 			if transport == "stdio" {
+				srv := mcp.New(h, opts)
 				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
 				return serveStdio(ctx, srv, cmd.InOrStdin(), cmd.OutOrStdout(), personality)
 			}
 			if addr == "" {
-				addr = h.Config().Serve.HTTP
+				addr = cfg.Serve.HTTP
 			}
 			if addr == "" {
 				return fmt.Errorf("no address: pass --http 127.0.0.1:8931 or set serve.http in the config")
 			}
-			return serveHTTP(ctx, srv, h, addr, personality, len(tools), stderr)
+			if tlsCert == "" && tlsKey == "" {
+				tlsCert, tlsKey = cfg.TLSFiles()
+			}
+			if (tlsCert == "") != (tlsKey == "") {
+				return fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
+			}
+			if tlsCert != "" {
+				pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
+				if err != nil {
+					return fmt.Errorf("loading the TLS certificate: %w", err)
+				}
+				opts.HTTP.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			}
+			srv := mcp.New(h, opts)
+			return serveHTTP(ctx, srv, h, addr, personality, len(tools), allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
 		},
 	}
 	f := c.Flags()
 	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks a free one) instead of stdio")
 	f.StringVar(&transport, "transport", "stdio", "stdio or http (http listens on --http, else the config's serve.http)")
 	f.DurationVar(&idle, "session-idle", 30*time.Minute, "HTTP: close a session (and its browser) after this long without a request; 0 keeps it until the client ends it")
+	f.BoolVar(&allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
+	f.StringVar(&tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
+	f.StringVar(&tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
 	return c
+}
+
+// shutdownDeadline is the context key of the time by which a stopping serve
+// must be done.
+type shutdownDeadline struct{}
+
+type atomicTime struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (a *atomicTime) get() time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.t
+}
+
+// stopOnSignal returns a context that SIGINT or SIGTERM cancels. From the
+// first signal serve has shutdownBudget to finish, after which (or at a
+// second signal) the process exits whatever is still running: a call or a
+// browser that does not stop must not keep it alive. The context carries
+// the deadline (shutdownDeadline) for the host's close. stop releases the
+// signals once serve has returned.
+func stopOnSignal(parent context.Context, stderr io.Writer) (context.Context, func()) {
+	dl := &atomicTime{}
+	ctx, cancel := context.WithCancel(context.WithValue(parent, shutdownDeadline{}, dl))
+	sigc := make(chan os.Signal, 2)
+	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigc:
+		case <-done:
+			return
+		}
+		dl.mu.Lock()
+		dl.t = time.Now().Add(shutdownBudget)
+		dl.mu.Unlock()
+		fmt.Fprintf(stderr, "wasmwright: %v: stopping; calls in flight are cancelled (a second signal exits at once)\n", sig)
+		cancel()
+		hard := time.NewTimer(shutdownBudget + time.Second)
+		defer hard.Stop()
+		select {
+		case <-sigc:
+			fmt.Fprintln(stderr, "wasmwright: second signal: exiting now")
+			os.Exit(130)
+		case <-hard.C:
+			fmt.Fprintf(stderr, "wasmwright: still stopping after %v: exiting now\n", shutdownBudget+time.Second)
+			os.Exit(1)
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		close(done)
+		signal.Stop(sigc)
+		cancel()
+	}
 }
 
 func serveStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, personality string) error {
@@ -118,12 +221,12 @@ func serveStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Write
 	}
 	t := &sdk.IOTransport{Reader: r, Writer: nopWriteCloser{out}}
 	err := srv.ServeTransport(ctx, t, personality, mcp.StdioSession)
-	sctx, cancel := context.WithTimeout(context.Background(), mcp.ShutdownGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), sessionGrace)
 	defer cancel()
 	return joinErr(err, srv.Shutdown(sctx))
 }
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, personality string, ntools int, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, personality string, ntools int, allowRemote, useTLS bool, stderr io.Writer) error {
 	cfg := h.Config()
 	tokens, err := mcp.NewTokens(cfg.Serve.Tokens)
 	if err != nil {
@@ -143,9 +246,30 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, persona
 	if err != nil {
 		return fmt.Errorf("listening on %s: %w", addr, err)
 	}
-	url := "http://" + ln.Addr().String() + mcp.Path
+	if !loopbackListener(ln) {
+		if !allowRemote {
+			ln.Close()
+			return fmt.Errorf("refusing to serve on %s: it is not a loopback address, so anyone on the network could reach the server; "+
+				"listen on 127.0.0.1, or pass --allow-remote (serve.allow_remote = true) with --tls-cert and --tls-key", ln.Addr())
+		}
+		if !useTLS {
+			fmt.Fprintf(stderr, "WARNING: serving plain HTTP on %s, which is not loopback: bearer tokens and every page the agent reads cross the network unencrypted. "+
+				"Give --tls-cert and --tls-key, or put a TLS proxy in front.\n", ln.Addr())
+		}
+	}
+	scheme := "http://"
+	if useTLS {
+		scheme = "https://"
+	}
+	url := scheme + ln.Addr().String() + mcp.Path
 	fmt.Fprint(stderr, connectHelp(url, token, origin, personality, ntools, len(cfg.Serve.Tokens)))
 	return srv.Serve(ctx, ln, tokens)
+}
+
+// loopbackListener says whether ln accepts only loopback connections.
+func loopbackListener(ln net.Listener) bool {
+	a, ok := ln.Addr().(*net.TCPAddr)
+	return ok && a.IP.IsLoopback()
 }
 
 // connectHelp tells the operator how to point an agent at the server.

@@ -1,15 +1,21 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
@@ -117,10 +123,67 @@ func tokenInfo(req *sdk.CallToolRequest) *auth.TokenInfo {
 	return req.Extra.TokenInfo
 }
 
+// HTTPOptions bound what HTTP clients can hold of the server. Zero values
+// take the defaults.
+type HTTPOptions struct {
+	// ReadHeaderTimeout bounds reading a request's headers, and a new
+	// connection's wait for its first byte. Default 5s.
+	ReadHeaderTimeout time.Duration
+	// BodyTimeout bounds reading a request's body. Default 30s.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of a response: a client that stops
+	// reading its stream is dropped. Streams themselves may last any time.
+	// Default 30s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection with no request. Default 60s.
+	IdleTimeout time.Duration
+	// MaxConns and MaxConnsPerIP cap open connections, in all and per
+	// client address. Defaults 1024 and 64.
+	MaxConns, MaxConnsPerIP int
+	// MaxBodyBytes caps a request body. Default 4 MiB.
+	MaxBodyBytes int64
+	// AllowedOrigins are origins (scheme://host[:port]) accepted in the
+	// Origin header besides loopback ones and the server's own host.
+	AllowedOrigins []string
+	// TLS, when set, serves HTTPS.
+	TLS *tls.Config
+}
+
+func (o HTTPOptions) withDefaults() HTTPOptions {
+	def := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	def(&o.ReadHeaderTimeout, 5*time.Second)
+	def(&o.BodyTimeout, 30*time.Second)
+	def(&o.WriteTimeout, 30*time.Second)
+	def(&o.IdleTimeout, 60*time.Second)
+	if o.MaxConns <= 0 {
+		o.MaxConns = 1024
+	}
+	if o.MaxConnsPerIP <= 0 {
+		o.MaxConnsPerIP = 64
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	return o
+}
+
 // Handler is the streamable HTTP endpoint at Path. Every request needs a
 // bearer token that tokens accept: without one the answer is 401 and
-// nothing of the server (not even its tool names) is shown.
+// nothing of the server (not even its tool names) is shown. A request
+// whose Origin header names a foreign site is refused (403) before that.
+// The go-sdk handler behind it refuses a session id with any token but the
+// one that opened it (403) and, on a loopback listener, a Host header that
+// is not loopback (403, against DNS rebinding).
 func (s *Server) Handler(tokens *Tokens) http.Handler {
+	o := s.opts.HTTP.withDefaults()
+	origins := map[string]bool{}
+	for _, x := range o.AllowedOrigins {
+		origins[strings.ToLower(strings.TrimSuffix(x, "/"))] = true
+	}
 	streamable := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		ti := auth.TokenInfoFromContext(r.Context())
 		if ti == nil {
@@ -128,46 +191,165 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 		}
 		p, _ := ti.Extra[extraPersonality].(string)
 		return s.forPersonality(p)
-	}, &sdk.StreamableHTTPOptions{SessionTimeout: s.opts.SessionIdle, Logger: s.log})
+	}, &sdk.StreamableHTTPOptions{SessionTimeout: s.opts.SessionIdle, Logger: s.log, MaxRequestBodyBytes: o.MaxBodyBytes})
 	withToken := auth.RequireBearerToken(tokens.verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(streamable)
 	mux := http.NewServeMux()
 	mux.HandleFunc(Path, func(w http.ResponseWriter, r *http.Request) {
+		rc := http.NewResponseController(w)
+		if !originAllowed(r, origins) {
+			s.log.Warn("mcp: request from a foreign origin refused", "remote", r.RemoteAddr, "origin", r.Header.Get("Origin"))
+			refuse(w, rc, http.StatusForbidden, "403 forbidden: requests from origin "+strconvQuote(r.Header.Get("Origin"))+" are not accepted: add it to the config's serve.allowed_origins if it is yours")
+			return
+		}
 		if _, ok := tokens.lookup(bearer(r)); !ok {
 			s.log.Warn("mcp: request without a valid bearer token", "remote", r.RemoteAddr, "method", r.Method)
 			w.Header().Set("WWW-Authenticate", `Bearer realm="wasmwright"`)
-			http.Error(w, "401 unauthorized: send the header \"Authorization: Bearer <token>\" with a token this server accepts (wasmwright serve prints one at start; `wasmwright token new` makes one for the config)", http.StatusUnauthorized)
+			refuse(w, rc, http.StatusUnauthorized, "401 unauthorized: send the header \"Authorization: Bearer <token>\" with a token this server accepts (wasmwright serve prints one at start; `wasmwright token new` makes one for the config)")
 			return
 		}
-		withToken.ServeHTTP(w, r)
+		// Read the body under its own deadline, then lift every read
+		// deadline so a long call's stream or a GET stream is not cut.
+		if r.Body != nil && r.Body != http.NoBody {
+			rc.SetReadDeadline(time.Now().Add(o.BodyTimeout))
+			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, o.MaxBodyBytes))
+			if err != nil {
+				var tooBig *http.MaxBytesError
+				if errors.As(err, &tooBig) {
+					refuse(w, rc, http.StatusRequestEntityTooLarge, fmt.Sprintf("413: the request body is over %d bytes", o.MaxBodyBytes))
+				} else {
+					refuse(w, rc, http.StatusRequestTimeout, "408: the request body did not arrive in time")
+				}
+				return
+			}
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		rc.SetReadDeadline(time.Time{})
+		withToken.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, d: o.WriteTimeout}, r)
 	})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		http.Error(w, "not found: the MCP endpoint is "+Path, http.StatusNotFound)
+		refuse(w, http.NewResponseController(w), http.StatusNotFound, "not found: the MCP endpoint is "+Path)
 	})
 	return mux
 }
 
-// ShutdownGrace bounds how long Serve waits, once ctx is done, for sessions
-// and connections to close.
+// refuse answers with an error and closes the connection: a client that
+// is refused does not keep a socket, and what it still sends is read for
+// at most a second.
+func refuse(w http.ResponseWriter, rc *http.ResponseController, code int, msg string) {
+	rc.SetReadDeadline(time.Now().Add(time.Second))
+	w.Header().Set("Connection", "close")
+	http.Error(w, msg, code)
+}
+
+func strconvQuote(s string) string {
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+// originAllowed implements the transport's Origin rule: no Origin (not a
+// browser), a loopback origin, the server's own host, or a configured one.
+// Anything else, "null" included, is refused.
+func originAllowed(r *http.Request, allowed map[string]bool) bool {
+	vals := r.Header.Values("Origin")
+	if len(vals) == 0 {
+		return true
+	}
+	if len(vals) > 1 {
+		return false
+	}
+	o := strings.ToLower(strings.TrimSpace(vals[0]))
+	if allowed[o] {
+		return true
+	}
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") {
+		return false
+	}
+	if isLoopbackHost(u.Hostname()) {
+		return true
+	}
+	return r.Host != "" && strings.EqualFold(u.Host, r.Host)
+}
+
+// isLoopbackHost: localhost (and its subdomains, RFC 6761) or a loopback IP.
+func isLoopbackHost(h string) bool {
+	h = strings.TrimSuffix(strings.ToLower(h), ".")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// deadlineWriter gives each write of a response WriteTimeout to complete,
+// so a client that stops reading is dropped, while a stream that is quiet
+// for long (a GET stream between notifications) is not.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+	d  time.Duration
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *deadlineWriter) Flush() {
+	w.rc.SetWriteDeadline(time.Now().Add(w.d))
+	w.rc.Flush()
+}
+
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// ShutdownGrace is the default Options.ShutdownGrace.
 var ShutdownGrace = 10 * time.Second
 
 // Serve serves the streamable HTTP endpoint on ln until ctx is done, then
-// shuts down gracefully: it stops accepting, ends the calls in flight,
-// closes every session (the host frees their browser sessions) and the
-// connections. The host is the caller's to close.
+// shuts down: it stops accepting, ends the calls in flight, closes every
+// session (the host frees their browser sessions) and the connections,
+// waiting at most Options.ShutdownGrace. The host is the caller's to close.
+//
+// Connections are capped in all and per client, and timed out while they
+// send headers or a body, while they idle, and per response write
+// (HTTPOptions), so idle or slow sockets cannot starve real clients.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) error {
 	if tokens == nil || tokens.Len() == 0 {
 		return errors.New("mcp: refusing to serve HTTP without a bearer token")
 	}
-	srv := &http.Server{Handler: s.Handler(tokens), ReadHeaderTimeout: 10 * time.Second}
+	o := s.opts.HTTP.withDefaults()
+	lim := newConnLimiter(ln, o.MaxConns, o.MaxConnsPerIP, o.ReadHeaderTimeout, s.log)
+	var l net.Listener = lim
+	if o.TLS != nil {
+		l = tls.NewListener(lim, o.TLS)
+	}
+	srv := &http.Server{
+		Handler:           s.Handler(tokens),
+		ReadHeaderTimeout: o.ReadHeaderTimeout,
+		IdleTimeout:       o.IdleTimeout,
+		MaxHeaderBytes:    64 << 10,
+		ConnState:         lim.track,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+	}
+	s.mu.Lock()
+	s.limiter = lim
+	s.mu.Unlock()
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(l) }()
 	select {
 	case err := <-errc:
 		s.Shutdown(context.Background())
 		return err
 	case <-ctx.Done():
 	}
-	grace, cancel := context.WithTimeout(context.Background(), ShutdownGrace)
+	grace, cancel := context.WithTimeout(context.Background(), s.opts.ShutdownGrace)
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(grace) }() // closes the listener at once

@@ -2,10 +2,14 @@
 // Protocol, on the official go-sdk: stdio (the form agent configs launch)
 // and streamable HTTP behind bearer tokens.
 //
-// One MCP session is one browser session: its id is the host.Request
-// Session of every call it makes, and when it ends the host frees what the
-// session held (host.CloseSession). A connection acts as one personality:
-// stdio's is chosen at start, HTTP's by the bearer token.
+// One MCP session is one browser session, and it belongs to the principal
+// (the bearer token) that opened it: its host.Request Session is
+// "<principal>/<MCP session id>" (SessionName), so sessions are namespaced
+// per client connection and nothing a tool is given as an argument can name
+// another client's. A request that presents another principal's session id
+// is refused. When the session ends the host frees what it held
+// (host.CloseSession). A connection acts as one personality: stdio's is
+// chosen at start, HTTP's by the bearer token.
 //
 // Tools are not copied once: before each tools/list and tools/call the
 // server reconciles its tool set with the host's current one, so a plugin
@@ -23,6 +27,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
@@ -53,6 +59,16 @@ type Options struct {
 	// this long (its browser is freed). Zero: sessions live until the client
 	// deletes them or the server stops.
 	SessionIdle time.Duration
+	// ShutdownGrace bounds how long Serve waits, once its context is done,
+	// for calls to stop and sessions and connections to close. Default
+	// ShutdownGrace.
+	ShutdownGrace time.Duration
+	// MaxSessionsPerToken caps the open HTTP sessions (each a browser
+	// context) of one bearer token, so one client cannot crowd out the
+	// others' browsers. Default 8.
+	MaxSessionsPerToken int
+	// HTTP bounds what HTTP clients can hold (Handler, Serve).
+	HTTP HTTPOptions
 	// ToolSync is how often the tool sets are reconciled with the host
 	// between requests, so a plugin swapped in reaches listening clients as
 	// notifications/tools/list_changed. Default 2s; negative: only on
@@ -76,6 +92,9 @@ type Server struct {
 	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
 	syncing  bool
 	watched  map[*sdk.ServerSession]chan struct{}
+	limiter  *connLimiter // Serve's, for tests
+	// owners binds each HTTP session to the principal that opened it.
+	owners map[*sdk.ServerSession]owner
 	// watchers counts sessions whose end is awaited; Shutdown waits for
 	// their CloseSession calls.
 	watchers sync.WaitGroup
@@ -92,10 +111,16 @@ func New(h Host, opts Options) *Server {
 	if opts.Version == "" {
 		opts.Version = "dev"
 	}
+	if opts.MaxSessionsPerToken <= 0 {
+		opts.MaxSessionsPerToken = 8
+	}
+	if opts.ShutdownGrace <= 0 {
+		opts.ShutdownGrace = ShutdownGrace
+	}
 	if opts.ToolSync == 0 {
 		opts.ToolSync = 2 * time.Second
 	}
-	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, bindings: map[*binding]bool{}, watched: map[*sdk.ServerSession]chan struct{}{}}
+	s := &Server{h: h, opts: opts, log: opts.Logger, http: map[string]*sdk.Server{}, bindings: map[*binding]bool{}, watched: map[*sdk.ServerSession]chan struct{}{}, owners: map[*sdk.ServerSession]owner{}}
 	s.stop, s.cancel = context.WithCancel(context.Background())
 	return s
 }
@@ -124,9 +149,6 @@ func (s *Server) newServer(personality, session string, stop context.Context) *b
 		Logger:       s.log.With("personality", personality),
 		// Only tools: no logging capability, no prompts or resources.
 		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
-		InitializedHandler: func(_ context.Context, req *sdk.InitializedRequest) {
-			b.watch(req.Session)
-		},
 	})
 	b.sync()
 	b.srv.AddReceivingMiddleware(b.middleware)
@@ -227,25 +249,88 @@ func (s *Server) ServeStdio(ctx context.Context, personality string) error {
 	return s.ServeTransport(ctx, &sdk.StdioTransport{}, personality, StdioSession)
 }
 
-// watch arranges for the host to close the session's browser session when
-// the MCP session ends.
-func (b *binding) watch(ss *sdk.ServerSession) {
-	if ss == nil {
-		return
-	}
-	b.s.watch(ss, b.personality, b.sessionID(ss))
+// owner is the principal an HTTP session belongs to and its host session.
+type owner struct {
+	user    string // auth.TokenInfo.UserID: the sha256 of the bearer token
+	session string
+	counted bool // initialized: it counts against MaxSessionsPerToken
 }
 
-func (b *binding) sessionID(ss *sdk.ServerSession) string {
+// SessionName is the host session of the MCP session id opened by the
+// principal user (a token's UserID): a short tag of the principal, then the
+// id. Only the front-end forms it; plugins and tool arguments never do.
+func SessionName(user, id string) string {
+	if len(user) > 16 {
+		user = user[:16]
+	}
+	return "t" + user + "/" + id
+}
+
+// errNotYours refuses a request on a session another principal opened.
+var errNotYours = &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "this MCP session belongs to another client: start your own session (initialize without Mcp-Session-Id)"}
+
+// bind returns the host session of ss for the principal of the request
+// (extra's token). The first request of a session binds it to its
+// principal and starts watching for its end; a request of any other
+// principal is refused. An HTTP session counts against its token's
+// MaxSessionsPerToken from its initialize on (the go-sdk client's
+// server/discover probe opens a session it never uses), and only an
+// initialized session may call tools. A transport served directly has a
+// fixed session.
+func (b *binding) bind(ss *sdk.ServerSession, extra *sdk.RequestExtra, method string) (string, error) {
+	if ss == nil {
+		return "", errNotYours
+	}
 	if b.session != "" {
-		return b.session
+		b.s.watch(ss, b.personality, b.session)
+		return b.session, nil
 	}
-	if ss != nil {
-		if id := ss.ID(); id != "" {
-			return id
+	var user string
+	if extra != nil && extra.TokenInfo != nil {
+		user = extra.TokenInfo.UserID
+	}
+	if user == "" || ss.ID() == "" {
+		// Fail closed: an HTTP session always has a principal and an id.
+		return "", errNotYours
+	}
+	s := b.s
+	s.mu.Lock()
+	o, seen := s.owners[ss]
+	if !seen {
+		o = owner{user: user, session: SessionName(user, ss.ID())}
+	}
+	if o.user != user {
+		s.mu.Unlock()
+		s.log.Warn("mcp: request on another principal's session refused", "personality", b.personality, "session", o.session)
+		return "", errNotYours
+	}
+	if method == "initialize" && !o.counted {
+		n := 0
+		for _, x := range s.owners {
+			if x.user == user && x.counted {
+				n++
+			}
 		}
+		if n >= s.opts.MaxSessionsPerToken {
+			s.mu.Unlock()
+			s.log.Warn("mcp: session refused: too many for one token", "personality", b.personality, "max", s.opts.MaxSessionsPerToken)
+			// End the refused session once its answer had time to go out
+			// (closing at once can cut the answer off).
+			time.AfterFunc(time.Second, func() { ss.Close() })
+			return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf(
+				"this token already has %d open sessions, the most it may hold: end one (HTTP DELETE with its Mcp-Session-Id) or let idle ones expire, then start again", n)}
+		}
+		o.counted = true
 	}
-	return "mcp"
+	s.owners[ss] = o
+	s.mu.Unlock()
+	if method == "tools/call" && !o.counted {
+		return "", &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "this session was not initialized: send initialize first"}
+	}
+	if !seen {
+		s.watch(ss, b.personality, o.session)
+	}
+	return o.session, nil
 }
 
 // watch awaits the end of ss, once per session; the returned channel closes
@@ -270,6 +355,7 @@ func (s *Server) watch(ss *sdk.ServerSession, personality, session string) <-cha
 		}
 		s.mu.Lock()
 		delete(s.watched, ss)
+		delete(s.owners, ss)
 		s.mu.Unlock()
 		s.log.Info("mcp: session ended", "personality", personality, "session", session)
 	}()
@@ -293,13 +379,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			sessions = append(sessions, ss)
 		}
 	}
+	// A session's Close waits for its handlers, and a call that ignores
+	// its cancellation keeps one running: wait for them only until ctx.
 	var wg sync.WaitGroup
 	for _, ss := range sessions {
 		wg.Go(func() { ss.Close() })
 	}
-	wg.Wait()
 	done := make(chan struct{})
-	go func() { s.watchers.Wait(); close(done) }()
+	go func() { wg.Wait(); s.watchers.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -313,6 +400,10 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // reason), as tool errors the agent can read.
 func (b *binding) middleware(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		ss, _ := req.GetSession().(*sdk.ServerSession)
+		if _, err := b.bind(ss, req.GetExtra(), method); err != nil {
+			return nil, err
+		}
 		switch method {
 		case "tools/list":
 			b.sync()
@@ -404,7 +495,10 @@ func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
 // IsError, never protocol errors, so the agent reads them.
 func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	ss := req.Session
-	b.watch(ss)
+	session, err := b.bind(ss, req.Extra, "tools/call")
+	if err != nil {
+		return nil, err
+	}
 	if ti := tokenInfo(req); ti != nil {
 		if p, _ := ti.Extra[extraPersonality].(string); p != b.personality {
 			return errorResult(abi.Errorf(abi.CodeRefused, "this session belongs to another personality: start a new session with your token")), nil
@@ -418,7 +512,6 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
 		defer stopProgress()
 	}
-	session := b.sessionID(ss)
 	t0 := time.Now()
 	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})
 	log := b.s.log.With("personality", b.personality, "session", session, "tool", req.Params.Name, "ms", time.Since(t0).Milliseconds())

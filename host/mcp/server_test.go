@@ -330,6 +330,7 @@ func TestCancelAndProgress(t *testing.T) {
 				},
 			}
 			var cs *sdk.ClientSession
+			session := "c1"
 			if transport == "memory" {
 				cs, _ = connectMemory(t, s, "agent", "c1", opts)
 			} else {
@@ -338,10 +339,7 @@ func TestCancelAndProgress(t *testing.T) {
 				if cs, err = f.connect(t, f.tokens["agent"], opts); err != nil {
 					t.Fatal(err)
 				}
-			}
-			session := cs.ID()
-			if session == "" {
-				session = "c1"
+				session = f.hostSession("agent", cs)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 600*time.Millisecond)
 			defer cancel()
@@ -420,7 +418,15 @@ func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
 	}
 	tokens.Add(f.tokens["agent"], "agent")
 	ts := httptest.NewServer(s.Handler(tokens))
-	t.Cleanup(ts.Close)
+	t.Cleanup(func() {
+		// End the sessions first: an open GET stream would keep Close
+		// waiting when a test fails early.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		ts.CloseClientConnections()
+		ts.Close()
+	})
 	f.url = ts.URL + Path
 	return f
 }
@@ -433,6 +439,11 @@ func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("Authorization", "Bearer "+b.token)
 	}
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// hostSession is the host session of an HTTP client of personality's token.
+func (f *httpFixture) hostSession(personality string, cs *sdk.ClientSession) string {
+	return SessionName(HashToken(f.tokens[personality]), cs.ID())
 }
 
 func (f *httpFixture) connect(t *testing.T, token string, opts *sdk.ClientOptions) (*sdk.ClientSession, error) {
@@ -456,7 +467,7 @@ func TestHTTP(t *testing.T) {
 		t.Fatalf("agent tools %v, want %v", got, want)
 	}
 	res := call(t, cs, "page", map[string]any{"say": "hello"})
-	if txt := text(t, res); res.IsError || !strings.Contains(txt, "said hello in session "+cs.ID()) {
+	if txt := text(t, res); res.IsError || !strings.Contains(txt, "said hello in session "+f.hostSession("agent", cs)) {
 		t.Fatalf("page over HTTP (session %q): %s", cs.ID(), txt)
 	}
 	res = call(t, cs, "extract_links", map[string]any{"html": `<a href="https://b.test/">B</a>`})
@@ -487,11 +498,12 @@ func TestHTTP(t *testing.T) {
 	}
 
 	// Ending the MCP session ends the browser session.
-	id := cs.ID()
+	id := f.hostSession("agent", cs)
 	cs.Close()
 	rec.waitClosed(t, "agent/"+id, 5*time.Second)
+	nid := f.hostSession("narrow", ns)
 	ns.Close()
-	rec.waitClosed(t, "narrow/"+ns.ID(), 5*time.Second)
+	rec.waitClosed(t, "narrow/"+nid, 5*time.Second)
 }
 
 // Concurrent sessions each get their own browser session.
@@ -512,17 +524,18 @@ func TestHTTPConcurrentSessions(t *testing.T) {
 				t.Error(err)
 				return
 			}
-			for range 3 {
-				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "page", Arguments: map[string]any{"say": "x"}})
-				if err != nil || res.IsError || !strings.Contains(text(t, res), "in session "+cs.ID()) {
-					t.Errorf("session %s: %v %v", cs.ID(), err, res)
-				}
-			}
 			p := "agent"
 			if i%2 == 1 {
 				p = "narrow"
 			}
-			ids <- p + "/" + cs.ID()
+			hs := f.hostSession(p, cs)
+			for range 3 {
+				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "page", Arguments: map[string]any{"say": "x"}})
+				if err != nil || res.IsError || !strings.Contains(text(t, res), "in session "+hs) {
+					t.Errorf("session %s: %v %v", hs, err, res)
+				}
+			}
+			ids <- p + "/" + hs
 			cs.Close()
 		})
 	}
@@ -610,7 +623,7 @@ func TestShutdown(t *testing.T) {
 	if d := time.Since(t0); d > 3*time.Second {
 		t.Errorf("shutdown took %v", d)
 	}
-	rec.waitClosed(t, "agent/"+cs.ID(), time.Second)
+	rec.waitClosed(t, "agent/"+f.hostSession("agent", cs), time.Second)
 	select {
 	case res := <-done:
 		if res != nil && (!res.IsError || !strings.Contains(text(t, res), "shutting down")) {

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// browserServeEnv is newServeEnv with the first-party browser plugin (from
+// build/plugins) and a loopback page the personality may open.
+func browserServeEnv(t *testing.T) (*inspectorEnv, string) {
+	t.Helper()
+	root := wasmbuild.Root()
+	plugins := filepath.Join(root, "build", "plugins")
+	cli := filepath.Join(root, "build", "driver", "node_modules", "playwright-core", "cli.js")
+	for _, need := range []string{filepath.Join(plugins, "browser.wasm"), cli} {
+		if _, err := os.Stat(need); err != nil {
+			t.Fatalf("%s is missing: run `make plugins` and `make driver` (make test does both)", need)
+		}
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal("node is not installed: the Playwright driver needs it")
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, "<title>held</title><p>a page the agent is waiting on</p>")
+	}))
+	t.Cleanup(page.Close)
+	e := newServeEnv(t)
+	cfg := filepath.Join(t.TempDir(), "wasmwright.toml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`
+[host]
+default_personality = "default"
+plugins_dir = %q
+cache_dir = %q
+watch_plugins = false
+
+[plugins.browser]
+
+[personalities.default]
+plugins = ["browser"]
+tools = ["*"]
+grants = ["browser.read", "browser.act"]
+[personalities.default.network]
+allowed_hosts = [%q]
+`, plugins, filepath.Join(os.TempDir(), "ww-serve-test-cache"), strings.TrimPrefix(page.URL, "http://"))), 0o644)
+	e.env = append(e.env, "WASMWRIGHT_CONFIG="+cfg, "PLAYWRIGHT_CLI_PATH="+cli, "PLAYWRIGHT_NODEJS_PATH="+node)
+	return e, page.URL
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// SIGTERM with a call in flight that does not stop when cancelled (a
+// 30 s browser_wait_for sleeps in the browser service): serve still exits
+// within 10 s.
+func TestServeSIGTERMWithCallInFlight(t *testing.T) {
+	e, page := browserServeEnv(t)
+	token := mcp.NewToken()
+	url, serve, exited := e.serveHTTP(t, "WASMWRIGHT_TOKEN="+token)
+
+	inFlight := make(chan struct{}, 1)
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}})
+	if err != nil || res.IsError {
+		t.Fatalf("navigate: %v %+v", err, res)
+	}
+	go func() {
+		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 30}}
+		p.SetProgressToken("w")
+		cs.CallTool(ctx, p)
+	}()
+	select {
+	case <-inFlight: // the server reports the call working
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress from browser_wait_for")
+	}
+
+	// Meanwhile another client is served as usual.
+	other, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	t1 := time.Now()
+	res, err = other.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page + "/other"}})
+	if err != nil || res.IsError {
+		t.Fatalf("another client while a call is stuck: %v %+v", err, res)
+	}
+	if d := time.Since(t1); d > 10*time.Second {
+		t.Errorf("another client's navigate took %v while a call was stuck", d)
+	}
+
+	t0 := time.Now()
+	serve.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		t.Logf("exited %v after SIGTERM (%v)", time.Since(t0).Round(time.Millisecond), err)
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve still running 10 s after SIGTERM with a call in flight")
+	}
+}
+
+// A second signal exits at once, even while the first is still waiting for
+// a call that does not stop.
+func TestServeSecondSignal(t *testing.T) {
+	e, page := browserServeEnv(t)
+	token := mcp.NewToken()
+	lines := make(chan string, 1000)
+	url, serve, exited := e.serveHTTPLines(t, lines, "WASMWRIGHT_TOKEN="+token)
+	inFlight := make(chan struct{}, 1)
+	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+			select {
+			case inFlight <- struct{}{}:
+			default:
+			}
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
+		t.Fatalf("navigate: %v %+v", err, res)
+	}
+	go func() {
+		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 30}}
+		p.SetProgressToken("w")
+		cs.CallTool(ctx, p)
+	}()
+	select {
+	case <-inFlight:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress from browser_wait_for")
+	}
+	for len(lines) > 0 { // room for what serve prints next
+		<-lines
+	}
+	serve.Process.Signal(syscall.SIGTERM)
+	// Signals sent back to back may merge: send the second once serve says
+	// it is stopping.
+	for stopping := false; !stopping; {
+		select {
+		case l := <-lines:
+			stopping = strings.Contains(l, "stopping")
+		case <-time.After(5 * time.Second):
+			t.Fatal("serve did not say it was stopping after SIGTERM")
+		}
+	}
+	t0 := time.Now()
+	serve.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-exited:
+		exited <- err
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("exit after a second signal: %v, want status 130", err)
+		}
+		if d := time.Since(t0); d > 2*time.Second {
+			t.Errorf("exited %v after the second signal", d)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("serve still running 5 s after a second SIGTERM")
+	}
+}

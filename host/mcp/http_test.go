@@ -1,0 +1,286 @@
+package mcp
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmwright/wasmwright/host"
+)
+
+// serveReal runs Serve on a loopback listener (not httptest: Serve's own
+// timeouts and caps are under test) and returns the endpoint's URL.
+func serveReal(t *testing.T, s *Server) (*httpFixture, *Server) {
+	t.Helper()
+	f := &httpFixture{tokens: map[string]string{"agent": NewToken(), "narrow": NewToken()}}
+	tokens, err := NewTokens([]host.TokenConfig{{SHA256: HashToken(f.tokens["narrow"]), Personality: "narrow"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens.Add(f.tokens["agent"], "agent")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln, tokens) }()
+	t.Cleanup(func() { cancel(); <-done })
+	f.url = "http://" + ln.Addr().String() + Path
+	return f, s
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+
+// Many idle and slow sockets from hostile clients (unauthenticated, on
+// several source addresses) neither starve a real client nor stay open:
+// an authorized session still works at once, and every hostile socket is
+// closed within the header/idle timeouts, refused by the per-client cap or
+// evicted by the global one.
+func TestHTTPIdleFlood(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet(), HTTP: HTTPOptions{
+		ReadHeaderTimeout: time.Second, IdleTimeout: time.Second, MaxConns: 100, MaxConnsPerIP: 10,
+	}})
+	f, _ := serveReal(t, s)
+	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), Path)
+
+	var (
+		mu    sync.Mutex
+		flood []net.Conn
+		wg    sync.WaitGroup
+	)
+	// One address opening 30 silent sockets: beyond 10 they are refused.
+	one := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 250)}, Timeout: 5 * time.Second}
+	for range 30 {
+		c, err := one.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		flood = append(flood, c)
+	}
+	// The listener accepts in order: once a later request is answered,
+	// the server has admitted or refused all 30.
+	if resp, err := http.Get("http://" + addr + "/"); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+	}
+	if _, refused, _ := s.connCounts(); refused < 20 {
+		t.Errorf("%d of 30 sockets from one address refused with a per-client cap of 10", refused)
+	}
+
+	// 20 source addresses × 40 sockets = 800, in four kinds: silent, a
+	// refused request then idle, a 404 then idle, half a header then stalled.
+	const ips, per = 20, 40
+	for i := range ips {
+		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, byte(2+i))}, Timeout: 5 * time.Second}
+		wg.Go(func() {
+			for j := range per {
+				c, err := d.Dial("tcp", addr)
+				if err != nil {
+					t.Errorf("dial from 127.0.0.%d: %v", 2+i, err)
+					return
+				}
+				switch j % 4 {
+				case 1:
+					fmt.Fprintf(c, "GET %s HTTP/1.1\r\nHost: %s\r\n\r\n", Path, addr)
+				case 2:
+					fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: %s\r\n\r\n", addr)
+				case 3:
+					fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\n", Path, addr)
+				}
+				mu.Lock()
+				flood = append(flood, c)
+				mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	t.Cleanup(func() {
+		for _, c := range flood {
+			c.Close()
+		}
+	})
+
+	// A real client is served during the flood, promptly.
+	t0 := time.Now()
+	cs, err := f.connect(t, f.tokens["agent"], nil)
+	if err != nil {
+		t.Fatalf("authorized client during the flood: %v", err)
+	}
+	res := call(t, cs, "page", map[string]any{"say": "still here"})
+	if txt := text(t, res); res.IsError || !strings.Contains(txt, "said still here") {
+		t.Fatalf("call during the flood: %s", txt)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("an authorized session took %v to connect and call during the flood", d)
+	}
+	cs.Close()
+
+	// Every hostile socket is closed by the server: reading it ends (EOF or
+	// reset) well within the timeouts, never by our own read deadline.
+	deadline := time.Now().Add(6 * time.Second)
+	var open atomic.Int32
+	var rg sync.WaitGroup
+	for _, c := range flood {
+		rg.Go(func() {
+			c.SetReadDeadline(deadline)
+			_, err := io.Copy(io.Discard, c)
+			if ne, ok := err.(net.Error); ok && ne.Timeout() {
+				open.Add(1)
+			}
+		})
+	}
+	rg.Wait()
+	if n := open.Load(); n > 0 {
+		t.Errorf("%d of %d idle or slow sockets still open after %v", n, len(flood), 6*time.Second)
+	}
+	if _, _, evicted := s.connCounts(); evicted == 0 {
+		t.Errorf("the global cap never applied: 800 sockets over a cap of 100, none evicted")
+	}
+}
+
+// A request body that trickles in is cut at BodyTimeout; a long call's
+// response stream is not (its progress keeps arriving long after).
+func TestHTTPSlowBodyAndLongStream(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet(), ProgressEvery: 100 * time.Millisecond, HTTP: HTTPOptions{
+		ReadHeaderTimeout: 500 * time.Millisecond, BodyTimeout: 500 * time.Millisecond,
+		IdleTimeout: 500 * time.Millisecond, WriteTimeout: 500 * time.Millisecond,
+	}})
+	f, _ := serveReal(t, s)
+	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), Path)
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "POST %s HTTP/1.1\r\nHost: %s\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"jsonrpc\":", Path, addr, f.tokens["agent"])
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	t0 := time.Now()
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatalf("a trickling body got no answer: %v after %v", err, time.Since(t0))
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("trickling body: %s, want 408", resp.Status)
+	}
+
+	var progress atomic.Int32
+	cs, err := f.connect(t, f.tokens["agent"], &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) { progress.Add(1) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	params := &sdk.CallToolParams{Name: "spin"}
+	params.SetProgressToken("p")
+	_, err = cs.CallTool(ctx, params)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("spin ended before the client gave up: %v", err)
+	}
+	if n := progress.Load(); n < 15 {
+		t.Errorf("%d progress notifications over a 2.5 s stream at 100 ms: the stream was cut (body, idle and write timeouts are 500 ms)", n)
+	}
+}
+
+// The Origin rule of the streamable HTTP transport: a browser request from
+// a foreign site is refused even with a valid token; loopback origins, the
+// server's own host and configured origins are accepted.
+func TestHTTPOrigin(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet(), HTTP: HTTPOptions{AllowedOrigins: []string{"https://console.example"}}})
+	f := serveHTTPTest(t, s)
+	self := "http://" + strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), Path)
+	for _, c := range []struct {
+		origin []string
+		want   int
+	}{
+		{nil, 200},
+		{[]string{"http://localhost:6274"}, 200},
+		{[]string{"http://127.0.0.1:3000"}, 200},
+		{[]string{self}, 200},
+		{[]string{"https://console.example"}, 200},
+		{[]string{"https://evil.example"}, 403},
+		{[]string{"http://localhost.evil.example"}, 403},
+		{[]string{"https://console.example.evil.example"}, 403},
+		{[]string{"null"}, 403},
+		{[]string{""}, 403},
+		{[]string{"http://localhost:6274", "https://evil.example"}, 403},
+	} {
+		req, _ := http.NewRequest("POST", f.url, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.tokens["agent"])
+		for _, o := range c.origin {
+			req.Header.Add("Origin", o)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.want {
+			t.Errorf("Origin %q: %s %s, want %d", c.origin, resp.Status, body, c.want)
+		}
+		if c.want == 403 && strings.Contains(string(body), "serverInfo") {
+			t.Errorf("Origin %q: the refused request was served: %s", c.origin, body)
+		}
+	}
+}
+
+// One token holds at most MaxSessionsPerToken sessions (each a browser
+// context), so it cannot crowd out other clients; another token is not
+// affected, and a freed slot can be used again.
+func TestHTTPSessionsPerToken(t *testing.T) {
+	h, rec := newHost(t)
+	s := New(h, Options{Logger: quiet(), MaxSessionsPerToken: 2})
+	f := serveHTTPTest(t, s)
+	var open []*sdk.ClientSession
+	for range 2 {
+		cs, err := f.connect(t, f.tokens["agent"], nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		open = append(open, cs)
+	}
+	if cs, err := f.connect(t, f.tokens["agent"], nil); err == nil {
+		cs.Close()
+		t.Fatal("a third session of one token was opened with a cap of 2")
+	} else if !strings.Contains(err.Error(), "open sessions") {
+		t.Errorf("refusal does not say why: %v", err)
+	}
+	other, err := f.connect(t, f.tokens["narrow"], nil)
+	if err != nil {
+		t.Fatalf("another token was refused: %v", err)
+	}
+	other.Close()
+	// The slot frees when the session's end has been seen.
+	first := f.hostSession("agent", open[0])
+	open[0].Close()
+	rec.waitClosed(t, "agent/"+first, 5*time.Second)
+	cs, err := f.connect(t, f.tokens["agent"], nil)
+	if err != nil {
+		t.Fatalf("no session after one was closed: %v", err)
+	}
+	cs.Close()
+	open[1].Close()
+}

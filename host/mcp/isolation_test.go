@@ -1,0 +1,142 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// newBrowserHost starts a host with the first-party browser plugin (from
+// build/plugins, or WASMWRIGHT_PLUGINS_DIR) and a loopback page server the
+// personality agent may open.
+func newBrowserHost(t *testing.T) (*host.Host, string) {
+	t.Helper()
+	root := wasmbuild.Root()
+	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
+	if plugins == "" {
+		plugins = filepath.Join(root, "build", "plugins")
+	}
+	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
+		t.Fatalf("no browser plugin in %s: run `make plugins` (make test does)", plugins)
+	}
+	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
+		t.Setenv("PLAYWRIGHT_CLI_PATH", filepath.Join(root, "build", "driver", "node_modules", "playwright-core", "cli.js"))
+		if node, err := exec.LookPath("node"); err == nil {
+			t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
+		}
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "<title>%s</title><p>page %s</p>", r.URL.Path, r.URL.Path)
+	}))
+	t.Cleanup(page.Close)
+	cfg, err := host.ParseConfig(fmt.Sprintf(`
+[host]
+default_personality = "agent"
+plugins_dir = %q
+cache_dir = %q
+watch_plugins = false
+
+[plugins.browser]
+
+[personalities.agent]
+plugins = ["browser"]
+tools = ["*"]
+grants = ["browser.read", "browser.act"]
+[personalities.agent.network]
+allowed_hosts = [%q]
+
+[personalities.narrow]
+plugins = ["browser"]
+tools = ["*"]
+grants = ["browser.read", "browser.act"]
+[personalities.narrow.network]
+allowed_hosts = [%q]
+`, plugins, testCache, strings.TrimPrefix(page.URL, "http://"), strings.TrimPrefix(page.URL, "http://")), "test.toml", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h, page.URL
+}
+
+// Two clients of one token: neither sees the other's session (its name,
+// which would let it present it, or its URL) in browser_sessions, and a
+// listed URL shows no credentials or query values. A client of another
+// token cannot use or end the session either.
+func TestSameTokenClientsIsolated(t *testing.T) {
+	h, page := newBrowserHost(t)
+	s := New(h, Options{Logger: quiet()})
+	f := serveHTTPTest(t, s)
+
+	a, err := f.connect(t, f.tokens["agent"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := f.connect(t, f.tokens["agent"], nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if res := call(t, a, "browser_navigate", map[string]any{"url": page + "/account-of-a?password=hunter2&user=alice#tok"}); res.IsError {
+		t.Fatalf("A navigate: %s", text(t, res))
+	}
+	if res := call(t, b, "browser_navigate", map[string]any{"url": page + "/b-page"}); res.IsError {
+		t.Fatalf("B navigate: %s", text(t, res))
+	}
+
+	bList := text(t, call(t, b, "browser_sessions", nil))
+	for _, leak := range []string{a.ID(), "account-of-a", "hunter2", "alice"} {
+		if strings.Contains(bList, leak) {
+			t.Errorf("B's browser_sessions shows A's %q:\n%s", leak, bList)
+		}
+	}
+	if !strings.Contains(bList, b.ID()) || !strings.Contains(bList, "b-page") {
+		t.Errorf("B's browser_sessions does not show its own session:\n%s", bList)
+	}
+	aList := text(t, call(t, a, "browser_sessions", nil))
+	if strings.Contains(aList, "hunter2") || strings.Contains(aList, "alice") || strings.Contains(aList, "#tok") || !strings.Contains(aList, "account-of-a?password=") {
+		t.Errorf("A's own listing should show its URL with query values masked:\n%s", aList)
+	}
+	if strings.Contains(aList, b.ID()) {
+		t.Errorf("A's browser_sessions shows B's session:\n%s", aList)
+	}
+
+	// Another token presenting A's session id: refused, whatever the method.
+	for _, method := range []string{"POST", "GET", "DELETE"} {
+		body := ""
+		if method == "POST" {
+			body = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"browser_snapshot","arguments":{}}}`
+		}
+		req, _ := http.NewRequest(method, f.url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", a.ID())
+		req.Header.Set("Authorization", "Bearer "+f.tokens["narrow"])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s on A's session with another token: %s", method, resp.Status)
+		}
+	}
+	// A's session is intact.
+	if res := call(t, a, "browser_snapshot", nil); res.IsError || !strings.Contains(text(t, res), "account-of-a") {
+		t.Errorf("A after the refused requests: %s", text(t, res))
+	}
+}
