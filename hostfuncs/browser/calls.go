@@ -672,8 +672,16 @@ func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		switch {
 		case req.TimeMS > 0:
 			what = fmt.Sprintf("waiting %dms", req.TimeMS)
-			time.Sleep(min(time.Duration(req.TimeMS)*time.Millisecond, 30*time.Second))
-			return nil
+			// A plain wait ends with the call (a client's cancellation, the
+			// deadline): it holds the session, and nothing of the page.
+			tm := time.NewTimer(min(time.Duration(req.TimeMS)*time.Millisecond, 30*time.Second))
+			defer tm.Stop()
+			select {
+			case <-tm.C:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		case req.Text != "":
 			what = fmt.Sprintf("waiting for text %q", req.Text)
 			return t.page.GetByText(req.Text).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
