@@ -41,6 +41,31 @@ func hostileModules() map[string][]byte {
 	spin("memfill", false, 1921, i32c(0), i32c(0), i32c(120<<20), opMemFill)
 	spin("memcopy", false, 1921, i32c(0), i32c(1), i32c(120<<20), opMemCopy)
 
+	// WASI calls whose host-side work grows with their arguments, in a
+	// loop: fuel counts the loop, not the 120 MiB each call asks for.
+	for _, w := range []struct {
+		name, fn string
+		args     [][]byte
+	}{
+		{"random", "random_get", [][]byte{i32c(0), i32c(120 << 20)}},
+		{"fdwrite", "fd_write", [][]byte{i32c(2), i32c(0), i32c(1), i32c(8)}}, // iovec at 0: {16, 120 MiB}
+		// 2^20 clock subscriptions with timeout 0 (zeroed memory): no sleep.
+		{"pollmany", "poll_oneoff", [][]byte{i32c(0), i32c(48 << 20), i32c(1 << 20), i32c(100 << 20)}},
+	} {
+		params := []byte{tI32, tI32}
+		if w.fn != "random_get" {
+			params = []byte{tI32, tI32, tI32, tI32}
+		}
+		var f uint32
+		fp := newFastPluginImporting(false, func(m *wmod) { f = m.importFunc("wasi_snapshot_preview1", w.fn, params, []byte{tI32}) })
+		fp.m.memMin = 1921
+		fp.m.setCode(fp.work, loopForever(cat(w.args...), call(f), opDrop))
+		if w.fn == "fd_write" {
+			fp.m.dataAt(0, []byte{16, 0, 0, 0, 0, 0, 0x80, 0x07})
+		}
+		ms[w.name] = fp.build()
+	}
+
 	// Call-only work, no loop anywhere: unbounded self-recursion, and a
 	// tree of 2^64 calls (tree(d) calls tree(d-1) twice).
 	fp := newFastPlugin(false)
@@ -197,7 +222,7 @@ func (h *hostileEngine) stillServes(t *testing.T) {
 // while it runs, GC completes and other calls are served.
 func TestHostileRunaways(t *testing.T) {
 	h := newHostileEngine(t, Config{})
-	for _, name := range []string{"loop", "simd", "recursion", "calltree", "memfill", "memcopy"} {
+	for _, name := range []string{"loop", "simd", "recursion", "calltree", "memfill", "memcopy", "random", "fdwrite", "pollmany"} {
 		t.Run(name, func(t *testing.T) {
 			p := h.load(t, name)
 			err := h.underAttack(t, func() error { _, err := callTool(t, p, "x", `{}`); return err })

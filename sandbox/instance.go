@@ -45,7 +45,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	// still work there.
 	ictx = context.WithValue(ictx, extism.PluginCtxKey("plugin"), (*extism.Plugin)(nil))
 	inst.ctx = ictx
-	ext, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: modCfg(&inst.stderr, inst.nanosleep)})
+	ext, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: modCfg(inst)})
 	if err != nil {
 		return nil, p.classify(ictx, inst, fmt.Errorf("instantiating: %w", err))
 	}
@@ -80,17 +80,22 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	return inst, nil
 }
 
+// live stops the plugin (as ww_tick would) when its call is over: host
+// calls check it before doing work the fuel does not count. Plugin code
+// runs only inside a call, so ctx is always set there; without one there
+// is nothing to stop.
+func (inst *instance) live() {
+	if ctx := inst.ctx; ctx != nil && ctx.Err() != nil {
+		panic(fmt.Errorf("%w: %v", errTicked, ctx.Err()))
+	}
+}
+
 // nanosleep is the plugin's clock_nanosleep and poll_oneoff timeout: it
 // ends with the running call, and then stops the plugin, as ww_tick would.
 func (inst *instance) nanosleep(ns int64) {
+	inst.live()
 	ctx := inst.ctx
-	if ctx == nil {
-		panic(fmt.Errorf("%w: a sleep outside any call", errTicked))
-	}
-	if ns <= 0 {
-		if err := ctx.Err(); err != nil {
-			panic(fmt.Errorf("%w: %v", errTicked, err))
-		}
+	if ns <= 0 || ctx == nil {
 		return
 	}
 	t := time.NewTimer(time.Duration(ns))
@@ -233,6 +238,7 @@ func callingInstance(ctx context.Context, fn string) *instance {
 		}
 		panic(abi.Errorf(abi.CodePluginFailed, "plugin %s called %s before its first call (from a start function?) or without a memory: call host functions only from exports", name, fn))
 	}
+	inst.live()
 	return inst
 }
 

@@ -459,6 +459,9 @@ func instanceFrom(ctx context.Context) *instance {
 type captureFactory struct{}
 
 func (captureFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	if def.ModuleName() == wasiModule {
+		return wasiListener{}
+	}
 	for _, n := range def.ExportNames() {
 		if n == "_initialize" || n == abi.ExportDescribe || n == abi.ExportFastABI {
 			return captureListener{}
@@ -477,19 +480,43 @@ func (captureListener) Before(ctx context.Context, mod api.Module, _ api.Functio
 func (captureListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
+const wasiModule = "wasi_snapshot_preview1"
+
+// wasiListener checks the running call before every WASI call: some do
+// work that grows with their arguments (poll_oneoff over a million
+// subscriptions, random_get of 100 MiB), which the fuel does not count, so
+// a loop of them must not outlive the deadline by the 65,536 loop
+// iterations between two ticks.
+type wasiListener struct{}
+
+func (wasiListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if inst := instanceFrom(ctx); inst != nil {
+		inst.live()
+	}
+}
+func (wasiListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (wasiListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
+
 // stderrBuf keeps the last few KiB a plugin wrote to stderr or stdout.
 type stderrBuf struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
+const stderrKeep = 8 << 10
+
 func (s *stderrBuf) Write(b []byte) (int, error) {
+	n := len(b)
+	if n > stderrKeep {
+		b = b[n-stderrKeep:] // a huge write keeps only its tail
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.buf.Len()+len(b) > 8<<10 {
+	if s.buf.Len()+len(b) > stderrKeep {
 		s.buf.Reset()
 	}
-	return s.buf.Write(b)
+	s.buf.Write(b)
+	return n, nil
 }
 
 func (s *stderrBuf) String() string {
@@ -505,15 +532,36 @@ func (s *stderrBuf) Reset() {
 }
 
 // modCfg gives plugins a real clock and real randomness, and nothing else:
-// no filesystem, no environment, no arguments.
-// Its sleeps (clock_nanosleep, poll_oneoff's timeout: Go's time.Sleep) go
-// through sleep, which ends with the running call.
-func modCfg(out *stderrBuf, sleep func(ns int64)) wazero.ModuleConfig {
+// no filesystem, no environment, no arguments. WASI calls whose work grows
+// with their arguments (random_get, fd_write, and sleeps: clock_nanosleep,
+// poll_oneoff's timeout, Go's time.Sleep) go through inst, which stops the
+// plugin once its call is over: fuel alone counts no work done in the host.
+func modCfg(inst *instance) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithSysWalltime().
 		WithSysNanotime().
-		WithNanosleep(sleep).
-		WithRandSource(rand.Reader).
-		WithStderr(out).
-		WithStdout(out)
+		WithNanosleep(inst.nanosleep).
+		WithRandSource(instRand{inst}).
+		WithStderr(instOut{inst}).
+		WithStdout(instOut{inst})
+}
+
+// instRand and instOut check the running call before each read or write.
+type instRand struct{ inst *instance }
+
+// Read fills b 1 MiB at a time: one large read would hold the goroutine
+// where the Go runtime cannot stop it for GC, and past the deadline.
+func (r instRand) Read(b []byte) (int, error) {
+	for off := 0; off < len(b); off += 1 << 20 {
+		r.inst.live()
+		rand.Read(b[off:min(off+1<<20, len(b))])
+	}
+	return len(b), nil
+}
+
+type instOut struct{ inst *instance }
+
+func (w instOut) Write(b []byte) (int, error) {
+	w.inst.live()
+	return w.inst.stderr.Write(b)
 }

@@ -213,13 +213,19 @@ func packOut(ptr, n uint32, status int32) []byte {
 
 // newFastPlugin starts a fast-path module; the caller fills work's code and
 // may add functions, then calls build.
-func newFastPlugin(withImports bool) *fastPlugin {
+func newFastPlugin(withImports bool) *fastPlugin { return newFastPluginImporting(withImports, nil) }
+
+// newFastPluginImporting also lets imports add more imports first.
+func newFastPluginImporting(withImports bool, imports func(m *wmod)) *fastPlugin {
 	m := &wmod{memMin: 1}
 	fp := &fastPlugin{m: m, result: packOut(fpOKAt, uint32(len(fpOK)), 0)}
 	if withImports {
 		fp.hostInfo = m.importFunc("extism:host/user", "ww_host_info", []byte{tI32, tI32}, []byte{tI64})
 		fp.take = m.importFunc("extism:host/user", "ww_host_take", []byte{tI32}, nil)
 		fp.log = m.importFunc("extism:host/user", "ww_log", []byte{tI32, tI32, tI32}, nil)
+	}
+	if imports != nil {
+		imports(m)
 	}
 	abiF := m.fn(nil, []byte{tI32}, i32c(1<<16))
 	allocF := m.fn([]byte{tI32}, []byte{tI32}, i32c(fpInputAt))
