@@ -485,7 +485,7 @@ const wasiModule = "wasi_snapshot_preview1"
 // wasiListener checks the running call before every WASI call: some do
 // work that grows with their arguments (poll_oneoff over a million
 // subscriptions, random_get of 100 MiB), which the fuel does not count, so
-// a loop of them must not outlive the deadline by the 65,536 loop
+// a loop of them must not outlive the deadline by the millions of
 // iterations between two ticks.
 type wasiListener struct{}
 
