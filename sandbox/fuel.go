@@ -1,10 +1,10 @@
 package sandbox
 
 import (
-	"os"
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
 )
 
 // Fuel: how every plugin call stays stoppable.
