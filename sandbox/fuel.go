@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 )
 
 // Fuel: how every plugin call stays stoppable.
@@ -495,12 +494,7 @@ func (cw *codeWriter) rewriteBody(r *reader, nParams uint32, locals, body []byte
 	scratch := uint32(total) // index of the i32 local added if bulk ops need one
 	usedScratch := false
 
-	var stack []block
-	if os.Getenv("ZZ_NOENTRY") == "" {
-		stack = []block{{charged: true, patch: cw.charge(&body), start: 0}}
-	} else {
-		stack = []block{{}}
-	}
+	stack := []block{{charged: true, patch: cw.charge(&body), start: 0}}
 	count := 0
 	for len(stack) > 0 {
 		op := r.byte()
