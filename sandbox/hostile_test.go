@@ -360,3 +360,15 @@ func TestHostilePointers(t *testing.T) {
 		t.Fatalf("a module importing ww_tick: want refused, got %v", err)
 	}
 }
+
+// What the rewriter cannot instrument is refused at load, with the reason:
+// nothing else would bound it.
+func TestLoadRefusesWhatFuelCannotBound(t *testing.T) {
+	e := engine(t, Config{})
+	fp := newFastPlugin(false)
+	fp.m.setCode(fp.work, loopForever([]byte{0xfe, 0x03, 0x00})) // atomic.fence
+	_, err := e.Load(context.Background(), "atomics", fp.build(), "")
+	if code(err) != abi.CodeRefused || !strings.Contains(err.Error(), "cannot be run under a deadline") || !strings.Contains(err.Error(), "atomics") {
+		t.Fatalf("want refused naming atomics, got %v", err)
+	}
+}
