@@ -54,6 +54,9 @@ const (
 	// maxStaticCost caps a region's static cost so that fuel (at most
 	// tickFuel before a charge) never wraps below math.MinInt32.
 	maxStaticCost = 1 << 30
+	// maxLocals is the browsers' limit on a function's locals and
+	// parameters (V8, SpiderMonkey: 50,000).
+	maxLocals = 50000
 )
 
 // errUnsupported marks what the rewriter cannot instrument.
@@ -108,7 +111,11 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 				last = rk
 			}
 		}
-		secs = append(secs, section{id, wasm[r.p : r.p+int(n)]})
+		body := wasm[r.p : r.p+int(n)]
+		if err := checkCounts(id, body); err != nil {
+			return nil, fmt.Errorf("section %d: %w", id, err)
+		}
+		secs = append(secs, section{id, body})
 		r.p += int(n)
 	}
 	find := func(id byte) int {
@@ -278,6 +285,53 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 		out.Write(body)
 	}
 	return out.Bytes(), nil
+}
+
+// checkCounts refuses a section whose vector declares more items than it
+// has bytes, and, in the data section, a segment longer than what is left:
+// wazero allocates by such counts before checking them (a 15-byte module
+// declaring 2^32-1 data segments made it ask for 240 GB, a fatal error for
+// the whole host process), so it must never see one.
+func checkCounts(id byte, body []byte) error {
+	if id == 0 || id == 8 || id == 12 {
+		return nil // custom, start, data count: not vectors
+	}
+	r := &reader{b: body}
+	n := r.u32()
+	if r.err != nil {
+		return r.err
+	}
+	if uint64(n) > uint64(len(body)-r.p) {
+		return fmt.Errorf("declares %d items in %d bytes", n, len(body)-r.p)
+	}
+	if id != 11 {
+		return nil
+	}
+	for k := uint32(0); k < n; k++ {
+		flags := r.u32()
+		switch {
+		case r.err != nil:
+			return r.err
+		case flags == 2:
+			r.u32() // memory index
+			fallthrough
+		case flags == 0:
+			if _, err := rewriteExpr(r, func(f uint32) uint32 { return f }); err != nil {
+				return err
+			}
+		case flags != 1:
+			return fmt.Errorf("data segment flags %d", flags)
+		}
+		size := r.u32()
+		if r.err != nil {
+			return r.err
+		}
+		if uint64(size) > uint64(len(body)-r.p) {
+			return fmt.Errorf("data segment %d declares %d bytes, %d are left", k, size, len(body)-r.p)
+		}
+		r.p += int(size)
+	}
+	return nil
 }
 
 // readTypes returns the parameter count of each function type.
@@ -487,8 +541,10 @@ func (cw *codeWriter) rewriteBody(r *reader, nParams uint32, locals, body []byte
 	if r.err != nil {
 		return nil, nil, r.err
 	}
-	if total >= 1<<31 {
-		return nil, nil, fmt.Errorf("%d locals", total)
+	if total > maxLocals {
+		// wazero allocates one byte per declared local before it checks
+		// anything: 2^32 of them would take the host down.
+		return nil, nil, fmt.Errorf("%w: %d locals in one function (at most %d)", errUnsupported, total, maxLocals)
 	}
 	decls := r.b[declStart:r.p]
 	scratch := uint32(total) // index of the i32 local added if bulk ops need one

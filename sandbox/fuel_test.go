@@ -3,6 +3,7 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -60,6 +61,35 @@ func TestDeadlineWithAndWithoutFuel(t *testing.T) {
 		_, err = p.Call(ctx, 2, in)
 		if code(err) != "timeout" || !strings.Contains(err.Error(), "cancelled") {
 			t.Fatalf("noFuel=%v: cancel: %v", noFuel, err)
+		}
+	}
+}
+
+// wazero allocates by declared counts before checking them; a module
+// declaring 2^32-1 data segments, memories, tables or locals in a few bytes
+// made it ask for hundreds of GB, a fatal error for the host. The rewriter
+// runs first in Load and refuses each, allocating next to nothing.
+func TestInstrumentRefusesHugeCounts(t *testing.T) {
+	locals := &wmod{memMin: 1}
+	f := locals.fn(nil, nil)
+	locals.local(f, 0x7fffffff, tI32)
+	cases := map[string][]byte{
+		"locals":   locals.bytes(),
+		"memories": []byte("\x00asm\x01\x00\x00\x00\x05\x05\xff\xff\xff\xff\x0f"),
+		"data":     []byte("\x00asm\x01\x00\x00\x00\x0b\x05\xff\xff\xff\xff\x0f"),
+		"tables":   []byte("\x00asm\x01\x00\x00\x00\x04\x05\xff\xff\xff\xff\x0f"),
+		"segment":  []byte("\x00asm\x01\x00\x00\x00\x05\x03\x01\x00\x01\x0b\x09\x01\x01\xff\xff\xff\xff\x0f\x00\x00"),
+	}
+	for name, wasm := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := instrument(wasm, fuelOptions{})
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", name, n)
 		}
 	}
 }
