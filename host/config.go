@@ -58,6 +58,9 @@ type HostConfig struct {
 	CallTimeout        Duration `toml:"call_timeout"`
 	MemoryMB           int      `toml:"memory_mb"`
 	PoolSize           int      `toml:"pool_size"`
+	// MaxOutputMB caps what a plugin hands the host in one piece: a call's
+	// result, a host-function request. 0: the sandbox default (32).
+	MaxOutputMB int `toml:"max_output_mb"`
 	// WatchPlugins swaps in a plugin version dropped into the plugins
 	// folder while the host serves.
 	WatchPlugins bool   `toml:"watch_plugins"`
@@ -266,6 +269,9 @@ func (c *Config) loadPersonalityDir() error {
 func (c *Config) Validate() error {
 	bad := func(format string, args ...any) error {
 		return &ConfigError{c.Source, fmt.Sprintf(format, args...)}
+	}
+	if c.Host.MaxOutputMB < 0 || c.Host.MaxOutputMB > 1024 {
+		return bad("host.max_output_mb = %d: give a size in MiB from 1 to 1024 (0 or absent: 32)", c.Host.MaxOutputMB)
 	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {

@@ -125,8 +125,12 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
 		Timeout:     cfg.Host.CallTimeout.Duration,
 		PoolSize:    cfg.Host.PoolSize,
-		Logger:      h.log,
-		HostFuncs:   funcs,
+		// A plugin's result or host request over this is refused with
+		// resource_limit naming the key.
+		MaxOutput:    cfg.Host.MaxOutputMB << 20,
+		MaxOutputKey: "host.max_output_mb",
+		Logger:       h.log,
+		HostFuncs:    funcs,
 	})
 	if err != nil {
 		return nil, err

@@ -6,50 +6,116 @@ import (
 	"fmt"
 )
 
-// Loop fuel: a cheaper way to keep every plugin call stoppable.
+// Fuel: how every plugin call stays stoppable.
 //
 // wazero's close-on-context-done makes each loop iteration leave the
-// compiled code for Go (a call into a trampoline at every loop header), so
-// byte-scanning plugin code (JSON, string search) ran 4-6x slower under it.
-// Instead, instrumentLoops rewrites a module so that each loop header runs
+// compiled code for Go, so byte-scanning plugin code (JSON, string search)
+// ran 4-6x slower under it. Instead, instrument rewrites a module at load so
+// that a fuel global (an i32, per instance) is charged
 //
-//	global.get $fuel; i32.eqz; if; call $ww_tick; global.set $fuel; end
-//	global.get $fuel; i32.const 1; i32.sub; global.set $fuel
+//   - at every function entry, the static size of the function body, so
+//     call-only code (recursion, a tree of 2^64 calls) is bounded;
+//   - at every loop header, the static size of the loop body, so a loop with
+//     a huge straight-line body costs what it does;
+//   - before every bulk operation (memory.fill/copy/init, table
+//     fill/copy/init/grow), in proportion to its length, so one 120 MiB
+//     memory.fill costs what 120 MiB of work does;
 //
-// a handful of instructions, and calls the host's ww_tick only when the
-// fuel runs out, every tickFuel iterations. ww_tick checks the call's
-// deadline (and traps the plugin past it) and is a Go function call, so a
-// spinning plugin still reaches a point where the Go runtime can stop it for
-// GC within microseconds. Modules the rewriter does not understand (SIMD,
-// threads) keep close-on-context-done.
+// and whenever the fuel goes negative, the host's ww_tick is called. The
+// charge is a few instructions inline:
+//
+//	global.get $fuel; i32.const cost; i32.sub; global.set $fuel
+//	global.get $fuel; i32.const 0; i32.lt_s; if; call $ww_tick; global.set $fuel; end
+//
+// ww_tick checks the call's deadline (and traps the plugin past it) and
+// hands out tickFuel more; being a Go function call, it is also where the Go
+// runtime can stop a spinning plugin's goroutine for GC. Charges are upper
+// bounds of the work done (a loop body's full size is charged even when an
+// iteration runs a small part of it, as in Go's compiled wasm, where each
+// function is one big dispatch loop), so between two ticks a plugin runs at
+// most tickFuel instructions, or tickFuel*16 bytes of bulk memory work: a
+// few milliseconds. A tick costs about 2 us; tickFuel is set large enough
+// that Go plugin code, overcharged that way, ticks rarely (82 ticks for
+// json.Valid over 100 KB; 5,166 at 1<<16, which cost 10 ms).
+//
+// A module the rewriter cannot instrument (an instruction it does not know,
+// atomics, multi-memory, a malformed section) is refused at load: there is
+// no unbounded fallback.
 
 const (
 	tickImportModule = "extism:host/user"
 	tickImportName   = "ww_tick"
-	tickFuel         = 1 << 16
+	tickFuel         = 1 << 22
+	// Bulk operations cost their length shifted right by these: one unit
+	// per 16 bytes of memory, one per 2 table elements (a shift of at
+	// least 1 keeps every cost positive as an i32).
+	memCostShift   = 4
+	tableCostShift = 1
+	// maxStaticCost caps a region's static cost so that fuel (at most
+	// tickFuel before a charge) never wraps below math.MinInt32.
+	maxStaticCost = 1 << 30
+	// maxLocals is the browsers' limit on a function's locals and
+	// parameters (V8, SpiderMonkey: 50,000).
+	maxLocals = 50000
 )
 
-var errUnsupported = errors.New("instruction not supported by the loop-fuel rewriter")
+// errUnsupported marks what the rewriter cannot instrument.
+var errUnsupported = errors.New("not supported by the fuel rewriter")
 
-// instrumentLoops returns wasm with loop fuel inserted, or an error (the
-// caller then keeps the module as is).
-func instrumentLoops(wasm []byte) ([]byte, error) {
-	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil, errNotWasm
+// fuelOptions select what instrument charges.
+type fuelOptions struct {
+	// noLoops leaves loop headers alone (benchmark comparison with wazero's
+	// close-on-context-done, which then bounds loops).
+	noLoops bool
+}
+
+type section struct {
+	id   byte
+	body []byte
+}
+
+// sectionRank orders sections as the binary format requires (the data
+// count section, 12, sits between elements and code).
+func sectionRank(id byte) int {
+	switch {
+	case id == 12:
+		return 95
+	case id == 10 || id == 11:
+		return int(id)*10 + 1
 	}
-	type section struct {
-		id   byte
-		body []byte
+	return int(id) * 10
+}
+
+// instrument returns wasm with fuel charges inserted (see above), or an
+// error saying why the module cannot be bounded.
+func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || wasm[4] != 1 || wasm[5] != 0 || wasm[6] != 0 || wasm[7] != 0 {
+		return nil, errNotWasm
 	}
 	var secs []section
 	r := &reader{b: wasm, p: 8}
+	last := 0
 	for r.p < len(wasm) {
 		id := r.byte()
 		n := r.u32()
-		if r.err != nil || r.p+int(n) > len(wasm) {
+		if r.err != nil || int(n) > len(wasm)-r.p {
 			return nil, errShort
 		}
-		secs = append(secs, section{id, wasm[r.p : r.p+int(n)]})
+		if id > 12 {
+			return nil, fmt.Errorf("%w: section id %d", errUnsupported, id)
+		}
+		if id != 0 {
+			if rk := sectionRank(id); rk <= last {
+				return nil, fmt.Errorf("section %d out of order or repeated", id)
+			} else {
+				last = rk
+			}
+		}
+		body := wasm[r.p : r.p+int(n)]
+		if err := checkCounts(id, body); err != nil {
+			return nil, fmt.Errorf("section %d: %w", id, err)
+		}
+		secs = append(secs, section{id, body})
 		r.p += int(n)
 	}
 	find := func(id byte) int {
@@ -60,49 +126,67 @@ func instrumentLoops(wasm []byte) ([]byte, error) {
 		}
 		return -1
 	}
-	// Types: append () -> i32 for ww_tick.
-	ti := find(1)
-	if ti < 0 {
-		return nil, errors.New("no type section")
+	// ensure returns the index of section id, inserting an empty vector
+	// section in canonical order when the module has none.
+	ensure := func(id byte) int {
+		if i := find(id); i >= 0 {
+			return i
+		}
+		pos := len(secs)
+		for i, s := range secs {
+			if s.id != 0 && sectionRank(s.id) > sectionRank(id) {
+				pos = i
+				break
+			}
+		}
+		secs = append(secs[:pos], append([]section{{id, []byte{0}}}, secs[pos:]...)...)
+		return pos
 	}
-	tr := &reader{b: secs[ti].body}
-	nTypes := tr.u32()
-	tickType := nTypes
-	secs[ti].body = appendVec(secs[ti].body, tr.p, nTypes+1, []byte{0x60, 0x00, 0x01, 0x7f})
+
+	// Types: record each type's parameter count, append () -> i32.
+	ti := ensure(1)
+	params, err := readTypes(secs[ti].body)
+	if err != nil {
+		return nil, fmt.Errorf("type section: %w", err)
+	}
+	tickType := uint32(len(params))
+	secs[ti].body = appendVec(secs[ti].body, leb32Len(secs[ti].body), tickType+1, []byte{0x60, 0x00, 0x01, 0x7f})
 
 	// Imports: count function and global imports, append ww_tick.
-	ii := find(2)
-	if ii < 0 {
-		return nil, errors.New("no import section")
-	}
+	ii := ensure(2)
 	ir := &reader{b: secs[ii].body}
 	nImports := ir.u32()
-	var nFuncImports, nGlobalImports uint32
+	var funcTypes []uint32 // type of every function, imported then defined
+	var nGlobalImports uint32
 	for k := uint32(0); k < nImports && ir.err == nil; k++ {
 		mod, name := ir.name(), ir.name()
 		switch kind := ir.byte(); kind {
 		case 0:
-			ir.u32()
-			nFuncImports++
+			funcTypes = append(funcTypes, ir.u32())
 			if mod == tickImportModule && name == tickImportName {
-				return nil, errors.New("module already imports ww_tick")
+				return nil, fmt.Errorf("the module imports %s/%s itself, which only the rewriter may add", mod, name)
 			}
 		case 1:
-			ir.byte()
+			if err := refType(ir.byte()); err != nil {
+				return nil, err
+			}
 			ir.limits()
 		case 2:
 			ir.limits()
 		case 3:
-			ir.byte()
+			if err := valType(ir.byte()); err != nil {
+				return nil, err
+			}
 			ir.byte()
 			nGlobalImports++
 		default:
-			return nil, fmt.Errorf("import kind %d", kind)
+			return nil, fmt.Errorf("%w: import kind %d", errUnsupported, kind)
 		}
 	}
 	if ir.err != nil {
-		return nil, ir.err
+		return nil, fmt.Errorf("import section: %w", ir.err)
 	}
+	nFuncImports := uint32(len(funcTypes))
 	var imp []byte
 	imp = appendName(imp, tickImportModule)
 	imp = appendName(imp, tickImportName)
@@ -117,42 +201,61 @@ func instrumentLoops(wasm []byte) ([]byte, error) {
 		return f
 	}
 
-	// Globals: append (mut i32) = 0.
-	gi := find(6)
-	var fuelGlobal uint32
-	newGlobal := []byte{0x7f, 0x01, 0x41, 0x00, 0x0b}
-	if gi < 0 {
-		fuelGlobal = nGlobalImports
-		// Insert before the export section (or the first section after
-		// globals in the canonical order).
-		pos := len(secs)
-		for i, s := range secs {
-			if s.id != 0 && s.id > 6 {
-				pos = i
-				break
-			}
+	// Functions: the type of each defined function, for its parameter count.
+	if fi := find(3); fi >= 0 {
+		fr := &reader{b: secs[fi].body}
+		n := fr.u32()
+		for k := uint32(0); k < n && fr.err == nil; k++ {
+			funcTypes = append(funcTypes, fr.u32())
 		}
-		body := appendVec(nil, 0, 1, newGlobal)
-		secs = append(secs[:pos], append([]section{{6, body}}, secs[pos:]...)...)
-	} else {
-		gr := &reader{b: secs[gi].body}
-		n := gr.u32()
-		var out []byte
-		for k := uint32(0); k < n && gr.err == nil; k++ {
-			out = append(out, gr.byte(), gr.byte()) // valtype, mutability
-			e, err := rewriteExpr(gr, remap)
-			if err != nil {
+		if fr.err != nil {
+			return nil, fmt.Errorf("function section: %w", fr.err)
+		}
+	}
+	defined := funcTypes[nFuncImports:]
+
+	// Tables: plain reference types only (an initializer expression, from
+	// typed function references, could name functions).
+	if ti := find(4); ti >= 0 {
+		tr := &reader{b: secs[ti].body}
+		n := tr.u32()
+		for k := uint32(0); k < n && tr.err == nil; k++ {
+			if err := refType(tr.byte()); err != nil {
 				return nil, err
 			}
-			out = append(out, e...)
+			tr.limits()
 		}
-		if gr.err != nil {
-			return nil, gr.err
+		if tr.err != nil {
+			return nil, fmt.Errorf("table section: %w", tr.err)
 		}
-		fuelGlobal = nGlobalImports + n
-		secs[gi].body = appendVec(nil, 0, n+1, append(out, newGlobal...))
 	}
 
+	// Globals: append (mut i32) = tickFuel.
+	newGlobal := append([]byte{0x7f, 0x01, 0x41}, appendS32(nil, tickFuel)...)
+	newGlobal = append(newGlobal, 0x0b)
+	gi := ensure(6)
+	gr := &reader{b: secs[gi].body}
+	nGlobals := gr.u32()
+	var globals []byte
+	for k := uint32(0); k < nGlobals && gr.err == nil; k++ {
+		vt := gr.byte()
+		if err := valType(vt); err != nil && gr.err == nil {
+			return nil, err
+		}
+		globals = append(globals, vt, gr.byte()) // valtype, mutability
+		e, err := rewriteExpr(gr, remap)
+		if err != nil {
+			return nil, fmt.Errorf("global section: %w", err)
+		}
+		globals = append(globals, e...)
+	}
+	if gr.err != nil {
+		return nil, fmt.Errorf("global section: %w", gr.err)
+	}
+	fuelGlobal := nGlobalImports + nGlobals
+	secs[gi].body = appendVec(nil, 0, nGlobals+1, append(globals, newGlobal...))
+
+	cw := &codeWriter{tick: tickFunc, fuel: fuelGlobal, remap: remap, loops: !opt.noLoops}
 	var out bytes.Buffer
 	out.Write(wasm[:8])
 	for _, s := range secs {
@@ -172,16 +275,109 @@ func instrumentLoops(wasm []byte) ([]byte, error) {
 		case 9:
 			body, err = rewriteElems(body, remap)
 		case 10:
-			body, err = rewriteCode(body, remap, tickFunc, fuelGlobal)
+			body, err = cw.rewriteCode(body, defined, params)
 		}
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("section %d: %w", s.id, err)
 		}
 		out.WriteByte(s.id)
 		out.Write(appendU32(nil, uint32(len(body))))
 		out.Write(body)
 	}
 	return out.Bytes(), nil
+}
+
+// checkCounts refuses a section whose vector declares more items than it
+// has bytes, and, in the data section, a segment longer than what is left:
+// wazero allocates by such counts before checking them (a 15-byte module
+// declaring 2^32-1 data segments made it ask for 240 GB, a fatal error for
+// the whole host process), so it must never see one.
+func checkCounts(id byte, body []byte) error {
+	if id == 0 || id == 8 || id == 12 {
+		return nil // custom, start, data count: not vectors
+	}
+	r := &reader{b: body}
+	n := r.u32()
+	if r.err != nil {
+		return r.err
+	}
+	if uint64(n) > uint64(len(body)-r.p) {
+		return fmt.Errorf("declares %d items in %d bytes", n, len(body)-r.p)
+	}
+	if id != 11 {
+		return nil
+	}
+	for k := uint32(0); k < n; k++ {
+		flags := r.u32()
+		switch {
+		case r.err != nil:
+			return r.err
+		case flags == 2:
+			r.u32() // memory index
+			fallthrough
+		case flags == 0:
+			if _, err := rewriteExpr(r, func(f uint32) uint32 { return f }); err != nil {
+				return err
+			}
+		case flags != 1:
+			return fmt.Errorf("data segment flags %d", flags)
+		}
+		size := r.u32()
+		if r.err != nil {
+			return r.err
+		}
+		if uint64(size) > uint64(len(body)-r.p) {
+			return fmt.Errorf("data segment %d declares %d bytes, %d are left", k, size, len(body)-r.p)
+		}
+		r.p += int(size)
+	}
+	return nil
+}
+
+// readTypes returns the parameter count of each function type.
+func readTypes(b []byte) ([]uint32, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	var params []uint32
+	for k := uint32(0); k < n && r.err == nil; k++ {
+		if form := r.byte(); form != 0x60 && r.err == nil {
+			return nil, fmt.Errorf("%w: type form 0x%02x", errUnsupported, form)
+		}
+		np := r.u32()
+		for j := uint32(0); j < np && r.err == nil; j++ {
+			if err := valType(r.byte()); err != nil {
+				return nil, err
+			}
+		}
+		nr := r.u32()
+		for j := uint32(0); j < nr && r.err == nil; j++ {
+			if err := valType(r.byte()); err != nil {
+				return nil, err
+			}
+		}
+		params = append(params, np)
+	}
+	if r.err == nil && r.p != len(b) {
+		return nil, errors.New("trailing bytes")
+	}
+	return params, r.err
+}
+
+// valType accepts the one-byte value types (numbers, v128, funcref,
+// externref).
+func valType(t byte) error {
+	switch t {
+	case 0x7f, 0x7e, 0x7d, 0x7c, 0x7b, 0x70, 0x6f:
+		return nil
+	}
+	return fmt.Errorf("%w: value type 0x%02x", errUnsupported, t)
+}
+
+func refType(t byte) error {
+	if t == 0x70 || t == 0x6f {
+		return nil
+	}
+	return fmt.Errorf("%w: reference type 0x%02x", errUnsupported, t)
 }
 
 func rewriteExports(b []byte, remap func(uint32) uint32) ([]byte, error) {
@@ -222,8 +418,17 @@ func rewriteElems(b []byte, remap func(uint32) uint32) ([]byte, error) {
 			}
 			out = append(out, e...)
 		}
-		if flags&3 != 0 { // elemkind or reftype byte
-			out = append(out, r.byte())
+		if flags&3 != 0 { // elemkind (0: funcref) or reftype byte
+			k := r.byte()
+			if flags&4 == 0 && k != 0 && r.err == nil {
+				return nil, fmt.Errorf("%w: element kind %d", errUnsupported, k)
+			}
+			if flags&4 != 0 {
+				if err := refType(k); err != nil && r.err == nil {
+					return nil, err
+				}
+			}
+			out = append(out, k)
 		}
 		cnt := r.u32()
 		out = appendU32(out, cnt)
@@ -249,6 +454,9 @@ func rewriteExpr(r *reader, remap func(uint32) uint32) ([]byte, error) {
 	for r.err == nil {
 		var err error
 		op := r.byte()
+		if r.err != nil {
+			break
+		}
 		out, err = copyInstr(r, op, out, remap)
 		if err != nil {
 			return nil, err
@@ -266,54 +474,192 @@ func rewriteExpr(r *reader, remap func(uint32) uint32) ([]byte, error) {
 	return nil, r.err
 }
 
-func rewriteCode(b []byte, remap func(uint32) uint32, tick, fuel uint32) ([]byte, error) {
+// codeWriter instruments function bodies.
+type codeWriter struct {
+	tick, fuel uint32
+	remap      func(uint32) uint32
+	loops      bool
+}
+
+// block is an open structured instruction; loop and function frames carry
+// the position of their cost placeholder, patched at their end.
+type block struct {
+	charged bool
+	patch   int // offset of the 5-byte cost in the output body
+	start   int // instruction count at the header
+}
+
+func (cw *codeWriter) rewriteCode(b []byte, types, params []uint32) ([]byte, error) {
 	r := &reader{b: b}
 	n := r.u32()
+	if r.err == nil && int(n) != len(types) {
+		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(types))
+	}
 	out := appendU32(nil, n)
-	check := []byte{0x23}
-	check = appendU32(check, fuel)
-	check = append(check, 0x45, 0x04, 0x40, 0x10)
-	check = appendU32(check, tick)
-	check = append(check, 0x24)
-	check = appendU32(check, fuel)
-	check = append(check, 0x0b, 0x23)
-	check = appendU32(check, fuel)
-	check = append(check, 0x41, 0x01, 0x6b, 0x24)
-	check = appendU32(check, fuel)
-	var body []byte
+	var body, locals []byte
 	for k := uint32(0); k < n && r.err == nil; k++ {
 		size := r.u32()
-		end := r.p + int(size)
-		if end > len(b) {
+		if r.err != nil || int(size) > len(b)-r.p {
 			return nil, errShort
 		}
+		end := r.p + int(size)
+		if types[k] >= uint32(len(params)) {
+			return nil, fmt.Errorf("function %d has type %d, out of range", k, types[k])
+		}
 		fr := &reader{b: b[:end], p: r.p}
-		body = body[:0]
-		locals := fr.u32()
-		for j := uint32(0); j < locals && fr.err == nil; j++ {
-			fr.u32()
-			fr.byte()
+		var err error
+		locals, body, err = cw.rewriteBody(fr, params[types[k]], locals[:0], body[:0])
+		if err != nil {
+			return nil, fmt.Errorf("function %d: %w", k, err)
 		}
-		body = append(body, b[r.p:fr.p]...)
-		for fr.p < end && fr.err == nil {
-			op := fr.byte()
-			var err error
-			body, err = copyInstr(fr, op, body, remap)
-			if err != nil {
-				return nil, err
-			}
-			if op == 0x03 {
-				body = append(body, check...)
-			}
+		if fr.p != end {
+			return nil, fmt.Errorf("function %d: bytes after its end", k)
 		}
-		if fr.err != nil {
-			return nil, fr.err
-		}
-		out = appendU32(out, uint32(len(body)))
+		out = appendU32(out, uint32(len(locals)+len(body)))
+		out = append(out, locals...)
 		out = append(out, body...)
 		r.p = end
 	}
+	if r.err == nil && r.p != len(b) {
+		return nil, errors.New("trailing bytes")
+	}
 	return out, r.err
+}
+
+// rewriteBody instruments one function body read from r and returns its new
+// local declarations and instructions (appended to locals and body).
+func (cw *codeWriter) rewriteBody(r *reader, nParams uint32, locals, body []byte) ([]byte, []byte, error) {
+	nDecl := r.u32()
+	declStart := r.p
+	total := uint64(nParams)
+	for j := uint32(0); j < nDecl && r.err == nil; j++ {
+		total += uint64(r.u32())
+		if err := valType(r.byte()); err != nil {
+			return nil, nil, err
+		}
+	}
+	if r.err != nil {
+		return nil, nil, r.err
+	}
+	if total > maxLocals {
+		// wazero allocates one byte per declared local before it checks
+		// anything: 2^32 of them would take the host down.
+		return nil, nil, fmt.Errorf("%w: %d locals in one function (at most %d)", errUnsupported, total, maxLocals)
+	}
+	decls := r.b[declStart:r.p]
+	scratch := uint32(total) // index of the i32 local added if bulk ops need one
+	usedScratch := false
+
+	stack := []block{{charged: true, patch: cw.charge(&body), start: 0}}
+	count := 0
+	for len(stack) > 0 {
+		op := r.byte()
+		if r.err != nil {
+			return nil, nil, r.err
+		}
+		count++
+		if op == 0xfc {
+			save := r.p
+			sub := r.u32()
+			r.p = save
+			if shift, ok := bulkShift(sub); ok {
+				usedScratch = true
+				body = cw.chargeTop(body, scratch, shift)
+			}
+		}
+		var err error
+		body, err = copyInstr(r, op, body, cw.remap)
+		if err != nil {
+			return nil, nil, err
+		}
+		switch op {
+		case 0x02, 0x04:
+			stack = append(stack, block{})
+		case 0x03:
+			if cw.loops {
+				stack = append(stack, block{charged: true, patch: cw.charge(&body), start: count})
+			} else {
+				stack = append(stack, block{})
+			}
+		case 0x0b:
+			top := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if top.charged {
+				putCost(body[top.patch:], count-top.start)
+			}
+		}
+	}
+	if !usedScratch {
+		locals = appendU32(locals, nDecl)
+		return append(locals, decls...), body, nil
+	}
+	locals = appendU32(locals, nDecl+1)
+	locals = append(locals, decls...)
+	locals = append(locals, 0x01, 0x7f) // one i32: the scratch local
+	return locals, body, nil
+}
+
+// bulkShift reports whether 0xfc sub-opcode sub is a bulk operation whose
+// length is on top of the stack, and its cost shift.
+func bulkShift(sub uint32) (uint32, bool) {
+	switch sub {
+	case 8, 10, 11: // memory.init, memory.copy, memory.fill
+		return memCostShift, true
+	case 12, 14, 15, 17: // table.init, table.copy, table.grow, table.fill
+		return tableCostShift, true
+	}
+	return 0, false
+}
+
+// charge appends a constant charge whose cost is patched later and returns
+// the offset of the cost's 5 bytes.
+func (cw *codeWriter) charge(body *[]byte) int {
+	b := append(*body, 0x23)
+	b = appendU32(b, cw.fuel)
+	b = append(b, 0x41)
+	at := len(b)
+	b = append(b, 0x81, 0x80, 0x80, 0x80, 0x00) // 1, padded to 5 bytes
+	b = append(b, 0x6b, 0x24)
+	b = appendU32(b, cw.fuel)
+	*body = cw.check(b)
+	return at
+}
+
+// chargeTop appends a charge of (top of stack >> shift), leaving the stack
+// as it was.
+func (cw *codeWriter) chargeTop(b []byte, scratch, shift uint32) []byte {
+	b = append(b, 0x21) // local.set
+	b = appendU32(b, scratch)
+	b = append(b, 0x23)
+	b = appendU32(b, cw.fuel)
+	b = append(b, 0x20)
+	b = appendU32(b, scratch)
+	b = append(b, 0x41, byte(shift), 0x76, 0x6b, 0x24) // i32.const shift; i32.shr_u; i32.sub; global.set
+	b = appendU32(b, cw.fuel)
+	b = cw.check(b)
+	b = append(b, 0x20)
+	return appendU32(b, scratch)
+}
+
+// check appends: if fuel < 0 { fuel = ww_tick() }.
+func (cw *codeWriter) check(b []byte) []byte {
+	b = append(b, 0x23)
+	b = appendU32(b, cw.fuel)
+	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x10) // i32.const 0; i32.lt_s; if; call
+	b = appendU32(b, cw.tick)
+	b = append(b, 0x24)
+	b = appendU32(b, cw.fuel)
+	return append(b, 0x0b)
+}
+
+// putCost writes cost (clamped to [1, maxStaticCost]) as a 5-byte LEB128.
+func putCost(b []byte, cost int) {
+	cost = min(max(cost, 1), maxStaticCost)
+	for i := 0; i < 4; i++ {
+		b[i] = byte(cost&0x7f) | 0x80
+		cost >>= 7
+	}
+	b[4] = byte(cost & 0x7f)
 }
 
 // copyInstr copies one instruction's immediates after its opcode op (already
@@ -334,7 +680,7 @@ func copyInstr(r *reader, op byte, out []byte, remap func(uint32) uint32) ([]byt
 		r.u32()
 	case op == 0x0e:
 		n := r.u32()
-		for i := uint32(0); i <= n && r.err == nil; i++ {
+		for i := uint64(0); i <= uint64(n) && r.err == nil; i++ {
 			r.u32()
 		}
 	case op == 0x11, op == 0x13:
@@ -348,10 +694,9 @@ func copyInstr(r *reader, op byte, out []byte, remap func(uint32) uint32) ([]byt
 	case op >= 0x20 && op <= 0x26:
 		r.u32()
 	case op >= 0x28 && op <= 0x3e:
-		if a := r.u32(); a&0x40 != 0 {
-			return nil, errUnsupported // multi-memory
+		if err := r.memarg(); err != nil {
+			return nil, err
 		}
-		r.u32()
 	case op == 0x3f, op == 0x40:
 		r.byte()
 	case op == 0x41:
@@ -381,12 +726,52 @@ func copyInstr(r *reader, op byte, out []byte, remap func(uint32) uint32) ([]byt
 			r.u32()
 			r.u32()
 		default:
-			return nil, errUnsupported
+			return nil, fmt.Errorf("%w: opcode 0xfc %d", errUnsupported, sub)
 		}
+	case op == 0xfd:
+		if err := simdImmediates(r); err != nil {
+			return nil, err
+		}
+	case op == 0xfe:
+		return nil, fmt.Errorf("%w: atomics (threads are not enabled in this host)", errUnsupported)
 	default:
 		return nil, fmt.Errorf("%w: opcode 0x%02x", errUnsupported, op)
 	}
-	return raw(), r.err
+	if r.err != nil {
+		return nil, r.err
+	}
+	return raw(), nil
+}
+
+// simdImmediates skips the immediates of a 0xfd (SIMD) instruction.
+func simdImmediates(r *reader) error {
+	switch sub := r.u32(); {
+	case r.err != nil:
+		return r.err
+	case sub <= 0x0b, sub == 0x5c, sub == 0x5d: // loads, store, load_zero
+		return r.memarg()
+	case sub == 0x0c, sub == 0x0d: // v128.const, i8x16.shuffle
+		r.skip(16)
+	case sub >= 0x15 && sub <= 0x22: // extract_lane, replace_lane
+		r.byte()
+	case sub >= 0x54 && sub <= 0x5b: // load_lane, store_lane
+		if err := r.memarg(); err != nil {
+			return err
+		}
+		r.byte()
+	case sub > 0x113:
+		return fmt.Errorf("%w: opcode 0xfd %d", errUnsupported, sub)
+	}
+	return r.err
+}
+
+// memarg skips an alignment and an offset; multi-memory is refused.
+func (r *reader) memarg() error {
+	if a := r.u32(); a&0x40 != 0 {
+		return fmt.Errorf("%w: multiple memories", errUnsupported)
+	}
+	r.u32()
+	return r.err
 }
 
 func (r *reader) s33() { r.sleb(5) }
@@ -402,7 +787,7 @@ func (r *reader) sleb(max int) {
 }
 
 func (r *reader) skip(n int) {
-	if r.p+n > len(r.b) {
+	if n > len(r.b)-r.p {
 		r.err = errShort
 		return
 	}
@@ -414,6 +799,18 @@ func appendU32(b []byte, v uint32) []byte {
 		c := byte(v & 0x7f)
 		v >>= 7
 		if v == 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// appendS32 appends v as a signed LEB128 (an i32.const immediate).
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
 			return append(b, c)
 		}
 		b = append(b, c|0x80)

@@ -3,19 +3,20 @@ package sandbox
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
 )
 
-func TestInstrumentLoops(t *testing.T) {
+func TestInstrument(t *testing.T) {
 	for _, dir := range []string{"examples/extract_links", "sandbox/testdata/misbehave", "sandbox/testdata/plainextism"} {
 		wasm := build(t, dir)
-		a, err := instrumentLoops(wasm)
+		a, err := instrument(wasm, fuelOptions{})
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}
-		b, _ := instrumentLoops(wasm)
+		b, _ := instrument(wasm, fuelOptions{})
 		if !bytes.Equal(a, b) {
 			t.Fatalf("%s: the rewrite must be deterministic (the compilation cache keys on it)", dir)
 		}
@@ -33,18 +34,22 @@ func TestInstrumentLoops(t *testing.T) {
 			}
 		}
 	}
-	if _, err := instrumentLoops([]byte("\x00asm\x01\x00\x00\x00")); err == nil {
-		t.Fatal("a module without types cannot be instrumented")
+	// A module with no sections at all gets a type, an import and a
+	// global section, and still compiles.
+	empty, err := instrument([]byte("\x00asm\x01\x00\x00\x00"), fuelOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := compiles(empty); err != nil {
+		t.Fatalf("the instrumented empty module: %v", err)
 	}
 }
 
-// Deadlines hold with loop fuel and with close-on-context-done alike.
+// Deadlines hold with loop fuel and with close-on-context-done for loops
+// (the benchmark comparison) alike.
 func TestDeadlineWithAndWithoutFuel(t *testing.T) {
 	for _, noFuel := range []bool{false, true} {
 		p := load(t, engine(t, Config{Timeout: time.Second, NoLoopFuel: noFuel}), "sandbox/testdata/misbehave")
-		if p.Fueled == noFuel {
-			t.Fatalf("Fueled=%v with NoLoopFuel=%v", p.Fueled, noFuel)
-		}
 		t0 := time.Now()
 		_, err := callTool(t, p, "loop", `{}`)
 		if code(err) != "timeout" || time.Since(t0) > 3*time.Second {
@@ -56,6 +61,35 @@ func TestDeadlineWithAndWithoutFuel(t *testing.T) {
 		_, err = p.Call(ctx, 2, in)
 		if code(err) != "timeout" || !strings.Contains(err.Error(), "cancelled") {
 			t.Fatalf("noFuel=%v: cancel: %v", noFuel, err)
+		}
+	}
+}
+
+// wazero allocates by declared counts before checking them; a module
+// declaring 2^32-1 data segments, memories, tables or locals in a few bytes
+// made it ask for hundreds of GB, a fatal error for the host. The rewriter
+// runs first in Load and refuses each, allocating next to nothing.
+func TestInstrumentRefusesHugeCounts(t *testing.T) {
+	locals := &wmod{memMin: 1}
+	f := locals.fn(nil, nil)
+	locals.local(f, 0x7fffffff, tI32)
+	cases := map[string][]byte{
+		"locals":   locals.bytes(),
+		"memories": []byte("\x00asm\x01\x00\x00\x00\x05\x05\xff\xff\xff\xff\x0f"),
+		"data":     []byte("\x00asm\x01\x00\x00\x00\x0b\x05\xff\xff\xff\xff\x0f"),
+		"tables":   []byte("\x00asm\x01\x00\x00\x00\x04\x05\xff\xff\xff\xff\x0f"),
+		"segment":  []byte("\x00asm\x01\x00\x00\x00\x05\x03\x01\x00\x01\x0b\x09\x01\x01\xff\xff\xff\xff\x0f\x00\x00"),
+	}
+	for name, wasm := range cases {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := instrument(wasm, fuelOptions{})
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 1<<20 {
+			t.Errorf("%s: refusing it allocated %d bytes", name, n)
 		}
 	}
 }

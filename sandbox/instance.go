@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero/api"
@@ -28,13 +29,25 @@ type instance struct {
 
 	pending []byte // a host-call response waiting for ww_host_take
 	stderr  stderrBuf
+	// ctx is the running call's context (or instantiation's): the plugin's
+	// sleeps end when it is done. Set and read on the calling goroutine.
+	ctx context.Context
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	inst := &instance{p: p}
-	ext, err := p.compiled.Instance(ctx, extism.PluginInstanceConfig{ModuleConfig: modCfg(&inst.stderr)})
+	// Instantiation runs the module's start function, and the first call
+	// runs _initialize: both under the deadline, like any call.
+	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.cfg.Timeout)
+	defer cancel()
+	// extism's host-function wrappers want a plugin in the context even
+	// while the start function runs, before there is one: ww_tick must
+	// still work there.
+	ictx = context.WithValue(ictx, extism.PluginCtxKey("plugin"), (*extism.Plugin)(nil))
+	inst.ctx = ictx
+	ext, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: modCfg(inst)})
 	if err != nil {
-		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s: instantiating: %v", p.Name, err)
+		return nil, p.classify(ictx, inst, fmt.Errorf("instantiating: %w", err))
 	}
 	inst.ext = ext
 	lg := p.log
@@ -45,8 +58,6 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	if p.Fast {
 		// The first call through extism runs the Go runtime's _initialize,
 		// during which the listener captures our module.
-		ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.cfg.Timeout)
-		defer cancel()
 		rc, _, err := ext.CallWithContext(ictx, abi.ExportFastABI, nil)
 		if err != nil {
 			inst.close(ctx)
@@ -56,13 +67,44 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 			inst.close(ctx)
 			return nil, abi.Errorf(abi.CodeABIMismatch, "plugin %s: %v", p.Name, abi.Accept(abi.Version(), v))
 		}
-		if inst.mod == nil {
+		if inst.mod == nil || inst.mod.Memory() == nil {
 			inst.close(ctx)
-			return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s: could not reach its memory", p.Name)
+			return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s: could not reach its memory: a fast-path plugin must define one", p.Name)
 		}
 		inst.bind()
+		if inst.alloc == nil || inst.call == nil {
+			inst.close(ctx)
+			return nil, abi.Errorf(abi.CodeInputInvalid, "plugin %s: %s or %s is not a function: rebuild it against plugin-sdk v%d", p.Name, abi.ExportFastAlloc, abi.ExportFastCall, abi.VersionMajor)
+		}
 	}
 	return inst, nil
+}
+
+// live stops the plugin (as ww_tick would) when its call is over: host
+// calls check it before doing work the fuel does not count. Plugin code
+// runs only inside a call, so ctx is always set there; without one there
+// is nothing to stop.
+func (inst *instance) live() {
+	if ctx := inst.ctx; ctx != nil && ctx.Err() != nil {
+		panic(fmt.Errorf("%w: %v", errTicked, ctx.Err()))
+	}
+}
+
+// nanosleep is the plugin's clock_nanosleep and poll_oneoff timeout: it
+// ends with the running call, and then stops the plugin, as ww_tick would.
+func (inst *instance) nanosleep(ns int64) {
+	inst.live()
+	ctx := inst.ctx
+	if ns <= 0 || ctx == nil {
+		return
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+		panic(fmt.Errorf("%w: %v", errTicked, ctx.Err()))
+	}
 }
 
 func (inst *instance) bind() {
@@ -92,11 +134,18 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 	ctx, cancel := context.WithTimeout(ctx, inst.p.eng.cfg.Timeout)
 	defer cancel()
 	ctx = context.WithValue(ctx, ctxKey{}, inst)
+	inst.ctx = ctx
+	defer func() { inst.ctx = nil }()
 	inst.stderr.Reset()
 	if inst.p.Fast {
 		return inst.runFast(ctx, op, input)
 	}
 	rc, out, err := inst.ext.CallWithContext(ctx, extismExport[op], input)
+	if len(out) > inst.p.eng.cfg.MaxOutput {
+		// Extism has already copied it out of the kernel's memory (at most
+		// the memory limit); refuse it before it goes any further.
+		return nil, 0, inst.p.tooLarge("output", len(out))
+	}
 	if err != nil && rc == uint32(abi.StatusError) && len(out) > 0 {
 		// An Extism plugin reporting an error: output holds it.
 		return out, abi.StatusError, nil
@@ -105,6 +154,13 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 		return nil, 0, err
 	}
 	return out, int32(rc), nil
+}
+
+// tooLarge is the refusal of something a plugin hands the host that is
+// over MaxOutput.
+func (p *Plugin) tooLarge(what string, n int) error {
+	c := p.eng.cfg
+	return abi.Errorf(abi.CodeResourceLimit, "plugin %s: its %s of %d bytes is over the %d-byte limit (%s): have the plugin return less, or raise %s", p.Name, what, n, c.MaxOutput, c.MaxOutputKey, c.MaxOutputKey)
 }
 
 func (inst *instance) runFast(ctx context.Context, op int32, input []byte) ([]byte, int32, error) {
@@ -133,9 +189,12 @@ func (inst *instance) runFast(ctx context.Context, op int32, input []byte) ([]by
 	if olen == 0 {
 		return nil, status, nil
 	}
+	if uint64(olen) > uint64(inst.p.eng.cfg.MaxOutput) {
+		return nil, 0, inst.p.tooLarge("output", int(olen))
+	}
 	view, ok := inst.mem.Read(optr, olen)
 	if !ok {
-		return nil, 0, abi.Errorf(abi.CodePluginFailed, "plugin %s pointed its output outside its memory", inst.p.Name)
+		return nil, 0, abi.Errorf(abi.CodePluginFailed, "plugin %s pointed its output (%d bytes at %d) outside its memory (%d bytes); the instance was discarded", inst.p.Name, olen, optr, inst.mem.Size())
 	}
 	return append([]byte(nil), view...), status, nil
 }
@@ -145,20 +204,17 @@ func (inst *instance) runFast(ctx context.Context, op int32, input []byte) ([]by
 func (p *Plugin) hostFunction(f HostFunc) extism.HostFunction {
 	name := f.Name
 	hf := extism.NewHostFunctionWithStack(name, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := instanceFrom(ctx)
-		if inst == nil || inst.mod == nil {
-			panic(fmt.Errorf("host function %s called outside a wasmwright call", name))
-		}
+		inst := callingInstance(ctx, name)
 		ptr, n := uint32(stack[0]), uint32(stack[1])
-		var req []byte
-		if n > 0 {
-			view, ok := inst.mod.Memory().Read(ptr, n)
-			if !ok {
-				panic(fmt.Errorf("host function %s: request outside plugin memory", name))
-			}
-			req = append([]byte(nil), view...)
+		var resp []byte
+		var err error
+		if uint64(n) > uint64(p.eng.cfg.MaxOutput) {
+			// Refused without reading: the plugin gets a coded error.
+			err = p.tooLarge(name+" request", int(n))
+		} else {
+			req := inst.read(name+" request", ptr, n)
+			resp, err = f.Fn(ctx, p.Name, req)
 		}
-		resp, err := f.Fn(ctx, p.Name, req)
 		status := uint64(0)
 		if err != nil {
 			status = 1
@@ -170,14 +226,46 @@ func (p *Plugin) hostFunction(f HostFunc) extism.HostFunction {
 	return hf
 }
 
+// callingInstance is the instance running a host function, or a trap when
+// the plugin calls one where it may not (from its start function, before
+// the host has reached its memory).
+func callingInstance(ctx context.Context, fn string) *instance {
+	inst := instanceFrom(ctx)
+	if inst == nil || inst.mod == nil || inst.mod.Memory() == nil {
+		name := "?"
+		if inst != nil {
+			name = inst.p.Name
+		}
+		panic(abi.Errorf(abi.CodePluginFailed, "plugin %s called %s before its first call (from a start function?) or without a memory: call host functions only from exports", name, fn))
+	}
+	inst.live()
+	return inst
+}
+
+// read copies n bytes at ptr out of the plugin's memory, or traps the
+// plugin with plugin_failed when they are not all inside it.
+func (inst *instance) read(what string, ptr, n uint32) []byte {
+	if n == 0 {
+		return nil
+	}
+	mem := inst.mod.Memory()
+	view, ok := mem.Read(ptr, n)
+	if !ok {
+		panic(inst.outside(what, ptr, n))
+	}
+	return append([]byte(nil), view...)
+}
+
+func (inst *instance) outside(what string, ptr, n uint32) error {
+	return abi.Errorf(abi.CodePluginFailed, "plugin %s: %s of %d bytes at %d is outside its memory (%d bytes); the instance was discarded", inst.p.Name, what, n, ptr, inst.mod.Memory().Size())
+}
+
 func (p *Plugin) takeFunction() extism.HostFunction {
 	return extism.NewHostFunctionWithStack(abi.ImportHostTake, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := instanceFrom(ctx)
-		if inst == nil || inst.mod == nil {
-			panic(fmt.Errorf("%s called outside a wasmwright call", abi.ImportHostTake))
-		}
-		if len(inst.pending) > 0 && !inst.mod.Memory().Write(uint32(stack[0]), inst.pending) {
-			panic(fmt.Errorf("%s: destination outside plugin memory", abi.ImportHostTake))
+		inst := callingInstance(ctx, abi.ImportHostTake)
+		dst := uint32(stack[0])
+		if len(inst.pending) > 0 && !inst.mod.Memory().Write(dst, inst.pending) {
+			panic(inst.outside(abi.ImportHostTake+" destination", dst, uint32(len(inst.pending))))
 		}
 		inst.pending = nil
 	}, []api.ValueType{api.ValueTypeI32}, nil)
@@ -185,14 +273,12 @@ func (p *Plugin) takeFunction() extism.HostFunction {
 
 func (p *Plugin) logFunction() extism.HostFunction {
 	return extism.NewHostFunctionWithStack(abi.ImportLog, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := instanceFrom(ctx)
-		if inst == nil || inst.mod == nil {
-			return
-		}
+		inst := callingInstance(ctx, abi.ImportLog)
 		level := int32(uint32(stack[0]))
-		msg, ok := inst.mod.Memory().Read(uint32(stack[1]), uint32(stack[2]))
+		ptr, n := uint32(stack[1]), uint32(stack[2])
+		msg, ok := inst.mod.Memory().Read(ptr, n)
 		if !ok {
-			return
+			panic(inst.outside(abi.ImportLog+" line", ptr, n))
 		}
 		if len(msg) > 4096 {
 			msg = msg[:4096]
@@ -228,8 +314,8 @@ func extismLevel(l extism.LogLevel) slog.Level {
 // errTicked is the trap ww_tick raises when a call's context is done.
 var errTicked = errors.New("plugin stopped at its deadline")
 
-// tickFunction is ww_tick, which instrumented loops call every tickFuel
-// iterations: it stops the plugin once the call's context is done and
+// tickFunction is ww_tick, which instrumented code calls when its fuel runs
+// out (fuel.go): it stops the plugin once the call's context is done and
 // returns the next ration of fuel. Being a Go call, it also lets the Go
 // runtime stop a spinning plugin's goroutine for GC.
 func tickFunction() extism.HostFunction {

@@ -46,6 +46,7 @@ const (
 	DefaultMemoryPages = 2048 // 128 MiB
 	DefaultTimeout     = 60 * time.Second
 	DefaultMaxInput    = 32 << 20
+	DefaultMaxOutput   = 32 << 20
 	DefaultPoolSize    = 4
 )
 
@@ -68,13 +69,21 @@ type Config struct {
 	Timeout time.Duration
 	// MaxInput caps the input of one call, in bytes.
 	MaxInput int
+	// MaxOutput caps what a plugin hands the host in one piece, in bytes:
+	// the output of a call and each host-function request.
+	MaxOutput int
+	// MaxOutputKey names the setting behind MaxOutput in refusals (the
+	// host sets it to its config key), so the message says what to raise.
+	MaxOutputKey string
 	// PoolSize caps the idle instances kept per plugin version.
 	PoolSize int
 	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
 	// through Extism's kernel: for comparison in benchmarks.
 	ExtismABIOnly bool
-	// NoLoopFuel keeps deadlines on wazero's close-on-context-done instead
-	// of loop fuel (fuel.go): for comparison in benchmarks.
+	// NoLoopFuel bounds loops with wazero's close-on-context-done instead
+	// of fuel at loop headers (fuel.go), for comparison in benchmarks.
+	// Function entries and bulk operations are still charged, so every
+	// call stays bounded either way.
 	NoLoopFuel bool
 	Logger     *slog.Logger
 	HostFuncs  []HostFunc
@@ -97,6 +106,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxInput <= 0 {
 		cfg.MaxInput = DefaultMaxInput
+	}
+	if cfg.MaxOutput <= 0 {
+		cfg.MaxOutput = DefaultMaxOutput
+	}
+	if cfg.MaxOutputKey == "" {
+		cfg.MaxOutputKey = "sandbox.Config.MaxOutput"
 	}
 	if cfg.PoolSize <= 0 {
 		cfg.PoolSize = DefaultPoolSize
@@ -143,9 +158,6 @@ type Plugin struct {
 	Imports []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
-	// Fueled reports whether its loops carry fuel checks (fuel.go); if not,
-	// its deadline relies on close-on-context-done.
-	Fueled bool
 
 	eng      *Engine
 	compiled *extism.CompiledPlugin
@@ -198,23 +210,19 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	}
 	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
 
-	// Deadlines: loop fuel where the module can be instrumented (cheap, see
-	// fuel.go), else wazero's close-on-context-done.
-	code := wasm
-	if !e.cfg.NoLoopFuel {
-		if fueled, err := instrumentLoops(wasm); err == nil {
-			code, p.Fueled = fueled, true
-		} else {
-			p.log.Debug("loop fuel not applied; deadlines use close-on-context-done", "err", err)
-		}
+	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
+	// that cannot be is refused, since nothing else would bound it.
+	code, err := instrument(wasm, fuelOptions{noLoops: e.cfg.NoLoopFuel})
+	if err != nil {
+		return nil, loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", name, err)
 	}
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(e.cache).
 		WithMemoryLimitPages(e.cfg.MemoryPages).
-		WithCloseOnContextDone(!p.Fueled)
-	timeout := uint64(e.cfg.Timeout / time.Millisecond)
-	if p.Fueled {
-		timeout = 0 // extism would turn close-on-context-done back on
+		WithCloseOnContextDone(e.cfg.NoLoopFuel)
+	timeout := uint64(0) // extism would turn close-on-context-done on
+	if e.cfg.NoLoopFuel {
+		timeout = uint64(e.cfg.Timeout / time.Millisecond)
 	}
 	manifest := extism.Manifest{
 		Wasm: []extism.Wasm{extism.WasmData{Data: code, Name: "main"}},
@@ -451,6 +459,9 @@ func instanceFrom(ctx context.Context) *instance {
 type captureFactory struct{}
 
 func (captureFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	if def.ModuleName() == wasiModule {
+		return wasiListener{}
+	}
 	for _, n := range def.ExportNames() {
 		if n == "_initialize" || n == abi.ExportDescribe || n == abi.ExportFastABI {
 			return captureListener{}
@@ -469,19 +480,43 @@ func (captureListener) Before(ctx context.Context, mod api.Module, _ api.Functio
 func (captureListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
 func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
 
+const wasiModule = "wasi_snapshot_preview1"
+
+// wasiListener checks the running call before every WASI call: some do
+// work that grows with their arguments (poll_oneoff over a million
+// subscriptions, random_get of 100 MiB), which the fuel does not count, so
+// a loop of them must not outlive the deadline by the millions of
+// iterations between two ticks.
+type wasiListener struct{}
+
+func (wasiListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if inst := instanceFrom(ctx); inst != nil {
+		inst.live()
+	}
+}
+func (wasiListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (wasiListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
+
 // stderrBuf keeps the last few KiB a plugin wrote to stderr or stdout.
 type stderrBuf struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
+const stderrKeep = 8 << 10
+
 func (s *stderrBuf) Write(b []byte) (int, error) {
+	n := len(b)
+	if n > stderrKeep {
+		b = b[n-stderrKeep:] // a huge write keeps only its tail
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.buf.Len()+len(b) > 8<<10 {
+	if s.buf.Len()+len(b) > stderrKeep {
 		s.buf.Reset()
 	}
-	return s.buf.Write(b)
+	s.buf.Write(b)
+	return n, nil
 }
 
 func (s *stderrBuf) String() string {
@@ -497,13 +532,36 @@ func (s *stderrBuf) Reset() {
 }
 
 // modCfg gives plugins a real clock and real randomness, and nothing else:
-// no filesystem, no environment, no arguments.
-func modCfg(out *stderrBuf) wazero.ModuleConfig {
+// no filesystem, no environment, no arguments. WASI calls whose work grows
+// with their arguments (random_get, fd_write, and sleeps: clock_nanosleep,
+// poll_oneoff's timeout, Go's time.Sleep) go through inst, which stops the
+// plugin once its call is over: fuel alone counts no work done in the host.
+func modCfg(inst *instance) wazero.ModuleConfig {
 	return wazero.NewModuleConfig().
 		WithSysWalltime().
 		WithSysNanotime().
-		WithSysNanosleep().
-		WithRandSource(rand.Reader).
-		WithStderr(out).
-		WithStdout(out)
+		WithNanosleep(inst.nanosleep).
+		WithRandSource(instRand{inst}).
+		WithStderr(instOut{inst}).
+		WithStdout(instOut{inst})
+}
+
+// instRand and instOut check the running call before each read or write.
+type instRand struct{ inst *instance }
+
+// Read fills b 1 MiB at a time: one large read would hold the goroutine
+// where the Go runtime cannot stop it for GC, and past the deadline.
+func (r instRand) Read(b []byte) (int, error) {
+	for off := 0; off < len(b); off += 1 << 20 {
+		r.inst.live()
+		rand.Read(b[off:min(off+1<<20, len(b))])
+	}
+	return len(b), nil
+}
+
+type instOut struct{ inst *instance }
+
+func (w instOut) Write(b []byte) (int, error) {
+	w.inst.live()
+	return w.inst.stderr.Write(b)
 }

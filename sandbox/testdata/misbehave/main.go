@@ -123,6 +123,27 @@ func init() {
 		b, _ := json.Marshal(map[string]any{"now": t0.Unix(), "slept_ms": time.Since(t0).Milliseconds()})
 		return &abi.Result{Data: b}, nil
 	})
+	sdk.Tool("nap", "asks the host for its info (so a test knows it started), then sleeps", func(c *sdk.Call, a sleepArgs) (*abi.Result, error) {
+		if _, err := sdk.HostInfo(); err != nil {
+			return nil, err
+		}
+		time.Sleep(time.Duration(a.MS) * time.Millisecond)
+		return &abi.Result{Text: "rested"}, nil
+	})
+	sdk.RawTool("big", "returns a result whose text is n bytes", []byte(`{"type":"object"}`), func(c *sdk.Call, args []byte) ([]byte, error) {
+		var a struct {
+			N int `json:"n"`
+		}
+		if err := json.Unmarshal(args, &a); err != nil {
+			return nil, err
+		}
+		out := make([]byte, 0, a.N+11)
+		out = append(out, `{"text":"`...)
+		for i := 0; i < a.N; i++ {
+			out = append(out, 'a')
+		}
+		return append(out, `"}`...), nil
+	})
 	sdk.Tool("http", "tries extism's own http_request", func(c *sdk.Call, a struct {
 		URL string `json:"url"`
 	}) (*abi.Result, error) {
