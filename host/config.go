@@ -61,6 +61,9 @@ type HostConfig struct {
 	// MaxOutputMB caps what a plugin hands the host in one piece: a call's
 	// result, a host-function request. 0: the sandbox default (32).
 	MaxOutputMB int `toml:"max_output_mb"`
+	// MaxCalls caps the calls one plugin runs at once (each holds an
+	// instance of up to memory_mb). 0: the sandbox default (16).
+	MaxCalls int `toml:"max_calls"`
 	// WatchPlugins swaps in a plugin version dropped into the plugins
 	// folder while the host serves.
 	WatchPlugins bool   `toml:"watch_plugins"`
@@ -272,6 +275,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Host.MaxOutputMB < 0 || c.Host.MaxOutputMB > 1024 {
 		return bad("host.max_output_mb = %d: give a size in MiB from 1 to 1024 (0 or absent: 32)", c.Host.MaxOutputMB)
+	}
+	if c.Host.MaxCalls < 0 || c.Host.MaxCalls > 1024 {
+		return bad("host.max_calls = %d: give a number of calls from 1 to 1024 (0 or absent: 16)", c.Host.MaxCalls)
 	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {

@@ -14,6 +14,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -106,6 +107,10 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 		caller.AgentInput = in
 	}
 	ctx = hostfuncs.WithCaller(ctx, caller)
+	if r.grants.Has(capability.SecretsMask) {
+		// It sees secret values: nothing it says reaches the host's log.
+		ctx = sandbox.WithQuiet(ctx)
+	}
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur

@@ -129,6 +129,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		// resource_limit naming the key.
 		MaxOutput:    cfg.Host.MaxOutputMB << 20,
 		MaxOutputKey: "host.max_output_mb",
+		MaxCalls:     cfg.Host.MaxCalls,
+		MaxCallsKey:  "host.max_calls",
 		Logger:       h.log,
 		HostFuncs:    funcs,
 	})

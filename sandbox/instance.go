@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	extism "github.com/extism/go-sdk"
@@ -32,6 +33,10 @@ type instance struct {
 	// ctx is the running call's context (or instantiation's): the plugin's
 	// sleeps end when it is done. Set and read on the calling goroutine.
 	ctx context.Context
+	// quiet drops everything the plugin says (logs, stderr) for the running
+	// call (WithQuiet); logged counts the lines it logged in this call.
+	quiet  atomic.Bool
+	logged atomic.Int64
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -52,7 +57,9 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	inst.ext = ext
 	lg := p.log
 	ext.SetLogger(func(level extism.LogLevel, msg string) {
-		lg.Log(context.Background(), extismLevel(level), msg)
+		if inst.mayLog() {
+			lg.Log(context.Background(), extismLevel(level), msg)
+		}
 	})
 	p.live.Add(1)
 	if p.Fast {
@@ -137,6 +144,8 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 	inst.ctx = ctx
 	defer func() { inst.ctx = nil }()
 	inst.stderr.Reset()
+	inst.quiet.Store(isQuiet(ctx))
+	inst.logged.Store(0)
 	if inst.p.Fast {
 		return inst.runFast(ctx, op, input)
 	}
@@ -283,7 +292,9 @@ func (p *Plugin) logFunction() extism.HostFunction {
 		if len(msg) > 4096 {
 			msg = msg[:4096]
 		}
-		p.log.Log(ctx, slogLevel(level), string(msg))
+		if inst.mayLog() {
+			p.log.Log(ctx, slogLevel(level), string(msg))
+		}
 	}, []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil)
 }
 
@@ -325,4 +336,36 @@ func tickFunction() extism.HostFunction {
 		}
 		stack[0] = tickFuel
 	}, nil, []api.ValueType{api.ValueTypeI32})
+}
+
+// MaxLogLines caps the lines one call may log; the rest are dropped, with
+// one line saying so. A plugin cannot flood the host's log.
+const MaxLogLines = 200
+
+// mayLog counts a line the plugin wants logged and says whether it may be.
+func (inst *instance) mayLog() bool {
+	if inst.quiet.Load() {
+		return false
+	}
+	switch n := inst.logged.Add(1); {
+	case n <= MaxLogLines:
+		return true
+	case n == MaxLogLines+1:
+		inst.p.log.Warn("plugin logged more than the per-call limit; further lines of this call are dropped", "limit", MaxLogLines)
+	}
+	return false
+}
+
+type quietKey struct{}
+
+// WithQuiet marks a call whose plugin must not be heard: its log lines and
+// stderr are dropped, not written to the host's log. The host uses it for
+// plugins that see secret values (the masker), which must not talk.
+func WithQuiet(ctx context.Context) context.Context {
+	return context.WithValue(ctx, quietKey{}, true)
+}
+
+func isQuiet(ctx context.Context) bool {
+	q, _ := ctx.Value(quietKey{}).(bool)
+	return q
 }

@@ -48,6 +48,7 @@ const (
 	DefaultMaxInput    = 32 << 20
 	DefaultMaxOutput   = 32 << 20
 	DefaultPoolSize    = 4
+	DefaultMaxCalls    = 16
 )
 
 // HostFunc is one host function offered to plugins. Fn gets the request
@@ -77,6 +78,12 @@ type Config struct {
 	MaxOutputKey string
 	// PoolSize caps the idle instances kept per plugin version.
 	PoolSize int
+	// MaxCalls caps the calls one plugin version runs at once (each holds
+	// an instance of up to MemoryPages): a flood of calls waits for a
+	// free one until its deadline instead of taking the host's memory.
+	MaxCalls int
+	// MaxCallsKey names the setting behind MaxCalls in refusals.
+	MaxCallsKey string
 	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
 	// through Extism's kernel: for comparison in benchmarks.
 	ExtismABIOnly bool
@@ -106,6 +113,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxInput <= 0 {
 		cfg.MaxInput = DefaultMaxInput
+	}
+	if cfg.MaxCalls <= 0 {
+		cfg.MaxCalls = DefaultMaxCalls
+	}
+	if cfg.MaxCallsKey == "" {
+		cfg.MaxCallsKey = "MaxCalls"
 	}
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = DefaultMaxOutput
@@ -167,7 +180,8 @@ type Plugin struct {
 	idle     []*instance
 	retired  bool
 	inflight sync.WaitGroup
-	live     atomic.Int64 // instances alive, idle or busy
+	live     atomic.Int64  // instances alive, idle or busy
+	calls    chan struct{} // one token per call running (Config.MaxCalls)
 }
 
 // Load validates and compiles a plugin. name is what the host calls it (for
@@ -193,7 +207,7 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 			}
 		}
 	}
-	p := &Plugin{Name: name, SHA256: hexSum, Fast: fast, eng: e, log: e.cfg.Logger.With("plugin", name)}
+	p := &Plugin{Name: name, SHA256: hexSum, Fast: fast, eng: e, log: e.cfg.Logger.With("plugin", name), calls: make(chan struct{}, e.cfg.MaxCalls)}
 	for _, imp := range info.Imports {
 		if imp.Module != abi.HostModule {
 			continue
@@ -315,6 +329,10 @@ func (p *Plugin) call(ctx context.Context, op int32, input []byte) ([]byte, erro
 	if len(input) > p.eng.cfg.MaxInput {
 		return nil, abi.Errorf(abi.CodeResourceLimit, "input of %d bytes exceeds the %d-byte limit for plugin calls: send less", len(input), p.eng.cfg.MaxInput)
 	}
+	if err := p.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer func() { <-p.calls }()
 	inst, err := p.get(ctx)
 	if err != nil {
 		return nil, err
@@ -352,7 +370,8 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 	if len(stderr) > 400 {
 		stderr = stderr[:400] + "..."
 	}
-	if stderr != "" {
+	quiet := inst.quiet.Load()
+	if stderr != "" && !quiet {
 		p.log.Warn("plugin call failed", "err", err.Error(), "stderr", stderr)
 	}
 	var exit *sys.ExitError
@@ -364,17 +383,37 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 		return abi.Errorf(abi.CodeTimeout, "plugin %s did not finish before its deadline and was stopped; the instance was discarded: check the plugin for an endless loop, or raise the timeout", p.Name)
 	}
 	if strings.Contains(stderr, "out of memory") {
-		return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB) and was stopped: %s", p.Name, p.eng.cfg.MemoryPages/16, firstLine(stderr))
+		return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB) and was stopped", p.Name, p.eng.cfg.MemoryPages/16)
 	}
 	var ae *abi.Error
 	if errors.As(err, &ae) {
 		return ae
 	}
 	detail := err.Error()
-	if stderr != "" {
+	if stderr != "" && !quiet {
 		detail = firstLine(stderr) + " (" + detail + ")"
 	}
 	return abi.Errorf(abi.CodePluginFailed, "plugin %s crashed: %s; the instance was discarded", p.Name, detail)
+}
+
+// acquire takes one of the plugin's call tokens, waiting at most until the
+// call's deadline (the engine's timeout if ctx has none sooner).
+func (p *Plugin) acquire(ctx context.Context) error {
+	select {
+	case p.calls <- struct{}{}:
+		return nil
+	default:
+	}
+	wait := time.NewTimer(p.eng.cfg.Timeout)
+	defer wait.Stop()
+	select {
+	case p.calls <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+	case <-wait.C:
+	}
+	return abi.Errorf(abi.CodeResourceLimit, "plugin %s already runs %d calls at once (%s) and none finished before this call's deadline: retry later, or raise %s",
+		p.Name, cap(p.calls), p.eng.cfg.MaxCallsKey, p.eng.cfg.MaxCallsKey)
 }
 
 func firstLine(s string) string {

@@ -1,0 +1,93 @@
+package sandbox
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// A flood of calls cannot take the host's memory: one plugin runs at most
+// MaxCalls calls (instances) at once; the next waits until its deadline and
+// is refused naming the setting, and runs once a call finishes.
+func TestMaxCallsBoundsInstances(t *testing.T) {
+	started := make(chan struct{}, 8)
+	e := engine(t, Config{MaxCalls: 2, MaxCallsKey: "host.max_calls", HostFuncs: []HostFunc{{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) {
+		started <- struct{}{}
+		return []byte(`{}`), nil
+	}}}})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			in, _ := abi.Frame(abi.CallHeader{Tool: "nap", Session: "s1"}, []byte(`{"ms":60000}`))
+			p.Call(ctx, abi.OpCall, in)
+		}()
+	}
+	<-started
+	<-started
+	short, cancelShort := context.WithTimeout(context.Background(), 200e6)
+	defer cancelShort()
+	in, _ := abi.Frame(abi.CallHeader{Tool: "echo", Session: "s1"}, []byte(`{"n":1}`))
+	_, err := p.Call(short, abi.OpCall, in)
+	if code(err) != abi.CodeResourceLimit || !strings.Contains(err.Error(), "already runs 2 calls at once (host.max_calls)") {
+		t.Fatalf("third call while two run: want resource_limit naming host.max_calls, got %v", err)
+	}
+	if n := p.Instances(); n > 2 {
+		t.Fatalf("%d instances alive, cap 2", n)
+	}
+	cancel()
+	wg.Wait()
+	if _, err := p.Call(context.Background(), abi.OpCall, in); err != nil {
+		t.Fatalf("after the running calls ended: %v", err)
+	}
+}
+
+// A quiet call (the masker's) is not heard: its log lines and a crash's
+// stderr stay out of the host's log and out of the error.
+func TestQuietCallsAreNotHeard(t *testing.T) {
+	var buf lockedBuf
+	e := engine(t, Config{Logger: newTestLogger(&buf)})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	in, _ := abi.Frame(abi.CallHeader{Tool: "panic", Session: "s1"}, []byte(`{}`))
+	_, err := p.Call(WithQuiet(context.Background()), abi.OpCall, in)
+	if code(err) != abi.CodePluginFailed || strings.Contains(err.Error(), "deliberate") {
+		t.Fatalf("quiet panic: %v", err)
+	}
+	if strings.Contains(buf.String(), "deliberate") {
+		t.Fatalf("a quiet plugin's stderr reached the log: %s", buf.String())
+	}
+	// The same call, not quiet, is heard: the check above can fail.
+	_, err = p.Call(context.Background(), abi.OpCall, in)
+	if !strings.Contains(err.Error()+buf.String(), "deliberate") {
+		t.Fatalf("a loud panic left no trace: %v / %s", err, buf.String())
+	}
+}
+
+// lockedBuf collects log output from any goroutine.
+type lockedBuf struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuf) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+func newTestLogger(w *lockedBuf) *slog.Logger {
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
