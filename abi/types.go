@@ -37,6 +37,24 @@ const FeatureBlobs = "blobs"
 // BlobPrefix starts every blob token; the rest is unique to one call.
 const BlobPrefix = "ww-blob:"
 
+// Clone returns a deep copy: changing it leaves m as it was.
+func (m Manifest) Clone() Manifest {
+	c := m
+	c.Hooks = append([]HookRole(nil), m.Hooks...)
+	c.Capabilities = append([]string(nil), m.Capabilities...)
+	c.Features = append([]string(nil), m.Features...)
+	c.Tools = make([]ToolSpec, len(m.Tools))
+	for i, t := range m.Tools {
+		t.InputSchema = append([]byte(nil), t.InputSchema...)
+		t.Capabilities = append([]string(nil), t.Capabilities...)
+		c.Tools[i] = t
+	}
+	if m.Tools == nil {
+		c.Tools = nil
+	}
+	return c
+}
+
 // HasFeature reports whether the manifest asks for feature f.
 func (m *Manifest) HasFeature(f string) bool {
 	for _, x := range m.Features {

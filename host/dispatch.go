@@ -117,7 +117,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 	}
 	blobs := func(pl *sandbox.Plugin) {
 		caller.Blobs = nil
-		if op == abi.OpCall && pl.Manifest.HasFeature(abi.FeatureBlobs) {
+		if op == abi.OpCall && pl.HasFeature(abi.FeatureBlobs) {
 			caller.Blobs = hostfuncs.NewBlobs()
 		}
 	}

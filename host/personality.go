@@ -72,7 +72,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			p.problems = append(p.problems, err.Error())
 			continue
 		}
-		pg, err := capability.Resolve(plug.Manifest, plug.Imports, name, grants)
+		pg, err := capability.Resolve(plug.Manifest(), plug.Imports(), name, grants)
 		var refusal *abi.Error
 		if err != nil {
 			if r, ok := err.(*capability.Refusal); ok {
@@ -82,7 +82,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			}
 			p.problems = append(p.problems, refusal.Message)
 		}
-		for _, t := range plug.Manifest.Tools {
+		for _, t := range plug.Manifest().Tools {
 			if other, dup := claimed[t.Name]; dup {
 				p.problems = append(p.problems, fmt.Sprintf("tool %s is provided by both %s and %s: %s wins", t.Name, other, pl, other))
 				continue
@@ -115,7 +115,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			if hp != pl {
 				continue
 			}
-			if !hasRole(plug.Manifest, role) {
+			if !hasRole(plug.Manifest(), role) {
 				p.problems = append(p.problems, fmt.Sprintf("hooks.%s names plugin %s, which does not fill the %s role", role, pl, role))
 				continue
 			}

@@ -106,9 +106,9 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 	if err != nil {
 		return nil, err
 	}
-	if p.Manifest.Name != name {
+	if p.Manifest().Name != name {
 		p.Retire(ctx)
-		return nil, abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest.Name, name)
+		return nil, abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest().Name, name)
 	}
 	return p, nil
 }
@@ -149,7 +149,7 @@ func (h *Host) Plugins() []PluginInfo {
 		if err != nil {
 			info.Error = abi.AsError(err)
 		} else {
-			m := p.Manifest
+			m := p.Manifest()
 			info.SHA256, info.Version, info.ABI, info.Fast = p.SHA256, m.Version, m.ABI.String(), p.Fast
 			for _, t := range m.Tools {
 				info.Tools = append(info.Tools, t.Name)
@@ -157,7 +157,7 @@ func (h *Host) Plugins() []PluginInfo {
 			for _, r := range m.Hooks {
 				info.Hooks = append(info.Hooks, string(r))
 			}
-			info.Needs, info.Imports, info.Manifest = m.Capabilities, p.Imports, &m
+			info.Needs, info.Imports, info.Manifest = m.Capabilities, p.Imports(), &m
 		}
 		out = append(out, info)
 	}

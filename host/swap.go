@@ -52,7 +52,7 @@ func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string) (
 	old := slot.cur.Swap(p)
 	slot.err.Store(nil)
 	h.relink()
-	rep := &SwapReport{Plugin: name, NewSHA256: p.SHA256, NewVersion: p.Manifest.Version, Compile: compile, Total: time.Since(t0)}
+	rep := &SwapReport{Plugin: name, NewSHA256: p.SHA256, NewVersion: p.Manifest().Version, Compile: compile, Total: time.Since(t0)}
 	if old != nil {
 		rep.OldSHA256 = old.SHA256
 		go func() {
@@ -78,7 +78,7 @@ func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin strin
 	if err != nil {
 		return abi.Manifest{}, err
 	}
-	m := p.Manifest
+	m := p.Manifest()
 	return m, p.Retire(ctx)
 }
 
@@ -104,8 +104,8 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 		p.Retire(ctx)
 		return nil, 0, e
 	}
-	if p.Manifest.Name != name {
-		return refuse(abi.Errorf(abi.CodeRefused, "the new file calls itself %q, not %q", p.Manifest.Name, name))
+	if p.Manifest().Name != name {
+		return refuse(abi.Errorf(abi.CodeRefused, "the new file calls itself %q, not %q", p.Manifest().Name, name))
 	}
 	if err := selfTest(ctx, p); err != nil {
 		return refuse(err)
@@ -116,11 +116,11 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 			continue
 		}
 		grants, _ := capability.Parse(pc.Grants)
-		if _, err := capability.Resolve(p.Manifest, p.Imports, pn, grants); err != nil {
+		if _, err := capability.Resolve(p.Manifest(), p.Imports(), pn, grants); err != nil {
 			return refuse(abi.Errorf(abi.CodeRefused, "new version of %s: %v", name, err))
 		}
 		for role, hp := range pc.Hooks.byRole() {
-			if hp == name && !hasRole(p.Manifest, role) {
+			if hp == name && !hasRole(p.Manifest(), role) {
 				return refuse(abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn))
 			}
 		}
@@ -136,7 +136,7 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 func selfTest(ctx context.Context, p *sandbox.Plugin) error {
 	out, err := p.Call(ctx, abi.OpSelfTest, nil)
 	if err != nil {
-		if len(p.Manifest.Hooks) == 0 && !p.Fast {
+		if len(p.Manifest().Hooks) == 0 && !p.Fast {
 			return nil
 		}
 		return abi.Errorf(abi.CodeRefused, "plugin %s failed its self-test: %v", p.Name, err)

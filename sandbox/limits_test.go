@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -90,4 +91,24 @@ func (l *lockedBuf) String() string {
 
 func newTestLogger(w *lockedBuf) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// What linking decides on cannot be edited after load: Manifest and
+// Imports hand out copies.
+func TestManifestAndImportsAreCopies(t *testing.T) {
+	p := load(t, engine(t, Config{}), "sandbox/testdata/misbehave")
+	m := p.Manifest()
+	if len(m.Capabilities) == 0 || len(m.Tools) == 0 || len(p.Imports()) == 0 {
+		t.Fatalf("misbehave should declare capabilities, tools and imports: %+v %v", m, p.Imports())
+	}
+	want := fmt.Sprint(p.Manifest(), p.Imports())
+	m.Capabilities[0] = "secrets.mask"
+	m.Tools[0].Name = "renamed"
+	m.Tools[0].InputSchema[0] = '!'
+	m.Hooks = append(m.Hooks, abi.HookMask)
+	imp := p.Imports()
+	imp[0] = "ww_vault_fill"
+	if got := fmt.Sprint(p.Manifest(), p.Imports()); got != want {
+		t.Fatalf("editing the copies changed the plugin:\n%s\nwas\n%s", got, want)
+	}
 }

@@ -166,9 +166,10 @@ func loadErr(code abi.Code, format string, args ...any) error {
 type Plugin struct {
 	Name     string
 	SHA256   string
-	Manifest abi.Manifest
-	// Imports are the host functions it imports from abi.HostModule.
-	Imports []string
+	// manifest and imports decide linking: read-only after Load, handed
+	// out as copies (Manifest, Imports).
+	manifest abi.Manifest
+	imports  []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
 
@@ -212,7 +213,7 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		if imp.Module != abi.HostModule {
 			continue
 		}
-		p.Imports = append(p.Imports, imp.Name)
+		p.imports = append(p.imports, imp.Name)
 		if _, ok := e.funcs[imp.Name]; !ok && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
 			return nil, loadErr(abi.CodeRefused, "plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d, or enable that service in the host", name, abi.HostModule, imp.Name, abi.VersionMajor)
 		}
@@ -261,11 +262,11 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		compiled.Close(ctx)
 		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", name, err)
 	}
-	if err := json.Unmarshal(raw, &p.Manifest); err != nil {
+	if err := json.Unmarshal(raw, &p.manifest); err != nil {
 		compiled.Close(ctx)
 		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
 	}
-	if err := abi.Accept(abi.Version(), p.Manifest.ABI); err != nil {
+	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
 		compiled.Close(ctx)
 		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
 	}
@@ -277,7 +278,7 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 }
 
 func (p *Plugin) checkManifest(info *moduleInfo) error {
-	m := p.Manifest
+	m := p.manifest
 	if m.Name == "" {
 		return loadErr(abi.CodePluginFailed, "plugin %s: manifest has no name: call sdk.Plugin in init", p.Name)
 	}
@@ -465,6 +466,16 @@ func (p *Plugin) Retire(ctx context.Context) error {
 	}
 	return p.compiled.Close(context.Background())
 }
+
+// Manifest returns a copy of what the plugin described at load.
+func (p *Plugin) Manifest() abi.Manifest { return p.manifest.Clone() }
+
+// Imports returns a copy of the host functions it imports from
+// abi.HostModule.
+func (p *Plugin) Imports() []string { return append([]string(nil), p.imports...) }
+
+// HasFeature reports whether the plugin's manifest asks for feature f.
+func (p *Plugin) HasFeature(f string) bool { return p.manifest.HasFeature(f) }
 
 // Instances reports how many instances are alive.
 func (p *Plugin) Instances() int { return int(p.live.Load()) }

@@ -100,7 +100,7 @@ func mustTool(t testing.TB, c *hostfuncs.Caller, name, args string) *abi.Result 
 
 func TestPluginManifest(t *testing.T) {
 	p := browserPlugin(t)
-	m := p.Manifest
+	m := p.Manifest()
 	if m.Name != "browser" || len(m.Tools) < 30 {
 		t.Fatalf("manifest: %s, %d tools", m.Name, len(m.Tools))
 	}
@@ -111,7 +111,7 @@ func TestPluginManifest(t *testing.T) {
 	// The browser's own imports (other services register theirs in their
 	// own packages, not linked here).
 	var imports []string
-	for _, imp := range p.Imports {
+	for _, imp := range p.Imports() {
 		if strings.HasPrefix(imp, "ww_browser_") {
 			imports = append(imports, imp)
 			if _, ok := capability.ForHostFunc(imp); !ok {

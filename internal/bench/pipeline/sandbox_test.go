@@ -88,8 +88,8 @@ func noValues(string) ([]string, error) { return nil, nil }
 
 func TestBlockdetectInSandbox(t *testing.T) {
 	p := loadPlugin(t, "plugins/blockdetect", noValues)
-	if !slices.Equal(p.Manifest.Hooks, []abi.HookRole{abi.HookDetect}) || len(p.Manifest.Capabilities) != 0 || slices.Contains(p.Imports, abi.HostSecretsMaskValues) {
-		t.Fatalf("manifest %+v imports %v", p.Manifest, p.Imports)
+	if !slices.Equal(p.Manifest().Hooks, []abi.HookRole{abi.HookDetect}) || len(p.Manifest().Capabilities) != 0 || slices.Contains(p.Imports(), abi.HostSecretsMaskValues) {
+		t.Fatalf("manifest %+v imports %v", p.Manifest(), p.Imports())
 	}
 	wall := abi.Page{URL: "https://shop.test/", Status: 403, Headers: map[string]string{"server": "cloudflare", "cf-mitigated": "challenge"}, Title: "Just a moment..."}
 	resp, err := callHook(t, p, abi.HookRequest{Role: abi.HookDetect, Tool: "browser_navigate", HasTakeover: true, Result: &abi.Result{Page: &wall}})
@@ -108,8 +108,8 @@ func TestBlockdetectInSandbox(t *testing.T) {
 
 func TestSnapcompactInSandbox(t *testing.T) {
 	p := loadPlugin(t, "plugins/snapcompact", noValues)
-	if !slices.Equal(p.Manifest.Hooks, []abi.HookRole{abi.HookCompact}) || len(p.Manifest.Capabilities) != 0 {
-		t.Fatalf("manifest %+v", p.Manifest)
+	if !slices.Equal(p.Manifest().Hooks, []abi.HookRole{abi.HookCompact}) || len(p.Manifest().Capabilities) != 0 {
+		t.Fatalf("manifest %+v", p.Manifest())
 	}
 	var b strings.Builder
 	b.WriteString("- list [ref=e1]:\n")
@@ -146,8 +146,8 @@ func TestSecretmaskInSandbox(t *testing.T) {
 		return []string{"hunter2 & co", "tok_abc123"}, nil
 	}
 	p := loadPlugin(t, "plugins/secretmask", vals)
-	if !slices.Equal(p.Manifest.Hooks, []abi.HookRole{abi.HookMask}) || !slices.Equal(p.Manifest.Capabilities, []string{"secrets.mask"}) || !slices.Contains(p.Imports, abi.HostSecretsMaskValues) {
-		t.Fatalf("manifest %+v imports %v", p.Manifest, p.Imports)
+	if !slices.Equal(p.Manifest().Hooks, []abi.HookRole{abi.HookMask}) || !slices.Equal(p.Manifest().Capabilities, []string{"secrets.mask"}) || !slices.Contains(p.Imports(), abi.HostSecretsMaskValues) {
+		t.Fatalf("manifest %+v imports %v", p.Manifest(), p.Imports())
 	}
 	req := abi.HookRequest{Role: abi.HookMask, Tool: "browser_type", Session: "s1", Result: &abi.Result{
 		Text:     "typed hunter2 &amp; co",
