@@ -164,8 +164,8 @@ func loadErr(code abi.Code, format string, args ...any) error {
 
 // Plugin is one compiled plugin version with its pool of instances.
 type Plugin struct {
-	Name     string
-	SHA256   string
+	Name   string
+	SHA256 string
 	// manifest and imports decide linking: read-only after Load, handed
 	// out as copies (Manifest, Imports).
 	manifest abi.Manifest
