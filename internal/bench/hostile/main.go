@@ -12,13 +12,13 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"io"
 	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -37,7 +37,7 @@ func main() {
 	only := flag.String("spinners", "", "comma-separated hostile modules to spin in (a); default loop,calltree,memfill,simd")
 	skipB := flag.Bool("skip-lateness", false, "measure (a) only")
 	flag.Parse()
-	cache := must(os.MkdirTemp("", "ww-bench-hostile-"))
+	cache := measure.Must(os.MkdirTemp("", "ww-bench-hostile-"))
 	defer os.RemoveAll(cache)
 	ctx := context.Background()
 
@@ -48,8 +48,8 @@ func main() {
 
 	// (a) A cheap call and a GC while 4 hostile plugins spin.
 	e := engine(cache, 60*time.Second)
-	good := must(e.Load(ctx, "misbehave", must(wasmbuild.Bytes("sandbox/testdata/misbehave")), ""))
-	in := must(abi.Frame(abi.CallHeader{Tool: "echo"}, []byte(`{"text":"`+strings.Repeat("a", 1013)+`"}`)))
+	good := measure.Must(e.Load(ctx, "misbehave", measure.Must(wasmbuild.Bytes("sandbox/testdata/misbehave")), ""))
+	in := measure.Must(abi.Frame(abi.CallHeader{Tool: "echo"}, []byte(`{"text":"`+strings.Repeat("a", 1013)+`"}`)))
 	cheap := func() {
 		if _, err := good.Call(ctx, abi.OpCall, in); err != nil {
 			log.Fatal(err)
@@ -68,7 +68,7 @@ func main() {
 			pauses = append(pauses, time.Duration(ms.PauseNs[(n+255)%256]))
 		}
 	}
-	idleCall, idleGC := median(*iters, cheap), median(20, gc)
+	idleCall, idleGC := measure.Median(*iters, cheap), measure.Median(20, gc)
 	idlePause := maxOf(pauses)
 	pauses = nil
 	spinners := []string{"loop", "calltree", "memfill", "simd"}
@@ -78,8 +78,8 @@ func main() {
 	actx, stop := context.WithCancel(ctx)
 	var wg, started sync.WaitGroup
 	for _, name := range spinners {
-		p := must(e.Load(ctx, name, hostile(name), ""))
-		x := must(abi.Frame(abi.CallHeader{Tool: "x"}, []byte(`{}`)))
+		p := measure.Must(e.Load(ctx, name, hostile(name), ""))
+		x := measure.Must(abi.Frame(abi.CallHeader{Tool: "x"}, []byte(`{}`)))
 		wg.Add(1)
 		started.Add(1)
 		go func() {
@@ -92,14 +92,14 @@ func main() {
 		}()
 	}
 	started.Wait()
-	attackCall, attackGC := median(*iters, cheap), median(20, gc)
+	attackCall, attackGC := measure.Median(*iters, cheap), measure.Median(20, gc)
 	attackPause := maxOf(pauses)
 	stop()
 	wg.Wait()
 	fmt.Printf("| while 4 hostile plugins spin (%s) | idle | under attack | ratio |\n|---|---|---|---|\n", strings.Join(spinners, ", "))
-	fmt.Printf("| cheap call (echo 1 KB), median of %d | %s | %s | %.1fx |\n", *iters, d(idleCall), d(attackCall), ratio(attackCall, idleCall))
-	fmt.Printf("| `runtime.GC()` stop-the-world pause, longest of 20 GCs | %s | %s | %.1fx |\n", d(idlePause), d(attackPause), ratio(attackPause, idlePause))
-	fmt.Printf("| `runtime.GC()` wall time, median of 20 | %s | %s | %.1fx |\n\n", d(idleGC), d(attackGC), ratio(attackGC, idleGC))
+	fmt.Printf("| cheap call (echo 1 KB), median of %d | %s | %s | %.1fx |\n", *iters, measure.D(idleCall), measure.D(attackCall), measure.Ratio(attackCall, idleCall))
+	fmt.Printf("| `runtime.GC()` stop-the-world pause, longest of 20 GCs | %s | %s | %.1fx |\n", measure.D(idlePause), measure.D(attackPause), measure.Ratio(attackPause, idlePause))
+	fmt.Printf("| `runtime.GC()` wall time, median of 20 | %s | %s | %.1fx |\n\n", measure.D(idleGC), measure.D(attackGC), measure.Ratio(attackGC, idleGC))
 	fmt.Printf("The spinners hold both CPUs until their 60 s deadline; the Go scheduler takes a CPU back from one at its next fuel tick. `runtime.GC()` itself sweeps with a `Gosched` per span, so with more spinning goroutines than CPUs its wall time is mostly waiting for a turn, while the world stops only for the pauses above.\n\n")
 
 	if *skipB {
@@ -110,7 +110,7 @@ func main() {
 	fmt.Println("| hostile class | error | late by |")
 	fmt.Println("|---|---|---|")
 	de := engine(cache, *deadline)
-	nap := must(de.Load(ctx, "misbehave", must(wasmbuild.Bytes("sandbox/testdata/misbehave")), ""))
+	nap := measure.Must(de.Load(ctx, "misbehave", measure.Must(wasmbuild.Bytes("sandbox/testdata/misbehave")), ""))
 	classes := []struct {
 		name, label string
 		p           *sandbox.Plugin
@@ -122,13 +122,13 @@ func main() {
 		{"recursion", "unbounded recursion", nil, nil},
 		{"memfill", "loop of 120 MiB memory.fill", nil, nil},
 		{"memcopy", "loop of 120 MiB memory.copy", nil, nil},
-		{"sleep", "Go `time.Sleep(30 s)` (WASI poll_oneoff)", nap, must(abi.Frame(abi.CallHeader{Tool: "nap"}, []byte(`{"ms":30000}`)))},
+		{"sleep", "Go `time.Sleep(30 s)` (WASI poll_oneoff)", nap, measure.Must(abi.Frame(abi.CallHeader{Tool: "nap"}, []byte(`{"ms":30000}`)))},
 	}
 	for _, c := range classes {
 		p, call := c.p, c.in
 		if p == nil {
-			p = must(de.Load(ctx, c.name, hostile(c.name), ""))
-			call = must(abi.Frame(abi.CallHeader{Tool: "x"}, []byte(`{}`)))
+			p = measure.Must(de.Load(ctx, c.name, hostile(c.name), ""))
+			call = measure.Must(abi.Frame(abi.CallHeader{Tool: "x"}, []byte(`{}`)))
 		}
 		var lates []time.Duration
 		var code abi.Code
@@ -141,10 +141,10 @@ func main() {
 				code = "none (succeeded)"
 			}
 		}
-		late := med(lates)
-		ls := d(late)
+		late := measure.Med(lates)
+		ls := measure.D(late)
 		if late < 0 {
-			ls = fmt.Sprintf("stopped %s before the deadline", d(-late))
+			ls = fmt.Sprintf("stopped %s before the deadline", measure.D(-late))
 		}
 		fmt.Printf("| %s | `%s` | %s |\n", c.label, code, ls)
 	}
@@ -152,31 +152,14 @@ func main() {
 }
 
 func hostile(name string) []byte {
-	return must(os.ReadFile(filepath.Join(wasmbuild.Root(), "sandbox", "testdata", "hostile", name+".wasm")))
+	return measure.Must(os.ReadFile(filepath.Join(wasmbuild.Root(), "sandbox", "testdata", "hostile", name+".wasm")))
 }
 
 func engine(cache string, timeout time.Duration) *sandbox.Engine {
-	return must(sandbox.NewEngine(sandbox.Config{CacheDir: cache, Timeout: timeout, PoolSize: 8, Logger: quiet, HostFuncs: []sandbox.HostFunc{
+	return measure.Must(sandbox.NewEngine(sandbox.Config{CacheDir: cache, Timeout: timeout, PoolSize: 8, Logger: quiet, HostFuncs: []sandbox.HostFunc{
 		{Name: abi.HostEventsEmit, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
 		{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
 	}}))
-}
-
-func median(n int, f func()) time.Duration {
-	f()
-	ds := make([]time.Duration, n)
-	for i := range ds {
-		t0 := time.Now()
-		f()
-		ds[i] = time.Since(t0)
-	}
-	return med(ds)
-}
-
-func med(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 func maxOf(ds []time.Duration) time.Duration {
@@ -185,25 +168,4 @@ func maxOf(ds []time.Duration) time.Duration {
 		m = max(m, x)
 	}
 	return m
-}
-
-func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
-
-func d(x time.Duration) string {
-	switch {
-	case x < time.Microsecond:
-		return fmt.Sprintf("%d ns", x.Nanoseconds())
-	case x < time.Millisecond:
-		return fmt.Sprintf("%.1f µs", float64(x.Nanoseconds())/1e3)
-	case x < time.Second:
-		return fmt.Sprintf("%.2f ms", float64(x.Nanoseconds())/1e6)
-	}
-	return fmt.Sprintf("%.2f s", x.Seconds())
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		log.Fatal(err)
-	}
-	return v
 }

@@ -12,13 +12,13 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"io"
 	"log"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strings"
 	"time"
 
@@ -33,9 +33,9 @@ var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 func main() {
 	iters := flag.Int("n", 400, "calls per measurement")
 	flag.Parse()
-	misbehave := must(wasmbuild.Bytes("sandbox/testdata/misbehave"))
-	links := must(wasmbuild.Bytes("examples/extract_links"))
-	cache := must(os.MkdirTemp("", "ww-bench-cache-"))
+	misbehave := measure.Must(wasmbuild.Bytes("sandbox/testdata/misbehave"))
+	links := measure.Must(wasmbuild.Bytes("examples/extract_links"))
+	cache := measure.Must(os.MkdirTemp("", "ww-bench-cache-"))
 	defer os.RemoveAll(cache)
 
 	fmt.Println("## Plugin kernel")
@@ -46,9 +46,9 @@ func main() {
 	fmt.Println()
 	fmt.Println("| call | native Go | **wasmwright** | ratio | fast path, close-on-ctx-done | ratio | Extism kernel path | ratio |")
 	fmt.Println("|---|---|---|---|---|---|---|---|")
-	pf := must(engine(cache, false, false).Load(context.Background(), "misbehave", misbehave, ""))
-	pc := must(engine(cache, false, true).Load(context.Background(), "misbehave", misbehave, ""))
-	ps := must(engine(cache, true, true).Load(context.Background(), "misbehave", misbehave, ""))
+	pf := measure.Must(engine(cache, false, false).Load(context.Background(), "misbehave", misbehave, ""))
+	pc := measure.Must(engine(cache, false, true).Load(context.Background(), "misbehave", misbehave, ""))
+	ps := measure.Must(engine(cache, true, true).Load(context.Background(), "misbehave", misbehave, ""))
 	for _, c := range []struct {
 		tool   string
 		size   int
@@ -58,29 +58,29 @@ func main() {
 		{"echo", 100 << 10, func(in []byte) { echoNative(in) }},
 		{"validate", 100 << 10, func(in []byte) { validateNative(in) }},
 	} {
-		in := must(abi.Frame(abi.CallHeader{Tool: c.tool}, []byte(`{"text":"`+strings.Repeat("a", c.size-11)+`"}`)))
-		nat := median(*iters*10, func() { c.native(in) })
-		f := median(*iters, func() { call(pf, in) })
+		in := measure.Must(abi.Frame(abi.CallHeader{Tool: c.tool}, []byte(`{"text":"`+strings.Repeat("a", c.size-11)+`"}`)))
+		nat := measure.Median(*iters*10, func() { c.native(in) })
+		f := measure.Median(*iters, func() { call(pf, in) })
 		n := *iters
 		if c.size > 10<<10 {
 			n = max(*iters/10, 20)
 		}
-		cc := median(n, func() { call(pc, in) })
-		s := median(n, func() { call(ps, in) })
-		fmt.Printf("| %s %d KB | %s | **%s** | %.1fx | %s | %.1fx | %s | %.1fx |\n", c.tool, c.size>>10, d(nat), d(f), ratio(f, nat), d(cc), ratio(cc, nat), d(s), ratio(s, nat))
+		cc := measure.Median(n, func() { call(pc, in) })
+		s := measure.Median(n, func() { call(ps, in) })
+		fmt.Printf("| %s %d KB | %s | **%s** | %.1fx | %s | %.1fx | %s | %.1fx |\n", c.tool, c.size>>10, measure.D(nat), measure.D(f), measure.Ratio(f, nat), measure.D(cc), measure.Ratio(cc, nat), measure.D(s), measure.Ratio(s, nat))
 	}
 	fmt.Println()
 
 	// Cold start: host start (config, compile or cache hit, describe, link)
 	// to the first tool call served.
-	plugins := must(os.MkdirTemp("", "ww-bench-plugins-"))
+	plugins := measure.Must(os.MkdirTemp("", "ww-bench-plugins-"))
 	defer os.RemoveAll(plugins)
 	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), links, 0o644)
 	sum := sha256.Sum256(links)
 	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
 	cold := func(cacheDir string) time.Duration {
 		t0 := time.Now()
-		cfg := must(host.ParseConfig(fmt.Sprintf(`
+		cfg := measure.Must(host.ParseConfig(fmt.Sprintf(`
 [host]
 plugins_dir = %q
 cache_dir = %q
@@ -90,7 +90,7 @@ plugins = ["extract_links"]
 tools = ["*"]
 grants = ["events"]
 `, plugins, cacheDir), "bench", plugins))
-		h := must(host.New(context.Background(), cfg, host.Options{NoBrowser: true, Logger: quiet}))
+		h := measure.Must(host.New(context.Background(), cfg, host.Options{NoBrowser: true, Logger: quiet}))
 		if _, err := h.Call(context.Background(), host.Request{Personality: "p", Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href=/x>x</a>"}`)}); err != nil {
 			log.Fatal(err)
 		}
@@ -99,22 +99,22 @@ grants = ["events"]
 		return el
 	}
 	var noCache, warm []time.Duration
-	warmDir := must(os.MkdirTemp("", "ww-bench-warm-"))
+	warmDir := measure.Must(os.MkdirTemp("", "ww-bench-warm-"))
 	defer os.RemoveAll(warmDir)
 	cold(warmDir)
 	for i := 0; i < 5; i++ {
-		dir := must(os.MkdirTemp("", "ww-bench-nocache-"))
+		dir := measure.Must(os.MkdirTemp("", "ww-bench-nocache-"))
 		noCache = append(noCache, cold(dir))
 		os.RemoveAll(dir)
 		warm = append(warm, cold(warmDir))
 	}
 	fmt.Println("| cold start: host start to first call served (extract_links) | median of 5 |")
 	fmt.Println("|---|---|")
-	fmt.Printf("| no compilation cache | %s |\n| warm compilation cache | %s (%.0fx faster) |\n\n", d(med(noCache)), d(med(warm)), ratio(med(noCache), med(warm)))
+	fmt.Printf("| no compilation cache | %s |\n| warm compilation cache | %s (%.0fx faster) |\n\n", measure.D(measure.Med(noCache)), measure.D(measure.Med(warm)), measure.Ratio(measure.Med(noCache), measure.Med(warm)))
 
 	// Memory per idle instance: Go heap and stacks held, linear memory
 	// included (wazero keeps it in Go-managed memory).
-	pl := must(engine(cache, false, false).Load(context.Background(), "extract_links", links, ""))
+	pl := measure.Must(engine(cache, false, false).Load(context.Background(), "extract_links", links, ""))
 	const n = 16
 	var before, after runtime.MemStats
 	runtime.GC()
@@ -129,7 +129,7 @@ grants = ["events"]
 }
 
 func engine(cache string, extismOnly, noFuel bool) *sandbox.Engine {
-	return must(sandbox.NewEngine(sandbox.Config{CacheDir: cache, ExtismABIOnly: extismOnly, NoLoopFuel: noFuel, PoolSize: 32, Logger: quiet, HostFuncs: []sandbox.HostFunc{
+	return measure.Must(sandbox.NewEngine(sandbox.Config{CacheDir: cache, ExtismABIOnly: extismOnly, NoLoopFuel: noFuel, PoolSize: 32, Logger: quiet, HostFuncs: []sandbox.HostFunc{
 		{Name: abi.HostEventsEmit, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
 		{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
 		{Name: abi.HostSecretsMaskValues, Fn: func(context.Context, string, []byte) ([]byte, error) { return []byte(`{}`), nil }},
@@ -156,42 +156,4 @@ func validateNative(in []byte) bool {
 	var h abi.CallHeader
 	args, _ := abi.Unframe(in, &h)
 	return json.Valid(args)
-}
-
-func median(n int, f func()) time.Duration {
-	f()
-	ds := make([]time.Duration, n)
-	for i := range ds {
-		t0 := time.Now()
-		f()
-		ds[i] = time.Since(t0)
-	}
-	return med(ds)
-}
-
-func med(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
-func ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
-
-func d(x time.Duration) string {
-	switch {
-	case x < time.Microsecond:
-		return fmt.Sprintf("%d ns", x.Nanoseconds())
-	case x < time.Millisecond:
-		return fmt.Sprintf("%.1f µs", float64(x.Nanoseconds())/1e3)
-	case x < time.Second:
-		return fmt.Sprintf("%.2f ms", float64(x.Nanoseconds())/1e6)
-	}
-	return fmt.Sprintf("%.2f s", x.Seconds())
-}
-
-func must[T any](v T, err error) T {
-	if err != nil {
-		log.Fatal(err)
-	}
-	return v
 }
