@@ -32,8 +32,15 @@ test: deps plugins inspector ## run every test (Go host, plugin modules, MCP Ins
 	$(GO) test -count=1 -timeout 30m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 
-bench: deps build ## run the benchmarks and write BENCHMARKS.md
+bench: deps build peer ## run the benchmarks and write BENCHMARKS.md
 	./scripts/bench.sh
+
+.PHONY: peer
+peer: $(BUILD)/peer/node_modules/@playwright/mcp/package.json ## install Playwright MCP (npm), the browser benchmark's peer
+
+$(BUILD)/peer/node_modules/@playwright/mcp/package.json:
+	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
+	npm install --no-audit --no-fund --silent --prefix $(BUILD)/peer @playwright/mcp@0.0.83
 
 check: ## gofmt, vet, race tests, go mod tidy leaves the tree clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
