@@ -112,3 +112,22 @@ func TestManifestAndImportsAreCopies(t *testing.T) {
 		t.Fatalf("editing the copies changed the plugin:\n%s\nwas\n%s", got, want)
 	}
 }
+
+// A plugin cannot flood the host's log: a call's lines past MaxLogLines are
+// dropped, with one line saying so; the next call may log again.
+func TestLogLinesCappedPerCall(t *testing.T) {
+	var buf lockedBuf
+	p := load(t, engine(t, Config{Logger: newTestLogger(&buf)}), "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "log", `{"msg":"flood-line","n":1000}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(buf.String(), "flood-line"); n != MaxLogLines {
+		t.Fatalf("%d lines logged, want %d", n, MaxLogLines)
+	}
+	if n := strings.Count(buf.String(), "further lines of this call are dropped"); n != 1 {
+		t.Fatalf("the drop was said %d times, want once", n)
+	}
+	if _, err := callTool(t, p, "log", `{"msg":"next-call"}`); err != nil || !strings.Contains(buf.String(), "next-call") {
+		t.Fatalf("the next call could not log: %v", err)
+	}
+}

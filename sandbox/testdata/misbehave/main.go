@@ -94,10 +94,13 @@ func init() {
 		}
 		return &abi.Result{Text: string(b)}, nil
 	})
-	sdk.Tool("log", "logs a line", func(c *sdk.Call, a struct {
+	sdk.Tool("log", "logs a line (n times)", func(c *sdk.Call, a struct {
 		Msg string `json:"msg"`
+		N   int    `json:"n"`
 	}) (*abi.Result, error) {
-		sdk.Warn(a.Msg)
+		for i := 0; i < max(a.N, 1); i++ {
+			sdk.Warn(a.Msg)
+		}
 		return &abi.Result{Text: "logged"}, nil
 	})
 	sdk.Tool("coded", "fails with a code", func(c *sdk.Call, _ none) (*abi.Result, error) {
