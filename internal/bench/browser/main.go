@@ -39,8 +39,8 @@ import (
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
-// Both browsers get these: external hosts fail at once instead of waiting
-// on a closed network.
+// Playwright MCP's browser gets these: external hosts fail at once instead
+// of waiting on a closed network (wasmwright's does this itself).
 var isolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
 
 var steps = []string{"navigate", "snapshot", "type", "click", "screenshot"}
@@ -213,7 +213,9 @@ func newWasmwright(verbose bool) (*wasmwright, error) {
 		"snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"}); err != nil {
 		return nil, err
 	}
-	args, _ := json.Marshal(isolateArgs)
+	// wasmwright's browser needs no isolateArgs: it resolves no names
+	// itself (its own --host-resolver-rules) and the proxy allows only
+	// loopback here.
 	cfg, err := host.ParseConfig(fmt.Sprintf(`
 [host]
 plugins_dir = %q
@@ -221,7 +223,6 @@ cache_dir = %q
 default_personality = "bench"
 [browser]
 headed = "false"
-args = %s
 workspace_dir = %q
 [plugins.browser]
 [plugins.blockdetect]
@@ -233,7 +234,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "secrets.mask"]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, dir, filepath.Join(wasmbuild.Root(), "build", "cache"), args, filepath.Join(os.TempDir(), "ww-bench-workspace")), "bench", dir)
+`, dir, filepath.Join(wasmbuild.Root(), "build", "cache"), filepath.Join(os.TempDir(), "ww-bench-workspace")), "bench", dir)
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,6 @@ plugins_dir = %q
 cache_dir = %q
 [browser]
 headed = "false"
-args = ["--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"]
 [plugins.browser]
 [plugins.blockdetect]
 [plugins.snapcompact]
