@@ -70,21 +70,25 @@ func main() {
 		fail(err)
 	}
 	defer nw.Close(context.Background())
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: filepath.Join(os.TempDir(), "ww-bench-network"),
-		NavigationTimeout: browser.Duration(10 * time.Second)},
-		browser.Options{Logger: log, SessionProxy: func(p, s string) string {
-			if p == "direct" {
-				return ""
-			}
-			return nw.SessionProxy(p, s)
-		}})
+	// Two browser services of the same Chromium build: under a network
+	// service a context without a proxy is given a dead one (fail closed),
+	// so the direct peer is a service of its own, without one.
+	bcfg := browser.Config{Headed: "false", WorkspaceDir: filepath.Join(os.TempDir(), "ww-bench-network"),
+		NavigationTimeout: browser.Duration(10 * time.Second)}
+	proxied, err := browser.New(bcfg, browser.Options{Logger: log, SessionProxy: nw.SessionProxy})
 	if err != nil {
 		fail(err)
 	}
+	direct, err := browser.New(bcfg, browser.Options{Logger: log})
+	if err != nil {
+		fail(err)
+	}
+	services := map[string]*browser.Service{"direct": direct, "proxied": proxied}
 	defer func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
-		b.Close(ctx)
+		direct.Close(ctx)
+		proxied.Close(ctx)
 	}()
 
 	times := map[string][]time.Duration{}
@@ -93,7 +97,7 @@ func main() {
 		for _, pg := range pages {
 			for _, mode := range []string{"direct", "proxied"} {
 				t0 := time.Now()
-				_, aerr := navigate(b, mode, "bench", srv.URL+"/"+pg)
+				_, aerr := navigate(services[mode], mode, "bench", srv.URL+"/"+pg)
 				d := time.Since(t0)
 				if aerr != nil {
 					failed[mode]++
@@ -112,7 +116,7 @@ func main() {
 	refused, byProxy, before := 0, 0, 0
 	var notRefused []string
 	for _, u := range hostile {
-		_, aerr := navigate(b, "proxied", "hostile", u)
+		_, aerr := navigate(proxied, "proxied", "hostile", u)
 		bl := nw.TakeBlocked("proxied", "hostile")
 		switch {
 		case len(bl) > 0:
@@ -130,7 +134,7 @@ func main() {
 
 	md, mp := median(times["direct"]), median(times["proxied"])
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("Navigate (no snapshot) of %d corpus pages served on loopback, %d timed rounds after a warm-up, direct and proxied contexts alternating in one Chromium. Medians; trust the ratio, not the milliseconds (shared 2-core machine).\n\n", len(pages), *rounds)
+	fmt.Printf("Navigate (no snapshot) of %d corpus pages served on loopback, %d timed rounds after a warm-up, direct and proxied contexts alternating, each in a browser service of its own (same Chromium build). Medians; trust the ratio, not the milliseconds (shared 2-core machine).\n\n", len(pages), *rounds)
 	fmt.Println("| mode | navigations | median | p90 | failed |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, m := range []string{"direct", "proxied"} {
