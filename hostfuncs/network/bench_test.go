@@ -50,23 +50,8 @@ func BenchmarkProxiedPageLoad(b *testing.B) {
 			w.Write([]byte("h1 { color: black }"))
 		}
 	})
-	site := httptest.NewServer(mux)
-	defer site.Close()
-	port := site.Listener.Addr().(*net.TCPAddr).Port
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close(context.Background())
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		b.Skipf("needs Chromium and the Playwright driver: %v", err)
-	}
-	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	u := fmt.Sprintf("http://127.0.0.1:%d/page", port)
+	_, br, base := proxiedBrowser(b, mux)
+	u := base + "/page"
 	if _, aerr := navigate(br, "p", "bench", u); aerr != nil {
 		b.Fatal(aerr)
 	}
@@ -86,26 +71,11 @@ func BenchmarkProxiedPageLoad(b *testing.B) {
 // own egress proxy) and loads one small page in it: what authenticating a
 // context to its proxy adds to a session's first call.
 func BenchmarkSessionOpen(b *testing.B) {
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s, br, base := proxiedBrowser(b, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<title>t</title><h1>small</h1>")
 	}))
-	defer site.Close()
-	port := site.Listener.Addr().(*net.TCPAddr).Port
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer s.Close(context.Background())
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		b.Skipf("needs Chromium and the Playwright driver: %v", err)
-	}
-	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer br.Close(context.Background())
-	u := fmt.Sprintf("http://127.0.0.1:%d/", port)
+	u := base + "/"
 	if _, aerr := navigate(br, "p", "warm", u); aerr != nil {
 		b.Fatal(aerr)
 	}
@@ -120,4 +90,28 @@ func BenchmarkSessionOpen(b *testing.B) {
 		s.CloseSession("p", sess)
 		b.StartTimer()
 	}
+}
+
+// proxiedBrowser serves site on loopback and returns a network service
+// whose personality "p" may reach it, a browser whose sessions go through
+// that service's egress proxies, and the site's base URL; all closed when
+// the benchmark ends.
+func proxiedBrowser(b *testing.B, site http.Handler) (*Service, *browser.Service, string) {
+	srv := httptest.NewServer(site)
+	b.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { s.Close(context.Background()) })
+	if err := browser.Preflight(browser.Config{}); err != nil {
+		b.Skipf("needs Chromium and the Playwright driver: %v", err)
+	}
+	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { br.Close(context.Background()) })
+	return s, br, fmt.Sprintf("http://127.0.0.1:%d", port)
 }
