@@ -62,22 +62,10 @@ allowed_hosts = [%q]
 	return e, page.URL
 }
 
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
-// SIGTERM with a call in flight that does not stop when cancelled (a
-// 30 s browser_wait_for sleeps in the browser service): serve still exits
-// within 10 s.
-func TestServeSIGTERMWithCallInFlight(t *testing.T) {
-	e, page := browserServeEnv(t)
-	token := mcp.NewToken()
-	url, serve, exited := e.serveHTTP(t, "WASMWRIGHT_TOKEN="+token)
-
+// connectWatching connects an MCP client with token; inFlight receives
+// when a call's first progress notification arrives (the call is running).
+func connectWatching(t *testing.T, ctx context.Context, url, token string) (*sdk.ClientSession, <-chan struct{}) {
+	t.Helper()
 	inFlight := make(chan struct{}, 1)
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
@@ -87,13 +75,32 @@ func TestServeSIGTERMWithCallInFlight(t *testing.T) {
 			}
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
 	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cs.Close()
+	t.Cleanup(func() { cs.Close() })
+	return cs, inFlight
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// SIGTERM with a 30 s browser_wait_for in flight: serve cancels it and
+// exits within 10 s.
+func TestServeSIGTERMWithCallInFlight(t *testing.T) {
+	e, page := browserServeEnv(t)
+	token := mcp.NewToken()
+	url, serve, exited := e.serveHTTP(t, "WASMWRIGHT_TOKEN="+token)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cs, inFlight := connectWatching(t, ctx, url, token)
 	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}})
 	if err != nil || res.IsError {
 		t.Fatalf("navigate: %v %+v", err, res)
@@ -110,11 +117,7 @@ func TestServeSIGTERMWithCallInFlight(t *testing.T) {
 	}
 
 	// Meanwhile another client is served as usual.
-	other, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other, _ := connectWatching(t, ctx, url, token)
 	t1 := time.Now()
 	res, err = other.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page + "/other"}})
 	if err != nil || res.IsError {
@@ -142,22 +145,9 @@ func TestServeSecondSignal(t *testing.T) {
 	token := mcp.NewToken()
 	lines := make(chan string, 1000)
 	url, serve, exited := e.serveHTTPLines(t, lines, "WASMWRIGHT_TOKEN="+token)
-	inFlight := make(chan struct{}, 1)
-	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
-		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
-			select {
-			case inFlight <- struct{}{}:
-			default:
-			}
-		},
-	})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: bearer(token)}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, inFlight := connectWatching(t, ctx, url, token)
 	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
 		t.Fatalf("navigate: %v %+v", err, res)
 	}
