@@ -74,6 +74,11 @@ type ToolSpec struct {
 	// plugin's. A personality that does not grant them does not get the tool.
 	Capabilities []string `json:"capabilities,omitempty"`
 	ReadOnly     bool     `json:"read_only,omitempty"`
+	// Risk is the worst this tool can do (RiskRead...); empty: the host
+	// derives it from the capabilities the tool needs.
+	Risk Risk `json:"risk,omitempty"`
+	// Title is a short human-readable name for clients' approval prompts.
+	Title string `json:"title,omitempty"`
 }
 
 // CallHeader is the fixed part of a call's input; the tool's arguments

@@ -60,6 +60,7 @@ var hostFuncs = map[string]ID{
 	abi.HostSecretsMaskValues: SecretsMask,
 	abi.HostNetworkFetch:      Network,
 	abi.HostVaultFill:         VaultFill,
+	abi.HostTakeoverRequest:   Takeover,
 
 	abi.HostBrowserSnapshot:      BrowserRead,
 	abi.HostBrowserWaitFor:       BrowserRead,

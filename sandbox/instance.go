@@ -138,7 +138,7 @@ var extismExport = map[int32]string{
 // run performs one operation under the engine's deadline (or ctx's, if
 // sooner). An error means the instance must be discarded.
 func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, int32, error) {
-	ctx, cancel := context.WithTimeout(ctx, inst.p.eng.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, callTimeout(ctx, inst.p.eng.cfg.Timeout))
 	defer cancel()
 	ctx = context.WithValue(ctx, ctxKey{}, inst)
 	inst.ctx = ctx
@@ -354,6 +354,23 @@ func (inst *instance) mayLog() bool {
 		inst.p.log.Warn("plugin logged more than the per-call limit; further lines of this call are dropped", "limit", MaxLogLines)
 	}
 	return false
+}
+
+type timeoutKey struct{}
+
+// WithTimeout gives the calls run under ctx the deadline d instead of the
+// engine's Timeout. Only the host sets it, for a call it knows waits in a
+// host function for a long time (a takeover waits for a human); the plugin
+// still runs metered and stops at that deadline or when ctx is cancelled.
+func WithTimeout(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, timeoutKey{}, d)
+}
+
+func callTimeout(ctx context.Context, def time.Duration) time.Duration {
+	if d, ok := ctx.Value(timeoutKey{}).(time.Duration); ok && d > 0 {
+		return d
+	}
+	return def
 }
 
 type quietKey struct{}

@@ -339,3 +339,20 @@ func TestNoFilesystemRealRandomness(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(b []byte) (int, error) { return f(b) }
+
+// WithTimeout replaces the engine's deadline for one call: a sleep longer
+// than the engine's Timeout finishes under a longer one, and the same
+// sleep without it is stopped.
+func TestWithTimeoutExtendsOneCall(t *testing.T) {
+	p := load(t, engine(t, Config{Timeout: 200 * time.Millisecond}), "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "sleep", `{"ms":400}`); code(err) != abi.CodeTimeout {
+		t.Fatalf("a 400 ms sleep under a 200 ms deadline: want timeout, got %v", err)
+	}
+	out, err := p.Call(WithTimeout(context.Background(), 5*time.Second), abi.OpCall, frameArgs(t, "sleep", `{"ms":400}`))
+	if err != nil {
+		t.Fatalf("a 400 ms sleep under a 5 s deadline: %v", err)
+	}
+	if !strings.Contains(string(out), "slept_ms") {
+		t.Fatalf("unexpected output %s", out)
+	}
+}

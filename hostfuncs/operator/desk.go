@@ -1,0 +1,390 @@
+// Package operator is the human side of the kernel: takeovers (an agent
+// hands its browser session to a person and waits for the hand-back),
+// approvals (a call waits for an operator's decision), operator presence
+// (whether a person is watching a personality, which makes its calls
+// attended) and operator control of a page (while a person drives a page,
+// agent tools that change it are refused).
+//
+// The Desk holds that state; the web console (host/console) is the surface
+// operators use, and ww_takeover_request (HostFuncs) is how a plugin asks.
+// Nothing here waits without a bound: a takeover ends at its timeout, an
+// approval at its own, and every wait ends when the session closes or the
+// caller's context is done.
+package operator
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"log/slog"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// Browser is what the desk needs of the browser service.
+type Browser interface {
+	// SetDriving marks a session as driven by a human: the idle sweeper
+	// and LRU eviction leave it alone.
+	SetDriving(personality, session string, on bool)
+	// Raise brings the session's current tab to the front (a headed
+	// window is raised).
+	Raise(personality, session string)
+	// PageURL is the URL of the session's current tab, "" when none.
+	PageURL(personality, session string) string
+}
+
+// Options configure a Desk.
+type Options struct {
+	Logger *slog.Logger
+	// Emit records an event (takeover and approval lifecycle). Never a
+	// value: reasons and tool names only.
+	Emit func(hostfuncs.Event)
+	// Browser, when set, is told of takeovers.
+	Browser Browser
+	// Now is the clock (tests). Default time.Now.
+	Now func() time.Time
+}
+
+// Desk is the operator state of one host. It is safe for concurrent use.
+type Desk struct {
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	takeovers map[sessKey]*Takeover
+	approvals map[string]*Approval
+	presence  map[string]int // personality → consoles connected for it ("*" for all)
+	control   map[sessKey]int
+	subs      map[chan struct{}]bool
+	closed    bool
+}
+
+type sessKey struct{ personality, session string }
+
+// New returns an empty desk.
+func New(opts Options) *Desk {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Desk{
+		opts: opts, log: opts.Logger.With("service", "operator"),
+		takeovers: map[sessKey]*Takeover{}, approvals: map[string]*Approval{},
+		presence: map[string]int{}, control: map[sessKey]int{}, subs: map[chan struct{}]bool{},
+	}
+}
+
+// Takeover is one pending takeover, as the console shows it.
+type Takeover struct {
+	ID          string    `json:"id"`
+	Personality string    `json:"personality"`
+	Session     string    `json:"session"`
+	Reason      string    `json:"reason"`
+	Started     time.Time `json:"started"`
+	Deadline    time.Time `json:"deadline"`
+
+	done chan takeoverEnd
+}
+
+type takeoverEnd struct {
+	outcome string // abi.TakeoverUser, abi.TakeoverCancel, or "closed"
+}
+
+func newID() string {
+	var b [9]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// ClampTimeout turns a requested takeover timeout in seconds into the one
+// used: the default for 0 or less, at most abi.TakeoverMaxS.
+func ClampTimeout(s int) time.Duration {
+	switch {
+	case s <= 0:
+		s = abi.TakeoverDefaultS
+	case s > abi.TakeoverMaxS:
+		s = abi.TakeoverMaxS
+	}
+	return time.Duration(s) * time.Second
+}
+
+// RequestTakeover hands (personality, session) to an operator and waits
+// until one hands it back or cancels, the timeout passes, the session
+// closes or ctx is done. A session already held is refused. The hold is
+// released on every path.
+func (d *Desk) RequestTakeover(ctx context.Context, personality, session string, req abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
+	reason := strings.TrimSpace(req.Reason)
+	if reason == "" {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "a takeover needs a reason: say what the human should do (for example \"solve the captcha on the login page\")")
+	}
+	timeout := ClampTimeout(req.TimeoutS)
+	k := sessKey{personality, session}
+	now := d.opts.Now()
+	t := &Takeover{ID: newID(), Personality: personality, Session: session, Reason: capRunes(reason, 2000), Started: now, Deadline: now.Add(timeout), done: make(chan takeoverEnd, 1)}
+	d.mu.Lock()
+	if d.closed {
+		d.mu.Unlock()
+		return nil, abi.Errorf(abi.CodeNotAvailable, "wasmwright is shutting down: no takeover can start")
+	}
+	if _, held := d.takeovers[k]; held {
+		d.mu.Unlock()
+		return nil, abi.Errorf(abi.CodeRefused, "a takeover of this browser session is already pending: wait for its hand-back instead of asking again")
+	}
+	d.takeovers[k] = t
+	d.mu.Unlock()
+	d.changed()
+	if b := d.opts.Browser; b != nil {
+		b.SetDriving(personality, session, true)
+		b.Raise(personality, session)
+	}
+	d.event("takeover.requested", personality, session, map[string]any{"id": t.ID, "reason": t.Reason, "timeout_s": int(timeout / time.Second)})
+	d.log.Info("takeover requested", "personality", personality, "session", session, "timeout", timeout)
+
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	var end takeoverEnd
+	select {
+	case end = <-t.done:
+	case <-timer.C:
+		end.outcome = "timeout"
+	case <-ctx.Done():
+		end.outcome = "cancelled"
+	}
+	d.mu.Lock()
+	if d.takeovers[k] == t {
+		delete(d.takeovers, k)
+	}
+	d.mu.Unlock()
+	if b := d.opts.Browser; b != nil {
+		b.SetDriving(personality, session, false)
+	}
+	d.changed()
+	d.event("takeover.ended", personality, session, map[string]any{"id": t.ID, "outcome": end.outcome, "ms": d.opts.Now().Sub(now).Milliseconds()})
+	switch end.outcome {
+	case abi.TakeoverUser, abi.TakeoverCancel:
+		r := &abi.TakeoverResponse{HandedBack: end.outcome == abi.TakeoverUser, Outcome: end.outcome}
+		if b := d.opts.Browser; b != nil {
+			r.URL = b.PageURL(personality, session)
+		}
+		return r, nil
+	case "timeout":
+		return nil, abi.Errorf(abi.CodeExecutionFailed, "No one took over the browser within %ds. The page is unchanged; report the blockage.", int(timeout/time.Second))
+	case "closed":
+		return nil, abi.Errorf(abi.CodeExecutionFailed, "the browser session was closed during the takeover; nothing was handed back: start again with browser_navigate")
+	}
+	return nil, abi.Errorf(abi.CodeTimeout, "the takeover request was cancelled before anyone handed the browser back")
+}
+
+// Held returns the pending takeover of a session.
+func (d *Desk) Held(personality, session string) (Takeover, bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	t, ok := d.takeovers[sessKey{personality, session}]
+	if !ok {
+		return Takeover{}, false
+	}
+	return *t, true
+}
+
+// Takeovers lists the pending takeovers, oldest first.
+func (d *Desk) Takeovers() []Takeover {
+	d.mu.Lock()
+	out := make([]Takeover, 0, len(d.takeovers))
+	for _, t := range d.takeovers {
+		out = append(out, *t)
+	}
+	d.mu.Unlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Started.Before(out[j].Started) })
+	return out
+}
+
+// EndTakeover settles the pending takeover id: handBack true hands the
+// browser back to the agent (outcome user), false cancels it.
+func (d *Desk) EndTakeover(id string, handBack bool) error {
+	outcome := abi.TakeoverCancel
+	if handBack {
+		outcome = abi.TakeoverUser
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, t := range d.takeovers {
+		if t.ID == id {
+			select {
+			case t.done <- takeoverEnd{outcome}:
+			default: // already settled
+			}
+			return nil
+		}
+	}
+	return abi.Errorf(abi.CodeNotFound, "no pending takeover %q: it was handed back, cancelled or timed out already", id)
+}
+
+// SessionClosed ends a pending takeover or approval of a session that is
+// gone, and forgets operator control of it.
+func (d *Desk) SessionClosed(personality, session string) {
+	k := sessKey{personality, session}
+	d.mu.Lock()
+	if t := d.takeovers[k]; t != nil {
+		select {
+		case t.done <- takeoverEnd{"closed"}:
+		default:
+		}
+	}
+	for _, a := range d.approvals {
+		if a.Personality == personality && a.Session == session {
+			a.settle(Decision{Verdict: verdictClosed})
+		}
+	}
+	delete(d.control, k)
+	d.mu.Unlock()
+	d.changed()
+}
+
+// Attach records a console connected for personality ("*": every
+// personality) and returns its detach. While one is attached, the
+// personality's calls are attended.
+func (d *Desk) Attach(personality string) (detach func()) {
+	d.mu.Lock()
+	d.presence[personality]++
+	d.mu.Unlock()
+	d.changed()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.mu.Lock()
+			if d.presence[personality]--; d.presence[personality] <= 0 {
+				delete(d.presence, personality)
+			}
+			d.mu.Unlock()
+			d.changed()
+		})
+	}
+}
+
+// Attended reports whether an operator's console is connected for the
+// personality.
+func (d *Desk) Attended(personality string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.presence[personality] > 0 || d.presence["*"] > 0
+}
+
+// Control records an operator driving a session's page (input from the
+// live view) and returns its release. While held, agent tools that change
+// the page are refused.
+func (d *Desk) Control(personality, session string) (release func()) {
+	k := sessKey{personality, session}
+	d.mu.Lock()
+	d.control[k]++
+	d.mu.Unlock()
+	d.changed()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			d.mu.Lock()
+			if d.control[k] > 0 {
+				if d.control[k]--; d.control[k] == 0 {
+					delete(d.control, k)
+				}
+			}
+			d.mu.Unlock()
+			d.changed()
+		})
+	}
+}
+
+// Controlled reports whether an operator drives the session's page, by a
+// takeover or from the live view.
+func (d *Desk) Controlled(personality, session string) bool {
+	k := sessKey{personality, session}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, held := d.takeovers[k]
+	return held || d.control[k] > 0
+}
+
+// Subscribe returns a channel that receives (coalesced) whenever the
+// desk's state changes, and its cancel.
+func (d *Desk) Subscribe() (<-chan struct{}, func()) {
+	ch := make(chan struct{}, 1)
+	d.mu.Lock()
+	d.subs[ch] = true
+	d.mu.Unlock()
+	return ch, func() {
+		d.mu.Lock()
+		delete(d.subs, ch)
+		d.mu.Unlock()
+	}
+}
+
+func (d *Desk) changed() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for ch := range d.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (d *Desk) event(kind, personality, session string, data map[string]any) {
+	if d.opts.Emit == nil {
+		return
+	}
+	b, _ := json.Marshal(data)
+	d.opts.Emit(hostfuncs.Event{Time: d.opts.Now().UTC(), Kind: kind, Personality: personality, Session: session, Data: b})
+}
+
+// Close ends every pending takeover and approval (as closed) and refuses
+// new ones.
+func (d *Desk) Close(context.Context) error {
+	d.mu.Lock()
+	d.closed = true
+	d.mu.Unlock()
+	d.mu.Lock()
+	var keys []sessKey
+	for k := range d.takeovers {
+		keys = append(keys, k)
+	}
+	for _, a := range d.approvals {
+		keys = append(keys, sessKey{a.Personality, a.Session})
+	}
+	d.mu.Unlock()
+	for _, k := range keys {
+		d.SessionClosed(k.personality, k.session)
+	}
+	return nil
+}
+
+// CloseSession is SessionClosed (host.Service).
+func (d *Desk) CloseSession(personality, session string) error {
+	d.SessionClosed(personality, session)
+	return nil
+}
+
+// HostFuncs returns ww_takeover_request, guarded by the takeover grant.
+func (d *Desk) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{
+		hostfuncs.JSON(abi.HostTakeoverRequest, func(ctx context.Context, c *hostfuncs.Caller, req abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
+			return d.RequestTakeover(ctx, c.Personality, c.Session, req)
+		}),
+	}
+}
+
+func capRunes(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}

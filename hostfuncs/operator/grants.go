@@ -1,0 +1,202 @@
+package operator
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Grant lets one tool (or every tool of one risk) act without asking on
+// one origin. A grant never widens to every origin: Origin is a single
+// scheme://host[:port].
+type Grant struct {
+	Tool    string    `json:"tool,omitempty"`
+	Risk    abi.Risk  `json:"risk,omitempty"`
+	Origin  string    `json:"origin"`
+	Created time.Time `json:"created"`
+	By      string    `json:"by,omitempty"`
+}
+
+// Grants stores each personality's grants in its own file (mode 0600) in
+// a folder (mode 0700). It is safe for concurrent use.
+type Grants struct {
+	dir string
+	mu  sync.Mutex
+}
+
+// OpenGrants returns the store in dir, creating the folder.
+func OpenGrants(dir string) (*Grants, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("grants folder: %w", err)
+	}
+	return &Grants{dir: dir}, nil
+}
+
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+func (g *Grants) file(personality string) string {
+	name := personality
+	if !plainName.MatchString(name) {
+		h := sha256.Sum256([]byte(personality))
+		name = "p-" + hex.EncodeToString(h[:8])
+	}
+	return filepath.Join(g.dir, name+".json")
+}
+
+// Origin normalises a URL or origin to scheme://host[:port] (default ports
+// dropped, host lowercased). Only http and https pages have an origin a
+// grant can name.
+func Origin(raw string) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(raw))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not an http(s) origin: write it as https://host[:port]", raw)
+	}
+	host := strings.ToLower(u.Hostname())
+	if strings.ContainsAny(host, "*?") {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q: a grant names one origin, never a wildcard", raw)
+	}
+	port := u.Port()
+	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return u.Scheme + "://" + host, nil
+}
+
+func (g *Grants) load(personality string) ([]Grant, error) {
+	b, err := os.ReadFile(g.file(personality))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Grant
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, fmt.Errorf("grants of %s (%s) are not valid JSON: %w: fix or delete the file", personality, g.file(personality), err)
+	}
+	return out, nil
+}
+
+func (g *Grants) save(personality string, gs []Grant) error {
+	b, err := json.MarshalIndent(gs, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(g.dir, ".grants-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), g.file(personality))
+}
+
+// List returns a personality's grants.
+func (g *Grants) List(personality string) ([]Grant, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.load(personality)
+}
+
+func (gr Grant) same(o Grant) bool {
+	return gr.Tool == o.Tool && gr.Risk == o.Risk && gr.Origin == o.Origin
+}
+
+func (gr *Grant) check() error {
+	o, err := Origin(gr.Origin)
+	if err != nil {
+		return err
+	}
+	gr.Origin = o
+	if (gr.Tool == "") == (gr.Risk == "") {
+		return abi.Errorf(abi.CodeInputInvalid, "a grant names a tool or a risk, exactly one")
+	}
+	if gr.Risk != "" && !gr.Risk.Valid() {
+		return abi.Errorf(abi.CodeInputInvalid, "unknown risk %q: one of %v", gr.Risk, abi.Risks)
+	}
+	return nil
+}
+
+// Add stores a grant (an existing equal one is kept).
+func (g *Grants) Add(personality string, gr Grant) error {
+	if err := gr.check(); err != nil {
+		return err
+	}
+	if gr.Created.IsZero() {
+		gr.Created = time.Now().UTC()
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gs, err := g.load(personality)
+	if err != nil {
+		return err
+	}
+	if slices.ContainsFunc(gs, gr.same) {
+		return nil
+	}
+	return g.save(personality, append(gs, gr))
+}
+
+// Revoke removes a grant; it reports whether one was there.
+func (g *Grants) Revoke(personality string, gr Grant) (bool, error) {
+	if err := gr.check(); err != nil {
+		return false, err
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	gs, err := g.load(personality)
+	if err != nil {
+		return false, err
+	}
+	n := len(gs)
+	gs = slices.DeleteFunc(gs, gr.same)
+	if len(gs) == n {
+		return false, nil
+	}
+	return true, g.save(personality, gs)
+}
+
+// Allows reports whether a stored grant lets tool (of risk) act on the
+// page origin. An empty or unparsable origin is never allowed. A store
+// that cannot be read allows nothing.
+func (g *Grants) Allows(personality, tool string, risk abi.Risk, origin string) bool {
+	o, err := Origin(origin)
+	if err != nil || origin == "" {
+		return false
+	}
+	gs, err := g.List(personality)
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(gs, func(gr Grant) bool {
+		return gr.Origin == o && (gr.Tool == tool || (gr.Tool == "" && gr.Risk == risk))
+	})
+}
