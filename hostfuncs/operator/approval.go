@@ -20,12 +20,12 @@ const (
 
 // Approval is one call waiting for an operator's decision.
 type Approval struct {
-	ID          string    `json:"id"`
-	Personality string    `json:"personality"`
-	Session     string    `json:"session"`
-	Tool        string    `json:"tool"`
-	Risk        abi.Risk  `json:"risk"`
-	Origin      string    `json:"origin,omitempty"`
+	ID          string   `json:"id"`
+	Personality string   `json:"personality"`
+	Session     string   `json:"session"`
+	Tool        string   `json:"tool"`
+	Risk        abi.Risk `json:"risk"`
+	Origin      string   `json:"origin,omitempty"`
 	// Summary says what the call will do, without values (argument names,
 	// refs, the URL to open).
 	Summary  string    `json:"summary,omitempty"`
