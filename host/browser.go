@@ -7,6 +7,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // newBrowser builds the browser service from the [browser] table (unknown
@@ -58,4 +59,18 @@ func (h *Host) browserSessionClosed(personality, session string) {
 	if n := h.network(); n != nil {
 		n.CloseSession(personality, session)
 	}
+	if h.desk != nil {
+		h.desk.SessionClosed(personality, session)
+	}
+}
+
+// browserService returns the browser service, or nil (as an
+// operator.Browser) when the host runs without one.
+func (h *Host) browserService() operator.Browser {
+	for _, s := range h.svcs {
+		if b, ok := s.(*browser.Service); ok {
+			return b
+		}
+	}
+	return nil
 }

@@ -79,6 +79,10 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 	if err := validateArgs(r, req.Args); err != nil {
 		return nil, err
 	}
+	if err := h.humanGate(p, r, req.Session); err != nil {
+		return nil, err
+	}
+	ctx = h.humanContext(ctx, p, r, req.Args)
 	callID := fmt.Sprintf("c%d", callSeq.Add(1))
 	frame, err := abi.Frame(abi.CallHeader{Tool: req.Tool, Session: req.Session, Personality: p.name, CallID: callID}, req.Args)
 	if err != nil {
@@ -102,7 +106,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 // the slot's current version. A tool call to a plugin that takes blobs
 // (abi.FeatureBlobs) gets a store for them, returned for Resolve.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
-	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets}
+	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover()}
 	if op == abi.OpCall {
 		caller.AgentInput = in
 	}

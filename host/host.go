@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -41,6 +42,11 @@ type Options struct {
 	NoBrowser bool
 	// OnCall, when set, is told the timing of every call (metrics).
 	OnCall func(CallStats)
+	// Operators says a surface for human operators runs (the web console
+	// of `wasmwright serve`): the host then keeps an operator desk
+	// (Host.Desk), offers the takeover tool, and a personality's calls are
+	// attended while an operator's console is connected for it.
+	Operators bool
 }
 
 // Host is a running kernel. It is safe for concurrent use.
@@ -61,6 +67,9 @@ type Host struct {
 	linkMu    sync.Mutex // serializes relinking
 
 	watchStop func()
+	// desk is the operator side (takeovers, approvals, presence); nil
+	// without Options.Operators.
+	desk *operator.Desk
 	// StartedAt and ReadyAt time the cold start.
 	StartedAt, ReadyAt time.Time
 }
@@ -107,6 +116,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		if b != nil {
 			h.svcs = append(h.svcs, b)
 		}
+	}
+	if opts.Operators {
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
+		h.svcs = append(h.svcs, h.desk)
 	}
 	v, err := h.newVault()
 	if err != nil {
@@ -164,6 +177,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 type discardSink struct{}
 
 func (discardSink) Emit(hostfuncs.Event) error { return nil }
+
+// Desk is the operator desk, or nil when no operator surface runs
+// (Options.Operators).
+func (h *Host) Desk() *operator.Desk { return h.desk }
 
 // Config returns the host's configuration.
 func (h *Host) Config() *Config { return h.cfg }

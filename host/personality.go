@@ -99,6 +99,10 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 						t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
 					continue
 				}
+				if h.desk == nil && needsTakeover(t) {
+					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
+					continue
+				}
 				sch, err := compileSchema(t.InputSchema)
 				if err != nil {
 					p.denied[t.Name] = abi.Errorf(abi.CodePluginFailed, "tool %s has an invalid input schema: %v", t.Name, err)
@@ -129,6 +133,16 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 	}
 	return p
 }
+
+// hasTakeover reports whether the personality offers a takeover tool, so
+// messages may name it.
+func (p *personality) hasTakeover() bool {
+	_, ok := p.tools[TakeoverTool]
+	return ok
+}
+
+// TakeoverTool is the tool that hands a browser session to a human.
+const TakeoverTool = "browser_request_takeover"
 
 func hasRole(m abi.Manifest, role abi.HookRole) bool {
 	for _, r := range m.Hooks {

@@ -22,8 +22,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		callErr = abi.AsError(err)
 	}
 	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
-		_, takeover := p.tools["browser_takeover"]
-		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: takeover}
+		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: p.hasTakeover()}
 	}
 	// Detect and compact read disjoint parts of the result and do not depend
 	// on each other, so they run side by side; a wall discards the compacted

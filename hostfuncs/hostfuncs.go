@@ -29,6 +29,9 @@ type Caller struct {
 	// AgentInput is what the agent sent this tool call: a value the agent
 	// itself wrote (typing a password twice) may travel on.
 	AgentInput []byte
+	// Takeover says the personality offers browser_request_takeover, so a
+	// refusal may tell the agent to call it.
+	Takeover bool
 
 	// events counts the events emitted in this call; one call's host
 	// functions run one at a time, on the plugin's goroutine.

@@ -58,6 +58,14 @@ type ToolOption func(*abi.ToolSpec)
 // ReadOnly marks a tool that changes nothing.
 func ReadOnly() ToolOption { return func(s *abi.ToolSpec) { s.ReadOnly = true } }
 
+// Risk declares the worst the tool can do (abi.RiskRead...), for
+// approvals and clients' prompts. Without it the host derives the risk
+// from the capabilities the tool needs.
+func Risk(r abi.Risk) ToolOption { return func(s *abi.ToolSpec) { s.Risk = r } }
+
+// Title gives the tool a short human-readable name.
+func Title(t string) ToolOption { return func(s *abi.ToolSpec) { s.Title = t } }
+
 // Requires lists capabilities this tool needs beyond the plugin's baseline;
 // a personality without them does not see the tool.
 func Requires(caps ...string) ToolOption {

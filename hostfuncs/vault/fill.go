@@ -199,7 +199,11 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 	// 3. refused_unattended
 	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality, session))
 	if !ev.Attended && !cred.Policy.Unattended {
-		return resp, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: ask a human to log in (takeover), or the operator to allow unattended use")
+		next := "ask the user to open the operator console (a connected operator makes calls attended), or the operator to allow unattended use (wasmwright secrets grant " + cred.Name + " --unattended)"
+		if c.Takeover {
+			next = "call browser_request_takeover so a human logs in, or " + next
+		}
+		return resp, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: "+next)
 	}
 	if req.TOTPRef != "" && cred.TOTP == nil {
 		return resp, abi.Errorf(abi.CodeInputInvalid, "credential %s has no TOTP seed: leave totp_ref out", cred.Name).With("outcome", abi.VaultError)

@@ -73,7 +73,7 @@ func TestWalls(t *testing.T) {
 			if c.page.Status != 0 && !strings.Contains(e.Message, "HTTP ") {
 				t.Fatalf("message lacks the status: %s", e.Message)
 			}
-			if strings.Contains(e.Message, "browser_takeover") {
+			if strings.Contains(e.Message, "browser_request_takeover") {
 				t.Fatalf("names takeover without HasTakeover: %s", e.Message)
 			}
 		})
@@ -84,7 +84,7 @@ func TestTakeoverNamedOnlyWhenOffered(t *testing.T) {
 	p := abi.Page{URL: "https://x.test/", Status: 403, Headers: map[string]string{"cf-mitigated": "challenge"}}
 	with := hookVia(t, nav(p, true)).Error
 	without := hookVia(t, nav(p, false)).Error
-	if !strings.Contains(with.Message, "browser_takeover") || strings.Contains(without.Message, "browser_takeover") {
+	if !strings.Contains(with.Message, "browser_request_takeover") || strings.Contains(without.Message, "browser_request_takeover") {
 		t.Fatalf("with: %s\nwithout: %s", with.Message, without.Message)
 	}
 	if with.Details["status"] != "403" || with.Details["vendor"] != "Cloudflare" {

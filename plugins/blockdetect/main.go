@@ -54,7 +54,7 @@ func wallError(w *wall, pg *abi.Page, takeover bool) *abi.Error {
 	}
 	fmt.Fprintf(&b, "; matched %s. The page was not read and nothing was retried.", quoteMarker(w.Marker))
 	if takeover {
-		b.WriteString(" A person can pass it: call browser_takeover so the user completes the check in the live browser, then take a new snapshot.")
+		b.WriteString(" A person can pass it: call browser_request_takeover so the user completes the check in the live browser, then take a new snapshot.")
 	} else {
 		b.WriteString(" Do not retry in a loop: try another source for this information, or tell the user this site blocks automated browsing.")
 	}

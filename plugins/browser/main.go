@@ -28,10 +28,10 @@ func init() {
 	sdk.Features(abi.FeatureBlobs)
 
 	// Navigation.
-	sdk.Tool("browser_navigate", descNavigate, navigate, sdk.Requires(act))
-	sdk.Tool("browser_back", descBack, back, sdk.Requires(act))
-	sdk.Tool("browser_forward", descForward, forward, sdk.Requires(act))
-	sdk.Tool("browser_tabs", descTabs, tabs, sdk.Requires(act))
+	sdk.Tool("browser_navigate", descNavigate, navigate, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_back", descBack, back, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_forward", descForward, forward, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_tabs", descTabs, tabs, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
 
 	// Reading.
 	sdk.Tool("browser_snapshot", descSnapshot, snapshot, sdk.Requires(read), sdk.ReadOnly())
@@ -55,7 +55,7 @@ func init() {
 	sdk.Tool("browser_scroll", descScroll, scroll, sdk.Requires(act))
 	sdk.Tool("browser_select", descSelect, selectOption, sdk.Requires(act))
 	sdk.Tool("browser_drag", descDrag, drag, sdk.Requires(act))
-	sdk.Tool("browser_upload", descUpload, upload, sdk.Requires(act))
+	sdk.Tool("browser_upload", descUpload, upload, sdk.Requires(act), sdk.Risk(abi.RiskUpload))
 	sdk.Tool("browser_dialog", descDialog, dialog, sdk.Requires(act))
 
 	// Session.
