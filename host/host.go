@@ -127,6 +127,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	h.svcs = append(h.svcs, v)
 	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	if h.desk == nil {
+		// Plugins importing it still load; the tool is not offered (link).
+		funcs = append(funcs, operator.Unavailable())
+	}
 	for _, s := range h.svcs {
 		funcs = append(funcs, s.HostFuncs()...)
 	}

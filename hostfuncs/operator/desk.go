@@ -388,3 +388,11 @@ func capRunes(s string, n int) string {
 	}
 	return string(r[:n]) + "…"
 }
+
+// Unavailable is ww_takeover_request on a host with no operator surface:
+// it refuses, naming the fix.
+func Unavailable() sandbox.HostFunc {
+	return hostfuncs.JSON(abi.HostTakeoverRequest, func(context.Context, *hostfuncs.Caller, abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "no human can take over: this host runs no operator console (serve with [console] enabled)")
+	})
+}
