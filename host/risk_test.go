@@ -15,6 +15,11 @@ import (
 // that is granted everything they need, the takeover tool included.
 func shippedFixture(t *testing.T, personalityExtra string) (*Host, *hostfuncs.MemorySink, *fixture) {
 	t.Helper()
+	return shippedFixtureWith(t, Options{Operators: true}, personalityExtra)
+}
+
+func shippedFixtureWith(t *testing.T, opts Options, personalityExtra string) (*Host, *hostfuncs.MemorySink, *fixture) {
+	t.Helper()
 	f := newFixture(t, map[string]string{
 		"browser":       "plugins/browser",
 		"web_fetch":     "plugins/web_fetch",
@@ -50,7 +55,8 @@ allow_eval_with_vault = true
 		t.Fatal(err)
 	}
 	sink := &hostfuncs.MemorySink{}
-	h, err := New(context.Background(), cfg, Options{Sink: sink, Operators: true})
+	opts.Sink = sink
+	h, err := New(context.Background(), cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
