@@ -237,7 +237,7 @@ timeout = "30s"
 }
 
 // Without an operator surface an ask is refused at once, naming the way
-// to approve.
+// to approve; the browser plugin still links.
 func TestAskWithoutConsole(t *testing.T) {
 	h, sink, _ := shippedFixtureWith(t, Options{}, "[personalities.all.approval]\nnavigate = \"ask\"\n")
 	_, err := h.Call(context.Background(), Request{Tool: "web_fetch", Args: json.RawMessage(`{"url":"http://127.0.0.1:9/"}`)})
@@ -248,5 +248,18 @@ func TestAskWithoutConsole(t *testing.T) {
 	ev := sink.Snapshot()
 	if len(ev) != 1 || ev[0].Kind != EventTool || !strings.Contains(string(ev[0].Data), `"decision":"ask:unattended"`) {
 		t.Fatalf("events: %+v", ev)
+	}
+	// The browser plugin (which imports ww_takeover_request) still links;
+	// only its takeover tool is held back.
+	if probs, _ := h.Problems("all"); len(probs) > 0 {
+		t.Fatalf("link problems without an operator surface: %v", probs)
+	}
+	if _, err := h.Call(context.Background(), Request{Tool: TakeoverTool, Args: json.RawMessage(`{"reason":"x"}`)}); abi.AsError(err).Code != abi.CodeNotAvailable {
+		t.Fatalf("takeover without a console: %v", err)
+	}
+	// A tool that reaches nothing outside the host is not external.
+	res, err := h.Call(context.Background(), Request{Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href=/x>x</a>","base":"https://a.test/"}`)})
+	if err != nil || res.External || res.Source != "" {
+		t.Fatalf("extract_links: %+v %v", res, err)
 	}
 }
