@@ -124,6 +124,13 @@ timeout = "30s"
 	}
 
 	res := mustOK(call("browser_navigate", map[string]any{"url": a.URL + "/?q=" + query}))
+	// Page content is labelled external, with where it came from.
+	if !res.External || res.Source != a.URL+"/?q="+query {
+		t.Fatalf("navigate result: external %v, source %q", res.External, res.Source)
+	}
+	if snap := mustOK(call("browser_snapshot", nil)); !snap.External || snap.Source != a.URL+"/?q="+query {
+		t.Fatalf("snapshot result: external %v, source %q", snap.External, snap.Source)
+	}
 	click := map[string]any{"x": 150, "y": 50}
 
 	// No console connected: an ask fails at once, with a message to relay.
