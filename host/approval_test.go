@@ -269,4 +269,12 @@ func TestAskWithoutConsole(t *testing.T) {
 	if err != nil || res.External || res.Source != "" {
 		t.Fatalf("extract_links: %+v %v", res, err)
 	}
+	// A call refused before it is judged still records the tool's risk.
+	h.Call(context.Background(), Request{Tool: "web_fetch", Args: json.RawMessage(`{"nope":1}`)})
+	ev = sink.Snapshot()
+	var last ToolEvent
+	json.Unmarshal(ev[len(ev)-1].Data, &last)
+	if last.Tool != "web_fetch" || last.Risk != abi.RiskNavigate || last.Code != abi.CodeInputInvalid || last.Outcome != "error" || last.Decision != "" {
+		t.Fatalf("event of a call with bad arguments: %+v", last)
+	}
 }

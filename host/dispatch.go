@@ -85,6 +85,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 		}
 		return nil, nil, h.unknownTool(p, req.Tool)
 	}
+	j.risk = r.spec.Risk
 	if err := validateArgs(r, req.Args); err != nil {
 		return r, nil, err
 	}

@@ -123,7 +123,8 @@ func TestGrantsDecideWhatRuns(t *testing.T) {
 	if !strings.Contains(res.Text, "A -> /a") {
 		t.Fatalf("result %+v", res)
 	}
-	if ev := sink.Snapshot(); len(ev) != 1 || ev[0].Kind != "extract_links.done" || ev[0].Personality != "granted" {
+	// The plugin's own event, then the host's record of the call.
+	if ev := sink.Snapshot(); len(ev) != 2 || ev[0].Kind != "extract_links.done" || ev[0].Personality != "granted" || ev[1].Kind != EventTool {
 		t.Fatalf("events %+v", ev)
 	}
 

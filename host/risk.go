@@ -115,7 +115,6 @@ type judgment struct {
 // the origin of the session's page (as the browser reports it, never an
 // argument) or an operator approves it from the console.
 func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
-	j.risk = r.spec.Risk
 	j.origin = h.pageOrigin(p.name, req.Session)
 	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, j.risk)
 	switch p.cfg.approvalMode(j.risk) {
