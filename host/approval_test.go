@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -28,12 +29,12 @@ func needBrowser(t *testing.T) {
 }
 
 // clickSite is a loopback page whose button counts its clicks in the page
-// ("clicks: N"), beside a text field. The button fills the top left
+// ("clicks: N"), beside a text field and a password field. The button fills the top left
 // corner, so a click at (150, 50) lands on it whatever the origin.
 func clickSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><title>site</title><button style="position:fixed;left:0;top:0;width:300px;height:100px" onclick="s.textContent = 'clicks: ' + (++n)">Go</button><p id=s>clicks: 0</p><input aria-label="Name"><script>let n = 0</script>`)
+		fmt.Fprint(w, `<!doctype html><title>site</title><button style="position:fixed;left:0;top:0;width:300px;height:100px" onclick="s.textContent = 'clicks: ' + (++n)">Go</button><p id=s>clicks: 0</p><input aria-label="Name"><input type=password aria-label="Password"><script>let n = 0</script>`)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
@@ -77,9 +78,15 @@ func TestApprovalsAndOriginGrants(t *testing.T) {
 [personalities.all.approval]
 act = "ask"
 eval = "deny"
+credential = "ask"
 timeout = "30s"
 `, host(a.URL), host(b.URL)))
 	desk := h.Desk()
+	t.Setenv(vault.PassphraseEnv, "")
+	if err := vault.Open(vault.Options{File: filepath.Join(f.dir, "vault.age")}).Put(vault.Credential{Name: "site", Username: "u", Password: "p",
+		Policy: vault.Policy{Origins: []string{a.URL, b.URL}, Personalities: []string{"all"}, Unattended: true}}); err != nil {
+		t.Fatal(err)
+	}
 	const typed, query = "typed-value-7Q", "argvalue-9Z"
 	calls := 0
 	call := func(tool string, args map[string]any) callOut {
@@ -168,6 +175,16 @@ timeout = "30s"
 	desk.Decide(ap.ID, operator.Decision{Verdict: operator.ApproveOnce})
 	refused(<-pendingCall, "the page moved from "+a.URL+" to "+b.URL)
 	clicks(0) // on b
+	// The same for a stored login the vault would fill on either origin.
+	res = mustOK(call("browser_navigate", map[string]any{"url": a.URL}))
+	pendingCall = async("browser_fill_credential", map[string]any{"credential": "site", "password_ref": refOf(res.Snapshot, "textbox", "Password")})
+	ap = pendingApproval(t, desk)
+	mustOK(call("browser_navigate", map[string]any{"url": b.URL}))
+	desk.Decide(ap.ID, operator.Decision{Verdict: operator.ApproveOnce})
+	refused(<-pendingCall, "the page moved from "+a.URL+" to "+b.URL)
+	if vals := h.Secrets().Values("all", "default"); len(vals) != 0 {
+		t.Fatalf("the refused fill still handed %d values to the session", len(vals))
+	}
 
 	// Approved for the origin: a grant, then used without asking.
 	res = mustOK(call("browser_navigate", map[string]any{"url": a.URL}))
@@ -224,18 +241,18 @@ timeout = "30s"
 	}
 	var decisions []string
 	for _, te := range tools {
-		if te.Tool == "browser_click" || te.Tool == "browser_evaluate" || te.Tool == "browser_type" {
+		if te.Tool == "browser_click" || te.Tool == "browser_evaluate" || te.Tool == "browser_type" || te.Tool == "browser_fill_credential" {
 			decisions = append(decisions, te.Decision+"/"+string(te.Code))
 		}
 		if te.Risk == "" || te.Outcome == "" {
 			t.Errorf("incomplete event: %+v", te)
 		}
 	}
-	want := []string{"ask:unattended/refused", "deny/refused", "ask:once/", "ask:deny/refused", "ask:once/refused", "ask:origin/", "grant/", "ask:once/", "ask:deny/refused"}
+	want := []string{"ask:unattended/refused", "deny/refused", "ask:once/", "ask:deny/refused", "ask:once/refused", "ask:once/refused", "ask:origin/", "grant/", "ask:once/", "ask:deny/refused"}
 	if strings.Join(decisions, " ") != strings.Join(want, " ") {
 		t.Errorf("decisions:\n got %v\nwant %v", decisions, want)
 	}
-	if kinds["approval.requested"] != 6 || kinds["approval.decided"] != 6 {
+	if kinds["approval.requested"] != 7 || kinds["approval.decided"] != 7 {
 		t.Errorf("approval events: %v", kinds)
 	}
 	if tail := h.RecentEvents(3); len(tail) != 3 || tail[2].Kind != EventTool {
