@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,7 +28,7 @@ type ToolEvent struct {
 
 // callEvent writes the one event of a finished call.
 func (h *Host) callEvent(p *personality, req Request, j *judgment, plugin string, d time.Duration, err error) {
-	ev := ToolEvent{Tool: capRunes(req.Tool, 128), Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: d.Milliseconds(), Outcome: "ok"}
+	ev := ToolEvent{Tool: capBytes(req.Tool, 128), Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: d.Milliseconds(), Outcome: "ok"}
 	if err != nil {
 		ev.Outcome, ev.Code = "error", abi.AsError(err).Code
 	}
@@ -35,9 +36,11 @@ func (h *Host) callEvent(p *personality, req Request, j *judgment, plugin string
 	h.Emit(hostfuncs.Event{Kind: EventTool, Personality: p.name, Session: req.Session, Plugin: plugin, Data: b})
 }
 
-func capRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
+// capBytes shortens what an agent may have made up (an unknown tool's
+// name) before it reaches the log.
+func capBytes(s string, n int) string {
+	if len(s) > n {
+		return strings.ToValidUTF8(s[:n], "") + "…"
 	}
 	return s
 }

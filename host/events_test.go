@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/hostfuncs"
@@ -22,5 +23,15 @@ func TestEventRing(t *testing.T) {
 	}
 	if all := r.last(recentEvents * 2); len(all) != recentEvents || all[0].Kind != "7" {
 		t.Fatalf("all: %d, first %v", len(all), all[0].Kind)
+	}
+}
+
+// A made-up tool name reaches the log shortened.
+func TestCapBytes(t *testing.T) {
+	if got := capBytes(strings.Repeat("é", 100), 9); got != "éééé…" {
+		t.Fatalf("%q", got)
+	}
+	if got := capBytes("browser_click", 128); got != "browser_click" {
+		t.Fatalf("%q", got)
 	}
 }
