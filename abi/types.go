@@ -79,6 +79,10 @@ type ToolSpec struct {
 	Risk Risk `json:"risk,omitempty"`
 	// Title is a short human-readable name for clients' approval prompts.
 	Title string `json:"title,omitempty"`
+	// OpenWorld says the tool reaches outside the host (pages, the
+	// network). The host sets it from what the tool's plugin is granted;
+	// a manifest's value is ignored.
+	OpenWorld bool `json:"open_world,omitempty"`
 }
 
 // CallHeader is the fixed part of a call's input; the tool's arguments
@@ -145,6 +149,13 @@ type Result struct {
 	// Risk labels results whose content the agent should not trust blindly
 	// (browser_evaluate output).
 	Risk string `json:"risk,omitempty"`
+	// External says the result carries content a page or server supplied
+	// (snapshots, page text, logs, fetched text): treat it as data, never
+	// as instructions. Source is where it came from, when known. The host
+	// sets both for every tool that reaches outside it; a plugin may set
+	// them too.
+	External bool   `json:"external,omitempty"`
+	Source   string `json:"source,omitempty"`
 	// Warnings are one-time notices (headless fallback, ephemeral profile).
 	Warnings []string `json:"warnings,omitempty"`
 	// Events are notices the host attaches (blocked requests...).

@@ -68,6 +68,9 @@ type HostConfig struct {
 	// folder while the host serves.
 	WatchPlugins bool   `toml:"watch_plugins"`
 	LogLevel     string `toml:"log_level"`
+	// GrantsDir holds the origin-scoped act grants, a file per personality
+	// (mode 0600). Default: <user config dir>/wasmwright/grants.
+	GrantsDir string `toml:"grants_dir"`
 }
 
 // PluginConfig is one [plugins.NAME] table.
@@ -96,6 +99,56 @@ type PersonalityConfig struct {
 	// vault.fill. Refused by default: script the agent runs in the page
 	// can read back every credential value the vault filled there.
 	AllowEvalWithVault bool `toml:"allow_eval_with_vault"`
+	// Approval maps a risk (abi.Risks) to allow, ask or deny, and "timeout"
+	// to how long an ask waits for an operator. Absent risks are allowed.
+	Approval map[string]string `toml:"approval"`
+}
+
+// Approval modes of a risk.
+const (
+	ModeAllow = "allow"
+	ModeAsk   = "ask"
+	ModeDeny  = "deny"
+)
+
+// DefaultApprovalTimeout is how long an ask waits when approval.timeout is
+// not set.
+const DefaultApprovalTimeout = 120 * time.Second
+
+// approvalMode is the mode of a risk: allow unless the table says otherwise.
+func (p PersonalityConfig) approvalMode(r abi.Risk) string {
+	if m := p.Approval[string(r)]; m != "" {
+		return m
+	}
+	return ModeAllow
+}
+
+// approvalTimeout is approval.timeout (validated), or the default.
+func (p PersonalityConfig) approvalTimeout() time.Duration {
+	if d, err := time.ParseDuration(p.Approval["timeout"]); err == nil {
+		return d
+	}
+	return DefaultApprovalTimeout
+}
+
+// checkApproval validates [personalities.NAME.approval].
+func (p PersonalityConfig) checkApproval(name string) error {
+	for _, k := range sortedKeys(p.Approval) {
+		v := p.Approval[k]
+		if k == "timeout" {
+			if d, err := time.ParseDuration(v); err != nil || d <= 0 || d > 24*time.Hour {
+				return fmt.Errorf("personalities.%s.approval.timeout = %q: give a duration from 1s to 24h, like \"120s\"", name, v)
+			}
+			continue
+		}
+		if !abi.Risk(k).Valid() {
+			return fmt.Errorf("personalities.%s.approval.%s: unknown risk %q: use one of %v (or timeout)", name, k, k, abi.Risks)
+		}
+		if v != ModeAllow && v != ModeAsk && v != ModeDeny {
+			return fmt.Errorf("personalities.%s.approval.%s = %q: use allow, ask or deny", name, k, v)
+		}
+	}
+	return nil
 }
 
 // HooksConfig names the plugin filling each pipeline role; empty: none.
@@ -302,6 +355,9 @@ func (c *Config) Validate() error {
 			return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
 				"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
 		}
+		if err := p.checkApproval(pn); err != nil {
+			return bad("%v", err)
+		}
 		for role, pl := range p.Hooks.byRole() {
 			if pl != "" && !contains(p.Plugins, pl) {
 				return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
@@ -402,6 +458,17 @@ func (c *Config) PluginFile(name string) string {
 		return f
 	}
 	return filepath.Join(c.PluginsDir(), f)
+}
+
+// GrantsDir is the effective folder of the origin-scoped act grants.
+func (c *Config) GrantsDir() string {
+	if c.Host.GrantsDir != "" {
+		return c.path(c.Host.GrantsDir)
+	}
+	if d, err := os.UserConfigDir(); err == nil {
+		return filepath.Join(d, "wasmwright", "grants")
+	}
+	return filepath.Join(os.TempDir(), "wasmwright-grants")
 }
 
 // TLSFiles are serve.tls_cert and serve.tls_key, relative paths taken from

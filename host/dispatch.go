@@ -44,10 +44,17 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	t0 := time.Now()
-	res, err := h.callTool(ctx, p, req)
+	var j judgment
+	r, res, err := h.callTool(ctx, p, req, &j)
 	res, err = h.attachBlocked(p.name, req.Session, res, err)
+	h.markExternal(p, r, req, res)
 	t1 := time.Now()
 	res, err = h.pipeline(ctx, p, req, res, err)
+	plugin := ""
+	if r != nil {
+		plugin = r.slot.Name
+	}
+	h.callEvent(p, req, &j, plugin, time.Since(t0), err)
 	if h.onCall != nil {
 		st := CallStats{Personality: p.name, Session: req.Session, Tool: req.Tool, ToolTime: t1.Sub(t0), Pipeline: time.Since(t1)}
 		if err != nil {
@@ -68,36 +75,60 @@ type CallStats struct {
 	Code abi.Code
 }
 
-func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.Result, error) {
+// callTool runs a tool call on its plugin, once the host has judged it
+// (j). The route is nil when the personality has no such tool.
+func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *judgment) (*route, *abi.Result, error) {
 	r, ok := p.tools[req.Tool]
 	if !ok {
 		if e, denied := p.denied[req.Tool]; denied {
-			return nil, e
+			return nil, nil, e
 		}
-		return nil, h.unknownTool(p, req.Tool)
+		return nil, nil, h.unknownTool(p, req.Tool)
 	}
+	j.risk = r.spec.Risk
 	if err := validateArgs(r, req.Args); err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	if err := h.humanGate(p, r, req.Session); err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	ctx = h.humanContext(ctx, p, r, req.Args)
+	if err := h.judge(ctx, p, r, req, j); err != nil {
+		return r, nil, err
+	}
 	callID := fmt.Sprintf("c%d", callSeq.Add(1))
 	frame, err := abi.Frame(abi.CallHeader{Tool: req.Tool, Session: req.Session, Personality: p.name, CallID: callID}, req.Args)
 	if err != nil {
-		return nil, abi.Errorf(abi.CodeInputInvalid, "%v", err)
+		return r, nil, abi.Errorf(abi.CodeInputInvalid, "%v", err)
 	}
-	out, blobs, err := h.invoke(ctx, p, r, req.Session, callID, "", abi.OpCall, frame)
+	out, blobs, err := h.invoke(ctx, p, r, req.Session, callID, "", abi.OpCall, frame, j)
 	if err != nil {
-		return nil, err
+		return r, nil, err
 	}
 	var res abi.Result
 	if err := json.Unmarshal(out, &res); err != nil {
-		return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author", r.plugin.Name, req.Tool, err)
+		return r, nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author", r.plugin.Name, req.Tool, err)
 	}
 	blobs.ResolveResult(&res)
-	return &res, nil
+	return r, &res, nil
+}
+
+// markExternal labels a successful result of a tool that reaches outside
+// the host as external content, with its source: the page's URL, or the
+// session's current page for a browser tool. A label a plugin set stays.
+func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Result) {
+	if r == nil || res == nil || !(r.spec.OpenWorld || res.Risk != "" || res.External) {
+		return
+	}
+	res.External = true
+	if res.Source != "" {
+		return
+	}
+	if res.Page != nil && res.Page.URL != "" {
+		res.Source = res.Page.URL
+	} else if b := h.browserService(); b != nil && usesBrowser(r.grants) {
+		res.Source = b.PageURL(p.name, req.Session)
+	}
 }
 
 // invoke calls a plugin with the caller's identity on the context (role is
@@ -105,8 +136,13 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request) (*abi.
 // version it was routed to was swapped out meanwhile, it retries once on
 // the slot's current version. A tool call to a plugin that takes blobs
 // (abi.FeatureBlobs) gets a store for them, returned for Resolve.
-func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte) ([]byte, *hostfuncs.Blobs, error) {
+// j, for a tool call, is how the host judged it: an approval by origin
+// travels to the host functions, which check it again before they act.
+func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) ([]byte, *hostfuncs.Blobs, error) {
 	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover()}
+	if j != nil {
+		caller.OriginJudged, caller.Origin = j.byOrigin, j.origin
+	}
 	if op == abi.OpCall {
 		caller.AgentInput = in
 	}

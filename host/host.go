@@ -70,6 +70,12 @@ type Host struct {
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators.
 	desk *operator.Desk
+	// grants are the origin-scoped act grants, opened on first use.
+	grantsOnce sync.Once
+	grants     *operator.Grants
+	grantsErr  error
+	// recent is the tail of the events (RecentEvents).
+	recent eventRing
 	// StartedAt and ReadyAt time the cold start.
 	StartedAt, ReadyAt time.Time
 }
@@ -102,6 +108,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if h.sink == nil {
 		h.sink = discardSink{}
 	}
+	h.sink = teeSink{next: h.sink, ring: &h.recent}
 	h.svcs = append(h.svcs, opts.Services...)
 	nw, err := h.newNetwork()
 	if err != nil {
@@ -120,6 +127,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if opts.Operators {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
 		h.svcs = append(h.svcs, h.desk)
+	} else {
+		h.svcs = append(h.svcs, noDesk{})
 	}
 	v, err := h.newVault()
 	if err != nil {

@@ -123,7 +123,8 @@ func TestGrantsDecideWhatRuns(t *testing.T) {
 	if !strings.Contains(res.Text, "A -> /a") {
 		t.Fatalf("result %+v", res)
 	}
-	if ev := sink.Snapshot(); len(ev) != 1 || ev[0].Kind != "extract_links.done" || ev[0].Personality != "granted" {
+	// The plugin's own event, then the host's record of the call.
+	if ev := sink.Snapshot(); len(ev) != 2 || ev[0].Kind != "extract_links.done" || ev[0].Personality != "granted" || ev[1].Kind != EventTool {
 		t.Fatalf("events %+v", ev)
 	}
 
@@ -242,6 +243,10 @@ func TestConfigErrors(t *testing.T) {
 		{"[serve]\norigins = []\n", "unknown key serve.origins"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "personality p grants both browser.eval and vault.fill: script run in the page could read the credentials"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "set allow_eval_with_vault = true in [personalities.p]"},
+		{"[personalities.p.approval]\nclick = \"ask\"\n", "personalities.p.approval.click: unknown risk"},
+		{"[personalities.p.approval]\nact = \"maybe\"\n", "personalities.p.approval.act = \"maybe\": use allow, ask or deny"},
+		{"[personalities.p.approval]\ntimeout = \"soon\"\n", "personalities.p.approval.timeout = \"soon\": give a duration"},
+		{"[personalities.p.approval]\ntimeout = \"0s\"\n", "personalities.p.approval.timeout"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {

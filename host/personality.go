@@ -109,6 +109,9 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 					p.problems = append(p.problems, p.denied[t.Name].Message)
 					continue
 				}
+				// What clients see: the effective risk, and whether the tool
+				// reaches outside the host, from what its plugin holds.
+				t.Risk, t.OpenWorld = toolRisk(t), reachesOut(pg)
 				p.tools[t.Name] = &route{slot: slot, plugin: plug, spec: t, grants: pg, schema: sch}
 			}
 		}

@@ -139,7 +139,7 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
 	t1 := time.Now()
-	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in)
+	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
 	defer func() {
 		h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", len(in), "out_bytes", len(out),
 			"encode", t1.Sub(t0), "plugin_call", time.Since(t1))

@@ -3,10 +3,13 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -75,3 +78,135 @@ func (h *Host) humanContext(ctx context.Context, p *personality, r *route, args 
 	}
 	return ctx
 }
+
+// reachesOut reports whether a plugin holding grants can reach pages or
+// the network: its tools' results may carry content from there.
+func reachesOut(grants capability.Set) bool {
+	for _, c := range []capability.ID{capability.BrowserRead, capability.BrowserAct, capability.BrowserEval, capability.Network, capability.VaultFill} {
+		if grants.Has(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// Decisions of a judged call, as events record them. An asked call's
+// decision is "ask:" and the operator's verdict (operator.ApproveOnce,
+// ApproveOrigin, Deny) or why there was none (unattended, timeout, closed,
+// cancelled).
+const (
+	DecisionAllow = "allow" // the risk's mode is allow
+	DecisionGrant = "grant" // asked, and a stored grant covers the page's origin
+	DecisionDeny  = "deny"  // the risk's mode is deny
+)
+
+// judgment is how the host judged one call.
+type judgment struct {
+	risk     abi.Risk
+	origin   string // the page's origin when judged, "" when none
+	decision string
+	// byOrigin: the call was approved for the page on origin; the host
+	// functions refuse to act once the page is elsewhere.
+	byOrigin bool
+}
+
+// judge applies the personality's approval mode for the tool's risk:
+// allow runs it, deny refuses it, ask runs it when a stored grant covers
+// the origin of the session's page (as the browser reports it, never an
+// argument) or an operator approves it from the console.
+func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
+	j.origin = h.pageOrigin(p.name, req.Session)
+	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, j.risk)
+	switch p.cfg.approvalMode(j.risk) {
+	case ModeAllow:
+		j.decision = DecisionAllow
+		return nil
+	case ModeDeny:
+		j.decision = DecisionDeny
+		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, j.risk)
+	}
+	j.byOrigin = true
+	grants, gerr := h.grantStore()
+	if gerr == nil && grants.Allows(p.name, r.spec.Name, j.risk, j.origin) {
+		j.decision = DecisionGrant
+		return nil
+	}
+	if h.desk == nil {
+		j.decision = "ask:unattended"
+		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console runs. Ask the user to approve it in the wasmwright console (wasmwright serve), or to allow it with personalities.%s.approval.%s, then call it again.", what, p.name, j.risk)
+	}
+	dec, err := h.desk.Ask(ctx, operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: j.risk, Origin: j.origin, Summary: argNames(req.Args)}, p.cfg.approvalTimeout())
+	j.decision = "ask:" + dec.Verdict
+	if dec.Verdict == "" {
+		j.decision = "ask:unattended"
+	}
+	if err != nil {
+		return err
+	}
+	if dec.Verdict == operator.ApproveOrigin {
+		if gerr == nil {
+			gerr = grants.Add(p.name, operator.Grant{Tool: r.spec.Name, Origin: j.origin, By: dec.By})
+		}
+		if gerr != nil {
+			h.log.Warn("approval for the origin not stored: it covered this call only", "personality", p.name, "tool", r.spec.Name, "err", gerr)
+		}
+	}
+	return nil
+}
+
+// pageOrigin is the origin of the session's current page, "" when it has
+// none (no session, or not an http(s) page).
+func (h *Host) pageOrigin(personality, session string) string {
+	b := h.browserService()
+	if b == nil {
+		return ""
+	}
+	o, err := operator.Origin(b.PageURL(personality, session))
+	if err != nil {
+		return ""
+	}
+	return o
+}
+
+// grantStore opens the grants folder on first use.
+func (h *Host) grantStore() (*operator.Grants, error) {
+	h.grantsOnce.Do(func() { h.grants, h.grantsErr = operator.OpenGrants(h.cfg.GrantsDir()) })
+	return h.grants, h.grantsErr
+}
+
+// Grants is the store of origin-scoped act grants (host.grants_dir).
+func (h *Host) Grants() (*operator.Grants, error) { return h.grantStore() }
+
+// argNames summarises a call for an operator without a value: the names
+// of the arguments it was given.
+func argNames(args json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(args, &m) != nil || len(m) == 0 {
+		return "no arguments"
+	}
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return "arguments: " + strings.Join(names, ", ")
+}
+
+func usesBrowser(grants capability.Set) bool {
+	return grants.Has(capability.BrowserRead) || grants.Has(capability.BrowserAct) || grants.Has(capability.BrowserEval)
+}
+
+// noDesk stands in for the desk when no operator surface runs: the browser
+// plugin imports ww_takeover_request and must still link (its takeover
+// tool is denied, link); a call that reaches it anyway is not_available.
+type noDesk struct{}
+
+func (noDesk) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{
+		hostfuncs.JSON(abi.HostTakeoverRequest, func(context.Context, *hostfuncs.Caller, abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "no operator console runs, so nobody can take over the browser: report the blockage to the user")
+		}),
+	}
+}
+func (noDesk) CloseSession(string, string) error { return nil }
+func (noDesk) Close(context.Context) error       { return nil }

@@ -32,6 +32,12 @@ type Caller struct {
 	// Takeover says the personality offers browser_request_takeover, so a
 	// refusal may tell the agent to call it.
 	Takeover bool
+	// OriginJudged says the host judged this call's approval by the page it
+	// was on: Origin is that page's origin ("" when it had no http(s)
+	// page). A host function that acts on the page refuses when the page
+	// is on another origin by then (it moved while the call waited).
+	OriginJudged bool
+	Origin       string
 
 	// events counts the events emitted in this call; one call's host
 	// functions run one at a time, on the plugin's goroutine.

@@ -76,7 +76,7 @@ func TestCallWithEmbeddedDefaults(t *testing.T) {
 	}
 
 	code, out, _ = cli(t, "tools")
-	if code != 0 || !strings.Contains(out, `"name": "extract_links"`) || !strings.Contains(out, `"input_schema"`) {
+	if code != 0 || !strings.Contains(out, `"name": "extract_links"`) || !strings.Contains(out, `"input_schema"`) || !strings.Contains(out, `"risk": "read"`) {
 		t.Fatalf("tools: %d %s", code, out)
 	}
 	code, out, _ = cli(t, "plugins", "inspect", "extract_links")

@@ -31,7 +31,7 @@ func init() {
 	// It records each extraction in the host's event sink, so it needs the
 	// events grant: a personality that does not grant it cannot load it.
 	sdk.Needs("events")
-	sdk.Tool("extract_links", "Given HTML, list its links (href and visible text).", run, sdk.ReadOnly())
+	sdk.Tool("extract_links", "Given HTML, list its links (href and visible text).", run, sdk.ReadOnly(), sdk.Risk(abi.RiskRead))
 }
 
 func run(c *sdk.Call, in Args) (*abi.Result, error) {

@@ -35,15 +35,36 @@ func render(res *abi.Result) *sdk.CallToolResult {
 		}
 		content = append(content, &sdk.ImageContent{Data: b, MIMEType: mime})
 	}
-	text := renderText(res, warnings)
-	out := &sdk.CallToolResult{Content: append([]sdk.Content{&sdk.TextContent{Text: text}}, content...)}
+	text := &sdk.TextContent{Text: renderText(res, warnings), Meta: externalMeta(res)}
+	out := &sdk.CallToolResult{Content: append([]sdk.Content{text}, content...), Meta: externalMeta(res)}
 	if len(res.Data) > 0 && json.Valid(res.Data) {
 		out.StructuredContent = structured{
 			Text: res.Text, Data: res.Data, Snapshot: res.Snapshot, Files: res.Files,
-			Risk: res.Risk, Warnings: warnings, Events: res.Events,
+			Risk: res.Risk, External: res.External, Source: res.Source, Warnings: warnings, Events: res.Events,
 		}
 	}
 	return out
+}
+
+// Keys of the _meta that labels a result as external content: what a page
+// or server supplied, which an agent framework should treat as untrusted
+// data, never as instructions.
+const (
+	MetaExternal = "wasmwright/external"
+	MetaSource   = "wasmwright/source"
+)
+
+// externalMeta is the _meta of an external result (on the result and on
+// its text), nil for any other.
+func externalMeta(res *abi.Result) sdk.Meta {
+	if !res.External {
+		return nil
+	}
+	m := sdk.Meta{MetaExternal: true}
+	if res.Source != "" {
+		m[MetaSource] = res.Source
+	}
+	return m
 }
 
 // structured is the structured content of a result with data: an object
@@ -55,6 +76,8 @@ type structured struct {
 	Snapshot string          `json:"snapshot,omitempty"`
 	Files    []string        `json:"files,omitempty"`
 	Risk     string          `json:"risk,omitempty"`
+	External bool            `json:"external,omitempty"`
+	Source   string          `json:"source,omitempty"`
 	Warnings []string        `json:"warnings,omitempty"`
 	Events   []string        `json:"events,omitempty"`
 }

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -485,10 +486,47 @@ func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
 	default:
 		return nil, fmt.Errorf("input schema has type %v; MCP tools take an object", typ)
 	}
-	if spec.ReadOnly {
-		t.Annotations = &sdk.ToolAnnotations{ReadOnlyHint: true}
-	}
+	t.Title = toolTitle(spec)
+	t.Annotations = annotations(spec)
 	return t, nil
+}
+
+// annotations are the MCP hints matching a tool's risk (clients decide
+// what to auto-approve from them): read is read-only and idempotent;
+// navigate and download change no page state a user cares about (not
+// destructive); act, eval, credential and upload may (destructive). Open
+// world: the tool reaches pages or the network.
+func annotations(spec abi.ToolSpec) *sdk.ToolAnnotations {
+	risk := spec.Risk
+	if !risk.Valid() { // the host sets it; a spec without one counts as act
+		risk = abi.RiskAct
+		if spec.ReadOnly {
+			risk = abi.RiskRead
+		}
+	}
+	a := &sdk.ToolAnnotations{Title: toolTitle(spec), OpenWorldHint: &spec.OpenWorld}
+	destructive := true
+	switch risk {
+	case abi.RiskRead:
+		a.ReadOnlyHint, a.IdempotentHint, destructive = true, true, false
+	case abi.RiskNavigate, abi.RiskDownload:
+		destructive = false
+	}
+	a.DestructiveHint = &destructive
+	return a
+}
+
+// toolTitle is the spec's title, or its name in words ("browser_click":
+// "Browser click").
+func toolTitle(spec abi.ToolSpec) string {
+	if spec.Title != "" {
+		return spec.Title
+	}
+	words := strings.ReplaceAll(spec.Name, "_", " ")
+	if words == "" {
+		return ""
+	}
+	return strings.ToUpper(words[:1]) + words[1:]
 }
 
 // call runs one tools/call on the host. Failures are tool results with

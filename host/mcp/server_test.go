@@ -226,7 +226,7 @@ func TestTransportToolsAndResults(t *testing.T) {
 	cs, served := connectMemory(t, s, "agent", "s1", nil)
 
 	got, want := toolsOf(t, cs), hostTools(t, h, "agent")
-	if !slices.Equal(keys(got), []string{"data", "extract_links", "page", "shot", "spin", "stale"}) {
+	if !slices.Equal(keys(got), []string{"data", "external", "extract_links", "page", "shot", "spin", "stale"}) {
 		t.Fatalf("tools %v", keys(got))
 	}
 	for name, schema := range want {
@@ -686,6 +686,71 @@ func TestRender(t *testing.T) {
 	e := errorResult(abi.Errorf(abi.CodeBotWall, "a Cloudflare challenge page"))
 	if !e.IsError || e.Content[0].(*sdk.TextContent).Text != "error bot_wall: a Cloudflare challenge page" {
 		t.Errorf("error result %+v", e)
+	}
+}
+
+// Every tool reaches clients with the hints of its risk and a title, and
+// a result labelled external carries _meta saying so, with its source,
+// on the result and on its text.
+func TestAnnotationsAndExternalMeta(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet()})
+	cs, _ := connectMemory(t, s, "agent", "s1", nil)
+	list, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hints := map[string]string{}
+	for _, tl := range list.Tools {
+		a := tl.Annotations
+		if a == nil || a.DestructiveHint == nil || a.OpenWorldHint == nil || a.Title == "" || tl.Title == "" {
+			t.Fatalf("%s: annotations %+v, title %q", tl.Name, a, tl.Title)
+		}
+		hints[tl.Name] = fmt.Sprintf("ro=%v destructive=%v idempotent=%v open=%v %s", a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint, a.Title)
+	}
+	for tool, want := range map[string]string{
+		"page":          "ro=true destructive=false idempotent=true open=false Page",
+		"data":          "ro=false destructive=true idempotent=false open=false Data",
+		"extract_links": "ro=true destructive=false idempotent=true open=false Extract links",
+	} {
+		if hints[tool] != want {
+			t.Errorf("%s: %s, want %s", tool, hints[tool], want)
+		}
+	}
+
+	res := call(t, cs, "external", nil)
+	for _, m := range []sdk.Meta{res.Meta, res.Content[0].(*sdk.TextContent).Meta} {
+		if m[MetaExternal] != true || m[MetaSource] != "https://x.test/page" {
+			t.Errorf("external result's _meta: %v", m)
+		}
+	}
+	if res := call(t, cs, "page", nil); res.Meta[MetaExternal] != nil || res.Content[0].(*sdk.TextContent).Meta != nil {
+		t.Errorf("a result that is not external has _meta %v", res.Meta)
+	}
+}
+
+// The hints follow the risk the host set; without one a tool counts as
+// act (or read when read-only).
+func TestAnnotationsByRisk(t *testing.T) {
+	for _, c := range []struct {
+		spec abi.ToolSpec
+		want string
+	}{
+		{abi.ToolSpec{Name: "browser_snapshot", Risk: abi.RiskRead, OpenWorld: true}, "ro=true d=false i=true o=true Browser snapshot"},
+		{abi.ToolSpec{Name: "browser_navigate", Risk: abi.RiskNavigate, OpenWorld: true}, "ro=false d=false i=false o=true Browser navigate"},
+		{abi.ToolSpec{Name: "browser_pdf", Risk: abi.RiskDownload, ReadOnly: true, OpenWorld: true}, "ro=false d=false i=false o=true Browser pdf"},
+		{abi.ToolSpec{Name: "browser_click", Risk: abi.RiskAct, OpenWorld: true}, "ro=false d=true i=false o=true Browser click"},
+		{abi.ToolSpec{Name: "browser_evaluate", Risk: abi.RiskEval, OpenWorld: true}, "ro=false d=true i=false o=true Browser evaluate"},
+		{abi.ToolSpec{Name: "browser_fill_credential", Risk: abi.RiskCredential, OpenWorld: true}, "ro=false d=true i=false o=true Browser fill credential"},
+		{abi.ToolSpec{Name: "browser_upload", Risk: abi.RiskUpload, OpenWorld: true}, "ro=false d=true i=false o=true Browser upload"},
+		{abi.ToolSpec{Name: "browser_request_takeover", Title: "Hand the browser to a human", Risk: abi.RiskRead, OpenWorld: true}, "ro=true d=false i=true o=true Hand the browser to a human"},
+		{abi.ToolSpec{Name: "x"}, "ro=false d=true i=false o=false X"},
+		{abi.ToolSpec{Name: "y", ReadOnly: true}, "ro=true d=false i=true o=false Y"},
+	} {
+		a := annotations(c.spec)
+		if got := fmt.Sprintf("ro=%v d=%v i=%v o=%v %s", a.ReadOnlyHint, *a.DestructiveHint, a.IdempotentHint, *a.OpenWorldHint, a.Title); got != c.want {
+			t.Errorf("%s: %s, want %s", c.spec.Name, got, c.want)
+		}
 	}
 }
 

@@ -27,6 +27,9 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if d := openDialog(ss, t); d != nil {
 		return out, errDialogOpen(d)
 	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	if req.NewTab {
 		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
@@ -165,6 +168,9 @@ func (s *Service) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserA
 	var detail abi.BrowserActResponse
 	fn, err := s.action(ss, t, c, &req, &detail)
 	if err != nil {
+		return out, err
+	}
+	if err := stillJudged(c, t); err != nil {
 		return out, err
 	}
 	dialog, err := race0(ss, fn)
@@ -505,6 +511,9 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		}
 		steps = append(steps, step{loc, f})
 	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	navBefore := t.navSeq.Load()
 	filled := 0
 	dialog, err := race0(ss, func() error {
@@ -575,6 +584,9 @@ func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, err
 		}
 	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	navBefore := t.navSeq.Load()
 	dialog, err := race0(ss, func() error {
 		if fileInput {
@@ -614,6 +626,9 @@ func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	timeout := s.cfg.NavigationTimeout.D()
 	if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
 	}
 	before := t.page.URL()
 	navBefore := t.navSeq.Load()

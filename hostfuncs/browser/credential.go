@@ -32,6 +32,10 @@ func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) 
 	if err != nil {
 		return nil, err
 	}
+	if err := stillJudged(c, t); err != nil {
+		ss.mu.Unlock()
+		return nil, err
+	}
 	return &CredentialFill{s: s, ss: ss, t: t, navBefore: t.navSeq.Load(), frames: map[string]pw.Frame{}, locs: map[string]pw.Locator{}}, nil
 }
 

@@ -342,6 +342,9 @@ func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, err
 		}
 	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	v, dialog, err := race(ss, func() (any, error) {
 		if loc != nil {
 			return loc.Evaluate(req.Expression, nil)

@@ -2,6 +2,9 @@ package browser
 
 import (
 	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // What the operator desk and console use: the session's current tab, seen
@@ -39,4 +42,23 @@ func (s *Service) Raise(personality, session string) {
 			s.log.Debug("raising the tab for a takeover", "err", err)
 		}
 	}
+}
+
+// stillJudged refuses to act on a tab whose page left the origin the host
+// approved the call for (Caller.OriginJudged): the page moved while the
+// call waited for an operator, and the approval was for the other page.
+// The acting host functions call it right before they act.
+func stillJudged(c *hostfuncs.Caller, t *tab) error {
+	if !c.OriginJudged {
+		return nil
+	}
+	want := c.Origin
+	if want == "" {
+		want = "null"
+	}
+	now := originOf(t.page.URL())
+	if now == want {
+		return nil
+	}
+	return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", want, now)
 }

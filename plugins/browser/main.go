@@ -37,7 +37,7 @@ func init() {
 	sdk.Tool("browser_snapshot", descSnapshot, snapshot, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_wait_for", descWaitFor, waitFor, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_screenshot", descScreenshot, screenshot, sdk.Requires(read), sdk.ReadOnly())
-	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly(), sdk.Risk(abi.RiskDownload)) // it writes a file
 	sdk.Tool("browser_console", descConsole, console, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_network", descNetwork, network, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_get_images", descImages, images, sdk.Requires(read), sdk.ReadOnly())
@@ -59,10 +59,10 @@ func init() {
 	sdk.Tool("browser_dialog", descDialog, dialog, sdk.Requires(act))
 
 	// Session.
-	sdk.Tool("browser_cookies", descCookies, cookies, sdk.Requires(act))
-	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act))
-	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act))
-	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act))
+	sdk.Tool("browser_cookies", descCookies, cookies, sdk.Requires(act), sdk.Risk(abi.RiskAct))      // it reads and sets session cookies
+	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act), sdk.Risk(abi.RiskNavigate)) // how pages are shown, never what they do
+	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
 
 	// Scripts.
 	sdk.Tool("browser_evaluate", descEvaluate, evaluate, sdk.Requires(eval))

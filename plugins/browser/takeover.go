@@ -13,7 +13,7 @@ const takeover = "takeover"
 
 func init() {
 	sdk.Needs(takeover)
-	sdk.Tool("browser_request_takeover", descTakeover, requestTakeover, sdk.Requires(takeover, read), sdk.Title("Hand the browser to a human"))
+	sdk.Tool("browser_request_takeover", descTakeover, requestTakeover, sdk.Requires(takeover, read), sdk.Title("Hand the browser to a human"), sdk.Risk(abi.RiskRead)) // the human acts, not the tool
 }
 
 const descTakeover = `Hand this browser session to a human operator and wait until they hand it back: for a CAPTCHA, a bot wall, an MFA prompt or a login only a person may do. reason (required) is shown to the operator verbatim: say exactly what they should do. timeout_s (default 900, at most 86400) bounds the wait.

@@ -243,7 +243,7 @@ func screenshot(c *sdk.Call, in ScreenshotArgs) (*abi.Result, error) {
 type PDFArgs struct {
 	Name      string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
 	Format    string `json:"format,omitempty" enum:"A4|Letter|Legal|A3|A5|Tabloid" desc:"paper size (default A4)"`
-	Landscape bool   `json:"landscape,omitempty"`
+	Landscape bool   `json:"landscape,omitempty" desc:"true: landscape pages (default portrait)"`
 }
 
 func pdf(c *sdk.Call, in PDFArgs) (*abi.Result, error) {
@@ -729,14 +729,14 @@ func dialog(c *sdk.Call, in DialogArgs) (*abi.Result, error) {
 // ---- session
 
 type CookieArg struct {
-	Name     string  `json:"name"`
-	Value    string  `json:"value"`
+	Name     string  `json:"name" desc:"the cookie's name"`
+	Value    string  `json:"value" desc:"the cookie's value"`
 	Domain   string  `json:"domain,omitempty" desc:"default: the current page's site"`
 	Path     string  `json:"path,omitempty" desc:"default /"`
 	Expires  float64 `json:"expires,omitempty" desc:"unix seconds; default: a session cookie"`
-	HTTPOnly bool    `json:"http_only,omitempty"`
-	Secure   bool    `json:"secure,omitempty"`
-	SameSite string  `json:"same_site,omitempty" enum:"Strict|Lax|None"`
+	HTTPOnly bool    `json:"http_only,omitempty" desc:"true: hidden from page scripts (HttpOnly)"`
+	Secure   bool    `json:"secure,omitempty" desc:"true: sent over https only (Secure)"`
+	SameSite string  `json:"same_site,omitempty" enum:"Strict|Lax|None" desc:"the SameSite attribute (default: the browser's, Lax)"`
 }
 
 type CookiesArgs struct {
@@ -771,12 +771,12 @@ func cookies(c *sdk.Call, in CookiesArgs) (*abi.Result, error) {
 
 type EmulateArgs struct {
 	Device           string   `json:"device,omitempty" desc:"a Playwright device name, e.g. \"iPhone 15\", \"Pixel 7\", \"iPad Mini\""`
-	Media            string   `json:"media,omitempty" enum:"screen|print"`
-	ColorScheme      string   `json:"color_scheme,omitempty" enum:"light|dark|no-preference"`
-	ReducedMotion    string   `json:"reduced_motion,omitempty" enum:"reduce|no-preference"`
+	Media            string   `json:"media,omitempty" enum:"screen|print" desc:"the CSS media type pages see"`
+	ColorScheme      string   `json:"color_scheme,omitempty" enum:"light|dark|no-preference" desc:"the prefers-color-scheme pages see"`
+	ReducedMotion    string   `json:"reduced_motion,omitempty" enum:"reduce|no-preference" desc:"the prefers-reduced-motion pages see"`
 	Latitude         *float64 `json:"latitude,omitempty" min:"-90" max:"90" desc:"with longitude: the position pages see"`
-	Longitude        *float64 `json:"longitude,omitempty" min:"-180" max:"180"`
-	ClearGeolocation bool     `json:"clear_geolocation,omitempty"`
+	Longitude        *float64 `json:"longitude,omitempty" min:"-180" max:"180" desc:"with latitude: the position pages see"`
+	ClearGeolocation bool     `json:"clear_geolocation,omitempty" desc:"true: pages see no position again"`
 	Offline          *bool    `json:"offline,omitempty" desc:"true cuts the session's network, false restores it"`
 }
 
@@ -796,8 +796,8 @@ func emulate(c *sdk.Call, in EmulateArgs) (*abi.Result, error) {
 }
 
 type ResizeArgs struct {
-	Width  int `json:"width" min:"200" max:"7680"`
-	Height int `json:"height" min:"200" max:"4320"`
+	Width  int `json:"width" min:"200" max:"7680" desc:"viewport width in CSS pixels"`
+	Height int `json:"height" min:"200" max:"4320" desc:"viewport height in CSS pixels"`
 }
 
 func resize(c *sdk.Call, in ResizeArgs) (*abi.Result, error) {

@@ -40,7 +40,7 @@ const (
 func init() {
 	sdk.Plugin("web_fetch", "1.0.0", "Fetches a web page without a browser and returns its readable text.")
 	sdk.Needs("network")
-	sdk.Tool("web_fetch", "Fetch a URL (http or https) without a browser and return the page's readable text: title, headings, paragraphs, list items and links as text. Scripts do not run. Private and local addresses are refused by the network policy.", run, sdk.ReadOnly())
+	sdk.Tool("web_fetch", "Fetch a URL (http or https) without a browser and return the page's readable text: title, headings, paragraphs, list items and links as text. Scripts do not run. Private and local addresses are refused by the network policy.", run, sdk.ReadOnly(), sdk.Risk(abi.RiskNavigate)) // it loads a URL the agent names, like browser_navigate
 }
 
 func run(c *sdk.Call, in Args) (*abi.Result, error) {
@@ -91,7 +91,7 @@ func run(c *sdk.Call, in Args) (*abi.Result, error) {
 		fmt.Fprintf(&b, "\n\n[truncated: the page is longer than %d characters or %d bytes]", limit, fetchBytes)
 	}
 	data, _ := json.Marshal(out)
-	return &abi.Result{Text: b.String(), Data: data, Risk: "untrusted web content"}, nil
+	return &abi.Result{Text: b.String(), Data: data, Risk: "untrusted web content", External: true, Source: resp.URL}, nil
 }
 
 func main() {}

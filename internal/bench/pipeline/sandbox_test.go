@@ -96,7 +96,7 @@ func TestBlockdetectInSandbox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if resp.Error == nil || resp.Error.Code != abi.CodeBotWall || resp.Error.Details["vendor"] != "Cloudflare" || !strings.Contains(resp.Error.Message, "browser_takeover") {
+	if resp.Error == nil || resp.Error.Code != abi.CodeBotWall || resp.Error.Details["vendor"] != "Cloudflare" || !strings.Contains(resp.Error.Message, "browser_request_takeover") {
 		t.Fatalf("got %+v", resp.Error)
 	}
 	clean := abi.Page{URL: "https://shop.test/", Status: 200, Headers: map[string]string{"server": "cloudflare"}, Title: "Shop", Text: strings.Repeat("Products and prices. ", 20)}
