@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,7 +16,6 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // takeoverHost is a host with a real browser whose default personality
@@ -57,16 +55,6 @@ network = { allowed_hosts = [%q] }
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
 	return h
-}
-
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
-	}
 }
 
 func callJSON(h *Host, ctx context.Context, session, tool, args string) (*abi.Result, *abi.Error) {
