@@ -291,6 +291,7 @@ func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Brow
 	s.mu.Lock()
 	_, open := s.sessions[k]
 	delete(s.crashed, k)
+	delete(s.reaped, k)
 	s.mu.Unlock()
 	if err := s.CloseSession(c.Personality, c.Session); err != nil {
 		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
