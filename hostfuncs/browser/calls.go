@@ -49,7 +49,7 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 	})
 	if err != nil {
-		return out, s.navErr(ss, err, u, timeout, req.WaitUntil)
+		return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
 	}
 	out.Moved = true
 	var title func() string
@@ -80,22 +80,57 @@ func waitUntil(w string) (*pw.WaitUntilState, error) {
 	return nil, abi.Errorf(abi.CodeInputInvalid, "wait_until %q: use load, domcontentloaded, networkidle or commit", w)
 }
 
-func (s *Service) navErr(ss *session, err error, u string, timeout time.Duration, wait string) error {
+func (s *Service) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string) error {
 	if wait == "" {
 		wait = "load"
 	}
-	if pwTimeout(err) {
-		// A page that did not load may be stuck in a script: the next call
-		// checks it (unstick).
+	if pwTimeout(err) || isStalled(err) {
+		// The tab is still loading: stop it, so the next call finds the
+		// page that did load and not a navigation in flight. A page that
+		// did not load may be stuck in a script: the next call checks it
+		// (unstick).
 		ss.suspect.Store(true)
+		stopLoading(ss, t)
+	}
+	if pwTimeout(err) {
 		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): retry with a longer timeout or wait_until=domcontentloaded or commit, or take a snapshot of what did load", u, timeout, wait)
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, "net::"); i >= 0 {
 		code, _, _ := strings.Cut(msg[i:], " ")
+		if code != "net::ERR_ABORTED" {
+			settleErrorPage(t)
+		}
 		return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
 	}
 	return s.mapErr(ss, err, "loading "+u)
+}
+
+// errorPage is the document Chromium shows for a navigation that failed.
+const errorPage = "chrome-error://chromewebdata/"
+
+// settleErrorPage waits, briefly, for the error page of a failed
+// navigation to commit: Playwright reports the failure first, and a
+// navigation started before the error page arrives is interrupted by it.
+func settleErrorPage(t *tab) {
+	bounded(stuckProbe, func() error {
+		return t.page.WaitForURL(errorPage, pw.PageWaitForURLOptions{WaitUntil: pw.WaitUntilStateCommit, Timeout: ms(stuckProbe)})
+	})
+}
+
+// stopLoading stops the navigation in flight in t (Chromium's stop
+// button), bounded: a call that gave up on a navigation leaves the tab on
+// the page it had.
+func stopLoading(ss *session, t *tab) {
+	bounded(stuckProbe, func() error {
+		cdp, err := ss.bctx.NewCDPSession(t.page)
+		if err != nil {
+			return err
+		}
+		defer cdp.Detach()
+		_, err = cdp.Send("Page.stopLoading", nil)
+		return err
+	})
 }
 
 func pwTimeout(err error) bool {
@@ -624,7 +659,7 @@ func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout)})
 	})
 	if err != nil {
-		return out, s.navErr(ss, err, "going "+req.Direction, timeout, "load")
+		return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "load")
 	}
 	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
 	var title func() string
@@ -873,26 +908,29 @@ func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 }
 
 // awaitingTab runs a click expected to open a tab (a link with a target,
-// a modifier or middle click) and waits, up to a second, for the browser to
-// report the tab, so the result's state lists it. Playwright's click
-// returns before its page event arrives.
+// a modifier or middle click) and waits for the browser to report the tab,
+// so the result's state lists it (Playwright's click returns before its
+// page event arrives): until the tab opens, a second passes or the call
+// ends.
 func (ss *session) awaitingTab(click func() error) func() error {
+	done := context.Background().Done()
+	if ss.ctx != nil {
+		done = ss.ctx.Done()
+	}
 	return func() error {
-		ss.evMu.Lock()
-		before := len(ss.newTabs)
-		ss.evMu.Unlock()
+		select {
+		case <-ss.tabOpened:
+		default:
+		}
 		if err := click(); err != nil {
 			return err
 		}
-		deadline := time.Now().Add(time.Second)
-		for time.Now().Before(deadline) {
-			ss.evMu.Lock()
-			n := len(ss.newTabs)
-			ss.evMu.Unlock()
-			if n > before {
-				return nil
-			}
-			time.Sleep(10 * time.Millisecond)
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-ss.tabOpened:
+		case <-t.C:
+		case <-done:
 		}
 		return nil
 	}

@@ -467,7 +467,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 	s.mu.Unlock()
 	s.evictFor()
 
-	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string

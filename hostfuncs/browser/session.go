@@ -60,7 +60,8 @@ type session struct {
 	netSeq   int64
 	conSeq   int64
 
-	dialogCh chan struct{} // a dialog opened
+	dialogCh  chan struct{} // a dialog opened
+	tabOpened chan struct{} // the page or the browser opened a tab
 }
 
 // tab is one page.

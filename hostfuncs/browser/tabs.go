@@ -63,7 +63,7 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 				return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
 			})
 			if err != nil {
-				return out, s.navErr(ss, err, u, s.cfg.NavigationTimeout.D(), "load")
+				return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
 			}
 			if !dialog {
 				out.Page = s.facts(ss, t, resp)
@@ -260,7 +260,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	ss.evMu.Unlock()
 	if _, err := checkURL(cur); err == nil {
 		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(cur) }); err != nil {
-			return nil, s.navErr(ss, err, cur, s.cfg.NavigationTimeout.D(), "load")
+			return nil, s.navErr(ss, nt, err, cur, s.cfg.NavigationTimeout.D(), "load")
 		}
 	}
 	return nt, nil
