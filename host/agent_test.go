@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -25,11 +26,14 @@ type agentSite struct {
 	hostport string
 	hung     chan string
 	dead     string // a loopback host:port nothing listens on
+	// release lets /late answer; done receives when /late's page made its
+	// refused request.
+	release, done chan struct{}
 }
 
 func newAgentSite(t *testing.T) *agentSite {
 	t.Helper()
-	s := &agentSite{hung: make(chan string, 16)}
+	s := &agentSite{hung: make(chan string, 16), release: make(chan struct{}), done: make(chan struct{}, 1)}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -46,6 +50,27 @@ func newAgentSite(t *testing.T) *agentSite {
 	}
 	page("/", `<title>Good</title><h1>A good page</h1><a href="/other">Other</a>`)
 	page("/other", `<title>Other</title><h1>Other page</h1>`)
+	// Forms posting where the agent's policy refuses (a private address)
+	// or nothing answers (dead).
+	page("/forms", fmt.Sprintf(`<title>Forms</title>
+		<form method="post" action="http://10.1.2.3/submit"><button>Refused http</button></form>
+		<form method="post" action="https://10.1.2.3/submit"><button>Refused https</button></form>
+		<form method="post" action="http://%s/submit"><button>Dead</button></form>`, s.dead))
+	// A page whose script, once released, makes a refused request after
+	// the call that opened it is over.
+	page("/late", `<title>Late</title><script>fetch("/go").then(() => fetch("http://10.1.2.3/late", {mode: "no-cors"}).catch(() => {})).finally(() => fetch("/done"))</script>`)
+	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-s.release:
+		case <-quit:
+		}
+	})
+	mux.HandleFunc("/done", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case s.done <- struct{}{}:
+		default:
+		}
+	})
 	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case s.hung <- r.URL.String():
@@ -97,8 +122,8 @@ workspace_dir = "ws"
 plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act"]
-network = { allowed_hosts = [%q] }
-`, f.plugins, testCache, browserCfg, site.hostport), "agent.toml", f.dir)
+network = { allowed_hosts = [%q, %q] }
+`, f.plugins, testCache, browserCfg, site.hostport, site.dead), "agent.toml", f.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,5 +239,94 @@ func TestAgentNavigationTimeoutRecovers(t *testing.T) {
 		if r := agentMust(t, h, "s", "browser_back", map[string]any{}); r.Page == nil || r.Page.Title != "Good" {
 			t.Fatalf("going back after a timeout: %s", r.Text)
 		}
+	}
+}
+
+// A page that cannot be had is a failure with a code, never a page: a
+// name that does not resolve or a port where nothing listens is
+// unreachable, a host the policy refuses is refused, whether opened by
+// navigate or by submitting a form, over http or https. The message says
+// what to do and does not name the resolver. The next call works and
+// carries nothing of the failure.
+func TestAgentFailuresAreFailures(t *testing.T) {
+	site := newAgentSite(t)
+	h := agentHost(t, site, "")
+	resolvers := nameservers()
+	check := func(what string, err *abi.Error, code abi.Code, says string) {
+		t.Helper()
+		if err == nil || err.Code != code || !strings.Contains(err.Message, says) {
+			t.Fatalf("%s: want %s saying %q, got %v", what, code, says, err)
+		}
+		for _, ns := range resolvers {
+			if strings.Contains(err.Message, ns) {
+				t.Errorf("%s: the message names the resolver %s: %s", what, ns, err.Message)
+			}
+		}
+		r := agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/"})
+		if r.Page == nil || r.Page.Title != "Good" || len(r.Events) > 0 {
+			t.Fatalf("after %s: %s %v", what, r.Text, r.Events)
+		}
+	}
+	for _, tc := range []struct {
+		url  string
+		code abi.Code
+		says string
+	}{
+		{"http://no-such-host.invalid/", abi.CodeUnreachable, "does not exist"},
+		{"https://no-such-host.invalid/", abi.CodeUnreachable, "does not exist"},
+		{"http://" + site.dead + "/", abi.CodeUnreachable, "connection refused"},
+		{"https://" + site.dead + "/", abi.CodeUnreachable, "connection refused"},
+		{"http://10.1.2.3/x", abi.CodeRefused, "allowed_hosts"},
+		{"https://10.1.2.3/x", abi.CodeRefused, "allowed_hosts"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		_, err := agentCall(ctx, h, "s", "browser_navigate", map[string]any{"url": tc.url})
+		cancel()
+		check("navigating to "+tc.url, err, tc.code, tc.says)
+	}
+	for _, tc := range []struct {
+		button string
+		code   abi.Code
+		says   string
+	}{
+		{"Refused http", abi.CodeRefused, "allowed_hosts"},
+		{"Refused https", abi.CodeRefused, "allowed_hosts"},
+		{"Dead", abi.CodeUnreachable, "connection refused"},
+	} {
+		r := agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/forms"})
+		m := regexp.MustCompile(`button "` + tc.button + `" \[ref=(\w+)\]`).FindStringSubmatch(r.Snapshot)
+		if m == nil {
+			t.Fatalf("no button %q in %s", tc.button, r.Snapshot)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		_, err := agentCall(ctx, h, "s", "browser_click", map[string]any{"ref": m[1]})
+		cancel()
+		check("submitting "+tc.button, err, tc.code, tc.says)
+	}
+}
+
+// nameservers are the resolver addresses of this machine.
+func nameservers() []string {
+	b, _ := os.ReadFile("/etc/resolv.conf")
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "nameserver" {
+			out = append(out, f[1])
+		}
+	}
+	return out
+}
+
+// A request refused after the call that caused it ended is not reported
+// by the next call.
+func TestAgentNoBleedBetweenCalls(t *testing.T) {
+	site := newAgentSite(t)
+	h := agentHost(t, site, "")
+	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/late"})
+	close(site.release)
+	<-site.done
+	r := agentMust(t, h, "s", "browser_snapshot", map[string]any{})
+	if len(r.Events) > 0 {
+		t.Fatalf("the snapshot reports what the page did after the last call: %v", r.Events)
 	}
 }

@@ -44,6 +44,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	t0 := time.Now()
+	h.beginCall(p.name, req.Session)
 	res, err := h.callTool(ctx, p, req)
 	res, err = h.attachBlocked(p.name, req.Session, res, err)
 	t1 := time.Now()

@@ -51,6 +51,11 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if err != nil {
 		return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
 	}
+	if resp != nil {
+		if err := s.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+			return out, err
+		}
+	}
 	out.Moved = true
 	var title func() string
 	if !dialog {
@@ -101,9 +106,71 @@ func (s *Service) navErr(ss *session, t *tab, err error, u string, timeout time.
 		if code != "net::ERR_ABORTED" {
 			settleErrorPage(t)
 		}
-		return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+		return s.loadFailed(ss, u, code)
 	}
 	return s.mapErr(ss, err, "loading "+u)
+}
+
+// unreachableErrs are Chromium's errors for a site that cannot be reached
+// (no such name, nothing answering, the egress proxy failing the tunnel).
+var unreachableErrs = []string{"NAME_NOT_RESOLVED", "CONNECTION_REFUSED", "CONNECTION_TIMED_OUT", "ADDRESS_UNREACHABLE",
+	"TUNNEL_CONNECTION_FAILED", "PROXY_CONNECTION_FAILED", "CONNECTION_RESET", "CONNECTION_CLOSED", "EMPTY_RESPONSE", "INTERNET_DISCONNECTED", "TIMED_OUT"}
+
+// loadFailed is the error for a navigation to u that Chromium failed with
+// code (net::ERR_...): the egress proxy's reason when it refused or could
+// not reach the site, else unreachable or execution_failed by the code.
+func (s *Service) loadFailed(ss *session, u, code string) error {
+	if err := s.egressFailure(ss, u); err != nil {
+		return err
+	}
+	for _, e := range unreachableErrs {
+		if strings.HasSuffix(code, "ERR_"+e) {
+			return abi.Errorf(abi.CodeUnreachable, "could not reach %s (%s): check the URL's host name and port; if they are right, the site may be down: retry later", u, code).With("url", u)
+		}
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+}
+
+// egressFailure asks Options.EgressFailure why u did not load.
+func (s *Service) egressFailure(ss *session, u string) error {
+	if s.opts.EgressFailure == nil {
+		return nil
+	}
+	return s.opts.EgressFailure(ss.key.personality, ss.key.session, u)
+}
+
+// proxyAnswered is the error for a document the egress proxy answered
+// itself (403: refused under the policy; 502: the site could not be
+// reached), or nil for a site's own answer.
+func (s *Service) proxyAnswered(ss *session, u string, status int) error {
+	if status != 403 && status != 502 {
+		return nil
+	}
+	return s.egressFailure(ss, u)
+}
+
+// navFailed is the error for a navigation an action started (a link, a
+// form submission) that did not load, or nil: the action ran, the page it
+// opened did not.
+func (s *Service) navFailed(ss *session, t *tab, navBefore int64) error {
+	var err error
+	if f := t.navFail.Load(); f != nil && f.seq > navBefore {
+		code := f.err
+		if i := strings.Index(code, "net::"); i >= 0 {
+			code = code[i:]
+		}
+		if code == "net::ERR_ABORTED" {
+			return nil
+		}
+		settleErrorPage(t)
+		err = s.loadFailed(ss, f.url, code)
+	} else if d := t.doc.Load(); d != nil && d.seq > navBefore {
+		err = s.proxyAnswered(ss, d.url, d.status)
+	}
+	if e, ok := err.(*abi.Error); ok {
+		return abi.Errorf(e.Code, "the action ran, but the page it opened did not load: %s", e.Message).With("url", e.Details["url"])
+	}
+	return err
 }
 
 // errorPage is the document Chromium shows for a navigation that failed.
@@ -164,6 +231,9 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 		race0(ss, func() error {
 			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
 		})
+		if err := s.navFailed(ss, t, navBefore); err != nil {
+			return err
+		}
 	}
 	var title func() string
 	if openDialog(ss, t) == nil && !t.page.IsClosed() {

@@ -64,6 +64,11 @@ type Options struct {
 	// egress proxy's listener) can let go of it. It runs outside the
 	// service's locks.
 	OnSessionClosed func(personality, session string)
+	// EgressFailure, when set, says why a page the session was told to
+	// open did not load, when its egress proxy refused the request or could
+	// not reach the site during this call: an *abi.Error (refused,
+	// unreachable) returned instead of the proxy's answer, or nil.
+	EgressFailure func(personality, session, url string) error
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
