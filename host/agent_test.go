@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"net"
@@ -59,6 +60,12 @@ func newAgentSite(t *testing.T) *agentSite {
 	// A page whose script, once released, makes a refused request after
 	// the call that opened it is over.
 	page("/late", `<title>Late</title><script>fetch("/go").then(() => fetch("http://10.1.2.3/late", {mode: "no-cors"}).catch(() => {})).finally(() => fetch("/done"))</script>`)
+	mux.HandleFunc("/ua", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><meta name="viewport" content="width=device-width"><title>Device</title><p>sent %s</p><p id="js"></p>
+			<script>document.getElementById("js").textContent = "width " + innerWidth + " scale " + devicePixelRatio + " touch " + navigator.maxTouchPoints + " agent " + navigator.userAgent</script>`,
+			html.EscapeString(r.UserAgent()))
+	})
 	mux.HandleFunc("/go", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-s.release:
@@ -328,5 +335,33 @@ func TestAgentNoBleedBetweenCalls(t *testing.T) {
 	r := agentMust(t, h, "s", "browser_snapshot", map[string]any{})
 	if len(r.Events) > 0 {
 		t.Fatalf("the snapshot reports what the page did after the last call: %v", r.Events)
+	}
+}
+
+// Device emulation needs a new browser context: every tab comes back at
+// its URL, the current one still current and loaded as the device (user
+// agent sent and seen, viewport, scale, touch), and the result says so and
+// what was lost.
+func TestAgentEmulateKeepsTabs(t *testing.T) {
+	site := newAgentSite(t)
+	h := agentHost(t, site, "")
+	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/"})
+	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/ua"})
+	agentMust(t, h, "s", "browser_tabs", map[string]any{"action": "open", "url": site.URL + "/other"})
+	agentMust(t, h, "s", "browser_tabs", map[string]any{"action": "select", "index": 0})
+	r := agentMust(t, h, "s", "browser_emulate", map[string]any{"device": "Pixel 7"})
+	for _, want := range []string{"Pixel 7", "new browser context", "2 tab(s) were reopened", "history"} {
+		if !strings.Contains(r.Text, want) {
+			t.Errorf("emulate does not say %q: %s", want, r.Text)
+		}
+	}
+	snap := agentMust(t, h, "s", "browser_snapshot", map[string]any{}).Snapshot
+	for _, want := range []string{"sent Mozilla/5.0 (Linux; Android", "width 412 scale 2.625 touch 1 agent Mozilla/5.0 (Linux; Android"} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the current tab does not show the device (%q):\n%s", want, snap)
+		}
+	}
+	if tabs := agentMust(t, h, "s", "browser_tabs", map[string]any{"action": "list"}); !strings.Contains(tabs.Text, site.URL+"/other") {
+		t.Errorf("the second tab is gone: %s", tabs.Text)
 	}
 }

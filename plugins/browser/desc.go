@@ -59,7 +59,7 @@ const descDialog = `Answer the JavaScript dialog (alert, confirm, prompt, before
 
 const descCookies = `Set or clear cookies of this session. set: cookies with name and value (domain and path optional: without a domain the cookie is for the current page's site; expires is unix seconds). clear: remove all cookies, or only those matching name and/or domain. To read cookies use browser_storage.`
 
-const descEmulate = `Change how this session presents itself: device (a Playwright device such as "iPhone 15", "Pixel 7", "iPad Mini": viewport, user agent, touch; the page is reloaded with cookies kept), media "print" or "screen", color_scheme "dark"/"light", reduced_motion, geolocation (latitude and longitude; pages may then read the position), clear_geolocation, or offline true/false to test offline behaviour.`
+const descEmulate = `Change how this session presents itself: device (a Playwright device such as "iPhone 15", "Pixel 7", "iPad Mini": viewport, user agent, touch; this opens a new browser context: every tab is reopened at its URL with cookies and local storage kept, but tab history, session storage and unsaved form input are lost, as the result says), media "print" or "screen", color_scheme "dark"/"light", reduced_motion, geolocation (latitude and longitude; pages may then read the position), clear_geolocation, or offline true/false to test offline behaviour.`
 
 const descResize = `Resize the browser viewport to width x height CSS pixels (e.g. 390x844 for a phone, 1920x1080 for a desktop), to see responsive layouts. Returns the size.`
 
