@@ -109,16 +109,12 @@ func (h *Host) egressFailure(personality, session, rawURL string) error {
 	if !ok {
 		return nil
 	}
-	shown := rawURL
+	shown, host := rawURL, rawURL
 	if u, err := url.Parse(rawURL); err == nil {
 		u.User, u.RawQuery, u.Fragment = nil, "", ""
-		shown = u.String()
+		shown, host = u.String(), u.Host
 	}
 	if refused {
-		host := shown
-		if u, err := url.Parse(rawURL); err == nil {
-			host = u.Host
-		}
 		return abi.Errorf(abi.CodeRefused, "%s was not loaded: personality %s's network policy refused it (%s). To allow it, add %q to personalities.%s.network.allowed_hosts",
 			shown, personality, reason, host, personality).With("url", shown)
 	}
