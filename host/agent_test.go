@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 // agentSite is a loopback site an agent's browser may reach, with pages
@@ -176,21 +177,20 @@ func TestAgentCancelledWaitsEnd(t *testing.T) {
 	for _, tc := range []struct {
 		tool    string
 		args    map[string]any
-		started func()
-		lasts   time.Duration // how long the wait would have run
+		started func(since time.Time) // returns once the call waits
+		lasts   time.Duration         // how long the wait would have run
 	}{
-		{"browser_wait_for", map[string]any{"seconds": 20}, nil, 20 * time.Second},
-		{"browser_navigate", map[string]any{"url": site.URL + "/hang"}, func() { <-site.hung }, 5 * time.Second},
+		{"browser_wait_for", map[string]any{"seconds": 20}, func(since time.Time) { waitCallIn(t, h, "s", since) }, 20 * time.Second},
+		{"browser_navigate", map[string]any{"url": site.URL + "/hang"}, func(time.Time) { <-site.hung }, 5 * time.Second},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan *abi.Error, 1)
+		since := time.Now()
 		go func() {
 			_, err := agentCall(ctx, h, "s", tc.tool, tc.args)
 			done <- err
 		}()
-		if tc.started != nil {
-			tc.started()
-		}
+		tc.started(since)
 		// The wait would end no earlier than this, had it kept running.
 		waitEnds := time.After(tc.lasts)
 		cancel()
@@ -218,6 +218,26 @@ func TestAgentCancelledWaitsEnd(t *testing.T) {
 		}
 		agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/other"})
 	}
+}
+
+// waitCallIn waits until a call on session started after since has taken
+// the browser session (its last use is after since).
+func waitCallIn(t *testing.T, h *Host, session string, since time.Time) {
+	t.Helper()
+	var b *browser.Service
+	for _, s := range h.svcs {
+		if x, ok := s.(*browser.Service); ok {
+			b = x
+		}
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		for _, i := range b.Sessions() {
+			if i.Session == session && time.Duration(i.IdleMS)*time.Millisecond < time.Since(since) {
+				return
+			}
+		}
+	}
+	t.Fatal("the call never took the browser session")
 }
 
 // After a navigation times out, the session goes on: the next navigation
