@@ -28,6 +28,7 @@ const (
 	CodeBrowserCrashed  Code = "browser_crashed"    // the next call gets a fresh session
 	CodeBotWall         Code = "bot_wall"           // a block page; the page was not read
 	CodeSecretLeak      Code = "secret_leak"        // a result held a raw secret and was withheld
+	CodeUnreachable     Code = "unreachable"        // the name does not resolve or nothing answers: check the URL
 )
 
 // Codes is the closed set, in documentation order.
@@ -35,7 +36,7 @@ var Codes = []Code{
 	CodeInputInvalid, CodeNotFound, CodeNotAvailable, CodeRefused, CodeTimeout,
 	CodeExecutionFailed, CodePluginFailed, CodeResourceLimit, CodeABIMismatch,
 	CodeNoSession, CodeStaleRef, CodeNotInteractable, CodeNavTimeout, CodeDialogGone,
-	CodePathRefused, CodeBrowserCrashed, CodeBotWall, CodeSecretLeak,
+	CodePathRefused, CodeBrowserCrashed, CodeBotWall, CodeSecretLeak, CodeUnreachable,
 }
 
 // Known reports whether c is in the closed set.

@@ -27,7 +27,7 @@ func (h *Host) newBrowser() (Service, error) {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
 	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed})
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egressFailure})
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	}
 	t0 := time.Now()
 	var j judgment
+	h.beginCall(p.name, req.Session)
 	r, res, err := h.callTool(ctx, p, req, &j)
 	res, err = h.attachBlocked(p.name, req.Session, res, err)
 	h.markExternal(p, r, req, res)

@@ -88,6 +88,40 @@ func (h *Host) sessionProxy(personality, session string) string {
 	return ""
 }
 
+// beginCall drops what the session's pages met between calls: a result
+// reports only the refusals of its own call.
+func (h *Host) beginCall(personality, session string) {
+	if n := h.network(); n != nil {
+		n.BeginCall(personality, session)
+	}
+}
+
+// egressFailure is the browser's hook: when a page it was told to open did
+// not load, the error saying why, if the session's egress proxy refused it
+// or could not reach it during this call. The page's own answer is not
+// shown: it is the proxy's.
+func (h *Host) egressFailure(personality, session, rawURL string) error {
+	n := h.network()
+	if n == nil {
+		return nil
+	}
+	refused, reason, ok := n.EgressFailure(personality, session, rawURL)
+	if !ok {
+		return nil
+	}
+	shown, host := rawURL, rawURL
+	if u, err := url.Parse(rawURL); err == nil {
+		u.User, u.RawQuery, u.Fragment = nil, "", ""
+		shown, host = u.String(), u.Host
+	}
+	if refused {
+		return abi.Errorf(abi.CodeRefused, "%s was not loaded: personality %s's network policy refused it (%s). To allow it, add %q to personalities.%s.network.allowed_hosts",
+			shown, personality, reason, host, personality).With("url", shown)
+	}
+	return abi.Errorf(abi.CodeUnreachable, "%s could not be reached: %s. Check the URL's host name and port; if they are right, the site may be down: retry later",
+		shown, reason).With("url", shown)
+}
+
 // attachBlocked reports, once, the requests the session's pages had
 // refused: as events on the result, or appended to the error.
 func (h *Host) attachBlocked(personality, session string, res *abi.Result, err error) (*abi.Result, error) {
@@ -101,19 +135,6 @@ func (h *Host) attachBlocked(personality, session string, res *abi.Result, err e
 	blocked := n.TakeBlocked(personality, session)
 	if len(blocked) == 0 {
 		return res, err
-	}
-	if res != nil && res.Page != nil && res.Page.Status == 403 {
-		// The page itself was refused by the egress proxy: that is a policy
-		// refusal, not a site's block page, and must not reach the bot-wall
-		// detector as one.
-		if u, perr := url.Parse(res.Page.URL); perr == nil && u.Host != "" {
-			for _, b := range blocked {
-				if strings.Contains(b, "://"+u.Host) || strings.Contains(b, " "+u.Host) {
-					return nil, abi.Errorf(abi.CodeRefused, "%s was not loaded: personality %s's network policy refused it (%s). To allow it, add %q to personalities.%s.network.allowed_hosts",
-						res.Page.URL, personality, strings.TrimPrefix(b, "blocked request: "), u.Host, personality).With("url", res.Page.URL)
-				}
-			}
-		}
 	}
 	if res != nil {
 		res.Events = append(res.Events, blocked...)

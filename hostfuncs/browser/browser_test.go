@@ -728,10 +728,27 @@ func TestIdleSweepLRUAndDriving(t *testing.T) {
 	if got := names(); strings.Contains(got, "two") || !strings.Contains(got, "one") || !strings.Contains(got, "three") {
 		t.Fatalf("after eviction: %s", got)
 	}
+	// The evicted session's next call is told why, and which key raises
+	// the limit.
+	_, aerr := call[abi.BrowserSnapshotResponse](t, s, caller("two"), abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	wantCode(t, aerr, abi.CodeNoSession, "least recently used")
+	wantCode(t, aerr, abi.CodeNoSession, "browser.max_contexts is 2")
 	time.Sleep(1600 * time.Millisecond)
 	if got := names(); got != "one" {
 		t.Fatalf("after idle sweep: %q (the driven session must stay)", got)
 	}
+	_, aerr = call[abi.BrowserSnapshotResponse](t, s, caller("three"), abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	wantCode(t, aerr, abi.CodeNoSession, "browser.idle_timeout is 1s")
+	// A new session for the key says the old one is gone.
+	r := must[abi.BrowserNavigateResponse](t, s, caller("three"), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/", NoSnapshot: true})
+	if w := strings.Join(r.State.Warnings, " "); !strings.Contains(w, "fresh browser session") || !strings.Contains(w, "browser.idle_timeout") {
+		t.Errorf("the new session does not say the old one was closed: %q", w)
+	}
+	if _, err := call[abi.BrowserCloseResponse](t, s, caller("three"), abi.HostBrowserClose, abi.BrowserCloseRequest{}); err != nil {
+		t.Fatal(err)
+	}
+	_, aerr = call[abi.BrowserSnapshotResponse](t, s, caller("three"), abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	wantCode(t, aerr, abi.CodeNoSession, "call browser_navigate first")
 	s.SetDriving("tester", "one", false)
 	time.Sleep(1600 * time.Millisecond)
 	if got := names(); got != "" {

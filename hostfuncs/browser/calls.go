@@ -52,7 +52,12 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 	})
 	if err != nil {
-		return out, s.navErr(ss, err, u, timeout, req.WaitUntil)
+		return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
+	}
+	if resp != nil {
+		if err := s.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+			return out, err
+		}
 	}
 	out.Moved = true
 	var title func() string
@@ -83,22 +88,119 @@ func waitUntil(w string) (*pw.WaitUntilState, error) {
 	return nil, abi.Errorf(abi.CodeInputInvalid, "wait_until %q: use load, domcontentloaded, networkidle or commit", w)
 }
 
-func (s *Service) navErr(ss *session, err error, u string, timeout time.Duration, wait string) error {
+func (s *Service) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string) error {
 	if wait == "" {
 		wait = "load"
 	}
-	if pwTimeout(err) {
-		// A page that did not load may be stuck in a script: the next call
-		// checks it (unstick).
+	if pwTimeout(err) || isStalled(err) {
+		// The tab is still loading: stop it, so the next call finds the
+		// page that did load and not a navigation in flight. A page that
+		// did not load may be stuck in a script: the next call checks it
+		// (unstick).
 		ss.suspect.Store(true)
+		stopLoading(ss, t)
+	}
+	if pwTimeout(err) {
 		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): retry with a longer timeout or wait_until=domcontentloaded or commit, or take a snapshot of what did load", u, timeout, wait)
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, "net::"); i >= 0 {
 		code, _, _ := strings.Cut(msg[i:], " ")
-		return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+		if code != "net::ERR_ABORTED" {
+			settleErrorPage(t)
+		}
+		return s.loadFailed(ss, u, code)
 	}
 	return s.mapErr(ss, err, "loading "+u)
+}
+
+// unreachableErrs are Chromium's errors for a site that cannot be reached
+// (no such name, nothing answering, the egress proxy failing the tunnel).
+var unreachableErrs = []string{"NAME_NOT_RESOLVED", "CONNECTION_REFUSED", "CONNECTION_TIMED_OUT", "ADDRESS_UNREACHABLE",
+	"TUNNEL_CONNECTION_FAILED", "PROXY_CONNECTION_FAILED", "CONNECTION_RESET", "CONNECTION_CLOSED", "EMPTY_RESPONSE", "INTERNET_DISCONNECTED", "TIMED_OUT"}
+
+// loadFailed is the error for a navigation to u that Chromium failed with
+// code (net::ERR_...): the egress proxy's reason when it refused or could
+// not reach the site, else unreachable or execution_failed by the code.
+func (s *Service) loadFailed(ss *session, u, code string) error {
+	if err := s.egressFailure(ss, u); err != nil {
+		return err
+	}
+	for _, e := range unreachableErrs {
+		if strings.HasSuffix(code, "ERR_"+e) {
+			return abi.Errorf(abi.CodeUnreachable, "could not reach %s (%s): check the URL's host name and port; if they are right, the site may be down: retry later", u, code).With("url", u)
+		}
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+}
+
+// egressFailure asks Options.EgressFailure why u did not load.
+func (s *Service) egressFailure(ss *session, u string) error {
+	if s.opts.EgressFailure == nil {
+		return nil
+	}
+	return s.opts.EgressFailure(ss.key.personality, ss.key.session, u)
+}
+
+// proxyAnswered is the error for a document the egress proxy answered
+// itself (403: refused under the policy; 502: the site could not be
+// reached), or nil for a site's own answer.
+func (s *Service) proxyAnswered(ss *session, u string, status int) error {
+	if status != 403 && status != 502 {
+		return nil
+	}
+	return s.egressFailure(ss, u)
+}
+
+// navFailed is the error for a navigation an action started (a link, a
+// form submission) that did not load, or nil: the action ran, the page it
+// opened did not.
+func (s *Service) navFailed(ss *session, t *tab, navBefore int64) error {
+	var err error
+	if f := t.navFail.Load(); f != nil && f.seq > navBefore {
+		code := f.err
+		if i := strings.Index(code, "net::"); i >= 0 {
+			code = code[i:]
+		}
+		if code == "net::ERR_ABORTED" {
+			return nil
+		}
+		settleErrorPage(t)
+		err = s.loadFailed(ss, f.url, code)
+	} else if d := t.doc.Load(); d != nil && d.seq > navBefore {
+		err = s.proxyAnswered(ss, d.url, d.status)
+	}
+	if e, ok := err.(*abi.Error); ok {
+		return abi.Errorf(e.Code, "the action ran, but the page it opened did not load: %s", e.Message).With("url", e.Details["url"])
+	}
+	return err
+}
+
+// errorPage is the document Chromium shows for a navigation that failed.
+const errorPage = "chrome-error://chromewebdata/"
+
+// settleErrorPage waits, briefly, for the error page of a failed
+// navigation to commit: Playwright reports the failure first, and a
+// navigation started before the error page arrives is interrupted by it.
+func settleErrorPage(t *tab) {
+	bounded(stuckProbe, func() error {
+		return t.page.WaitForURL(errorPage, pw.PageWaitForURLOptions{WaitUntil: pw.WaitUntilStateCommit, Timeout: ms(stuckProbe)})
+	})
+}
+
+// stopLoading stops the navigation in flight in t (Chromium's stop
+// button), bounded: a call that gave up on a navigation leaves the tab on
+// the page it had.
+func stopLoading(ss *session, t *tab) {
+	bounded(stuckProbe, func() error {
+		cdp, err := ss.bctx.NewCDPSession(t.page)
+		if err != nil {
+			return err
+		}
+		defer cdp.Detach()
+		_, err = cdp.Send("Page.stopLoading", nil)
+		return err
+	})
 }
 
 func pwTimeout(err error) bool {
@@ -132,6 +234,9 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 		race0(ss, func() error {
 			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
 		})
+		if err := s.navFailed(ss, t, navBefore); err != nil {
+			return err
+		}
 	}
 	var title func() string
 	if openDialog(ss, t) == nil && !t.page.IsClosed() {
@@ -639,7 +744,7 @@ func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout)})
 	})
 	if err != nil {
-		return out, s.navErr(ss, err, "going "+req.Direction, timeout, "load")
+		return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "load")
 	}
 	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
 	var title func() string
@@ -888,26 +993,29 @@ func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 }
 
 // awaitingTab runs a click expected to open a tab (a link with a target,
-// a modifier or middle click) and waits, up to a second, for the browser to
-// report the tab, so the result's state lists it. Playwright's click
-// returns before its page event arrives.
+// a modifier or middle click) and waits for the browser to report the tab,
+// so the result's state lists it (Playwright's click returns before its
+// page event arrives): until the tab opens, a second passes or the call
+// ends.
 func (ss *session) awaitingTab(click func() error) func() error {
+	done := context.Background().Done()
+	if ss.ctx != nil {
+		done = ss.ctx.Done()
+	}
 	return func() error {
-		ss.evMu.Lock()
-		before := len(ss.newTabs)
-		ss.evMu.Unlock()
+		select {
+		case <-ss.tabOpened:
+		default:
+		}
 		if err := click(); err != nil {
 			return err
 		}
-		deadline := time.Now().Add(time.Second)
-		for time.Now().Before(deadline) {
-			ss.evMu.Lock()
-			n := len(ss.newTabs)
-			ss.evMu.Unlock()
-			if n > before {
-				return nil
-			}
-			time.Sleep(10 * time.Millisecond)
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-ss.tabOpened:
+		case <-t.C:
+		case <-done:
 		}
 		return nil
 	}

@@ -232,6 +232,10 @@ func (ss *session) onPage(p pw.Page) {
 	ss.evMu.Lock()
 	ss.newTabs = append(ss.newTabs, t)
 	ss.evMu.Unlock()
+	select {
+	case ss.tabOpened <- struct{}{}:
+	default:
+	}
 }
 
 // popupWarning reports the popups closed since the last call, once.

@@ -64,6 +64,11 @@ type Options struct {
 	// egress proxy's listener) can let go of it. It runs outside the
 	// service's locks.
 	OnSessionClosed func(personality, session string)
+	// EgressFailure, when set, says why a page the session was told to
+	// open did not load, when its egress proxy refused the request or could
+	// not reach the site during this call: an *abi.Error (refused,
+	// unreachable) returned instead of the proxy's answer, or nil.
+	EgressFailure func(personality, session, url string) error
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
@@ -82,6 +87,9 @@ type Service struct {
 	// crashed, so the next one is told it is fresh.
 	sessions map[sessKey]*session
 	crashed  map[sessKey]string
+	// reaped remembers why the host closed a key's session on its own
+	// (idle, evicted), so its next call is told instead of finding none.
+	reaped map[sessKey]string
 	// notices go to the next result of any session (the headless fallback).
 	notices []string
 	closed  bool
@@ -109,7 +117,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser"),
-		sessions: map[sessKey]*session{}, crashed: map[sessKey]string{},
+		sessions: map[sessKey]*session{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
@@ -355,6 +363,7 @@ func (s *Service) sweep() {
 			if !ss.driving.Load() && ss.idle() > s.cfg.IdleTimeout.D() && ss.mu.TryLock() {
 				ss.mu.Unlock()
 				delete(s.sessions, k)
+				s.reapedLocked(k, fmt.Sprintf("it was closed after %s without a call (browser.idle_timeout is %s; raise it to keep idle sessions open longer)", ss.idle().Round(time.Second), s.cfg.IdleTimeout.D()))
 				idle = append(idle, ss)
 			}
 		}
@@ -369,13 +378,33 @@ func (s *Service) sweep() {
 	}
 }
 
-// errNoSession is no_session, mentioning a crash when there was one.
+// maxReaped bounds the reasons kept for sessions the host closed.
+const maxReaped = 1024
+
+// reapedLocked remembers why k's session was closed by the host (s.mu
+// held).
+func (s *Service) reapedLocked(k sessKey, why string) {
+	if len(s.reaped) >= maxReaped {
+		for old := range s.reaped {
+			delete(s.reaped, old)
+			break
+		}
+	}
+	s.reaped[k] = why
+}
+
+// errNoSession is no_session, saying why when the session crashed or the
+// host closed it.
 func (s *Service) errNoSession(k sessKey) error {
 	s.mu.Lock()
 	why, crashed := s.crashed[k]
+	reaped, wasReaped := s.reaped[k]
 	s.mu.Unlock()
 	if crashed {
 		return abi.Errorf(abi.CodeNoSession, "no browser session: the last one was reset after the browser crashed (%s): call browser_navigate to start a fresh one", why)
+	}
+	if wasReaped {
+		return abi.Errorf(abi.CodeNoSession, "no browser session is open: %s. Its tabs, cookies and form state are gone: call browser_navigate to start a fresh one", reaped)
 	}
 	return abi.Errorf(abi.CodeNoSession, "no browser session is open: call browser_navigate first")
 }
@@ -443,7 +472,7 @@ func (s *Service) create(k sessKey) (*session, error) {
 	s.mu.Unlock()
 	s.evictFor()
 
-	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string
@@ -540,6 +569,10 @@ func (s *Service) create(k sessKey) (*session, error) {
 		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one crashed (%s), so its tabs, cookies and form state are gone.", why))
 		delete(s.crashed, k)
 	}
+	if why, ok := s.reaped[k]; ok {
+		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one is gone (%s), so its tabs, cookies and form state are gone.", why))
+		delete(s.reaped, k)
+	}
 	warnings = append(s.notices, warnings...)
 	s.notices = nil
 	s.sessions[k] = ss
@@ -572,6 +605,7 @@ func (s *Service) evictFor() {
 			return // every session is driven by a human: go over the cap
 		}
 		delete(s.sessions, lru.key)
+		s.reapedLocked(lru.key, fmt.Sprintf("it was closed as the least recently used session to make room for another (browser.max_contexts is %d; raise it to keep more sessions open)", s.cfg.MaxContexts))
 		s.mu.Unlock()
 		s.log.Info("closing least recently used browser session", "session", lru.key.String(), "max_contexts", s.cfg.MaxContexts)
 		if err := s.closeSession(lru); err != nil {

@@ -60,7 +60,8 @@ type session struct {
 	netSeq   int64
 	conSeq   int64
 
-	dialogCh chan struct{} // a dialog opened
+	dialogCh  chan struct{} // a dialog opened
+	tabOpened chan struct{} // the page or the browser opened a tab
 }
 
 // tab is one page.
@@ -70,16 +71,27 @@ type tab struct {
 	navSeq atomic.Int64    // main-frame navigation requests seen
 	dialog atomic.Pointer[pw.Dialog]
 	doc    atomic.Pointer[docInfo] // the last main-frame document response
+	// navFail is the last main-frame navigation that failed (no response).
+	navFail atomic.Pointer[navFailure]
 	// probed holds the probes locateToAct started in this call, for ready
 	// (cleared when the next call begins).
 	probed map[string]func() (probe, bool)
 }
 
-// docInfo is what a main-frame navigation response said.
+// docInfo is what a main-frame navigation response said; seq is the
+// tab's navSeq when it came.
 type docInfo struct {
 	url     string
 	status  int
 	headers map[string]string
+	seq     int64
+}
+
+// navFailure is a main-frame navigation request that failed: its URL and
+// Chromium's error (net::ERR_...).
+type navFailure struct {
+	url, err string
+	seq      int64
 }
 
 type netEntry struct {
@@ -231,7 +243,7 @@ func (s *session) attach(p pw.Page) *tab {
 	p.OnResponse(func(r pw.Response) {
 		req := r.Request()
 		if req.IsNavigationRequest() && req.Frame() == main {
-			t.doc.Store(&docInfo{url: r.URL(), status: r.Status(), headers: r.Headers()})
+			t.doc.Store(&docInfo{url: r.URL(), status: r.Status(), headers: r.Headers(), seq: t.navSeq.Load()})
 		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()
@@ -249,6 +261,13 @@ func (s *session) attach(p pw.Page) *tab {
 		}
 	})
 	p.OnRequestFailed(func(r pw.Request) {
+		if r.IsNavigationRequest() && r.Frame() == main {
+			f := &navFailure{url: r.URL(), err: "failed", seq: t.navSeq.Load()}
+			if e := r.Failure(); e != nil {
+				f.err = e.Error()
+			}
+			t.navFail.Store(f)
+		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()
 		if e := s.netByReq[r]; e != nil {

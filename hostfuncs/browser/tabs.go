@@ -63,7 +63,7 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 				return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
 			})
 			if err != nil {
-				return out, s.navErr(ss, err, u, s.cfg.NavigationTimeout.D(), "load")
+				return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
 			}
 			if !dialog {
 				out.Page = s.facts(ss, t, resp)
@@ -123,10 +123,11 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	}
 	defer ss.mu.Unlock()
 	if req.Device != "" {
-		if t, err = s.emulateDevice(ss, t, req.Device); err != nil {
+		var lost string
+		if t, lost, err = s.emulateDevice(ss, t, req.Device); err != nil {
 			return out, err
 		}
-		out.Applied = append(out.Applied, "device "+req.Device)
+		out.Applied = append(out.Applied, "device "+req.Device+" ("+lost+")")
 	}
 	if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
 		o := pw.PageEmulateMediaOptions{}
@@ -197,9 +198,12 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 }
 
 // emulateDevice recreates the session's context with a device's viewport,
-// user agent, touch and scale: those are fixed when a context is created.
-// Cookies and local storage move over; the current URL is reloaded.
-func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) {
+// user agent, touch and scale: Playwright fixes those when a context is
+// created, and its screenshots and input follow them only then. Cookies
+// and local storage move over, and every tab is reopened at its URL, the
+// current one still current; lost says what did not survive (each tab's
+// history, session storage, unsaved input).
+func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
 	dev := s.pw.Devices[name]
 	if dev == nil {
 		var near []string
@@ -216,16 +220,22 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 		if len(near) > 0 {
 			hint = "close matches: " + strings.Join(near, ", ")
 		}
-		return nil, abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
+		return nil, "", abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
 	}
 	if ss.persistent || ss.browser == nil {
-		return nil, abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
+		return nil, "", abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
 	}
 	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
 	if err != nil {
-		return nil, s.mapErr(ss, err, "saving the session's storage")
+		return nil, "", s.mapErr(ss, err, "saving the session's storage")
 	}
-	cur := t.page.URL()
+	ss.evMu.Lock()
+	urls := make([]string, len(ss.tabs))
+	for i, x := range ss.tabs {
+		urls[i] = x.page.URL()
+	}
+	ss.evMu.Unlock()
+	curIdx := max(ss.tabIndex(t), 0)
 	proxy := s.proxyServer(ss.key)
 	o := pw.BrowserNewContextOptions{
 		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
@@ -234,11 +244,11 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	}
 	nctx, _, err := await(ss, 0, false, func() (pw.BrowserContext, error) { return ss.browser.NewContext(o) })
 	if err != nil {
-		return nil, s.mapErr(ss, err, "opening the device context")
+		return nil, "", s.mapErr(ss, err, "opening the device context")
 	}
 	if err := s.primeProxy(nctx, proxy); err != nil {
 		nctx.Close()
-		return nil, err
+		return nil, "", err
 	}
 	old := ss.bctx
 	ss.evMu.Lock()
@@ -249,21 +259,41 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (*tab, error) 
 	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
-	// primeProxy left its blank first page open: that is the new tab.
-	p, _, err := await(ss, 0, false, func() (pw.Page, error) { return firstPage(nctx) })
-	if err != nil {
-		return nil, s.mapErr(ss, err, "opening a tab")
-	}
-	nt := ss.attach(p)
-	ss.evMu.Lock()
-	ss.newTabs = nil
-	ss.evMu.Unlock()
-	if _, err := checkURL(cur); err == nil {
-		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(cur) }); err != nil {
-			return nil, s.navErr(ss, err, cur, s.cfg.NavigationTimeout.D(), "load")
+	// primeProxy left its blank first page open: that is the first tab.
+	var nt *tab
+	var failed []string
+	for i, u := range urls {
+		p, _, err := await(ss, 0, false, func() (pw.Page, error) {
+			if i == 0 {
+				return firstPage(nctx)
+			}
+			return nctx.NewPage()
+		})
+		if err != nil {
+			return nil, "", s.mapErr(ss, err, "opening a tab")
+		}
+		x := ss.attach(p)
+		if i == curIdx {
+			nt = x
+		}
+		if _, err := checkURL(u); err != nil {
+			continue
+		}
+		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(u) }); err != nil {
+			if i == curIdx {
+				return nil, "", s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
+			}
+			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
 		}
 	}
-	return nt, nil
+	ss.evMu.Lock()
+	ss.newTabs, ss.cur = nil, ss.indexLocked(nt)
+	ss.evMu.Unlock()
+	lost = fmt.Sprintf("a device needs a new browser context: its %d tab(s) were reopened at their URLs with cookies and local storage kept, but each tab's back/forward history, session storage and unsaved form input are gone", len(urls))
+	if len(failed) > 0 {
+		lost += "; " + strings.Join(failed, "; ")
+	}
+	return nt, lost, nil
 }
 
 // resize is ww_browser_resize.
@@ -291,6 +321,7 @@ func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Brow
 	s.mu.Lock()
 	_, open := s.sessions[k]
 	delete(s.crashed, k)
+	delete(s.reaped, k)
 	s.mu.Unlock()
 	if err := s.CloseSession(c.Personality, c.Session); err != nil {
 		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"code.dny.dev/ssrf"
 	"golang.org/x/net/idna"
@@ -271,6 +272,47 @@ type Blocked struct {
 
 func (b *Blocked) Error() string { return "blocked request: " + b.URL + " (" + b.Reason + ")" }
 
+// Unreachable is a request the policy allowed that could not be made: the
+// name does not resolve, or nothing answers at its address. Reason names
+// neither the resolver nor the upstream proxy.
+type Unreachable struct {
+	URL    string
+	Reason string
+}
+
+func (u *Unreachable) Error() string { return "unreachable: " + u.URL + " (" + u.Reason + ")" }
+
+// lookupFailure says why a name did not resolve, without the resolver's
+// address that Go's *net.DNSError carries.
+func lookupFailure(name string, err error) string {
+	var de *net.DNSError
+	switch {
+	case errors.As(err, &de) && de.IsNotFound:
+		return "the name " + name + " does not exist (DNS: no such host)"
+	case errors.As(err, &de) && de.IsTimeout:
+		return "the DNS lookup of " + name + " timed out"
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return "the DNS lookup of " + name + " did not finish"
+	}
+	return "the DNS lookup of " + name + " failed"
+}
+
+// dialFailure says why a connection failed, in a few words.
+func dialFailure(err error) string {
+	var ne net.Error
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused: nothing listens there"
+	case errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH):
+		return "no route to the host"
+	case errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return "the connection timed out"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "the connection was reset"
+	}
+	return "the connection failed"
+}
+
 // Resolver resolves names; *net.Resolver is one. Tests inject their own.
 type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
@@ -404,10 +446,10 @@ func (r *rules) resolve(ctx context.Context, res Resolver, h host, port int, dis
 	} else {
 		got, err := res.LookupNetIP(ctx, "ip", h.name)
 		if err != nil {
-			return nil, fmt.Errorf("cannot resolve %s: %w", h.name, err)
+			return nil, &Unreachable{URL: display, Reason: lookupFailure(h.name, err)}
 		}
 		if len(got) == 0 {
-			return nil, fmt.Errorf("cannot resolve %s: no addresses", h.name)
+			return nil, &Unreachable{URL: display, Reason: "the name " + h.name + " has no addresses"}
 		}
 		addrs = got
 	}

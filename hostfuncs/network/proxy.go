@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"html"
 	"io"
 	"net"
 	"net/http"
@@ -53,7 +54,7 @@ func (s *Service) guardedDial(ctx context.Context, r *rules, hostport, display s
 		}
 		errs = append(errs, err)
 	}
-	return nil, fmt.Errorf("connecting to %s: %w", display, errors.Join(errs...))
+	return nil, &Unreachable{URL: display, Reason: dialFailure(errors.Join(errs...))}
 }
 
 // listener is one loopback proxy: for a session (its refusals are
@@ -127,6 +128,11 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 			var b *Blocked
 			if errors.As(err, &b) {
 				l.block(w, &Blocked{URL: displayURL(req.URL), Reason: b.Reason})
+				return
+			}
+			var u *Unreachable
+			if errors.As(err, &u) {
+				l.unreachable(w, &Unreachable{URL: displayURL(req.URL), Reason: u.Reason})
 				return
 			}
 			if errors.Is(err, context.Canceled) {
@@ -257,6 +263,11 @@ func (l *listener) connect(w http.ResponseWriter, req *http.Request) {
 			l.block(w, b)
 			return
 		}
+		var u *Unreachable
+		if errors.As(err, &u) {
+			l.unreachable(w, u)
+			return
+		}
 		http.Error(w, "wasmwright egress proxy: "+err.Error(), http.StatusBadGateway)
 		return
 	}
@@ -328,14 +339,29 @@ func (l *listener) untrack(cs ...net.Conn) {
 	l.mu.Unlock()
 }
 
+// unreachable answers a request that could not be made, and keeps why
+// for the session (EgressFailure).
+func (l *listener) unreachable(w http.ResponseWriter, u *Unreachable) {
+	l.svc.failed(l.key, u.URL, false, u.Reason)
+	answer(w, http.StatusBadGateway, "wasmwright could not reach this site: "+u.Reason)
+}
+
+// answer is the proxy's own answer to a request it did not pass on: a page
+// whose icon is inline, so the browser asks for no favicon that would be
+// refused in its turn after the call that caused it.
+func answer(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintf(w, "<!doctype html><link rel=\"icon\" href=\"data:,\"><title>wasmwright egress proxy</title><p>%s</p>\n", html.EscapeString(msg))
+}
+
 // block answers a refused request and reports it to the session.
 func (l *listener) block(w http.ResponseWriter, b *Blocked) {
 	l.svc.record(l.key, b)
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	l.svc.failed(l.key, b.URL, true, b.Reason)
 	w.Header().Set("X-Wasmwright-Blocked", b.Reason)
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusForbidden)
-	fmt.Fprintf(w, "wasmwright refused this request under the personality's network policy: %s\n", b.Error())
+	answer(w, http.StatusForbidden, "wasmwright refused this request under the personality's network policy: "+b.Error())
 }
 
 func (l *listener) close() {

@@ -86,6 +86,9 @@ type Service struct {
 	sessions map[sessKey]*listener
 	order    []sessKey
 	blocked  map[sessKey]*blockedList
+	// failures are the session's requests refused or unreachable since its
+	// call began, by host:port (EgressFailure).
+	failures map[sessKey]map[string]egressFailure
 	fetchTr  map[string]*http.Transport
 	closed   bool
 
@@ -126,7 +129,7 @@ func New(opts Options) (*Service, error) {
 	s := &Service{
 		opts: opts, log: opts.Logger.With("service", "network"), res: opts.Resolver,
 		rules: map[string]*rules{}, shared: map[string]*listener{}, sessions: map[sessKey]*listener{},
-		blocked: map[sessKey]*blockedList{}, fetchTr: map[string]*http.Transport{},
+		blocked: map[sessKey]*blockedList{}, failures: map[sessKey]map[string]egressFailure{}, fetchTr: map[string]*http.Transport{},
 	}
 	var errs []error
 	for name, p := range opts.Policies {
@@ -287,6 +290,69 @@ func (s *Service) record(k sessKey, b *Blocked) {
 	}
 }
 
+type egressFailure struct {
+	refused bool
+	reason  string
+}
+
+// maxFailures bounds the hosts a session's failures are kept for.
+const maxFailures = 64
+
+// failed keeps why a session's request to rawURL failed.
+func (s *Service) failed(k sessKey, rawURL string, refused bool, reason string) {
+	hp := failureKey(rawURL)
+	if k == (sessKey{}) || hp == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.sessions[k] == nil {
+		return
+	}
+	m := s.failures[k]
+	if m == nil || len(m) >= maxFailures {
+		m = map[string]egressFailure{}
+		s.failures[k] = m
+	}
+	m[hp] = egressFailure{refused, reason}
+}
+
+// failureKey is rawURL's host:port, the port explicit.
+func failureKey(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Hostname() == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443", "ws": "80", "wss": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(net.JoinHostPort(u.Hostname(), port))
+}
+
+// EgressFailure says why the session's proxy failed a request to rawURL's
+// host and port during the current call, if it did: refused under the
+// policy, or unreachable (the name does not resolve, nothing answers).
+// The browser asks when a page it was told to open did not load.
+func (s *Service) EgressFailure(personality, session, rawURL string) (refused bool, reason string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f, ok := s.failures[sessKey{personality, session}][failureKey(rawURL)]
+	return f.refused, f.reason, ok
+}
+
+// BeginCall starts a call of the session: refusals and failures its pages
+// met since the last call ended (a favicon, a script still running) are
+// dropped, so a result reports only what happened during its own call.
+// They were logged when they happened.
+func (s *Service) BeginCall(personality, session string) {
+	k := sessKey{personality, session}
+	s.mu.Lock()
+	delete(s.blocked, k)
+	delete(s.failures, k)
+	s.mu.Unlock()
+}
+
 // TakeBlocked returns, once, the requests refused for a session's pages
 // since the last call: the host appends them to the session's next result.
 func (s *Service) TakeBlocked(personality, session string) []string {
@@ -321,6 +387,7 @@ func (s *Service) CloseSession(personality, session string) error {
 	l := s.sessions[k]
 	delete(s.sessions, k)
 	delete(s.blocked, k)
+	delete(s.failures, k)
 	s.mu.Unlock()
 	if l != nil {
 		l.close()
@@ -475,6 +542,10 @@ func refusal(err error) error {
 			s = "blocked redirect: " + b.URL + " (" + b.Reason + ")"
 		}
 		return abi.Errorf(abi.CodeRefused, "%s: the personality's network policy does not allow it (see [personalities.NAME.network])", s).With("url", b.URL)
+	}
+	var u *Unreachable
+	if errors.As(err, &u) {
+		return abi.Errorf(abi.CodeUnreachable, "%s could not be reached: %s: check the URL's host name and port, or retry later if the site is down", u.URL, u.Reason).With("url", u.URL)
 	}
 	var ae *abi.Error
 	if errors.As(err, &ae) {

@@ -7,7 +7,7 @@ package main
 const refNote = ` Elements are named by refs from the latest snapshot ("e5", or "f1e3" inside a frame; "@e5" works too). CSS selectors are not accepted. If the page changed since the snapshot, the call fails with stale_ref: take a new snapshot and use its refs.`
 
 const descNavigate = `Open a URL in the browser; the usual first call of any browsing task. Returns the page title, HTTP status and an accessibility snapshot of the loaded page: a YAML tree of roles and names where each interactive element carries a ref like [ref=e5]. Use those refs with browser_click, browser_type and the other tools.
-Only http and https URLs are opened; a URL without a scheme gets https://. The session (cookies, tabs) lasts across calls until browser_close or an idle timeout. Set new_tab to keep the current page open. If the page is slow, raise timeout_seconds or use wait_until "domcontentloaded"; navigation_timeout means the page did not finish loading in time. A bot-protection page (captcha, "checking your browser") fails with bot_wall instead of returning the page.`
+Only http and https URLs are opened; a URL without a scheme gets https://. The session (cookies, tabs) lasts across calls until browser_close or an idle timeout. Set new_tab to keep the current page open. If the page is slow, raise timeout_seconds or use wait_until "domcontentloaded"; navigation_timeout means the page did not finish loading in time; unreachable means the host name does not resolve or nothing answers (check the URL); refused means the network policy does not allow the site. A bot-protection page (captcha, "checking your browser") fails with bot_wall instead of returning the page.`
 
 const descBack = `Go back one page in the current tab's history, like the browser's Back button. Returns the page you land on with a fresh snapshot. Says so when there is no earlier page.`
 
@@ -59,7 +59,7 @@ const descDialog = `Answer the JavaScript dialog (alert, confirm, prompt, before
 
 const descCookies = `Set or clear cookies of this session. set: cookies with name and value (domain and path optional: without a domain the cookie is for the current page's site; expires is unix seconds). clear: remove all cookies, or only those matching name and/or domain. To read cookies use browser_storage.`
 
-const descEmulate = `Change how this session presents itself: device (a Playwright device such as "iPhone 15", "Pixel 7", "iPad Mini": viewport, user agent, touch; the page is reloaded with cookies kept), media "print" or "screen", color_scheme "dark"/"light", reduced_motion, geolocation (latitude and longitude; pages may then read the position), clear_geolocation, or offline true/false to test offline behaviour.`
+const descEmulate = `Change how this session presents itself: device (a Playwright device such as "iPhone 15", "Pixel 7", "iPad Mini": viewport, user agent, touch; this opens a new browser context: every tab is reopened at its URL with cookies and local storage kept, but tab history, session storage and unsaved form input are lost, as the result says), media "print" or "screen", color_scheme "dark"/"light", reduced_motion, geolocation (latitude and longitude; pages may then read the position), clear_geolocation, or offline true/false to test offline behaviour.`
 
 const descResize = `Resize the browser viewport to width x height CSS pixels (e.g. 390x844 for a phone, 1920x1080 for a desktop), to see responsive layouts. Returns the size.`
 
