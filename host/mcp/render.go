@@ -14,9 +14,11 @@ import (
 
 // render turns a tool result into MCP content an agent reads well: one text
 // block (the risk label first, then the text, or the data as JSON when there
-// is no text, then the page snapshot, files, warnings and events), one image
-// block per image, and, when the tool returned data, the result as
-// structured content for programs.
+// is no text, then the page snapshot, files, warnings and events) and one
+// image block per image. Structured content goes out only when it adds to
+// the text: the data of a result whose text does not already show it, as
+// {"data": ...}. Nothing the text holds (the text itself, the snapshot,
+// files, warnings, events) is sent twice.
 func render(res *abi.Result) *sdk.CallToolResult {
 	if res == nil {
 		res = &abi.Result{}
@@ -37,26 +39,11 @@ func render(res *abi.Result) *sdk.CallToolResult {
 	}
 	text := renderText(res, warnings)
 	out := &sdk.CallToolResult{Content: append([]sdk.Content{&sdk.TextContent{Text: text}}, content...)}
-	if len(res.Data) > 0 && json.Valid(res.Data) {
-		out.StructuredContent = structured{
-			Text: res.Text, Data: res.Data, Snapshot: res.Snapshot, Files: res.Files,
-			Risk: res.Risk, Warnings: warnings, Events: res.Events,
-		}
+	if res.Text != "" && len(res.Data) > 0 && json.Valid(res.Data) {
+		// An object (older clients accept nothing else).
+		out.StructuredContent = map[string]json.RawMessage{"data": res.Data}
 	}
 	return out
-}
-
-// structured is the structured content of a result with data: an object
-// (older clients accept nothing else) holding the whole result but images,
-// so a client that reads only structured content loses nothing.
-type structured struct {
-	Text     string          `json:"text,omitempty"`
-	Data     json.RawMessage `json:"data"`
-	Snapshot string          `json:"snapshot,omitempty"`
-	Files    []string        `json:"files,omitempty"`
-	Risk     string          `json:"risk,omitempty"`
-	Warnings []string        `json:"warnings,omitempty"`
-	Events   []string        `json:"events,omitempty"`
 }
 
 func renderText(res *abi.Result, warnings []string) string {
