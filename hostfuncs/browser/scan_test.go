@@ -48,3 +48,36 @@ func TestSnapshotScannersMatchRegexps(t *testing.T) {
 		t.Errorf("refs: regexp %v, scanner %v", want, got)
 	}
 }
+
+// subtree cuts a scoped snapshot out of the page's, with Playwright's depth
+// rule: an element at the limit keeps its inline text and properties.
+func TestSubtree(t *testing.T) {
+	const page = `- generic [ref=e1]:
+  - list [ref=e2]:
+    - listitem [ref=e3]:
+      - link "One" [ref=e4] [cursor=pointer]:
+        - /url: /one
+        - img [ref=e9]
+    - listitem [ref=e5]: Two
+  - button "After" [ref=e6]
+- link "e2 [ref=e22]" [ref=e7]`
+	for _, c := range []struct {
+		ref   string
+		depth int
+		want  string
+	}{
+		{"e2", 0, "- list [ref=e2]:\n  - listitem [ref=e3]:\n    - link \"One\" [ref=e4] [cursor=pointer]:\n      - /url: /one\n      - img [ref=e9]\n  - listitem [ref=e5]: Two"},
+		{"e2", 1, "- list [ref=e2]:\n  - listitem [ref=e3]:\n  - listitem [ref=e5]: Two"},
+		{"e3", 1, "- listitem [ref=e3]:\n  - link \"One\" [ref=e4] [cursor=pointer]:\n    - /url: /one"},
+		{"e6", 0, `- button "After" [ref=e6]`},
+		{"e7", 0, `- link "e2 [ref=e22]" [ref=e7]`},
+	} {
+		got, ok := subtree(page, c.ref, c.depth)
+		if !ok || got != c.want {
+			t.Errorf("subtree(%s, depth %d) = %v\n%s\nwant\n%s", c.ref, c.depth, ok, got, c.want)
+		}
+	}
+	if _, ok := subtree(page, "e8", 0); ok {
+		t.Error("a ref not in the snapshot was cut")
+	}
+}

@@ -1,0 +1,172 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// What an agent meets: the first-party pipeline (browser tools, the
+// compactor, the masker) over real Chromium and loopback pages.
+
+// agent is a host with the first-party pipeline, driven as an agent would.
+type agent struct {
+	t   *testing.T
+	h   *Host
+	dir string
+}
+
+// newAgent starts a host whose personality "default" has the browser
+// tools, snapcompact and secretmask, reaching only site; extra is TOML
+// appended to the config (more keys of [personalities.default] first,
+// then other tables).
+func newAgent(t *testing.T, site *httptest.Server, extra string) *agent {
+	t.Helper()
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Skip("needs Chromium (make deps)")
+	}
+	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
+		t.Skip("needs the Playwright driver in build/driver (make deps)")
+	}
+	f := newFixture(t, map[string]string{"browser": "plugins/browser", "snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"})
+	cfg, err := ParseConfig(fmt.Sprintf(`[host]
+plugins_dir = %q
+cache_dir = %q
+call_timeout = "60s"
+default_personality = "default"
+
+[browser]
+headed = "false"
+workspace_dir = "ws"
+action_timeout = "5s"
+navigation_timeout = "10s"
+
+[vault]
+file = "vault.age"
+
+[plugins.browser]
+[plugins.snapcompact]
+[plugins.secretmask]
+
+[personalities.default]
+plugins = ["browser", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "events", "secrets.mask", "vault.fill"]
+hooks = { compact = "snapcompact", mask = "secretmask" }
+network = { allowed_hosts = [%q] }
+%s
+`, f.plugins, testCache, strings.TrimPrefix(site.URL, "http://"), extra), "agent.toml", f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	if probs, _ := h.Problems("default"); len(probs) > 0 {
+		t.Fatalf("link problems: %v", probs)
+	}
+	return &agent{t: t, h: h, dir: f.dir}
+}
+
+// try calls tool as personality (the default when "").
+func (a *agent) try(personality, tool string, args any) (*abi.Result, *abi.Error) {
+	a.t.Helper()
+	raw, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := a.h.Call(ctx, Request{Personality: personality, Tool: tool, Args: raw})
+	if err != nil {
+		return res, abi.AsError(err)
+	}
+	return res, nil
+}
+
+// call calls tool as the default personality and fails the test on an error.
+func (a *agent) call(tool string, args any) *abi.Result {
+	a.t.Helper()
+	res, e := a.try("", tool, args)
+	if e != nil {
+		a.t.Fatalf("%s %v: %v", tool, args, e)
+	}
+	return res
+}
+
+// ref finds the ref of the first element line matching pattern (a regexp
+// over the line before its ref) in snap.
+func (a *agent) ref(snap, pattern string) string {
+	a.t.Helper()
+	m := regexp.MustCompile(`(?m)^\s*(?:#+ )?- ` + pattern + `[^\n]*?\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		a.t.Fatalf("no element %q in:\n%s", pattern, snap)
+	}
+	return m[1]
+}
+
+// serve is a loopback site of fixed pages, path -> HTML body.
+func serve(t *testing.T, pages map[string]string) *httptest.Server {
+	mux := http.NewServeMux()
+	for path, body := range pages {
+		mux.HandleFunc("GET "+path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!doctype html>"+body)
+		})
+	}
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestRefsStableAcrossScopedSnapshots: unfolding a folded list (a scoped
+// browser_snapshot) leaves every ref of the unchanged page valid, and each
+// element keeps its ref in full and scoped snapshots alike.
+func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
+	var items strings.Builder
+	for i := 1; i <= 40; i++ {
+		fmt.Fprintf(&items, `<li><a href="/item/%d">Item %d</a></li>`, i, i)
+	}
+	site := serve(t, map[string]string{"/list": `<title>List</title>
+		<button onclick="document.getElementById('out').textContent='saved'">Save</button><p id="out">not yet</p>
+		<ul>` + items.String() + `</ul>`})
+	a := newAgent(t, site, "")
+
+	full := a.call("browser_navigate", map[string]any{"url": site.URL + "/list"}).Snapshot
+	save, first := a.ref(full, `button "Save"`), a.ref(full, `link "Item 1"`)
+	m := regexp.MustCompile(`… \d+ more items: browser_snapshot ref=(e\d+)`).FindStringSubmatch(full)
+	if m == nil {
+		t.Fatalf("the list is not folded:\n%s", full)
+	}
+	scoped := a.call("browser_snapshot", map[string]any{"ref": m[1]}).Snapshot
+	if got := a.ref(scoped, `link "Item 1"`); got != first {
+		t.Errorf("Item 1 is %s in the full snapshot, %s in the scoped one", first, got)
+	}
+	last := a.ref(scoped, `link "Item 40"`)
+
+	// Refs of the full snapshot outside the unfolded list still act.
+	if res := a.call("browser_click", map[string]any{"ref": save}); !strings.Contains(res.Snapshot, "saved") {
+		t.Fatalf("the click on %s did not act:\n%s", save, res.Snapshot)
+	}
+	// And refs of the scoped one, after another scoped snapshot.
+	a.call("browser_snapshot", map[string]any{"ref": m[1], "depth": 1})
+	if res := a.call("browser_hover", map[string]any{"ref": last}); res == nil {
+		t.Fatal("no result")
+	}
+	again := a.call("browser_snapshot", map[string]any{}).Snapshot
+	if a.ref(again, `button "Save"`) != save || a.ref(again, `link "Item 1"`) != first {
+		t.Errorf("refs changed on an unchanged page: %s, %s became\n%s", save, first, again)
+	}
+}
