@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -168,5 +169,47 @@ func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
 	again := a.call("browser_snapshot", map[string]any{}).Snapshot
 	if a.ref(again, `button "Save"`) != save || a.ref(again, `link "Item 1"`) != first {
 		t.Errorf("refs changed on an unchanged page: %s, %s became\n%s", save, first, again)
+	}
+}
+
+// TestFilledUsernameShownPasswordMasked: after a credential fill, the page
+// greeting the user by name is readable in the snapshot, and the password
+// never is; a credential whose policy says mask_username has its username
+// masked too.
+func TestFilledUsernameShownPasswordMasked(t *testing.T) {
+	site := serve(t, map[string]string{"/welcome": `<title>Sign in</title>
+		<label>Username <input id="u" autocomplete="username"></label>
+		<label>Password <input type="password" id="p"></label><p id="hi">Who are you?</p>
+		<script>u.addEventListener("input", () => { hi.textContent = "Welcome back, " + u.value + "!"; });</script>`})
+	t.Setenv(vault.PassphraseEnv, "")
+	a := newAgent(t, site, "")
+	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
+	for _, c := range []vault.Credential{
+		{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},
+		{Name: "masked", Username: "grace-hopper", Password: "masked-Pa55-word", Policy: vault.Policy{MaskUsername: true}},
+	} {
+		c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
+		if err := store.Put(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ cred, user, pass, greeting string }{
+		{"plain", "ada-lovelace", "plain-Pa55-word", "Welcome back, ada-lovelace!"},
+		{"masked", "grace-hopper", "masked-Pa55-word", "Welcome back, ••••••!"},
+	} {
+		snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/welcome"}).Snapshot
+		user, pass := a.ref(snap, `textbox "Username"`), a.ref(snap, `textbox "Password"`)
+		a.call("browser_fill_credential", map[string]any{"credential": c.cred, "username_ref": user, "password_ref": pass})
+		res := a.call("browser_snapshot", map[string]any{})
+		out, _ := json.Marshal(res)
+		if !strings.Contains(res.Snapshot, c.greeting) {
+			t.Errorf("%s: the greeting is not %q:\n%s", c.cred, c.greeting, res.Snapshot)
+		}
+		if strings.Contains(string(out), c.pass) {
+			t.Errorf("%s: the password is in the result: %s", c.cred, out)
+		}
+		if c.cred == "masked" && strings.Contains(string(out), c.user) {
+			t.Errorf("%s: the username is in the result although the policy masks it: %s", c.cred, out)
+		}
 	}
 }
