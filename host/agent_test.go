@@ -213,3 +213,56 @@ func TestFilledUsernameShownPasswordMasked(t *testing.T) {
 		}
 	}
 }
+
+// TestLinkURLsAndFullSnapshot: on a page of many links, the URL of a
+// given link is one call away (link_filter, or links on the whole page);
+// a full, uncompacted snapshot is refused to a personality without
+// full_snapshots and given to one with it.
+func TestLinkURLsAndFullSnapshot(t *testing.T) {
+	var links strings.Builder
+	for i := 1; i <= 300; i++ {
+		if i == 170 {
+			links.WriteString(`<li><a href="/files/annual-report-2025.pdf">Annual report</a></li>`)
+		}
+		fmt.Fprintf(&links, `<li><a href="/news/%d">News item %d</a></li>`, i, i)
+	}
+	site := serve(t, map[string]string{"/links": `<title>Links</title><a href="/about">About</a><ul>` + links.String() + `</ul>`})
+	a := newAgent(t, site, `
+[personalities.wide]
+plugins = ["browser", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "events", "secrets.mask"]
+hooks = { compact = "snapcompact", mask = "secretmask" }
+network = { allowed_hosts = ["`+strings.TrimPrefix(site.URL, "http://")+`"] }
+full_snapshots = true
+`)
+	compact := a.call("browser_navigate", map[string]any{"url": site.URL + "/links"}).Snapshot
+	if strings.Contains(compact, "/about") || strings.Contains(compact, "Annual report") {
+		t.Fatalf("the compacted snapshot shows link URLs or the folded link:\n%s", compact)
+	}
+	pdf := a.call("browser_snapshot", map[string]any{"link_filter": "PDF"}).Snapshot
+	if !regexp.MustCompile(`^- link "Annual report" \[ref=e\d+\] \[url=/files/annual-report-2025\.pdf\]$`).MatchString(pdf) {
+		t.Fatalf("link_filter pdf:\n%s", pdf)
+	}
+	if all := a.call("browser_snapshot", map[string]any{"links": true}).Snapshot; !strings.Contains(all, `link "About" [ref=`) || !strings.Contains(all, "[url=/about]") {
+		t.Fatalf("links true:\n%s", all)
+	}
+	// The filtered link's ref acts.
+	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" {
+		t.Fatal("no snapshot after hovering the filtered link")
+	}
+
+	if _, e := a.try("default", "browser_snapshot", map[string]any{"full": true}); e == nil || e.Code != abi.CodeRefused || !strings.Contains(e.Message, "full_snapshots") {
+		t.Fatalf("a full snapshot without full_snapshots: %v", e)
+	}
+	if _, e := a.try("wide", "browser_navigate", map[string]any{"url": site.URL + "/links"}); e != nil {
+		t.Fatal(e)
+	}
+	res, e := a.try("wide", "browser_snapshot", map[string]any{"full": true})
+	if e != nil {
+		t.Fatalf("a full snapshot with full_snapshots: %v", e)
+	}
+	if !strings.Contains(res.Snapshot, "- /url: /files/annual-report-2025.pdf") || !strings.Contains(res.Snapshot, "News item 300") {
+		t.Fatalf("the full snapshot is not the browser's:\n%.2000s", res.Snapshot)
+	}
+}

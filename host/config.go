@@ -96,6 +96,10 @@ type PersonalityConfig struct {
 	// vault.fill. Refused by default: script the agent runs in the page
 	// can read back every credential value the vault filled there.
 	AllowEvalWithVault bool `toml:"allow_eval_with_vault"`
+	// FullSnapshots lets its agents ask for a snapshot uncompacted
+	// (browser_snapshot full = true). Off by default: a full snapshot of a
+	// large page costs many times the tokens of the compacted one.
+	FullSnapshots bool `toml:"full_snapshots"`
 }
 
 // HooksConfig names the plugin filling each pipeline role; empty: none.

@@ -33,7 +33,9 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		detect = nil
 	}
 	compact := p.hooks[abi.HookCompact]
-	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" {
+	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || viewOf(req.Args).Full {
+		// A full snapshot (callTool refused it unless the personality
+		// allows it) is not compacted.
 		compact = nil
 	}
 	var (
@@ -182,22 +184,35 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 	return false
 }
 
-// compactKey identifies a compaction: the compactor version, the scope of
-// a scoped snapshot (args.ref), the page and the snapshot. A compactor's
+// viewArgs are a call's arguments that say how its snapshot is shown: the
+// scope of a scoped snapshot, link URLs (read by the compactor) and an
+// uncompacted snapshot (read by the host).
+type viewArgs struct {
+	Ref        string `json:"ref,omitempty"`
+	Links      bool   `json:"links,omitempty"`
+	LinkFilter string `json:"link_filter,omitempty"`
+	Full       bool   `json:"full,omitempty"`
+}
+
+func viewOf(args json.RawMessage) viewArgs {
+	var v viewArgs
+	json.Unmarshal(args, &v)
+	return v
+}
+
+// compactKey identifies a compaction: the compactor version, the view
+// arguments (viewArgs), the page and the snapshot. A compactor's
 // output may depend on nothing else (abi/README.md), so the same key always
 // yields the same snapshot: a browser_snapshot of an unchanged page right
 // after browser_navigate costs no second compaction.
 func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
-	var scope struct {
-		Ref string `json:"ref"`
-	}
-	json.Unmarshal(args, &scope)
+	view, _ := json.Marshal(viewOf(args))
 	h := sha256.New()
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur
 	}
-	for _, part := range []string{plug.SHA256, scope.Ref, pageURL(res), res.Snapshot} {
+	for _, part := range []string{plug.SHA256, string(view), pageURL(res), res.Snapshot} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	var k [32]byte

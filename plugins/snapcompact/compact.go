@@ -64,6 +64,11 @@ type options struct {
 	// its first foldKeep and folds the rest into one line.
 	foldMin, foldKeep int
 	indent            string
+	// links keeps every link's URL as [url=...]; linkFilter, when set,
+	// makes the output only the links whose URL or name contains it
+	// (case-insensitive), with their URLs.
+	links      bool
+	linkFilter string
 }
 
 var defaultOptions = options{foldMin: 30, foldKeep: 10, indent: "  "}
@@ -84,6 +89,9 @@ func compactSnapshot(s string, o options) string {
 	c := &compactor{o: o}
 	var top []*out
 	roots := parse(s)
+	if o.linkFilter != "" {
+		return matchingLinks(roots, o.linkFilter)
+	}
 	scoped := false
 	if o.scopeRef != "" {
 		for _, r := range roots {
@@ -274,6 +282,11 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 			b.WriteString(" [cursor=pointer]")
 		}
 	}
+	if c.o.links && n.url != "" {
+		b.WriteString(" [url=")
+		b.WriteString(n.url)
+		b.WriteByte(']')
+	}
 	if n.hasPlace {
 		if p := clean(n.place); p != "" && !strings.EqualFold(p, name) {
 			b.WriteString(" [placeholder=")
@@ -307,6 +320,55 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 		o.kids = kids
 	}
 	return o
+}
+
+// matchingLinks lists the links whose URL or name contains filter
+// (case-insensitive), one line each with ref and URL, in page order.
+func matchingLinks(roots []*node, filter string) string {
+	f := strings.ToLower(filter)
+	var b strings.Builder
+	var walk func([]*node)
+	walk = func(ns []*node) {
+		for _, n := range ns {
+			if n.role == "link" && n.url != "" && (strings.Contains(strings.ToLower(n.url), f) || strings.Contains(strings.ToLower(linkText(n)), f)) {
+				b.WriteString("- link")
+				if t := linkText(n); t != "" {
+					b.WriteString(" " + quote(t))
+				}
+				if n.ref != "" {
+					b.WriteString(" [ref=" + n.ref + "]")
+				}
+				b.WriteString(" [url=" + n.url + "]\n")
+			}
+			walk(n.children)
+		}
+	}
+	walk(roots)
+	if b.Len() == 0 {
+		return "No link's URL or name contains " + quote(filter) + "."
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// linkText is a link's accessible name, or else the names and text
+// inside it.
+func linkText(n *node) string {
+	if name := clean(n.name); name != "" {
+		return name
+	}
+	var parts []string
+	var walk func(*node)
+	walk = func(n *node) {
+		parts = append(parts, n.name)
+		if n.hasText {
+			parts = append(parts, n.text)
+		}
+		for _, k := range n.children {
+			walk(k)
+		}
+	}
+	walk(n)
+	return clean(strings.Join(parts, " "))
 }
 
 // dedupe drops text and non-interactive leaves that only repeat name.
