@@ -107,11 +107,12 @@ func (a *agent) call(tool string, args any) *abi.Result {
 	return res
 }
 
-// ref finds the ref of the first element line matching pattern (a regexp
-// over the line before its ref) in snap.
+// ref finds the ref of the first element line of snap matching pattern (a
+// regexp over the line after its "- ").
 func (a *agent) ref(snap, pattern string) string {
 	a.t.Helper()
-	m := regexp.MustCompile(`(?m)^\s*(?:#+ )?- ` + pattern + `[^\n]*?\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
+	line := regexp.MustCompile(`(?m)^\s*(?:#+ )?- ` + pattern + `.*$`).FindString(snap)
+	m := regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(line)
 	if m == nil {
 		a.t.Fatalf("no element %q in:\n%s", pattern, snap)
 	}
@@ -264,5 +265,31 @@ full_snapshots = true
 	}
 	if !strings.Contains(res.Snapshot, "- /url: /files/annual-report-2025.pdf") || !strings.Contains(res.Snapshot, "News item 300") {
 		t.Fatalf("the full snapshot is not the browser's:\n%.2000s", res.Snapshot)
+	}
+}
+
+// TestHoverAndDragByRef: a hover menu and a drag-and-drop board built of
+// plain <div>s. From the compacted snapshot alone, the agent hovers the
+// menu open, clicks an entry and drags a card onto a drop zone, all by
+// ref.
+func TestHoverAndDragByRef(t *testing.T) {
+	site := serve(t, map[string]string{"/board": `<title>Board</title>
+		<nav><div id="menu" onmouseenter="sub.hidden = false">Products
+			<div id="sub" hidden style="cursor: pointer"><div id="lap">Laptops</div><div id="pho">Phones</div></div></div></nav>
+		<p id="out">nothing yet</p>
+		<div id="card" draggable="true" ondragstart="event.dataTransfer.setData('text/plain', 'Card A')">Card A</div>
+		<div id="bin" style="height: 40px" ondragover="event.preventDefault()" ondrop="event.preventDefault(); out.textContent = 'dropped ' + event.dataTransfer.getData('text/plain')">Drop here</div>
+		<script>for (const e of [lap, pho]) e.addEventListener("click", () => { out.textContent = "chose " + e.textContent; });</script>`})
+	a := newAgent(t, site, "")
+	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/board"}).Snapshot
+	menu := a.ref(snap, `generic \[hoverable\]`)
+	snap = a.call("browser_hover", map[string]any{"ref": menu}).Snapshot
+	phones := a.ref(snap, `generic`+`[^\n]*: Phones`)
+	if snap = a.call("browser_click", map[string]any{"ref": phones}).Snapshot; !strings.Contains(snap, "chose Phones") {
+		t.Fatalf("clicking the menu entry %s did not act:\n%s", phones, snap)
+	}
+	card, bin := a.ref(snap, `generic \[draggable\]`), a.ref(snap, `generic \[droppable\]`)
+	if snap = a.call("browser_drag", map[string]any{"ref": card, "target_ref": bin}).Snapshot; !strings.Contains(snap, "dropped Card A") {
+		t.Fatalf("dragging %s onto %s did not drop:\n%s", card, bin, snap)
 	}
 }

@@ -407,13 +407,19 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 	return s.redact(t, snap), nil
 }
 
-// aria takes the raw AI-mode snapshot of the page.
+// aria takes the AI-mode ARIA snapshot of the page, with the marks of
+// plain elements that take input (marks.go).
 func (s *Service) aria(t *tab, depth int) (string, error) {
-	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))}
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))}
 	if depth > 0 {
 		o.Depth = pw.Int(depth)
 	}
-	return t.page.AriaSnapshot(o)
+	found := findMarks(t.page)
+	snap, err := t.page.AriaSnapshot(o)
+	if err != nil {
+		return "", err
+	}
+	return markLines(snap, found(s.cfg.ActionTimeout.D())), nil
 }
 
 // keepRefs records the refs of a whole-page snapshot as the latest of t:

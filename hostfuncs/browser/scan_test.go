@@ -81,3 +81,24 @@ func TestSubtree(t *testing.T) {
 		t.Error("a ref not in the snapshot was cut")
 	}
 }
+
+// markLines puts each box's marks where its [box=...] was, on main-frame
+// lines only, and drops every box.
+func TestMarkLines(t *testing.T) {
+	snap := "- generic [ref=e1] [box=0,0,800,600]:\n" +
+		"  - generic [ref=e2] [box=8,26,100,18]: Card A\n" +
+		"  - generic \"x [box=8,26,100,18]\" [ref=e3] [cursor=pointer] [box=1,2,3,4]: a [box=9] text\n" +
+		"  - iframe [ref=e4] [box=8,26,100,18]:\n" +
+		"    - generic [ref=f1e1] [box=8,26,100,18]: inner\n" +
+		"  - text: plain"
+	got := markLines(snap, map[string][]string{"8,26,100,18": {"draggable", "clickable"}, "1,2,3,4": {"hoverable"}})
+	want := "- generic [ref=e1]:\n" +
+		"  - generic [ref=e2] [draggable] [clickable]: Card A\n" +
+		"  - generic \"x [box=8,26,100,18]\" [ref=e3] [cursor=pointer] [hoverable]: a [box=9] text\n" +
+		"  - iframe [ref=e4] [draggable] [clickable]:\n" +
+		"    - generic [ref=f1e1]: inner\n" +
+		"  - text: plain"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

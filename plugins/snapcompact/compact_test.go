@@ -236,3 +236,33 @@ func TestLinkURLsOnRequest(t *testing.T) {
 		t.Errorf("link_filter without a match:\n%s", got)
 	}
 }
+
+// Plain elements an agent acts on keep their ref: marked ones (drag
+// sources, drop targets, handlers) and the items of a pointer container (a
+// hover menu: Playwright marks only the outermost pointer element). Plain
+// text elsewhere stays text.
+func TestPlainActionableElementsKeepRefs(t *testing.T) {
+	got := hookVia(t, `- generic [ref=e1]:
+  - navigation [ref=e2]:
+    - generic [hoverable] [ref=e3]: Products
+    - generic [ref=e4] [cursor=pointer]:
+      - generic [ref=e5]: Laptops
+      - generic [ref=e6]:
+        - text: Phones
+  - generic [draggable] [ref=e7]: Card A
+  - generic [droppable] [ref=e8]: Drop here
+  - generic [ref=e9]: Just text
+  - generic [ref=e10]:
+    - generic [ref=e11]: Nested text`, "")
+	want := `- navigation:
+  - generic [hoverable] [ref=e3]: Products
+  - generic [ref=e4] [cursor=pointer]:
+    - generic [ref=e5]: Laptops
+    - generic [ref=e6]: Phones
+- generic [draggable] [ref=e7]: Card A
+- generic [droppable] [ref=e8]: Drop here
+Just text Nested text`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
