@@ -21,6 +21,12 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if err != nil {
 		callErr = abi.AsError(err)
 	}
+	// A snapshot asked for uncompacted (args.full) is given as the browser
+	// took it, only to a personality that allows it.
+	full := viewOf(req.Args).Full && callErr == nil && res != nil && res.Snapshot != ""
+	if full && !p.cfg.FullSnapshots {
+		res, callErr = nil, abi.Errorf(abi.CodeRefused, "personality %s does not give full snapshots (full_snapshots is not set in its config): call without full; use links or link_filter for link URLs, or a ref to unfold a part", p.name)
+	}
 	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
 		_, takeover := p.tools["browser_takeover"]
 		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: takeover}
@@ -33,9 +39,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		detect = nil
 	}
 	compact := p.hooks[abi.HookCompact]
-	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || viewOf(req.Args).Full {
-		// A full snapshot (callTool refused it unless the personality
-		// allows it) is not compacted.
+	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || full {
 		compact = nil
 	}
 	var (
