@@ -22,9 +22,9 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		callErr = abi.AsError(err)
 	}
 	// A snapshot asked for uncompacted (args.full) is given as the browser
-	// took it, only to a personality that allows it.
+	// took it, only to a personality that allows it (or has no compactor).
 	full := viewOf(req.Args).Full && callErr == nil && res != nil && res.Snapshot != ""
-	if full && !p.cfg.FullSnapshots {
+	if full && !p.cfg.FullSnapshots && p.hooks[abi.HookCompact] != nil {
 		res, callErr = nil, abi.Errorf(abi.CodeRefused, "personality %s does not give full snapshots (full_snapshots is not set in its config): call without full; use links or link_filter for link URLs, or a ref to unfold a part", p.name)
 	}
 	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
