@@ -248,6 +248,11 @@ full_snapshots = true
 	if all := a.call("browser_snapshot", map[string]any{"links": true}).Snapshot; !strings.Contains(all, `link "About" [ref=`) || !strings.Contains(all, "[url=/about]") {
 		t.Fatalf("links true:\n%s", all)
 	}
+	// Per ref: a scoped snapshot with links.
+	about := a.ref(compact, `link "About"`)
+	if one := a.call("browser_snapshot", map[string]any{"ref": about, "links": true}).Snapshot; one != `- link "About" [ref=`+about+`] [url=/about]` {
+		t.Fatalf("the URL of %s alone:\n%s", about, one)
+	}
 	// The filtered link's ref acts.
 	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" {
 		t.Fatal("no snapshot after hovering the filtered link")
