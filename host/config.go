@@ -102,6 +102,10 @@ type PersonalityConfig struct {
 	// Approval maps a risk (abi.Risks) to allow, ask or deny, and "timeout"
 	// to how long an ask waits for an operator. Absent risks are allowed.
 	Approval map[string]string `toml:"approval"`
+	// FullSnapshots lets its agents ask for a snapshot uncompacted
+	// (browser_snapshot full = true). Off by default: a full snapshot of a
+	// large page costs many times the tokens of the compacted one.
+	FullSnapshots bool `toml:"full_snapshots"`
 }
 
 // Approval modes of a risk.

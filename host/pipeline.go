@@ -21,6 +21,12 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if err != nil {
 		callErr = abi.AsError(err)
 	}
+	// A snapshot asked for uncompacted (args.full) is given as the browser
+	// took it, only to a personality that allows it (or has no compactor).
+	full := viewOf(req.Args).Full && callErr == nil && res != nil && res.Snapshot != ""
+	if full && !p.cfg.FullSnapshots && p.hooks[abi.HookCompact] != nil {
+		res, callErr = nil, abi.Errorf(abi.CodeRefused, "personality %s does not give full snapshots (full_snapshots is not set in its config): call without full; use links or link_filter for link URLs, or a ref to unfold a part", p.name)
+	}
 	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
 		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: p.hasTakeover()}
 	}
@@ -32,7 +38,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		detect = nil
 	}
 	compact := p.hooks[abi.HookCompact]
-	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" {
+	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || full {
 		compact = nil
 	}
 	var (
@@ -181,22 +187,35 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 	return false
 }
 
-// compactKey identifies a compaction: the compactor version, the scope of
-// a scoped snapshot (args.ref), the page and the snapshot. A compactor's
+// viewArgs are a call's arguments that say how its snapshot is shown: the
+// scope of a scoped snapshot, link URLs (read by the compactor) and an
+// uncompacted snapshot (read by the host).
+type viewArgs struct {
+	Ref        string `json:"ref,omitempty"`
+	Links      bool   `json:"links,omitempty"`
+	LinkFilter string `json:"link_filter,omitempty"`
+	Full       bool   `json:"full,omitempty"`
+}
+
+func viewOf(args json.RawMessage) viewArgs {
+	var v viewArgs
+	json.Unmarshal(args, &v)
+	return v
+}
+
+// compactKey identifies a compaction: the compactor version, the view
+// arguments (viewArgs), the page and the snapshot. A compactor's
 // output may depend on nothing else (abi/README.md), so the same key always
 // yields the same snapshot: a browser_snapshot of an unchanged page right
 // after browser_navigate costs no second compaction.
 func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
-	var scope struct {
-		Ref string `json:"ref"`
-	}
-	json.Unmarshal(args, &scope)
+	view, _ := json.Marshal(viewOf(args))
 	h := sha256.New()
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur
 	}
-	for _, part := range []string{plug.SHA256, scope.Ref, pageURL(res), res.Snapshot} {
+	for _, part := range []string{plug.SHA256, string(view), pageURL(res), res.Snapshot} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	var k [32]byte

@@ -141,7 +141,7 @@ func TestFillCredentialEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []vault.Credential{
-		{Name: "site", Username: e2eUser, Password: e2ePass, TOTP: seed, Policy: vault.Policy{Origins: []string{srv.URL}, Personalities: []string{"default"}, Unattended: true}},
+		{Name: "site", Username: e2eUser, Password: e2ePass, TOTP: seed, Policy: vault.Policy{Origins: []string{srv.URL}, Personalities: []string{"default"}, Unattended: true, MaskUsername: true}},
 		{Name: "attended-only", Username: e2eUser, Password: e2ePass, Policy: vault.Policy{Origins: []string{srv.URL}, Personalities: []string{"default"}}},
 		{Name: "elsewhere", Username: e2eUser, Password: e2ePass, Policy: vault.Policy{Origins: []string{"https://example.org"}, Personalities: []string{"default"}, Unattended: true}},
 	} {

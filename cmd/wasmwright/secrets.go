@@ -34,7 +34,9 @@ WASMWRIGHT_VAULT_PASSPHRASE when that is set.
 
 Agents fill a credential by name with browser_fill_credential; they never see
 its values. Each credential says where (origins: https, or http on loopback),
-by whom (personalities) and whether without a human present (--unattended).`,
+by whom (personalities) and whether without a human present (--unattended).
+A filled password or TOTP code is masked in every later result; the username
+only with --mask-username (by default the agent reads "Welcome back, ada").`,
 	}
 	store := func() (*vault.Store, error) {
 		cfg, err := host.LoadConfig(g.config)
@@ -45,9 +47,9 @@ by whom (personalities) and whether without a human present (--unattended).`,
 	}
 	cred := &cobra.Command{Use: "credential", Short: "Add stored logins"}
 	var origins, personalities []string
-	var unattended bool
+	var unattended, maskUser bool
 	add := &cobra.Command{
-		Use:   "add NAME --origin O --personality P [--unattended]",
+		Use:   "add NAME --origin O --personality P [--unattended] [--mask-username]",
 		Short: "Add (or replace) a credential; username, password and optional TOTP seed are prompted, or read from stdin one per line",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -63,7 +65,7 @@ by whom (personalities) and whether without a human present (--unattended).`,
 				return err
 			}
 			c := vault.Credential{Name: args[0], Username: vault.Secret(vals[0]), Password: vault.Secret(vals[1]),
-				Policy: vault.Policy{Origins: slices.Clone(origins), Personalities: slices.Clone(personalities), Unattended: unattended}}
+				Policy: vault.Policy{Origins: slices.Clone(origins), Personalities: slices.Clone(personalities), Unattended: unattended, MaskUsername: maskUser}}
 			if vals[2] != "" {
 				t, err := vault.ParseTOTP(vals[2])
 				if err != nil {
@@ -81,16 +83,17 @@ by whom (personalities) and whether without a human present (--unattended).`,
 	add.Flags().StringSliceVar(&origins, "origin", nil, "origin it may be filled on (https://host[:port]; http only on loopback); repeat for more")
 	add.Flags().StringSliceVar(&personalities, "personality", nil, "personality that may fill it; repeat for more")
 	add.Flags().BoolVar(&unattended, "unattended", false, "allow an agent to fill it with no human present")
+	add.Flags().BoolVar(&maskUser, "mask-username", false, "mask the filled username in results too (passwords and codes always are)")
 	cred.AddCommand(add)
 
 	policyCmd := func(use, short string, grant bool) *cobra.Command {
 		var o, p []string
-		var un, att bool
+		var un, att, mu bool
 		pc := &cobra.Command{
 			Use: use, Short: short, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error {
-				if len(o) == 0 && len(p) == 0 && !un && !att {
-					return errors.New("name what to change: --origin, --personality or --unattended")
+				if len(o) == 0 && len(p) == 0 && !un && !att && !mu {
+					return errors.New("name what to change: --origin, --personality, --unattended or --mask-username")
 				}
 				st, err := store()
 				if err != nil {
@@ -100,9 +103,8 @@ by whom (personalities) and whether without a human present (--unattended).`,
 					if grant {
 						c.Policy.Origins = append(c.Policy.Origins, o...)
 						c.Policy.Personalities = append(c.Policy.Personalities, p...)
-						if un {
-							c.Policy.Unattended = true
-						}
+						c.Policy.Unattended = c.Policy.Unattended || un
+						c.Policy.MaskUsername = c.Policy.MaskUsername || mu
 						return nil
 					}
 					for _, x := range o {
@@ -113,9 +115,8 @@ by whom (personalities) and whether without a human present (--unattended).`,
 						c.Policy.Origins = slices.DeleteFunc(c.Policy.Origins, func(v string) bool { return v == n })
 					}
 					c.Policy.Personalities = slices.DeleteFunc(c.Policy.Personalities, func(v string) bool { return slices.Contains(p, v) })
-					if un {
-						c.Policy.Unattended = false
-					}
+					c.Policy.Unattended = c.Policy.Unattended && !un
+					c.Policy.MaskUsername = c.Policy.MaskUsername && !mu
 					return nil
 				})
 				if err != nil {
@@ -132,6 +133,11 @@ by whom (personalities) and whether without a human present (--unattended).`,
 			verb = "no longer allow"
 		}
 		pc.Flags().BoolVar(&un, "unattended", false, verb+" filling with no human present")
+		muHelp := "mask the filled username in later results"
+		if !grant {
+			muHelp = "show the filled username again (passwords and codes stay masked)"
+		}
+		pc.Flags().BoolVar(&mu, "mask-username", false, muHelp)
 		return pc
 	}
 
@@ -164,8 +170,8 @@ by whom (personalities) and whether without a human present (--unattended).`,
 		},
 	}
 	c.AddCommand(cred,
-		policyCmd("grant NAME [--personality P] [--origin O] [--unattended]", "Allow a credential on more origins or personalities, or unattended", true),
-		policyCmd("revoke NAME [--personality P] [--origin O] [--unattended]", "Take back an origin, a personality or unattended use", false),
+		policyCmd("grant NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Allow a credential on more origins or personalities, or unattended; or mask its username", true),
+		policyCmd("revoke NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Take back an origin, a personality or unattended use; or stop masking its username", false),
 		list, rm)
 	return c
 }

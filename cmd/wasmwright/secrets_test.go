@@ -34,8 +34,23 @@ func TestSecretsCLI(t *testing.T) {
 	if code, out := sh(user+"\n"+pass+"\n"+seed+"\n", "credential", "add", "site", "--origin", "https://example.org", "--personality", "default"); code != 0 {
 		t.Fatalf("add: %d %s", code, out)
 	}
-	if code, out := sh("", "grant", "site", "--origin", "http://127.0.0.1:8080", "--personality", "ops", "--unattended"); code != 0 {
+	if _, out := sh("", "list"); strings.Contains(out, "mask_username") {
+		t.Fatalf("a new credential masks its username: %s", out)
+	}
+	if code, out := sh("", "grant", "site", "--origin", "http://127.0.0.1:8080", "--personality", "ops", "--unattended", "--mask-username"); code != 0 {
 		t.Fatalf("grant: %d %s", code, out)
+	}
+	if _, out := sh("", "list"); !strings.Contains(out, `"mask_username": true`) {
+		t.Fatalf("grant --mask-username: %s", out)
+	}
+	if code, out := sh("", "revoke", "site", "--mask-username"); code != 0 {
+		t.Fatalf("revoke --mask-username: %d %s", code, out)
+	}
+	if code, out := sh("other-user\nother-pass\n", "credential", "add", "masked", "--origin", "https://masked.example", "--mask-username"); code != 0 {
+		t.Fatalf("add --mask-username: %d %s", code, out)
+	}
+	if m, ok, _ := vault.Open(vault.Options{File: filepath.Join(dir, "v.age")}).Get("masked"); !ok || !m.Policy.MaskUsername {
+		t.Fatalf("add --mask-username did not set the policy: %v", ok)
 	}
 	if code, out := sh("", "grant", "site", "--origin", "http://example.org"); code == 0 || !strings.Contains(out, "loopback") {
 		t.Fatalf("http on a public host was granted: %d %s", code, out)
@@ -49,7 +64,7 @@ func TestSecretsCLI(t *testing.T) {
 		t.Fatalf("list: %d %s", code, out)
 	}
 	c, ok, err := vault.Open(vault.Options{File: filepath.Join(dir, "v.age")}).Get("site")
-	if err != nil || !ok || c.Username.Reveal() != user || c.Password.Reveal() != pass || c.TOTP == nil {
+	if err != nil || !ok || c.Policy.MaskUsername || c.Username.Reveal() != user || c.Password.Reveal() != pass || c.TOTP == nil {
 		t.Fatalf("stored credential: ok=%v err=%v", ok, err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "v.age"))
@@ -59,8 +74,10 @@ func TestSecretsCLI(t *testing.T) {
 	if code, out := sh("bad\nvalues\nnot-base32!\n", "credential", "add", "bad", "--origin", "https://example.org"); code == 0 {
 		t.Fatalf("a bad TOTP seed was stored: %s", out)
 	}
-	if code, out := sh("", "rm", "site"); code != 0 {
-		t.Fatalf("rm: %d %s", code, out)
+	for _, name := range []string{"site", "masked"} {
+		if code, out := sh("", "rm", name); code != 0 {
+			t.Fatalf("rm: %d %s", code, out)
+		}
 	}
 	if _, out := sh("", "list"); strings.TrimSpace(out) != "[]" {
 		t.Fatalf("after rm: %s", out)

@@ -14,9 +14,11 @@ import (
 
 // render turns a tool result into MCP content an agent reads well: one text
 // block (the risk label first, then the text, or the data as JSON when there
-// is no text, then the page snapshot, files, warnings and events), one image
-// block per image, and, when the tool returned data, the result as
-// structured content for programs.
+// is no text, then the page snapshot, files, warnings and events) and one
+// image block per image. Structured content goes out only when it adds to
+// the text: the data of a result whose text does not already show it, as
+// {"data": ...}. Nothing the text holds (the text itself, the snapshot,
+// files, warnings, events) is sent twice.
 func render(res *abi.Result) *sdk.CallToolResult {
 	if res == nil {
 		res = &abi.Result{}
@@ -37,11 +39,10 @@ func render(res *abi.Result) *sdk.CallToolResult {
 	}
 	text := &sdk.TextContent{Text: renderText(res, warnings), Meta: externalMeta(res)}
 	out := &sdk.CallToolResult{Content: append([]sdk.Content{text}, content...), Meta: externalMeta(res)}
-	if len(res.Data) > 0 && json.Valid(res.Data) {
-		out.StructuredContent = structured{
-			Text: res.Text, Data: res.Data, Snapshot: res.Snapshot, Files: res.Files,
-			Risk: res.Risk, External: res.External, Source: res.Source, Warnings: warnings, Events: res.Events,
-		}
+	if res.Text != "" && len(res.Data) > 0 && json.Valid(res.Data) {
+		// Only what the text does not show, as an object (older clients
+		// accept nothing else): never a second copy of text or snapshot.
+		out.StructuredContent = map[string]json.RawMessage{"data": res.Data}
 	}
 	return out
 }
@@ -65,21 +66,6 @@ func externalMeta(res *abi.Result) sdk.Meta {
 		m[MetaSource] = res.Source
 	}
 	return m
-}
-
-// structured is the structured content of a result with data: an object
-// (older clients accept nothing else) holding the whole result but images,
-// so a client that reads only structured content loses nothing.
-type structured struct {
-	Text     string          `json:"text,omitempty"`
-	Data     json.RawMessage `json:"data"`
-	Snapshot string          `json:"snapshot,omitempty"`
-	Files    []string        `json:"files,omitempty"`
-	Risk     string          `json:"risk,omitempty"`
-	External bool            `json:"external,omitempty"`
-	Source   string          `json:"source,omitempty"`
-	Warnings []string        `json:"warnings,omitempty"`
-	Events   []string        `json:"events,omitempty"`
 }
 
 func renderText(res *abi.Result, warnings []string) string {

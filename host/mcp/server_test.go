@@ -240,17 +240,26 @@ func TestTransportToolsAndResults(t *testing.T) {
 	if res.IsError || text(t, res) != want1 {
 		t.Fatalf("page: error=%v\n%s", res.IsError, text(t, res))
 	}
-	if res.StructuredContent != nil {
-		t.Errorf("a result without data has no structured content: %v", res.StructuredContent)
+	// One copy on the wire: the snapshot, text, warnings and events are in
+	// the text block only; structured content carries just the data, which
+	// the text does not show.
+	wire, _ := json.Marshal(res)
+	if n := strings.Count(string(wire), `button \"Go\" [ref=e2]`); n != 1 {
+		t.Errorf("the snapshot is %d times on the wire: %s", n, wire)
+	}
+	if n := strings.Count(string(wire), "ephemeral profile"); n != 1 {
+		t.Errorf("the warning is %d times on the wire: %s", n, wire)
+	}
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"data":{"tab":0}}` {
+		t.Errorf("structured content %s, want only the data", sc)
 	}
 
 	res = call(t, cs, "data", nil)
 	if txt := text(t, res); res.IsError || !strings.Contains(txt, `"n": 3`) || !strings.Contains(txt, `"session": "s1"`) {
 		t.Fatalf("data: %s", txt)
 	}
-	sc, _ := json.Marshal(res.StructuredContent)
-	if !strings.Contains(string(sc), `"data":{"n":3,"session":"s1"}`) {
-		t.Errorf("structured content %s", sc)
+	if res.StructuredContent != nil {
+		t.Errorf("data the text already shows is sent again as structured content: %v", res.StructuredContent)
 	}
 
 	res = call(t, cs, "shot", nil)
@@ -676,9 +685,12 @@ func TestRender(t *testing.T) {
 	if len(res.Content) != 1 || res.Content[0].(*sdk.TextContent).Text != want {
 		t.Fatalf("render:\n%s", res.Content[0].(*sdk.TextContent).Text)
 	}
-	sc, _ := json.Marshal(res.StructuredContent)
-	if !strings.HasPrefix(string(sc), `{"data":[1,2],"files":["/tmp/a.png"],"risk":"untrusted page content"`) {
-		t.Errorf("structured %s", sc)
+	if res.StructuredContent != nil {
+		t.Errorf("data shown as the text is repeated as structured content: %v", res.StructuredContent)
+	}
+	withText := render(&abi.Result{Text: "3 requests", Data: json.RawMessage(`[1,2]`), Snapshot: "- button [ref=e1]", Warnings: []string{"w"}})
+	if sc, _ := json.Marshal(withText.StructuredContent); string(sc) != `{"data":[1,2]}` {
+		t.Errorf("structured %s, want only the data", sc)
 	}
 	if got := render(&abi.Result{}).Content[0].(*sdk.TextContent).Text; got == "" {
 		t.Error("empty result renders empty text")

@@ -373,52 +373,91 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 // snapshot takes the AI-mode ARIA snapshot of t (or of the subtree of
 // scope), redacts password values and records its refs as the latest. A
 // dialog opening meanwhile returns "" (the state reports the dialog).
+//
+// A scoped snapshot is cut from a snapshot of the whole page, never taken
+// of the subtree alone: Playwright resolves a ref only against the latest
+// snapshot taken in its frame, so a subtree's own snapshot would leave
+// every ref outside it unresolvable (stale) although the page is
+// unchanged. Refs are kept on the elements, so the same element keeps the
+// same ref across full and scoped snapshots.
 func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
-	var loc pw.Locator
+	pageDepth := depth
 	if scope != "" {
 		var err error
-		if loc, _, err = s.locate(ss, t, scope); err != nil {
+		if _, scope, err = s.locate(ss, t, scope); err != nil {
 			return "", err
 		}
+		pageDepth = 0 // the depth applies to the cut
 	}
-	snap, dialog, err := race(ss, func() (string, error) { return s.aria(t, loc, depth) })
+	snap, dialog, err := race(ss, func() (string, error) { return s.aria(t, pageDepth) })
 	if dialog {
 		return "", nil
 	}
 	if err != nil {
 		return "", s.mapErr(ss, err, "taking a snapshot")
 	}
-	return s.keepSnapshot(t, scope, snap), nil
+	s.keepRefs(t, snap)
+	if scope != "" {
+		sub, ok := subtree(snap, scope, depth)
+		if !ok {
+			return "", abi.Errorf(abi.CodeStaleRef, "ref %s is no longer shown on the page (hidden or removed since the snapshot): take a new snapshot and use its refs", scope)
+		}
+		snap = sub
+	}
+	return s.redact(t, snap), nil
 }
 
-// aria takes the raw AI-mode snapshot of the page, or of loc's subtree.
-func (s *Service) aria(t *tab, loc pw.Locator, depth int) (string, error) {
-	timeout := pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))
-	if loc != nil {
-		o := pw.LocatorAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
-		if depth > 0 {
-			o.Depth = pw.Int(depth)
-		}
-		return loc.AriaSnapshot(o)
-	}
-	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: timeout}
+// aria takes the AI-mode ARIA snapshot of the page, with the marks of
+// plain elements that take input (marks.go).
+func (s *Service) aria(t *tab, depth int) (string, error) {
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))}
 	if depth > 0 {
 		o.Depth = pw.Int(depth)
 	}
-	return t.page.AriaSnapshot(o)
+	found := findMarks(t.page)
+	snap, err := t.page.AriaSnapshot(o)
+	if err != nil {
+		return "", err
+	}
+	return markLines(snap, found(s.cfg.ActionTimeout.D())), nil
 }
 
-// keepSnapshot redacts a raw snapshot and records its refs as the latest
-// of t (a scoped one adds to them).
-func (s *Service) keepSnapshot(t *tab, scope, snap string) string {
-	snap = s.redact(t, snap)
+// keepRefs records the refs of a whole-page snapshot as the latest of t:
+// exactly the refs Playwright now resolves.
+func (s *Service) keepRefs(t *tab, snap string) {
 	refs := map[string]bool{}
-	if scope != "" {
-		refs = t.refs
-	}
 	snapRefs(snap, refs)
 	t.refs = refs
-	return snap
+}
+
+// subtree cuts the element with ref, and what is nested under it, out of a
+// snapshot, unindented; depth > 0 keeps that many levels below it (as
+// Playwright's depth option: an element at the limit keeps its inline text
+// and properties, not its children).
+func subtree(snap, ref string, depth int) (string, bool) {
+	mark := "[ref=" + ref + "]"
+	var b strings.Builder
+	base := -1
+	for line := range strings.Lines(snap) {
+		trimmed := strings.TrimLeft(line, " ")
+		ind := len(line) - len(trimmed)
+		if base < 0 {
+			if strings.HasPrefix(trimmed, "- ") && strings.Contains(trimmed, mark) {
+				base = ind
+				b.WriteString(trimmed)
+			}
+			continue
+		}
+		if ind <= base && strings.TrimSpace(line) != "" {
+			break
+		}
+		level := (ind - base) / 2
+		if depth > 0 && level > depth && !(level == depth+1 && strings.HasPrefix(trimmed, "- /")) {
+			continue
+		}
+		b.WriteString(line[base:])
+	}
+	return strings.TrimRight(b.String(), "\n"), base >= 0
 }
 
 // redact replaces the value of every password input in a snapshot:
@@ -584,7 +623,7 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 			defer close(done)
 			r.v, r.verr = t.page.Evaluate(factsJS)
 		}()
-		r.snap, r.serr = s.aria(t, nil, 0)
+		r.snap, r.serr = s.aria(t, 0)
 		<-done
 		return r, nil
 	})
@@ -603,7 +642,8 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 		if r.serr != nil {
 			return pg, "", title, s.mapErr(ss, r.serr, "taking a snapshot")
 		}
-		snap = s.keepSnapshot(t, "", r.snap)
+		s.keepRefs(t, r.snap)
+		snap = s.redact(t, r.snap)
 	}
 	return pg, snap, title, nil
 }

@@ -48,3 +48,57 @@ func TestSnapshotScannersMatchRegexps(t *testing.T) {
 		t.Errorf("refs: regexp %v, scanner %v", want, got)
 	}
 }
+
+// subtree cuts a scoped snapshot out of the page's, with Playwright's depth
+// rule: an element at the limit keeps its inline text and properties.
+func TestSubtree(t *testing.T) {
+	const page = `- generic [ref=e1]:
+  - list [ref=e2]:
+    - listitem [ref=e3]:
+      - link "One" [ref=e4] [cursor=pointer]:
+        - /url: /one
+        - img [ref=e9]
+    - listitem [ref=e5]: Two
+  - button "After" [ref=e6]
+- link "e2 [ref=e22]" [ref=e7]`
+	for _, c := range []struct {
+		ref   string
+		depth int
+		want  string
+	}{
+		{"e2", 0, "- list [ref=e2]:\n  - listitem [ref=e3]:\n    - link \"One\" [ref=e4] [cursor=pointer]:\n      - /url: /one\n      - img [ref=e9]\n  - listitem [ref=e5]: Two"},
+		{"e2", 1, "- list [ref=e2]:\n  - listitem [ref=e3]:\n  - listitem [ref=e5]: Two"},
+		{"e3", 1, "- listitem [ref=e3]:\n  - link \"One\" [ref=e4] [cursor=pointer]:\n    - /url: /one"},
+		{"e6", 0, `- button "After" [ref=e6]`},
+		{"e7", 0, `- link "e2 [ref=e22]" [ref=e7]`},
+	} {
+		got, ok := subtree(page, c.ref, c.depth)
+		if !ok || got != c.want {
+			t.Errorf("subtree(%s, depth %d) = %v\n%s\nwant\n%s", c.ref, c.depth, ok, got, c.want)
+		}
+	}
+	if _, ok := subtree(page, "e8", 0); ok {
+		t.Error("a ref not in the snapshot was cut")
+	}
+}
+
+// markLines puts each box's marks where its [box=...] was, on main-frame
+// lines only, and drops every box.
+func TestMarkLines(t *testing.T) {
+	snap := "- generic [ref=e1] [box=0,0,800,600]:\n" +
+		"  - generic [ref=e2] [box=8,26,100,18]: Card A\n" +
+		"  - generic \"x [box=8,26,100,18]\" [ref=e3] [cursor=pointer] [box=1,2,3,4]: a [box=9] text\n" +
+		"  - iframe [ref=e4] [box=8,26,100,18]:\n" +
+		"    - generic [ref=f1e1] [box=8,26,100,18]: inner\n" +
+		"  - text: plain"
+	got := markLines(snap, map[string][]string{"8,26,100,18": {"draggable", "clickable"}, "1,2,3,4": {"hoverable"}})
+	want := "- generic [ref=e1]:\n" +
+		"  - generic [ref=e2] [draggable] [clickable]: Card A\n" +
+		"  - generic \"x [box=8,26,100,18]\" [ref=e3] [cursor=pointer] [hoverable]: a [box=9] text\n" +
+		"  - iframe [ref=e4] [draggable] [clickable]:\n" +
+		"    - generic [ref=f1e1]: inner\n" +
+		"  - text: plain"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

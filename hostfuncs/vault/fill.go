@@ -270,11 +270,12 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 	}
 	var filled []string
 	var lastRef string
+	masked := MaskedKinds(cred.Policy)
 	for _, f := range todo {
 		if f.name == "submit" {
 			continue
 		}
-		if v := values[f.name]; v != "" && MaskedKinds[f.name] {
+		if v := values[f.name]; v != "" && masked[f.name] {
 			s.opts.AddSecret(c.Personality, session, v.Reveal())
 		}
 	}

@@ -79,6 +79,11 @@ type Policy struct {
 	Personalities []string `json:"personalities"`
 	// Unattended lets an agent fill the credential with no human present.
 	Unattended bool `json:"unattended"`
+	// MaskUsername makes a filled username a secret of the session too
+	// (masked like the password). Off by default: a username is usually
+	// shown by the site itself ("Welcome back, ada"), and the agent needs
+	// to read that.
+	MaskUsername bool `json:"mask_username,omitempty"`
 }
 
 // Info is what may be shown about a credential: its name, policy and
@@ -557,9 +562,11 @@ func originAllowed(allowed []string, origin string) bool {
 	return false
 }
 
-// MaskedKinds are the parts of a credential that become the session's
-// secrets when filled: hidden in every later result by the masker, and in
-// screenshots and PDFs by the browser. This is the one place that decides
-// it. Passwords and TOTP codes always; usernames too for now (a credential
-// policy may later choose per credential).
-var MaskedKinds = map[string]bool{"username": true, "password": true, "totp": true}
+// MaskedKinds are the parts of a credential filled under policy p that
+// become the session's secrets: hidden in every later result by the
+// masker, and in screenshots and PDFs by the browser. This is the one
+// place that decides it. Passwords and TOTP codes always; the username
+// only when the policy says MaskUsername.
+func MaskedKinds(p Policy) map[string]bool {
+	return map[string]bool{"username": p.MaskUsername, "password": true, "totp": true}
+}

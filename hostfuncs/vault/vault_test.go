@@ -430,9 +430,10 @@ func TestFillSuccess(t *testing.T) {
 	if strings.Join(h.b.sets, " ") != strings.Join(want, " ") {
 		t.Fatalf("sets %v, want %v", h.b.sets, want)
 	}
-	// The secrets held all three values before the first Set.
-	if h.b.secretsAtSet[0] != 3 {
-		t.Fatalf("secrets before the first fill: %d, want 3", h.b.secretsAtSet[0])
+	// The secrets held the password and the code (not the username: the
+	// policy does not say mask_username) before the first Set.
+	if h.b.secretsAtSet[0] != 2 {
+		t.Fatalf("secrets before the first fill: %d, want 2", h.b.secretsAtSet[0])
 	}
 	if len(h.b.clicks) != 1 || h.b.clicks[0] != "e4" {
 		t.Fatalf("submit not clicked: %v", h.b.clicks)
@@ -472,37 +473,25 @@ func TestGrantCheckedAtCallTime(t *testing.T) {
 	}
 }
 
-// TestMaskedKindsDecideSecrets: MaskedKinds alone decides which filled
-// parts become the session's secrets (masked in results, hidden in
-// captures): by default all three; without usernames, password and code.
+// TestMaskedKindsDecideSecrets: the credential's policy decides whether a
+// filled username becomes a session secret (masked in results, hidden in
+// captures); the password and TOTP code always do.
 func TestMaskedKindsDecideSecrets(t *testing.T) {
-	for _, c := range []struct {
-		username bool
-		want     []string
-	}{{true, []string{testUser, testPass}}, {false, []string{testPass}}} {
-		old := MaskedKinds["username"]
-		MaskedKinds["username"] = c.username
+	for _, maskUser := range []bool{false, true} {
 		h := newHarness(t)
-		h.store.Update("site", func(cr *Credential) error { cr.Policy.Unattended = true; return nil })
-		_, e := h.call(context.Background(), "default", abi.VaultFillRequest{Credential: "site", UsernameRef: "e1", PasswordRef: "e2", TOTPRef: "e6"})
-		MaskedKinds["username"] = old
-		if e != nil {
+		h.store.Update("site", func(cr *Credential) error {
+			cr.Policy.Unattended, cr.Policy.MaskUsername = true, maskUser
+			return nil
+		})
+		if _, e := h.call(context.Background(), "default", abi.VaultFillRequest{Credential: "site", UsernameRef: "e1", PasswordRef: "e2", TOTPRef: "e6"}); e != nil {
 			t.Fatal(e)
 		}
 		held := strings.Join(h.secrets.Values("default", "s1"), ",")
-		for _, v := range c.want {
-			if !strings.Contains(held, v) {
-				t.Errorf("username masked %v: %q not among the secrets %q", c.username, v, held)
-			}
+		if !strings.Contains(held, testPass) || !strings.Contains(held, "081804") {
+			t.Errorf("mask_username=%v: the password or the TOTP code is not a secret: %q", maskUser, held)
 		}
-		if !strings.Contains(held, "081804") {
-			t.Errorf("the TOTP code is not a secret: %q", held)
+		if strings.Contains(held, testUser) != maskUser {
+			t.Errorf("mask_username=%v: the secrets are %q", maskUser, held)
 		}
-		if !c.username && strings.Contains(held, testUser) {
-			t.Errorf("the username is a secret although MaskedKinds leaves it out: %q", held)
-		}
-	}
-	if !MaskedKinds["password"] || !MaskedKinds["totp"] || !MaskedKinds["username"] {
-		t.Fatalf("MaskedKinds %v: passwords and codes must always be masked, usernames too for now", MaskedKinds)
 	}
 }

@@ -174,9 +174,14 @@ func tabs(c *sdk.Call, in TabsArgs) (*abi.Result, error) {
 
 // ---- reading
 
+// SnapshotArgs: links, link_filter and full say how the snapshot is shown;
+// the compactor and the host read them, this tool passes them by.
 type SnapshotArgs struct {
-	Ref   string `json:"ref,omitempty" desc:"only this element's subtree (a ref from the latest snapshot)"`
-	Depth int    `json:"depth,omitempty" min:"1" desc:"limit the tree to this many levels"`
+	Ref        string `json:"ref,omitempty" desc:"only this element's subtree (a ref from the latest snapshot)"`
+	Depth      int    `json:"depth,omitempty" min:"1" desc:"limit the tree to this many levels"`
+	Links      bool   `json:"links,omitempty" desc:"show every link's URL ([url=...])"`
+	LinkFilter string `json:"link_filter,omitempty" desc:"instead of the page, list only the links whose URL or name contains this text (case-insensitive), with their URLs"`
+	Full       bool   `json:"full,omitempty" desc:"the snapshot uncompacted, as the browser gives it (only for a personality with full_snapshots = true; refused otherwise)"`
 }
 
 func snapshot(c *sdk.Call, in SnapshotArgs) (*abi.Result, error) {

@@ -20,10 +20,13 @@ import (
 // Lines starting "- " are elements: role, "accessible name", states and,
 // for what an agent can act on, [ref=...]. Bare lines are text. Wrappers that
 // carry no meaning (unnamed generic, group, listitem, paragraph, inline
-// formatting) disappear and their content moves up; link URLs and
-// [cursor=pointer] go; text that only repeats an element's name goes.
+// formatting) disappear and their content moves up, unless they take input
+// ([cursor=pointer], a mark such as [draggable], an item inside a pointer
+// element: they keep their ref); link URLs go; text that only repeats an
+// element's name goes.
 
-// interactive roles keep their ref, role and name.
+// interactive roles keep their ref, role and name; so do plain elements an
+// agent can act on (compactor.actionable).
 var interactive = map[string]bool{
 	"link": true, "button": true, "textbox": true, "checkbox": true, "radio": true,
 	"combobox": true, "listbox": true, "menuitem": true, "menuitemcheckbox": true,
@@ -64,6 +67,11 @@ type options struct {
 	// its first foldKeep and folds the rest into one line.
 	foldMin, foldKeep int
 	indent            string
+	// links keeps every link's URL as [url=...]; linkFilter, when set,
+	// makes the output only the links whose URL or name contains it
+	// (case-insensitive), with their URLs.
+	links      bool
+	linkFilter string
 }
 
 var defaultOptions = options{foldMin: 30, foldKeep: 10, indent: "  "}
@@ -84,6 +92,9 @@ func compactSnapshot(s string, o options) string {
 	c := &compactor{o: o}
 	var top []*out
 	roots := parse(s)
+	if o.linkFilter != "" {
+		return matchingLinks(roots, o.linkFilter)
+	}
 	scoped := false
 	if o.scopeRef != "" {
 		for _, r := range roots {
@@ -98,7 +109,49 @@ func compactSnapshot(s string, o options) string {
 	return strings.TrimSuffix(b.String(), "\n")
 }
 
-type compactor struct{ o options }
+type compactor struct {
+	o options
+	// inPointer counts the plain (non-interactive) [cursor=pointer]
+	// elements being rendered around the current node.
+	inPointer int
+}
+
+// marks are what the browser service adds to a snapshot line for an
+// element that takes input without a role saying so: a drag source, a drop
+// target, an element with a click or hover handler of its own.
+var marks = map[string]bool{"draggable": true, "droppable": true, "clickable": true, "hoverable": true}
+
+// actionable reports whether a node that is no control by its role is one
+// an agent can act on, so it keeps its ref: it has [cursor=pointer] or a
+// mark, or it is an item of a plain clickable element (a hover menu's
+// entries under a pointer container: Playwright marks only the outermost
+// pointer element).
+func (c *compactor) actionable(n *node) bool {
+	if n.ref == "" {
+		return false
+	}
+	if n.pointer {
+		return true
+	}
+	for _, a := range n.attrs {
+		if marks[a] {
+			return true
+		}
+	}
+	return c.inPointer > 0 && ownTextLeaf(n)
+}
+
+// ownTextLeaf: an element with text of its own and no elements inside.
+func ownTextLeaf(n *node) bool {
+	text := n.hasText && clean(n.text) != ""
+	for _, k := range n.children {
+		if !k.isText {
+			return false
+		}
+		text = text || clean(k.text) != ""
+	}
+	return text
+}
 
 func clean(s string) string {
 	if !strings.ContainsAny(s, "\n\r\t  ") {
@@ -214,7 +267,7 @@ func (c *compactor) node(n *node) []*out {
 	name := clean(n.name)
 	isScope := c.o.scopeRef != "" && n.ref == c.o.scopeRef
 	switch {
-	case interactive[n.role] || (n.pointer && n.ref != "") || isScope:
+	case interactive[n.role] || c.actionable(n) || isScope:
 		return []*out{c.element(n, name, true, isScope)}
 	case n.role == "heading":
 		return c.heading(n, name)
@@ -259,8 +312,8 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 		b.WriteString(quote(name))
 	}
 	for _, a := range n.attrs {
-		if strings.HasPrefix(a, "level=") && n.role != "heading" {
-			continue
+		if strings.HasPrefix(a, "level=") && n.role != "heading" || marks[a] && interactive[n.role] {
+			continue // a control's role already says it takes input
 		}
 		b.WriteString(" [")
 		b.WriteString(a)
@@ -273,6 +326,11 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 		if n.pointer && !interactive[n.role] && !isScope {
 			b.WriteString(" [cursor=pointer]")
 		}
+	}
+	if c.o.links && n.url != "" {
+		b.WriteString(" [url=")
+		b.WriteString(n.url)
+		b.WriteByte(']')
 	}
 	if n.hasPlace {
 		if p := clean(n.place); p != "" && !strings.EqualFold(p, name) {
@@ -287,7 +345,14 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 			o.value = t
 		}
 	}
+	plainPointer := n.pointer && !interactive[n.role]
+	if plainPointer {
+		c.inPointer++
+	}
 	kids := c.children(n.children, n, isScope)
+	if plainPointer {
+		c.inPointer--
+	}
 	kids = dedupe(kids, name)
 	for _, k := range kids {
 		k.inline = false
@@ -307,6 +372,55 @@ func (c *compactor) element(n *node, name string, act, isScope bool) *out {
 		o.kids = kids
 	}
 	return o
+}
+
+// matchingLinks lists the links whose URL or name contains filter
+// (case-insensitive), one line each with ref and URL, in page order.
+func matchingLinks(roots []*node, filter string) string {
+	f := strings.ToLower(filter)
+	var b strings.Builder
+	var walk func([]*node)
+	walk = func(ns []*node) {
+		for _, n := range ns {
+			if n.role == "link" && n.url != "" && (strings.Contains(strings.ToLower(n.url), f) || strings.Contains(strings.ToLower(linkText(n)), f)) {
+				b.WriteString("- link")
+				if t := linkText(n); t != "" {
+					b.WriteString(" " + quote(t))
+				}
+				if n.ref != "" {
+					b.WriteString(" [ref=" + n.ref + "]")
+				}
+				b.WriteString(" [url=" + n.url + "]\n")
+			}
+			walk(n.children)
+		}
+	}
+	walk(roots)
+	if b.Len() == 0 {
+		return "No link's URL or name contains " + quote(filter) + "."
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// linkText is a link's accessible name, or else the names and text
+// inside it.
+func linkText(n *node) string {
+	if name := clean(n.name); name != "" {
+		return name
+	}
+	var parts []string
+	var walk func(*node)
+	walk = func(n *node) {
+		parts = append(parts, n.name)
+		if n.hasText {
+			parts = append(parts, n.text)
+		}
+		for _, k := range n.children {
+			walk(k)
+		}
+	}
+	walk(n)
+	return clean(strings.Join(parts, " "))
 }
 
 // dedupe drops text and non-interactive leaves that only repeat name.

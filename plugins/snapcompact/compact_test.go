@@ -213,3 +213,56 @@ func TestSelfTestAndManifest(t *testing.T) {
 		t.Fatalf("manifest: %s", out)
 	}
 }
+
+// Link URLs, dropped by default, come back on request: every one with
+// links, or only the matching links (by URL or name) with link_filter.
+func TestLinkURLsOnRequest(t *testing.T) {
+	if got := hookVia(t, page, ""); strings.Contains(got, "/about") {
+		t.Fatalf("a URL without links:\n%s", got)
+	}
+	got := hookVia(t, page, `{"links":true}`)
+	for _, want := range []string{`link "About us" [ref=e11] [url=/about]`, `link [ref=e4] [url=/]: img "ACME"`, `link "Terms: read them" [ref=e16] [url=/terms]`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("links: no %q in\n%s", want, got)
+		}
+	}
+	if got := hookVia(t, page, `{"link_filter":"ABOUT"}`); got != `- link "About us" [ref=e11] [url=/about]` {
+		t.Errorf("link_filter by URL:\n%s", got)
+	}
+	if got := hookVia(t, page, `{"link_filter":"acme"}`); got != `- link "ACME" [ref=e4] [url=/]` {
+		t.Errorf("link_filter by the name of an image link:\n%s", got)
+	}
+	if got := hookVia(t, page, `{"link_filter":"pdf"}`); got != `No link's URL or name contains "pdf".` {
+		t.Errorf("link_filter without a match:\n%s", got)
+	}
+}
+
+// Plain elements an agent acts on keep their ref: marked ones (drag
+// sources, drop targets, handlers) and the items of a pointer container (a
+// hover menu: Playwright marks only the outermost pointer element). Plain
+// text elsewhere stays text.
+func TestPlainActionableElementsKeepRefs(t *testing.T) {
+	got := hookVia(t, `- generic [ref=e1]:
+  - navigation [ref=e2]:
+    - generic [hoverable] [ref=e3]: Products
+    - generic [ref=e4] [cursor=pointer]:
+      - generic [ref=e5]: Laptops
+      - generic [ref=e6]:
+        - text: Phones
+  - generic [draggable] [ref=e7]: Card A
+  - generic [droppable] [ref=e8]: Drop here
+  - generic [ref=e9]: Just text
+  - generic [ref=e10]:
+    - generic [ref=e11]: Nested text`, "")
+	want := `- navigation:
+  - generic [hoverable] [ref=e3]: Products
+  - generic [ref=e4] [cursor=pointer]:
+    - generic [ref=e5]: Laptops
+    - generic [ref=e6]: Phones
+- generic [draggable] [ref=e7]: Card A
+- generic [droppable] [ref=e8]: Drop here
+Just text Nested text`
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

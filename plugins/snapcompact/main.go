@@ -3,7 +3,9 @@
 // agent can still act on. Every interactive element keeps its ref, role and
 // accessible name; wrappers, link URLs and repeated text go; long runs of
 // near-identical items fold into one line that says how to unfold them
-// (a scoped browser_snapshot of the list's ref).
+// (a scoped browser_snapshot of the list's ref). Link URLs come back on
+// request: links (every link's [url=...]) or link_filter (only the
+// matching links, listed with their URLs).
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o snapcompact.wasm .
 package main
@@ -28,9 +30,12 @@ func init() {
 	sdk.SelfTest(selfTest)
 }
 
-// scopeArgs is what a scoped snapshot call carries.
-type scopeArgs struct {
-	Ref string `json:"ref"`
+// viewArgs are the call's arguments that say how its snapshot is shown
+// (browser_snapshot's ref, links and link_filter).
+type viewArgs struct {
+	Ref        string `json:"ref"`
+	Links      bool   `json:"links"`
+	LinkFilter string `json:"link_filter"`
 }
 
 func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
@@ -39,9 +44,10 @@ func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 	}
 	o := defaultOptions
 	if len(req.Args) > 0 {
-		var a scopeArgs
+		var a viewArgs
 		if json.Unmarshal(req.Args, &a) == nil {
 			o.scopeRef = strings.TrimSpace(a.Ref)
+			o.links, o.linkFilter = a.Links, strings.TrimSpace(a.LinkFilter)
 		}
 	}
 	res := *req.Result

@@ -17,10 +17,11 @@ const pixel = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfD
 
 func init() {
 	sdk.Plugin("mcptools", "1.0.0", "test tools for the MCP front-end")
-	sdk.Tool("page", "returns text, a snapshot, warnings and events", func(c *sdk.Call, in struct {
+	sdk.Tool("page", "returns text, a snapshot, data, warnings and events", func(c *sdk.Call, in struct {
 		Say string `json:"say,omitempty" desc:"what to say"`
 	}) (*abi.Result, error) {
 		return &abi.Result{
+			Data:     json.RawMessage(`{"tab":0}`),
 			Text:     "said " + in.Say + " in session " + c.Session,
 			Snapshot: "- button \"Go\" [ref=e2]",
 			Warnings: []string{"ephemeral profile"},
