@@ -194,4 +194,3 @@ func argNames(args json.RawMessage) string {
 func usesBrowser(grants capability.Set) bool {
 	return grants.Has(capability.BrowserRead) || grants.Has(capability.BrowserAct) || grants.Has(capability.BrowserEval)
 }
-
