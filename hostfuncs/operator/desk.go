@@ -253,16 +253,25 @@ func (d *Desk) SessionClosed(personality, session string) {
 // personality) and returns its detach. While one is attached, the
 // personality's calls are attended.
 func (d *Desk) Attach(personality string) (detach func()) {
+	return hold(d, d.presence, personality)
+}
+
+// hold counts one holder of k in m and returns its release, which counts
+// it out once (a key whose count drops to zero is forgotten). Both notify
+// the desk's subscribers.
+func hold[K comparable](d *Desk, m map[K]int, k K) func() {
 	d.mu.Lock()
-	d.presence[personality]++
+	m[k]++
 	d.mu.Unlock()
 	d.changed()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			d.mu.Lock()
-			if d.presence[personality]--; d.presence[personality] <= 0 {
-				delete(d.presence, personality)
+			if m[k] > 0 {
+				if m[k]--; m[k] == 0 {
+					delete(m, k)
+				}
 			}
 			d.mu.Unlock()
 			d.changed()
@@ -282,24 +291,7 @@ func (d *Desk) Attended(personality string) bool {
 // live view) and returns its release. While held, agent tools that change
 // the page are refused.
 func (d *Desk) Control(personality, session string) (release func()) {
-	k := sessKey{personality, session}
-	d.mu.Lock()
-	d.control[k]++
-	d.mu.Unlock()
-	d.changed()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			d.mu.Lock()
-			if d.control[k] > 0 {
-				if d.control[k]--; d.control[k] == 0 {
-					delete(d.control, k)
-				}
-			}
-			d.mu.Unlock()
-			d.changed()
-		})
-	}
+	return hold(d, d.control, sessKey{personality, session})
 }
 
 // Controlled reports whether an operator drives the session's page, by a
