@@ -5,10 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -17,7 +15,6 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // What an agent meets: the first-party pipeline (browser tools, the
@@ -36,29 +33,9 @@ type agent struct {
 // then other tables).
 func newAgent(t *testing.T, site *httptest.Server, extra string) *agent {
 	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
-	}
+	needBrowser(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"})
-	cfg, err := ParseConfig(fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "60s"
-default_personality = "default"
-
-[browser]
-headed = "false"
-workspace_dir = "ws"
-action_timeout = "5s"
-navigation_timeout = "10s"
-
-[vault]
-file = "vault.age"
-
-[plugins.browser]
+	h := f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
 [plugins.snapcompact]
 [plugins.secretmask]
 
@@ -69,18 +46,7 @@ grants = ["browser.read", "browser.act", "events", "secrets.mask", "vault.fill"]
 hooks = { compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = [%q] }
 %s
-`, f.plugins, testCache, strings.TrimPrefix(site.URL, "http://"), extra), "agent.toml", f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	if probs, _ := h.Problems("default"); len(probs) > 0 {
-		t.Fatalf("link problems: %v", probs)
-	}
+`, strings.TrimPrefix(site.URL, "http://"), extra)), Options{})
 	return &agent{t: t, h: h, dir: f.dir}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -103,44 +102,16 @@ func newAgentSite(t *testing.T) *agentSite {
 // given.
 func agentHost(t *testing.T, site *agentSite, browserCfg string) *Host {
 	t.Helper()
-	if !strings.Contains(browserCfg, "navigation_timeout") {
-		browserCfg += "\nnavigation_timeout = \"5s\""
-	}
-	if !strings.Contains(browserCfg, "action_timeout") {
-		browserCfg += "\naction_timeout = \"3s\""
-	}
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
+	needBrowser(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser"})
-	cfg, err := ParseConfig(fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "60s"
-default_personality = "agent"
-
-[browser]
-headed = "false"
-workspace_dir = "ws"
-%s
-
-[plugins.browser]
+	return f.browserHost(t, f.browserConfig(`default_personality = "agent"`, withDefaults(browserCfg, `navigation_timeout = "5s"`, `action_timeout = "3s"`), fmt.Sprintf(`[plugins.browser]
 
 [personalities.agent]
 plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act"]
 network = { allowed_hosts = [%q, %q] }
-`, f.plugins, testCache, browserCfg, site.hostport, site.dead), "agent.toml", f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
+`, site.hostport, site.dead)), Options{})
 }
 
 // agentCall runs one tool call as the agent would, under ctx.

@@ -15,18 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
-
-func needBrowser(t *testing.T) {
-	t.Helper()
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
-	}
-}
 
 // clickSite is a loopback page whose button counts its clicks in the page
 // ("clicks: N"), beside a text field and a password field. The button fills the top left

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -25,22 +24,9 @@ func shippedFixtureWith(t *testing.T, opts Options, personalityExtra string) (*H
 		"web_fetch":     "plugins/web_fetch",
 		"extract_links": "examples/extract_links",
 	})
-	cfg, err := ParseConfig(fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "60s"
-default_personality = "all"
-grants_dir = "grants"
-
-[browser]
-headed = "false"
-action_timeout = "5s"
-navigation_timeout = "10s"
-
-[vault]
-file = "vault.age"
-
-[plugins.browser]
+	sink := &hostfuncs.MemorySink{}
+	opts.Sink = sink
+	h := f.browserHost(t, f.browserConfig("default_personality = \"all\"\ngrants_dir = \"grants\"", "", fmt.Sprintf(`[plugins.browser]
 [plugins.web_fetch]
 [plugins.extract_links]
 
@@ -50,17 +36,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "browser.eval", "network", "takeover", "events", "vault.fill"]
 allow_eval_with_vault = true
 %s
-`, f.plugins, testCache, personalityExtra), "risk.toml", f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sink := &hostfuncs.MemorySink{}
-	opts.Sink = sink
-	h, err := New(context.Background(), cfg, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
+`, personalityExtra)), opts)
 	return h, sink, f
 }
 

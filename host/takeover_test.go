@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -22,39 +21,14 @@ import (
 // grants takeover; operators says whether an operator surface runs.
 func takeoverHost(t *testing.T, f *fixture, site string, operators bool, callTimeout string) *Host {
 	t.Helper()
-	cfgText := fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = %q
-default_personality = "default"
-
-[browser]
-headed = "false"
-workspace_dir = "ws"
-action_timeout = "5s"
-navigation_timeout = "10s"
-
-[vault]
-file = "vault.age"
-
-[plugins.browser]
+	return f.browserHost(t, f.browserConfig(fmt.Sprintf("call_timeout = %q", callTimeout), "", fmt.Sprintf(`[plugins.browser]
 
 [personalities.default]
 plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "vault.fill", "takeover"]
 network = { allowed_hosts = [%q] }
-`, f.plugins, testCache, callTimeout, strings.TrimPrefix(site, "http://"))
-	cfg, err := ParseConfig(cfgText, "takeover.toml", f.dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Operators: operators})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
+`, strings.TrimPrefix(site, "http://"))), Options{Operators: operators})
 }
 
 func callJSON(h *Host, ctx context.Context, session, tool, args string) (*abi.Result, *abi.Error) {
