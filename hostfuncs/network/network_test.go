@@ -557,3 +557,31 @@ func TestDNSRebinding(t *testing.T) {
 		t.Errorf("%d A queries for 5 connections: the proxy must resolve exactly once per connection", n)
 	}
 }
+
+// TestHostListsShareSyntax: only_hosts takes "host:port" as allowed_hosts
+// does, and the port then narrows the entry the same way.
+func TestHostListsShareSyntax(t *testing.T) {
+	for _, entry := range []string{"shop.example:8443", "*.example.com:8443", "[2001:db8::1]:8443", "192.0.2.1:8443"} {
+		for name, p := range map[string]Policy{"allowed_hosts": {AllowedHosts: []string{entry}}, "only_hosts": {OnlyHosts: []string{entry}}} {
+			if err := p.Validate(); err != nil {
+				t.Errorf("%s = [%q] refused: %v", name, entry, err)
+			}
+		}
+	}
+	r, err := compile(Policy{OnlyHosts: []string{"shop.example:8443"}, Ports: []int{443, 8443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := canonicalHost("shop.example")
+	if _, why := r.checkName(h, 8443); why != "" {
+		t.Errorf("only_hosts shop.example:8443 refused its port: %s", why)
+	}
+	if _, why := r.checkName(h, 443); why == "" {
+		t.Error("only_hosts shop.example:8443 opened port 443 too")
+	}
+	for _, bad := range []string{"shop.example:0", "shop.example:x", "shop.example:70000"} {
+		if err := (Policy{OnlyHosts: []string{bad}}).Validate(); err == nil {
+			t.Errorf("only_hosts %q accepted", bad)
+		}
+	}
+}
