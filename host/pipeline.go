@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -135,10 +136,16 @@ func errOrNil(e *abi.Error) error {
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	t0 := time.Now()
-	in, err := json.Marshal(req)
-	if err != nil {
+	// A detector reads the page's HTML, up to [browser] detect_max_mb:
+	// encoded without HTML escaping, each < > & stays one byte instead of
+	// six, so the request is about the size of the page.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(req); err != nil {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
+	in := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	t1 := time.Now()
 	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in)
 	defer func() {
