@@ -15,7 +15,6 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
-
 // begin acquires the caller's session, locked, and its current tab. The
 // caller must unlock ss.mu. Playwright calls made for the call stop waiting
 // when ctx ends. A tab left stuck by an earlier call is replaced first.
