@@ -24,15 +24,9 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
-// corpusDir is the shared hostile corpus (WW_CORPUS overrides).
-func corpusDir() string {
-	if d := os.Getenv("WW_CORPUS"); d != "" {
-		return d
-	}
-	return "/work/shared/corpus"
-}
 
 // extraHostile are cases the corpus tables do not spell out.
 var extraHostile = []string{
@@ -82,9 +76,9 @@ var extraHostile = []string{
 // the test when the corpus is absent.
 func hostileURLs(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join(corpusDir(), "ssrf")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("hostile-URL corpus absent (%v): put it at /work/shared/corpus/ssrf or set WW_CORPUS", err)
+	dir, ok := corpus.Sub("ssrf")
+	if !ok {
+		t.Skip(corpus.Absent(dir))
 	}
 	var out []string
 	for _, f := range []string{"code.dny.dev-ssrf-denied-urls.txt", "doyensec-safeurl-blocked-urls.txt"} {

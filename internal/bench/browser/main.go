@@ -36,6 +36,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -48,7 +49,7 @@ var steps = []string{"navigate", "snapshot", "type", "click", "screenshot"}
 func main() {
 	root := wasmbuild.Root()
 	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
-	pagesDir := flag.String("pages", filepath.Join(root, "..", "shared", "corpus", "pages"), "folder of saved .html pages")
+	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
 	n := flag.Int("n", 20, "pages to run")
 	all := flag.Bool("all", false, "run every page")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")

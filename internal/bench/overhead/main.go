@@ -24,11 +24,12 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 func main() {
-	corpus := flag.String("corpus", filepath.Join(wasmbuild.Root(), "..", "shared", "corpus"), "the shared corpus")
+	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus")
 	n := flag.Int("n", 30, "pages")
 	rounds := flag.Int("rounds", 3, "timed rounds after one warm-up round")
 	flag.Parse()
