@@ -27,7 +27,6 @@ import (
 	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
-
 // extraHostile are cases the corpus tables do not spell out.
 var extraHostile = []string{
 	"http://169.254.169.254/latest/meta-data/iam/security-credentials/",
