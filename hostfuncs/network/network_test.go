@@ -500,12 +500,16 @@ func (d *dnsServer) resolver() *net.Resolver {
 
 // TestDNSRebinding: the name answers a public address first and 127.0.0.1
 // after. The proxy resolves once per connection and dials what it checked,
-// so the loopback service is never reached: the first request goes (and
-// fails: no internet here) to the public address, the second is refused.
+// so the loopback service is never reached: the first request goes to the
+// public address (through a loopback upstream that records it and tunnels
+// nowhere: the test dials nothing beyond loopback), the rest are refused.
 func TestDNSRebinding(t *testing.T) {
 	hp := newHoneypot(t)
-	dns := newDNS(t, netip.MustParseAddr("198.41.0.4"), netip.MustParseAddr("127.0.0.1"))
-	s, err := New(Options{Logger: quiet(), Resolver: dns.resolver(), DialTimeout: 700 * time.Millisecond,
+	public := netip.MustParseAddr("198.41.0.4")
+	dns := newDNS(t, public, netip.MustParseAddr("127.0.0.1"))
+	up := newConnectProxy(t, false)
+	upURL, _ := url.Parse("http://" + up.ln.Addr().String())
+	s, err := New(Options{Logger: quiet(), Resolver: dns.resolver(), DialTimeout: 2 * time.Second, Upstream: upURL,
 		Policies: map[string]Policy{"p": {Ports: []int{hp.port}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -545,6 +549,9 @@ func TestDNSRebinding(t *testing.T) {
 	}
 	if hp.hits.Load() != 0 {
 		t.Errorf("the loopback service was reached %d times", hp.hits.Load())
+	}
+	if targets, _ := up.seen(); len(targets) != 1 || targets[0] != netip.AddrPortFrom(public, uint16(hp.port)).String() {
+		t.Errorf("tunnels asked of the upstream: %v, want only the checked public address once", targets)
 	}
 	if n := dns.queries.Load(); n != 5 {
 		t.Errorf("%d A queries for 5 connections: the proxy must resolve exactly once per connection", n)
