@@ -230,10 +230,18 @@ func TestMisbehaviour(t *testing.T) {
 		}
 	})
 	t.Run("instances are discarded after a trap", func(t *testing.T) {
+		// An echo leaves an idle instance, which the panic call then takes:
+		// the trap must discard it, so one instance fewer is alive (a
+		// count that merely did not grow would pass without a discard).
+		if _, err := callTool(t, p, "echo", `{}`); err != nil {
+			t.Fatal(err)
+		}
 		before := p.Instances()
-		callTool(t, p, "panic", `{}`)
-		if p.Instances() > before {
-			t.Fatalf("instances %d -> %d", before, p.Instances())
+		if _, err := callTool(t, p, "panic", `{}`); code(err) != abi.CodePluginFailed {
+			t.Fatalf("panic: got %v", err)
+		}
+		if after := p.Instances(); after != before-1 {
+			t.Fatalf("instances %d -> %d after a trap, want %d", before, after, before-1)
 		}
 		if _, err := callTool(t, p, "echo", `{}`); err != nil {
 			t.Fatalf("the next call must get a fresh instance: %v", err)

@@ -463,7 +463,8 @@ func TestConsoleNetworkStorage(t *testing.T) {
 		t.Fatalf("cookies without values: %+v", st.Cookies)
 	}
 	st = must[abi.BrowserStorageResponse](t, svc, c, abi.HostBrowserStorage, abi.BrowserStorageRequest{Values: true})
-	if st.Local[0].Value != "abc123" || st.Session[0].Value != "one" || st.Cookies[0].Value != "yes" {
+	if len(st.Local) != 1 || len(st.Session) != 1 || len(st.Cookies) != 1 ||
+		st.Local[0].Value != "abc123" || st.Session[0].Value != "one" || st.Cookies[0].Value != "yes" {
 		t.Fatalf("values: %+v", st)
 	}
 	must[abi.BrowserCookiesResponse](t, svc, c, abi.HostBrowserCookies, abi.BrowserCookiesRequest{Set: []abi.BrowserCookie{{Name: "added", Value: "1"}}})

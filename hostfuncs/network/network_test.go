@@ -427,7 +427,7 @@ func TestListenersPerPolicyAndSession(t *testing.T) {
 		}
 	}
 	if b := s.TakeBlocked("a", "1"); len(b) != s.opts.MaxBlocked+1 || !strings.Contains(b[0], "30 earlier") {
-		t.Errorf("bounded list: %d lines, first %q", len(b), b[0])
+		t.Errorf("bounded list: %d lines, want %d with the first counting 30 earlier: %q", len(b), s.opts.MaxBlocked+1, b)
 	}
 	s.CloseSession("a", "1")
 	if _, err := client.Get("http://10.0.0.1/"); err == nil {
