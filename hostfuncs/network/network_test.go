@@ -183,8 +183,12 @@ func allowedSite(t testing.TB, hp *honeypot) (*httptest.Server, int) {
 <link rel="stylesheet" href="http://localhost:%d/s.css">
 <iframe src="http://169.254.169.254/latest/meta-data/"></iframe>
 <script>
-fetch("http://127.0.0.1:%d/fetch").catch(()=>{});
-try { new WebSocket("ws://127.0.0.1:%d/ws") } catch (e) {}
+// window.__done settles once the fetch and the WebSocket have failed: a
+// test awaits it instead of sleeping.
+window.__done = Promise.all([
+  fetch("http://127.0.0.1:%d/fetch").catch(()=>{}),
+  new Promise(done => { try { const ws = new WebSocket("ws://127.0.0.1:%d/ws"); ws.onerror = ws.onclose = () => done() } catch (e) { done() } }),
+]);
 </script>`, p, p, p, p, p)
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
