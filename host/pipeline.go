@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -136,16 +135,18 @@ func errOrNil(e *abi.Error) error {
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	t0 := time.Now()
-	// A detector reads the page's HTML, up to [browser] detect_max_mb:
-	// encoded without HTML escaping, each < > & stays one byte instead of
-	// six, so the request is about the size of the page.
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(req); err != nil {
+	// A detector reads the page's HTML and text, up to [browser]
+	// detect_max_mb each: one that asks for them raw (abi.FeatureRawPage)
+	// gets them outside the JSON, which it would otherwise spend most of
+	// its time decoding.
+	plug := r.plugin
+	if cur := r.slot.cur.Load(); cur != nil {
+		plug = cur
+	}
+	in, err := abi.EncodeHookRequest(req, req.Role == abi.HookDetect && plug.HasFeature(abi.FeatureRawPage))
+	if err != nil {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
-	in := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	t1 := time.Now()
 	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in)
 	defer func() {

@@ -19,10 +19,9 @@ type page struct {
 	decoded string   // html with entities decoded (markers hidden as &#46;...)
 	visible string   // text, or when absent a crude extraction from html
 	hays    []string // html, decoded (when it differs), text
-	lower   []string // hays with ASCII letters lower-cased, same offsets
 	markup  []string // html, decoded (when it differs)
 	// found holds, per haystack, where each registered needle first
-	// occurs (exact in hays, lower-cased in lower): one pass per haystack
+	// occurs (exact, or ignoring ASCII case): one pass per haystack
 	// for all needles instead of one strings.Index per needle.
 	found, foundFold  []map[string]int
 	exactSet, foldSet *needleSet
@@ -104,13 +103,10 @@ func newPage(status int, headers map[string]string, title, text, doc string) *pa
 		p.markup = append(p.markup, p.decoded)
 	}
 	p.hays = append(append([]string{}, p.markup...), text)
-	for _, h := range p.hays {
-		p.lower = append(p.lower, asciiLower(h))
-	}
 	p.exactSet, p.foldSet = exactNeedles.snapshot(), foldNeedles.snapshot()
-	for k := range p.hays {
-		p.found = append(p.found, p.exactSet.scan(p.hays[k]))
-		p.foundFold = append(p.foundFold, p.foldSet.scan(p.lower[k]))
+	for _, h := range p.hays {
+		exact, fold := scan(h, p.exactSet, p.foldSet)
+		p.found, p.foundFold = append(p.found, exact), append(p.foundFold, fold)
 	}
 	return p
 }
@@ -119,9 +115,9 @@ func newPage(status int, headers map[string]string, title, text, doc string) *pa
 // when n was registered before it, else directly (and registers it, so the
 // next page finds it in its scan).
 func (p *page) index(k int, n string, fold bool) int {
-	set, found, hay := p.exactSet, p.found, p.hays[k]
+	set, found := p.exactSet, p.found
 	if fold {
-		set, found, hay = p.foldSet, p.foundFold, p.lower[k]
+		set, found = p.foldSet, p.foundFold
 	}
 	if set.has(n) {
 		if i, ok := found[k][n]; ok {
@@ -131,10 +127,41 @@ func (p *page) index(k int, n string, fold bool) int {
 	}
 	if fold {
 		foldNeedles.add(n)
-	} else {
-		exactNeedles.add(n)
+		return indexFold(p.hays[k], n)
 	}
-	return strings.Index(hay, n)
+	exactNeedles.add(n)
+	return strings.Index(p.hays[k], n)
+}
+
+func lowerByte(c byte) byte {
+	if c >= 'A' && c <= 'Z' {
+		return c + 32
+	}
+	return c
+}
+
+// hasPrefixFold reports whether s starts with lower (lower-case ASCII),
+// ignoring ASCII case.
+func hasPrefixFold(s, lower string) bool {
+	if len(s) < len(lower) {
+		return false
+	}
+	for i := 0; i < len(lower); i++ {
+		if lowerByte(s[i]) != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// indexFold is strings.Index ignoring ASCII case; lower is lower-case.
+func indexFold(s, lower string) int {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if hasPrefixFold(s[i:], lower) {
+			return i
+		}
+	}
+	return -1
 }
 
 // asciiLower lower-cases ASCII letters only, so offsets stay valid.
@@ -189,7 +216,7 @@ func (p *page) code(needles ...string) string {
 func (p *page) inFold(needles ...string) string {
 	for _, n := range needles {
 		ln := asciiLower(n)
-		for k := range p.lower {
+		for k := range p.hays {
 			if i := p.index(k, ln, true); i >= 0 {
 				return p.hays[k][i : i+len(n)]
 			}
@@ -593,23 +620,31 @@ func (s *needleSet) snapshot() *needleSet {
 
 func (s *needleSet) has(n string) bool { return s.set[n] }
 
-// scan returns where each needle first occurs in h.
-func (s *needleSet) scan(h string) map[string]int {
-	found := map[string]int{}
-	if len(s.grp) == 0 {
-		return found
+// scan returns where each needle of exact first occurs in h, and each of
+// fold (lower-case needles) ignoring ASCII case: one pass for both sets,
+// with no lower-cased copy of h.
+func scan(h string, exact, fold *needleSet) (map[string]int, map[string]int) {
+	foundExact, foundFold := map[string]int{}, map[string]int{}
+	if len(exact.grp) == 0 && len(fold.grp) == 0 {
+		return foundExact, foundFold
 	}
-	idx := s.idx
+	ei, fi := exact.idx, fold.idx
 	for i := 0; i+1 < len(h); i++ {
-		g := idx[uint16(h[i])<<8|uint16(h[i+1])]
-		if g == 0 {
-			continue
+		a, b := h[i], h[i+1]
+		if g := ei[uint16(a)<<8|uint16(b)]; g != 0 {
+			for _, n := range exact.grp[g-1] {
+				if _, seen := foundExact[n]; !seen && strings.HasPrefix(h[i:], n) {
+					foundExact[n] = i
+				}
+			}
 		}
-		for _, n := range s.grp[g-1] {
-			if _, seen := found[n]; !seen && strings.HasPrefix(h[i:], n) {
-				found[n] = i
+		if g := fi[uint16(lowerByte(a))<<8|uint16(lowerByte(b))]; g != 0 {
+			for _, n := range fold.grp[g-1] {
+				if _, seen := foundFold[n]; !seen && hasPrefixFold(h[i:], n) {
+					foundFold[n] = i
+				}
 			}
 		}
 	}
-	return found
+	return foundExact, foundFold
 }

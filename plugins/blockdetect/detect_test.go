@@ -240,9 +240,22 @@ func TestMarkersAnywhereInTheBody(t *testing.T) {
 			if strings.Index(doc, c.tail) < 100<<10 {
 				t.Fatal("filler too short")
 			}
-			resp := hookVia(t, nav(abi.Page{URL: "https://far.test/", Status: 200, HTML: doc}, false))
-			if resp.Error == nil || resp.Error.Details["vendor"] != c.vendor || resp.Error.Details["kind"] != c.kind {
-				t.Fatalf("got %+v", resp.Error)
+			// Both forms a host may send: JSON, and the page raw
+			// (abi.FeatureRawPage, which this plugin asks for).
+			req := nav(abi.Page{URL: "https://far.test/", Status: 200, HTML: doc}, false)
+			for _, raw := range []bool{false, true} {
+				in, err := abi.EncodeHookRequest(&req, raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, isErr := sdk.Handle(abi.OpHook, in)
+				var resp abi.HookResponse
+				if isErr || json.Unmarshal(out, &resp) != nil {
+					t.Fatalf("raw=%v: %s", raw, out)
+				}
+				if resp.Error == nil || resp.Error.Details["vendor"] != c.vendor || resp.Error.Details["kind"] != c.kind {
+					t.Fatalf("raw=%v: got %+v", raw, resp.Error)
+				}
 			}
 		})
 	}
@@ -282,7 +295,7 @@ func TestSelfTestAndManifest(t *testing.T) {
 	out, _ = sdk.Handle(abi.OpDescribe, nil)
 	var m abi.Manifest
 	json.Unmarshal(out, &m)
-	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 {
+	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawPage) {
 		t.Fatalf("manifest: %s", out)
 	}
 }
