@@ -5,27 +5,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
-
-// recordHandler keeps the records at or above Warn.
-type recordHandler struct {
-	mu   sync.Mutex
-	recs []slog.Record
-}
-
-func (r *recordHandler) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
-func (r *recordHandler) Handle(_ context.Context, rec slog.Record) error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recs = append(r.recs, rec)
-	return nil
-}
-func (r *recordHandler) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *recordHandler) WithGroup(string) slog.Handler      { return r }
 
 // TestDefaultConfigStartsClean: the embedded default configuration, with
 // the first-party plugins built, starts without a single warning and every
@@ -45,16 +29,14 @@ func TestDefaultConfigStartsClean(t *testing.T) {
 	}
 	cfg.Host.CacheDir = testCache
 	cfg.Host.WatchPlugins = false
-	rec := &recordHandler{}
+	rec := &logrec.Recorder{Min: slog.LevelWarn}
 	h, err := New(context.Background(), cfg, Options{Logger: slog.New(rec)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	for _, r := range rec.recs {
-		msg := r.Message
-		r.Attrs(func(a slog.Attr) bool { msg += " " + a.String(); return true })
-		t.Errorf("default config logged %s: %s", r.Level, msg)
+	for _, r := range rec.Records() {
+		t.Errorf("default config logged: %s", r)
 	}
 	for name, p := range *h.pers.Load() {
 		if len(p.problems) > 0 {

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -205,13 +205,13 @@ only_hosts = [%q]
 		t.Fatal(err)
 	}
 	cfg.Host.CacheDir, cfg.Host.WatchPlugins = testCache, false
-	warns := &warnRecorder{}
+	warns := &logrec.Recorder{Min: slog.LevelWarn}
 	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(warns)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	if w := warns.all(); len(w) > 0 {
+	if w := warns.Records(); len(w) > 0 {
 		t.Errorf("the default configuration logged warnings at start:\n%s", strings.Join(w, "\n"))
 	}
 
@@ -246,27 +246,4 @@ only_hosts = [%q]
 			snap = out
 		}
 	}
-}
-
-// warnRecorder is a slog handler that keeps warnings and errors.
-type warnRecorder struct {
-	mu   sync.Mutex
-	recs []string
-}
-
-func (r *warnRecorder) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
-func (r *warnRecorder) Handle(_ context.Context, rec slog.Record) error {
-	s := rec.Level.String() + " " + rec.Message
-	rec.Attrs(func(a slog.Attr) bool { s += " " + a.String(); return true })
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.recs = append(r.recs, s)
-	return nil
-}
-func (r *warnRecorder) WithAttrs([]slog.Attr) slog.Handler { return r }
-func (r *warnRecorder) WithGroup(string) slog.Handler      { return r }
-func (r *warnRecorder) all() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.recs...)
 }
