@@ -464,32 +464,58 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	}
 }
 
+// chanSink hands the host's events to a test as they happen.
+type chanSink chan hostfuncs.Event
+
+func (c chanSink) Emit(e hostfuncs.Event) error {
+	select {
+	case c <- e:
+	default: // a test that stopped reading must not block the host
+	}
+	return nil
+}
+
+// waitEvent returns the first event of kind for sha256 (the host's events
+// name the file's digest), failing after a generous bound.
+func (c chanSink) waitEvent(t *testing.T, kind, sum string) hostfuncs.Event {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case e := <-c:
+			if e.Kind == kind && strings.Contains(string(e.Data), sum) {
+				return e
+			}
+		case <-deadline:
+			t.Fatalf("no %s event for %s within 30s", kind, sum[:12])
+		}
+	}
+}
+
 func TestSwapByFileDrop(t *testing.T) {
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
-	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\n", nil, "watch_plugins = true")
+	events := make(chanSink, 64)
+	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\n", events, "watch_plugins = true")
 	next := readBuilt(t, "sandbox/testdata/misbehave", "-trimpath")
 	s := sha256.Sum256(next)
 	sum := hex.EncodeToString(s[:])
 	file := filepath.Join(f.plugins, "misbehave.wasm")
-	// Without a matching pin the drop is refused and the old version serves.
+	// Without a matching pin the drop is refused (the host says so) and the
+	// old version serves.
 	os.WriteFile(file+".tmp", next, 0o644)
 	os.Rename(file+".tmp", file)
-	time.Sleep(1500 * time.Millisecond)
+	events.waitEvent(t, "plugin.swap_refused", sum)
 	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
 		t.Fatal("an unpinned drop was swapped in")
 	}
 	os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
-			if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	events.waitEvent(t, "plugin.swapped", sum)
+	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 != sum {
+		t.Fatalf("swapped event, but %s serves", cur.SHA256[:12])
 	}
-	t.Fatal("the dropped version was not swapped in within 30s")
+	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestBrowserSectionIsStrict(t *testing.T) {

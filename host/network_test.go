@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 // TestWebFetch runs the web_fetch plugin through the host: the readable
@@ -80,13 +81,13 @@ tools = ["*"]
 	if _, err := call("nogrant", site.URL+"/article"); errCode(err) != abi.CodeRefused {
 		t.Errorf("without the network grant: %v", err)
 	}
-	dir := "/work/shared/corpus/ssrf"
-	if d := os.Getenv("WW_CORPUS"); d != "" {
-		dir = filepath.Join(d, "ssrf")
+	dir, ok := corpus.Sub("ssrf")
+	if !ok {
+		t.Skip(corpus.Absent(dir))
 	}
 	b, rerr := os.ReadFile(filepath.Join(dir, "doyensec-safeurl-blocked-urls.txt"))
 	if rerr != nil {
-		t.Logf("hostile corpus absent (%v): corpus part skipped", rerr)
+		t.Fatal(rerr)
 	}
 	n := 0
 	for _, u := range strings.Split(string(b), "\n") {

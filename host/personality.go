@@ -2,9 +2,7 @@ package host
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"log/slog"
 	"sort"
 	"strings"
 
@@ -48,13 +46,7 @@ func (h *Host) relink() {
 	for _, name := range sortedKeys(h.cfg.Personalities) {
 		out[name] = h.link(name, h.cfg.Personalities[name])
 		for _, p := range out[name].problems {
-			// The embedded default's "reader" is refused on purpose (it shows
-			// a personality that grants nothing): not worth a warning.
-			lvl := slog.LevelWarn
-			if h.cfg.Source == embeddedSource {
-				lvl = slog.LevelInfo
-			}
-			h.log.Log(context.Background(), lvl, "personality link", "personality", name, "problem", p)
+			h.log.Warn("personality link", "personality", name, "problem", p)
 		}
 	}
 	h.pers.Store(&out)

@@ -140,7 +140,15 @@ func errOrNil(e *abi.Error) error {
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	t0 := time.Now()
-	in, err := json.Marshal(req)
+	// A detector reads the page's HTML and text, up to [browser]
+	// detect_max_mb each: one that asks for them raw (abi.FeatureRawPage)
+	// gets them outside the JSON, which it would otherwise spend most of
+	// its time decoding.
+	plug := r.plugin
+	if cur := r.slot.cur.Load(); cur != nil {
+		plug = cur
+	}
+	in, err := abi.EncodeHookRequest(req, req.Role == abi.HookDetect && plug.HasFeature(abi.FeatureRawPage))
 	if err != nil {
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}

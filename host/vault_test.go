@@ -69,13 +69,15 @@ func loginSite(t *testing.T) *httptest.Server {
 		htmlPage(w, `<title>Home</title><h1>Signed in OK</h1>`)
 	})
 	mux.HandleFunc("GET /echo", func(w http.ResponseWriter, r *http.Request) {
-		htmlPage(w, `<title>Echo</title><label>Password <input type="password" id="pw"></label><p id="out">nothing yet</p>
+		htmlPage(w, `<title>Echo</title><label>Password <input type="password" id="pw"></label><p id="out">nothing yet</p><p id="state"></p>
 			<script>document.getElementById("pw").addEventListener("input", e => {
 				const v = e.target.value;
 				document.getElementById("out").textContent = "you typed " + v;
 				console.log("typed", v);
-				fetch("/beacon?v=" + v).catch(() => {});
-				setTimeout(() => { throw new Error("leaked " + v); });
+				const beacon = fetch("/beacon?v=" + v).catch(() => {});
+				const thrown = new Promise(r => setTimeout(() => { r(); throw new Error("leaked " + v); }));
+				// Once both are out, the page says so (tests wait for it).
+				Promise.all([beacon, thrown]).then(() => setTimeout(() => { document.getElementById("state").textContent = "beacon and error out" }));
 			});</script>`)
 	})
 	// A login page whose password field lives in a frame of another
@@ -307,7 +309,9 @@ network = { allowed_hosts = [%q, %q] }
 	if !strings.Contains(res.Snapshot, "you typed ••••••") {
 		t.Errorf("the echoed password is not masked in the fill's snapshot:\n%s", res.Snapshot)
 	}
-	time.Sleep(300 * time.Millisecond) // the beacon and the error
+	if _, e := call("browser_wait_for", map[string]any{"text": "beacon and error out"}); e != nil {
+		t.Fatalf("waiting for the beacon and the error: %v", e)
+	}
 	for _, c := range []struct {
 		tool string
 		args map[string]any

@@ -47,7 +47,9 @@ func Needs(caps ...string) {
 // abi.FeatureBlobs, large strings in host-function responses (snapshots,
 // page text and HTML, screenshot data) arrive as tokens: copy them into the
 // Result unchanged and never parse them; the host puts the values back.
-// Hosts that do not know a feature ignore it and send the values.
+// Hosts that do not know a feature ignore it and send the values. With
+// abi.FeatureRawPage, a detect hook's page text and HTML arrive outside
+// the request's JSON; the hook reads them in req.Result.Page as ever.
 func Features(f ...string) {
 	reg.manifest.Features = append(reg.manifest.Features, f...)
 }
@@ -173,7 +175,7 @@ func handle(op int32, in []byte) (out []byte, isErr bool) {
 			return errorJSON(abi.Errorf(abi.CodeNotFound, "plugin %s fills no hook", reg.manifest.Name)), true
 		}
 		var req abi.HookRequest
-		if err := json.Unmarshal(in, &req); err != nil {
+		if err := abi.DecodeHookRequest(in, &req); err != nil {
 			return errorJSON(abi.Errorf(abi.CodeInputInvalid, "hook request: %v", err)), true
 		}
 		resp, err := reg.hook(&Call{Tool: req.Tool, Session: req.Session}, &req)

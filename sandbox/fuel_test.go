@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 func TestInstrument(t *testing.T) {
@@ -49,15 +51,20 @@ func TestInstrument(t *testing.T) {
 // (the benchmark comparison) alike.
 func TestDeadlineWithAndWithoutFuel(t *testing.T) {
 	for _, noFuel := range []bool{false, true} {
-		p := load(t, engine(t, Config{Timeout: time.Second, NoLoopFuel: noFuel}), "sandbox/testdata/misbehave")
+		info, spinning := announced()
+		p := load(t, engine(t, Config{Timeout: time.Second, NoLoopFuel: noFuel, HostFuncs: []HostFunc{info}}), "sandbox/testdata/misbehave")
 		t0 := time.Now()
 		_, err := callTool(t, p, "loop", `{}`)
 		if code(err) != "timeout" || time.Since(t0) > 3*time.Second {
 			t.Fatalf("noFuel=%v: %v after %v", noFuel, err, time.Since(t0))
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(100 * time.Millisecond); cancel() }()
-		in := frameFor(t, "loop")
+		// Cancelled once the loop announces it is about to spin.
+		go func() { <-spinning; cancel() }()
+		in, ferr := abi.Frame(abi.CallHeader{Tool: "loop", Session: "s1"}, []byte(`{"announce":true}`))
+		if ferr != nil {
+			t.Fatal(ferr)
+		}
 		_, err = p.Call(ctx, 2, in)
 		if code(err) != "timeout" || !strings.Contains(err.Error(), "cancelled") {
 			t.Fatalf("noFuel=%v: cancel: %v", noFuel, err)

@@ -75,14 +75,6 @@ func callTool(t testing.TB, p *Plugin, tool string, args string) ([]byte, error)
 	return p.Call(context.Background(), abi.OpCall, in)
 }
 
-func frameFor(t testing.TB, tool string) []byte {
-	in, err := abi.Frame(abi.CallHeader{Tool: tool, Session: "s1"}, []byte(`{}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
-
 func code(err error) abi.Code {
 	var e *abi.Error
 	if errors.As(err, &e) {
@@ -162,8 +154,22 @@ func TestLoadRefusals(t *testing.T) {
 	}
 }
 
+// announced returns a ww_info stub that reports each call on a channel:
+// misbehave's loop with announce calls it just before it spins.
+func announced() (HostFunc, chan struct{}) {
+	ch := make(chan struct{}, 8)
+	return HostFunc{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+		return []byte(`{}`), nil
+	}}, ch
+}
+
 func TestMisbehaviour(t *testing.T) {
-	e := engine(t, Config{Timeout: 2 * time.Second, MemoryPages: 1024})
+	info, spinning := announced()
+	e := engine(t, Config{Timeout: 2 * time.Second, MemoryPages: 1024, HostFuncs: []HostFunc{info}})
 	p := load(t, e, "sandbox/testdata/misbehave")
 
 	t.Run("panic", func(t *testing.T) {
@@ -205,8 +211,12 @@ func TestMisbehaviour(t *testing.T) {
 		var wg sync.WaitGroup
 		wg.Add(1)
 		start := time.Now()
-		go func() { defer wg.Done(); _, loopErr = callTool(t, p, "loop", `{}`) }()
-		time.Sleep(200 * time.Millisecond)
+		go func() { defer wg.Done(); _, loopErr = callTool(t, p, "loop", `{"announce":true}`) }()
+		select {
+		case <-spinning:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the loop never started")
+		}
 		// While the loop spins: a GC completes and another call is served.
 		gcDone := make(chan time.Duration, 1)
 		go func() { t0 := time.Now(); runtime.GC(); gcDone <- time.Since(t0) }()
@@ -230,10 +240,18 @@ func TestMisbehaviour(t *testing.T) {
 		}
 	})
 	t.Run("instances are discarded after a trap", func(t *testing.T) {
+		// An echo leaves an idle instance, which the panic call then takes:
+		// the trap must discard it, so one instance fewer is alive (a
+		// count that merely did not grow would pass without a discard).
+		if _, err := callTool(t, p, "echo", `{}`); err != nil {
+			t.Fatal(err)
+		}
 		before := p.Instances()
-		callTool(t, p, "panic", `{}`)
-		if p.Instances() > before {
-			t.Fatalf("instances %d -> %d", before, p.Instances())
+		if _, err := callTool(t, p, "panic", `{}`); code(err) != abi.CodePluginFailed {
+			t.Fatalf("panic: got %v", err)
+		}
+		if after := p.Instances(); after != before-1 {
+			t.Fatalf("instances %d -> %d after a trap, want %d", before, after, before-1)
 		}
 		if _, err := callTool(t, p, "echo", `{}`); err != nil {
 			t.Fatalf("the next call must get a fresh instance: %v", err)

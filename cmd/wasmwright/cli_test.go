@@ -48,15 +48,19 @@ func TestCallWithEmbeddedDefaults(t *testing.T) {
 		t.Fatalf("output %s (%v)", out, err)
 	}
 
-	code, out, _ = cli(t, "call", "extract_links", `{"html":"<a href=x>y</a>"}`, "--personality", "reader")
+	// The default's locked-down reader lists links and has nothing else.
+	if code, out, _ = cli(t, "call", "extract_links", `{"html":"<a href=x>y</a>"}`, "--personality", "reader"); code != 0 || !strings.Contains(out, "1 links") {
+		t.Fatalf("reader extract_links: exit %d: %s", code, out)
+	}
+	code, out, _ = cli(t, "call", "browser_navigate", `{"url":"https://a.test/"}`, "--personality", "reader")
 	var e struct {
 		Error struct {
 			Code, Message string
 			Details       map[string]string
 		}
 	}
-	if code != 1 || json.Unmarshal([]byte(out), &e) != nil || e.Error.Code != "refused" || e.Error.Details["missing"] != "events" ||
-		!strings.Contains(e.Error.Message, "personality reader does not grant events") {
+	if code != 1 || json.Unmarshal([]byte(out), &e) != nil || e.Error.Code != "not_found" ||
+		!strings.Contains(e.Error.Message, "under personality reader (available: extract_links)") {
 		t.Fatalf("reader: exit %d: %s", code, out)
 	}
 

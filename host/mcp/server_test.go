@@ -610,19 +610,35 @@ func TestHTTPUnauthorized(t *testing.T) {
 // Shutdown ends calls in flight and closes every session promptly.
 func TestShutdown(t *testing.T) {
 	h, rec := newHost(t)
-	s := New(h, Options{Logger: quiet()})
+	s := New(h, Options{Logger: quiet(), ProgressEvery: 20 * time.Millisecond})
 	f := serveHTTPTest(t, s)
-	cs, err := f.connect(t, f.tokens["agent"], nil)
+	// The server's first progress notification for the call says it is in
+	// flight: shutdown then has a call to stop.
+	running := make(chan struct{}, 1)
+	cs, err := f.connect(t, f.tokens["agent"], &sdk.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
+			select {
+			case running <- struct{}{}:
+			default:
+			}
+		},
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	done := make(chan *sdk.CallToolResult, 1)
 	go func() {
-		res, _ := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "spin"})
+		params := &sdk.CallToolParams{Name: "spin"}
+		params.SetProgressToken("spin")
+		res, _ := cs.CallTool(context.Background(), params)
 		done <- res
 	}()
-	time.Sleep(300 * time.Millisecond) // let the spin start
+	select {
+	case <-running:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the spin call never reported progress")
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	t0 := time.Now()

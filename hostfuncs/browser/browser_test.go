@@ -422,7 +422,7 @@ func TestDrag(t *testing.T) {
 func TestConsoleNetworkStorage(t *testing.T) {
 	c := caller(t.Name())
 	nav(t, c, "/console")
-	time.Sleep(200 * time.Millisecond) // the fetch and the thrown error
+	must[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: "console ready", NoSnapshot: true})
 	cr := must[abi.BrowserConsoleResponse](t, svc, c, abi.HostBrowserConsole, abi.BrowserConsoleRequest{Level: "error"})
 	var texts []string
 	for _, m := range cr.Messages {
@@ -463,7 +463,8 @@ func TestConsoleNetworkStorage(t *testing.T) {
 		t.Fatalf("cookies without values: %+v", st.Cookies)
 	}
 	st = must[abi.BrowserStorageResponse](t, svc, c, abi.HostBrowserStorage, abi.BrowserStorageRequest{Values: true})
-	if st.Local[0].Value != "abc123" || st.Session[0].Value != "one" || st.Cookies[0].Value != "yes" {
+	if len(st.Local) != 1 || len(st.Session) != 1 || len(st.Cookies) != 1 ||
+		st.Local[0].Value != "abc123" || st.Session[0].Value != "one" || st.Cookies[0].Value != "yes" {
 		t.Fatalf("values: %+v", st)
 	}
 	must[abi.BrowserCookiesResponse](t, svc, c, abi.HostBrowserCookies, abi.BrowserCookiesRequest{Set: []abi.BrowserCookie{{Name: "added", Value: "1"}}})
@@ -706,11 +707,25 @@ func TestIdleSweepLRUAndDriving(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	cfg.IdleTimeout = Duration(time.Second)
 	cfg.MaxContexts = 2
-	s, err := New(cfg, Options{Logger: quietLogger()})
+	// The service reports each session it closes: the test waits on those
+	// reports, not on the clock.
+	closed := make(chan string, 8)
+	s, err := New(cfg, Options{Logger: quietLogger(), OnSessionClosed: func(_, sess string) { closed <- sess }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
+	waitClosed := func(want string) {
+		t.Helper()
+		select {
+		case got := <-closed:
+			if got != want {
+				t.Fatalf("session %q closed, want %q first", got, want)
+			}
+		case <-time.After(15 * time.Second):
+			t.Fatalf("session %q was never closed", want)
+		}
+	}
 	open := func(name string) {
 		must[abi.BrowserNavigateResponse](t, s, caller(name), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/", NoSnapshot: true})
 	}
@@ -725,6 +740,7 @@ func TestIdleSweepLRUAndDriving(t *testing.T) {
 		}
 		return strings.Join(n, ",")
 	}
+	waitClosed("two")
 	if got := names(); strings.Contains(got, "two") || !strings.Contains(got, "one") || !strings.Contains(got, "three") {
 		t.Fatalf("after eviction: %s", got)
 	}
@@ -733,7 +749,9 @@ func TestIdleSweepLRUAndDriving(t *testing.T) {
 	_, aerr := call[abi.BrowserSnapshotResponse](t, s, caller("two"), abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
 	wantCode(t, aerr, abi.CodeNoSession, "least recently used")
 	wantCode(t, aerr, abi.CodeNoSession, "browser.max_contexts is 2")
-	time.Sleep(1600 * time.Millisecond)
+	// "one" has been idle longer than "three": the sweep that closes
+	// "three" would have closed "one" too, were it not driven.
+	waitClosed("three")
 	if got := names(); got != "one" {
 		t.Fatalf("after idle sweep: %q (the driven session must stay)", got)
 	}
@@ -747,10 +765,11 @@ func TestIdleSweepLRUAndDriving(t *testing.T) {
 	if _, err := call[abi.BrowserCloseResponse](t, s, caller("three"), abi.HostBrowserClose, abi.BrowserCloseRequest{}); err != nil {
 		t.Fatal(err)
 	}
+	waitClosed("three")
 	_, aerr = call[abi.BrowserSnapshotResponse](t, s, caller("three"), abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
 	wantCode(t, aerr, abi.CodeNoSession, "call browser_navigate first")
 	s.SetDriving("tester", "one", false)
-	time.Sleep(1600 * time.Millisecond)
+	waitClosed("one")
 	if got := names(); got != "" {
 		t.Fatalf("after release: %q", got)
 	}

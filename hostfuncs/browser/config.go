@@ -57,6 +57,10 @@ type Config struct {
 	NavigationTimeout Duration `toml:"navigation_timeout"`
 	// Args are extra Chromium flags.
 	Args []string `toml:"args"`
+	// DetectMaxMB caps how much of a loaded page's HTML, and of its
+	// rendered text, the bot-wall detector reads, in MiB (default 4): a
+	// wall's marker may sit anywhere in the document.
+	DetectMaxMB int `toml:"detect_max_mb"`
 }
 
 // Duration is a time.Duration written as a string ("10m", "5s") in TOML.
@@ -84,6 +88,7 @@ const (
 	DefaultMaxContexts       = 16
 	DefaultActionTimeout     = 5 * time.Second
 	DefaultNavigationTimeout = 30 * time.Second
+	DefaultDetectMaxMB       = 4
 )
 
 // safeName is what a personality id must look like to name a folder.
@@ -126,6 +131,9 @@ func (c Config) Validate() error {
 	if c.MaxContexts < 0 {
 		errs = append(errs, errors.New("browser.max_contexts must not be negative"))
 	}
+	if c.DetectMaxMB < 0 || c.DetectMaxMB > 8 {
+		errs = append(errs, fmt.Errorf("browser.detect_max_mb = %d: give a size in MiB from 1 to 8 (0 or absent: %d); the detector gets the HTML and the text, each up to this size, in one plugin call", c.DetectMaxMB, DefaultDetectMaxMB))
+	}
 	if len(c.PersistentProfiles) > 0 && c.ProfilesDir == "" {
 		errs = append(errs, errors.New("browser.persistent_profiles is set but browser.profiles_dir is empty: name a folder for the profiles"))
 	}
@@ -163,6 +171,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.NavigationTimeout == 0 {
 		c.NavigationTimeout = Duration(DefaultNavigationTimeout)
+	}
+	if c.DetectMaxMB == 0 {
+		c.DetectMaxMB = DefaultDetectMaxMB
 	}
 	if c.Headed == "" {
 		c.Headed = "auto"

@@ -196,7 +196,7 @@ func TestPluginEndToEnd(t *testing.T) {
 	wantCode(t, err, abi.CodeDialogGone, "")
 
 	mustTool(t, c, "browser_navigate", `{"url":"`+srv.URL+`/console"}`)
-	time.Sleep(150 * time.Millisecond)
+	mustTool(t, c, "browser_wait_for", `{"text":"console ready"}`)
 	r = mustTool(t, c, "browser_console", `{"level":"error"}`)
 	if !strings.Contains(r.Text, "something broke") || !strings.Contains(r.Text, "uncaught boom") {
 		t.Fatalf("console: %s", r.Text)

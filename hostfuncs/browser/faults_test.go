@@ -72,7 +72,7 @@ func hostile(t *testing.T) *hostileServer {
 		w.WriteHeader(http.StatusForbidden)
 		io.WriteString(w, "refused under the network policy\n")
 	}))
-	page("/nocors403", `<title>No-cors 403</title><h1>No-cors</h1><script>fetch("`+h.other.URL+`/forbidden", {mode: "no-cors"}).then(() => console.log("opaque"))</script>`)
+	page("/nocors403", `<title>No-cors 403</title><h1>No-cors</h1><script>fetch("`+h.other.URL+`/forbidden", {mode: "no-cors"}).then(() => { console.log("opaque"); document.body.insertAdjacentHTML("beforeend", "<p>opaque fetched</p>") })</script>`)
 	t.Cleanup(func() {
 		close(quit)
 		h.Server.Close()
@@ -261,16 +261,13 @@ func TestOpaqueResponseBodyIsBounded(t *testing.T) {
 	c := caller(t.Name())
 	nav(t, c, "/")
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/nocors403"})
+	// The page says when its fetch has an answer; by then it is logged.
+	must[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: "opaque fetched", NoSnapshot: true})
 	var id int64
-	for deadline := time.Now().Add(5 * time.Second); id == 0 && time.Now().Before(deadline); {
-		n := must[abi.BrowserNetworkResponse](t, svc, c, abi.HostBrowserNetwork, abi.BrowserNetworkRequest{Static: true})
-		for _, r := range n.Requests {
-			if strings.HasPrefix(r.URL, h.other.URL) && r.Status == 403 {
-				id = r.ID
-			}
-		}
-		if id == 0 {
-			time.Sleep(50 * time.Millisecond)
+	n := must[abi.BrowserNetworkResponse](t, svc, c, abi.HostBrowserNetwork, abi.BrowserNetworkRequest{Static: true})
+	for _, r := range n.Requests {
+		if strings.HasPrefix(r.URL, h.other.URL) && r.Status == 403 {
+			id = r.ID
 		}
 	}
 	if id == 0 {

@@ -60,8 +60,11 @@ func fixtures() *httptest.Server {
 		console.log('plain log');
 		console.warn('a warning');
 		console.error('something broke');
-		setTimeout(() => { throw new Error('uncaught boom') }, 0);
-		fetch('/api/data?x=1').then(r => r.json()).then(d => console.log('data', d.value));
+		const boom = new Promise(r => setTimeout(() => { r(); throw new Error('uncaught boom') }, 0));
+		const data = fetch('/api/data?x=1').then(r => r.json()).then(d => console.log('data', d.value));
+		// Once the error is thrown and the fetch answered, the page says so:
+		// tests wait for this text instead of sleeping.
+		Promise.all([boom, data]).then(() => setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<p>console ready</p>'), 0));
 		localStorage.setItem('token', 'abc123'); sessionStorage.setItem('tab', 'one');
 		document.cookie = 'visited=yes; path=/; max-age=3600';
 		</script><style>h1 { color: rgb(200, 10, 10) }</style><h1>Console</h1><img src="/img.png" alt="a pixel" width="10" height="10">`)

@@ -64,9 +64,13 @@ func TestOnSessionClosed(t *testing.T) {
 	cfg := testConfig(t.TempDir())
 	cfg.MaxContexts = 1
 	cfg.IdleTimeout = Duration(400 * time.Millisecond)
+	swept := make(chan struct{}) // closed with the second report
 	s, err := New(cfg, Options{Logger: quietLogger(), OnSessionClosed: func(p, sess string) {
 		mu.Lock()
 		closed = append(closed, p+"/"+sess)
+		if len(closed) == 2 {
+			close(swept)
+		}
 		mu.Unlock()
 	}})
 	if err != nil {
@@ -84,9 +88,9 @@ func TestOnSessionClosed(t *testing.T) {
 	if g := got(); len(g) != 1 || g[0] != "tester/lru-a" {
 		t.Fatalf("after eviction: %v", g)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(got()) < 2 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	select {
+	case <-swept:
+	case <-time.After(5 * time.Second):
 	}
 	if g := got(); len(g) != 2 || g[1] != "tester/lru-b" {
 		t.Fatalf("after the idle sweep: %v", g)

@@ -15,12 +15,6 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
-// Caps on what a navigation result carries for the detect hook.
-const (
-	maxPageText = 16 << 10
-	maxPageHTML = 64 << 10
-)
-
 // begin acquires the caller's session, locked, and its current tab. The
 // caller must unlock ss.mu. Playwright calls made for the call stop waiting
 // when ctx ends. A tab left stuck by an earlier call is replaced first.
@@ -583,10 +577,13 @@ func snapRefs(snap string, refs map[string]bool) {
 	}
 }
 
-const factsJS = `() => ({
+// factsJS reads the whole document for the detect hook, up to max UTF-16
+// units each (the host then caps the bytes): a wall's marker may sit
+// anywhere in it.
+const factsJS = `(max) => ({
 	title: document.title,
-	text: document.body ? document.body.innerText.slice(0, 16384) : "",
-	html: document.documentElement ? document.documentElement.outerHTML.slice(0, 65536) : ""
+	text: document.body ? document.body.innerText.slice(0, max) : "",
+	html: document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
 })`
 
 // facts collects what the detect hook reads about the loaded document.
@@ -606,6 +603,7 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 	} else if d := t.doc.Load(); d != nil {
 		pg.Status, pg.Headers = d.status, d.headers
 	}
+	max := s.cfg.DetectMaxMB << 20
 	type reads struct {
 		v    any
 		verr error
@@ -615,13 +613,13 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 	r, dialog, _ := race(ss, func() (reads, error) {
 		var r reads
 		if !withSnap {
-			r.v, r.verr = t.page.Evaluate(factsJS)
+			r.v, r.verr = t.page.Evaluate(factsJS, max)
 			return r, nil
 		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			r.v, r.verr = t.page.Evaluate(factsJS)
+			r.v, r.verr = t.page.Evaluate(factsJS, max)
 		}()
 		r.snap, r.serr = s.aria(t, 0)
 		<-done
@@ -634,7 +632,7 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 		pg.Title, _ = m["title"].(string)
 		text, _ := m["text"].(string)
 		html, _ := m["html"].(string)
-		pg.Text, pg.HTML = capString(text, maxPageText), capString(html, maxPageHTML)
+		pg.Text, pg.HTML = capString(text, max), capString(html, max)
 		seen := pg.Title
 		title = func() string { return seen }
 	}

@@ -78,7 +78,9 @@ func TestBrowserThroughProxy(t *testing.T) {
 	if !strings.Contains(res.Snapshot, "hello") {
 		t.Errorf("allowed page not shown: %q", res.Snapshot)
 	}
-	time.Sleep(500 * time.Millisecond) // the fetch and the WebSocket
+	if _, aerr := evaluate(b, "p", "s1", "async () => { await window.__done; return 'settled' }"); aerr != nil {
+		t.Fatalf("waiting for the fetch and the WebSocket to fail: %v", aerr)
+	}
 	blocked := strings.Join(s.TakeBlocked("p", "s1"), "\n")
 	t.Logf("blocked for s1:\n%s", blocked)
 	for _, want := range []string{

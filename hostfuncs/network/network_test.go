@@ -24,15 +24,8 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/corpus"
 )
-
-// corpusDir is the shared hostile corpus (WW_CORPUS overrides).
-func corpusDir() string {
-	if d := os.Getenv("WW_CORPUS"); d != "" {
-		return d
-	}
-	return "/work/shared/corpus"
-}
 
 // extraHostile are cases the corpus tables do not spell out.
 var extraHostile = []string{
@@ -82,9 +75,9 @@ var extraHostile = []string{
 // the test when the corpus is absent.
 func hostileURLs(t testing.TB) []string {
 	t.Helper()
-	dir := filepath.Join(corpusDir(), "ssrf")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("hostile-URL corpus absent (%v): put it at /work/shared/corpus/ssrf or set WW_CORPUS", err)
+	dir, ok := corpus.Sub("ssrf")
+	if !ok {
+		t.Skip(corpus.Absent(dir))
 	}
 	var out []string
 	for _, f := range []string{"code.dny.dev-ssrf-denied-urls.txt", "doyensec-safeurl-blocked-urls.txt"} {
@@ -190,8 +183,12 @@ func allowedSite(t testing.TB, hp *honeypot) (*httptest.Server, int) {
 <link rel="stylesheet" href="http://localhost:%d/s.css">
 <iframe src="http://169.254.169.254/latest/meta-data/"></iframe>
 <script>
-fetch("http://127.0.0.1:%d/fetch").catch(()=>{});
-try { new WebSocket("ws://127.0.0.1:%d/ws") } catch (e) {}
+// window.__done settles once the fetch and the WebSocket have failed: a
+// test awaits it instead of sleeping.
+window.__done = Promise.all([
+  fetch("http://127.0.0.1:%d/fetch").catch(()=>{}),
+  new Promise(done => { try { const ws = new WebSocket("ws://127.0.0.1:%d/ws"); ws.onerror = ws.onclose = () => done() } catch (e) { done() } }),
+]);
 </script>`, p, p, p, p, p)
 	})
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
@@ -434,7 +431,7 @@ func TestListenersPerPolicyAndSession(t *testing.T) {
 		}
 	}
 	if b := s.TakeBlocked("a", "1"); len(b) != s.opts.MaxBlocked+1 || !strings.Contains(b[0], "30 earlier") {
-		t.Errorf("bounded list: %d lines, first %q", len(b), b[0])
+		t.Errorf("bounded list: %d lines, want %d with the first counting 30 earlier: %q", len(b), s.opts.MaxBlocked+1, b)
 	}
 	s.CloseSession("a", "1")
 	if _, err := client.Get("http://10.0.0.1/"); err == nil {
@@ -507,12 +504,16 @@ func (d *dnsServer) resolver() *net.Resolver {
 
 // TestDNSRebinding: the name answers a public address first and 127.0.0.1
 // after. The proxy resolves once per connection and dials what it checked,
-// so the loopback service is never reached: the first request goes (and
-// fails: no internet here) to the public address, the second is refused.
+// so the loopback service is never reached: the first request goes to the
+// public address (through a loopback upstream that records it and tunnels
+// nowhere: the test dials nothing beyond loopback), the rest are refused.
 func TestDNSRebinding(t *testing.T) {
 	hp := newHoneypot(t)
-	dns := newDNS(t, netip.MustParseAddr("198.41.0.4"), netip.MustParseAddr("127.0.0.1"))
-	s, err := New(Options{Logger: quiet(), Resolver: dns.resolver(), DialTimeout: 700 * time.Millisecond,
+	public := netip.MustParseAddr("198.41.0.4")
+	dns := newDNS(t, public, netip.MustParseAddr("127.0.0.1"))
+	up := newConnectProxy(t, false)
+	upURL, _ := url.Parse("http://" + up.ln.Addr().String())
+	s, err := New(Options{Logger: quiet(), Resolver: dns.resolver(), DialTimeout: 2 * time.Second, Upstream: upURL,
 		Policies: map[string]Policy{"p": {Ports: []int{hp.port}}}})
 	if err != nil {
 		t.Fatal(err)
@@ -553,7 +554,38 @@ func TestDNSRebinding(t *testing.T) {
 	if hp.hits.Load() != 0 {
 		t.Errorf("the loopback service was reached %d times", hp.hits.Load())
 	}
+	if targets, _ := up.seen(); len(targets) != 1 || targets[0] != netip.AddrPortFrom(public, uint16(hp.port)).String() {
+		t.Errorf("tunnels asked of the upstream: %v, want only the checked public address once", targets)
+	}
 	if n := dns.queries.Load(); n != 5 {
 		t.Errorf("%d A queries for 5 connections: the proxy must resolve exactly once per connection", n)
+	}
+}
+
+// TestHostListsShareSyntax: only_hosts takes "host:port" as allowed_hosts
+// does, and the port then narrows the entry the same way.
+func TestHostListsShareSyntax(t *testing.T) {
+	for _, entry := range []string{"shop.example:8443", "*.example.com:8443", "[2001:db8::1]:8443", "192.0.2.1:8443"} {
+		for name, p := range map[string]Policy{"allowed_hosts": {AllowedHosts: []string{entry}}, "only_hosts": {OnlyHosts: []string{entry}}} {
+			if err := p.Validate(); err != nil {
+				t.Errorf("%s = [%q] refused: %v", name, entry, err)
+			}
+		}
+	}
+	r, err := compile(Policy{OnlyHosts: []string{"shop.example:8443"}, Ports: []int{443, 8443}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := canonicalHost("shop.example")
+	if _, why := r.checkName(h, 8443); why != "" {
+		t.Errorf("only_hosts shop.example:8443 refused its port: %s", why)
+	}
+	if _, why := r.checkName(h, 443); why == "" {
+		t.Error("only_hosts shop.example:8443 opened port 443 too")
+	}
+	for _, bad := range []string{"shop.example:0", "shop.example:x", "shop.example:70000"} {
+		if err := (Policy{OnlyHosts: []string{bad}}).Validate(); err == nil {
+			t.Errorf("only_hosts %q accepted", bad)
+		}
 	}
 }

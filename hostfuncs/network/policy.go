@@ -25,7 +25,8 @@ type Policy struct {
 	// "127.0.0.1:8080" for one port only, "*.corp.example" for subdomains).
 	AllowedHosts []string
 	// OnlyHosts, when not empty, are the only hosts reachable besides
-	// AllowedHosts; "*.example.com" covers subdomains, not the apex.
+	// AllowedHosts; "*.example.com" covers subdomains, not the apex, and
+	// "host:port" that host on that port only (which Ports must allow).
 	OnlyHosts []string
 	// AllowPrivate lets RFC 1918, CGNAT (100.64/10) and unique-local IPv6
 	// addresses through. Never loopback, link-local (cloud metadata) or
@@ -47,12 +48,12 @@ func (p Policy) Validate() error {
 		}
 	}
 	for _, h := range p.AllowedHosts {
-		if _, err := parsePattern(h, true); err != nil {
+		if _, err := parsePattern(h); err != nil {
 			errs = append(errs, fmt.Errorf("network.allowed_hosts: %w", err))
 		}
 	}
 	for _, h := range p.OnlyHosts {
-		if _, err := parsePattern(h, false); err != nil {
+		if _, err := parsePattern(h); err != nil {
 			errs = append(errs, fmt.Errorf("network.only_hosts: %w", err))
 		}
 	}
@@ -84,21 +85,21 @@ type pattern struct {
 	port     int // 0: any
 }
 
-func parsePattern(s string, withPort bool) (pattern, error) {
+// parsePattern reads one allowed_hosts or only_hosts entry; both take the
+// same syntax: "host", "*.suffix", "host:port", "[v6]:port".
+func parsePattern(s string) (pattern, error) {
 	raw := strings.TrimSpace(s)
 	var p pattern
 	if strings.HasPrefix(raw, "*.") {
 		p.wildcard = true
 		raw = raw[2:]
 	}
-	if withPort {
-		if h, port, err := net.SplitHostPort(raw); err == nil {
-			n, err := strconv.Atoi(port)
-			if err != nil || n < 1 || n > 65535 {
-				return p, fmt.Errorf("%q: bad port", s)
-			}
-			raw, p.port = h, n
+	if h, port, err := net.SplitHostPort(raw); err == nil {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return p, fmt.Errorf("%q: bad port", s)
 		}
+		raw, p.port = h, n
 	}
 	h, err := canonicalHost(raw)
 	if err != nil {
@@ -358,11 +359,11 @@ func compile(p Policy) (*rules, error) {
 		r.ports = DefaultPorts
 	}
 	for _, h := range p.AllowedHosts {
-		pt, _ := parsePattern(h, true)
+		pt, _ := parsePattern(h)
 		r.allowed = append(r.allowed, pt)
 	}
 	for _, h := range p.OnlyHosts {
-		pt, _ := parsePattern(h, false)
+		pt, _ := parsePattern(h)
 		r.only = append(r.only, pt)
 	}
 	// Ports are checked here, by the policy; the guardian checks addresses.

@@ -19,20 +19,23 @@ import (
 )
 
 // connectProxy is a minimal upstream HTTP proxy: it answers CONNECT and
-// records the targets it was asked for.
+// records the targets it was asked for. With dial unset it tunnels
+// nowhere: every CONNECT gets 502, so a test can send a public address
+// through it without a packet leaving the machine.
 type connectProxy struct {
 	ln      net.Listener
+	dial    bool
 	mu      sync.Mutex
 	targets []string
 	auth    []string
 }
 
-func newConnectProxy(t *testing.T) *connectProxy {
+func newConnectProxy(t *testing.T, dial bool) *connectProxy {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &connectProxy{ln: ln}
+	p := &connectProxy{ln: ln, dial: dial}
 	t.Cleanup(func() { ln.Close() })
 	go func() {
 		for {
@@ -57,6 +60,10 @@ func (p *connectProxy) serve(c net.Conn) {
 	p.targets = append(p.targets, req.Host)
 	p.auth = append(p.auth, req.Header.Get("Proxy-Authorization"))
 	p.mu.Unlock()
+	if !p.dial {
+		fmt.Fprint(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
+		return
+	}
 	up, err := net.Dial("tcp", req.Host)
 	if err != nil {
 		fmt.Fprint(c, "HTTP/1.1 502 Bad Gateway\r\n\r\n")
@@ -81,7 +88,7 @@ func TestUpstreamChaining(t *testing.T) {
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "through the upstream") }))
 	defer site.Close()
 	su, _ := url.Parse(site.URL)
-	up := newConnectProxy(t)
+	up := newConnectProxy(t, true)
 	upURL, _ := url.Parse("http://op:s3cret@" + up.ln.Addr().String())
 	s, err := New(Options{Logger: quiet(), DialTimeout: 2 * time.Second, Upstream: upURL,
 		Resolver: mapResolver{"site.test": {mustAddr(t, su.Hostname())}},

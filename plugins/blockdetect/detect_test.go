@@ -124,30 +124,60 @@ func TestNotANavigation(t *testing.T) {
 	}
 }
 
-// TestCorpusWalls runs the saved walls of the shared corpus when present
-// (status from their meta, else 200).
+// corpusDir is the shared corpus: $WASMWRIGHT_CORPUS, else ../shared/corpus
+// beside the repository root (this module sits two folders below it).
+func corpusDir(t *testing.T, sub string) string {
+	t.Helper()
+	dir := os.Getenv("WASMWRIGHT_CORPUS")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "corpus")
+	}
+	dir = filepath.Join(dir, sub)
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the shared corpus is absent (%v): put it at ../shared/corpus beside the repository, or set WASMWRIGHT_CORPUS", err)
+	}
+	return dir
+}
+
+type corpusMeta struct {
+	Vendor, Kind string
+	Status       int
+	Headers      map[string]string
+}
+
+// corpusPage reads one saved page and its meta (status from the meta, else
+// 200), whole: the detector reads the whole body.
+func corpusPage(t *testing.T, f string) (abi.Page, corpusMeta) {
+	t.Helper()
+	b, err := os.ReadFile(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var meta corpusMeta
+	if mb, err := os.ReadFile(strings.TrimSuffix(f, ".html") + ".meta.json"); err == nil {
+		if err := json.Unmarshal(mb, &meta); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+	}
+	p := abi.Page{URL: "https://corpus.test/", Status: meta.Status, Headers: map[string]string{}, HTML: string(b)}
+	if p.Status == 0 {
+		p.Status = 200
+	}
+	for k, v := range meta.Headers {
+		p.Headers[strings.ToLower(k)] = v
+	}
+	return p, meta
+}
+
+// TestCorpusWalls runs the saved walls of the shared corpus: each is caught
+// with its vendor and the kind its meta records; the controls pass.
 func TestCorpusWalls(t *testing.T) {
-	dir := "/work/shared/corpus/walls"
-	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	files, _ := filepath.Glob(filepath.Join(corpusDir(t, "walls"), "*.html"))
 	if len(files) == 0 {
-		t.Skip("no corpus at " + dir)
+		t.Fatal("the corpus has no walls/*.html")
 	}
 	for _, f := range files {
-		b, _ := os.ReadFile(f)
-		var meta struct {
-			Vendor, Kind string
-			Status       int
-			Headers      map[string]string
-		}
-		mb, _ := os.ReadFile(strings.TrimSuffix(f, ".html") + ".meta.json")
-		json.Unmarshal(mb, &meta)
-		p := abi.Page{URL: "https://corpus.test/", Status: meta.Status, Headers: map[string]string{}, HTML: string(b)}
-		if p.Status == 0 {
-			p.Status = 200
-		}
-		for k, v := range meta.Headers {
-			p.Headers[strings.ToLower(k)] = v
-		}
+		p, meta := corpusPage(t, f)
 		resp := hookVia(t, nav(p, false))
 		name := filepath.Base(f)
 		if meta.Kind == "not-a-wall" {
@@ -162,15 +192,97 @@ func TestCorpusWalls(t *testing.T) {
 		}
 		v := strings.ToLower(resp.Error.Details["vendor"])
 		want := strings.Split(meta.Vendor, "-")[0]
-		if want == "aws" {
-			want = "aws"
-		}
 		if want == "imperva" {
 			want = "incapsula"
 		}
 		if !strings.Contains(v, want) {
 			t.Errorf("%s: vendor %q, want %q", name, v, meta.Vendor)
 		}
+		wantKind := meta.Kind
+		if wantKind == "bot-fight-mode-script" {
+			wantKind = kindChallenge // a script check the browser passes by itself
+		}
+		if k := resp.Error.Details["kind"]; k != wantKind {
+			t.Errorf("%s: kind %q, want %q (marker %s)", name, k, wantKind, resp.Error.Details["marker"])
+		}
+	}
+}
+
+// TestCorpusPagesAreNotWalls: no normal page of the corpus, read whole, is
+// called a wall.
+func TestCorpusPagesAreNotWalls(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join(corpusDir(t, "pages"), "*.html"))
+	if len(files) == 0 {
+		t.Fatal("the corpus has no pages/*.html")
+	}
+	for _, f := range files {
+		p, _ := corpusPage(t, f)
+		if resp := hookVia(t, nav(p, false)); resp.Error != nil {
+			t.Errorf("%s: flagged: %v", filepath.Base(f), resp.Error.Details)
+		}
+	}
+}
+
+// TestMarkersAnywhereInTheBody: a wall's marker after 100 KB and more of
+// ordinary markup is found, in the raw HTML and the entity-decoded one.
+func TestMarkersAnywhereInTheBody(t *testing.T) {
+	filler := "<!-- " + strings.Repeat("padding so the marker sits far into the document. ", 2500) + " -->"
+	for _, c := range []struct {
+		name, tail, vendor, kind string
+	}{
+		{"cf interactive", `<script>window._cf_chl_opt={cType: 'interactive'}</script>`, "Cloudflare", kindCaptcha},
+		{"cf managed", `<script>window._cf_chl_opt={cType: 'managed'}</script>`, "Cloudflare", kindChallenge},
+		{"datadome", `<script src="https://ct.captcha-delivery.com/c.js"></script>`, "DataDome", kindCaptcha},
+		{"akamai entities", `<p>You don't have permission to access "&#47;" on this server.<P>Reference&#32;&#35;18&#46;ee82d717&#46;1613032738&#46;58852a4`, "Akamai", kindBlock},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := "<html><head><title>Loading</title></head><body>" + filler + c.tail + "</body></html>"
+			if strings.Index(doc, c.tail) < 100<<10 {
+				t.Fatal("filler too short")
+			}
+			// Both forms a host may send: JSON, and the page raw
+			// (abi.FeatureRawPage, which this plugin asks for).
+			req := nav(abi.Page{URL: "https://far.test/", Status: 200, HTML: doc}, false)
+			for _, raw := range []bool{false, true} {
+				in, err := abi.EncodeHookRequest(&req, raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				out, isErr := sdk.Handle(abi.OpHook, in)
+				var resp abi.HookResponse
+				if isErr || json.Unmarshal(out, &resp) != nil {
+					t.Fatalf("raw=%v: %s", raw, out)
+				}
+				if resp.Error == nil || resp.Error.Details["vendor"] != c.vendor || resp.Error.Details["kind"] != c.kind {
+					t.Fatalf("raw=%v: got %+v", raw, resp.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestKindsAcrossVendors: one vocabulary for every vendor, read from the
+// page where one page type serves two kinds.
+func TestKindsAcrossVendors(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		page abi.Page
+		kind string
+	}{
+		{"aws captcha header", abi.Page{Status: 405, Headers: map[string]string{"x-amzn-waf-action": "captcha"}}, kindCaptcha},
+		{"aws block header", abi.Page{Status: 403, Headers: map[string]string{"x-amzn-waf-action": "block"}}, kindBlock},
+		{"aws challenge header", abi.Page{Status: 202, Headers: map[string]string{"x-amzn-waf-action": "challenge"}}, kindChallenge},
+		{"cf header, interactive page", abi.Page{Status: 403, Headers: map[string]string{"cf-mitigated": "challenge"}, HTML: `<script>window._cf_chl_opt={cType: "interactive"}</script>`}, kindCaptcha},
+		{"cf orchestrate captcha", abi.Page{Status: 403, HTML: `<script>cpo.src="/cdn-cgi/challenge-platform/h/b/orchestrate/captcha/v1"</script>`}, kindCaptcha},
+		{"cf orchestrate jsch", abi.Page{Status: 503, HTML: `<script>cpo.src="/cdn-cgi/challenge-platform/h/b/orchestrate/jsch/v1"</script>`}, kindChallenge},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			c.page.URL = "https://kind.test/"
+			resp := hookVia(t, nav(c.page, false))
+			if resp.Error == nil || resp.Error.Details["kind"] != c.kind {
+				t.Fatalf("got %+v, want kind %s", resp.Error, c.kind)
+			}
+		})
 	}
 }
 
@@ -183,7 +295,7 @@ func TestSelfTestAndManifest(t *testing.T) {
 	out, _ = sdk.Handle(abi.OpDescribe, nil)
 	var m abi.Manifest
 	json.Unmarshal(out, &m)
-	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 {
+	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawPage) {
 		t.Fatalf("manifest: %s", out)
 	}
 }

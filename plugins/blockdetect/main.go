@@ -23,6 +23,8 @@ import (
 func init() {
 	sdk.Plugin("blockdetect", "1.0.0", "Detects bot walls (challenge, captcha and block pages) in navigation results.")
 	sdk.Hook(hook, abi.HookDetect)
+	// The whole page (megabytes) arrives raw, not as JSON strings.
+	sdk.Features(abi.FeatureRawPage)
 	sdk.SelfTest(selfTest)
 }
 

@@ -1,26 +1,29 @@
 // Command browser benchmarks wasmwright's browser tools against Playwright
-// MCP on the same scripted session over saved web pages served on loopback:
-// navigate, snapshot, type, click, screenshot. Both run the same Chromium;
-// external hosts resolve to nothing for both, so only the loopback pages
-// load.
+// MCP, both driven the same way: each is an MCP server over stdio (the
+// built `build/wasmwright serve`, and Playwright MCP's cli.js), spoken to by
+// the same JSON-RPC client code, on the same scripted task over saved web
+// pages served on loopback: navigate, snapshot, type, click, read (a
+// second snapshot). Both run the same Chromium; external hosts resolve to
+// nothing for both, so only the loopback pages load.
 //
 //	go run ./internal/bench/browser [-pages ../shared/corpus/pages] [-n 20 | -all]
 //
-// It prints a markdown section: per-call median latency of each, their
-// ratio, snapshot size, and memory per open session. The peer is
-// @playwright/mcp@0.0.83 installed in build/peer (make bench installs it);
-// without it only wasmwright is measured.
+// Type and click act on the same elements on both sides: the first textbox
+// and the first button (else link), by role and name, that both
+// snapshots show. Failed calls are counted, not dropped. It prints a
+// markdown section: per-call median latency and failures of each, their
+// ratio, the per-task cost (calls, bytes received, time) and memory. The
+// peer is @playwright/mcp@0.0.83 installed in build/peer (make bench
+// installs it); without it only wasmwright is measured.
 package main
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -30,12 +33,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -43,108 +44,132 @@ import (
 // of waiting on a closed network (wasmwright's does this itself).
 var isolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
 
-var steps = []string{"navigate", "snapshot", "type", "click", "screenshot"}
+var steps = []string{"navigate", "snapshot", "type", "click", "read"}
+
+// side is one system under test: its MCP client and what it measured.
+type side struct {
+	name   string
+	c      *mcpClient
+	tools  map[string]string // step -> tool name
+	arg    string            // the name of the element argument
+	times  map[string][]time.Duration
+	failed map[string]int
+	snaps  []int
+	// per-task totals over the measured pages
+	calls int
+	bytes int64
+	total time.Duration
+}
 
 func main() {
 	root := wasmbuild.Root()
 	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
-	pagesDir := flag.String("pages", filepath.Join(root, "..", "shared", "corpus", "pages"), "folder of saved .html pages")
+	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
 	n := flag.Int("n", 20, "pages to run")
 	all := flag.Bool("all", false, "run every page")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
-	sessions := flag.Int("sessions", 3, "extra sessions opened to measure memory per session")
+	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	verbose := flag.Bool("v", false, "log each call")
 	flag.Parse()
 	if *corpus != "" {
 		*pagesDir = filepath.Join(*corpus, "pages")
 	}
+	const title = "## Browser: wasmwright vs Playwright MCP 0.0.83, both over MCP stdio"
 
 	pages, err := listPages(*pagesDir)
 	if err != nil || len(pages) == 0 {
-		fmt.Printf("## Browser benchmark\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", *pagesDir, err)
+		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
 		return
 	}
 	if !*all && len(pages) > *n {
 		pages = pages[:*n]
 	}
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		fmt.Printf("## Browser benchmark\n\nSkipped: %v\n", err)
+		fmt.Printf("%s\n\nSkipped: %v\n", title, err)
 		os.Exit(1)
 	}
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
 	defer srv.Close()
 
-	ww, err := newWasmwright(*verbose)
+	wc, err := newWasmwright(*bin, *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmwright:", err)
 		os.Exit(1)
 	}
-	defer ww.close()
-	var peer *mcpPeer
+	defer wc.close()
+	sides := []*side{{name: "wasmwright", c: wc, arg: "ref",
+		tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot"}}}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
-		if peer, err = newPeer(cli, *verbose); err != nil {
+		if pc, err := newPeer(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
-			peer = nil
 		} else {
-			defer peer.close()
+			defer pc.close()
+			sides = append(sides, &side{name: "Playwright MCP", c: pc, arg: "target",
+				tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot"}})
 		}
 	} else {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
 	}
+	for _, s := range sides {
+		s.times, s.failed = map[string][]time.Duration{}, map[string]int{}
+	}
 
-	wwT, peerT := map[string][]time.Duration{}, map[string][]time.Duration{}
-	var wwSnap, peerSnap []int
 	// Warm both (first launch, first compile) on the first page, unmeasured.
-	ww.run(srv.URL+"/"+pages[0], nil, nil)
-	if peer != nil {
-		peer.run(srv.URL+"/"+pages[0], nil, nil)
-	}
+	runTask(sides, srv.URL+"/"+pages[0], false)
+	shared := 0
 	for _, p := range pages {
-		u := srv.URL + "/" + p
-		ww.run(u, wwT, &wwSnap)
+		if runTask(sides, srv.URL+"/"+p, true) {
+			shared++
+		}
+	}
+
+	fmt.Printf("%s\n\n", title)
+	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Warm medians of successful calls in ms; failures counted per call.\n\n",
+		len(pages), filepath.Base(*pagesDir), chromium(), shared, len(pages))
+	peer := (*side)(nil)
+	if len(sides) > 1 {
+		peer = sides[1]
+	}
+	ww := sides[0]
+	fmt.Println("| call | wasmwright (ms) | failed | Playwright MCP (ms) | failed | ratio | n |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, st := range steps {
+		a := median(ww.times[st])
+		b, bf, ratio := time.Duration(0), "-", "-"
 		if peer != nil {
-			peer.run(u, peerT, &peerSnap)
+			b, bf = median(peer.times[st]), strconv.Itoa(peer.failed[st])
+			if a > 0 && b > 0 {
+				ratio = fmt.Sprintf("%.2f", float64(a)/float64(b))
+			}
 		}
-	}
-
-	// Memory: one session each is open now; open more and see what grows.
-	wwBase := pss(wwPids())
-	for i := 0; i < *sessions; i++ {
-		ww.openSession(fmt.Sprintf("extra-%d", i), srv.URL+"/"+pages[i%len(pages)])
-	}
-	wwMore := pss(wwPids())
-	var peerMem int64
-	if peer != nil {
-		peerMem = pss(peer.pids())
-	}
-
-	fmt.Printf("## Browser: wasmwright vs Playwright MCP 0.0.83\n\n")
-	fmt.Printf("%d pages of %s served on loopback; one scripted session per page (navigate, snapshot, type into the first textbox, click the first button or link, screenshot); warm medians in ms; same Chromium (%s) for both, external hosts unresolvable. Playwright MCP runs with --timeout-settle 0.\n\n",
-		len(pages), filepath.Base(*pagesDir), chromium())
-	fmt.Println("| call | wasmwright (ms) | Playwright MCP (ms) | ratio | n |")
-	fmt.Println("|---|---:|---:|---:|---:|")
-	for _, s := range steps {
-		a, b := median(wwT[s]), median(peerT[s])
-		ratio := "-"
-		if peer != nil && b > 0 {
-			ratio = fmt.Sprintf("%.2f", float64(a)/float64(b))
-		}
-		fmt.Printf("| %s | %s | %s | %s | %d |\n", s, msStr(a), msStr(b), ratio, len(wwT[s]))
+		fmt.Printf("| %s | %s | %d | %s | %s | %s | %d |\n", st, msStr(a), ww.failed[st], msStr(b), bf, ratio, len(ww.times[st])+ww.failed[st])
 	}
 	fmt.Println()
-	if peer != nil && len(peerSnap) > 0 {
-		fmt.Printf("Snapshot size (median characters): wasmwright %d, Playwright MCP %d, ratio %.2f (what the agent receives: wasmwright after its compact hook, Playwright MCP as browser_snapshot returns it).\n\n",
-			medianInt(wwSnap), medianInt(peerSnap), float64(medianInt(wwSnap))/float64(max(1, medianInt(peerSnap))))
-	} else {
-		fmt.Printf("Snapshot size (median characters): wasmwright %d.\n\n", medianInt(wwSnap))
+	fmt.Println("Per-task cost, summed over the measured pages (every call, failed ones included; bytes are the JSON-RPC responses the agent's client receives):")
+	fmt.Println()
+	fmt.Println("| | calls | failed | bytes received | time (s) | bytes per task | ms per task |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	for _, s := range sides {
+		f := 0
+		for _, v := range s.failed {
+			f += v
+		}
+		fmt.Printf("| %s | %d | %d | %d | %.1f | %d | %.0f |\n", s.name, s.calls, f, s.bytes, s.total.Seconds(),
+			s.bytes/int64(len(pages)), float64(s.total.Milliseconds())/float64(len(pages)))
 	}
-	fmt.Printf("Memory (PSS): wasmwright with 1 session %s, each further session +%s (%d opened); ",
-		mb(wwBase), mb((wwMore-wwBase)/int64(max(1, *sessions))), *sessions)
-	if peer != nil {
-		fmt.Printf("Playwright MCP, one session per process: %s.\n", mb(peerMem))
+	fmt.Println()
+	if peer != nil && len(peer.snaps) > 0 {
+		fmt.Printf("Snapshot answer size (median characters of the text content): wasmwright %d, Playwright MCP %d, ratio %.2f.\n\n",
+			medianInt(ww.snaps), medianInt(peer.snaps), float64(medianInt(ww.snaps))/float64(max(1, medianInt(peer.snaps))))
 	} else {
-		fmt.Println("Playwright MCP not measured.")
+		fmt.Printf("Snapshot answer size (median characters of the text content): wasmwright %d.\n\n", medianInt(ww.snaps))
+	}
+	fmt.Printf("Memory (PSS of each server's process tree, one session each, after the run): wasmwright %s", mb(pss(ww.c.pids())))
+	if peer != nil {
+		fmt.Printf(", Playwright MCP %s.\n", mb(pss(peer.c.pids())))
+	} else {
+		fmt.Println("; Playwright MCP not measured.")
 	}
 }
 
@@ -163,28 +188,50 @@ func listPages(dir string) ([]string, error) {
 	return out, nil
 }
 
-var (
-	refLine = regexp.MustCompile(`- (textbox|searchbox|button|link)\b[^\n]*\[ref=([a-z0-9]+)\]`)
-)
+// elemLine is a snapshot line naming an element: role, name, ref.
+var elemLine = regexp.MustCompile(`- (textbox|searchbox|button|link) "([^"\n]+)"[^\n]*?\[ref=([a-z0-9]+)\]`)
 
-// targets picks the first textbox and the first button (else link) of a
-// snapshot, the same rule for both systems.
-func targets(snap string) (textbox, clickable string) {
-	var link string
-	for _, m := range refLine.FindAllStringSubmatch(snap, -1) {
-		switch m[1] {
-		case "textbox", "searchbox":
-			if textbox == "" {
-				textbox = m[2]
+// elems maps "role name" to the first ref a snapshot gives it, in order.
+func elems(snap string) (order []string, refs map[string]string) {
+	refs = map[string]string{}
+	for _, m := range elemLine.FindAllStringSubmatch(snap, -1) {
+		role := m[1]
+		if role == "searchbox" {
+			role = "textbox"
+		}
+		k := role + " " + m[2]
+		if _, ok := refs[k]; !ok {
+			refs[k] = m[3]
+			order = append(order, k)
+		}
+	}
+	return order, refs
+}
+
+// sharedTargets picks, from the first snapshot's order, the first textbox
+// and the first button (else link) every snapshot shows: the same elements
+// for every side. It returns the keys.
+func sharedTargets(snaps []map[string]string, order []string) (textbox, clickable string) {
+	inAll := func(k string) bool {
+		for _, s := range snaps {
+			if _, ok := s[k]; !ok {
+				return false
 			}
-		case "button":
-			if clickable == "" {
-				clickable = m[2]
-			}
-		case "link":
-			if link == "" {
-				link = m[2]
-			}
+		}
+		return true
+	}
+	link := ""
+	for _, k := range order {
+		if !inAll(k) {
+			continue
+		}
+		switch {
+		case strings.HasPrefix(k, "textbox ") && textbox == "":
+			textbox = k
+		case strings.HasPrefix(k, "button ") && clickable == "":
+			clickable = k
+		case strings.HasPrefix(k, "link ") && link == "":
+			link = k
 		}
 	}
 	if clickable == "" {
@@ -193,34 +240,83 @@ func targets(snap string) (textbox, clickable string) {
 	return textbox, clickable
 }
 
-// ---- wasmwright: the browser plugin in the sandbox on the host functions
-
-type wasmwright struct {
-	h   *host.Host
-	log bool
+// runTask runs the scripted task on one page on every side: navigate and
+// snapshot on each, then the shared targets, then type, click and read on
+// each. measure records times, failures and totals. It reports whether the
+// page had a shared target.
+func runTask(sides []*side, u string, measure bool) bool {
+	call := func(s *side, step string, args map[string]any) (string, error) {
+		text, n, d, err := s.c.tool(s.tools[step], args)
+		if !measure {
+			return text, err
+		}
+		s.calls++
+		s.bytes += int64(n)
+		s.total += d
+		if err != nil {
+			s.failed[step]++
+			fmt.Fprintf(os.Stderr, "%s %s %s: %v\n", s.name, step, u, err)
+		} else {
+			s.times[step] = append(s.times[step], d)
+		}
+		return text, err
+	}
+	snaps := make([]map[string]string, len(sides))
+	var order []string
+	for i, s := range sides {
+		snaps[i] = map[string]string{}
+		if _, err := call(s, "navigate", map[string]any{"url": u}); err != nil {
+			continue
+		}
+		snap, err := call(s, "snapshot", map[string]any{})
+		if err != nil {
+			continue
+		}
+		if measure {
+			s.snaps = append(s.snaps, len(snap))
+		}
+		o, refs := elems(snap)
+		snaps[i] = refs
+		if i == 0 {
+			order = o
+		}
+	}
+	tb, cl := sharedTargets(snaps, order)
+	for i, s := range sides {
+		if tb != "" {
+			call(s, "type", map[string]any{s.arg: snaps[i][tb], "text": "wasmwright"})
+		}
+		if cl != "" {
+			call(s, "click", map[string]any{s.arg: snaps[i][cl]})
+		}
+		call(s, "read", map[string]any{})
+	}
+	return tb != "" || cl != ""
 }
 
-// newWasmwright starts a real host, as `wasmwright serve` does: the browser
-// plugin with the default pipeline (detect, compact, mask), the egress proxy
-// in front of Chromium (loopback allowed for the corpus server), every call
-// through dispatch and the hooks.
-func newWasmwright(verbose bool) (*wasmwright, error) {
-	dir, err := os.MkdirTemp("", "ww-bench-plugins-")
+// ---- the two servers, each an MCP server over stdio
+
+// newWasmwright starts `wasmwright serve` over stdio, as an agent's MCP
+// config runs it: the browser plugin with the default pipeline (detect,
+// compact, mask), the egress proxy in front of Chromium (loopback allowed
+// for the corpus server).
+func newWasmwright(bin string, verbose bool) (*mcpClient, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%v: build it with make build", err)
+	}
+	dir, err := os.MkdirTemp("", "ww-bench-")
 	if err != nil {
 		return nil, err
 	}
-	if _, err := wasmbuild.Install(dir, map[string]string{"browser": "plugins/browser", "blockdetect": "plugins/blockdetect",
-		"snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"}); err != nil {
-		return nil, err
-	}
+	conf := filepath.Join(dir, "bench.toml")
 	// wasmwright's browser needs no isolateArgs: it resolves no names
 	// itself (its own --host-resolver-rules) and the proxy allows only
 	// loopback here.
-	cfg, err := host.ParseConfig(fmt.Sprintf(`
+	err = os.WriteFile(conf, []byte(fmt.Sprintf(`
 [host]
-plugins_dir = %q
 cache_dir = %q
 default_personality = "bench"
+watch_plugins = false
 [browser]
 headed = "false"
 workspace_dir = %q
@@ -234,109 +330,36 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "secrets.mask"]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, dir, filepath.Join(wasmbuild.Root(), "build", "cache"), filepath.Join(os.TempDir(), "ww-bench-workspace")), "bench", dir)
+`, filepath.Join(wasmbuild.Root(), "build", "cache"), filepath.Join(dir, "workspace"))), 0o644)
 	if err != nil {
 		return nil, err
 	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		return nil, err
-	}
-	if probs, _ := h.Problems("bench"); len(probs) > 0 {
-		return nil, fmt.Errorf("bench personality: %s", strings.Join(probs, "; "))
-	}
-	return &wasmwright{h: h, log: verbose}, nil
+	return startMCP(exec.Command(bin, "serve", "--config", conf), dir, "ww", verbose)
 }
 
-func (w *wasmwright) call(session, tool string, args any) (*abi.Result, time.Duration, error) {
-	b, _ := json.Marshal(args)
-	t0 := time.Now()
-	r, err := w.h.Call(context.Background(), host.Request{Personality: "bench", Session: session, Tool: tool, Args: b})
-	d := time.Since(t0)
-	if w.log {
-		fmt.Fprintf(os.Stderr, "ww %s %s %v\n", tool, d.Round(time.Millisecond), err)
-	}
-	return r, d, err
-}
-
-func (w *wasmwright) run(u string, times map[string][]time.Duration, sizes *[]int) {
-	// One session for every page, as Playwright MCP keeps one context.
-	session := "bench"
-	record := func(step string, d time.Duration, err error) {
-		if times != nil && err == nil {
-			times[step] = append(times[step], d)
-		}
-	}
-	_, d, err := w.call(session, "browser_navigate", map[string]any{"url": u})
-	record("navigate", d, err)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "wasmwright navigate %s: %v\n", u, err)
-		return
-	}
-	r, d, err := w.call(session, "browser_snapshot", map[string]any{})
-	record("snapshot", d, err)
-	if err == nil && sizes != nil {
-		*sizes = append(*sizes, len(r.Snapshot))
-	}
-	snap := ""
-	if r != nil {
-		snap = r.Snapshot
-	}
-	tb, cl := targets(snap)
-	if tb != "" {
-		_, d, err = w.call(session, "browser_type", map[string]any{"ref": tb, "text": "wasmwright"})
-		record("type", d, err)
-	}
-	if cl != "" {
-		_, d, err = w.call(session, "browser_click", map[string]any{"ref": cl})
-		record("click", d, err)
-	}
-	_, d, err = w.call(session, "browser_screenshot", map[string]any{"name": "bench"})
-	record("screenshot", d, err)
-}
-
-func (w *wasmwright) openSession(name, u string) {
-	w.call(name, "browser_navigate", map[string]any{"url": u})
-}
-
-func (w *wasmwright) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	w.h.Close(ctx)
-}
-
-// wwPids: this process, and its descendants except the MCP peer's tree.
-func wwPids() []int {
-	out := []int{os.Getpid()}
-	for _, p := range descendants(os.Getpid()) {
-		if !inTree(p, peerPid.Load()) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// ---- Playwright MCP over stdio JSON-RPC
-
-var peerPid atomic.Int64
-
-type mcpPeer struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	id   int
-	log  bool
-	conf string
-}
-
-func newPeer(cli string, verbose bool) (*mcpPeer, error) {
+func newPeer(cli string, verbose bool) (*mcpClient, error) {
 	dir, _ := os.MkdirTemp("", "ww-bench-mcp-")
 	conf := filepath.Join(dir, "config.json")
 	cfg := map[string]any{"browser": map[string]any{"launchOptions": map[string]any{"args": isolateArgs}}}
 	b, _ := json.Marshal(cfg)
 	os.WriteFile(conf, b, 0o644)
-	cmd := exec.Command("node", cli, "--headless", "--executable-path", chromium(), "--no-sandbox", "--isolated",
-		"--timeout-settle", "0", "--config", conf, "--output-dir", dir)
+	return startMCP(exec.Command("node", cli, "--headless", "--executable-path", chromium(), "--no-sandbox", "--isolated",
+		"--timeout-settle", "0", "--config", conf, "--output-dir", dir), dir, "mcp", verbose)
+}
+
+// ---- one MCP client over stdio JSON-RPC, for both
+
+type mcpClient struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	id   int
+	log  bool
+	name string
+	dir  string
+}
+
+func startMCP(cmd *exec.Cmd, dir, name string, verbose bool) (*mcpClient, error) {
 	cmd.Dir = dir
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
@@ -350,9 +373,8 @@ func newPeer(cli string, verbose bool) (*mcpPeer, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	peerPid.Store(int64(cmd.Process.Pid))
-	p := &mcpPeer{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<20), log: verbose, conf: dir}
-	if _, err := p.rpc("initialize", map[string]any{
+	p := &mcpClient{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<20), log: verbose, name: name, dir: dir}
+	if _, _, err := p.rpc("initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "wasmwright-bench", "version": "1"},
 	}); err != nil {
@@ -363,16 +385,18 @@ func newPeer(cli string, verbose bool) (*mcpPeer, error) {
 	return p, nil
 }
 
-func (p *mcpPeer) rpc(method string, params any) (json.RawMessage, error) {
+// rpc sends one request and returns its result and the bytes of the
+// response line.
+func (p *mcpClient) rpc(method string, params any) (json.RawMessage, int, error) {
 	p.id++
 	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
 	if _, err := p.in.Write(append(req, '\n')); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	for {
 		line, err := p.out.ReadBytes('\n')
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		var msg struct {
 			ID     *int            `json:"id"`
@@ -385,19 +409,20 @@ func (p *mcpPeer) rpc(method string, params any) (json.RawMessage, error) {
 			continue // notifications
 		}
 		if msg.Error != nil {
-			return nil, errors.New(msg.Error.Message)
+			return nil, len(line), errors.New(msg.Error.Message)
 		}
-		return msg.Result, nil
+		return msg.Result, len(line), nil
 	}
 }
 
-// tool calls a tool and returns its text content.
-func (p *mcpPeer) tool(name string, args map[string]any) (string, time.Duration, error) {
+// tool calls a tool and returns its text content, the response's size and
+// the call's time; an isError result is an error.
+func (p *mcpClient) tool(name string, args map[string]any) (string, int, time.Duration, error) {
 	t0 := time.Now()
-	raw, err := p.rpc("tools/call", map[string]any{"name": name, "arguments": args})
+	raw, n, err := p.rpc("tools/call", map[string]any{"name": name, "arguments": args})
 	d := time.Since(t0)
 	if err != nil {
-		return "", d, err
+		return "", n, d, err
 	}
 	var res struct {
 		Content []struct {
@@ -414,61 +439,20 @@ func (p *mcpPeer) tool(name string, args map[string]any) (string, time.Duration,
 		}
 	}
 	if p.log {
-		fmt.Fprintf(os.Stderr, "mcp %s %s error=%v\n", name, d.Round(time.Millisecond), res.IsError)
+		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), res.IsError)
 	}
 	if res.IsError {
-		return text.String(), d, errors.New(firstLine(text.String()))
+		return text.String(), n, d, errors.New(firstLine(text.String()))
 	}
-	return text.String(), d, nil
+	return text.String(), n, d, nil
 }
 
-func (p *mcpPeer) run(u string, times map[string][]time.Duration, sizes *[]int) {
-	record := func(step string, d time.Duration, err error) {
-		if times != nil && err == nil {
-			times[step] = append(times[step], d)
-		}
-	}
-	_, d, err := p.tool("browser_navigate", map[string]any{"url": u})
-	record("navigate", d, err)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "mcp navigate %s: %v\n", u, err)
-		return
-	}
-	snap, d, err := p.tool("browser_snapshot", map[string]any{})
-	record("snapshot", d, err)
-	if err == nil && sizes != nil {
-		*sizes = append(*sizes, len(yamlPart(snap)))
-	}
-	tb, cl := targets(snap)
-	if tb != "" {
-		_, d, err = p.tool("browser_type", map[string]any{"target": tb, "text": "wasmwright"})
-		record("type", d, err)
-	}
-	if cl != "" {
-		_, d, err = p.tool("browser_click", map[string]any{"target": cl})
-		record("click", d, err)
-	}
-	_, d, err = p.tool("browser_take_screenshot", map[string]any{})
-	record("screenshot", d, err)
-}
-
-// yamlPart is the snapshot inside Playwright MCP's markdown answer.
-func yamlPart(s string) string {
-	if i := strings.Index(s, "```yaml"); i >= 0 {
-		rest := s[i+7:]
-		if j := strings.Index(rest, "```"); j >= 0 {
-			return strings.TrimSpace(rest[:j])
-		}
-	}
-	return s
-}
-
-func (p *mcpPeer) pids() []int {
-	pid := int(peerPid.Load())
+func (p *mcpClient) pids() []int {
+	pid := p.cmd.Process.Pid
 	return append([]int{pid}, descendants(pid)...)
 }
 
-func (p *mcpPeer) close() {
+func (p *mcpClient) close() {
 	p.in.Close()
 	done := make(chan struct{})
 	go func() { p.cmd.Wait(); close(done) }()
@@ -477,7 +461,7 @@ func (p *mcpPeer) close() {
 	case <-time.After(5 * time.Second):
 		p.cmd.Process.Kill()
 	}
-	os.RemoveAll(p.conf)
+	os.RemoveAll(p.dir)
 }
 
 // ---- helpers
@@ -580,8 +564,6 @@ func descendants(pid int) []int {
 	}
 	return out
 }
-
-func inTree(p int, root int64) bool { return root != 0 && inTreeOf(parents(), p, root) }
 
 func inTreeOf(par map[int]int, p int, root int64) bool {
 	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {

@@ -4,7 +4,7 @@
 // so both see the same machine load), and how many hostile URLs of the
 // corpus were tried and refused. It prints a markdown section.
 //
-//	go run ./internal/bench/network -corpus /work/shared/corpus
+//	go run ./internal/bench/network [-corpus ../shared/corpus]
 package main
 
 import (
@@ -29,10 +29,11 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 func main() {
-	corpus := flag.String("corpus", "/work/shared/corpus", "the shared corpus (pages/, ssrf/)")
+	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (pages/, ssrf/); default ../shared/corpus beside the repository, or $WASMWRIGHT_CORPUS")
 	n := flag.Int("pages", 40, "at most this many corpus pages")
 	rounds := flag.Int("rounds", 3, "timed navigations of each page per mode (after one warm-up)")
 	flag.Parse()

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 // vendorMatches maps a corpus meta vendor to the detector's vendor names.
@@ -90,7 +91,7 @@ func detectSection(h *hooks, pages, walls []rendered, wallDocs []doc, verbose bo
 	}
 	fmt.Println("### Bot-wall detection (blockdetect)")
 	fmt.Println()
-	fmt.Println("Pages served on loopback and rendered by Chromium through playwright-go (status, headers, title, body innerText capped at 32 KB, raw response body capped at 64 KB), as a navigation would see them. Walls get the status and headers their .meta.json records, else 200, so most must be recognised from content alone.")
+	fmt.Printf("Pages served on loopback and rendered by Chromium through playwright-go (status, headers, title, body innerText and raw response body, each capped at the host's default detect_max_mb, %d MiB), as a navigation would see them. Walls get the status and headers their .meta.json records, else 200, so most must be recognised from content alone.\n", browser.DefaultDetectMaxMB)
 	fmt.Println()
 	fmt.Println("| measure | value |")
 	fmt.Println("|---|---|")

@@ -11,11 +11,12 @@ import (
 	"sort"
 	"strings"
 
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 func main() {
-	corpus := flag.String("corpus", "/work/shared/corpus", "the shared corpus (pages/, walls/)")
+	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (pages/, walls/); default ../shared/corpus beside the repository, or $WASMWRIGHT_CORPUS")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
 	only := flag.String("only", "", "run one section: detect, compact or mask")
 	secrets := flag.Int("secrets", 300, "generated secrets for the masking run")

@@ -99,7 +99,7 @@ func (h *hooks) close() {
 
 // call runs one hook through the sandbox and records its latency.
 func (h *hooks) call(p *sandbox.Plugin, req abi.HookRequest) (*abi.HookResponse, error) {
-	in, err := json.Marshal(req)
+	in, err := abi.EncodeHookRequest(&req, req.Role == abi.HookDetect && p.HasFeature(abi.FeatureRawPage))
 	if err != nil {
 		return nil, err
 	}

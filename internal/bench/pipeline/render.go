@@ -16,6 +16,7 @@ import (
 
 	"github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -36,10 +37,10 @@ type rendered struct {
 
 // Caps on what a navigation hands the detector, as a host would cap them.
 const (
-	textCap = 32 << 10
-	htmlCap = 64 << 10
+	textCap = browser.DefaultDetectMaxMB << 20
+	htmlCap = browser.DefaultDetectMaxMB << 20
 	// renderVersion changes the cache key when what we capture changes.
-	renderVersion = "r1"
+	renderVersion = "r2"
 )
 
 // doc is one corpus file to serve.

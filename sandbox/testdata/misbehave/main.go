@@ -47,7 +47,14 @@ func init() {
 		return []byte(`{"text":"ok"}`), nil
 	})
 	sdk.Tool("panic", "panics", func(c *sdk.Call, _ none) (*abi.Result, error) { panic("deliberate panic in misbehave") })
-	sdk.Tool("loop", "never returns", func(c *sdk.Call, _ none) (*abi.Result, error) {
+	sdk.Tool("loop", "never returns; with announce, asks the host for its info first (so a test knows it is about to spin)", func(c *sdk.Call, a struct {
+		Announce bool `json:"announce,omitempty"`
+	}) (*abi.Result, error) {
+		if a.Announce {
+			if _, err := sdk.HostInfo(); err != nil {
+				return nil, err
+			}
+		}
 		x := 0
 		for {
 			x++
