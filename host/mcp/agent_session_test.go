@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"html"
 	"log/slog"
@@ -17,6 +18,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -32,14 +34,16 @@ import (
 // "@ref:button \"Sign in\"" becomes the ref of the first snapshot line
 // holding `button "Sign in"`, as an agent reads refs off the snapshot.
 //
-// Items of issue 12 covered here: 12 (a wall whose marker sits past 100 KB
-// is caught, kind labelled) and 13 (only_hosts with host:port loads; the
-// default configuration starts without a warning). Still to get steps,
-// once their fixes are merged: 1 cancellation, 2 navigation timeout
-// recovery, 3 failures as errors, 4 no bleed between sessions, 5 stable
-// refs, 6 refs for pointer/draggable elements, 7 link targets on demand,
-// 8 username masking, 9 structuredContent once, 10 emulation, 11 eviction
-// messages.
+// Every item of issue 12 has steps here: 1 a cancelled wait frees the
+// session, 2 a navigation timeout is recovered from, 3 unreachable and
+// refused navigations (and form posts) are errors, 4 nothing of one call
+// bleeds into the next, 5 refs survive a scoped snapshot, 6 hover menus and
+// drag sources built of plain elements have refs, 7 link targets on demand,
+// 8 a filled username stays readable while the password is masked, 9 a
+// snapshot is sent once, 10 emulation keeps the tabs and says what was
+// lost, 11 an evicted session is told why; 12 a wall whose marker sits
+// past 100 KB is caught and labelled; 13 only_hosts with host:port, and
+// the default configuration starts without a warning.
 
 // agentStep is one call and what it must return.
 type agentStep struct {
@@ -49,6 +53,20 @@ type agentStep struct {
 	err   bool     // the result must be an error (IsError)
 	want  []string // substrings of the text, in any order
 	avoid []string // substrings the text must not hold
+
+	// cancelAfter: the client gives up on the call after this long (MCP
+	// cancellation); the step expects that, not a result.
+	cancelAfter time.Duration
+	// within: the call must answer within this long (generous: a bound
+	// that tells a freed session from one still held by a cancelled wait).
+	within time.Duration
+	// scoped: the result is a part of the page; the agent keeps the full
+	// snapshot it had for later refs.
+	scoped bool
+	// once: each must appear exactly once in the result as sent.
+	once []string
+	// session: run the call on another MCP connection of that name.
+	session string
 }
 
 // wallFiller puts a challenge page's marker well past the old 64 KB read.
@@ -96,12 +114,37 @@ func agentSite() http.Handler {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, "<!doctype html><title>Slow page</title><p>Finally loaded</p>")
 	})
+	// Never answers: a navigation to it times out.
+	mux.HandleFunc("GET /hang", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	// A form that posts to a server the personality may not reach.
+	mux.HandleFunc("GET /post-away", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Post away</title><form method="post" action="%s/submit"><button>Send away</button></form>`, html.EscapeString(r.URL.Query().Get("to")))
+	})
+	// A long list the compactor folds, and a button beside it.
+	var items strings.Builder
+	for i := range 40 {
+		fmt.Fprintf(&items, `<li><a href="/item/%d">Item number %d</a></li>`, i, i)
+	}
+	page("GET /list", "List", `<button onclick="this.textContent='Went'">Go</button><ul aria-label="Items">`+items.String()+`</ul>`)
+	// A hover menu and a drag source made of plain elements.
+	page("GET /menu", "Menu", `<div style="cursor:pointer" onmouseenter="document.getElementById('sub').hidden=false">Products</div>
+		<div id="sub" hidden><div style="cursor:pointer" onclick="document.getElementById('out').textContent='Chose phones'">Phones</div></div>
+		<div draggable="true" id="card" ondragstart="event.dataTransfer.setData('text','a')">Card A</div>
+		<div id="zone" style="width:200px;height:80px;border:1px solid" ondragover="event.preventDefault()" ondrop="event.preventDefault();this.textContent='Dropped Card A'">Drop here</div>
+		<p id="out">nothing chosen</p>`)
+	// Many links; the one wanted is a PDF.
+	var links strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&links, `<li><a href="/docs/page-%d">Page %d</a></li>`, i, i)
+	}
+	page("GET /docs", "Docs", `<ul>`+links.String()+`</ul><a href="/files/annual-report.pdf">Annual report</a>`)
 	return mux
 }
 
 // agentSteps is the session. site is the loopback site's URL, other a
 // loopback server the personality may not reach.
-func agentSteps(site, other string) []agentStep {
+func agentSteps(site, other, dead string) []agentStep {
 	return []agentStep{
 		// Login form: type, submit, land on the page behind it.
 		{name: "open login", tool: "browser_navigate", args: map[string]any{"url": site + "/login"}, want: []string{"Sign in", `textbox "Username"`, `button "Sign in"`}},
@@ -141,10 +184,67 @@ func agentSteps(site, other string) []agentStep {
 		// beyond loopback.
 		{name: "other port refused", tool: "browser_navigate", args: map[string]any{"url": other + "/"}, err: true, want: []string{"refused"}},
 		{name: "links of given HTML", tool: "extract_links", args: map[string]any{"html": `<a href="/a">Alpha</a>`, "base": site}, want: []string{"Alpha -> " + site + "/a"}},
+
+		// Item 8: a stored login fills a name the page may show and a
+		// password it may not.
+		{name: "open login again", tool: "browser_navigate", args: map[string]any{"url": site + "/login"}, want: []string{`textbox "Username"`}},
+		{name: "fill stored login", tool: "browser_fill_credential", args: map[string]any{"credential": "site", "username_ref": `@ref:textbox "Username"`, "password_ref": `@ref:textbox "Password"`, "submit": true},
+			want: []string{"Welcome back, " + agentUser}, avoid: []string{agentPass}},
+
+		// Item 9: the snapshot travels once.
+		{name: "snapshot sent once", tool: "browser_snapshot", want: []string{"Welcome back"}, once: []string{"Welcome back, " + agentUser}},
+
+		// Item 1: a wait the client gives up on ends in the host too: the
+		// next call is not held behind its 20 s.
+		{name: "wait the client cancels", tool: "browser_wait_for", args: map[string]any{"seconds": 20}, cancelAfter: 500 * time.Millisecond},
+		{name: "next call runs at once", tool: "browser_snapshot", want: []string{"Welcome back"}, within: 10 * time.Second},
+
+		// Item 2: a navigation that times out leaves a session that works.
+		{name: "navigation times out", tool: "browser_navigate", args: map[string]any{"url": site + "/hang"}, err: true, want: []string{"timeout"}},
+		{name: "next navigation works", tool: "browser_navigate", args: map[string]any{"url": site + "/list"}, want: []string{`button "Go"`}, avoid: []string{"ERR_ABORTED"}},
+
+		// Item 5: a scoped snapshot leaves the full snapshot's refs valid.
+		{name: "scoped snapshot", tool: "browser_snapshot", args: map[string]any{"ref": "@ref:more items"}, scoped: true, want: []string{"Item number 39"}},
+		{name: "ref of the full snapshot still works", tool: "browser_click", args: map[string]any{"ref": `@ref:button "Go"`}, want: []string{"Went"}, avoid: []string{"stale_ref"}},
+
+		// Item 6: plain elements an agent acts on have refs.
+		{name: "open menu page", tool: "browser_navigate", args: map[string]any{"url": site + "/menu"}, want: []string{"Products", "Card A"}},
+		{name: "hover the menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Products"}, want: []string{"Phones"}},
+		{name: "click the item by ref", tool: "browser_click", args: map[string]any{"ref": "@ref:Phones"}, want: []string{"Chose phones"}},
+		{name: "drag by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Card A", "target_ref": "@ref:Drop here"}, want: []string{"Dropped Card A"}},
+
+		// Item 7: a link's target on demand.
+		{name: "open docs", tool: "browser_navigate", args: map[string]any{"url": site + "/docs"}},
+		{name: "the PDF link", tool: "browser_snapshot", args: map[string]any{"link_filter": "pdf"}, scoped: true, want: []string{"/files/annual-report.pdf"}, avoid: []string{"page-7"}},
+
+		// Item 3: failures are failures, with a code and what to do.
+		{name: "nothing listens", tool: "browser_navigate", args: map[string]any{"url": dead + "/"}, err: true, want: []string{"unreachable"}},
+		{name: "form posts where it may not", tool: "browser_navigate", args: map[string]any{"url": site + "/post-away?to=" + other}, want: []string{`button "Send away"`}},
+		{name: "the post is refused", tool: "browser_click", args: map[string]any{"ref": `@ref:button "Send away"`}, err: true, want: []string{"refused"}, avoid: []string{"HTTP 200"}},
+		// Item 4: the next call carries nothing of that failure.
+		{name: "no bleed", tool: "browser_navigate", args: map[string]any{"url": site + "/tabs"}, want: []string{`link "Open help"`}, avoid: []string{"interrupted by another navigation", "blocked request", "favicon"}},
+
+		// Item 10: emulation keeps the tabs and says what was lost.
+		{name: "open a second tab", tool: "browser_click", args: map[string]any{"ref": `@ref:link "Open help"`}},
+		{name: "emulate a phone", tool: "browser_emulate", args: map[string]any{"device": "Pixel 7"}, want: []string{"new browser context", "history"}},
+		{name: "both tabs are there", tool: "browser_tabs", args: map[string]any{"action": "list"}, want: []string{"Tabs", "Help page"}},
+
+		// Item 11: max_contexts is 1 here; another connection's session
+		// evicts this one, which is told why and which key raises it.
+		{name: "another client opens a session", session: "second", tool: "browser_navigate", args: map[string]any{"url": site + "/login"}, want: []string{"Sign in"}},
+		{name: "this session was evicted", tool: "browser_snapshot", err: true, want: []string{"least recently used", "browser.max_contexts"}},
 	}
 }
 
-var refLine = regexp.MustCompile(`\[ref=([a-z0-9]+)\]`)
+// The stored login of the session (item 8).
+const (
+	agentUser = "ada-agent-user"
+	agentPass = "Pa55-agent-session-XYZ"
+)
+
+// refLine finds a ref on a snapshot line: an element's, or the one a
+// folded group names to unfold it.
+var refLine = regexp.MustCompile(`(?:\[ref=|browser_snapshot ref=)([a-z0-9]+)`)
 
 // resolveRefs swaps "@ref:..." arguments for refs read off snap.
 func resolveRefs(t *testing.T, step string, args map[string]any, snap string) map[string]any {
@@ -188,19 +288,37 @@ func TestAgentSession(t *testing.T) {
 	defer site.Close()
 	other := httptest.NewServer(agentSite())
 	defer other.Close()
+	// A port nothing listens on: the personality may reach it, and finds
+	// no one there.
+	gone := httptest.NewServer(http.NotFoundHandler())
+	dead := gone.URL
+	gone.Close()
 	hostport := strings.TrimPrefix(site.URL, "http://")
+	deadport := strings.TrimPrefix(dead, "http://")
+
+	dir := t.TempDir()
+	t.Setenv(vault.PassphraseEnv, "")
+	if err := vault.Open(vault.Options{File: filepath.Join(dir, "vault.age")}).Put(vault.Credential{Name: "site", Username: agentUser, Password: agentPass,
+		Policy: vault.Policy{Origins: []string{site.URL}, Personalities: []string{"default"}, Unattended: true}}); err != nil {
+		t.Fatal(err)
+	}
 
 	// The embedded default, as `wasmwright serve` runs it, plus what a
 	// loopback site needs: its host:port in both host lists.
 	cfgText := host.DefaultConfigText() + fmt.Sprintf(`
 [browser]
 headed = "false"
+navigation_timeout = "3s"
+max_contexts = 1
+
+[vault]
+file = "vault.age"
 
 [personalities.default.network]
-allowed_hosts = [%q]
-only_hosts = [%q]
-`, hostport, hostport)
-	cfg, err := host.ParseConfig(cfgText, "agent-session.toml", t.TempDir())
+allowed_hosts = [%q, %q]
+only_hosts = [%q, %q]
+`, hostport, deadport, hostport, deadport)
+	cfg, err := host.ParseConfig(cfgText, "agent-session.toml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,20 +333,53 @@ only_hosts = [%q]
 		t.Errorf("the default configuration logged warnings at start:\n%s", strings.Join(w, "\n"))
 	}
 
-	cs, _ := connectMemory(t, New(h, Options{Logger: quiet()}), "default", "agent-session", nil)
+	srv := New(h, Options{Logger: quiet()})
+	cs, _ := connectMemory(t, srv, "default", "agent-session", nil)
 	defer cs.Close()
+	others := map[string]*sdk.ClientSession{}
 	snap := ""
-	for _, st := range agentSteps(site.URL, other.URL) {
+	for _, st := range agentSteps(site.URL, other.URL, dead) {
 		args := resolveRefs(t, st.name, st.args, snap)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		client := cs
+		if st.session != "" {
+			if others[st.session] == nil {
+				others[st.session], _ = connectMemory(t, srv, "default", st.session, nil)
+				defer others[st.session].Close()
+			}
+			client = others[st.session]
+		}
+		limit := 60 * time.Second
+		if st.cancelAfter > 0 {
+			limit = st.cancelAfter
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), limit)
 		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: st.tool, Arguments: args})
+		res, err := client.CallTool(ctx, &sdk.CallToolParams{Name: st.tool, Arguments: args})
 		cancel()
-		t.Logf("step %q (%s): %v", st.name, st.tool, time.Since(t0).Round(time.Millisecond))
+		took := time.Since(t0)
+		t.Logf("step %q (%s): %v", st.name, st.tool, took.Round(time.Millisecond))
+		if st.cancelAfter > 0 {
+			if err == nil {
+				t.Fatalf("step %q (%s): answered before the client gave up", st.name, st.tool)
+			}
+			continue
+		}
 		if err != nil {
 			t.Fatalf("step %q (%s): %v", st.name, st.tool, err)
 		}
+		if st.within > 0 && took > st.within {
+			t.Fatalf("step %q (%s): took %v, more than %v", st.name, st.tool, took, st.within)
+		}
 		out := text(t, res)
+		if len(st.once) > 0 {
+			sent, _ := json.Marshal(res)
+			for _, o := range st.once {
+				quoted, _ := json.Marshal(o)
+				if n := strings.Count(string(sent), strings.Trim(string(quoted), `"`)); n != 1 {
+					t.Fatalf("step %q (%s): %q is sent %d times, want once:\n%s", st.name, st.tool, o, n, sent)
+				}
+			}
+		}
 		if res.IsError != st.err {
 			t.Fatalf("step %q (%s %v): error %v, want %v:\n%s", st.name, st.tool, args, res.IsError, st.err, out)
 		}
@@ -242,7 +393,7 @@ only_hosts = [%q]
 				t.Fatalf("step %q (%s %v): holds %q:\n%s", st.name, st.tool, args, a, out)
 			}
 		}
-		if refLine.MatchString(out) {
+		if refLine.MatchString(out) && !st.scoped && st.session == "" {
 			snap = out
 		}
 	}

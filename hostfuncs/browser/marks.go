@@ -72,20 +72,33 @@ func findMarks(p pw.Page) func(wait time.Duration) map[string][]string {
 
 // markLines replaces each line's [box=...] with the marks of that box (on
 // main-frame elements only: a frame's boxes are in its own coordinates).
+// A line is in a frame when it is nested under an iframe line; refs do not
+// tell (once a page has had frames, Playwright prefixes the main frame's
+// refs too, f3e2).
 func markLines(snap string, marks map[string][]string) string {
 	if !strings.Contains(snap, " [box=") {
 		return snap
 	}
 	var b strings.Builder
 	b.Grow(len(snap))
+	frame := -1 // the indent of the iframe line whose content this is
 	for line := range strings.Lines(snap) {
+		body := strings.TrimLeft(line, " ")
+		indent := len(line) - len(body)
+		inFrame := frame >= 0 && indent > frame
+		if !inFrame {
+			frame = -1
+			if strings.HasPrefix(body, "- iframe") {
+				frame = indent
+			}
+		}
 		i, box, rest := boxAttr(line)
 		if i < 0 {
 			b.WriteString(line)
 			continue
 		}
 		b.WriteString(line[:i])
-		if !strings.Contains(line[:i], "[ref=f") {
+		if !inFrame {
 			for _, m := range marks[box] {
 				b.WriteString(" [" + m + "]")
 			}

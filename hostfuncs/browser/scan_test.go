@@ -102,3 +102,22 @@ func TestMarkLines(t *testing.T) {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// Once a page has had frames, Playwright prefixes the main frame's refs
+// too: a line is in a frame by its nesting under an iframe, not its ref.
+func TestMarkLinesPrefixedMainFrame(t *testing.T) {
+	snap := "- generic [ref=f3e1] [box=0,0,800,600]:\n" +
+		"  - generic [ref=f3e2] [box=8,26,100,18]: Card A\n" +
+		"  - iframe [ref=f3e4] [box=0,100,300,150]:\n" +
+		"    - generic [ref=f4e1] [box=8,26,100,18]: inner\n" +
+		"  - generic [ref=f3e5] [box=8,26,100,18]: after the frame"
+	got := markLines(snap, map[string][]string{"8,26,100,18": {"draggable"}})
+	want := "- generic [ref=f3e1]:\n" +
+		"  - generic [ref=f3e2] [draggable]: Card A\n" +
+		"  - iframe [ref=f3e4]:\n" +
+		"    - generic [ref=f4e1]: inner\n" +
+		"  - generic [ref=f3e5] [draggable]: after the frame"
+	if got != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -331,7 +331,7 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 	}
 	resp.State, resp.Snapshot, resp.Navigated, resp.Page = out.State, out.Snapshot, out.Navigated, out.Page
 	resp.Filled, resp.Origin = filled, top
-	scrubResponse(&resp, values)
+	scrubResponse(&resp, values, masked)
 	return resp, nil
 }
 
@@ -376,14 +376,16 @@ func withOutcome(err error, outcome string) error {
 	return e.With("outcome", outcome)
 }
 
-// scrubResponse replaces any filled value left in what goes back to the
-// plugin (a page that echoes the username, a code in a title) by the mask.
-// The browser already redacts password inputs; this covers the rest, so
-// the response itself never carries a value, masker or not.
-func scrubResponse(r *abi.VaultFillResponse, values map[string]Secret) {
+// scrubResponse replaces any filled value of a masked kind left in what
+// goes back to the plugin (a code in a title, a page that echoes the
+// password) by the mask. The browser already redacts password inputs; this
+// covers the rest, so the response itself never carries a secret, masker
+// or not. A username the policy does not mask stays readable, as it does
+// in every later result.
+func scrubResponse(r *abi.VaultFillResponse, values map[string]Secret, masked map[string]bool) {
 	var vs []string
-	for _, v := range values {
-		if len(v) >= 2 {
+	for kind, v := range values {
+		if len(v) >= 2 && masked[kind] {
 			vs = append(vs, v.Reveal())
 		}
 	}

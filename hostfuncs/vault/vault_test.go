@@ -439,10 +439,15 @@ func TestFillSuccess(t *testing.T) {
 		t.Fatalf("submit not clicked: %v", h.b.clicks)
 	}
 	out, _ := json.Marshal(resp)
-	if !strings.Contains(string(out), mask) {
-		t.Errorf("echoed value not masked in the response: %s", out)
+	if !strings.Contains(string(out), "title\":\"code "+mask) {
+		t.Errorf("echoed code not masked in the response: %s", out)
 	}
-	h.noValues(t, string(out))
+	// The username the page greets with stays readable (the policy does
+	// not mask it); nothing else of the credential is there.
+	if !strings.Contains(string(out), "Welcome "+testUser) {
+		t.Errorf("the username was masked in the response though the policy does not say so: %s", out)
+	}
+	h.noValues(t, strings.ReplaceAll(string(out), testUser, ""))
 	var a audit
 	json.Unmarshal(h.sink.Snapshot()[0].Data, &a)
 	if a.Outcome != abi.VaultFilled || a.Origin != "https://login.example.org" || len(a.Fields) != 3 || a.Attended {
@@ -493,5 +498,22 @@ func TestMaskedKindsDecideSecrets(t *testing.T) {
 		if strings.Contains(held, testUser) != maskUser {
 			t.Errorf("mask_username=%v: the secrets are %q", maskUser, held)
 		}
+	}
+}
+
+// With mask_username the fill's own response hides the username too.
+func TestFillMasksUsernameByPolicy(t *testing.T) {
+	h := newHarness(t)
+	if err := h.store.Update("site", func(c *Credential) error { c.Policy.Unattended, c.Policy.MaskUsername = true, true; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	resp, e := h.call(context.Background(), "default", abi.VaultFillRequest{Credential: "site", UsernameRef: "e1", PasswordRef: "e2", SubmitRef: "e4"})
+	if e != nil {
+		t.Fatal(e)
+	}
+	out, _ := json.Marshal(resp)
+	h.noValues(t, string(out))
+	if !strings.Contains(string(out), "Welcome "+mask) {
+		t.Errorf("the username is not masked: %s", out)
 	}
 }
