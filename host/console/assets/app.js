@@ -61,9 +61,26 @@ function renderTakeovers() {
     el("div", { class: "reason" }, t.reason),
     el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": t.deadline }, fmtLeft(t.deadline))),
     el("button", { class: "watch", onclick: () => watch(t.personality, t.session) }, "Open live view"), " ",
-    el("button", { class: "handback", onclick: () => post("/api/takeover", { id: t.id, hand_back: true }) }, "Hand back"), " ",
-    el("button", { class: "cancel", onclick: () => post("/api/takeover", { id: t.id, hand_back: false }) }, "Cancel"))));
+    el("button", { class: "handback", onclick: () => endTakeover(t, true) }, "Hand back"), " ",
+    el("button", { class: "cancel", onclick: () => endTakeover(t, false) }, "Cancel"))));
   $("no-takeovers").hidden = state.takeovers.length > 0;
+}
+
+// endTakeover lets go of the page first (when watching it), so the agent
+// finds it free the moment its takeover call returns.
+async function endTakeover(t, handBack) {
+  await releaseFor(t.personality, t.session);
+  await post("/api/takeover", { id: t.id, hand_back: handBack });
+}
+
+function releaseFor(personality, session) {
+  const w = watching;
+  if (!w || w.personality !== personality || w.session !== session || w.ws.readyState !== WebSocket.OPEN) return Promise.resolve();
+  return new Promise((resolve) => {
+    w.onReleased = resolve;
+    w.ws.send(JSON.stringify({ type: "release" }));
+    setTimeout(resolve, 3000);
+  });
 }
 
 function renderApprovals() {
@@ -133,6 +150,9 @@ function watch(personality, session) {
       img.dataset.height = msg.h;
     } else if (msg.type === "error") {
       $("live-error").textContent = msg.error.message;
+    } else if (msg.type === "released") {
+      if (watching.onReleased) watching.onReleased();
+      watching.onReleased = null;
     } else if (msg.type === "ack") {
       $("live-error").textContent = "";
       img.dataset.acks = String(Number(img.dataset.acks || 0) + 1);
@@ -171,7 +191,7 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const b of document.querySelectorAll(".live-key")) b.addEventListener("click", () => send({ kind: "key", key: b.dataset.key }));
   $("live-go").addEventListener("click", () => send({ kind: "navigate", url: $("live-url").value }));
   $("live-back").addEventListener("click", () => send({ kind: "back" }));
-  $("live-release").addEventListener("click", () => watching && watching.ws.send(JSON.stringify({ type: "release" })));
+  $("live-release").addEventListener("click", () => watching && releaseFor(watching.personality, watching.session));
   $("live-stop").addEventListener("click", stopWatching);
   connect();
 });
