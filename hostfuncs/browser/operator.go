@@ -233,7 +233,10 @@ func (s *Service) Input(personality, session string, in OperatorInput) error {
 		if err != nil {
 			return err
 		}
-		do = func() error { _, err := p.Goto(u, pw.PageGotoOptions{Timeout: pw.Float(float64(s.cfg.NavigationTimeout.D().Milliseconds()))}); return err }
+		do = func() error {
+			_, err := p.Goto(u, pw.PageGotoOptions{Timeout: pw.Float(float64(s.cfg.NavigationTimeout.D().Milliseconds()))})
+			return err
+		}
 	case InputBack:
 		do = func() error { _, err := p.GoBack(); return err }
 	default:
