@@ -130,6 +130,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for _, s := range h.svcs {
 		funcs = append(funcs, s.HostFuncs()...)
 	}
+	if h.desk == nil {
+		funcs = append(funcs, noDesk())
+	}
 	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("cache_dir: %w", err)
 	}

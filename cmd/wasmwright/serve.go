@@ -473,7 +473,7 @@ func consoleCmd(g *globals) *cobra.Command {
 				q, _ := json.Marshal(personalities)
 				ps = fmt.Sprintf("personalities = %s\n", q)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s\n\n# Add to the config; give the token above to the operator (it is not stored anywhere):\n[console]\nenabled = true\n\n[[console.operators]]\nname = %q\nsha256 = %q\n%s", t, name, console.HashToken(t), ps)
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n\n# Add to the config; give the token above to the operator (it is not stored anywhere).\n# The console also needs, once: [console] with enabled = true.\n[[console.operators]]\nname = %q\nsha256 = %q\n%s", t, name, console.HashToken(t), ps)
 			return nil
 		},
 	}
