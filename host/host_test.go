@@ -240,6 +240,13 @@ func TestConfigErrors(t *testing.T) {
 		{"[serve]\nmax_conns = -1\n", "must not be negative"},
 		{"[serve]\nallow_remote = \"yes\"\n", "allow_remote"},
 		{"[serve]\norigins = []\n", "unknown key serve.origins"},
+		{"[console]\nenabled = true\n", "console.enabled needs at least one [[console.operators]]"},
+		{"[console]\nenabled = true\npath = \"/mcp\"\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n", "give a path of its own"},
+		{"[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abc\"\n", "console.operators[0].sha256 must be the sha256 hex"},
+		{"[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n", "console.operators[1].name \"o\": give each operator a distinct name"},
+		{"[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\npersonalities = [\"nope\"]\n", "names unknown personality \"nope\""},
+		{"[personalities.p]\n[[serve.tokens]]\nsha256 = \"abababababababababababababababababababababababababababababababab\"\npersonality = \"p\"\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n", "uses an agent's bearer token"},
+		{"[console]\nenable = true\n", "unknown key console.enable"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "personality p grants both browser.eval and vault.fill: script run in the page could read the credentials"},
 		{"[personalities.p]\ngrants = [\"browser.eval\", \"vault.fill\"]\n", "set allow_eval_with_vault = true in [personalities.p]"},
 	} {
