@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"net/http"
 	"net/url"
@@ -98,5 +99,58 @@ func TestServeConsole(t *testing.T) {
 	}
 	if !regexp.MustCompile(`default-src 'none'`).MatchString(res.Header.Get("Content-Security-Policy")) {
 		t.Fatalf("no CSP: %v", res.Header)
+	}
+}
+
+// With MCP over stdio the console runs on console.addr, a listener of its
+// own; without console.addr serve says the console has nowhere to run.
+func TestServeConsoleOwnAddress(t *testing.T) {
+	e, _ := browserServeEnv(t)
+	var cfgFile string
+	for _, kv := range e.env {
+		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
+			cfgFile = v
+		}
+	}
+	b, _ := os.ReadFile(cfgFile)
+	op := "[[console.operators]]\nname = \"ops\"\nsha256 = \"" + strings.Repeat("ab", 32) + "\"\n"
+	stdio := func(console string) (*exec.Cmd, *bufio.Scanner) {
+		os.WriteFile(cfgFile, append(b, []byte("\n[console]\nenabled = true\n"+console+op)...), 0o644)
+		cmd := exec.Command(e.bin, "serve")
+		cmd.Env = e.env
+		stdin, _ := cmd.StdinPipe()
+		t.Cleanup(func() { stdin.Close(); cmd.Process.Kill(); cmd.Wait() })
+		stderr, _ := cmd.StderrPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return cmd, bufio.NewScanner(stderr)
+	}
+	_, sc := stdio("")
+	var said string
+	for sc.Scan() {
+		said += sc.Text() + "\n"
+	}
+	if !strings.Contains(said, "the console needs a listener: set console.addr") {
+		t.Fatalf("stdio without console.addr: %s", said)
+	}
+	_, sc = stdio("addr = \"127.0.0.1:0\"\n")
+	re := regexp.MustCompile(`operator console at (http://\S+)`)
+	var base string
+	for base == "" && sc.Scan() {
+		if m := re.FindStringSubmatch(sc.Text()); m != nil {
+			base = m[1]
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	res, err := http.Get(base + "login")
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("console login page on its own address %q: %v %v", base, err, res)
+	}
+	if res, err = http.Get(base + "static/app.js"); err != nil || res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("app.js without a login: %v %v", err, res)
 	}
 }
