@@ -309,6 +309,13 @@ func TestConsoleEndToEnd(t *testing.T) {
 	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, sess)
 	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Agent page") && r.textContent.includes("idle") }`, row)
 
+	// An agent call in flight shows as such.
+	busy := make(chan string, 1)
+	go func() { text, _ := r.call(t, "browser_wait_for", map[string]any{"seconds": 3}); busy <- text }()
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("agent call")`, row)
+	<-busy
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
+
 	// Live view: a frame of the agent's page arrives, the size of its
 	// viewport; the agent's next page produces a new frame.
 	must(t, op.Locator(row+" button.watch").Click())
