@@ -140,11 +140,9 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 				return fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
 			}
 			if tlsCert != "" {
-				pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
-				if err != nil {
-					return fmt.Errorf("loading the TLS certificate: %w", err)
+				if opts.HTTP.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
+					return err
 				}
-				opts.HTTP.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
 			}
 			if con.mount != nil {
 				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
@@ -279,6 +277,15 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, persona
 	return srv.Serve(ctx, ln, tokens)
 }
 
+// loadTLS reads a PEM certificate (chain) and key for HTTPS.
+func loadTLS(cert, key string) (*tls.Config, error) {
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("loading the TLS certificate: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
+}
+
 // loopbackListener says whether ln accepts only loopback connections.
 func loopbackListener(ln net.Listener) bool {
 	a, ok := ln.Addr().(*net.TCPAddr)
@@ -381,12 +388,12 @@ func startConsole(ctx context.Context, h *host.Host, transport string, allowRemo
 	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
 	scheme := "http://"
 	if cert, key := cfg.TLSFiles(); cert != "" {
-		pair, err := tls.LoadX509KeyPair(cert, key)
+		tc, err := loadTLS(cert, key)
 		if err != nil {
 			ln.Close()
-			return runningConsole{}, fmt.Errorf("loading the TLS certificate: %w", err)
+			return runningConsole{}, err
 		}
-		ln, scheme = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}), "https://"
+		ln, scheme = tls.NewListener(ln, tc), "https://"
 	}
 	fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), c.Path())
 	done := make(chan struct{})
