@@ -451,6 +451,19 @@ func TestConsoleEndToEnd(t *testing.T) {
 	if text, isErr := fill(); isErr {
 		t.Fatalf("attended-only login with an operator connected: %s", text)
 	}
+	// The agent opens a new tab: the live view follows it (a frame of the
+	// red page arrives).
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two", "new_tab": true})
+	waitFor(t, op, `() => {
+		const img = document.getElementById("live"), c = document.createElement("canvas");
+		if (!img.naturalWidth) return false;
+		c.width = img.naturalWidth; c.height = img.naturalHeight;
+		const g = c.getContext("2d");
+		g.drawImage(img, 0, 0);
+		const [r, gr, b] = g.getImageData(c.width - 5, c.height - 5, 1, 1).data;
+		return r > 180 && gr < 100 && b < 100;
+	}`)
+
 	// Close the session from the console (the agent loses its page).
 	op.OnDialog(func(d pw.Dialog) { d.Accept() })
 	must(t, op.Locator(row+" button.close").Click())

@@ -25,20 +25,15 @@ type Session struct {
 	URL         string `json:"url,omitempty"`
 	Title       string `json:"title,omitempty"`
 	State       string `json:"state"`
-	AgeS        int64  `json:"age_s"`
-}
-
-// Takeover is a pending takeover with the seconds it has left.
-type Takeover struct {
-	operator.Takeover
-	RemainingS int64 `json:"remaining_s"`
+	// Created dates the session (the page shows its age).
+	Created time.Time `json:"created"`
 }
 
 // State is what an operator sees, filtered to their personalities.
 type State struct {
 	Operator  string              `json:"operator"`
 	Sessions  []Session           `json:"sessions"`
-	Takeovers []Takeover          `json:"takeovers"`
+	Takeovers []operator.Takeover `json:"takeovers"`
 	Approvals []operator.Approval `json:"approvals"`
 	// Events is the host's event tail, newest last; EventsNote says why it
 	// is empty when the host keeps none.
@@ -49,14 +44,13 @@ type State struct {
 }
 
 func (c *Console) state(o *operatorEntry) State {
-	now := time.Now()
-	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
+	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []operator.Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
 	if c.br != nil {
 		for _, s := range c.br.OperatorSessions() {
 			if !o.sees(s.Personality) {
 				continue
 			}
-			x := Session{Personality: s.Personality, Session: s.Session, URL: s.URL, Title: s.Title, AgeS: int64(now.Sub(s.Created) / time.Second), State: StateIdle}
+			x := Session{Personality: s.Personality, Session: s.Session, URL: s.URL, Title: s.Title, Created: s.Created, State: StateIdle}
 			_, held := c.desk.Held(s.Personality, s.Session)
 			switch {
 			case held:
@@ -71,7 +65,7 @@ func (c *Console) state(o *operatorEntry) State {
 	}
 	for _, t := range c.desk.Takeovers() {
 		if o.sees(t.Personality) {
-			st.Takeovers = append(st.Takeovers, Takeover{Takeover: t, RemainingS: max(0, int64(t.Deadline.Sub(now).Round(time.Second)/time.Second))})
+			st.Takeovers = append(st.Takeovers, t)
 		}
 	}
 	for _, a := range c.desk.Approvals() {

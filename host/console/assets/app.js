@@ -39,13 +39,23 @@ function connect() {
   };
 }
 
+// A part is rebuilt only when its data changed: rebuilding a button while
+// the operator clicks it would swallow the click.
+const shown = {};
+function changed(part, data) {
+  const j = JSON.stringify(data);
+  if (shown[part] === j) return false;
+  shown[part] = j;
+  return true;
+}
+
 function render() {
   $("operator").textContent = "operator " + state.operator;
-  renderTakeovers();
-  renderApprovals();
-  renderSessions();
-  renderEvents();
-  renderLogins();
+  if (changed("takeovers", state.takeovers)) renderTakeovers();
+  if (changed("approvals", state.approvals)) renderApprovals();
+  if (changed("sessions", state.sessions)) renderSessions();
+  if (changed("events", [state.events, state.events_note])) renderEvents();
+  if (changed("logins", [state.logins, state.logins_note])) renderLogins();
   if (watching) {
     const s = state.sessions.find((x) => x.personality === watching.personality && x.session === watching.session);
     const st = $("live-state");
@@ -98,7 +108,7 @@ function renderSessions() {
   $("sessions").tBodies[0].replaceChildren(...state.sessions.map((s) => el("tr", { "data-personality": s.personality, "data-session": s.session },
     el("td", {}, s.personality), el("td", {}, s.session), el("td", {}, s.title), el("td", { class: "url" }, s.url),
     el("td", {}, el("span", { class: "badge state state-" + s.state.replace(/ /g, "-") }, s.state)),
-    el("td", {}, fmtAge(s.age_s)),
+    el("td", {}, el("span", { class: "age", "data-created": s.created }, fmtAge(s.created))),
     el("td", {},
       el("button", { class: "watch", onclick: () => watch(s.personality, s.session) }, "Watch"), " ",
       el("button", { class: "close", onclick: () => confirm(`Close ${s.personality}/${s.session}? The agent loses its page.`) && post("/api/close", { personality: s.personality, session: s.session }) }, "Close")))));
@@ -122,12 +132,14 @@ function fmtLeft(deadline) {
   return s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`;
 }
 
-function fmtAge(s) {
+function fmtAge(created) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(created)) / 1000));
   return s >= 3600 ? `${Math.floor(s / 3600)}h` : s >= 60 ? `${Math.floor(s / 60)}m` : `${s}s`;
 }
 
 setInterval(() => {
   for (const c of document.querySelectorAll(".countdown")) c.textContent = fmtLeft(c.dataset.deadline);
+  for (const a of document.querySelectorAll(".age")) a.textContent = fmtAge(a.dataset.created);
 }, 1000);
 
 // Live view.
