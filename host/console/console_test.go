@@ -598,3 +598,37 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 		t.Fatal("the session is still open")
 	}
 }
+
+// Under TLS the session cookie is Secure, and the origin that counts is
+// the https one.
+func TestConsoleCookieSecureUnderTLS(t *testing.T) {
+	tok := console.NewToken()
+	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
+		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "tls.toml", t.TempDir())
+	must(t, err)
+	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	must(t, err)
+	defer h.Close(context.Background())
+	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
+	must(t, err)
+	srv := httptest.NewTLSServer(c.Handler())
+	defer srv.Close()
+	cl := srv.Client()
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	login := func(origin string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL+"/console/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		res, err := cl.Do(req)
+		must(t, err)
+		res.Body.Close()
+		return res
+	}
+	if res := login(strings.Replace(srv.URL, "https://", "http://", 1)); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("an http origin on an https console: %d", res.StatusCode)
+	}
+	res := login(srv.URL)
+	if len(res.Cookies()) != 1 || !res.Cookies()[0].Secure || !res.Cookies()[0].HttpOnly {
+		t.Fatalf("cookie under TLS: %+v", res.Cookies())
+	}
+}
