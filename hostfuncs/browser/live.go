@@ -108,7 +108,9 @@ func (s *Service) castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved
 	closed := make(chan struct{})
 	var once sync.Once
 	cdp.OnClose(func(pw.CDPSession) { once.Do(func() { close(closed) }) })
-	p.OnClose(func(pw.Page) { once.Do(func() { close(closed) }) })
+	pageClosed := func(pw.Page) { once.Do(func() { close(closed) }) }
+	p.OnClose(pageClosed)
+	defer p.RemoveListener("close", pageClosed) // one per viewer: do not pile up on the page
 	if err := bounded(operatorWait, func() error {
 		_, err := cdp.Send("Page.startScreencast", map[string]any{"format": "jpeg", "quality": 70, "maxWidth": maxW, "maxHeight": maxH, "everyNthFrame": 1})
 		return err
