@@ -120,6 +120,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if opts.Operators {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
 		h.svcs = append(h.svcs, h.desk)
+	} else {
+		h.svcs = append(h.svcs, noDesk{})
 	}
 	v, err := h.newVault()
 	if err != nil {
@@ -129,9 +131,6 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
 	for _, s := range h.svcs {
 		funcs = append(funcs, s.HostFuncs()...)
-	}
-	if h.desk == nil {
-		funcs = append(funcs, noDesk())
 	}
 	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("cache_dir: %w", err)

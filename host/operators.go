@@ -8,12 +8,20 @@ import (
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
-// noDesk is ww_takeover_request on a host without an operator surface: a
-// plugin importing it (the browser plugin) still links, and the call is
-// refused. The takeover tool itself is not offered there (link), so only a
-// plugin calling the host function directly gets this answer.
-func noDesk() sandbox.HostFunc {
-	return hostfuncs.JSON(abi.HostTakeoverRequest, func(context.Context, *hostfuncs.Caller, abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
-		return nil, abi.Errorf(abi.CodeNotAvailable, "no human can take over here: no operator console runs (serve with [console] enabled to offer takeovers); report the blockage to the user instead")
-	})
+// The same fix is on branch i11risk (59da2de, in host/risk.go): when both
+// are merged, delete this file.
+
+// noDesk stands in for the desk when no operator surface runs: the browser
+// plugin imports ww_takeover_request and must still link (its takeover
+// tool is denied, link); a call that reaches it anyway is not_available.
+type noDesk struct{}
+
+func (noDesk) HostFuncs() []sandbox.HostFunc {
+	return []sandbox.HostFunc{
+		hostfuncs.JSON(abi.HostTakeoverRequest, func(context.Context, *hostfuncs.Caller, abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "no operator console runs, so nobody can take over the browser: report the blockage to the user")
+		}),
+	}
 }
+func (noDesk) CloseSession(string, string) error { return nil }
+func (noDesk) Close(context.Context) error       { return nil }
