@@ -67,6 +67,15 @@ func (h *Host) browserSessionClosed(personality, session string) {
 // browserService returns the browser service, or nil (as an
 // operator.Browser) when the host runs without one.
 func (h *Host) browserService() operator.Browser {
+	if b := h.Browser(); b != nil {
+		return b
+	}
+	return nil
+}
+
+// Browser is the browser service, nil when the host runs without one.
+// The operator console reads sessions and streams pages through it.
+func (h *Host) Browser() *browser.Service {
 	for _, s := range h.svcs {
 		if b, ok := s.(*browser.Service); ok {
 			return b

@@ -104,11 +104,17 @@ func (g *globals) withHost(fn func(cmd *cobra.Command, args []string, h *host.Ho
 
 // open loads the config and starts a host.
 func (g *globals) open(ctx context.Context, stderr io.Writer) (*host.Host, error) {
+	return g.openWith(ctx, stderr, false)
+}
+
+// openWith is open; operators starts the host's operator desk (serve with
+// the console enabled).
+func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool) (*host.Host, error) {
 	cfg, err := host.LoadConfig(g.config)
 	if err != nil {
 		return nil, err
 	}
-	return host.New(ctx, cfg, host.Options{Logger: g.logger(stderr)})
+	return host.New(ctx, cfg, host.Options{Logger: g.logger(stderr), Operators: operators && cfg.Console.Enabled})
 }
 
 func toolsCmd(g *globals) *cobra.Command {

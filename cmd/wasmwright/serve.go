@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -20,11 +21,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
 )
 
 func init() {
-	extraCommands = append(extraCommands, serveCmd, tokenCmd)
+	extraCommands = append(extraCommands, serveCmd, tokenCmd, consoleCmd)
 }
 
 // shutdownBudget bounds serve's exit after SIGINT/SIGTERM: calls in flight
@@ -82,7 +84,7 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 			stderr := cmd.ErrOrStderr()
 			ctx, stopped := stopOnSignal(ctx, stderr)
 			defer stopped()
-			h, err := g.open(ctx, stderr)
+			h, err := g.openWith(ctx, stderr, true)
 			if err != nil {
 				return err
 			}
@@ -115,6 +117,11 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
+			con, err := startConsole(ctx, h, transport, allowRemote || cfg.Serve.AllowRemote, stderr)
+			if err != nil {
+				return err
+			}
+			defer con.wait()
 			if transport == "stdio" {
 				srv := mcp.New(h, opts)
 				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
@@ -133,11 +140,12 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 				return fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
 			}
 			if tlsCert != "" {
-				pair, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
-				if err != nil {
-					return fmt.Errorf("loading the TLS certificate: %w", err)
+				if opts.HTTP.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
+					return err
 				}
-				opts.HTTP.TLS = &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}
+			}
+			if con.mount != nil {
+				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
 			}
 			srv := mcp.New(h, opts)
 			return serveHTTP(ctx, srv, h, addr, personality, len(tools), allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
@@ -263,7 +271,19 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, persona
 	}
 	url := scheme + ln.Addr().String() + mcp.Path
 	fmt.Fprint(stderr, connectHelp(url, token, origin, personality, ntools, len(cfg.Serve.Tokens)))
+	if cfg.Console.Enabled && cfg.Console.Addr == "" {
+		fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), cfg.Console.ConsolePath())
+	}
 	return srv.Serve(ctx, ln, tokens)
+}
+
+// loadTLS reads a PEM certificate (chain) and key for HTTPS.
+func loadTLS(cert, key string) (*tls.Config, error) {
+	pair, err := tls.LoadX509KeyPair(cert, key)
+	if err != nil {
+		return nil, fmt.Errorf("loading the TLS certificate: %w", err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{pair}, MinVersion: tls.VersionTLS12}, nil
 }
 
 // loopbackListener says whether ln accepts only loopback connections.
@@ -324,6 +344,72 @@ Stop with Ctrl-C (sessions and browsers are closed first).
 	return b.String()
 }
 
+// runningConsole is the operator console of a serve: mounted on the MCP
+// HTTP listener (mount), or on its own listener (done closes when it has
+// stopped).
+type runningConsole struct {
+	mount *console.Console
+	done  chan struct{}
+}
+
+func (c runningConsole) wait() {
+	if c.done != nil {
+		<-c.done
+	}
+}
+
+// startConsole starts the operator console when the config enables it: on
+// console.addr when set (with either transport), else on the MCP HTTP
+// listener under console.path. stdio without console.addr has no listener
+// to serve it on.
+func startConsole(ctx context.Context, h *host.Host, transport string, allowRemote bool, stderr io.Writer) (runningConsole, error) {
+	cfg := h.Config()
+	if !cfg.Console.Enabled {
+		return runningConsole{}, nil
+	}
+	c, err := console.New(h, console.Options{Path: cfg.Console.ConsolePath(), Operators: cfg.Console.Operators})
+	if err != nil {
+		return runningConsole{}, err
+	}
+	if cfg.Console.Addr == "" {
+		if transport != "http" {
+			return runningConsole{}, fmt.Errorf("the console needs a listener: set console.addr (serving MCP over stdio), or serve MCP over HTTP (--http) to share its listener")
+		}
+		return runningConsole{mount: c}, nil
+	}
+	ln, err := net.Listen("tcp", cfg.Console.Addr)
+	if err != nil {
+		return runningConsole{}, fmt.Errorf("console.addr %s: %w", cfg.Console.Addr, err)
+	}
+	if !loopbackListener(ln) && !allowRemote {
+		ln.Close()
+		return runningConsole{}, fmt.Errorf("refusing to serve the console on %s: it is not a loopback address; listen on 127.0.0.1, or set serve.allow_remote = true (and serve.tls_cert/tls_key)", ln.Addr())
+	}
+	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
+	scheme := "http://"
+	if cert, key := cfg.TLSFiles(); cert != "" {
+		tc, err := loadTLS(cert, key)
+		if err != nil {
+			ln.Close()
+			return runningConsole{}, err
+		}
+		ln, scheme = tls.NewListener(ln, tc), "https://"
+	}
+	fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), c.Path())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		go srv.Serve(ln)
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), sessionGrace)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			srv.Close()
+		}
+	}()
+	return runningConsole{done: done}, nil
+}
+
 func tokenCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{Use: "token", Short: "Make and hash bearer tokens for serve --http"}
 	c.AddCommand(&cobra.Command{
@@ -368,6 +454,40 @@ func tokenCmd(g *globals) *cobra.Command {
 			return nil
 		},
 	})
+	return c
+}
+
+func consoleCmd(g *globals) *cobra.Command {
+	c := &cobra.Command{Use: "console", Short: "The operator console of wasmwright serve ([console] in the config)"}
+	tok := &cobra.Command{Use: "token", Short: "Make operator tokens for the console"}
+	var name string
+	var personalities []string
+	n := &cobra.Command{
+		Use:   "new",
+		Short: "Print a fresh operator token and the [[console.operators]] TOML that accepts it (the config keeps only its sha256)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cfg, err := host.LoadConfig(g.config); err == nil {
+				for _, p := range personalities {
+					if _, ok := cfg.Personalities[p]; !ok {
+						return fmt.Errorf("personality %q is not in %s", p, cfg.Source)
+					}
+				}
+			}
+			t := console.NewToken()
+			ps := ""
+			if len(personalities) > 0 {
+				q, _ := json.Marshal(personalities)
+				ps = fmt.Sprintf("personalities = %s\n", q)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s\n\n# Add to the config; give the token above to the operator (it is not stored anywhere).\n# The console also needs, once: [console] with enabled = true.\n[[console.operators]]\nname = %q\nsha256 = %q\n%s", t, name, console.HashToken(t), ps)
+			return nil
+		},
+	}
+	n.Flags().StringVar(&name, "name", "operator", "the operator's name (shown in the console and the event log)")
+	n.Flags().StringSliceVar(&personalities, "personalities", nil, "only these personalities (default: all)")
+	tok.AddCommand(n)
+	c.AddCommand(tok)
 	return c
 }
 

@@ -147,6 +147,11 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// TLS, when set, serves HTTPS.
 	TLS *tls.Config
+	// Mount, when set, serves MountPath and everything under it on the
+	// same listener (the operator console). It does its own auth: the
+	// bearer token and Origin rules of Path do not apply to it.
+	Mount     http.Handler
+	MountPath string
 }
 
 func (o HTTPOptions) withDefaults() HTTPOptions {
@@ -226,6 +231,10 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 		rc.SetReadDeadline(time.Time{})
 		withToken.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, d: o.WriteTimeout}, r)
 	})
+	if o.Mount != nil && o.MountPath != "" {
+		mux.Handle(o.MountPath, o.Mount)
+		mux.Handle(o.MountPath+"/", o.Mount)
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.NewResponseController(w), http.StatusNotFound, "not found: the MCP endpoint is "+Path)
 	})

@@ -1,0 +1,209 @@
+// The operator console: one page, fed by the state WebSocket (/ws), with a
+// live view over its own WebSocket (/live) while someone watches. Text
+// from the host (reasons, titles, URLs) is set as textContent, never as
+// HTML.
+"use strict";
+
+const base = location.pathname.replace(/\/$/, "");
+const wsBase = (location.protocol === "https:" ? "wss://" : "ws://") + location.host + base;
+const $ = (id) => document.getElementById(id);
+let state = null;
+let watching = null; // {personality, session, ws, w, h}
+
+function el(tag, attrs, ...kids) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) e.append(k instanceof Node ? k : document.createTextNode(String(k ?? "")));
+  return e;
+}
+
+async function post(path, body) {
+  const r = await fetch(base + path, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" });
+  if (!r.ok) {
+    const j = await r.json().catch(() => ({}));
+    alert((j.error && j.error.message) || r.statusText);
+  }
+}
+
+function connect() {
+  const ws = new WebSocket(wsBase + "/ws");
+  ws.onopen = () => { $("link").textContent = "connected"; document.body.dataset.connected = "1"; };
+  ws.onmessage = (m) => { state = JSON.parse(m.data); render(); };
+  ws.onclose = () => {
+    $("link").textContent = "disconnected: retrying";
+    delete document.body.dataset.connected;
+    setTimeout(connect, 2000);
+  };
+}
+
+// A part is rebuilt only when its data changed: rebuilding a button while
+// the operator clicks it would swallow the click.
+const shown = {};
+function changed(part, data) {
+  const j = JSON.stringify(data);
+  if (shown[part] === j) return false;
+  shown[part] = j;
+  return true;
+}
+
+function render() {
+  $("operator").textContent = "operator " + state.operator;
+  if (changed("takeovers", state.takeovers)) renderTakeovers();
+  if (changed("approvals", state.approvals)) renderApprovals();
+  if (changed("sessions", state.sessions)) renderSessions();
+  if (changed("events", [state.events, state.events_note])) renderEvents();
+  if (changed("logins", [state.logins, state.logins_note])) renderLogins();
+  if (watching) {
+    const s = state.sessions.find((x) => x.personality === watching.personality && x.session === watching.session);
+    const st = $("live-state");
+    st.textContent = s ? s.state : "closed";
+    st.className = "badge state-" + (s ? s.state.replace(/ /g, "-") : "closed");
+  }
+}
+
+function renderTakeovers() {
+  const box = $("takeovers");
+  box.replaceChildren(...state.takeovers.map((t) => el("div", { class: "card takeover", "data-id": t.id },
+    el("div", {}, `${t.personality} / ${t.session} asks for a human:`),
+    el("div", { class: "reason" }, t.reason),
+    el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": t.deadline }, fmtLeft(t.deadline))),
+    el("button", { class: "watch", onclick: () => watch(t.personality, t.session) }, "Open live view"), " ",
+    el("button", { class: "handback", onclick: () => endTakeover(t, true) }, "Hand back"), " ",
+    el("button", { class: "cancel", onclick: () => endTakeover(t, false) }, "Cancel"))));
+  $("no-takeovers").hidden = state.takeovers.length > 0;
+}
+
+// endTakeover lets go of the page first (when watching it), so the agent
+// finds it free the moment its takeover call returns.
+async function endTakeover(t, handBack) {
+  await releaseFor(t.personality, t.session);
+  await post("/api/takeover", { id: t.id, hand_back: handBack });
+}
+
+function releaseFor(personality, session) {
+  const w = watching;
+  if (!w || w.personality !== personality || w.session !== session || w.ws.readyState !== WebSocket.OPEN) return Promise.resolve();
+  return new Promise((resolve) => {
+    w.onReleased = resolve;
+    w.ws.send(JSON.stringify({ type: "release" }));
+    setTimeout(resolve, 3000);
+  });
+}
+
+function renderApprovals() {
+  $("approvals").replaceChildren(...state.approvals.map((a) => el("div", { class: "card approval", "data-id": a.id },
+    el("div", {}, `${a.personality} / ${a.session}: `, el("b", {}, a.tool), ` (risk ${a.risk})`, a.origin ? " on " + a.origin : ""),
+    a.summary ? el("div", { class: "summary" }, a.summary) : "",
+    el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": a.deadline }, fmtLeft(a.deadline))),
+    el("button", { class: "approve-once", onclick: () => post("/api/approval", { id: a.id, verdict: "once" }) }, "Approve once"), " ",
+    a.origin ? el("button", { class: "approve-origin", onclick: () => post("/api/approval", { id: a.id, verdict: "origin" }) }, "Approve for " + a.origin) : "", " ",
+    el("button", { class: "deny", onclick: () => post("/api/approval", { id: a.id, verdict: "deny" }) }, "Deny"))));
+  $("no-approvals").hidden = state.approvals.length > 0;
+}
+
+function renderSessions() {
+  $("sessions").tBodies[0].replaceChildren(...state.sessions.map((s) => el("tr", { "data-personality": s.personality, "data-session": s.session },
+    el("td", {}, s.personality), el("td", {}, s.session), el("td", {}, s.title), el("td", { class: "url" }, s.url),
+    el("td", {}, el("span", { class: "badge state state-" + s.state.replace(/ /g, "-") }, s.state)),
+    el("td", {}, el("span", { class: "age", "data-created": s.created }, fmtAge(s.created))),
+    el("td", {},
+      el("button", { class: "watch", onclick: () => watch(s.personality, s.session) }, "Watch"), " ",
+      el("button", { class: "close", onclick: () => confirm(`Close ${s.personality}/${s.session}? The agent loses its page.`) && post("/api/close", { personality: s.personality, session: s.session }) }, "Close")))));
+}
+
+function renderEvents() {
+  $("events-note").textContent = state.events_note || "";
+  $("events").replaceChildren(...state.events.map((e) => el("li", {},
+    `${e.time.slice(11, 19)} ${e.kind} ${e.personality || ""}/${e.session || ""} ${e.data ? JSON.stringify(e.data) : ""}`)));
+}
+
+function renderLogins() {
+  $("logins-note").textContent = state.logins_note || (state.logins.length ? "" : "No stored logins.");
+  $("logins").tBodies[0].replaceChildren(...state.logins.map((l) => el("tr", {},
+    el("td", {}, l.name), el("td", {}, (l.policy.origins || []).join(", ")), el("td", {}, (l.policy.personalities || []).join(", ")),
+    el("td", {}, l.policy.unattended ? "yes" : "no (needs a human present)"), el("td", {}, l.has_totp ? "yes" : ""))));
+}
+
+function fmtLeft(deadline) {
+  const s = Math.max(0, Math.round((Date.parse(deadline) - Date.now()) / 1000));
+  return s >= 60 ? `${Math.floor(s / 60)}m ${s % 60}s` : `${s}s`;
+}
+
+function fmtAge(created) {
+  const s = Math.max(0, Math.round((Date.now() - Date.parse(created)) / 1000));
+  return s >= 3600 ? `${Math.floor(s / 3600)}h` : s >= 60 ? `${Math.floor(s / 60)}m` : `${s}s`;
+}
+
+setInterval(() => {
+  for (const c of document.querySelectorAll(".countdown")) c.textContent = fmtLeft(c.dataset.deadline);
+  for (const a of document.querySelectorAll(".age")) a.textContent = fmtAge(a.dataset.created);
+}, 1000);
+
+// Live view.
+
+function watch(personality, session) {
+  stopWatching();
+  const ws = new WebSocket(`${wsBase}/live?personality=${encodeURIComponent(personality)}&session=${encodeURIComponent(session)}`);
+  watching = { personality, session, ws, w: 0, h: 0 };
+  $("live-panel").hidden = false;
+  $("live-name").textContent = `${personality} / ${session}`;
+  $("live-error").textContent = "";
+  const img = $("live");
+  ws.onmessage = (m) => {
+    const msg = JSON.parse(m.data);
+    if (msg.type === "frame") {
+      watching.w = msg.w; watching.h = msg.h;
+      img.src = "data:image/jpeg;base64," + msg.jpeg;
+      img.dataset.seq = msg.seq;
+      img.dataset.width = msg.w;
+      img.dataset.height = msg.h;
+    } else if (msg.type === "error") {
+      $("live-error").textContent = msg.error.message;
+    } else if (msg.type === "released") {
+      if (watching.onReleased) watching.onReleased();
+      watching.onReleased = null;
+    } else if (msg.type === "ack") {
+      $("live-error").textContent = "";
+      img.dataset.acks = String(Number(img.dataset.acks || 0) + 1);
+    }
+  };
+  ws.onclose = () => { if (watching && watching.ws === ws) $("live-error").textContent = "live view closed"; };
+}
+
+function stopWatching() {
+  if (watching) watching.ws.close();
+  watching = null;
+  $("live-panel").hidden = true;
+}
+
+function send(input) {
+  if (watching && watching.ws.readyState === WebSocket.OPEN) watching.ws.send(JSON.stringify({ type: "input", ...input }));
+}
+
+// point maps a mouse event on the picture to the page's CSS pixels.
+function point(ev) {
+  const r = $("live").getBoundingClientRect();
+  return { x: (ev.clientX - r.left) * (watching.w / r.width), y: (ev.clientY - r.top) * (watching.h / r.height) };
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  const img = $("live");
+  img.addEventListener("click", (ev) => { if (watching && watching.w) { img.focus(); send({ kind: "click", ...point(ev) }); } });
+  img.addEventListener("wheel", (ev) => { if (watching && watching.w) { ev.preventDefault(); send({ kind: "scroll", ...point(ev), dx: ev.deltaX, dy: ev.deltaY }); } }, { passive: false });
+  img.addEventListener("keydown", (ev) => {
+    if (!watching) return;
+    ev.preventDefault();
+    if (ev.key.length === 1 && !ev.ctrlKey && !ev.metaKey && !ev.altKey) send({ kind: "type", text: ev.key });
+    else send({ kind: "key", key: ev.key });
+  });
+  $("live-type").addEventListener("click", () => { send({ kind: "type", text: $("live-text").value }); $("live-text").value = ""; });
+  for (const b of document.querySelectorAll(".live-key")) b.addEventListener("click", () => send({ kind: "key", key: b.dataset.key }));
+  $("live-go").addEventListener("click", () => send({ kind: "navigate", url: $("live-url").value }));
+  $("live-back").addEventListener("click", () => send({ kind: "back" }));
+  $("live-release").addEventListener("click", () => watching && releaseFor(watching.personality, watching.session));
+  $("live-stop").addEventListener("click", stopWatching);
+  connect();
+});

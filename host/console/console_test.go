@@ -1,0 +1,634 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	pw "github.com/mxschmitt/playwright-go"
+	"golang.org/x/net/websocket"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+const (
+	credUser = "console-user"
+	credPass = "console-Pa55-word"
+)
+
+// agentSite is the loopback site the agent browses: a big button that
+// records a click (its text and the title change), a second page of
+// another colour, and a login form.
+func agentSite(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	page := func(body string) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!doctype html>"+body)
+		}
+	}
+	mux.HandleFunc("GET /{$}", page(`<title>Agent page</title><style>body{margin:0}#b{position:absolute;left:0;top:0;width:600px;height:400px;font-size:40px;background:#4c6ef5;color:#fff}</style>
+		<button id="b" onclick="this.textContent='clicked';document.title='clicked by a human'">Press me</button>`))
+	mux.HandleFunc("GET /two", page(`<title>Two</title><style>body{background:#e03131}</style><h1>Page two</h1>`))
+	mux.HandleFunc("GET /login", page(`<title>Sign in</title><form><label>Username <input name="user"></label><label>Password <input type="password" name="pass"></label></form>`))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// rig is a host with the operator desk, the console mounted on the MCP
+// HTTP handler (as serve does), an agent connected over MCP with its
+// bearer token, and an operator token.
+type rig struct {
+	h          *host.Host
+	site       *httptest.Server
+	srv        *httptest.Server
+	base       string // the console's URL
+	agentToken string
+	opToken    string
+	agent      *sdk.ClientSession
+}
+
+func pluginsDir(t testing.TB) string {
+	if d := os.Getenv("WASMWRIGHT_PLUGINS_DIR"); d != "" {
+		return d
+	}
+	return filepath.Join(wasmbuild.Root(), "build", "plugins")
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	plugins := pluginsDir(t)
+	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
+		t.Fatalf("%s/browser.wasm is missing: run `make plugins`", plugins)
+	}
+	r := &rig{site: agentSite(t), agentToken: mcp.NewToken(), opToken: console.NewToken()}
+	dir := t.TempDir()
+	t.Setenv(vault.PassphraseEnv, "")
+	store := vault.Open(vault.Options{File: filepath.Join(dir, "vault.age")})
+	if err := store.Put(vault.Credential{Name: "attended", Username: credUser, Password: credPass,
+		Policy: vault.Policy{Origins: []string{r.site.URL}, Personalities: []string{"default"}}}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := host.ParseConfig(fmt.Sprintf(`[host]
+plugins_dir = %q
+cache_dir = %q
+call_timeout = "60s"
+default_personality = "default"
+watch_plugins = false
+
+[browser]
+headed = "false"
+navigation_timeout = "10s"
+action_timeout = "5s"
+
+[vault]
+file = "vault.age"
+
+[plugins.browser]
+
+[personalities.default]
+plugins = ["browser"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "takeover", "vault.fill"]
+network = { allowed_hosts = [%q] }
+
+[console]
+enabled = true
+[[console.operators]]
+name = "olivia"
+sha256 = %q
+`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), console.HashToken(r.opToken)), "console.toml", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	r.h, err = host.New(context.Background(), cfg, host.Options{Logger: log, Operators: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.h.Close(context.Background()) })
+	c, err := console.New(r.h, console.Options{Path: cfg.Console.ConsolePath(), Operators: cfg.Console.Operators})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.New(r.h, mcp.Options{Logger: log, HTTP: mcp.HTTPOptions{Mount: c.Handler(), MountPath: c.Path()}})
+	tokens, _ := mcp.NewTokens(nil)
+	tokens.Add(r.agentToken, "default")
+	r.srv = httptest.NewServer(srv.Handler(tokens))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		r.srv.Close()
+	})
+	r.base = r.srv.URL + c.Path()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil)
+	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: bearer(r.agentToken)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.agent.Close() })
+	return r
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// call runs an agent tool over MCP; a tool error comes back as "error
+// CODE: message".
+func (r *rig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	res, err := r.agent.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func (r *rig) mustCall(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	text, isErr := r.call(t, tool, args)
+	if isErr {
+		t.Fatalf("%s: %s", tool, text)
+	}
+	return text
+}
+
+// operatorBrowser is the operator's own Chromium, next to the host's.
+func operatorBrowser(t *testing.T) pw.Browser {
+	t.Helper()
+	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
+	if cli == "" {
+		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")
+		t.Setenv("PLAYWRIGHT_CLI_PATH", cli)
+	}
+	p, err := pw.Run(&pw.RunOptions{SkipInstallBrowsers: true, DriverDirectory: filepath.Dir(cli), Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatalf("starting the Playwright driver (make deps): %v", err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	exe := "/usr/lib/chromium/chromium"
+	if _, err := os.Stat(exe); err != nil {
+		exe = "/usr/bin/chromium"
+	}
+	b, err := p.Chromium.Launch(pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String(exe), Headless: pw.Bool(true), Args: []string{"--no-sandbox"}})
+	if err != nil {
+		t.Fatalf("launching the operator's Chromium: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// login opens the console in a fresh context of b and logs in with token.
+// bypassCSP lets the test evaluate its waiting conditions in the page (the
+// console's CSP forbids eval).
+func (r *rig) login(t *testing.T, b pw.Browser, token string, bypassCSP bool) pw.Page {
+	t.Helper()
+	bc, err := b.NewContext(pw.BrowserNewContextOptions{BypassCSP: pw.Bool(bypassCSP)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bc.Close() })
+	pg, err := bc.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.SetDefaultTimeout(30000)
+	if _, err := pg.Goto(r.base + "/"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(pg.URL(), "/login") {
+		t.Fatalf("without a login the console sent us to %s, not the login page", pg.URL())
+	}
+	must(t, pg.Locator("#token").Fill(token))
+	_, err = pg.ExpectNavigation(func() error { return pg.Locator("#login").Click() })
+	must(t, err)
+	return pg
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor polls the console page's DOM (no sleep: Playwright waits for
+// the condition) until expr is true.
+func waitFor(t *testing.T, pg pw.Page, expr string, arg ...any) {
+	t.Helper()
+	var a any
+	if len(arg) > 0 {
+		a = arg[0]
+	}
+	if _, err := pg.WaitForFunction(expr, a, pw.PageWaitForFunctionOptions{Timeout: pw.Float(30000)}); err != nil {
+		t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+func evalInt(t *testing.T, pg pw.Page, expr string) int {
+	t.Helper()
+	v, err := pg.Evaluate(expr)
+	must(t, err)
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	}
+	t.Fatalf("%s = %v", expr, v)
+	return 0
+}
+
+// sessionName is the browser session of the agent's MCP session.
+func (r *rig) sessionName() string {
+	return mcp.SessionName(mcp.HashToken(r.agentToken), r.agent.ID())
+}
+
+// TestConsoleEndToEnd drives the console in the operator's Chromium while
+// an agent works over MCP in the host's: login, the live view, operator
+// control, takeovers (hand-back, cancel, timeout), approvals, attended
+// stored logins, closing a session.
+func TestConsoleEndToEnd(t *testing.T) {
+	r := newRig(t)
+	b := operatorBrowser(t)
+
+	// A wrong token and an agent's bearer token are refused.
+	for _, tok := range []string{"wwop_wrong", r.agentToken} {
+		pg := r.login(t, b, tok, false)
+		if !strings.Contains(pg.URL(), "/login?refused") {
+			c, _ := pg.Content()
+			t.Log(c)
+			t.Fatalf("token %.8s… opened the console: %s", tok, pg.URL())
+		}
+		if n, _ := pg.Locator("#refused").Count(); n != 1 {
+			t.Fatal("the login page does not say the token was refused")
+		}
+	}
+	// The console runs under its own CSP (no eval, no inline script).
+	strict := r.login(t, b, r.opToken, false)
+	must(t, strict.Locator(`body[data-connected="1"] #operator:text("operator olivia")`).WaitFor())
+	must(t, strict.Close())
+	op := r.login(t, b, r.opToken, true)
+	waitFor(t, op, `document.body.dataset.connected === "1" && document.getElementById("operator").textContent === "operator olivia"`)
+
+	// The agent opens a page; it appears in the sessions table.
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	sess := r.sessionName()
+	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, sess)
+	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Agent page") && r.textContent.includes("idle") }`, row)
+
+	// An agent call in flight shows as such.
+	busy := make(chan string, 1)
+	go func() { text, _ := r.call(t, "browser_wait_for", map[string]any{"seconds": 3}); busy <- text }()
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("agent call")`, row)
+	<-busy
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
+
+	// Live view: a frame of the agent's page arrives, the size of its
+	// viewport; the agent's next page produces a new frame.
+	must(t, op.Locator(row+" button.watch").Click())
+	waitFor(t, op, `Number(document.getElementById("live").dataset.seq) >= 1 && document.getElementById("live").naturalWidth > 0`)
+	w := evalInt(t, op, `Number(document.getElementById("live").dataset.width)`)
+	natural := evalInt(t, op, `document.getElementById("live").naturalWidth`)
+	if w < 600 || natural < 300 {
+		t.Fatalf("frame of a %dpx-wide viewport, %dpx picture: not the agent's page", w, natural)
+	}
+	seq := evalInt(t, op, `Number(document.getElementById("live").dataset.seq)`)
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"})
+	waitFor(t, op, `n => Number(document.getElementById("live").dataset.seq) > n`, seq)
+
+	// Operator control: the operator navigates the page back from the
+	// live view; while they hold it, agent tools that change the page are
+	// refused and inspection still works; released, the agent acts again.
+	must(t, op.Locator("#live-back").Click())
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("operator control") && document.querySelector(s).textContent.includes("Agent page")`, row)
+	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "operator is controlling") {
+		t.Fatalf("navigate while the operator controls the page: %s", text)
+	}
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{}); !strings.Contains(text, "Press me") {
+		t.Fatalf("snapshot while the operator controls the page: %s", text)
+	}
+	must(t, op.Locator("#live-release").Click())
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
+
+	// Takeover, handed back: the request appears with its reason verbatim,
+	// other tools answer not_available meanwhile, the operator clicks the
+	// page's button on the live view and hands back.
+	reason := `Solve the <b>captcha</b> & press "Press me"`
+	type outcome struct {
+		text  string
+		isErr bool
+	}
+	takeover := func(args map[string]any) <-chan outcome {
+		ch := make(chan outcome, 1)
+		go func() {
+			text, isErr := r.call(t, "browser_request_takeover", args)
+			ch <- outcome{text, isErr}
+		}()
+		return ch
+	}
+	done := takeover(map[string]any{"reason": reason, "timeout_s": 120})
+	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 1`)
+	if got, _ := op.Locator("#takeovers .reason").TextContent(); got != reason {
+		t.Fatalf("reason shown %q, want %q verbatim", got, reason)
+	}
+	if n, _ := op.Locator("#takeovers .reason b").Count(); n != 0 {
+		t.Fatal("the reason was rendered as HTML")
+	}
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("taken over")`, row)
+	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "A human has taken over") {
+		t.Fatalf("snapshot during a takeover: %s", text)
+	}
+	if text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "again"}); !isErr || !strings.Contains(text, "already pending") {
+		t.Fatalf("a second takeover request: %s", text)
+	}
+	img := op.Locator("#live")
+	box, err := img.BoundingBox()
+	must(t, err)
+	scale := box.Width / float64(w)
+	acks := evalInt(t, op, `Number(document.getElementById("live").dataset.acks || 0)`)
+	must(t, img.Click(pw.LocatorClickOptions{Position: &pw.Position{X: 100 * scale, Y: 100 * scale}}))
+	waitFor(t, op, `n => Number(document.getElementById("live").dataset.acks || 0) > n`, acks)
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("clicked by a human")`, row)
+	must(t, op.Locator("#takeovers button.handback").Click())
+	res := <-done
+	if res.isErr || !strings.Contains(res.text, `"handed_back":true`) || !strings.Contains(res.text, `"outcome":"user"`) || !strings.Contains(res.text, "clicked") {
+		t.Fatalf("takeover handed back: %+v", res)
+	}
+	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 0`)
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}) // free again: control was let go
+
+	// Cancelled.
+	done = takeover(map[string]any{"reason": "log in for me", "timeout_s": 120})
+	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 1`)
+	must(t, op.Locator("#takeovers button.cancel").Click())
+	if res := <-done; res.isErr || !strings.Contains(res.text, `"handed_back":false`) || !strings.Contains(res.text, `"outcome":"cancel"`) {
+		t.Fatalf("takeover cancelled: %+v", res)
+	}
+
+	// Timed out: shown with its countdown, then gone.
+	done = takeover(map[string]any{"reason": "nobody comes", "timeout_s": 2})
+	waitFor(t, op, `() => { const c = document.querySelector("#takeovers .countdown"); return c && /^[0-2]s$/.test(c.textContent) }`)
+	if res := <-done; !res.isErr || !strings.Contains(res.text, "execution_failed") || !strings.Contains(res.text, "No one took over the browser within 2s") {
+		t.Fatalf("takeover timed out: %+v", res)
+	}
+	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 0`)
+
+	// Approvals asked of the desk, approved and denied from the console.
+	ask := func() <-chan error {
+		ch := make(chan error, 1)
+		go func() {
+			dec, err := r.h.Desk().Ask(context.Background(), operator.Approval{Personality: "default", Session: sess, Tool: "browser_click", Risk: abi.RiskAct, Origin: r.site.URL, Summary: "click ref e3"}, time.Minute)
+			if err == nil && (dec.Verdict != operator.ApproveOnce || dec.By != "olivia") {
+				err = fmt.Errorf("decision %+v", dec)
+			}
+			ch <- err
+		}()
+		return ch
+	}
+	decided := ask()
+	waitFor(t, op, `() => { const a = document.querySelector("#approvals .approval"); return a && a.textContent.includes("browser_click") && a.textContent.includes("click ref e3") }`)
+	must(t, op.Locator("#approvals button.approve-once").Click())
+	if err := <-decided; err != nil {
+		t.Fatalf("approved once: %v", err)
+	}
+	decided = ask()
+	waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 1`)
+	must(t, op.Locator("#approvals button.deny").Click())
+	if err := <-decided; err == nil || !strings.Contains(err.Error(), "The operator denied browser_click") {
+		t.Fatalf("denied: %v", err)
+	}
+	waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 0`)
+
+	// Stored logins: names and policies, never values.
+	waitFor(t, op, `() => document.getElementById("logins").textContent.includes("attended")`)
+	if html, _ := op.Content(); strings.Contains(html, credPass) || strings.Contains(html, credUser) {
+		t.Fatal("the console shows a stored value")
+	}
+
+	// An attended-only login fills over MCP while the operator is
+	// connected, and is refused once they leave.
+	fill := func() (string, bool) {
+		snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login"})
+		ref := regexp.MustCompile(`textbox "Password"[^\n]*\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
+		if ref == nil {
+			t.Fatalf("no password field in %s", snap)
+		}
+		return r.call(t, "browser_fill_credential", map[string]any{"credential": "attended", "password_ref": ref[1]})
+	}
+	if text, isErr := fill(); isErr {
+		t.Fatalf("attended-only login with an operator connected: %s", text)
+	}
+	// The agent opens a new tab: the live view follows it (a frame of the
+	// red page arrives).
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two", "new_tab": true})
+	waitFor(t, op, `() => {
+		const img = document.getElementById("live"), c = document.createElement("canvas");
+		if (!img.naturalWidth) return false;
+		c.width = img.naturalWidth; c.height = img.naturalHeight;
+		const g = c.getContext("2d");
+		g.drawImage(img, 0, 0);
+		const [r, gr, b] = g.getImageData(c.width - 5, c.height - 5, 1, 1).data;
+		return r > 180 && gr < 100 && b < 100;
+	}`)
+
+	// Close the session from the console (the agent loses its page).
+	op.OnDialog(func(d pw.Dialog) { d.Accept() })
+	must(t, op.Locator(row+" button.close").Click())
+	waitFor(t, op, `s => !document.querySelector(s)`, row)
+	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "no_session") {
+		t.Fatalf("snapshot after the operator closed the session: %s", text)
+	}
+	must(t, op.Close())
+	changes, unsub := r.h.Desk().Subscribe()
+	defer unsub()
+	for timeout := time.After(10 * time.Second); r.h.Desk().Attended("default"); {
+		select {
+		case <-changes:
+		case <-timeout:
+			t.Fatal("the operator left but the personality is still attended")
+		}
+	}
+	if text, isErr := fill(); !isErr || !strings.Contains(text, "may be filled only with a human present") {
+		t.Fatalf("attended-only login with no operator: %s", text)
+	}
+}
+
+// TestConsoleRefusesStrangers: nothing but the login page without a
+// login; an agent's bearer token opens nothing; a POST or a WebSocket from
+// another origin is refused even with a valid session cookie.
+func TestConsoleRefusesStrangers(t *testing.T) {
+	r := newRig(t)
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	get := func(path string, hdr map[string]string) (*http.Response, string) {
+		req, _ := http.NewRequest("GET", r.base+path, nil)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := noRedirect.Do(req)
+		must(t, err)
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	if res, body := get("/login", nil); res.StatusCode != 200 || !strings.Contains(body, `name="token"`) {
+		t.Fatalf("login page: %d", res.StatusCode)
+	}
+	for _, p := range []string{"/", "/static/app.js", "/static/app.css", "/static/index.html", "/static/", "/api/state", "/ws", "/live?personality=default&session=x"} {
+		for _, hdr := range []map[string]string{nil, {"Authorization": "Bearer " + r.agentToken}} {
+			res, body := get(p, hdr)
+			if res.StatusCode == 200 || strings.Contains(body, "wsBase") || strings.Contains(body, "sessions") {
+				t.Fatalf("GET %s without a login (%v): %d %q", p, hdr, res.StatusCode, body)
+			}
+		}
+	}
+	if res, _ := get("/", nil); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/console/login" {
+		t.Fatalf("GET / without a login: %d to %q", res.StatusCode, res.Header.Get("Location"))
+	}
+
+	// Log in as a browser would (same origin), keep the cookie.
+	login := func(origin, token string) *http.Response {
+		req, _ := http.NewRequest("POST", r.base+"/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := noRedirect.Do(req)
+		must(t, err)
+		res.Body.Close()
+		return res
+	}
+	if res := login(r.srv.URL, r.agentToken); len(res.Cookies()) != 0 || !strings.Contains(res.Header.Get("Location"), "refused") {
+		t.Fatalf("an agent token logged in: %v", res.Header)
+	}
+	if res := login("http://evil.example", r.opToken); res.StatusCode != http.StatusForbidden || len(res.Cookies()) != 0 {
+		t.Fatalf("a cross-origin login: %d", res.StatusCode)
+	}
+	res := login(r.srv.URL, r.opToken)
+	var ck *http.Cookie
+	for _, c := range res.Cookies() {
+		if c.Name == "ww_console" {
+			ck = c
+		}
+	}
+	if ck == nil || !ck.HttpOnly || ck.SameSite != http.SameSiteStrictMode || ck.Path != "/console/" {
+		t.Fatalf("session cookie: %+v", ck)
+	}
+	cookie := map[string]string{"Cookie": ck.Name + "=" + ck.Value}
+	if res, body := get("/static/app.js", cookie); res.StatusCode != 200 || !strings.Contains(body, "wsBase") {
+		t.Fatalf("app.js with a login: %d", res.StatusCode)
+	}
+
+	// Open a session for the agent, then try to close it cross-origin.
+	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	post := func(origin string) int {
+		req, _ := http.NewRequest("POST", r.base+"/api/close", strings.NewReader(fmt.Sprintf(`{"personality":"default","session":%q}`, r.sessionName())))
+		req.Header.Set("Cookie", cookie["Cookie"])
+		req.Header.Set("Content-Type", "application/json")
+		if origin != "" {
+			req.Header.Set("Origin", origin)
+		}
+		res, err := noRedirect.Do(req)
+		must(t, err)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	for _, o := range []string{"http://evil.example", "", "null", strings.Replace(r.srv.URL, "127.0.0.1", "localhost", 1)} {
+		if code := post(o); code != http.StatusForbidden {
+			t.Fatalf("POST /api/close from origin %q: %d", o, code)
+		}
+	}
+	if len(r.h.Browser().OperatorSessions()) != 1 {
+		t.Fatal("a cross-origin POST closed the session")
+	}
+	dial := func(origin string) error {
+		cfg, _ := websocket.NewConfig(strings.Replace(r.base, "http://", "ws://", 1)+"/ws", origin)
+		cfg.Header.Set("Cookie", cookie["Cookie"])
+		ws, err := websocket.DialConfig(cfg)
+		if err == nil {
+			ws.Close()
+		}
+		return err
+	}
+	if err := dial("http://evil.example"); err == nil {
+		t.Fatal("a WebSocket from a foreign origin was accepted")
+	}
+	if r.h.Desk().Attended("default") {
+		t.Fatal("a refused WebSocket attached an operator")
+	}
+	if err := dial(r.srv.URL); err != nil {
+		t.Fatalf("the console's own origin: %v", err)
+	}
+	if code := post(r.srv.URL); code != http.StatusOK {
+		t.Fatalf("POST /api/close from the console's origin: %d", code)
+	}
+	if len(r.h.Browser().OperatorSessions()) != 0 {
+		t.Fatal("the session is still open")
+	}
+}
+
+// Under TLS the session cookie is Secure, and the origin that counts is
+// the https one.
+func TestConsoleCookieSecureUnderTLS(t *testing.T) {
+	tok := console.NewToken()
+	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
+		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "tls.toml", t.TempDir())
+	must(t, err)
+	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	must(t, err)
+	defer h.Close(context.Background())
+	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
+	must(t, err)
+	srv := httptest.NewTLSServer(c.Handler())
+	defer srv.Close()
+	cl := srv.Client()
+	cl.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	login := func(origin string) *http.Response {
+		req, _ := http.NewRequest("POST", srv.URL+"/console/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", origin)
+		res, err := cl.Do(req)
+		must(t, err)
+		res.Body.Close()
+		return res
+	}
+	if res := login(strings.Replace(srv.URL, "https://", "http://", 1)); res.StatusCode != http.StatusForbidden {
+		t.Fatalf("an http origin on an https console: %d", res.StatusCode)
+	}
+	res := login(srv.URL)
+	if len(res.Cookies()) != 1 || !res.Cookies()[0].Secure || !res.Cookies()[0].HttpOnly {
+		t.Fatalf("cookie under TLS: %+v", res.Cookies())
+	}
+}

@@ -1,0 +1,190 @@
+package console
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+)
+
+// Session states the console shows.
+const (
+	StateIdle     = "idle"
+	StateAgent    = "agent call"
+	StateTakeover = "taken over"
+	StateOperator = "operator control"
+)
+
+// Session is one browser session as the console lists it.
+type Session struct {
+	Personality string `json:"personality"`
+	Session     string `json:"session"`
+	URL         string `json:"url,omitempty"`
+	Title       string `json:"title,omitempty"`
+	State       string `json:"state"`
+	// Created dates the session (the page shows its age).
+	Created time.Time `json:"created"`
+}
+
+// State is what an operator sees, filtered to their personalities.
+type State struct {
+	Operator  string              `json:"operator"`
+	Sessions  []Session           `json:"sessions"`
+	Takeovers []operator.Takeover `json:"takeovers"`
+	Approvals []operator.Approval `json:"approvals"`
+	// Events is the host's event tail, newest last; EventsNote says why it
+	// is empty when the host keeps none.
+	Events     []hostfuncs.Event `json:"events"`
+	EventsNote string            `json:"events_note,omitempty"`
+	Logins     []vault.Info      `json:"logins"`
+	LoginsNote string            `json:"logins_note,omitempty"`
+}
+
+func (c *Console) state(o *operatorEntry) State {
+	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []operator.Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
+	if c.br != nil {
+		for _, s := range c.br.OperatorSessions() {
+			if !o.sees(s.Personality) {
+				continue
+			}
+			x := Session{Personality: s.Personality, Session: s.Session, URL: s.URL, Title: s.Title, Created: s.Created, State: StateIdle}
+			_, held := c.desk.Held(s.Personality, s.Session)
+			switch {
+			case held:
+				x.State = StateTakeover
+			case c.desk.Controlled(s.Personality, s.Session):
+				x.State = StateOperator
+			case s.Busy:
+				x.State = StateAgent
+			}
+			st.Sessions = append(st.Sessions, x)
+		}
+	}
+	for _, t := range c.desk.Takeovers() {
+		if o.sees(t.Personality) {
+			st.Takeovers = append(st.Takeovers, t)
+		}
+	}
+	for _, a := range c.desk.Approvals() {
+		if o.sees(a.Personality) {
+			st.Approvals = append(st.Approvals, a)
+		}
+	}
+	if src, ok := any(c.h).(eventSource); ok {
+		for _, e := range src.RecentEvents(eventTail) {
+			if e.Personality == "" || o.sees(e.Personality) {
+				st.Events = append(st.Events, e)
+			}
+		}
+	} else {
+		st.EventsNote = "this host keeps no event tail; see the config's events_file"
+	}
+	logins, note := c.storedLogins()
+	st.LoginsNote = note
+	for _, l := range logins {
+		if len(o.personalities) == 0 || anySeen(o, l.Policy.Personalities) {
+			st.Logins = append(st.Logins, l)
+		}
+	}
+	return st
+}
+
+func anySeen(o *operatorEntry, ps []string) bool {
+	for _, p := range ps {
+		if o.sees(p) {
+			return true
+		}
+	}
+	return false
+}
+
+// storedLogins lists the vault's credentials (names and policies only),
+// read at most every 15 seconds: opening the vault is not free.
+func (c *Console) storedLogins() ([]vault.Info, string) {
+	c.loginsMu.Lock()
+	defer c.loginsMu.Unlock()
+	if time.Since(c.storedAt) < 15*time.Second {
+		return c.stored, c.storedError
+	}
+	c.storedAt = time.Now()
+	c.stored, c.storedError = nil, ""
+	store, err := c.h.Config().VaultStore()
+	if err == nil {
+		c.stored, err = store.List()
+	}
+	if err != nil {
+		c.storedError = "the vault cannot be read: check the [vault] configuration"
+		c.log.Warn("console: listing stored logins", "err", err)
+	}
+	return c.stored, c.storedError
+}
+
+// takeover is POST /api/takeover {id, hand_back}: Hand back (true) or
+// Cancel (false).
+func (c *Console) takeover(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
+	var req struct {
+		ID       string `json:"id"`
+		HandBack bool   `json:"hand_back"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	for _, t := range c.desk.Takeovers() {
+		if t.ID == req.ID && o.sees(t.Personality) {
+			if err := c.desk.EndTakeover(req.ID, req.HandBack); err != nil {
+				writeError(w, err)
+				return
+			}
+			c.log.Info("console: takeover ended", "operator", o.name, "id", req.ID, "hand_back", req.HandBack)
+			writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+			return
+		}
+	}
+	writeError(w, abi.Errorf(abi.CodeNotFound, "no pending takeover %q that you may end: it was handed back, cancelled or timed out already", req.ID))
+}
+
+// approval is POST /api/approval {id, verdict}.
+func (c *Console) approval(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
+	var req struct {
+		ID      string `json:"id"`
+		Verdict string `json:"verdict"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	for _, a := range c.desk.Approvals() {
+		if a.ID == req.ID && o.sees(a.Personality) {
+			if err := c.desk.Decide(req.ID, operator.Decision{Verdict: req.Verdict, By: o.name}); err != nil {
+				writeError(w, err)
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+			return
+		}
+	}
+	writeError(w, abi.Errorf(abi.CodeNotFound, "no pending approval %q that you may decide: it was decided, timed out or its call ended", req.ID))
+}
+
+// closeSession is POST /api/close {personality, session}.
+func (c *Console) closeSession(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
+	var req struct {
+		Personality string `json:"personality"`
+		Session     string `json:"session"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if !o.sees(req.Personality) {
+		writeError(w, abi.Errorf(abi.CodeRefused, "you may not act on personality %q", req.Personality))
+		return
+	}
+	if err := c.h.CloseSession(req.Personality, req.Session); err != nil {
+		writeError(w, err)
+		return
+	}
+	c.log.Info("console: session closed by an operator", "operator", o.name, "personality", req.Personality, "session", req.Session)
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}

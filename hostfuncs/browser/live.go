@@ -1,0 +1,218 @@
+package browser
+
+import (
+	"context"
+	"encoding/base64"
+	"sort"
+	"sync"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// The operator console's live view: the sessions as it lists them, the
+// screencast of a session's current tab while someone watches, and an
+// operator's input on it. Everything is bounded.
+
+// operatorWait bounds one operator action (an input, a navigation, a CDP
+// command) so a stuck page never holds the console.
+const operatorWait = 10 * time.Second
+
+// OperatorSession is one open session as the operator console lists it.
+type OperatorSession struct {
+	Personality string    `json:"personality"`
+	Session     string    `json:"session"`
+	URL         string    `json:"url,omitempty"`
+	Title       string    `json:"title,omitempty"`
+	Created     time.Time `json:"created"`
+	// Busy: an agent's browser call holds the session right now.
+	Busy bool `json:"busy,omitempty"`
+	// Driving: a human drives it (a takeover is pending).
+	Driving bool `json:"driving,omitempty"`
+}
+
+// OperatorSessions lists the open sessions with their current tab's URL
+// and title (each title read bounded), oldest first.
+func (s *Service) OperatorSessions() []OperatorSession {
+	s.mu.Lock()
+	all := make([]*session, 0, len(s.sessions))
+	for _, ss := range s.sessions {
+		all = append(all, ss)
+	}
+	s.mu.Unlock()
+	sort.Slice(all, func(i, j int) bool { return all[i].created.Before(all[j].created) })
+	out := make([]OperatorSession, 0, len(all))
+	for _, ss := range all {
+		o := OperatorSession{Personality: ss.key.personality, Session: ss.key.session, Created: ss.created, Driving: ss.driving.Load()}
+		if ss.mu.TryLock() {
+			ss.mu.Unlock()
+		} else {
+			o.Busy = true
+		}
+		if p := s.currentPage(o.Personality, o.Session); p != nil {
+			o.URL = p.URL()
+			bounded(time.Second, func() (err error) { o.Title, err = p.Title(); return err })
+		}
+		out = append(out, o)
+	}
+	return out
+}
+
+// Frame is one screencast frame: a JPEG of the viewport and the
+// viewport's size in CSS pixels (what operator input coordinates use).
+type Frame struct {
+	JPEG          []byte
+	Width, Height float64
+}
+
+// Screencast streams the session's current tab to frame until ctx is
+// done: CDP Page.startScreencast on that tab, each frame acknowledged
+// after frame returns, and restarted on the new tab when the agent
+// switches tabs. Nothing is captured when no one calls this: the
+// screencast runs only while a viewer watches. maxW and maxH bound the
+// frame size. It returns when ctx is done or the session closes.
+func (s *Service) Screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
+	for {
+		p := s.currentPage(personality, session)
+		if p == nil {
+			return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
+		}
+		if err := s.castPage(ctx, p, maxW, maxH, func() bool { return s.currentPage(personality, session) != p }, frame); err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+	}
+}
+
+// castPage screencasts one page until ctx is done, the page closes or
+// moved reports the session's current tab is another one (then nil, so
+// Screencast starts on it). A watcher checks moved twice a second.
+func (s *Service) castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved func() bool, frame func(Frame)) error {
+	var cdp pw.CDPSession
+	if err := bounded(operatorWait, func() (err error) { cdp, err = p.Context().NewCDPSession(p); return err }); err != nil {
+		return abi.Errorf(abi.CodeNotAvailable, "the live view needs a Chromium page reachable over CDP: %v", err)
+	}
+	defer bounded(closeWait, cdp.Detach)
+	frames := make(chan map[string]any, 2)
+	cdp.On("Page.screencastFrame", func(ev map[string]any) {
+		select {
+		case frames <- ev:
+		default: // the viewer is behind: drop it (still acknowledged below)
+			go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
+		}
+	})
+	closed := make(chan struct{})
+	var once sync.Once
+	cdp.OnClose(func(pw.CDPSession) { once.Do(func() { close(closed) }) })
+	pageClosed := func(pw.Page) { once.Do(func() { close(closed) }) }
+	p.OnClose(pageClosed)
+	defer p.RemoveListener("close", pageClosed) // one per viewer: do not pile up on the page
+	if err := bounded(operatorWait, func() error {
+		_, err := cdp.Send("Page.startScreencast", map[string]any{"format": "jpeg", "quality": 70, "maxWidth": maxW, "maxHeight": maxH, "everyNthFrame": 1})
+		return err
+	}); err != nil {
+		return abi.Errorf(abi.CodeNotAvailable, "the live view could not start: %v", err)
+	}
+	defer bounded(closeWait, func() error { _, err := cdp.Send("Page.stopScreencast", nil); return err })
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-closed:
+			return nil
+		case <-tick.C:
+			if moved() {
+				return nil
+			}
+		case ev := <-frames:
+			go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
+			data, _ := ev["data"].(string)
+			jpeg, err := base64.StdEncoding.DecodeString(data)
+			if err != nil {
+				continue
+			}
+			f := Frame{JPEG: jpeg}
+			if m, ok := ev["metadata"].(map[string]any); ok {
+				f.Width, _ = m["deviceWidth"].(float64)
+				f.Height, _ = m["deviceHeight"].(float64)
+			}
+			frame(f)
+		}
+	}
+}
+
+// Operator input kinds (OperatorInput.Kind).
+const (
+	InputClick    = "click"
+	InputScroll   = "scroll"
+	InputType     = "type"
+	InputKey      = "key"
+	InputNavigate = "navigate"
+	InputBack     = "back"
+)
+
+// OperatorInput is one action of an operator on the live view. X and Y
+// are CSS pixels of the viewport (a frame's Width and Height).
+type OperatorInput struct {
+	Kind   string  `json:"kind"`
+	X      float64 `json:"x,omitempty"`
+	Y      float64 `json:"y,omitempty"`
+	DX     float64 `json:"dx,omitempty"`
+	DY     float64 `json:"dy,omitempty"`
+	Text   string  `json:"text,omitempty"`
+	Key    string  `json:"key,omitempty"`
+	URL    string  `json:"url,omitempty"`
+	Button string  `json:"button,omitempty"`
+}
+
+// Input plays an operator's action on the session's current tab, bounded.
+// A URL to open passes the same checks as an agent's (http(s), the
+// network policy).
+func (s *Service) Input(personality, session string, in OperatorInput) error {
+	p := s.currentPage(personality, session)
+	if p == nil {
+		return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
+	}
+	if len(in.Text) > 4096 || len(in.Key) > 64 || len(in.URL) > 8192 {
+		return abi.Errorf(abi.CodeInputInvalid, "operator input too long: type at most 4096 bytes at once")
+	}
+	var do func() error
+	switch in.Kind {
+	case InputClick:
+		do = func() error { return p.Mouse().Click(in.X, in.Y) }
+	case InputScroll:
+		do = func() error {
+			if err := p.Mouse().Move(in.X, in.Y); err != nil {
+				return err
+			}
+			return p.Mouse().Wheel(in.DX, in.DY)
+		}
+	case InputType:
+		do = func() error { return p.Keyboard().InsertText(in.Text) }
+	case InputKey:
+		do = func() error { return p.Keyboard().Press(in.Key) }
+	case InputNavigate:
+		u, err := s.checkOpenURL(in.URL)
+		if err != nil {
+			return err
+		}
+		do = func() error {
+			_, err := p.Goto(u, pw.PageGotoOptions{Timeout: pw.Float(float64(s.cfg.NavigationTimeout.D().Milliseconds()))})
+			return err
+		}
+	case InputBack:
+		do = func() error { _, err := p.GoBack(); return err }
+	default:
+		return abi.Errorf(abi.CodeInputInvalid, "unknown operator input %q: use click, scroll, type, key, navigate or back", in.Kind)
+	}
+	if err := bounded(s.cfg.NavigationTimeout.D()+operatorWait, do); err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "the page did not take the operator's %s: %v", in.Kind, err)
+	}
+	return nil
+}
