@@ -127,8 +127,6 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if opts.Operators {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
 		h.svcs = append(h.svcs, h.desk)
-	} else {
-		h.svcs = append(h.svcs, noDesk{})
 	}
 	v, err := h.newVault()
 	if err != nil {

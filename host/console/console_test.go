@@ -432,6 +432,9 @@ func TestConsoleEndToEnd(t *testing.T) {
 	}
 	waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 0`)
 
+	// The event log tail shows the calls and the decisions.
+	waitFor(t, op, `() => document.getElementById("events").textContent.includes("tool.call") && document.getElementById("events").textContent.includes("approval.decided")`)
+
 	// Stored logins: names and policies, never values.
 	waitFor(t, op, `() => document.getElementById("logins").textContent.includes("attended")`)
 	if html, _ := op.Content(); strings.Contains(html, credPass) || strings.Contains(html, credUser) {
