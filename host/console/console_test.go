@@ -19,11 +19,9 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 	"golang.org/x/net/websocket"
 
-	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -93,6 +91,7 @@ cache_dir = %q
 call_timeout = "60s"
 default_personality = "default"
 watch_plugins = false
+grants_dir = "grants"
 
 [browser]
 headed = "false"
@@ -108,14 +107,15 @@ file = "vault.age"
 plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "takeover", "vault.fill"]
-network = { allowed_hosts = [%q] }
+network = { allowed_hosts = [%q, %q] }
+approval = { act = "ask", timeout = "90s" }
 
 [console]
 enabled = true
 [[console.operators]]
 name = "olivia"
 sha256 = %q
-`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), console.HashToken(r.opToken)), "console.toml", dir)
+`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), strings.Replace(strings.TrimPrefix(r.site.URL, "http://"), "127.0.0.1", "localhost", 1), console.HashToken(r.opToken)), "console.toml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -406,31 +406,93 @@ func TestConsoleEndToEnd(t *testing.T) {
 	}
 	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 0`)
 
-	// Approvals asked of the desk, approved and denied from the console.
-	ask := func() <-chan error {
-		ch := make(chan error, 1)
+	// Approvals: act is "ask" for this personality. Each agent click waits
+	// for the operator's decision in the console.
+	var ref string
+	open := func(url string) { // the page, and its button's ref
+		t.Helper()
+		snap := r.mustCall(t, "browser_navigate", map[string]any{"url": url})
+		m := regexp.MustCompile(`button "Press me" \[ref=([a-z0-9]+)\]`).FindStringSubmatch(snap)
+		if m == nil {
+			t.Fatalf("no button in:\n%s", snap)
+		}
+		ref = m[1]
+	}
+	open(r.site.URL + "/")
+	type answer struct {
+		text  string
+		isErr bool
+	}
+	click := func() <-chan answer {
+		ch := make(chan answer, 1)
 		go func() {
-			dec, err := r.h.Desk().Ask(context.Background(), operator.Approval{Personality: "default", Session: sess, Tool: "browser_click", Risk: abi.RiskAct, Origin: r.site.URL, Summary: "click ref e3"}, time.Minute)
-			if err == nil && (dec.Verdict != operator.ApproveOnce || dec.By != "olivia") {
-				err = fmt.Errorf("decision %+v", dec)
-			}
-			ch <- err
+			text, isErr := r.call(t, "browser_click", map[string]any{"ref": ref})
+			ch <- answer{text, isErr}
 		}()
 		return ch
 	}
-	decided := ask()
-	waitFor(t, op, `() => { const a = document.querySelector("#approvals .approval"); return a && a.textContent.includes("browser_click") && a.textContent.includes("click ref e3") }`)
-	must(t, op.Locator("#approvals button.approve-once").Click())
-	if err := <-decided; err != nil {
-		t.Fatalf("approved once: %v", err)
+	pending := func(origin string) {
+		t.Helper()
+		waitFor(t, op, `o => { const a = document.querySelector("#approvals .approval"); return a && a.textContent.includes("browser_click") && a.textContent.includes(o) }`, origin)
 	}
-	decided = ask()
-	waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 1`)
-	must(t, op.Locator("#approvals button.deny").Click())
-	if err := <-decided; err == nil || !strings.Contains(err.Error(), "The operator denied browser_click") {
-		t.Fatalf("denied: %v", err)
+	// decide clicks a decision and waits for the card to go, so the next
+	// ask is not mistaken for this one's card.
+	decide := func(button string) {
+		t.Helper()
+		must(t, op.Locator("#approvals button."+button).Click())
+		waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 0`)
 	}
-	waitFor(t, op, `() => document.querySelectorAll("#approvals .approval").length === 0`)
+	// Approved once: the click runs.
+	pend := click()
+	pending(r.site.URL)
+	decide("approve-once")
+	if a := <-pend; a.isErr || !strings.Contains(a.text, "clicked") {
+		t.Fatalf("approved once: %+v", a)
+	}
+	// Denied: the agent is told, the page is untouched.
+	open(r.site.URL + "/")
+	pend = click()
+	pending(r.site.URL)
+	decide("deny")
+	if a := <-pend; !a.isErr || !strings.Contains(a.text, "The operator denied browser_click") {
+		t.Fatalf("denied: %+v", a)
+	}
+	// Approved for this origin: a grant is stored, and the next click on
+	// that origin runs without asking.
+	pend = click()
+	pending(r.site.URL)
+	decide("approve-origin")
+	if a := <-pend; a.isErr || !strings.Contains(a.text, "clicked") {
+		t.Fatalf("approved for the origin: %+v", a)
+	}
+	open(r.site.URL + "/")
+	if a := <-click(); a.isErr || !strings.Contains(a.text, "clicked") {
+		t.Fatalf("click under the stored grant: %+v", a)
+	}
+	if gs, err := r.h.Grants(); err != nil {
+		t.Fatal(err)
+	} else if list, _ := gs.List("default"); len(list) != 1 || list[0].Tool != "browser_click" || list[0].Origin != r.site.URL {
+		t.Fatalf("stored grants: %+v", list)
+	}
+	// The grant does not cover another origin; and a page that moves while
+	// the call waits is refused at the act, not clicked: the click is
+	// judged on localhost, the operator takes the page back to the granted
+	// origin from the live view, then approves.
+	other := strings.Replace(r.site.URL, "127.0.0.1", "localhost", 1)
+	open(other + "/")
+	pend = click()
+	pending(other)
+	must(t, op.Locator("#live-url").Fill(r.site.URL+"/"))
+	must(t, op.Locator("#live-go").Click())
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("Agent page") && document.querySelector(s).textContent.includes("127.0.0.1")`, row)
+	must(t, op.Locator("#live-release").Click())
+	decide("approve-once")
+	if a := <-pend; !a.isErr || !strings.Contains(a.text, "refused") || strings.Contains(a.text, "clicked") {
+		t.Fatalf("the page moved origin during the wait: want refused, got %+v", a)
+	}
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{}); !strings.Contains(text, "Press me") {
+		t.Fatalf("the moved page was clicked:\n%s", text)
+	}
 
 	// The event log tail shows the calls and the decisions.
 	waitFor(t, op, `() => document.getElementById("events").textContent.includes("tool.call") && document.getElementById("events").textContent.includes("approval.decided")`)

@@ -271,6 +271,12 @@ func (s *Service) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserA
 	// The action writes its detail into its own copy: after a dialog it may
 	// still be running when this call returns.
 	var detail abi.BrowserActResponse
+	// The page's origin is checked before its refs are looked up (a page
+	// that moved has other refs: it must read as moved, not as stale) and
+	// again right before the action runs.
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	fn, err := s.action(ss, t, c, &req, &detail)
 	if err != nil {
 		return out, err
@@ -595,6 +601,9 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		loc pw.Locator
 		f   abi.BrowserFormField
 	}
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	var steps []step
 	for _, f := range req.Fields {
 		loc, ref, err := s.locateToAct(ss, t, f.Ref)
@@ -678,6 +687,9 @@ func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		return out, err
 	}
 	defer ss.mu.Unlock()
+	if err := stillJudged(c, t); err != nil {
+		return out, err
+	}
 	loc, ref, err := s.locate(ss, t, req.Ref)
 	if err != nil {
 		return out, err
