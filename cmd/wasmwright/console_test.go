@@ -40,13 +40,7 @@ func toolNames(t *testing.T, url, token string) string {
 // the console the tool is not offered.
 func TestServeConsole(t *testing.T) {
 	e, _ := browserServeEnv(t)
-	var cfgFile string
-	for _, kv := range e.env {
-		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
-			cfgFile = v
-		}
-	}
-	b, _ := os.ReadFile(cfgFile)
+	cfgFile, b := e.configFile(t)
 	cfg := strings.Replace(string(b), `grants = ["browser.read", "browser.act"]`, `grants = ["browser.read", "browser.act", "takeover"]`, 1)
 	os.WriteFile(cfgFile, []byte(cfg), 0o644)
 
@@ -106,13 +100,7 @@ func TestServeConsole(t *testing.T) {
 // own; without console.addr serve says the console has nowhere to run.
 func TestServeConsoleOwnAddress(t *testing.T) {
 	e, _ := browserServeEnv(t)
-	var cfgFile string
-	for _, kv := range e.env {
-		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
-			cfgFile = v
-		}
-	}
-	b, _ := os.ReadFile(cfgFile)
+	cfgFile, b := e.configFile(t)
 	op := "[[console.operators]]\nname = \"ops\"\nsha256 = \"" + strings.Repeat("ab", 32) + "\"\n"
 	stdio := func(console string) (*exec.Cmd, *bufio.Scanner) {
 		os.WriteFile(cfgFile, append(b, []byte("\n[console]\nenabled = true\n"+console+op)...), 0o644)
@@ -153,4 +141,21 @@ func TestServeConsoleOwnAddress(t *testing.T) {
 	if res, err = http.Get(base + "static/app.js"); err != nil || res.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("app.js without a login: %v %v", err, res)
 	}
+}
+
+// configFile is the config file serve runs with in e (the environment's
+// last WASMWRIGHT_CONFIG, the one that wins), and its text.
+func (e *inspectorEnv) configFile(t *testing.T) (string, []byte) {
+	t.Helper()
+	var file string
+	for _, kv := range e.env {
+		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
+			file = v
+		}
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("the serve environment's config: %v", err)
+	}
+	return file, b
 }

@@ -250,6 +250,7 @@ func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...
 	select {
 	case url = <-urlc:
 	case err := <-exited:
+		exited <- err // for the cleanup, which waits for it
 		t.Fatalf("serve exited: %v", err)
 	case <-time.After(60 * time.Second):
 		t.Fatal("serve printed no URL in 60s")

@@ -2,6 +2,7 @@ package console
 
 import (
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -132,18 +133,28 @@ func (c *Console) takeover(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	for _, t := range c.desk.Takeovers() {
-		if t.ID == req.ID && o.sees(t.Personality) {
-			if err := c.desk.EndTakeover(req.ID, req.HandBack); err != nil {
-				writeError(w, err)
-				return
-			}
+	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t operator.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
+	settle(w, mine, func() error {
+		err := c.desk.EndTakeover(req.ID, req.HandBack)
+		if err == nil {
 			c.log.Info("console: takeover ended", "operator", o.name, "id", req.ID, "hand_back", req.HandBack)
-			writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-			return
 		}
+		return err
+	}, "no pending takeover %q that you may end: it was handed back, cancelled or timed out already", req.ID)
+}
+
+// settle answers a decision on a pending item: not_found unless the
+// operator may see it (mine), else what act returns.
+func settle(w http.ResponseWriter, mine bool, act func() error, notFound string, id string) {
+	if !mine {
+		writeError(w, abi.Errorf(abi.CodeNotFound, notFound, id))
+		return
 	}
-	writeError(w, abi.Errorf(abi.CodeNotFound, "no pending takeover %q that you may end: it was handed back, cancelled or timed out already", req.ID))
+	if err := act(); err != nil {
+		writeError(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
 }
 
 // approval is POST /api/approval {id, verdict}.
@@ -155,17 +166,10 @@ func (c *Console) approval(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	for _, a := range c.desk.Approvals() {
-		if a.ID == req.ID && o.sees(a.Personality) {
-			if err := c.desk.Decide(req.ID, operator.Decision{Verdict: req.Verdict, By: o.name}); err != nil {
-				writeError(w, err)
-				return
-			}
-			writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
-			return
-		}
-	}
-	writeError(w, abi.Errorf(abi.CodeNotFound, "no pending approval %q that you may decide: it was decided, timed out or its call ended", req.ID))
+	mine := slices.ContainsFunc(c.desk.Approvals(), func(a operator.Approval) bool { return a.ID == req.ID && o.sees(a.Personality) })
+	settle(w, mine, func() error {
+		return c.desk.Decide(req.ID, operator.Decision{Verdict: req.Verdict, By: o.name})
+	}, "no pending approval %q that you may decide: it was decided, timed out or its call ended", req.ID)
 }
 
 // closeSession is POST /api/close {personality, session}.
