@@ -240,7 +240,7 @@ func TestNeverAnsweringServerThenNavigate(t *testing.T) {
 	select {
 	case err := <-done:
 		wantCode(t, err, abi.CodeTimeout, "cancelled")
-	case <-time.After(time.Second):
+	case <-time.After(stuckProbe + time.Second): // it stops the page's load first, bounded by stuckProbe
 		t.Fatal("the host function kept running after the client cancelled")
 	}
 	for i := 0; i < 3; i++ {
