@@ -87,7 +87,8 @@ func (b *baselines) drop(k sessionKey) {
 // unless the page navigated (result.page is set), there is no such
 // snapshot, or the diff is no shorter than the snapshot. A full,
 // unscoped snapshot the agent receives becomes the session's baseline;
-// views (ref, links, link_filter, full) neither replace it nor are diffed.
+// views (a read-only tool's ref, links, link_filter, full) neither replace
+// it nor are diffed.
 func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result) *abi.Result {
 	if res == nil || res.Snapshot == "" {
 		return res
@@ -97,14 +98,16 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result) *abi.R
 		res.Snapshot = ""
 		return res
 	}
-	if v.Ref != "" || v.Links || v.LinkFilter != "" || v.Full {
+	// An action's ref is its target; a read-only tool's is a scope.
+	r := p.tools[req.Tool]
+	action := r != nil && !r.spec.ReadOnly
+	if (v.Ref != "" && !action) || v.Links || v.LinkFilter != "" || v.Full {
 		return res
 	}
 	key := sessionKey{p.name, req.Session}
 	prev, had := h.baselines.get(key)
 	h.baselines.put(key, res.Snapshot)
-	r := p.tools[req.Tool]
-	if !had || r == nil || r.spec.ReadOnly || res.Page != nil || v.Snapshot == snapFull {
+	if !had || !action || res.Page != nil || v.Snapshot == snapFull {
 		return res
 	}
 	if d := snapshotDiff(prev, res.Snapshot); len(d) < len(res.Snapshot) {
