@@ -75,11 +75,15 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 
 // TestSnapshotDiffNeverRevealsMaskedValue: a password filled from the
 // vault, then shown by the page, appears masked in the diff (the diff is
-// between masked snapshots), never raw.
+// between masked snapshots), never raw; and a value the page showed before
+// it became a secret (in the agent's last snapshot, unmasked then) is not
+// repeated by a diff's removed lines: that action returns the masked
+// snapshot whole instead of being withheld.
 func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 	site := serve(t, map[string]string{"/login": `<title>Sign in</title>
 		<label>Username <input id="u" autocomplete="username"></label>
 		<label>Password <input type="password" id="p"></label>
+		<p>Your new password is diff-Pa55-word</p>
 		<button onclick="this.textContent = 'you typed ' + p.value">Show</button>` + strings.Repeat("<p>filler text that makes the page longer than a diff</p>", 10)})
 	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
@@ -91,9 +95,12 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/login"}).Snapshot
-	a.call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": a.ref(snap, `textbox "Username"`), "password_ref": a.ref(snap, `textbox "Password"`)})
+	res := a.call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": a.ref(snap, `textbox "Username"`), "password_ref": a.ref(snap, `textbox "Password"`)})
+	if out, _ := json.Marshal(res); strings.Contains(string(out), secret) || res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Your new password is ••") {
+		t.Fatalf("the fill's result is not the masked snapshot whole: %s", out)
+	}
 	a.call("browser_snapshot", map[string]any{})
-	res := a.call("browser_click", map[string]any{"ref": a.ref(snap, `button "Show"`)})
+	res = a.call("browser_click", map[string]any{"ref": a.ref(snap, `button "Show"`)})
 	out, _ := json.Marshal(res)
 	if strings.Contains(string(out), secret) {
 		t.Fatalf("the password is in the result: %s", out)

@@ -85,11 +85,12 @@ func (b *baselines) drop(k sessionKey) {
 // an action (a tool that is not read-only) diff, the default, replaces it
 // by the changes since the agent's last full snapshot of this session,
 // unless the page navigated (result.page is set), there is no such
-// snapshot, or the diff is no shorter than the snapshot. A full,
+// snapshot, the diff is no shorter than the snapshot, or it holds one of
+// the session's secret values. A full,
 // unscoped snapshot the agent receives becomes the session's baseline;
 // views (a read-only tool's ref, links, link_filter, full) neither replace
 // it nor are diffed.
-func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result) *abi.Result {
+func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string) *abi.Result {
 	if res == nil || res.Snapshot == "" {
 		return res
 	}
@@ -110,7 +111,9 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result) *abi.R
 	if !had || !action || res.Page != nil || v.Snapshot == snapFull {
 		return res
 	}
-	if d := snapshotDiff(prev, res.Snapshot); len(d) < len(res.Snapshot) {
+	// The removed lines come from an earlier snapshot, which may predate a
+	// value the session now holds (masked since): such a diff is not sent.
+	if d := snapshotDiff(prev, res.Snapshot); len(d) < len(res.Snapshot) && !leaked(values, &abi.Result{SnapshotDiff: d}, nil) {
 		res.SnapshotDiff, res.Snapshot = d, ""
 	}
 	return res

@@ -68,7 +68,7 @@ func TestActionToolsTakeSnapshotMode(t *testing.T) {
 		schemas[tool.Name] = tool.InputSchema
 	}
 	for _, n := range strings.Fields(`browser_navigate browser_back browser_forward browser_click browser_type
-		browser_fill_form browser_press browser_hover browser_scroll browser_select browser_drag browser_upload browser_dialog`) {
+		browser_fill_form browser_press browser_hover browser_scroll browser_select browser_drag browser_upload browser_dialog browser_fill_credential`) {
 		var s struct {
 			Properties map[string]struct {
 				Enum []string `json:"enum"`
