@@ -125,8 +125,8 @@ func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
 	last := a.ref(scoped, `link "Item 40"`)
 
 	// Refs of the full snapshot outside the unfolded list still act.
-	if res := a.call("browser_click", map[string]any{"ref": save}); !strings.Contains(res.Snapshot, "saved") {
-		t.Fatalf("the click on %s did not act:\n%s", save, res.Snapshot)
+	if res := a.call("browser_click", map[string]any{"ref": save}); !strings.Contains(res.SnapshotDiff, "saved") {
+		t.Fatalf("the click on %s did not act:\n%s", save, res.SnapshotDiff)
 	}
 	// And refs of the scoped one, after another scoped snapshot.
 	a.call("browser_snapshot", map[string]any{"ref": m[1], "depth": 1})
@@ -220,7 +220,7 @@ full_snapshots = true
 		t.Fatalf("the URL of %s alone:\n%s", about, one)
 	}
 	// The filtered link's ref acts.
-	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" {
+	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" && res.SnapshotDiff == "" {
 		t.Fatal("no snapshot after hovering the filtered link")
 	}
 
@@ -254,13 +254,13 @@ func TestHoverAndDragByRef(t *testing.T) {
 	a := newAgent(t, site, "")
 	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/board"}).Snapshot
 	menu := a.ref(snap, `generic \[hoverable\]`)
-	snap = a.call("browser_hover", map[string]any{"ref": menu}).Snapshot
+	snap = a.call("browser_hover", map[string]any{"ref": menu, "snapshot": "full"}).Snapshot
 	phones := a.ref(snap, `generic`+`[^\n]*: Phones`)
-	if snap = a.call("browser_click", map[string]any{"ref": phones}).Snapshot; !strings.Contains(snap, "chose Phones") {
+	if snap = a.call("browser_click", map[string]any{"ref": phones, "snapshot": "full"}).Snapshot; !strings.Contains(snap, "chose Phones") {
 		t.Fatalf("clicking the menu entry %s did not act:\n%s", phones, snap)
 	}
 	card, bin := a.ref(snap, `generic \[draggable\]`), a.ref(snap, `generic \[droppable\]`)
-	if snap = a.call("browser_drag", map[string]any{"ref": card, "target_ref": bin}).Snapshot; !strings.Contains(snap, "dropped Card A") {
+	if snap = a.call("browser_drag", map[string]any{"ref": card, "target_ref": bin}).SnapshotDiff; !strings.Contains(snap, "dropped Card A") {
 		t.Fatalf("dragging %s onto %s did not drop:\n%s", card, bin, snap)
 	}
 }
