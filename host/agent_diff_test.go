@@ -14,13 +14,14 @@ import (
 // click that changes text returns only that change, with its ref, which
 // applied to the snapshot the agent had gives the page's next snapshot;
 // snapshot "none" returns no snapshot, "full" the whole one; a scoped
-// snapshot does not become the baseline; a click that navigates returns
-// the new page whole.
+// snapshot does not become the baseline; a click that changes the URL or
+// navigates returns the page whole.
 func TestActionsReturnSnapshotDiffs(t *testing.T) {
 	site := serve(t, map[string]string{
 		"/count": `<title>Count</title><h1>Counter</h1>
 			<input id="t" aria-label="Total" value="0 clicks">
 			<button onclick="t.value = (window.c = (window.c || 0) + 1) + ' clicks'">Add</button>
+			<button onclick="history.pushState(null, '', '/count/moved')">Move</button>
 			<ul>` + strings.Repeat("<li>an item of a list</li>", 20) + `<li>the last item</li></ul>
 			<a href="/other">Elsewhere</a>`,
 		"/other": `<title>Other</title><h1>Another page</h1><p>Nothing here</p>`,
@@ -67,6 +68,11 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 		t.Errorf("an action that changed nothing gave %q, %q", res.SnapshotDiff, res.Snapshot)
 	}
 
+	// The URL changed without a new document: the page is given whole.
+	res = a.call("browser_click", map[string]any{"ref": a.ref(next, `button "Move"`)})
+	if res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "the last item") {
+		t.Errorf("a click that changed the URL did not return the page whole: %+v", res)
+	}
 	res = a.call("browser_click", map[string]any{"ref": a.ref(next, `link "Elsewhere"`)})
 	if res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Another page") {
 		t.Errorf("a click that navigated did not return the new page whole: %+v", res)

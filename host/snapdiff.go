@@ -24,36 +24,38 @@ const (
 const maxBaseline = 4 << 20
 
 // baselines remembers, per personality and session, the last full
-// snapshot the agent received, as it received it (compacted and masked):
-// an action's diff is against it. It keeps at most max sessions, dropping
-// the least recently used.
+// snapshot the agent received, as it received it (compacted and masked),
+// and the URL of its page: an action's diff is against it. It keeps at
+// most max sessions, dropping the least recently used.
 type baselines struct {
 	mu    sync.Mutex
 	max   int
 	order []sessionKey
-	m     map[sessionKey]string
+	m     map[sessionKey]baseline
 }
+
+type baseline struct{ snapshot, url string }
 
 type sessionKey struct{ personality, session string }
 
-func (b *baselines) get(k sessionKey) (string, bool) {
+func (b *baselines) get(k sessionKey) (baseline, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s, ok := b.m[k]
 	return s, ok
 }
 
-func (b *baselines) put(k sessionKey, snap string) {
+func (b *baselines) put(k sessionKey, v baseline) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.drop(k)
-	if len(snap) > maxBaseline {
+	if len(v.snapshot) > maxBaseline {
 		return
 	}
 	if b.m == nil {
-		b.m = map[sessionKey]string{}
+		b.m = map[sessionKey]baseline{}
 	}
-	b.m[k] = snap
+	b.m[k] = v
 	b.order = append(b.order, k)
 	if len(b.order) > b.max {
 		delete(b.m, b.order[0])
@@ -84,7 +86,8 @@ func (b *baselines) drop(k sessionKey) {
 // on the result as it leaves the pipeline (masked): none drops it; after
 // an action (a tool that is not read-only) diff, the default, replaces it
 // by the changes since the agent's last full snapshot of this session,
-// unless the page navigated (result.page is set), there is no such
+// unless the page navigated (result.page is set, or result.source, the
+// page's URL the host notes, is not the baseline's), there is no such
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
 // the session's secret values. A full,
 // unscoped snapshot the agent receives becomes the session's baseline;
@@ -107,13 +110,13 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 	}
 	key := sessionKey{p.name, req.Session}
 	prev, had := h.baselines.get(key)
-	h.baselines.put(key, res.Snapshot)
-	if !had || !action || res.Page != nil || v.Snapshot == snapFull {
+	h.baselines.put(key, baseline{res.Snapshot, res.Source})
+	if !had || !action || res.Page != nil || prev.url != res.Source || v.Snapshot == snapFull {
 		return res
 	}
 	// The removed lines come from an earlier snapshot, which may predate a
 	// value the session now holds (masked since): such a diff is not sent.
-	if d := snapshotDiff(prev, res.Snapshot); len(d) < len(res.Snapshot) && !leaked(values, &abi.Result{SnapshotDiff: d}, nil) {
+	if d := snapshotDiff(prev.snapshot, res.Snapshot); len(d) < len(res.Snapshot) && !leaked(values, &abi.Result{SnapshotDiff: d}, nil) {
 		res.SnapshotDiff, res.Snapshot = d, ""
 	}
 	return res
