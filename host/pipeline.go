@@ -109,7 +109,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	}
 	values := h.secrets.Values(p.name, req.Session)
 	if len(values) == 0 {
-		return h.viewSnapshot(p, req, res, nil), errOrNil(callErr)
+		return h.viewSnapshot(p, req, res, nil, callErr), errOrNil(callErr)
 	}
 	if r := p.hooks[abi.HookMask]; r != nil {
 		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask, res))
@@ -128,7 +128,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if leaked(values, res, callErr) {
 		return nil, abi.Errorf(abi.CodeSecretLeak, "the result held a secret value of this session and was withheld; the action itself may have run: take a new snapshot to continue")
 	}
-	return h.viewSnapshot(p, req, res, values), errOrNil(callErr)
+	return h.viewSnapshot(p, req, res, values, callErr), errOrNil(callErr)
 }
 
 func errOrNil(e *abi.Error) error {

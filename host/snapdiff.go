@@ -89,12 +89,12 @@ func (b *baselines) drop(k sessionKey) {
 // unless the page navigated (result.page is set, or result.source, the
 // page's URL the host notes, is not the baseline's), there is no such
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
-// the session's secret values. A full,
-// unscoped snapshot the agent receives becomes the session's baseline;
-// views (a read-only tool's ref, links, link_filter, full) neither replace
-// it nor are diffed.
-func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string) *abi.Result {
-	if res == nil || res.Snapshot == "" {
+// the session's secret values. A full, unscoped snapshot the agent
+// receives becomes the session's baseline; views (a read-only tool's ref,
+// links, link_filter, full) neither replace it nor are diffed. A failed
+// call's result is left as it is.
+func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
+	if res == nil || res.Snapshot == "" || callErr != nil {
 		return res
 	}
 	v := viewOf(req.Args)
