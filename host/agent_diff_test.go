@@ -2,7 +2,6 @@ package host
 
 import (
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -93,13 +92,8 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 		<button onclick="this.textContent = 'you typed ' + p.value">Show</button>` + strings.Repeat("<p>filler text that makes the page longer than a diff</p>", 10)})
 	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
-	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
 	const secret = "diff-Pa55-word"
-	c := vault.Credential{Name: "site", Username: "ada", Password: secret}
-	c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
-	if err := store.Put(c); err != nil {
-		t.Fatal(err)
-	}
+	a.storeLogins(site, vault.Credential{Name: "site", Username: "ada", Password: secret})
 	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/login"}).Snapshot
 	res := a.call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": a.ref(snap, `textbox "Username"`), "password_ref": a.ref(snap, `textbox "Password"`)})
 	if out, _ := json.Marshal(res); strings.Contains(string(out), secret) || res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Your new password is ••") {

@@ -85,6 +85,19 @@ func (a *agent) ref(snap, pattern string) string {
 	return m[1]
 }
 
+// storeLogins puts credentials in the agent's vault, usable unattended by
+// the default personality on site.
+func (a *agent) storeLogins(site *httptest.Server, creds ...vault.Credential) {
+	a.t.Helper()
+	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
+	for _, c := range creds {
+		c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
+		if err := store.Put(c); err != nil {
+			a.t.Fatal(err)
+		}
+	}
+}
+
 // serve is a loopback site of fixed pages, path -> HTML body.
 func serve(t *testing.T, pages map[string]string) *httptest.Server {
 	mux := http.NewServeMux()
@@ -150,16 +163,9 @@ func TestFilledUsernameShownPasswordMasked(t *testing.T) {
 		<script>u.addEventListener("input", () => { hi.textContent = "Welcome back, " + u.value + "!"; });</script>`})
 	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
-	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
-	for _, c := range []vault.Credential{
-		{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},
-		{Name: "masked", Username: "grace-hopper", Password: "masked-Pa55-word", Policy: vault.Policy{MaskUsername: true}},
-	} {
-		c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
-		if err := store.Put(c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a.storeLogins(site,
+		vault.Credential{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},
+		vault.Credential{Name: "masked", Username: "grace-hopper", Password: "masked-Pa55-word", Policy: vault.Policy{MaskUsername: true}})
 	for _, c := range []struct{ cred, user, pass, greeting string }{
 		{"plain", "ada-lovelace", "plain-Pa55-word", "Welcome back, ada-lovelace!"},
 		{"masked", "grace-hopper", "masked-Pa55-word", "Welcome back, ••••••!"},
