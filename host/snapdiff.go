@@ -180,17 +180,21 @@ func snapshotDiff(prev, next string) string {
 }
 
 // anchor is how many unchanged lines before old line i (and from cursor
-// on) a hunk shows so that its place is the first one, reading from
-// cursor, where those lines are followed by the hunk's old lines. At
-// least one when there is one; all of them at worst, which is unique.
+// on) a hunk shows so that its place is right after the first place,
+// reading from cursor, where those lines occur. At
+// least one when there is one; all of them at worst, which is unique (and
+// past maxAnchor lines the search stops there: such a diff outgrows the
+// page, which is then sent whole).
 func anchor(a []string, cursor, i int) int {
-	for k := min(1, i-cursor); k < i-cursor; k++ {
+	for k := min(1, i-cursor); k < i-cursor && k <= maxAnchor; k++ {
 		if firstAt(a, cursor, a[i-k:i]) == i-k {
 			return k
 		}
 	}
 	return i - cursor
 }
+
+const maxAnchor = 64
 
 // firstAt is the first index from cursor where a holds the lines want.
 func firstAt(a []string, cursor int, want []string) int {
