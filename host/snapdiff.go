@@ -181,9 +181,9 @@ func snapshotDiff(prev, next string) string {
 
 // anchor is how many unchanged lines before old line i (and from cursor
 // on) a hunk shows so that its place is right after the first place,
-// reading from cursor, where those lines occur. At
-// least one when there is one; all of them at worst, which is unique (and
-// past maxAnchor lines the search stops there: such a diff outgrows the
+// reading from cursor, where those lines occur. At least one when there
+// is one; all of them at worst, which is unique, and at once when more
+// than maxAnchor would be needed (such a diff is likely to outgrow the
 // page, which is then sent whole).
 func anchor(a []string, cursor, i int) int {
 	for k := min(1, i-cursor); k < i-cursor && k <= maxAnchor; k++ {
