@@ -140,6 +140,11 @@ type Result struct {
 	// Snapshot is the page's ARIA snapshot with refs, for tools that may
 	// change the page. The compact hook rewrites it.
 	Snapshot string `json:"snapshot,omitempty"`
+	// SnapshotDiff is set by the host instead of Snapshot after an action:
+	// what changed since the last full snapshot the agent received (a
+	// header line, then "+ ", "- ", "~ " and "  " context lines). Tools
+	// never set it.
+	SnapshotDiff string `json:"snapshot_diff,omitempty"`
 	// Page carries the facts of a navigation, for the detect hook.
 	Page *Page `json:"page,omitempty"`
 	// Images are inline images (screenshots), base64.

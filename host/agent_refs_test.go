@@ -85,6 +85,19 @@ func (a *agent) ref(snap, pattern string) string {
 	return m[1]
 }
 
+// storeLogins puts credentials in the agent's vault, usable unattended by
+// the default personality on site.
+func (a *agent) storeLogins(site *httptest.Server, creds ...vault.Credential) {
+	a.t.Helper()
+	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
+	for _, c := range creds {
+		c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
+		if err := store.Put(c); err != nil {
+			a.t.Fatal(err)
+		}
+	}
+}
+
 // serve is a loopback site of fixed pages, path -> HTML body.
 func serve(t *testing.T, pages map[string]string) *httptest.Server {
 	mux := http.NewServeMux()
@@ -125,8 +138,8 @@ func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
 	last := a.ref(scoped, `link "Item 40"`)
 
 	// Refs of the full snapshot outside the unfolded list still act.
-	if res := a.call("browser_click", map[string]any{"ref": save}); !strings.Contains(res.Snapshot, "saved") {
-		t.Fatalf("the click on %s did not act:\n%s", save, res.Snapshot)
+	if res := a.call("browser_click", map[string]any{"ref": save}); !strings.Contains(res.SnapshotDiff, "saved") {
+		t.Fatalf("the click on %s did not act:\n%s", save, res.SnapshotDiff)
 	}
 	// And refs of the scoped one, after another scoped snapshot.
 	a.call("browser_snapshot", map[string]any{"ref": m[1], "depth": 1})
@@ -150,16 +163,9 @@ func TestFilledUsernameShownPasswordMasked(t *testing.T) {
 		<script>u.addEventListener("input", () => { hi.textContent = "Welcome back, " + u.value + "!"; });</script>`})
 	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
-	store := vault.Open(vault.Options{File: filepath.Join(a.dir, "vault.age")})
-	for _, c := range []vault.Credential{
-		{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},
-		{Name: "masked", Username: "grace-hopper", Password: "masked-Pa55-word", Policy: vault.Policy{MaskUsername: true}},
-	} {
-		c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{site.URL}, []string{"default"}, true
-		if err := store.Put(c); err != nil {
-			t.Fatal(err)
-		}
-	}
+	a.storeLogins(site,
+		vault.Credential{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},
+		vault.Credential{Name: "masked", Username: "grace-hopper", Password: "masked-Pa55-word", Policy: vault.Policy{MaskUsername: true}})
 	for _, c := range []struct{ cred, user, pass, greeting string }{
 		{"plain", "ada-lovelace", "plain-Pa55-word", "Welcome back, ada-lovelace!"},
 		{"masked", "grace-hopper", "masked-Pa55-word", "Welcome back, ••••••!"},
@@ -220,7 +226,7 @@ full_snapshots = true
 		t.Fatalf("the URL of %s alone:\n%s", about, one)
 	}
 	// The filtered link's ref acts.
-	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" {
+	if res := a.call("browser_hover", map[string]any{"ref": a.ref(pdf, `link "Annual report"`)}); res.Snapshot == "" && res.SnapshotDiff == "" {
 		t.Fatal("no snapshot after hovering the filtered link")
 	}
 
@@ -254,13 +260,13 @@ func TestHoverAndDragByRef(t *testing.T) {
 	a := newAgent(t, site, "")
 	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/board"}).Snapshot
 	menu := a.ref(snap, `generic \[hoverable\]`)
-	snap = a.call("browser_hover", map[string]any{"ref": menu}).Snapshot
+	snap = a.call("browser_hover", map[string]any{"ref": menu, "snapshot": "full"}).Snapshot
 	phones := a.ref(snap, `generic`+`[^\n]*: Phones`)
-	if snap = a.call("browser_click", map[string]any{"ref": phones}).Snapshot; !strings.Contains(snap, "chose Phones") {
+	if snap = a.call("browser_click", map[string]any{"ref": phones, "snapshot": "full"}).Snapshot; !strings.Contains(snap, "chose Phones") {
 		t.Fatalf("clicking the menu entry %s did not act:\n%s", phones, snap)
 	}
 	card, bin := a.ref(snap, `generic \[draggable\]`), a.ref(snap, `generic \[droppable\]`)
-	if snap = a.call("browser_drag", map[string]any{"ref": card, "target_ref": bin}).Snapshot; !strings.Contains(snap, "dropped Card A") {
+	if snap = a.call("browser_drag", map[string]any{"ref": card, "target_ref": bin}).SnapshotDiff; !strings.Contains(snap, "dropped Card A") {
 		t.Fatalf("dragging %s onto %s did not drop:\n%s", card, bin, snap)
 	}
 }

@@ -63,6 +63,8 @@ type Host struct {
 	pers atomic.Pointer[map[string]*personality]
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
+	// baselines are the agents' last full snapshots (snapdiff.go).
+	baselines baselines
 	onCall    func(CallStats)
 	linkMu    sync.Mutex // serializes relinking
 
@@ -84,7 +86,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, onCall: opts.OnCall}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -219,6 +221,9 @@ func (h *Host) CloseSession(personality, session string) error {
 		errs = append(errs, s.CloseSession(personality, session))
 	}
 	h.secrets.Forget(personality, session)
+	if p, err := h.personality(personality); err == nil {
+		h.baselines.forget(sessionKey{p.name, session})
+	}
 	return errors.Join(errs...)
 }
 

@@ -109,7 +109,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	}
 	values := h.secrets.Values(p.name, req.Session)
 	if len(values) == 0 {
-		return res, errOrNil(callErr)
+		return h.viewSnapshot(p, req, res, nil, callErr), errOrNil(callErr)
 	}
 	if r := p.hooks[abi.HookMask]; r != nil {
 		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask, res))
@@ -128,7 +128,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	if leaked(values, res, callErr) {
 		return nil, abi.Errorf(abi.CodeSecretLeak, "the result held a secret value of this session and was withheld; the action itself may have run: take a new snapshot to continue")
 	}
-	return res, errOrNil(callErr)
+	return h.viewSnapshot(p, req, res, values, callErr), errOrNil(callErr)
 }
 
 func errOrNil(e *abi.Error) error {
@@ -196,13 +196,15 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 }
 
 // viewArgs are a call's arguments that say how its snapshot is shown: the
-// scope of a scoped snapshot, link URLs (read by the compactor) and an
-// uncompacted snapshot (read by the host).
+// scope of a scoped snapshot, link URLs (read by the compactor), an
+// uncompacted snapshot and the snapshot mode diff, full or none (read by
+// the host: snapdiff.go).
 type viewArgs struct {
 	Ref        string `json:"ref,omitempty"`
 	Links      bool   `json:"links,omitempty"`
 	LinkFilter string `json:"link_filter,omitempty"`
 	Full       bool   `json:"full,omitempty"`
+	Snapshot   string `json:"snapshot,omitempty"`
 }
 
 func viewOf(args json.RawMessage) viewArgs {
@@ -217,7 +219,9 @@ func viewOf(args json.RawMessage) viewArgs {
 // yields the same snapshot: a browser_snapshot of an unchanged page right
 // after browser_navigate costs no second compaction.
 func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
-	view, _ := json.Marshal(viewOf(args))
+	v := viewOf(args)
+	v.Snapshot = "" // how the agent gets the snapshot, not what it holds
+	view, _ := json.Marshal(v)
 	h := sha256.New()
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {

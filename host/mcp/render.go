@@ -87,6 +87,11 @@ func renderText(res *abi.Result, warnings []string) string {
 	if res.Snapshot != "" {
 		parts = append(parts, "Page snapshot:\n```yaml\n"+strings.TrimRight(res.Snapshot, "\n")+"\n```")
 	}
+	if head, body, ok := strings.Cut(res.SnapshotDiff, "\n"); ok {
+		parts = append(parts, head+"\n```diff\n"+body+"\n```")
+	} else if head != "" {
+		parts = append(parts, head)
+	}
 	if len(res.Files) > 0 {
 		parts = append(parts, list("Files", res.Files))
 	}

@@ -708,6 +708,13 @@ func TestRender(t *testing.T) {
 	if sc, _ := json.Marshal(withText.StructuredContent); string(sc) != `{"data":[1,2]}` {
 		t.Errorf("structured %s, want only the data", sc)
 	}
+	diff := render(&abi.Result{Text: "Clicked e5.", SnapshotDiff: "Page snapshot (changes since your last snapshot: 1 added, 0 removed, 0 changed):\n  - list [ref=e1]\n+   - listitem [ref=e7]: Fig"})
+	if got := diff.Content[0].(*sdk.TextContent).Text; got != "Clicked e5.\n\nPage snapshot (changes since your last snapshot: 1 added, 0 removed, 0 changed):\n```diff\n  - list [ref=e1]\n+   - listitem [ref=e7]: Fig\n```" {
+		t.Errorf("a diff renders as:\n%s", got)
+	}
+	if got := render(&abi.Result{Text: "Pressed Shift.", SnapshotDiff: "Page snapshot unchanged."}).Content[0].(*sdk.TextContent).Text; got != "Pressed Shift.\n\nPage snapshot unchanged." {
+		t.Errorf("an unchanged page renders as:\n%s", got)
+	}
 	if got := render(&abi.Result{}).Content[0].(*sdk.TextContent).Text; got == "" {
 		t.Error("empty result renders empty text")
 	}

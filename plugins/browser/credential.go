@@ -28,7 +28,8 @@ var fillCredentialSchema = json.RawMessage(`{
     "username_ref": {"type": "string", "description": "ref of the username or email field"},
     "password_ref": {"type": "string", "description": "ref of the password field (an input of type password)"},
     "totp_ref": {"type": "string", "description": "ref of the one-time code field; the host fills the current TOTP code"},
-    "submit": {"type": ["boolean", "string"], "description": "true: press Enter after the fill; a ref: click that button"}
+    "submit": {"type": ["boolean", "string"], "description": "true: press Enter after the fill; a ref: click that button"},
+    "snapshot": {"type": "string", "enum": ["diff", "full", "none"], "description": "the page snapshot to return: diff (default) the changes since your last snapshot, full the whole snapshot, none no snapshot"}
   },
   "required": ["credential"],
   "additionalProperties": false
@@ -40,6 +41,7 @@ type fillCredentialArgs struct {
 	PasswordRef string          `json:"password_ref"`
 	TOTPRef     string          `json:"totp_ref"`
 	Submit      json.RawMessage `json:"submit"`
+	SnapshotMode
 }
 
 func fillCredential(c *sdk.Call, raw []byte) ([]byte, error) {
@@ -47,7 +49,7 @@ func fillCredential(c *sdk.Call, raw []byte) ([]byte, error) {
 	if err := json.Unmarshal(raw, &in); err != nil {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "arguments of browser_fill_credential: %v", err)
 	}
-	req := abi.VaultFillRequest{Credential: in.Credential, UsernameRef: in.UsernameRef, PasswordRef: in.PasswordRef, TOTPRef: in.TOTPRef}
+	req := abi.VaultFillRequest{Credential: in.Credential, UsernameRef: in.UsernameRef, PasswordRef: in.PasswordRef, TOTPRef: in.TOTPRef, NoSnapshot: in.none()}
 	if s := strings.TrimSpace(string(in.Submit)); s != "" && s != "null" {
 		var b bool
 		var ref string

@@ -112,6 +112,15 @@ func pageResult(verb string, p abi.Page, st abi.BrowserState, snap string) *abi.
 	return r
 }
 
+// SnapshotMode is the snapshot argument every action tool takes. The host
+// turns diff into the changes since the agent's last snapshot; none skips
+// taking the snapshot at all.
+type SnapshotMode struct {
+	Snapshot string `json:"snapshot,omitempty" enum:"diff|full|none" desc:"the page snapshot to return: diff (default) the changes since your last snapshot, full the whole snapshot, none no snapshot"`
+}
+
+func (m SnapshotMode) none() bool { return m.Snapshot == "none" }
+
 // ---- navigation
 
 type NavigateArgs struct {
@@ -119,13 +128,14 @@ type NavigateArgs struct {
 	NewTab         bool    `json:"new_tab,omitempty" desc:"open it in a new tab and keep the current page"`
 	WaitUntil      string  `json:"wait_until,omitempty" enum:"load|domcontentloaded|networkidle|commit" desc:"when the page counts as loaded (default load)"`
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" min:"1" max:"120" desc:"give up loading after this long (default: the host's navigation timeout)"`
+	SnapshotMode
 }
 
 func navigate(c *sdk.Call, in NavigateArgs) (*abi.Result, error) {
 	if strings.TrimSpace(in.URL) == "" {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "url is empty: give the page to open, e.g. https://example.com")
 	}
-	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds)})
+	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds), NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -134,8 +144,10 @@ func navigate(c *sdk.Call, in NavigateArgs) (*abi.Result, error) {
 
 type NoArgs struct{}
 
-func history(dir string) (*abi.Result, error) {
-	r, err := sdk.BrowserHistory(abi.BrowserHistoryRequest{Direction: dir})
+type HistoryArgs struct{ SnapshotMode }
+
+func history(dir string, in HistoryArgs) (*abi.Result, error) {
+	r, err := sdk.BrowserHistory(abi.BrowserHistoryRequest{Direction: dir, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -145,8 +157,8 @@ func history(dir string) (*abi.Result, error) {
 	return pageResult("Went "+dir+" to "+r.Page.URL, r.Page, r.State, r.Snapshot), nil
 }
 
-func back(c *sdk.Call, _ NoArgs) (*abi.Result, error)    { return history("back") }
-func forward(c *sdk.Call, _ NoArgs) (*abi.Result, error) { return history("forward") }
+func back(c *sdk.Call, in HistoryArgs) (*abi.Result, error)    { return history("back", in) }
+func forward(c *sdk.Call, in HistoryArgs) (*abi.Result, error) { return history("forward", in) }
 
 type TabsArgs struct {
 	Action string `json:"action" enum:"list|open|select|close" desc:"what to do"`
@@ -549,6 +561,7 @@ type ClickArgs struct {
 	Modifiers []string `json:"modifiers,omitempty" desc:"keys held during the click: Alt, Control, ControlOrMeta, Meta, Shift"`
 	X         *float64 `json:"x,omitempty" desc:"viewport x, only when the element has no ref"`
 	Y         *float64 `json:"y,omitempty" desc:"viewport y, only when the element has no ref"`
+	SnapshotMode
 }
 
 func click(c *sdk.Call, in ClickArgs) (*abi.Result, error) {
@@ -557,7 +570,7 @@ func click(c *sdk.Call, in ClickArgs) (*abi.Result, error) {
 	if in.Double {
 		a, verb = abi.ActDblClick, "Double-clicked"
 	}
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: a, Ref: in.Ref, X: in.X, Y: in.Y, Button: in.Button, Modifiers: in.Modifiers})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: a, Ref: in.Ref, X: in.X, Y: in.Y, Button: in.Button, Modifiers: in.Modifiers, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -580,6 +593,7 @@ type TypeArgs struct {
 	Append bool   `json:"append,omitempty" desc:"add to the current text instead of replacing it"`
 	Submit bool   `json:"submit,omitempty" desc:"press Enter afterwards"`
 	Slowly bool   `json:"slowly,omitempty" desc:"type key by key, for fields that react to each key"`
+	SnapshotMode
 }
 
 func typeText(c *sdk.Call, in TypeArgs) (*abi.Result, error) {
@@ -587,7 +601,7 @@ func typeText(c *sdk.Call, in TypeArgs) (*abi.Result, error) {
 	if in.Slowly {
 		a = abi.ActType
 	}
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: a, Ref: in.Ref, Text: in.Text, Append: in.Append, Submit: in.Submit})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: a, Ref: in.Ref, Text: in.Text, Append: in.Append, Submit: in.Submit, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -606,6 +620,7 @@ type FormField struct {
 
 type FillFormArgs struct {
 	Fields []FormField `json:"fields" desc:"the fields to fill, in order"`
+	SnapshotMode
 }
 
 func fillForm(c *sdk.Call, in FillFormArgs) (*abi.Result, error) {
@@ -613,7 +628,7 @@ func fillForm(c *sdk.Call, in FillFormArgs) (*abi.Result, error) {
 	for i, f := range in.Fields {
 		fields[i] = abi.BrowserFormField{Ref: f.Ref, Kind: f.Kind, Value: f.Value}
 	}
-	r, err := sdk.BrowserFillForm(abi.BrowserFillFormRequest{Fields: fields})
+	r, err := sdk.BrowserFillForm(abi.BrowserFillFormRequest{Fields: fields, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -624,10 +639,11 @@ func fillForm(c *sdk.Call, in FillFormArgs) (*abi.Result, error) {
 type PressArgs struct {
 	Key string `json:"key" desc:"a key or chord: Enter, Tab, Escape, ArrowDown, PageDown, Backspace, Control+A..."`
 	Ref string `json:"ref,omitempty" desc:"send it to this element (default: the focused one)"`
+	SnapshotMode
 }
 
 func press(c *sdk.Call, in PressArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActPress, Key: in.Key, Ref: in.Ref})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActPress, Key: in.Key, Ref: in.Ref, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -642,10 +658,11 @@ type HoverArgs struct {
 	Ref string   `json:"ref,omitempty" desc:"the element's ref"`
 	X   *float64 `json:"x,omitempty" desc:"viewport x, only without a ref"`
 	Y   *float64 `json:"y,omitempty" desc:"viewport y, only without a ref"`
+	SnapshotMode
 }
 
 func hover(c *sdk.Call, in HoverArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActHover, Ref: in.Ref, X: in.X, Y: in.Y})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActHover, Ref: in.Ref, X: in.X, Y: in.Y, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -656,10 +673,11 @@ type ScrollArgs struct {
 	Direction string `json:"direction,omitempty" enum:"down|up|left|right" desc:"default down"`
 	Amount    int    `json:"amount,omitempty" min:"1" desc:"pixels (default: most of a screen)"`
 	Ref       string `json:"ref,omitempty" desc:"scroll this element into view instead"`
+	SnapshotMode
 }
 
 func scroll(c *sdk.Call, in ScrollArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActScroll, Direction: in.Direction, Amount: in.Amount, Ref: in.Ref})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActScroll, Direction: in.Direction, Amount: in.Amount, Ref: in.Ref, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -669,10 +687,11 @@ func scroll(c *sdk.Call, in ScrollArgs) (*abi.Result, error) {
 type SelectArgs struct {
 	Ref    string   `json:"ref" desc:"the dropdown's ref"`
 	Values []string `json:"values" desc:"option labels or values to select"`
+	SnapshotMode
 }
 
 func selectOption(c *sdk.Call, in SelectArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActSelect, Ref: in.Ref, Values: in.Values})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActSelect, Ref: in.Ref, Values: in.Values, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -686,10 +705,11 @@ type DragArgs struct {
 	Y         *float64 `json:"y,omitempty" desc:"start y, only without refs"`
 	ToX       *float64 `json:"to_x,omitempty" desc:"end x, only without refs"`
 	ToY       *float64 `json:"to_y,omitempty" desc:"end y, only without refs"`
+	SnapshotMode
 }
 
 func drag(c *sdk.Call, in DragArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActDrag, Ref: in.Ref, TargetRef: in.TargetRef, X: in.X, Y: in.Y, ToX: in.ToX, ToY: in.ToY})
+	r, err := sdk.BrowserAct(abi.BrowserActRequest{Action: abi.ActDrag, Ref: in.Ref, TargetRef: in.TargetRef, X: in.X, Y: in.Y, ToX: in.ToX, ToY: in.ToY, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -703,10 +723,11 @@ func drag(c *sdk.Call, in DragArgs) (*abi.Result, error) {
 type UploadArgs struct {
 	Ref   string   `json:"ref" desc:"the file input, or the button that opens the file chooser"`
 	Paths []string `json:"paths" desc:"file names in the host's upload folder"`
+	SnapshotMode
 }
 
 func upload(c *sdk.Call, in UploadArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserUpload(abi.BrowserUploadRequest{Ref: in.Ref, Paths: in.Paths})
+	r, err := sdk.BrowserUpload(abi.BrowserUploadRequest{Ref: in.Ref, Paths: in.Paths, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}
@@ -717,10 +738,11 @@ func upload(c *sdk.Call, in UploadArgs) (*abi.Result, error) {
 type DialogArgs struct {
 	Accept     bool    `json:"accept" desc:"true for OK, false for Cancel"`
 	PromptText *string `json:"prompt_text,omitempty" desc:"text to enter into a prompt before accepting"`
+	SnapshotMode
 }
 
 func dialog(c *sdk.Call, in DialogArgs) (*abi.Result, error) {
-	r, err := sdk.BrowserDialog(abi.BrowserDialogRequest{Accept: in.Accept, PromptText: in.PromptText})
+	r, err := sdk.BrowserDialog(abi.BrowserDialogRequest{Accept: in.Accept, PromptText: in.PromptText, NoSnapshot: in.none()})
 	if err != nil {
 		return nil, err
 	}

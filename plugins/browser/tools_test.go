@@ -57,3 +57,26 @@ func TestManifest(t *testing.T) {
 		}
 	}
 }
+
+// Every action tool takes snapshot: diff, full or none (the host reads it).
+func TestActionToolsTakeSnapshotMode(t *testing.T) {
+	out, _ := sdk.Handle(abi.OpDescribe, nil)
+	var m abi.Manifest
+	json.Unmarshal(out, &m)
+	schemas := map[string]json.RawMessage{}
+	for _, tool := range m.Tools {
+		schemas[tool.Name] = tool.InputSchema
+	}
+	for _, n := range strings.Fields(`browser_navigate browser_back browser_forward browser_click browser_type
+		browser_fill_form browser_press browser_hover browser_scroll browser_select browser_drag browser_upload browser_dialog browser_fill_credential`) {
+		var s struct {
+			Properties map[string]struct {
+				Enum []string `json:"enum"`
+			} `json:"properties"`
+		}
+		json.Unmarshal(schemas[n], &s)
+		if got := strings.Join(s.Properties["snapshot"].Enum, "|"); got != "diff|full|none" {
+			t.Errorf("%s: snapshot enum %q, want diff|full|none", n, got)
+		}
+	}
+}

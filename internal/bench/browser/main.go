@@ -59,6 +59,9 @@ type side struct {
 	calls int
 	bytes int64
 	total time.Duration
+	// actions (type, click) and how they answered: the changes since the
+	// last snapshot (wasmwright's default, snapshot "diff"), or whole
+	actions, diffs int
 }
 
 func main() {
@@ -159,6 +162,7 @@ func main() {
 			s.bytes/int64(len(pages)), float64(s.total.Milliseconds())/float64(len(pages)))
 	}
 	fmt.Println()
+	fmt.Printf("wasmwright's actions take snapshot \"diff\" by default: %d of its %d type and click answers carried the changes since the last snapshot, the others the whole snapshot (a navigation, or a diff no shorter than the page).\n\n", ww.diffs, ww.actions)
 	if peer != nil && len(peer.snaps) > 0 {
 		fmt.Printf("Snapshot answer size (median characters of the text content): wasmwright %d, Playwright MCP %d, ratio %.2f.\n\n",
 			medianInt(ww.snaps), medianInt(peer.snaps), float64(medianInt(ww.snaps))/float64(max(1, medianInt(peer.snaps))))
@@ -253,6 +257,12 @@ func runTask(sides []*side, u string, measure bool) bool {
 		s.calls++
 		s.bytes += int64(n)
 		s.total += d
+		if step == "type" || step == "click" {
+			s.actions++
+			if strings.Contains(text, "since your last snapshot") {
+				s.diffs++
+			}
+		}
 		if err != nil {
 			s.failed[step]++
 			fmt.Fprintf(os.Stderr, "%s %s %s: %v\n", s.name, step, u, err)

@@ -1,0 +1,111 @@
+package host
+
+import (
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+)
+
+// TestActionsReturnSnapshotDiffs: through the host over real Chromium, a
+// click that changes text returns only that change, with its ref, which
+// applied to the snapshot the agent had gives the page's next snapshot;
+// snapshot "none" returns no snapshot, "full" the whole one; a scoped
+// snapshot does not become the baseline; a click that changes the URL or
+// navigates returns the page whole.
+func TestActionsReturnSnapshotDiffs(t *testing.T) {
+	site := serve(t, map[string]string{
+		"/count": `<title>Count</title><h1>Counter</h1>
+			<input id="t" aria-label="Total" value="0 clicks">
+			<button onclick="t.value = (window.c = (window.c || 0) + 1) + ' clicks'">Add</button>
+			<button onclick="history.pushState(null, '', '/count/moved')">Move</button>
+			<ul>` + strings.Repeat("<li>an item of a list</li>", 20) + `<li>the last item</li></ul>
+			<a href="/other">Elsewhere</a>`,
+		"/other": `<title>Other</title><h1>Another page</h1><p>Nothing here</p>`,
+	})
+	a := newAgent(t, site, "")
+	prev := a.call("browser_navigate", map[string]any{"url": site.URL + "/count"}).Snapshot
+	button, total := a.ref(prev, `button "Add"`), a.ref(prev, `textbox "Total"`)
+
+	res := a.call("browser_click", map[string]any{"ref": button})
+	if res.Snapshot != "" || res.SnapshotDiff == "" {
+		t.Fatalf("a click that changes text gave no diff (snapshot %q, diff %q)", res.Snapshot, res.SnapshotDiff)
+	}
+	if !regexp.MustCompile(`(?m)^~ - textbox "Total" \[ref=` + total + `\]: 1 clicks$`).MatchString(res.SnapshotDiff) {
+		t.Errorf("the diff does not show the textbox %s changed to 1 clicks:\n%s", total, res.SnapshotDiff)
+	}
+	if strings.Contains(res.SnapshotDiff, "the last item") {
+		t.Errorf("the diff repeats unchanged lines far from the change:\n%s", res.SnapshotDiff)
+	}
+	next := a.call("browser_snapshot", map[string]any{}).Snapshot
+	if got, err := applyDiff(prev, res.SnapshotDiff); err != nil || got != next {
+		t.Fatalf("the diff applied to the previous snapshot (%v):\n%s\nis not the next snapshot:\n%s", err, got, next)
+	}
+
+	if res := a.call("browser_click", map[string]any{"ref": button, "snapshot": "none"}); res.Snapshot != "" || res.SnapshotDiff != "" {
+		t.Errorf("snapshot none returned one: %+v", res)
+	}
+	res = a.call("browser_click", map[string]any{"ref": button, "snapshot": "full"})
+	if res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "3 clicks") || !strings.Contains(res.Snapshot, "the last item") {
+		t.Errorf("snapshot full did not return the whole snapshot: %+v", res)
+	}
+	// A scoped view is not the baseline: the next diff is against the
+	// full snapshot above, so it holds exactly the button's change.
+	a.call("browser_snapshot", map[string]any{"ref": button})
+	res = a.call("browser_click", map[string]any{"ref": button})
+	if !strings.Contains(res.SnapshotDiff, "0 added, 0 removed") || !strings.Contains(res.SnapshotDiff, "4 clicks") {
+		t.Errorf("after a scoped snapshot the diff is not against the last full one:\n%s", res.SnapshotDiff)
+	}
+	res = a.call("browser_click", map[string]any{"ref": button})
+	if res.SnapshotDiff != "" && strings.Contains(res.SnapshotDiff, "0 added, 0 removed, 0 changed") {
+		t.Errorf("a change rendered as an empty diff: %s", res.SnapshotDiff)
+	}
+
+	if res := a.call("browser_press", map[string]any{"key": "Shift"}); res.SnapshotDiff != snapshotUnchanged {
+		t.Errorf("an action that changed nothing gave %q, %q", res.SnapshotDiff, res.Snapshot)
+	}
+
+	// The URL changed without a new document: the page is given whole.
+	res = a.call("browser_click", map[string]any{"ref": a.ref(next, `button "Move"`)})
+	if res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "the last item") {
+		t.Errorf("a click that changed the URL did not return the page whole: %+v", res)
+	}
+	res = a.call("browser_click", map[string]any{"ref": a.ref(next, `link "Elsewhere"`)})
+	if res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Another page") {
+		t.Errorf("a click that navigated did not return the new page whole: %+v", res)
+	}
+}
+
+// TestSnapshotDiffNeverRevealsMaskedValue: a password filled from the
+// vault, then shown by the page, appears masked in the diff (the diff is
+// between masked snapshots), never raw; and a value the page showed before
+// it became a secret (in the agent's last snapshot, unmasked then) is not
+// repeated by a diff's removed lines: that action returns the masked
+// snapshot whole instead of being withheld.
+func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
+	site := serve(t, map[string]string{"/login": `<title>Sign in</title>
+		<label>Username <input id="u" autocomplete="username"></label>
+		<label>Password <input type="password" id="p"></label>
+		<p>Your new password is diff-Pa55-word</p>
+		<button onclick="this.textContent = 'you typed ' + p.value">Show</button>` + strings.Repeat("<p>filler text that makes the page longer than a diff</p>", 10)})
+	t.Setenv(vault.PassphraseEnv, "")
+	a := newAgent(t, site, "")
+	const secret = "diff-Pa55-word"
+	a.storeLogins(site, vault.Credential{Name: "site", Username: "ada", Password: secret})
+	snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/login"}).Snapshot
+	res := a.call("browser_fill_credential", map[string]any{"credential": "site", "username_ref": a.ref(snap, `textbox "Username"`), "password_ref": a.ref(snap, `textbox "Password"`)})
+	if out, _ := json.Marshal(res); strings.Contains(string(out), secret) || res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Your new password is ••") {
+		t.Fatalf("the fill's result is not the masked snapshot whole: %s", out)
+	}
+	a.call("browser_snapshot", map[string]any{})
+	res = a.call("browser_click", map[string]any{"ref": a.ref(snap, `button "Show"`)})
+	out, _ := json.Marshal(res)
+	if strings.Contains(string(out), secret) {
+		t.Fatalf("the password is in the result: %s", out)
+	}
+	if !regexp.MustCompile(`(?m)^[+~] .*you typed`).MatchString(res.SnapshotDiff) || strings.Contains(res.SnapshotDiff, "filler") {
+		t.Errorf("the diff does not show the page's change (masked):\n%s", res.SnapshotDiff)
+	}
+}
