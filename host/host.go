@@ -146,6 +146,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	eng, err := sandbox.NewEngine(sandbox.Config{
 		CacheDir:    cfg.CacheDir(),
+		ShippedDir:  cfg.PluginsDir(),
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
 		Timeout:     cfg.Host.CallTimeout.Duration,
 		PoolSize:    cfg.Host.PoolSize,
