@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -177,6 +178,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		s.cur.Store(p)
 	}
 	h.relink()
+	// Loading read each plugin and its compiled code into the heap: hand
+	// that garbage back now, not at the next GC cycles (tens of MB).
+	debug.FreeOSMemory()
 	if cfg.Host.WatchPlugins {
 		if err := h.watch(); err != nil {
 			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)
