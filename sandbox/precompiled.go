@@ -215,7 +215,8 @@ func seedCache(pluginsDir, cacheDir string) (int, error) {
 }
 
 // copyVerified copies src to dst when src's sha256 is want (false
-// otherwise); dst appears whole or not at all.
+// otherwise); dst appears whole or not at all. A hard link stands for
+// the copy where the file system allows it.
 func copyVerified(src, dst, want string) (bool, error) {
 	b, err := os.ReadFile(src)
 	if err != nil || sha256Hex(b) != want {
@@ -223,6 +224,9 @@ func copyVerified(src, dst, want string) (bool, error) {
 	}
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return false, err
+	}
+	if os.Link(src, dst) == nil {
+		return true, nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".seed-*")
 	if err != nil {
