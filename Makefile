@@ -79,8 +79,9 @@ plugins: ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SU
 	done
 	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"
 
-build: plugins ## build the wasmwright binary to $(BUILD)/wasmwright
+build: plugins ## build the wasmwright binary to $(BUILD)/wasmwright, and the plugins' compiled code to $(PLUGINS_OUT)/.cache
 	$(GO) build -trimpath -o $(BUILD)/wasmwright ./cmd/wasmwright
+	$(BUILD)/wasmwright plugins precompile $(PLUGINS_OUT)
 
 clean: ## remove build output
 	rm -rf $(BUILD)

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -148,6 +149,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	eng, err := sandbox.NewEngine(sandbox.Config{
 		CacheDir:    cfg.CacheDir(),
+		ShippedDir:  cfg.PluginsDir(),
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
 		Timeout:     cfg.Host.CallTimeout.Duration,
 		PoolSize:    cfg.Host.PoolSize,
@@ -178,6 +180,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		s.cur.Store(p)
 	}
 	h.relink()
+	// Loading read each plugin and its compiled code into the heap: hand
+	// that garbage back now, not at the next GC cycles (tens of MB).
+	debug.FreeOSMemory()
 	if cfg.Host.WatchPlugins {
 		if err := h.watch(); err != nil {
 			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)

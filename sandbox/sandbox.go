@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -64,6 +65,9 @@ type HostFunc struct {
 type Config struct {
 	// CacheDir holds compiled code across processes. Empty: in memory only.
 	CacheDir string
+	// ShippedDir is a plugins folder whose .cache (Precompile) seeds
+	// CacheDir with compiled code it lacks, verified. Empty: none.
+	ShippedDir string
 	// MemoryPages caps each instance's linear memory, in 64 KiB pages.
 	MemoryPages uint32
 	// Timeout is the deadline of a call whose context has none sooner.
@@ -140,6 +144,13 @@ func NewEngine(cfg Config) (*Engine, error) {
 		e.funcs[f.Name] = f
 	}
 	if cfg.CacheDir != "" {
+		if cfg.ShippedDir != "" {
+			if n, err := seedCache(cfg.ShippedDir, cfg.CacheDir); err != nil {
+				cfg.Logger.Warn("shipped compiled plugins not used", "dir", filepath.Join(cfg.ShippedDir, ShippedCache), "err", err)
+			} else if n > 0 {
+				cfg.Logger.Debug("compilation cache seeded from the shipped compiled plugins", "files", n)
+			}
+		}
 		c, err := wazero.NewCompilationCacheWithDir(cfg.CacheDir)
 		if err != nil {
 			return nil, fmt.Errorf("sandbox: compilation cache %s: %w", cfg.CacheDir, err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 func pluginsCmd(g *globals) *cobra.Command {
@@ -37,6 +38,18 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return tw.Flush()
 		}),
+	})
+	c.AddCommand(&cobra.Command{
+		Use:   "precompile DIR",
+		Short: "Compile every plugin in DIR into DIR/.cache, so a first run with an empty cache_dir does not compile (make build runs it)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := sandbox.Precompile(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "plugins: compiled into %s\n", filepath.Join(args[0], sandbox.ShippedCache))
+			return nil
+		},
 	})
 	c.AddCommand(&cobra.Command{
 		Use:   "inspect NAME",

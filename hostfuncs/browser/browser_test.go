@@ -386,6 +386,48 @@ func TestNewTab(t *testing.T) {
 	wantCode(t, err, abi.CodeInputInvalid, "no tab 9")
 }
 
+// A click waits for a tab only when it can open one, and then only until
+// the tab opens: with the wait's bound made far longer than any call, a
+// modified click on a plain button, a submit into a frame of the page and
+// a click that does open a tab all return.
+func TestClickWaitsForTabOnlyWhenOneOpens(t *testing.T) {
+	defer func(w time.Duration) { tabWait = w }(tabWait)
+	tabWait = time.Hour
+	c := caller(t.Name())
+	r := nav(t, c, "/notab")
+	for _, tc := range []struct {
+		req  abi.BrowserActRequest
+		want string
+		tabs int
+	}{
+		{abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, `button "Press"`), Modifiers: []string{"Shift"}}, `button "pressed"`, 1},
+		{abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, `button "Into the pane"`)}, "", 1},
+		{abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, `link "Open other`)}, "", 2},
+	} {
+		type result struct {
+			a   abi.BrowserActResponse
+			err *abi.Error
+		}
+		done := make(chan result, 1)
+		go func() {
+			a, err := call[abi.BrowserActResponse](t, svc, c, abi.HostBrowserAct, tc.req)
+			done <- result{a, err}
+		}()
+		select {
+		case res := <-done:
+			a := res.a
+			if res.err != nil {
+				t.Fatalf("click %s %v: %v", tc.req.Ref, tc.req.Modifiers, res.err)
+			}
+			if !strings.Contains(a.Snapshot, tc.want) || len(a.State.Tabs) > tc.tabs || tc.tabs > 1 && len(a.State.NewTabs) != 1 {
+				t.Fatalf("click %s: %+v\n%s", tc.req.Ref, a.State, a.Snapshot)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatalf("click %s %v waited for a tab that does not open", tc.req.Ref, tc.req.Modifiers)
+		}
+	}
+}
+
 func TestUpload(t *testing.T) {
 	c := caller(t.Name())
 	r := nav(t, c, "/upload")

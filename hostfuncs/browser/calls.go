@@ -359,7 +359,9 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if req.Action == abi.ActDblClick {
 			click = func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }
 		}
-		if pr.OpensTab || len(req.Modifiers) > 0 || req.Button == "middle" {
+		// Only a click that can open a tab waits for one: a modifier or
+		// middle click elsewhere (or a target naming a frame) opens none.
+		if pr.OpensTab || pr.Navigates && (len(req.Modifiers) > 0 || req.Button == "middle") {
 			return ss.awaitingTab(click), nil
 		}
 		return click, nil
@@ -1004,11 +1006,16 @@ func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 	return out, nil
 }
 
-// awaitingTab runs a click expected to open a tab (a link with a target,
-// a modifier or middle click) and waits for the browser to report the tab,
-// so the result's state lists it (Playwright's click returns before its
-// page event arrives): until the tab opens, a second passes or the call
-// ends.
+// tabWait bounds how long a click expected to open a tab waits for the
+// browser to report it (a popup blocker may refuse it). A variable so a
+// test can show that a click that cannot open a tab never waits on it.
+var tabWait = time.Second
+
+// awaitingTab runs a click expected to open a tab (a link or form with a
+// target, a modifier or middle click on one) and waits for the browser to
+// report the tab, so the result's state lists it (Playwright's click
+// returns before its page event arrives): until the tab opens, tabWait
+// passes or the call ends.
 func (ss *session) awaitingTab(click func() error) func() error {
 	done := context.Background().Done()
 	if ss.ctx != nil {
@@ -1022,7 +1029,7 @@ func (ss *session) awaitingTab(click func() error) func() error {
 		if err := click(); err != nil {
 			return err
 		}
-		t := time.NewTimer(time.Second)
+		t := time.NewTimer(tabWait)
 		defer t.Stop()
 		select {
 		case <-ss.tabOpened:

@@ -48,6 +48,13 @@ func fixtures() *httptest.Server {
 	page("/frames", `<title>Frames</title><h1>Outer</h1><iframe src="/inner" title="inner frame"></iframe>`)
 	page("/inner", `<title>Inner</title><button onclick="this.textContent='clicked inside'">Inner button</button>`)
 	page("/tabs", `<title>Tabs</title><a href="/other" target="_blank">Open other in a new tab</a>`)
+	// Clicks that cannot open a tab: a modified click on a plain button, a
+	// form whose target is a frame of the page.
+	page("/notab", `<title>No tab</title>
+		<button onclick="this.textContent='pressed'">Press</button>
+		<form action="/other" target="pane"><button>Into the pane</button></form>
+		<iframe name="pane" title="pane" src="about:blank"></iframe>
+		<a href="/other" target="_blank">Open other in a new tab</a>`)
 	page("/upload", `<title>Upload</title><input type="file" aria-label="File" onchange="document.getElementById('f').textContent = 'got ' + this.files[0].name">
 		<button onclick="document.getElementById('hidden-file').click()">Choose file</button>
 		<input type="file" id="hidden-file" style="display:none" onchange="document.getElementById('f').textContent = 'chose ' + this.files[0].name">

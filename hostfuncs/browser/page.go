@@ -309,21 +309,26 @@ const probeJS = `e => {
 		|| e instanceof HTMLTextAreaElement || e.isContentEditable || ["textbox","searchbox","combobox","spinbutton"].includes(e.getAttribute && e.getAttribute("role"));
 	const readonly = !!e.readOnly || (e.getAttribute && e.getAttribute("aria-readonly") === "true");
 	const link = e.closest && e.closest("a[href],area[href]");
-	const target = ((link && link.target) || (e.form && (e.formTarget || e.form.target)) || "").toLowerCase();
+	const submit = !!e.form && (e instanceof HTMLButtonElement ? e.type === "submit" : e instanceof HTMLInputElement && ["submit","image"].includes(e.type));
+	const target = ((link && link.target) || (submit && (e.formTarget || e.form.target)) || "").toLowerCase();
+	const frame = target !== "" && [...document.querySelectorAll("iframe[name],frame[name]")].some(f => f.name.toLowerCase() === target);
 	return {visible, enabled: !disabled, editable: text && !disabled && !readonly,
 		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password",
-		opensTab: target !== "" && !["_self","_parent","_top"].includes(target)};
+		opensTab: target !== "" && !frame && !["_self","_parent","_top"].includes(target),
+		navigates: !!link || submit};
 }`
 
 type probe struct {
 	Visible, Enabled, Editable, Password bool
-	// OpensTab: a link or form whose target opens another browsing context.
-	OpensTab bool
+	// OpensTab: a link or form whose target opens another browsing context
+	// (not a frame of the page). Navigates: a link or a form's submit
+	// control, which a modifier or middle click may open in a tab.
+	OpensTab, Navigates bool
 }
 
 func probeFrom(m map[string]any) probe {
 	b := func(k string) bool { x, _ := m[k].(bool); return x }
-	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab")}
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab"), Navigates: b("navigates")}
 }
 
 // probeOf reads an element's state; ok is false when it could not.

@@ -24,6 +24,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -169,12 +170,58 @@ func main() {
 	} else {
 		fmt.Printf("Snapshot answer size (median characters of the text content): wasmwright %d.\n\n", medianInt(ww.snaps))
 	}
+	deadFormClicks(sides)
 	fmt.Printf("Memory (PSS of each server's process tree, one session each, after the run): wasmwright %s", mb(pss(ww.c.pids())))
 	if peer != nil {
 		fmt.Printf(", Playwright MCP %s.\n", mb(pss(peer.c.pids())))
 	} else {
 		fmt.Println("; Playwright MCP not measured.")
 	}
+}
+
+// deadFormClicks times, on every side, a click on a submit button whose
+// form posts to a loopback port nothing listens on (an error on one side,
+// an error page on the other: either way the call's time), and prints
+// median and p90.
+func deadFormClicks(sides []*side) {
+	const n = 11
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return
+	}
+	dead := l.Addr().String()
+	l.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Dead form</title><form method="post" action="http://%s/submit"><input name="q" aria-label="Query"><button>Send</button></form>`, dead)
+	}))
+	defer srv.Close()
+	fmt.Printf("Click on a submit button whose form posts to a loopback port nothing listens on (%d clicks each, after navigate and snapshot; the first unmeasured):\n\n", n)
+	fmt.Println("| | median (ms) | p90 (ms) |")
+	fmt.Println("|---|---:|---:|")
+	for _, s := range sides {
+		var ds []time.Duration
+		for i := 0; i <= n; i++ {
+			if _, _, _, err := s.c.tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"}); err != nil {
+				continue
+			}
+			snap, _, _, err := s.c.tool(s.tools["snapshot"], map[string]any{})
+			if err != nil {
+				continue
+			}
+			_, refs := elems(snap)
+			ref, ok := refs[`button Send`]
+			if !ok {
+				continue
+			}
+			_, _, d, _ := s.c.tool(s.tools["click"], map[string]any{s.arg: ref})
+			if i > 0 {
+				ds = append(ds, d)
+			}
+		}
+		fmt.Printf("| %s | %s | %s |\n", s.name, msStr(median(ds)), msStr(quantile(ds, 9, 10)))
+	}
+	fmt.Println()
 }
 
 func listPages(dir string) ([]string, error) {
@@ -486,13 +533,16 @@ func chromium() string {
 	return "chromium"
 }
 
-func median(ds []time.Duration) time.Duration {
+func median(ds []time.Duration) time.Duration { return quantile(ds, 1, 2) }
+
+// quantile is the num/den quantile of ds (0 when empty).
+func quantile(ds []time.Duration, num, den int) time.Duration {
 	if len(ds) == 0 {
 		return 0
 	}
 	s := append([]time.Duration(nil), ds...)
 	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
+	return s[len(s)*num/den]
 }
 
 func medianInt(v []int) int {

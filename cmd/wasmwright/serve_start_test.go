@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// serve over stdio lists the browser tools before any driver or browser
+// starts: with a driver_dir that does not exist the tools are listed, and
+// with the real driver serve has started no child process by then.
+func TestServeListsToolsWithoutDriver(t *testing.T) {
+	e, _ := browserServeEnv(t)
+	var cfgFile string
+	for _, kv := range e.env {
+		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
+			cfgFile = v
+		}
+	}
+	base, _ := os.ReadFile(cfgFile)
+	missing := filepath.Join(t.TempDir(), "no-driver-here")
+	for _, extra := range []string{"", "\n[browser]\ndriver_dir = " + strconv.Quote(missing) + "\n"} {
+		os.WriteFile(cfgFile, append(base, extra...), 0o644)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		cmd := exec.Command(e.bin, "serve")
+		cmd.Env = e.env
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+		if err != nil {
+			t.Fatalf("serve with %q: %v", extra, err)
+		}
+		res, err := cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatalf("tools/list with %q: %v", extra, err)
+		}
+		var names []string
+		for _, tool := range res.Tools {
+			names = append(names, tool.Name)
+		}
+		if !strings.Contains(strings.Join(names, " "), "browser_navigate") {
+			t.Fatalf("tools/list with %q has no browser tools: %v", extra, names)
+		}
+		if kids := children(cmd.Process.Pid); len(kids) > 0 {
+			t.Fatalf("serve started processes %v before any browser call (config %q)", kids, extra)
+		}
+		cs.Close()
+		cancel()
+	}
+}
+
+// children lists the pids whose parent is pid (Linux /proc).
+func children(pid int) []string {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	var out []string
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...: comm may hold spaces, so split after ")".
+		s := string(b)
+		if i := strings.LastIndexByte(s, ')'); i >= 0 {
+			if fields := strings.Fields(s[i+1:]); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
+				out = append(out, strings.TrimSuffix(strings.TrimPrefix(f, "/proc/"), "/stat")+" "+s[:i+1])
+			}
+		}
+	}
+	return out
+}
