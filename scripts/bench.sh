@@ -7,6 +7,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${WASMWRIGHT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 out="$(mktemp)"
+
+# "before" columns: wasmwright as it was before issue 13 (every action
+# answered with the whole snapshot), built from its commit into
+# build/before and measured beside today's build in the same run.
+before_ref=956f632
+before=build/before
+before_args=()
+if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
+  if [ "$(cat "$before/.ref" 2>/dev/null)" != "$before_ref" ] || [ ! -x "$before/build/wasmwright" ]; then
+    rm -rf "$before" && mkdir -p "$before"
+    git archive "$before_ref" | tar -x -C "$before"
+    make -s -C "$before" build >&2
+    echo "$before_ref" > "$before/.ref"
+  fi
+  before_args=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-ref "$before_ref")
+else
+  echo "bench: commit $before_ref is not in this clone; no before columns" >&2
+fi
 {
   echo "# Benchmarks"
   echo
@@ -16,7 +34,9 @@ out="$(mktemp)"
   go run ./internal/bench/kernel
   for prog in pipeline overhead browser network hostile shutdown console; do
     if [ -f "internal/bench/$prog/main.go" ]; then
-      go run "./internal/bench/$prog" -corpus "$corpus"
+      args=(-corpus "$corpus")
+      case $prog in browser) args+=("${before_args[@]}") ;; esac
+      go run "./internal/bench/$prog" "${args[@]}"
       echo
     fi
   done

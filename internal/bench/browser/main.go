@@ -45,7 +45,25 @@ import (
 // of waiting on a closed network (wasmwright's does this itself).
 var isolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
 
-var steps = []string{"navigate", "snapshot", "type", "click", "read"}
+// steps are the task's calls, in the order the tables show them. The
+// task (its bytes and time) is navigate, snapshot, type, click, read;
+// press and the snapshot-"none" calls are timed beside it.
+var steps = []string{"navigate", "snapshot", "type", "click", "read", "press", "type none", "press none"}
+
+// inTask reports whether a step counts in the per-task cost.
+func inTask(step string) bool {
+	switch step {
+	case "press", "type none", "press none":
+		return false
+	}
+	return true
+}
+
+// peerTools and wwTools name each step's tool.
+var (
+	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press"}
+	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key"}
+)
 
 // side is one system under test: its MCP client and what it measured.
 type side struct {
@@ -63,6 +81,9 @@ type side struct {
 	// actions (type, click) and how they answered: the changes since the
 	// last snapshot (wasmwright's default, snapshot "diff"), or whole
 	actions, diffs int
+	// modes: the side takes snapshot "none" (wasmwright since issue 13)
+	modes bool
+	dead  []time.Duration // clicks on a form posting to a dead port
 }
 
 func main() {
@@ -73,6 +94,9 @@ func main() {
 	all := flag.Bool("all", false, "run every page")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
+	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds the commit before issue 13)")
+	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
+	beforeRef := flag.String("before-ref", "", "the commit -before was built from, for the text")
 	verbose := flag.Bool("v", false, "log each call")
 	flag.Parse()
 	if *corpus != "" {
@@ -95,22 +119,29 @@ func main() {
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
 	defer srv.Close()
 
-	wc, err := newWasmwright(*bin, *verbose)
+	wc, err := newWasmwright(*bin, "", *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmwright:", err)
 		os.Exit(1)
 	}
 	defer wc.close()
-	sides := []*side{{name: "wasmwright", c: wc, arg: "ref",
-		tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot"}}}
+	sides := []*side{{name: "wasmwright", c: wc, arg: "ref", tools: wwTools, modes: true}}
+	if *beforeBin != "" {
+		bc, err := newWasmwright(*beforeBin, *beforePlugins, *verbose)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wasmwright before:", err)
+			os.Exit(1)
+		}
+		defer bc.close()
+		sides = append(sides, &side{name: "before", c: bc, arg: "ref", tools: wwTools})
+	}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
 		if pc, err := newPeer(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
 			defer pc.close()
-			sides = append(sides, &side{name: "Playwright MCP", c: pc, arg: "target",
-				tools: map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot"}})
+			sides = append(sides, &side{name: "Playwright MCP", c: pc, arg: "target", tools: peerTools})
 		}
 	} else {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
@@ -128,39 +159,66 @@ func main() {
 		}
 	}
 
-	fmt.Printf("%s\n\n", title)
-	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Warm medians of successful calls in ms; failures counted per call.\n\n",
-		len(pages), filepath.Base(*pagesDir), chromium(), shared, len(pages))
-	peer := (*side)(nil)
-	if len(sides) > 1 {
-		peer = sides[1]
+	var peer *side
+	if last := sides[len(sides)-1]; last.name == "Playwright MCP" {
+		peer = last
 	}
 	ww := sides[0]
-	fmt.Println("| call | wasmwright (ms) | failed | Playwright MCP (ms) | failed | ratio | n |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Printf("%s\n\n", title)
+	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\". Warm medians of successful calls in ms; failures counted per call; each ratio is against Playwright MCP's same call (for the \"none\" rows, its type and press, which have no such mode).\n\n",
+		len(pages), filepath.Base(*pagesDir), chromium(), shared, len(pages))
+	if *beforeBin != "" {
+		fmt.Printf("*before* is wasmwright built from %s, the commit before issue 13 (every action answered with the whole snapshot), run the same way in the same run.\n\n", *beforeRef)
+	}
+	head, rule := "| call |", "|---|"
+	for _, s := range sides {
+		head += fmt.Sprintf(" %s (ms) | failed |", s.name)
+		rule += "---:|---:|"
+	}
+	if peer != nil {
+		for _, s := range sides[:len(sides)-1] {
+			head += fmt.Sprintf(" %s / PW MCP |", s.name)
+			rule += "---:|"
+		}
+	}
+	fmt.Println(head + " n |")
+	fmt.Println(rule + "---:|")
 	for _, st := range steps {
-		a := median(ww.times[st])
-		b, bf, ratio := time.Duration(0), "-", "-"
+		row := "| " + st + " |"
+		for _, s := range sides {
+			if len(s.times[st])+s.failed[st] == 0 {
+				row += " - | - |"
+				continue
+			}
+			row += fmt.Sprintf(" %s | %d |", msStr(median(s.times[st])), s.failed[st])
+		}
 		if peer != nil {
-			b, bf = median(peer.times[st]), strconv.Itoa(peer.failed[st])
-			if a > 0 && b > 0 {
-				ratio = fmt.Sprintf("%.2f", float64(a)/float64(b))
+			ref := strings.TrimSuffix(st, " none")
+			for _, s := range sides[:len(sides)-1] {
+				row += " " + ratio(median(s.times[st]), median(peer.times[ref])) + " |"
 			}
 		}
-		fmt.Printf("| %s | %s | %d | %s | %s | %s | %d |\n", st, msStr(a), ww.failed[st], msStr(b), bf, ratio, len(ww.times[st])+ww.failed[st])
+		fmt.Printf("%s %d |\n", row, len(ww.times[st])+ww.failed[st])
 	}
 	fmt.Println()
-	fmt.Println("Per-task cost, summed over the measured pages (every call, failed ones included; bytes are the JSON-RPC responses the agent's client receives):")
+	fmt.Println("Per-task cost (navigate, snapshot, type, click, read), summed over the measured pages (every call, failed ones included; bytes are the JSON-RPC responses the agent's client receives):")
 	fmt.Println()
-	fmt.Println("| | calls | failed | bytes received | time (s) | bytes per task | ms per task |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| | calls | failed | bytes received | time (s) | bytes per task | ms per task | bytes / PW MCP | time / PW MCP |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sides {
 		f := 0
-		for _, v := range s.failed {
-			f += v
+		for st, v := range s.failed {
+			if inTask(st) {
+				f += v
+			}
 		}
-		fmt.Printf("| %s | %d | %d | %d | %.1f | %d | %.0f |\n", s.name, s.calls, f, s.bytes, s.total.Seconds(),
-			s.bytes/int64(len(pages)), float64(s.total.Milliseconds())/float64(len(pages)))
+		rb, rt := "-", "-"
+		if peer != nil && peer.bytes > 0 && peer.total > 0 {
+			rb = fmt.Sprintf("%.2f", float64(s.bytes)/float64(peer.bytes))
+			rt = ratio(s.total, peer.total)
+		}
+		fmt.Printf("| %s | %d | %d | %d | %.1f | %d | %.0f | %s | %s |\n", s.name, s.calls, f, s.bytes, s.total.Seconds(),
+			s.bytes/int64(len(pages)), float64(s.total.Milliseconds())/float64(len(pages)), rb, rt)
 	}
 	fmt.Println()
 	fmt.Printf("wasmwright's actions take snapshot \"diff\" by default: %d of its %d type and click answers carried the changes since the last snapshot, the others the whole snapshot (a navigation, or a diff no shorter than the page).\n\n", ww.diffs, ww.actions)
@@ -170,20 +228,31 @@ func main() {
 	} else {
 		fmt.Printf("Snapshot answer size (median characters of the text content): wasmwright %d.\n\n", medianInt(ww.snaps))
 	}
-	deadFormClicks(sides)
-	fmt.Printf("Memory (PSS of each server's process tree, one session each, after the run): wasmwright %s", mb(pss(ww.c.pids())))
-	if peer != nil {
-		fmt.Printf(", Playwright MCP %s.\n", mb(pss(peer.c.pids())))
-	} else {
-		fmt.Println("; Playwright MCP not measured.")
+	deadFormClicks(sides, peer)
+	fmt.Print("Memory (PSS of each server's process tree, one session each, after the run):")
+	for i, s := range sides {
+		sep := ","
+		if i == len(sides)-1 {
+			sep = "."
+		}
+		fmt.Printf(" %s %s%s", s.name, mb(pss(s.c.pids())), sep)
 	}
+	fmt.Println()
+}
+
+// ratio is a/b to two places, or "-" when either is missing.
+func ratio(a, b time.Duration) string {
+	if a <= 0 || b <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(a)/float64(b))
 }
 
 // deadFormClicks times, on every side, a click on a submit button whose
 // form posts to a loopback port nothing listens on (an error on one side,
 // an error page on the other: either way the call's time), and prints
 // median and p90.
-func deadFormClicks(sides []*side) {
+func deadFormClicks(sides []*side, peer *side) {
 	const n = 11
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -197,10 +266,10 @@ func deadFormClicks(sides []*side) {
 	}))
 	defer srv.Close()
 	fmt.Printf("Click on a submit button whose form posts to a loopback port nothing listens on (%d clicks each, after navigate and snapshot; the first unmeasured):\n\n", n)
-	fmt.Println("| | median (ms) | p90 (ms) |")
-	fmt.Println("|---|---:|---:|")
+	fmt.Println("| | median (ms) | p90 (ms) | p90 / PW MCP |")
+	fmt.Println("|---|---:|---:|---:|")
+	p90 := map[*side]time.Duration{}
 	for _, s := range sides {
-		var ds []time.Duration
 		for i := 0; i <= n; i++ {
 			if _, _, _, err := s.c.tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"}); err != nil {
 				continue
@@ -216,10 +285,17 @@ func deadFormClicks(sides []*side) {
 			}
 			_, _, d, _ := s.c.tool(s.tools["click"], map[string]any{s.arg: ref})
 			if i > 0 {
-				ds = append(ds, d)
+				s.dead = append(s.dead, d)
 			}
 		}
-		fmt.Printf("| %s | %s | %s |\n", s.name, msStr(median(ds)), msStr(quantile(ds, 9, 10)))
+		p90[s] = quantile(s.dead, 9, 10)
+	}
+	for _, s := range sides {
+		r := "-"
+		if peer != nil {
+			r = ratio(p90[s], p90[peer])
+		}
+		fmt.Printf("| %s | %s | %s | %s |\n", s.name, msStr(median(s.dead)), msStr(p90[s]), r)
 	}
 	fmt.Println()
 }
@@ -297,13 +373,16 @@ func sharedTargets(snaps []map[string]string, order []string) (textbox, clickabl
 // page had a shared target.
 func runTask(sides []*side, u string, measure bool) bool {
 	call := func(s *side, step string, args map[string]any) (string, error) {
-		text, n, d, err := s.c.tool(s.tools[step], args)
+		tool := s.tools[strings.TrimSuffix(step, " none")]
+		text, n, d, err := s.c.tool(tool, args)
 		if !measure {
 			return text, err
 		}
-		s.calls++
-		s.bytes += int64(n)
-		s.total += d
+		if inTask(step) {
+			s.calls++
+			s.bytes += int64(n)
+			s.total += d
+		}
 		if step == "type" || step == "click" {
 			s.actions++
 			if strings.Contains(text, "since your last snapshot") {
@@ -341,7 +420,13 @@ func runTask(sides []*side, u string, measure bool) bool {
 	tb, cl := sharedTargets(snaps, order)
 	for i, s := range sides {
 		if tb != "" {
-			call(s, "type", map[string]any{s.arg: snaps[i][tb], "text": "wasmwright"})
+			ref := snaps[i][tb]
+			call(s, "type", map[string]any{s.arg: ref, "text": "wasmwright"})
+			call(s, "press", map[string]any{"key": "Tab"})
+			if s.modes {
+				call(s, "type none", map[string]any{s.arg: ref, "text": "wasmwright", "snapshot": "none"})
+				call(s, "press none", map[string]any{"key": "Tab", "snapshot": "none"})
+			}
 		}
 		if cl != "" {
 			call(s, "click", map[string]any{s.arg: snaps[i][cl]})
@@ -357,7 +442,10 @@ func runTask(sides []*side, u string, measure bool) bool {
 // config runs it: the browser plugin with the default pipeline (detect,
 // compact, mask), the egress proxy in front of Chromium (loopback allowed
 // for the corpus server).
-func newWasmwright(bin string, verbose bool) (*mcpClient, error) {
+//
+// plugins, when set, is the plugins folder (for a binary built elsewhere);
+// the binary then gets a compilation cache of its own.
+func newWasmwright(bin, plugins string, verbose bool) (*mcpClient, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%v: build it with make build", err)
 	}
@@ -366,6 +454,10 @@ func newWasmwright(bin string, verbose bool) (*mcpClient, error) {
 		return nil, err
 	}
 	conf := filepath.Join(dir, "bench.toml")
+	cache := filepath.Join(wasmbuild.Root(), "build", "cache")
+	if plugins != "" {
+		cache = filepath.Join(filepath.Dir(plugins), "cache")
+	}
 	// wasmwright's browser needs no isolateArgs: it resolves no names
 	// itself (its own --host-resolver-rules) and the proxy allows only
 	// loopback here.
@@ -387,11 +479,15 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "secrets.mask"]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, filepath.Join(wasmbuild.Root(), "build", "cache"), filepath.Join(dir, "workspace"))), 0o644)
+`, cache, filepath.Join(dir, "workspace"))), 0o644)
 	if err != nil {
 		return nil, err
 	}
-	return startMCP(exec.Command(bin, "serve", "--config", conf), dir, "ww", verbose)
+	cmd := exec.Command(bin, "serve", "--config", conf)
+	if plugins != "" {
+		cmd.Env = append(os.Environ(), "WASMWRIGHT_PLUGINS_DIR="+plugins)
+	}
+	return startMCP(cmd, dir, "ww", verbose)
 }
 
 func newPeer(cli string, verbose bool) (*mcpClient, error) {
