@@ -39,7 +39,7 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 	if strings.Contains(res.SnapshotDiff, "the last item") {
 		t.Errorf("the diff repeats unchanged lines far from the change:\n%s", res.SnapshotDiff)
 	}
-	next := a.call("browser_snapshot", map[string]any{}).Snapshot
+	next := a.call("browser_snapshot", map[string]any{"snapshot": "full"}).Snapshot
 	if got, err := applyDiff(prev, res.SnapshotDiff); err != nil || got != next {
 		t.Fatalf("the diff applied to the previous snapshot (%v):\n%s\nis not the next snapshot:\n%s", err, got, next)
 	}
@@ -84,6 +84,29 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 // it became a secret (in the agent's last snapshot, unmasked then) is not
 // repeated by a diff's removed lines: that action returns the masked
 // snapshot whole instead of being withheld.
+// TestSnapshotSentOnceUntilChanged: a browser_snapshot of the page the
+// agent last received answers one line (refs still valid), snapshot
+// "full" gives it whole, and a changed page is given whole.
+func TestSnapshotSentOnceUntilChanged(t *testing.T) {
+	site := serve(t, map[string]string{
+		"/": `<title>Once</title><h1>Once</h1><input aria-label="Total" value="0"><button onclick="document.querySelector('input').value = '1'">Add</button>`,
+	})
+	a := newAgent(t, site, "")
+	first := a.call("browser_navigate", map[string]any{"url": site.URL + "/"}).Snapshot
+	res := a.call("browser_snapshot", map[string]any{})
+	if res.Snapshot != "" || res.SnapshotDiff != snapshotSame {
+		t.Fatalf("a snapshot of the page the agent just received was sent again: %+v", res)
+	}
+	if res := a.call("browser_snapshot", map[string]any{"snapshot": "full"}); res.Snapshot != first {
+		t.Fatalf("snapshot full did not give the page whole:\n%s\nwant:\n%s", res.Snapshot, first)
+	}
+	// The ref of the first snapshot still acts.
+	a.call("browser_click", map[string]any{"ref": a.ref(first, `button "Add"`), "snapshot": "none"})
+	if res := a.call("browser_snapshot", map[string]any{}); !strings.Contains(res.Snapshot, `textbox "Total"`) || !strings.Contains(res.Snapshot, ": \"1\"") && !strings.Contains(res.Snapshot, ": 1") {
+		t.Fatalf("the changed page was not given whole: %+v", res)
+	}
+}
+
 func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 	site := serve(t, map[string]string{"/login": `<title>Sign in</title>
 		<label>Username <input id="u" autocomplete="username"></label>
@@ -99,7 +122,7 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 	if out, _ := json.Marshal(res); strings.Contains(string(out), secret) || res.SnapshotDiff != "" || !strings.Contains(res.Snapshot, "Your new password is ••") {
 		t.Fatalf("the fill's result is not the masked snapshot whole: %s", out)
 	}
-	a.call("browser_snapshot", map[string]any{})
+	a.call("browser_snapshot", map[string]any{"snapshot": "full"})
 	res = a.call("browser_click", map[string]any{"ref": a.ref(snap, `button "Show"`)})
 	out, _ := json.Marshal(res)
 	if strings.Contains(string(out), secret) {

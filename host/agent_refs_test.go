@@ -146,7 +146,7 @@ func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
 	if res := a.call("browser_hover", map[string]any{"ref": last}); res == nil {
 		t.Fatal("no result")
 	}
-	again := a.call("browser_snapshot", map[string]any{}).Snapshot
+	again := a.call("browser_snapshot", map[string]any{"snapshot": "full"}).Snapshot
 	if a.ref(again, `button "Save"`) != save || a.ref(again, `link "Item 1"`) != first {
 		t.Errorf("refs changed on an unchanged page: %s, %s became\n%s", save, first, again)
 	}
@@ -173,7 +173,7 @@ func TestFilledUsernameShownPasswordMasked(t *testing.T) {
 		snap := a.call("browser_navigate", map[string]any{"url": site.URL + "/welcome"}).Snapshot
 		user, pass := a.ref(snap, `textbox "Username"`), a.ref(snap, `textbox "Password"`)
 		a.call("browser_fill_credential", map[string]any{"credential": c.cred, "username_ref": user, "password_ref": pass})
-		res := a.call("browser_snapshot", map[string]any{})
+		res := a.call("browser_snapshot", map[string]any{"snapshot": "full"})
 		out, _ := json.Marshal(res)
 		if !strings.Contains(res.Snapshot, c.greeting) {
 			t.Errorf("%s: the greeting is not %q:\n%s", c.cred, c.greeting, res.Snapshot)

@@ -231,7 +231,7 @@ func TestAgentNavigationTimeoutRecovers(t *testing.T) {
 		if w := strings.Join(r.Warnings, " "); strings.Contains(w, "stopped responding") {
 			t.Fatalf("a navigation timeout cost the tab: %s", w)
 		}
-		if r := agentMust(t, h, "s", "browser_snapshot", map[string]any{}); !strings.Contains(r.Snapshot, "Other page") {
+		if r := agentMust(t, h, "s", "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(r.Snapshot, "Other page") {
 			t.Fatalf("snapshot after a timeout: %s", r.Snapshot)
 		}
 		if r := agentMust(t, h, "s", "browser_back", map[string]any{}); r.Page == nil || r.Page.Title != "Good" {
@@ -323,7 +323,7 @@ func TestAgentNoBleedBetweenCalls(t *testing.T) {
 	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/late"})
 	close(site.release)
 	<-site.done
-	r := agentMust(t, h, "s", "browser_snapshot", map[string]any{})
+	r := agentMust(t, h, "s", "browser_snapshot", map[string]any{"snapshot": "full"})
 	if len(r.Events) > 0 {
 		t.Fatalf("the snapshot reports what the page did after the last call: %v", r.Events)
 	}
@@ -346,7 +346,7 @@ func TestAgentEmulateKeepsTabs(t *testing.T) {
 			t.Errorf("emulate does not say %q: %s", want, r.Text)
 		}
 	}
-	snap := agentMust(t, h, "s", "browser_snapshot", map[string]any{}).Snapshot
+	snap := agentMust(t, h, "s", "browser_snapshot", map[string]any{"snapshot": "full"}).Snapshot
 	for _, want := range []string{"sent Mozilla/5.0 (Linux; Android", "width 412 scale 2.625 touch 1 agent Mozilla/5.0 (Linux; Android"} {
 		if !strings.Contains(snap, want) {
 			t.Errorf("the current tab does not show the device (%q):\n%s", want, snap)

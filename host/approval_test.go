@@ -113,7 +113,7 @@ timeout = "30s"
 	}
 	clicks := func(n int) {
 		t.Helper()
-		snap := mustOK(call("browser_snapshot", nil)).Snapshot
+		snap := mustOK(call("browser_snapshot", map[string]any{"snapshot": "full"})).Snapshot
 		if !strings.Contains(snap, fmt.Sprintf("clicks: %d", n)) {
 			t.Fatalf("want clicks: %d on the page, snapshot:\n%s", n, snap)
 		}
@@ -124,7 +124,7 @@ timeout = "30s"
 	if !res.External || res.Source != a.URL+"/?q="+query {
 		t.Fatalf("navigate result: external %v, source %q", res.External, res.Source)
 	}
-	if snap := mustOK(call("browser_snapshot", nil)); !snap.External || snap.Source != a.URL+"/?q="+query {
+	if snap := mustOK(call("browser_snapshot", map[string]any{"snapshot": "full"})); !snap.External || snap.Source != a.URL+"/?q="+query {
 		t.Fatalf("snapshot result: external %v, source %q", snap.External, snap.Source)
 	}
 	click := map[string]any{"x": 150, "y": 50}

@@ -141,7 +141,7 @@ network = { allowed_hosts = [%q] }
 				t.Fatalf("no password field:\n%s", res.Snapshot)
 			}
 			outs := []string{call(session, "browser_type", map[string]any{"ref": m[1], "text": legacyPass, "submit": true})}
-			outs = append(outs, call(session, "browser_snapshot", map[string]any{}), call(session, "browser_network", map[string]any{}))
+			outs = append(outs, call(session, "browser_snapshot", map[string]any{"snapshot": "full"}), call(session, "browser_network", map[string]any{}))
 			mu.Lock()
 			got := sent[c.cs]
 			mu.Unlock()

@@ -89,8 +89,10 @@ func (b *baselines) drop(k sessionKey) {
 // unless the page navigated (result.page is set, or result.source, the
 // page's URL the host notes, is not the baseline's), there is no such
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
-// the session's secret values. A full, unscoped snapshot the agent
-// receives becomes the session's baseline; views (a read-only tool's ref,
+// the session's secret values. A read-only tool's snapshot (such as
+// browser_snapshot) that equals the baseline, on the same page, is
+// replaced by one line saying so, unless snapshot is full. A full,
+// unscoped snapshot the agent receives becomes the session's baseline; views (a read-only tool's ref,
 // links, link_filter, full) neither replace it nor are diffed. A failed
 // call's result is left as it is.
 func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
@@ -111,7 +113,15 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 	key := sessionKey{p.name, req.Session}
 	prev, had := h.baselines.get(key)
 	h.baselines.put(key, baseline{res.Snapshot, res.Source})
-	if !had || !action || res.Page != nil || prev.url != res.Source || v.Snapshot == snapFull {
+	if !had || res.Page != nil || prev.url != res.Source || v.Snapshot == snapFull {
+		return res
+	}
+	if !action {
+		// A snapshot the agent asks for is sent again only when it changed:
+		// the agent holds the same one already.
+		if prev.snapshot == res.Snapshot {
+			res.SnapshotDiff, res.Snapshot = snapshotSame, ""
+		}
 		return res
 	}
 	// The removed lines come from an earlier snapshot, which may predate a
@@ -124,6 +134,10 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 
 // snapshotUnchanged is the whole diff of an unchanged page.
 const snapshotUnchanged = "Page snapshot unchanged since your last snapshot (its refs stay valid)."
+
+// snapshotSame answers a browser_snapshot of a page whose snapshot is the
+// one the agent received last.
+const snapshotSame = snapshotUnchanged + ` To receive it whole again, call with snapshot "full".`
 
 // snapshotDiff renders the changes from prev to next, line by line, as an
 // agent reads them: a header with the counts, then hunks. A hunk starts

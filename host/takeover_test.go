@@ -147,7 +147,7 @@ func TestTakeoverThroughTheHost(t *testing.T) {
 	// An operator driving the page from the console: reading works,
 	// acting is refused until they let go.
 	release := d.Control("default", "s")
-	res, e := callJSON(h, ctx, "s", "browser_snapshot", `{}`)
+	res, e := callJSON(h, ctx, "s", "browser_snapshot", `{"snapshot":"full"}`)
 	if e != nil {
 		t.Fatalf("snapshot under operator control: %v", e)
 	}

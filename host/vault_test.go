@@ -316,7 +316,7 @@ network = { allowed_hosts = [%q, %q] }
 		tool string
 		args map[string]any
 	}{
-		{"browser_snapshot", map[string]any{}},
+		{"browser_snapshot", map[string]any{"snapshot": "full"}},
 		{"browser_console", map[string]any{}},
 		{"browser_network", map[string]any{}},
 	} {

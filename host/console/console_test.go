@@ -337,7 +337,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "operator is controlling") {
 		t.Fatalf("navigate while the operator controls the page: %s", text)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{}); !strings.Contains(text, "Press me") {
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
 		t.Fatalf("snapshot while the operator controls the page: %s", text)
 	}
 	must(t, op.Locator("#live-release").Click())
@@ -368,7 +368,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatal("the reason was rendered as HTML")
 	}
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("taken over")`, row)
-	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "A human has taken over") {
+	if text, isErr := r.call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "A human has taken over") {
 		t.Fatalf("snapshot during a takeover: %s", text)
 	}
 	if text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "again"}); !isErr || !strings.Contains(text, "already pending") {
@@ -490,7 +490,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	if a := <-pend; !a.isErr || !strings.Contains(a.text, "refused") || strings.Contains(a.text, "clicked") {
 		t.Fatalf("the page moved origin during the wait: want refused, got %+v", a)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{}); !strings.Contains(text, "Press me") {
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
 		t.Fatalf("the moved page was clicked:\n%s", text)
 	}
 
@@ -533,7 +533,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	op.OnDialog(func(d pw.Dialog) { d.Accept() })
 	must(t, op.Locator(row+" button.close").Click())
 	waitFor(t, op, `s => !document.querySelector(s)`, row)
-	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "no_session") {
+	if text, isErr := r.call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "no_session") {
 		t.Fatalf("snapshot after the operator closed the session: %s", text)
 	}
 	must(t, op.Close())

@@ -149,14 +149,15 @@ func agentSteps(site, other, dead string) []agentStep {
 		// Login form: type, submit, land on the page behind it.
 		{name: "open login", tool: "browser_navigate", args: map[string]any{"url": site + "/login"}, want: []string{"Sign in", `textbox "Username"`, `button "Sign in"`}},
 		{name: "type user", tool: "browser_type", args: map[string]any{"ref": `@ref:textbox "Username"`, "text": "alice"}},
-		{name: "snapshot", tool: "browser_snapshot", want: []string{`textbox "Password"`}},
+		{name: "snapshot", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{`textbox "Password"`}},
+		{name: "same snapshot is one line", tool: "browser_snapshot", want: []string{"unchanged since your last snapshot", `snapshot "full"`}, avoid: []string{`textbox "Password"`}},
 		{name: "type password", tool: "browser_type", args: map[string]any{"ref": `@ref:textbox "Password"`, "text": "correct horse", "submit": true}, want: []string{"Welcome back, alice"}},
 
 		// Dialogs: the confirm blocks the page until the agent answers.
 		{name: "open dialog page", tool: "browser_navigate", args: map[string]any{"url": site + "/dialog"}, want: []string{`button "Delete"`, "waiting"}},
 		{name: "click opens a confirm", tool: "browser_click", args: map[string]any{"ref": `@ref:button "Delete"`}, want: []string{"Delete everything?"}},
 		{name: "accept it", tool: "browser_dialog", args: map[string]any{"accept": true}},
-		{name: "page saw the answer", tool: "browser_snapshot", want: []string{"confirmed"}, avoid: []string{"waiting"}},
+		{name: "page saw the answer", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{"confirmed"}, avoid: []string{"waiting"}},
 
 		// Tabs: a target=_blank link opens a second tab.
 		{name: "open tabs page", tool: "browser_navigate", args: map[string]any{"url": site + "/tabs"}, want: []string{`link "Open help"`}},
@@ -192,12 +193,12 @@ func agentSteps(site, other, dead string) []agentStep {
 			want: []string{"Welcome back, " + agentUser}, avoid: []string{agentPass}},
 
 		// Item 9: the snapshot travels once.
-		{name: "snapshot sent once", tool: "browser_snapshot", want: []string{"Welcome back"}, once: []string{"Welcome back, " + agentUser}},
+		{name: "snapshot sent once", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{"Welcome back"}, once: []string{"Welcome back, " + agentUser}},
 
 		// Item 1: a wait the client gives up on ends in the host too: the
 		// next call is not held behind its 20 s.
 		{name: "wait the client cancels", tool: "browser_wait_for", args: map[string]any{"seconds": 20}, cancelAfter: 500 * time.Millisecond},
-		{name: "next call runs at once", tool: "browser_snapshot", want: []string{"Welcome back"}, within: 10 * time.Second},
+		{name: "next call runs at once", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{"Welcome back"}, within: 10 * time.Second},
 
 		// Item 2: a navigation that times out leaves a session that works.
 		{name: "navigation times out", tool: "browser_navigate", args: map[string]any{"url": site + "/hang"}, err: true, want: []string{"timeout"}},

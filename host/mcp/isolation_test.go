@@ -136,7 +136,7 @@ func TestSameTokenClientsIsolated(t *testing.T) {
 		}
 	}
 	// A's session is intact.
-	if res := call(t, a, "browser_snapshot", nil); res.IsError || !strings.Contains(text(t, res), "account-of-a") {
+	if res := call(t, a, "browser_snapshot", map[string]any{"snapshot": "full"}); res.IsError || !strings.Contains(text(t, res), "account-of-a") {
 		t.Errorf("A after the refused requests: %s", text(t, res))
 	}
 }

@@ -194,6 +194,7 @@ type SnapshotArgs struct {
 	Links      bool   `json:"links,omitempty" desc:"show every link's URL ([url=...])"`
 	LinkFilter string `json:"link_filter,omitempty" desc:"instead of the page, list only the links whose URL or name contains this text (case-insensitive), with their URLs"`
 	Full       bool   `json:"full,omitempty" desc:"the snapshot uncompacted, as the browser gives it (only for a personality with full_snapshots = true; refused otherwise)"`
+	Snapshot   string `json:"snapshot,omitempty" enum:"diff|full" desc:"diff (default): when the page's snapshot is the one you received last, one line says so instead; full: always the whole snapshot"`
 }
 
 func snapshot(c *sdk.Call, in SnapshotArgs) (*abi.Result, error) {
