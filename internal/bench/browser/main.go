@@ -223,10 +223,10 @@ func main() {
 	fmt.Println()
 	fmt.Printf("wasmwright's actions take snapshot \"diff\" by default: %d of its %d type and click answers carried the changes since the last snapshot, the others the whole snapshot (a navigation, or a diff no shorter than the page).\n\n", ww.diffs, ww.actions)
 	if peer != nil && len(peer.snaps) > 0 {
-		fmt.Printf("Page snapshot size (median characters of the text content of a navigate's answer): wasmwright %d, Playwright MCP %d, ratio %.2f.\n\n",
+		fmt.Printf("Page snapshot size (median characters of the text content of the first answer that carried the page's snapshot: the navigate's or the snapshot's): wasmwright %d, Playwright MCP %d, ratio %.2f.\n\n",
 			medianInt(ww.snaps), medianInt(peer.snaps), float64(medianInt(ww.snaps))/float64(max(1, medianInt(peer.snaps))))
 	} else {
-		fmt.Printf("Page snapshot size (median characters of the text content of a navigate's answer): wasmwright %d.\n\n", medianInt(ww.snaps))
+		fmt.Printf("Page snapshot size (median characters of the text content of the first answer that carried the page's snapshot: the navigate's or the snapshot's): wasmwright %d.\n\n", medianInt(ww.snaps))
 	}
 	deadFormClicks(sides, peer)
 	fmt.Print("Memory (PSS of each server's process tree, one session each, after the run):")
@@ -265,7 +265,7 @@ func deadFormClicks(sides []*side, peer *side) {
 		fmt.Fprintf(w, `<!doctype html><title>Dead form</title><form method="post" action="http://%s/submit"><input name="q" aria-label="Query"><button>Send</button></form>`, dead)
 	}))
 	defer srv.Close()
-	fmt.Printf("Click on a submit button whose form posts to a loopback port nothing listens on (%d clicks each, after a navigate, by the ref its snapshot gives; the first unmeasured):\n\n", n)
+	fmt.Printf("Click on a submit button whose form posts to a loopback port nothing listens on (%d clicks each, after a navigate, by a ref of the page's snapshot; the first unmeasured):\n\n", n)
 	fmt.Println("| | median (ms) | p90 (ms) | p90 / PW MCP |")
 	fmt.Println("|---|---:|---:|---:|")
 	p90 := map[*side]time.Duration{}
@@ -274,6 +274,11 @@ func deadFormClicks(sides []*side, peer *side) {
 			snap, _, _, err := s.c.tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"})
 			if err != nil {
 				continue
+			}
+			if !strings.Contains(snap, "[ref=") {
+				if snap, _, _, err = s.c.tool(s.tools["snapshot"], map[string]any{}); err != nil {
+					continue
+				}
 			}
 			_, refs := elems(snap)
 			ref, ok := refs[`button Send`]
@@ -402,18 +407,19 @@ func runTask(sides []*side, u string, measure bool) bool {
 		if err != nil {
 			continue
 		}
-		if measure {
-			s.snaps = append(s.snaps, len(page))
-		}
-		// The refs are those of the latest snapshot: the navigate's, or
-		// the snapshot's when it sent one (wasmwright sends one line for
-		// a snapshot the agent already has).
+		// The refs are those of the latest snapshot: the snapshot's when
+		// it sent one, else the navigate's (wasmwright's navigate carries
+		// the page and a snapshot the agent already has is one line;
+		// Playwright MCP's navigate carries no snapshot).
 		snap, err := call(s, "snapshot", map[string]any{})
 		if err != nil {
 			continue
 		}
 		if !strings.Contains(snap, "[ref=") {
 			snap = page
+		}
+		if measure {
+			s.snaps = append(s.snaps, len(snap))
 		}
 		o, refs := elems(snap)
 		snaps[i] = refs
