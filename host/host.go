@@ -15,7 +15,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -166,14 +165,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for _, name := range sortedKeys(cfg.Plugins) {
 		s := &Slot{Name: name, File: cfg.PluginFile(name)}
 		h.slots[name] = s
-		p, err := h.loadFile(ctx, name, s.File)
-		if err != nil {
-			e := abi.AsError(err)
-			s.err.Store(e)
-			h.log.Warn("plugin unavailable", "plugin", name, "code", e.Code, "reason", e.Message)
-			continue
-		}
-		s.cur.Store(p)
+		h.loadSlot(ctx, s)
 	}
 	h.relink()
 	if cfg.Host.WatchPlugins {

@@ -254,6 +254,9 @@ func TestConfigErrors(t *testing.T) {
 		{"[personalities.p.approval]\nact = \"maybe\"\n", "personalities.p.approval.act = \"maybe\": use allow, ask or deny"},
 		{"[personalities.p.approval]\ntimeout = \"soon\"\n", "personalities.p.approval.timeout = \"soon\": give a duration"},
 		{"[personalities.p.approval]\ntimeout = \"0s\"\n", "personalities.p.approval.timeout"},
+		{"[personalities.p]\ndetect_failure = \"ignore\"\n", `personalities.p.detect_failure = "ignore": use "fail_closed"`},
+		{"[host]\nhook_timeout = \"-1s\"\n", "host.hook_timeout = -1s"},
+		{"[host]\nrollback_after = -2\n", "host.rollback_after = -2"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
