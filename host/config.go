@@ -57,14 +57,14 @@ type HostConfig struct {
 	DefaultPersonality string   `toml:"default_personality"`
 	EventsFile         string   `toml:"events_file"`
 	CallTimeout        Duration `toml:"call_timeout"`
+	MemoryMB           int      `toml:"memory_mb"`
+	PoolSize           int      `toml:"pool_size"`
 	// HookTimeout is the deadline of one result-hook call (detect, compact,
 	// mask), apart from call_timeout. Default 2s.
 	HookTimeout Duration `toml:"hook_timeout"`
 	// RollbackAfter is how many hook calls in a row may fail on a swapped-in
 	// version before the host rolls it back to the version before. Default 3.
 	RollbackAfter int `toml:"rollback_after"`
-	MemoryMB           int      `toml:"memory_mb"`
-	PoolSize           int      `toml:"pool_size"`
 	// MaxOutputMB caps what a plugin hands the host in one piece: a call's
 	// result, a host-function request. 0: the sandbox default (32).
 	MaxOutputMB int `toml:"max_output_mb"`
