@@ -56,10 +56,10 @@ func (h *Host) keepGood(s *Slot, v version) {
 	}
 	err := os.MkdirAll(filepath.Dir(dst), 0o755)
 	if err == nil {
-		err = writeAtomically(dst, v.wasm)
+		err = WriteAtomically(dst, v.wasm)
 	}
 	if err == nil {
-		err = writeAtomically(dst+".sha256", []byte(v.pin+"  "+filepath.Base(dst)+"\n"))
+		err = WriteAtomically(dst+".sha256", []byte(v.pin+"  "+filepath.Base(dst)+"\n"))
 	}
 	if err != nil {
 		h.log.Warn("cannot keep the last good version of a plugin: a restart after a refused drop will have none", "plugin", s.Name, "err", err)
@@ -99,7 +99,7 @@ func (h *Host) setAside(s *Slot, sum, reason string) bool {
 	dst := refusedFile(s)
 	err := os.MkdirAll(filepath.Dir(dst), 0o755)
 	if err == nil {
-		err = writeAtomically(dst+".json", mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339)}))
+		err = WriteAtomically(dst+".json", mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339)}))
 	}
 	if err == nil {
 		err = os.Rename(s.File, dst)
@@ -112,9 +112,9 @@ func (h *Host) setAside(s *Slot, sum, reason string) bool {
 	return true
 }
 
-// writeAtomically writes b to a temporary file beside dst and renames it
+// WriteAtomically writes b to a temporary file beside dst and renames it
 // into place, so no reader sees a half-written file.
-func writeAtomically(dst string, b []byte) error {
+func WriteAtomically(dst string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
 	if err != nil {
 		return err

@@ -20,16 +20,21 @@ import (
 //
 // Lifecycle of a plugin slot, one per [plugins.NAME] table:
 //
-//	configured → loaded (file read, pin checked, compiled, described)
+//	configured → loaded (file read, pin checked, compiled, described; a
+//	             hook plugin self-tested on fixtures, selftest.go; kept
+//	             as the last good version, lastgood.go)
 //	           → linked per personality (capability.Resolve; a refusal is
 //	             kept and reported on use, it does not stop the host)
 //	           → serving (calls borrow the current version)
 //	           → swapped (a new version validated, self-tested and
 //	             published atomically; the old one drains, then closes)
+//	           → rolled back (rollback_after hook calls in a row failed:
+//	             the version the swap replaced is published again)
 //	           → closed (Host.Close retires every version).
 //
-// A slot whose file is missing or refused is "unavailable": the host
-// starts anyway, and each use answers with the reason.
+// A slot whose file is missing or refused serves its last good version;
+// without one it is "unavailable": the host starts anyway, and each use
+// answers with the reason.
 
 // Slot holds the current version of one plugin.
 type Slot struct {

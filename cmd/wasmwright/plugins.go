@@ -144,11 +144,10 @@ swap says so.`,
 			}
 			live, msg, refused := awaitPickup(cmd.Context(), dst, got, wait)
 			out["live"], out["server"] = live, msg
-			if refused {
-				printJSON(cmd.OutOrStdout(), out)
-				return &exitError{code: 1}
+			if err := printJSON(cmd.OutOrStdout(), out); err != nil || !refused {
+				return err
 			}
-			return printJSON(cmd.OutOrStdout(), out)
+			return &exitError{code: 1}
 		},
 	}
 	swap.Flags().StringVar(&pin, "sha256", "", "expected sha256 of FILE (default: its own hash)")
@@ -182,23 +181,11 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 	}
 }
 
-// installAtomically writes the pin sidecar, then renames the new file into
-// place, so a watching host never sees a half-written plugin.
+// installAtomically writes the pin sidecar, then the new file, each
+// renamed into place, so a watching host never sees a half-written plugin.
 func installAtomically(dst string, wasm []byte, sum string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".swap-*.wasm")
-	if err != nil {
+	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(wasm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return host.WriteAtomically(dst, wasm)
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,7 +99,7 @@ func TestPluginsSwapReportsPickup(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(context.Background(), c, host.Options{NoBrowser: true})
+	h, err := host.New(context.Background(), c, host.Options{NoBrowser: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
