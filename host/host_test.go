@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,8 @@ var testCache = func() string {
 type fixture struct {
 	dir, plugins string
 	sums         map[string]string
+	// log, when set, receives the log of the hosts it starts.
+	log *slog.Logger
 }
 
 // newFixture builds the named plugin modules into a fresh plugins folder
@@ -60,7 +63,7 @@ func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKe
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), cfg, Options{Sink: sink, NoBrowser: true})
+	h, err := New(context.Background(), cfg, Options{Sink: sink, NoBrowser: true, Logger: f.log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -149,6 +150,8 @@ hooks = { detect = "gone" }
 // between resets the count.
 func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	f := hooksFixture(t)
+	var logged syncBuf
+	f.log = slog.New(slog.NewTextHandler(&logged, nil))
 	events := &hostfuncs.MemorySink{}
 	h := f.host(t, hooksConfig, events)
 	ctx := context.Background()
@@ -185,6 +188,9 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	}
 	if ev == nil || !strings.Contains(string(ev.Data), sha(bad)) || !strings.Contains(string(ev.Data), "3 hook calls in a row failed") {
 		t.Fatalf("rollback event: %+v", ev)
+	}
+	if l := logged.String(); !strings.Contains(l, "plugin rolled back to its last good version") || !strings.Contains(l, sha(bad)[:12]) {
+		t.Fatalf("no log line of the rollback:\n%s", l)
 	}
 	if err := call("LIVE WALL"); errCode(err) != abi.CodeBotWall {
 		t.Fatalf("the version rolled back to must flag the wall: %v", err)
