@@ -231,4 +231,13 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	if _, err := h2.Call(context.Background(), Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
 		t.Fatalf("restarted host: %v", err)
 	}
+
+	// The same file dropped while no host watched: a start refuses it
+	// (its self-test) and serves the last good version.
+	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
+	os.WriteFile(file, bad, 0o644)
+	h3 := f.host(t, hooksConfig, nil)
+	if cur, err := h3.slots["testhooks"].Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
+		t.Fatalf("a start with a refused file must serve the last good detector: %v", err)
+	}
 }
