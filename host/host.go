@@ -75,6 +75,9 @@ type Host struct {
 	grantsErr  error
 	// recent is the tail of the events (RecentEvents).
 	recent eventRing
+
+	closeOnce sync.Once
+	closeErr  error
 	// StartedAt and ReadyAt time the cold start.
 	StartedAt, ReadyAt time.Time
 }
@@ -215,8 +218,14 @@ func (h *Host) CloseSession(personality, session string) error {
 }
 
 // Close stops the watcher, closes every service (waiting for browsers to
-// close), retires every plugin version and closes the engine.
+// close), retires every plugin version and closes the engine. Closing a
+// closed host returns what the first Close returned.
 func (h *Host) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() { h.closeErr = h.close(ctx) })
+	return h.closeErr
+}
+
+func (h *Host) close(ctx context.Context) error {
 	var errs []error
 	if h.watchStop != nil {
 		h.watchStop()

@@ -161,9 +161,11 @@ func (h *Host) watch() error {
 	for name, s := range h.slots {
 		byFile[filepath.Clean(s.File)] = name
 	}
-	done := make(chan struct{})
-	h.watchStop = func() { close(done); w.Close() }
+	done, exited := make(chan struct{}), make(chan struct{})
+	// Stopping waits for a swap under way: the engine it uses closes next.
+	h.watchStop = func() { close(done); w.Close(); <-exited }
 	go func() {
+		defer close(exited)
 		pending := map[string]time.Time{}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()

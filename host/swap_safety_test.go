@@ -206,7 +206,7 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	f := hooksFixture(t)
 	events := make(chanSink, 64)
-	f.host(t, hooksConfig, events, "watch_plugins = true")
+	h := f.host(t, hooksConfig, events, "watch_plugins = true")
 	bad := brokenDetector(t, "panic", "")
 	file := filepath.Join(f.plugins, "testhooks.wasm")
 	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
@@ -232,6 +232,7 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 		t.Fatalf("restarted host: %v", err)
 	}
 
+	h.Close(context.Background())
 	// The same file dropped while no host watched: a start refuses it
 	// (its self-test) and serves the last good version.
 	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
