@@ -213,4 +213,20 @@ type HookResponse struct {
 type SelfTestReport struct {
 	OK      bool   `json:"ok"`
 	Message string `json:"message,omitempty"`
+	// Cases are fixtures the plugin ships: the host runs the plugin's real
+	// hook on each, besides its own fixtures (a bot wall and a normal page
+	// for a detector), and refuses the plugin if one does not come out as
+	// the case says.
+	Cases []SelfTestCase `json:"cases,omitempty"`
+}
+
+// SelfTestCase is one fixture of a hook plugin's self-test: the host sends
+// Result to the plugin's hook in Role and checks the answer. Want is the
+// error code the hook must answer with (bot_wall for a detector on a wall),
+// or empty when it must answer with no error.
+type SelfTestCase struct {
+	Name   string   `json:"name"`
+	Role   HookRole `json:"role"`
+	Result *Result  `json:"result"`
+	Want   Code     `json:"want,omitempty"`
 }

@@ -59,6 +59,12 @@ type HostConfig struct {
 	CallTimeout        Duration `toml:"call_timeout"`
 	MemoryMB           int      `toml:"memory_mb"`
 	PoolSize           int      `toml:"pool_size"`
+	// HookTimeout is the deadline of one result-hook call (detect, compact,
+	// mask), apart from call_timeout. Default 2s.
+	HookTimeout Duration `toml:"hook_timeout"`
+	// RollbackAfter is how many hook calls in a row may fail on a swapped-in
+	// version before the host rolls it back to the version before. Default 3.
+	RollbackAfter int `toml:"rollback_after"`
 	// MaxOutputMB caps what a plugin hands the host in one piece: a call's
 	// result, a host-function request. 0: the sandbox default (32).
 	MaxOutputMB int `toml:"max_output_mb"`
@@ -107,6 +113,39 @@ type PersonalityConfig struct {
 	// (browser_snapshot full = true). Off by default: a full snapshot of a
 	// large page costs many times the tokens of the compacted one.
 	FullSnapshots bool `toml:"full_snapshots"`
+	// DetectFailure says what a navigation gets when its detector fails
+	// (panics, passes hook_timeout, answers nonsense, is not loaded):
+	// "fail_closed" (default) fails the call naming the detector,
+	// "fail_open" returns the result with a warning on it.
+	DetectFailure string `toml:"detect_failure"`
+}
+
+// What a failed detector means (PersonalityConfig.DetectFailure).
+const (
+	FailClosed = "fail_closed"
+	FailOpen   = "fail_open"
+)
+
+// Defaults of the hook keys of [host].
+const (
+	DefaultHookTimeout   = 2 * time.Second
+	DefaultRollbackAfter = 3
+)
+
+// hookTimeout is host.hook_timeout, or its default.
+func (c HostConfig) hookTimeout() time.Duration {
+	if c.HookTimeout.Duration > 0 {
+		return c.HookTimeout.Duration
+	}
+	return DefaultHookTimeout
+}
+
+// rollbackAfter is host.rollback_after, or its default.
+func (c HostConfig) rollbackAfter() int {
+	if c.RollbackAfter > 0 {
+		return c.RollbackAfter
+	}
+	return DefaultRollbackAfter
 }
 
 // Approval modes of a risk.
@@ -372,6 +411,12 @@ func (c *Config) Validate() error {
 	if c.Host.MaxCalls < 0 || c.Host.MaxCalls > 1024 {
 		return bad("host.max_calls = %d: give a number of calls from 1 to 1024 (0 or absent: 16)", c.Host.MaxCalls)
 	}
+	if d := c.Host.HookTimeout.Duration; d < 0 || d > 10*time.Minute {
+		return bad("host.hook_timeout = %s: give a duration from 1ms to 10m, like \"2s\" (absent: 2s)", d)
+	}
+	if c.Host.RollbackAfter < 0 || c.Host.RollbackAfter > 1000 {
+		return bad("host.rollback_after = %d: give a number of failed hook calls from 1 to 1000 (0 or absent: 3)", c.Host.RollbackAfter)
+	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
 			return bad("plugins.%s.sha256 must be 64 hex digits (sha256sum of the .wasm)", name)
@@ -394,6 +439,9 @@ func (c *Config) Validate() error {
 		if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
 			return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
 				"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
+		}
+		if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
+			return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
 		}
 		if err := p.checkApproval(pn); err != nil {
 			return bad("%v", err)

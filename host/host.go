@@ -16,7 +16,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -79,6 +78,9 @@ type Host struct {
 	grantsErr  error
 	// recent is the tail of the events (RecentEvents).
 	recent eventRing
+
+	closeOnce sync.Once
+	closeErr  error
 	// StartedAt and ReadyAt time the cold start.
 	StartedAt, ReadyAt time.Time
 }
@@ -170,14 +172,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for _, name := range sortedKeys(cfg.Plugins) {
 		s := &Slot{Name: name, File: cfg.PluginFile(name)}
 		h.slots[name] = s
-		p, err := h.loadFile(ctx, name, s.File)
-		if err != nil {
-			e := abi.AsError(err)
-			s.err.Store(e)
-			h.log.Warn("plugin unavailable", "plugin", name, "code", e.Code, "reason", e.Message)
-			continue
-		}
-		s.cur.Store(p)
+		h.loadSlot(ctx, s)
 	}
 	h.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
@@ -233,8 +228,14 @@ func (h *Host) CloseSession(personality, session string) error {
 }
 
 // Close stops the watcher, closes every service (waiting for browsers to
-// close), retires every plugin version and closes the engine.
+// close), retires every plugin version and closes the engine. Closing a
+// closed host returns what the first Close returned.
 func (h *Host) Close(ctx context.Context) error {
+	h.closeOnce.Do(func() { h.closeErr = h.close(ctx) })
+	return h.closeErr
+}
+
+func (h *Host) close(ctx context.Context) error {
 	var errs []error
 	if h.watchStop != nil {
 		h.watchStop()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,6 +29,8 @@ var testCache = func() string {
 type fixture struct {
 	dir, plugins string
 	sums         map[string]string
+	// log, when set, receives the log of the hosts it starts.
+	log *slog.Logger
 }
 
 // newFixture builds the named plugin modules into a fresh plugins folder
@@ -60,7 +63,7 @@ func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKe
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := New(context.Background(), cfg, Options{Sink: sink, NoBrowser: true})
+	h, err := New(context.Background(), cfg, Options{Sink: sink, NoBrowser: true, Logger: f.log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,6 +257,9 @@ func TestConfigErrors(t *testing.T) {
 		{"[personalities.p.approval]\nact = \"maybe\"\n", "personalities.p.approval.act = \"maybe\": use allow, ask or deny"},
 		{"[personalities.p.approval]\ntimeout = \"soon\"\n", "personalities.p.approval.timeout = \"soon\": give a duration"},
 		{"[personalities.p.approval]\ntimeout = \"0s\"\n", "personalities.p.approval.timeout"},
+		{"[personalities.p]\ndetect_failure = \"ignore\"\n", `personalities.p.detect_failure = "ignore": use "fail_closed"`},
+		{"[host]\nhook_timeout = \"-1s\"\n", "host.hook_timeout = -1s"},
+		{"[host]\nrollback_after = -2\n", "host.rollback_after = -2"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -33,8 +33,11 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	// Detect and compact read disjoint parts of the result and do not depend
 	// on each other, so they run side by side; a wall discards the compacted
 	// snapshot.
+	// A navigation result of a personality with a detector is judged by it;
+	// a detector that is not loaded is a failed detector.
+	judge := p.cfg.Hooks.Detect != "" && callErr == nil && res != nil && res.Page != nil
 	detect := p.hooks[abi.HookDetect]
-	if detect == nil || callErr != nil || res == nil || res.Page == nil {
+	if !judge {
 		detect = nil
 	}
 	compact := p.hooks[abi.HookCompact]
@@ -46,6 +49,9 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		detectResp, compResp  *abi.HookResponse
 		detectErr, compactErr *abi.Error
 	)
+	if judge && detect == nil {
+		detectErr = h.unlinked(p, p.cfg.Hooks.Detect)
+	}
 	if detect != nil {
 		// A detector judges the page: it gets the result without the
 		// snapshot and images, which it does not read and which would only
@@ -80,10 +86,10 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		}
 	}
 	wg.Wait()
-	if detect != nil {
+	if judge {
 		switch {
 		case detectErr != nil:
-			res.Warnings = append(res.Warnings, "bot-wall detection did not run: "+detectErr.Error())
+			res, callErr = detectFailed(p, res, detectErr)
 		case detectResp.Error != nil:
 			res, callErr = nil, detectResp.Error
 		}
@@ -138,40 +144,52 @@ func errOrNil(e *abi.Error) error {
 	return e
 }
 
+// detectFailed applies the personality's detect_failure to a detector
+// that failed: fail_closed withholds the result, naming the detector;
+// fail_open lets it through with a warning on it. Never silence.
+func detectFailed(p *personality, res *abi.Result, e *abi.Error) (*abi.Result, *abi.Error) {
+	name := p.cfg.Hooks.Detect
+	if p.cfg.DetectFailure == FailOpen {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("bot-wall detection did not run: detector %s failed (%s), and personality %s lets pages through unchecked (detect_failure = \"fail_open\"): this page may be a block page", name, e.Error(), p.name))
+		return res, nil
+	}
+	return nil, abi.Errorf(abi.CodePluginFailed, "the page was withheld: bot-wall detector %s failed (%s), and personality %s fails closed (detect_failure = \"fail_closed\"). The navigation itself ran: retry; if it persists, ask the operator to fix or roll back plugin %s",
+		name, e.Error(), p.name, name).With("detector", name).With("cause", string(e.Code))
+}
+
+// unlinked says why the personality has no route for its hook plugin.
+func (h *Host) unlinked(p *personality, name string) *abi.Error {
+	if _, err := h.slots[name].Current(); err != nil {
+		return abi.AsError(err)
+	}
+	return abi.Errorf(abi.CodeRefused, "plugin %s is not linked in personality %s (%s)", name, p.name, strings.Join(p.problems, "; "))
+}
+
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
-	t0 := time.Now()
-	// A detector reads the page's HTML and text, up to [browser]
-	// detect_max_mb each: one that asks for them raw (abi.FeatureRawPage)
-	// gets them outside the JSON, which it would otherwise spend most of
-	// its time decoding.
 	plug := r.plugin
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur
 	}
-	in, err := abi.EncodeHookRequest(req, req.Role == abi.HookDetect && plug.HasFeature(abi.FeatureRawPage))
-	if err != nil {
-		return nil, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
-	}
-	t1 := time.Now()
-	out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
-	defer func() {
-		h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", len(in), "out_bytes", len(out),
-			"encode", t1.Sub(t0), "plugin_call", time.Since(t1))
-	}()
-	if err != nil {
-		e := abi.AsError(err)
-		msg := e.Message
+	var inBytes, outBytes int
+	t0 := time.Now()
+	resp, e := h.hookOn(ctx, plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
+		out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
+		inBytes, outBytes = len(in), len(out)
+		return out, err
+	})
+	h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", inBytes, "out_bytes", outBytes, "took", time.Since(t0))
+	said := e
+	if e != nil {
 		if req.Role == abi.HookMask {
-			msg = "(withheld: the masker's messages may hold secret values)"
+			said = abi.Errorf(e.Code, "(withheld: the masker's messages may hold secret values)")
 		}
-		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", msg)
-		return nil, e
+		h.log.Warn("hook failed", "role", req.Role, "plugin", r.slot.Name, "code", e.Code, "err", said.Message)
 	}
-	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
-		return nil, abi.Errorf(abi.CodePluginFailed, "hook plugin %s returned invalid JSON: %v", r.slot.Name, err)
+	if ctx.Err() == nil {
+		// A cancelled call is not the plugin's failure.
+		h.hookResult(r.slot, plug, said)
 	}
-	return &resp, nil
+	return resp, e
 }
 
 // leaked reports whether any value appears raw, or JSON-escaped, in the

@@ -20,16 +20,21 @@ import (
 //
 // Lifecycle of a plugin slot, one per [plugins.NAME] table:
 //
-//	configured → loaded (file read, pin checked, compiled, described)
+//	configured → loaded (file read, pin checked, compiled, described; a
+//	             hook plugin self-tested on fixtures, selftest.go; kept
+//	             as the last good version, lastgood.go)
 //	           → linked per personality (capability.Resolve; a refusal is
 //	             kept and reported on use, it does not stop the host)
 //	           → serving (calls borrow the current version)
 //	           → swapped (a new version validated, self-tested and
 //	             published atomically; the old one drains, then closes)
+//	           → rolled back (rollback_after hook calls in a row failed:
+//	             the version the swap replaced is published again)
 //	           → closed (Host.Close retires every version).
 //
-// A slot whose file is missing or refused is "unavailable": the host
-// starts anyway, and each use answers with the reason.
+// A slot whose file is missing or refused serves its last good version;
+// without one it is "unavailable": the host starts anyway, and each use
+// answers with the reason.
 
 // Slot holds the current version of one plugin.
 type Slot struct {
@@ -38,8 +43,13 @@ type Slot struct {
 	cur  atomic.Pointer[sandbox.Plugin]
 	// err is why the slot is unavailable (nil when it serves).
 	err atomic.Pointer[abi.Error]
-	// swapMu serializes swaps of this slot.
+	// swapMu serializes swaps of this slot, and guards good and prev.
 	swapMu sync.Mutex
+	// good is the serving version's file; prev the one the last swap
+	// replaced, which a rollback puts back (nil: none).
+	good, prev *version
+	// fails counts the serving version's hook calls that failed in a row.
+	fails atomic.Int32
 }
 
 // Current returns the serving version, or the reason there is none.
@@ -90,27 +100,61 @@ func (h *Host) pinFor(name, file string) (string, error) {
 		name, file, name, filepath.Join(filepath.Dir(file), "SHA256SUMS"))
 }
 
-// loadSlot reads, verifies and compiles one plugin file.
-func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, error) {
+// loadFile reads, verifies, compiles and checks one plugin file.
+func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, version, error) {
 	wasm, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not installed (%s is missing): run `make plugins`, or fix plugins_dir", name, file)
+		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not installed (%s is missing): run `make plugins`, or fix plugins_dir", name, file)
 	} else if err != nil {
-		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
+		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
 	}
 	pin, err := h.pinFor(name, file)
 	if err != nil {
-		return nil, err
+		return nil, version{}, err
 	}
 	p, err := h.eng.Load(ctx, name, wasm, pin)
 	if err != nil {
-		return nil, err
+		return nil, version{}, err
 	}
+	if err := h.checkLoaded(ctx, name, file, p); err != nil {
+		return nil, version{}, err
+	}
+	return p, version{wasm: wasm, pin: p.SHA256}, nil
+}
+
+// checkLoaded checks a plugin loaded from file at start: its name, and
+// for a hook plugin, its self-test on fixtures. It retires a refused one.
+func (h *Host) checkLoaded(ctx context.Context, name, file string, p *sandbox.Plugin) error {
+	err := error(nil)
 	if p.Manifest().Name != name {
-		p.Retire(ctx)
-		return nil, abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest().Name, name)
+		err = abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest().Name, name)
+	} else if len(p.Manifest().Hooks) > 0 {
+		err = h.selfTest(ctx, p)
 	}
-	return p, nil
+	if err != nil {
+		p.Retire(ctx)
+	}
+	return err
+}
+
+// loadSlot loads a slot at start: its file, or, when that is missing or
+// refused, its last good version (lastgood.go).
+func (h *Host) loadSlot(ctx context.Context, s *Slot) {
+	p, v, err := h.loadFile(ctx, s.Name, s.File)
+	if err == nil {
+		h.keepGood(s, v)
+	} else if lp, lv, lerr := h.loadLastGood(ctx, s); lerr == nil {
+		h.log.Warn("plugin file missing or refused: serving its last good version", "plugin", s.Name, "reason", abi.AsError(err).Message, "sha256", lp.SHA256, "from", lastGoodFile(s))
+		p, v, err = lp, lv, nil
+	}
+	if err != nil {
+		e := abi.AsError(err)
+		s.err.Store(e)
+		h.log.Warn("plugin unavailable", "plugin", s.Name, "code", e.Code, "reason", e.Message)
+		return
+	}
+	s.cur.Store(p)
+	s.good = &v
 }
 
 // SHA256File returns the hex sha256 of a file.

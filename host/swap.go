@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -46,26 +48,38 @@ func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string) (
 	p, compile, err := h.validate(ctx, name, wasm, pin)
 	if err != nil {
 		sum := sha256.Sum256(wasm)
-		h.Emit(hostfuncs.Event{Kind: "plugin.swap_refused", Plugin: name, Data: mustJSON(map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()})})
+		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()}))
 		return nil, err
 	}
+	rep := h.publish(slot, p, version{wasm: wasm, pin: pin})
+	rep.Compile, rep.Total = compile, time.Since(t0)
+	h.Emit(eventOf("plugin.swapped", name, rep))
+	h.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
+	return rep, nil
+}
+
+// publish makes p (checked, warm) the slot's serving version, keeps it as
+// the plugin's last good version on disk, and retires the old version once
+// its calls in flight drain. The caller holds slot.swapMu.
+func (h *Host) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 	old := slot.cur.Swap(p)
 	slot.err.Store(nil)
+	slot.fails.Store(0)
+	slot.prev, slot.good = slot.good, &v
 	h.relink()
-	rep := &SwapReport{Plugin: name, NewSHA256: p.SHA256, NewVersion: p.Manifest().Version, Compile: compile, Total: time.Since(t0)}
+	h.keepGood(slot, v)
+	rep := &SwapReport{Plugin: slot.Name, NewSHA256: p.SHA256, NewVersion: p.Manifest().Version}
 	if old != nil {
 		rep.OldSHA256 = old.SHA256
 		go func() {
 			dctx, cancel := context.WithTimeout(context.Background(), 2*h.eng.Config().Timeout)
 			defer cancel()
 			if err := old.Retire(dctx); err != nil {
-				h.log.Warn("old plugin version did not drain", "plugin", name, "err", err)
+				h.log.Warn("old plugin version did not drain", "plugin", slot.Name, "err", err)
 			}
 		}()
 	}
-	h.Emit(hostfuncs.Event{Kind: "plugin.swapped", Plugin: name, Data: mustJSON(rep)})
-	h.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
-	return rep, nil
+	return rep
 }
 
 // Validate runs every check Swap runs on a candidate version, without
@@ -107,7 +121,7 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 	if p.Manifest().Name != name {
 		return refuse(abi.Errorf(abi.CodeRefused, "the new file calls itself %q, not %q", p.Manifest().Name, name))
 	}
-	if err := selfTest(ctx, p); err != nil {
+	if err := h.selfTest(ctx, p); err != nil {
 		return refuse(err)
 	}
 	for _, pn := range sortedKeys(h.cfg.Personalities) {
@@ -131,26 +145,6 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 	return p, compile, nil
 }
 
-// selfTest runs the plugin's self_test export. Hook plugins must have one;
-// a tool plugin without it (a plain Extism plugin) passes.
-func selfTest(ctx context.Context, p *sandbox.Plugin) error {
-	out, err := p.Call(ctx, abi.OpSelfTest, nil)
-	if err != nil {
-		if len(p.Manifest().Hooks) == 0 && !p.Fast {
-			return nil
-		}
-		return abi.Errorf(abi.CodeRefused, "plugin %s failed its self-test: %v", p.Name, err)
-	}
-	var rep abi.SelfTestReport
-	if err := json.Unmarshal(out, &rep); err != nil {
-		return abi.Errorf(abi.CodeRefused, "plugin %s self-test returned invalid JSON", p.Name)
-	}
-	if !rep.OK {
-		return abi.Errorf(abi.CodeRefused, "plugin %s failed its self-test: %s", p.Name, rep.Message)
-	}
-	return nil
-}
-
 // watch swaps in a plugin file that changes in the plugins folder, with
 // the pin from its .sha256 sidecar, the config, or SHA256SUMS.
 func (h *Host) watch() error {
@@ -167,9 +161,11 @@ func (h *Host) watch() error {
 	for name, s := range h.slots {
 		byFile[filepath.Clean(s.File)] = name
 	}
-	done := make(chan struct{})
-	h.watchStop = func() { close(done); w.Close() }
+	done, exited := make(chan struct{}), make(chan struct{})
+	// Stopping waits for a swap under way: the engine it uses closes next.
+	h.watchStop = func() { close(done); w.Close(); <-exited }
 	go func() {
+		defer close(exited)
 		pending := map[string]time.Time{}
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
@@ -208,7 +204,9 @@ func (h *Host) watch() error {
 func (h *Host) swapFromFile(name string) {
 	slot := h.slots[name]
 	sum, err := SHA256File(slot.File)
-	if err != nil {
+	if errors.Is(err, os.ErrNotExist) {
+		return // moved away (set aside by this host, or by hand)
+	} else if err != nil {
 		h.log.Warn("plugin swap: cannot read the new file", "plugin", name, "err", err)
 		return
 	}
@@ -222,7 +220,7 @@ func (h *Host) swapFromFile(name string) {
 	}
 	if pin != sum {
 		h.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
-		h.Emit(hostfuncs.Event{Kind: "plugin.swap_refused", Plugin: name, Data: mustJSON(map[string]string{"sha256": sum, "reason": "does not match its pin " + pin})})
+		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": "does not match its pin " + pin}))
 		return
 	}
 	wasm, err := readFile(slot.File)
@@ -230,11 +228,19 @@ func (h *Host) swapFromFile(name string) {
 		return
 	}
 	if _, err := h.Swap(context.Background(), name, wasm, pin); err != nil {
-		h.log.Warn("plugin swap refused, the old version keeps serving", "plugin", name, "err", err)
+		// Set aside, so a restart loads the last good version, not this.
+		if h.setAside(slot, sum, err.Error()) {
+			h.Emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
+		}
+		h.log.Warn("plugin swap refused, the old version keeps serving; the file is set aside", "plugin", name, "err", err, "to", refusedFile(slot))
 	}
 }
 
 func mustJSON(v any) json.RawMessage {
 	b, _ := json.Marshal(v)
 	return b
+}
+
+func eventOf(kind, plugin string, data any) hostfuncs.Event {
+	return hostfuncs.Event{Kind: kind, Plugin: plugin, Data: mustJSON(data)}
 }

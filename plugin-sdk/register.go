@@ -27,6 +27,7 @@ var reg = struct {
 	tools    map[string]*toolEntry
 	hook     func(c *Call, req *abi.HookRequest) (*abi.HookResponse, error)
 	selfTest func() error
+	cases    []abi.SelfTestCase
 }{tools: map[string]*toolEntry{}}
 
 // Plugin names the plugin. Call it once, from init.
@@ -119,6 +120,11 @@ func Hook(fn func(c *Call, req *abi.HookRequest) (*abi.HookResponse, error), rol
 // SelfTest registers the check the host runs before swapping this plugin in.
 func SelfTest(fn func() error) { reg.selfTest = fn }
 
+// SelfTestCases adds fixtures to the self-test report: before it swaps
+// this plugin in, the host runs the plugin's real hook on each and refuses
+// the plugin if an answer is not the case's Want (abi.SelfTestCase).
+func SelfTestCases(cases ...abi.SelfTestCase) { reg.cases = append(reg.cases, cases...) }
+
 // Describe returns the manifest as the describe export sends it.
 func Describe() abi.Manifest {
 	m := reg.manifest
@@ -147,7 +153,7 @@ func handle(op int32, in []byte) (out []byte, isErr bool) {
 	case abi.OpDescribe:
 		return mustJSON(Describe()), false
 	case abi.OpSelfTest:
-		rep := abi.SelfTestReport{OK: true}
+		rep := abi.SelfTestReport{OK: true, Cases: reg.cases}
 		if reg.selfTest != nil {
 			if err := reg.selfTest(); err != nil {
 				rep = abi.SelfTestReport{OK: false, Message: err.Error()}

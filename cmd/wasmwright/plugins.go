@@ -4,10 +4,14 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -90,15 +94,25 @@ func pluginsCmd(g *globals) *cobra.Command {
 			return nil
 		}),
 	})
-	var pin string
+	var (
+		pin  string
+		wait time.Duration
+	)
 	swap := &cobra.Command{
 		Use:   "swap NAME FILE",
-		Short: "Validate a new version of a plugin and drop it into the plugins folder; a serving host swaps it in",
-		Long: `swap validates FILE as the new version of plugin NAME (pin, ABI, self-test,
-grants of every personality using it), then installs it atomically into the
-plugins folder with a NAME.wasm.sha256 pin beside it. A host serving with
-watch_plugins = true swaps it in while calls continue; calls in flight finish
-on the old version. A refused file changes nothing.`,
+		Short: "Validate a new version of a plugin and drop it into the plugins folder; say whether a running server swapped it in",
+		Long: `swap validates FILE as the new version of plugin NAME (pin, ABI, self-test
+on the host's fixtures and the plugin's own cases, grants of every
+personality using it), then installs it atomically into the plugins folder
+with a NAME.wasm.sha256 pin beside it. A refused file changes nothing.
+
+With [host] watch_plugins = true, a server serving from that folder swaps
+it in while calls continue (calls in flight finish on the old version):
+swap waits up to --wait for it to record the new version as its last good
+one (.last-good/NAME.wasm.sha256) or to set the file aside as refused
+(.rejected/NAME.wasm.refused.json), and says which ("live"). Without
+watch_plugins a running server keeps the old version until it restarts;
+swap says so.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, file := args[0], args[1]
@@ -115,7 +129,15 @@ on the old version. A refused file changes nothing.`,
 			if err != nil {
 				return err
 			}
-			h, err := host.New(cmd.Context(), cfg, host.Options{Logger: g.logger(cmd.ErrOrStderr()), NoBrowser: true})
+			// A host of its own only to validate: every service's host
+			// functions are offered (the browser starts nothing until used),
+			// so any plugin links as the server would link it; it does not
+			// watch, and only errors are logged (what other plugins lack is
+			// not this swap's business).
+			watch := cfg.Host.WatchPlugins
+			cfg.Host.WatchPlugins = false
+			quiet := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelError}))
+			h, err := host.New(cmd.Context(), cfg, host.Options{Logger: quiet})
 			if err != nil {
 				return err
 			}
@@ -128,31 +150,55 @@ on the old version. A refused file changes nothing.`,
 			if err := installAtomically(dst, wasm, got); err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeExecutionFailed, "installing into %s: %v", filepath.Dir(dst), err))
 			}
-			return printJSON(cmd.OutOrStdout(), map[string]string{"plugin": name, "version": m.Version, "sha256": got, "installed": dst})
+			out := map[string]any{"plugin": name, "version": m.Version, "sha256": got, "installed": dst, "live": false}
+			if !watch {
+				out["server"] = "a running server keeps serving the old version until it restarts (its next start loads this one); set [host] watch_plugins = true to have it swap drops in while it serves"
+				return printJSON(cmd.OutOrStdout(), out)
+			}
+			live, msg, refused := awaitPickup(cmd.Context(), dst, got, wait)
+			out["live"], out["server"] = live, msg
+			if err := printJSON(cmd.OutOrStdout(), out); err != nil || !refused {
+				return err
+			}
+			return &exitError{code: 1}
 		},
 	}
 	swap.Flags().StringVar(&pin, "sha256", "", "expected sha256 of FILE (default: its own hash)")
+	swap.Flags().DurationVar(&wait, "wait", 10*time.Second, "with watch_plugins, how long to wait for a running server to swap the file in")
 	c.AddCommand(swap)
 	return c
 }
 
-// installAtomically writes the pin sidecar, then renames the new file into
-// place, so a watching host never sees a half-written plugin.
+// awaitPickup waits for a server watching the plugins folder to swap in
+// the version sum installed at dst (it records it as its last good
+// version) or to refuse it (it sets the file aside, saying why).
+func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live bool, msg string, refused bool) {
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(wait)
+	for {
+		if b, err := os.ReadFile(host.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
+			return true, "a running server swapped it in and serves it", false
+		}
+		var why struct{ SHA256, Reason string }
+		if b, err := os.ReadFile(host.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
+			return false, "a running server refused it and set it aside (" + host.RefusedFile(dst) + "): " + why.Reason, true
+		}
+		select {
+		case <-ctx.Done():
+			return false, "stopped waiting: " + ctx.Err().Error(), false
+		case <-deadline:
+			return false, fmt.Sprintf("no running server picked it up within %s: none serves from %s with watch_plugins on (the next start loads it)", wait, filepath.Dir(dst)), false
+		case <-tick.C:
+		}
+	}
+}
+
+// installAtomically writes the pin sidecar, then the new file, each
+// renamed into place, so a watching host never sees a half-written plugin.
 func installAtomically(dst string, wasm []byte, sum string) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".swap-*.wasm")
-	if err != nil {
+	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(wasm); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.WriteFile(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n"), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return host.WriteAtomically(dst, wasm)
 }

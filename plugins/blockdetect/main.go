@@ -26,6 +26,15 @@ func init() {
 	// The whole page (megabytes) arrives raw, not as JSON strings.
 	sdk.Features(abi.FeatureRawPage)
 	sdk.SelfTest(selfTest)
+	// The host runs the real hook on these besides its own wall and
+	// normal page (abi.SelfTestCase).
+	sdk.SelfTestCases(
+		abi.SelfTestCase{Name: "DataDome block", Role: abi.HookDetect, Want: abi.CodeBotWall, Result: &abi.Result{Page: &abi.Page{
+			URL: "https://shop.example/", Status: 403, Headers: map[string]string{"x-datadome": "protected"}, Title: "shop.example"}}},
+		abi.SelfTestCase{Name: "healthy page behind Cloudflare", Role: abi.HookDetect, Result: &abi.Result{Page: &abi.Page{
+			URL: "https://shop.example/", Status: 200, Headers: map[string]string{"server": "cloudflare", "cf-ray": "8a1b2c3d4e5f-AMS"},
+			Title: "Shop", Text: "Welcome to the shop."}}},
+	)
 }
 
 func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {

@@ -1,7 +1,13 @@
 // Command testhooks fills the detect and compact roles in the simplest checkable
 // way, for the host's pipeline tests: detect fails a page titled "WALL",
 // compact upper-cases the snapshot (testmask is the masker).
+// It flags a Cloudflare challenge too (the host's self-test wall).
 // Built with -ldflags "-X main.failSelfTest=yes" it fails its self-test.
+// Built with -X main.broken=panic|loop|garbage|blind its detector panics,
+// loops forever, answers an unknown code or flags nothing; with
+// -X main.brokenOn=TEXT it does so only on pages whose title holds TEXT,
+// so it passes the host's self-test and fails live. With
+// -X main.ownCase=wrong it ships a self-test case it fails.
 package main
 
 import (
@@ -12,7 +18,7 @@ import (
 	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
 
-var failSelfTest = ""
+var failSelfTest, broken, brokenOn, ownCase = "", "", "", ""
 
 func init() {
 	sdk.Plugin("testhooks", "1.0.0", "test hooks")
@@ -23,12 +29,33 @@ func init() {
 		}
 		return nil
 	})
+	want := abi.CodeBotWall
+	if ownCase == "wrong" {
+		want = ""
+	}
+	sdk.SelfTestCases(abi.SelfTestCase{Name: "a page titled WALL", Role: abi.HookDetect, Want: want,
+		Result: &abi.Result{Page: &abi.Page{URL: "http://wall.test/", Title: "WALL"}}})
 }
 
 func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 	switch req.Role {
 	case abi.HookDetect:
-		if req.Result.Page.Title == "WALL" {
+		pg := req.Result.Page
+		if broken != "" && strings.Contains(pg.Title, brokenOn) {
+			switch broken {
+			case "panic":
+				panic("detector bug")
+			case "loop":
+				for n := 0; ; n++ {
+					pg.Title = strings.Repeat("x", n%7)
+				}
+			case "garbage":
+				return &abi.HookResponse{Error: &abi.Error{Code: "ok", Message: "looks fine"}}, nil
+			case "blind":
+				return nil, nil
+			}
+		}
+		if strings.Contains(pg.Title, "WALL") || pg.Headers["cf-mitigated"] == "challenge" {
 			return &abi.HookResponse{Error: abi.Errorf(abi.CodeBotWall, "test wall at %s", req.Result.Page.URL)}, nil
 		}
 	case abi.HookCompact:

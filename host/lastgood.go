@@ -1,0 +1,131 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/sandbox"
+)
+
+// The last good version of each plugin is kept on disk beside its file:
+//
+//	plugins/NAME.wasm                      what the operator installed
+//	plugins/.last-good/NAME.wasm(.sha256)  the version this host last
+//	                                       loaded or swapped in, checked
+//	plugins/.rejected/NAME.wasm.refused    a drop the host refused, or a
+//	                                       version it rolled back, with
+//	                                       NAME.wasm.refused.json (why)
+//
+// A restart whose NAME.wasm is missing or refused loads the last good one.
+
+// version is a plugin file's bytes and pin.
+type version struct {
+	wasm []byte
+	pin  string
+}
+
+const (
+	lastGoodDir = ".last-good"
+	rejectedDir = ".rejected"
+)
+
+func lastGoodFile(s *Slot) string {
+	return filepath.Join(filepath.Dir(s.File), lastGoodDir, filepath.Base(s.File))
+}
+
+func refusedFile(s *Slot) string {
+	return filepath.Join(filepath.Dir(s.File), rejectedDir, filepath.Base(s.File)+".refused")
+}
+
+// LastGoodFile and RefusedFile are where a host keeps a plugin's last good
+// version and sets aside a refused one (plugin file → path), for tools
+// that watch a swap land.
+func LastGoodFile(pluginFile string) string { return lastGoodFile(&Slot{File: pluginFile}) }
+func RefusedFile(pluginFile string) string  { return refusedFile(&Slot{File: pluginFile}) }
+
+// keepGood records v as the slot's last good version, unless it already
+// is. A plugins folder the host cannot write is not an error: it is said.
+func (h *Host) keepGood(s *Slot, v version) {
+	dst := lastGoodFile(s)
+	if b, err := os.ReadFile(dst + ".sha256"); err == nil && strings.HasPrefix(string(b), v.pin) {
+		return
+	}
+	err := os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err == nil {
+		err = WriteAtomically(dst, v.wasm)
+	}
+	if err == nil {
+		err = WriteAtomically(dst+".sha256", []byte(v.pin+"  "+filepath.Base(dst)+"\n"))
+	}
+	if err != nil {
+		h.log.Warn("cannot keep the last good version of a plugin: a restart after a refused drop will have none", "plugin", s.Name, "err", err)
+	}
+}
+
+// loadLastGood loads the slot's last good version, pinned by its sidecar.
+func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, version, error) {
+	f := lastGoodFile(s)
+	wasm, err := os.ReadFile(f)
+	if err != nil {
+		return nil, version{}, err
+	}
+	b, err := os.ReadFile(f + ".sha256")
+	fields := strings.Fields(string(b))
+	if err != nil || len(fields) == 0 {
+		return nil, version{}, abi.Errorf(abi.CodeRefused, "%s has no pin beside it", f)
+	}
+	v := version{wasm: wasm, pin: strings.ToLower(fields[0])}
+	p, err := h.eng.Load(ctx, s.Name, wasm, v.pin)
+	if err != nil {
+		return nil, version{}, err
+	}
+	if err := h.checkLoaded(ctx, s.Name, f, p); err != nil {
+		return nil, version{}, err
+	}
+	return p, v, nil
+}
+
+// setAside moves the slot's file, if it is still the version sum, and its
+// pin sidecar into the rejected folder, with why. It reports whether it
+// moved the file.
+func (h *Host) setAside(s *Slot, sum, reason string) bool {
+	if got, err := SHA256File(s.File); err != nil || got != sum {
+		return false
+	}
+	dst := refusedFile(s)
+	err := os.MkdirAll(filepath.Dir(dst), 0o755)
+	if err == nil {
+		err = WriteAtomically(dst+".json", mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339)}))
+	}
+	if err == nil {
+		err = os.Rename(s.File, dst)
+	}
+	if err != nil {
+		h.log.Warn("cannot set a refused plugin file aside: a restart may load it and fall back to the last good version", "plugin", s.Name, "err", err)
+		return false
+	}
+	os.Rename(s.File+".sha256", dst+".sha256")
+	return true
+}
+
+// WriteAtomically writes b to a temporary file beside dst and renames it
+// into place, so no reader sees a half-written file.
+func WriteAtomically(dst string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
