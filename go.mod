@@ -14,7 +14,12 @@ require (
 	github.com/tetratelabs/wazero v1.12.0
 )
 
-require github.com/stretchr/testify v1.12.1 // indirect
+require (
+	github.com/opencontainers/go-digest v1.0.0 // indirect
+	github.com/opencontainers/image-spec v1.1.1 // indirect
+	github.com/stretchr/testify v1.12.1 // indirect
+	oras.land/oras-go/v2 v2.7.0 // indirect
+)
 
 require (
 	code.dny.dev/ssrf v0.3.0

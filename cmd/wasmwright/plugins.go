@@ -16,7 +16,8 @@ import (
 )
 
 func pluginsCmd(g *globals) *cobra.Command {
-	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify and swap plugins"}
+	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify, swap, sign and distribute plugins"}
+	c.AddCommand(distributionCmds(g)...)
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List configured plugins: version, sha256, tools, hooks, state",
@@ -51,11 +52,15 @@ func pluginsCmd(g *globals) *cobra.Command {
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
 		}),
 	})
-	c.AddCommand(&cobra.Command{
-		Use:   "verify",
-		Short: "Check every configured plugin: present, matching its pin, loadable, linkable; exit 1 on any problem",
-		Args:  cobra.NoArgs,
-		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
+	var verifyKeys []string
+	verify := &cobra.Command{
+		Use:   "verify [FILE]",
+		Short: "Check every configured plugin (present, matching its pin and signature, loadable, linkable), or FILE's signature; exit 1 on any problem",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
+			if len(args) == 1 {
+				return verifyFileSignature(cmd, h.Config(), args[0], verifyKeys)
+			}
 			bad := 0
 			for _, p := range h.Plugins() {
 				if p.Error != nil {
@@ -76,14 +81,17 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return nil
 		}),
-	})
+	}
+	verify.Flags().StringSliceVar(&verifyKeys, "key", nil, "also trust this minisign public key (or .pub file) for FILE's signature")
+	c.AddCommand(verify)
 	var pin string
 	swap := &cobra.Command{
 		Use:   "swap NAME FILE",
 		Short: "Validate a new version of a plugin and drop it into the plugins folder; a serving host swaps it in",
-		Long: `swap validates FILE as the new version of plugin NAME (pin, ABI, self-test,
-grants of every personality using it), then installs it atomically into the
-plugins folder with a NAME.wasm.sha256 pin beside it. A host serving with
+		Long: `swap validates FILE as the new version of plugin NAME (pin, signature
+FILE.minisig when a personality requires one, ABI, self-test, grants of
+every personality using it), then installs it atomically into the plugins
+folder with a NAME.wasm.sha256 pin (and its signature) beside it. A host serving with
 watch_plugins = true swaps it in while calls continue; calls in flight finish
 on the old version. A refused file changes nothing.`,
 		Args: cobra.ExactArgs(2),
@@ -106,13 +114,14 @@ on the old version. A refused file changes nothing.`,
 			if err != nil {
 				return err
 			}
-			m, err := h.Validate(cmd.Context(), name, wasm, pin)
+			sig := host.ReadSignature(file)
+			m, err := h.Validate(cmd.Context(), name, wasm, pin, sig)
 			h.Close(context.Background())
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
 			dst := cfg.PluginFile(name)
-			if err := installAtomically(dst, wasm, got); err != nil {
+			if err := installAtomically(dst, wasm, got, sig); err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeExecutionFailed, "installing into %s: %v", filepath.Dir(dst), err))
 			}
 			return printJSON(cmd.OutOrStdout(), map[string]string{"plugin": name, "version": m.Version, "sha256": got, "installed": dst})
@@ -123,9 +132,10 @@ on the old version. A refused file changes nothing.`,
 	return c
 }
 
-// installAtomically writes the pin sidecar, then renames the new file into
+// installAtomically writes the signature sidecar (or removes a stale one
+// when sig is nil) and the pin sidecar, then renames the new file into
 // place, so a watching host never sees a half-written plugin.
-func installAtomically(dst string, wasm []byte, sum string) error {
+func installAtomically(dst string, wasm []byte, sum string, sig []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".swap-*.wasm")
 	if err != nil {
 		return err
@@ -136,6 +146,9 @@ func installAtomically(dst string, wasm []byte, sum string) error {
 		return err
 	}
 	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := writeOrRemove(dst+host.SignatureExt, sig); err != nil {
 		return err
 	}
 	if err := os.WriteFile(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n"), 0o644); err != nil {
