@@ -14,6 +14,7 @@ import (
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
+	"github.com/sirupsen/logrus"
 )
 
 // startRegistry runs the CNCF distribution registry in this process, on
@@ -25,7 +26,8 @@ func startRegistry(t *testing.T) (addr, root string) {
 		"filesystem":  configuration.Parameters{"rootdirectory": root},
 		"maintenance": configuration.Parameters{"uploadpurging": map[any]any{"enabled": false}},
 	}}
-	cfg.Log.Level = "error"
+	cfg.HTTP.Secret = "test"
+	logrus.SetLevel(logrus.WarnLevel) // the registry logs each request at info
 	app := handlers.NewApp(context.Background(), cfg)
 	srv := httptest.NewServer(app)
 	t.Cleanup(func() { srv.Close(); app.Shutdown() })
@@ -78,7 +80,7 @@ func (o pullHost) nothingInstalled(t *testing.T) {
 func TestSignPushPullVerify(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ww-cli-test-cache"))
 	t.Setenv("DOCKER_CONFIG", t.TempDir()) // no credentials of this machine
-	t.Setenv(passwordEnv, "correct horse")
+	t.Setenv(passwordEnv, "")
 	reg, root := startRegistry(t)
 	author := t.TempDir()
 	build := pluginsDir(t)
@@ -94,14 +96,15 @@ func TestSignPushPullVerify(t *testing.T) {
 	if code, out, _ := cli(t, "plugins", "keygen", key); code != 1 || !strings.Contains(out, "never overwrites") {
 		t.Fatalf("keygen over a key: %d %s", code, out)
 	}
-	if raw, _ := os.ReadFile(key + ".key"); !strings.Contains(string(raw), "encrypted secret key") {
-		t.Fatal("keygen must write a minisign secret key")
-	}
+	// A password-protected key (scrypt: costly, so only this one).
+	t.Setenv(passwordEnv, "correct horse")
+	locked := filepath.Join(author, "locked")
+	cli(t, "plugins", "keygen", locked)
 	t.Setenv(passwordEnv, "wrong")
-	if code, out, _ := cli(t, "plugins", "sign", file, "--key", key+".key"); code != 1 || !strings.Contains(out, passwordEnv) {
+	if code, out, _ := cli(t, "plugins", "sign", file, "--key", locked+".key"); code != 1 || !strings.Contains(out, passwordEnv) {
 		t.Fatalf("sign with the wrong password: %d %s", code, out)
 	}
-	t.Setenv(passwordEnv, "correct horse")
+	t.Setenv(passwordEnv, "")
 	if code, out, _ := cli(t, "plugins", "sign", file, "--key", key+".key"); code != 0 || !strings.Contains(out, ".minisig") {
 		t.Fatalf("sign: %d %s", code, out)
 	}
