@@ -143,6 +143,11 @@ func TestSignPushPullVerify(t *testing.T) {
 	strangers := filepath.Join(dir, "strangers.wasm")
 	os.WriteFile(strangers, wasm, 0o644)
 	cli(t, "plugins", "sign", strangers, "--key", stranger+".key")
+	for _, f := range []string{tampered, strangers} {
+		if code, out, _ := cli(t, "plugins", "verify", f, "--key", key+".pub"); code != 1 || !strings.Contains(out, "FAIL signature") {
+			t.Errorf("verify %s: %d %s", f, code, out)
+		}
+	}
 	for _, c := range []struct{ file, tag, want string }{
 		{tampered, "tampered", "does not match the file: it was changed after signing"},
 		{unsigned, "unsigned", "plugin extract_links is not signed"},
