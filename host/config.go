@@ -78,6 +78,9 @@ type HostConfig struct {
 	// GrantsDir holds the origin-scoped act grants, a file per personality
 	// (mode 0600). Default: <user config dir>/wasmwright/grants.
 	GrantsDir string `toml:"grants_dir"`
+	// TrustedKeys are minisign public keys ("RW...", or .pub file paths)
+	// that may sign any plugin (host/signature.go).
+	TrustedKeys []string `toml:"trusted_keys"`
 }
 
 // PluginConfig is one [plugins.NAME] table.
@@ -87,6 +90,8 @@ type PluginConfig struct {
 	// SHA256 pins the file. When empty, the pin must come from the
 	// SHA256SUMS file in plugins_dir (written by `make plugins`).
 	SHA256 string `toml:"sha256"`
+	// TrustedKeys may sign this plugin only, besides host.trusted_keys.
+	TrustedKeys []string `toml:"trusted_keys"`
 }
 
 // PersonalityConfig is one agent role.
@@ -113,6 +118,9 @@ type PersonalityConfig struct {
 	// (browser_snapshot full = true). Off by default: a full snapshot of a
 	// large page costs many times the tokens of the compacted one.
 	FullSnapshots bool `toml:"full_snapshots"`
+	// RequireSignatures loads its plugins only when signed by a trusted
+	// key (host/signature.go); an unsigned or altered one is refused.
+	RequireSignatures bool `toml:"require_signatures"`
 	// DetectFailure says what a navigation gets when its detector fails
 	// (panics, passes hook_timeout, answers nonsense, is not loaded):
 	// "fail_closed" (default) fails the call naming the detector,
@@ -416,6 +424,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Host.RollbackAfter < 0 || c.Host.RollbackAfter > 1000 {
 		return bad("host.rollback_after = %d: give a number of failed hook calls from 1 to 1000 (0 or absent: 3)", c.Host.RollbackAfter)
+	}
+	if err := c.validateKeys(); err != nil {
+		return err
 	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {

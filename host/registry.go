@@ -108,6 +108,9 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 	} else if err != nil {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
 	}
+	if err := h.checkSignature(name, wasm, ReadSignature(file)); err != nil {
+		return nil, version{}, err
+	}
 	pin, err := h.pinFor(name, file)
 	if err != nil {
 		return nil, version{}, err

@@ -36,8 +36,10 @@ type SwapReport struct {
 // self-test, and stay within the grants of every personality that loads
 // it. It is compiled and warmed before it is published; then one atomic
 // store switches new calls to it, and the old version drains its calls in
-// flight before it is closed. A refused version changes nothing.
-func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string) (*SwapReport, error) {
+// flight before it is closed. A refused version changes nothing. sig is
+// the new version's signature sidecar, if it has one: a personality with
+// require_signatures refuses a version without a valid one.
+func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*SwapReport, error) {
 	t0 := time.Now()
 	slot, ok := h.slots[name]
 	if !ok {
@@ -45,7 +47,7 @@ func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string) (
 	}
 	slot.swapMu.Lock()
 	defer slot.swapMu.Unlock()
-	p, compile, err := h.validate(ctx, name, wasm, pin)
+	p, compile, err := h.validate(ctx, name, wasm, pin, sig...)
 	if err != nil {
 		sum := sha256.Sum256(wasm)
 		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()}))
@@ -84,11 +86,11 @@ func (h *Host) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 
 // Validate runs every check Swap runs on a candidate version, without
 // publishing it.
-func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin string) (abi.Manifest, error) {
+func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (abi.Manifest, error) {
 	if _, ok := h.slots[name]; !ok {
 		return abi.Manifest{}, abi.Errorf(abi.CodeNotFound, "no plugin %q in the config: swap replaces a configured plugin", name)
 	}
-	p, _, err := h.validate(ctx, name, wasm, pin)
+	p, _, err := h.validate(ctx, name, wasm, pin, sig...)
 	if err != nil {
 		return abi.Manifest{}, err
 	}
@@ -99,7 +101,14 @@ func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin strin
 // validate loads a candidate version and checks it: pin, ABI, name,
 // self-test, grants of every personality using it, hook roles. On success
 // the version is compiled and one instance is warm.
-func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin string) (*sandbox.Plugin, time.Duration, error) {
+func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*sandbox.Plugin, time.Duration, error) {
+	var signature []byte // none given: unsigned
+	if len(sig) > 0 {
+		signature = sig[0]
+	}
+	if err := h.checkSignature(name, wasm, signature); err != nil {
+		return nil, 0, err
+	}
 	sum := sha256.Sum256(wasm)
 	got := hex.EncodeToString(sum[:])
 	if cfgPin := h.cfg.Plugins[name].SHA256; cfgPin != "" && !strings.EqualFold(cfgPin, got) {
@@ -177,7 +186,7 @@ func (h *Host) watch() error {
 				if !ok {
 					return
 				}
-				f := strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256")
+				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), SignatureExt)
 				if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
 					pending[name] = time.Now()
 				}
@@ -227,7 +236,7 @@ func (h *Host) swapFromFile(name string) {
 	if err != nil {
 		return
 	}
-	if _, err := h.Swap(context.Background(), name, wasm, pin); err != nil {
+	if _, err := h.Swap(context.Background(), name, wasm, pin, ReadSignature(slot.File)); err != nil {
 		// Set aside, so a restart loads the last good version, not this.
 		if h.setAside(slot, sum, err.Error()) {
 			h.Emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))

@@ -21,7 +21,8 @@ import (
 )
 
 func pluginsCmd(g *globals) *cobra.Command {
-	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify and swap plugins"}
+	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify, swap, sign and distribute plugins"}
+	c.AddCommand(distributionCmds(g)...)
 	c.AddCommand(&cobra.Command{
 		Use:   "list",
 		Short: "List configured plugins: version, sha256, tools, hooks, state",
@@ -68,11 +69,15 @@ func pluginsCmd(g *globals) *cobra.Command {
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
 		}),
 	})
-	c.AddCommand(&cobra.Command{
-		Use:   "verify",
-		Short: "Check every configured plugin: present, matching its pin, loadable, linkable; exit 1 on any problem",
-		Args:  cobra.NoArgs,
-		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
+	var verifyKeys []string
+	verify := &cobra.Command{
+		Use:   "verify [FILE]",
+		Short: "Check every configured plugin (present, matching its pin and signature, loadable, linkable), or FILE's signature; exit 1 on any problem",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
+			if len(args) == 1 {
+				return verifyFileSignature(cmd, h.Config(), args[0], verifyKeys)
+			}
 			bad := 0
 			for _, p := range h.Plugins() {
 				if p.Error != nil {
@@ -93,7 +98,9 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return nil
 		}),
-	})
+	}
+	verify.Flags().StringSliceVar(&verifyKeys, "key", nil, "also trust this minisign public key (or .pub file) for FILE's signature")
+	c.AddCommand(verify)
 	var (
 		pin  string
 		wait time.Duration
@@ -101,8 +108,9 @@ func pluginsCmd(g *globals) *cobra.Command {
 	swap := &cobra.Command{
 		Use:   "swap NAME FILE",
 		Short: "Validate a new version of a plugin and drop it into the plugins folder; say whether a running server swapped it in",
-		Long: `swap validates FILE as the new version of plugin NAME (pin, ABI, self-test
-on the host's fixtures and the plugin's own cases, grants of every
+		Long: `swap validates FILE as the new version of plugin NAME (pin, signature
+FILE.minisig when a personality requires one, ABI, self-test on the host's
+fixtures and the plugin's own cases, grants of every
 personality using it), then installs it atomically into the plugins folder
 with a NAME.wasm.sha256 pin beside it. A refused file changes nothing.
 
@@ -141,13 +149,14 @@ swap says so.`,
 			if err != nil {
 				return err
 			}
-			m, err := h.Validate(cmd.Context(), name, wasm, pin)
+			sig := host.ReadSignature(file)
+			m, err := h.Validate(cmd.Context(), name, wasm, pin, sig)
 			h.Close(context.Background())
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
 			dst := cfg.PluginFile(name)
-			if err := installAtomically(dst, wasm, got); err != nil {
+			if err := installAtomically(dst, wasm, got, sig); err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeExecutionFailed, "installing into %s: %v", filepath.Dir(dst), err))
 			}
 			out := map[string]any{"plugin": name, "version": m.Version, "sha256": got, "installed": dst, "live": false}
@@ -194,9 +203,13 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 	}
 }
 
-// installAtomically writes the pin sidecar, then the new file, each
-// renamed into place, so a watching host never sees a half-written plugin.
-func installAtomically(dst string, wasm []byte, sum string) error {
+// installAtomically writes the signature sidecar (or removes a stale one
+// when sig is nil) and the pin sidecar, then the new file, each renamed
+// into place, so a watching host never sees a half-written plugin.
+func installAtomically(dst string, wasm []byte, sum string, sig []byte) error {
+	if err := writeOrRemove(dst+host.SignatureExt, sig); err != nil {
+		return err
+	}
 	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
 		return err
 	}

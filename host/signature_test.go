@@ -1,0 +1,179 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"aead.dev/minisign"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+func newKey(t testing.TB) (minisign.PublicKey, minisign.PrivateKey) {
+	t.Helper()
+	pub, priv, err := minisign.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pub, priv
+}
+
+// withCustomSection returns wasm with a custom section appended: a module
+// that still loads and runs, but not the bytes that were signed.
+func withCustomSection(wasm []byte) []byte {
+	payload := append([]byte{4}, "evil, not signed"...)
+	return append(append(append([]byte(nil), wasm...), 0, byte(len(payload))), payload...)
+}
+
+// writePlugin replaces a plugin file and pins it with a .sha256 sidecar,
+// so only its signature decides.
+func writePlugin(t testing.TB, file string, wasm, sig []byte) {
+	t.Helper()
+	s := sha256.Sum256(wasm)
+	os.Remove(file + SignatureExt)
+	if sig != nil {
+		os.WriteFile(file+SignatureExt, sig, 0o644)
+	}
+	os.WriteFile(file+".sha256", []byte(hex.EncodeToString(s[:])+"  "+filepath.Base(file)+"\n"), 0o644)
+	if err := os.WriteFile(file, wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+const signedConfig = `
+[plugins.extract_links]
+%s
+[personalities.locked]
+plugins = ["extract_links"]
+tools = ["*"]
+grants = ["events"]
+require_signatures = true
+[personalities.open]
+plugins = ["misbehave"]
+tools = ["*"]
+grants = ["events"]
+[plugins.misbehave]
+`
+
+// A personality with require_signatures loads a plugin only when its
+// .minisig verifies against a key the config trusts: unsigned, altered
+// and stranger-signed files are refused with the plugin named and the next
+// step, and other personalities keep working.
+func TestRequireSignatures(t *testing.T) {
+	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
+	file := filepath.Join(f.plugins, "extract_links.wasm")
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, priv := newKey(t)
+	strangerPub, stranger := newKey(t)
+	os.WriteFile(filepath.Join(f.dir, "author.pub"), mustText(pub), 0o644)
+	hostKey := fmt.Sprintf("trusted_keys = [%q]", pub.String())
+	pluginKey := `trusted_keys = ["author.pub"]` // a .pub file, relative to the config
+	tampered := withCustomSection(wasm)
+	// call answers with the tool's result, or the reason the plugin did
+	// not load.
+	call := func(h *Host) error {
+		if info := h.Plugins()[0]; info.Error != nil {
+			return info.Error
+		}
+		_, err := h.Call(context.Background(), Request{Personality: "locked", Tool: "extract_links", Args: []byte(`{"html":"<a href=/q>Q</a>"}`)})
+		return err
+	}
+	for _, c := range []struct {
+		name, hostKeys, pluginKeys string
+		wasm, sig                  []byte
+		want                       string // "" = loads and answers
+	}{
+		{"signed, host key", hostKey, "", wasm, Sign(priv, wasm, file), ""},
+		{"signed, plugin key", "", pluginKey, wasm, Sign(priv, wasm, file), ""},
+		{"altered custom section", hostKey, "", tampered, Sign(priv, wasm, file), "does not match the file"},
+		{"unsigned", hostKey, "", wasm, nil, "is not signed"},
+		{"garbage signature", hostKey, "", wasm, []byte("not a signature\n"), "not a minisign signature"},
+		{"stranger's key", hostKey, "", wasm, Sign(stranger, wasm, file), "key " + KeyID(strangerPub.ID()) + ", which this host does not trust"},
+		{"no key trusted", "", "", wasm, Sign(priv, wasm, file), "does not trust: if you trust its author, add their public key to plugins.extract_links.trusted_keys"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			writePlugin(t, file, c.wasm, c.sig)
+			h := f.host(t, fmt.Sprintf(signedConfig, c.pluginKeys), nil, c.hostKeys)
+			err := call(h)
+			if c.want == "" {
+				if err != nil {
+					t.Fatalf("a signed plugin must load and answer: %v", err)
+				}
+				return
+			}
+			if errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), c.want) ||
+				!strings.Contains(err.Error(), "personality locked requires signed plugins: plugin extract_links") {
+				t.Fatalf("want refused %q, got %v", c.want, err)
+			}
+			// The personality that does not require signatures is unaffected.
+			if _, err := h.Call(context.Background(), Request{Personality: "open", Tool: "echo"}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	// The altered file is a working plugin: only its signature refused it.
+	writePlugin(t, file, tampered, Sign(priv, wasm, file))
+	h := f.host(t, strings.Replace(fmt.Sprintf(signedConfig, ""), "require_signatures = true", "", 1), nil, hostKey)
+	if err := call(h); err != nil {
+		t.Fatalf("without require_signatures the same file loads: %v", err)
+	}
+}
+
+// A swap, by call or by a watched file drop, is held to the same rule: a
+// new version without a valid signature is refused and the old one serves.
+func TestSwapRequiresSignature(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
+	pub, priv := newKey(t)
+	file := filepath.Join(f.plugins, "misbehave.wasm")
+	old, _ := os.ReadFile(file)
+	writePlugin(t, file, old, Sign(priv, old, file))
+	events := make(chanSink, 64)
+	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\nrequire_signatures = true\n", events,
+		"watch_plugins = true", fmt.Sprintf("trusted_keys = [%q]", pub.String()))
+	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+	next := readBuilt(t, "sandbox/testdata/misbehave", "-trimpath")
+	s := sha256.Sum256(next)
+	sum := hex.EncodeToString(s[:])
+	if _, err := h.Swap(context.Background(), "misbehave", next, sum); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "is not signed") {
+		t.Fatalf("unsigned swap: %v", err)
+	}
+	if _, err := h.Swap(context.Background(), "misbehave", next, sum, Sign(priv, old, file)); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "does not match") {
+		t.Fatalf("swap with another file's signature: %v", err)
+	}
+	// A drop without its signature is refused; its signature arriving
+	// after it swaps it in.
+	writePlugin(t, file, next, nil)
+	events.waitEvent(t, "plugin.swap_refused", sum)
+	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+		t.Fatal("an unsigned drop was swapped in")
+	}
+	os.WriteFile(file+SignatureExt, Sign(priv, next, file), 0o644)
+	events.waitEvent(t, "plugin.swapped", sum)
+	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func mustText(pub minisign.PublicKey) []byte {
+	b, _ := pub.MarshalText()
+	return b
+}
+
+func TestTrustedKeysAreChecked(t *testing.T) {
+	_, err := ParseConfig("[host]\ntrusted_keys = [\"RWQnotakey\"]\n", "t.toml", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), `trusted key`) || !strings.Contains(err.Error(), "wasmwright plugins keygen") {
+		t.Fatalf("a bad key must be a config error: %v", err)
+	}
+}
