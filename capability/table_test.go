@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // abiHostFuncs reads abi's source for every host-function import name: the
@@ -140,6 +142,23 @@ func TestTableIsStatic(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Every host function has its Extism-convention name, which maps back to
+// the same function (and so the same grant); a ww_ name maps to itself.
+func TestExtismNamesMapBack(t *testing.T) {
+	for _, hf := range HostFuncs() {
+		x := abi.ExtismName(hf[0])
+		if !strings.HasPrefix(x, abi.ExtismPrefix) || strings.HasPrefix(x, abi.ExtismPrefix+"ww_") {
+			t.Errorf("%s: Extism name %s", hf[0], x)
+		}
+		if back, ext := abi.CanonicalHostFunc(x); back != hf[0] || !ext {
+			t.Errorf("%s -> %s -> %s (%v)", hf[0], x, back, ext)
+		}
+		if back, ext := abi.CanonicalHostFunc(hf[0]); back != hf[0] || ext {
+			t.Errorf("%s maps to %s (%v)", hf[0], back, ext)
 		}
 	}
 }

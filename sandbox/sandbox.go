@@ -213,15 +213,18 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		if imp.Module != abi.HostModule {
 			continue
 		}
-		p.imports = append(p.imports, imp.Name)
-		if _, ok := e.funcs[imp.Name]; !ok && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
+		// Imports are recorded by their ww_ name whatever the convention:
+		// grants and linking see one function either way.
+		canon, ext := abi.CanonicalHostFunc(imp.Name)
+		p.imports = append(p.imports, canon)
+		if _, ok := e.funcs[canon]; !ok && (ext || canon != abi.ImportHostTake && canon != abi.ImportLog) {
 			return nil, loadErr(abi.CodeRefused, "plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d, or enable that service in the host", name, abi.HostModule, imp.Name, abi.VersionMajor)
 		}
 	}
 
-	funcs := make([]extism.HostFunction, 0, len(e.funcs)+2)
+	funcs := make([]extism.HostFunction, 0, 2*len(e.funcs)+3)
 	for _, f := range e.funcs {
-		funcs = append(funcs, p.hostFunction(f))
+		funcs = append(funcs, p.hostFunction(f), p.extismHostFunction(f))
 	}
 	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
 
