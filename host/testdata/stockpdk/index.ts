@@ -2,7 +2,7 @@
 // AssemblyScript PDK (@extism/as-pdk) and nothing of wasmwright's: it
 // declares the host functions it calls the way any Extism plugin does, in
 // Extism's convention (the wwx_ names of abi/README.md).
-import { Host, Memory } from "@extism/as-pdk";
+import { Host, LogLevel, Memory } from "@extism/as-pdk";
 import { length } from "@extism/as-pdk/lib/env";
 
 @external("extism:host/user", "wwx_browser_navigate")
@@ -10,6 +10,10 @@ declare function browserNavigate(req: u64): u64;
 
 @external("extism:host/user", "wwx_browser_evaluate")
 declare function browserEvaluate(req: u64): u64;
+
+// Top-level code runs in the module's start function (a default asc build
+// has one): it may call the Extism kernel like any other code.
+Host.log(LogLevel.Info, "stockpdk: module initialised");
 
 function myAbort(message: string | null, fileName: string | null, lineNumber: u32, columnNumber: u32): void {}
 
