@@ -197,6 +197,11 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	if err != nil {
 		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: malformed wasm: %v: rebuild it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared", name, err)
 	}
+	if info.Exports["_start"] && !info.Exports["_initialize"] {
+		// A WASI command: its runtime starts only in _start, which runs
+		// main and exits, so no export can be called.
+		return nil, loadErr(abi.CodeInputInvalid, "plugin %s is a WASI command (it exports _start), not a library: build it with -buildmode=c-shared (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o %s.wasm .)", name, name)
+	}
 	if !info.Exports[abi.ExportDescribe] {
 		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: missing export %q: a wasmwright plugin must export describe (plugin-sdk does this for you)", name, abi.ExportDescribe)
 	}
