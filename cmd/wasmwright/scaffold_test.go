@@ -106,7 +106,9 @@ tools = ["*"]
 
 	// Built as a WASI command: the call names the flag.
 	code, out, _ = cli(t, "--config", cfgFile, "call", "shouty", `{"text":"x"}`, "--personality", "careless")
-	var e struct{ Error struct{ Code, Message string } }
+	var e struct {
+		Error struct{ Code, Message string }
+	}
 	if err := json.Unmarshal([]byte(out), &e); err != nil || code != 1 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
