@@ -278,6 +278,10 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		compiled.Close(ctx)
 		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
 	}
+	if err := abi.AcceptProtocols(abi.Protocols(), p.manifest.Protocols); err != nil {
+		compiled.Close(ctx)
+		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
+	}
 	if err := p.checkManifest(info); err != nil {
 		compiled.Close(ctx)
 		return nil, err

@@ -51,31 +51,40 @@ func pluginsCmd(g *globals) *cobra.Command {
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
 		}),
 	})
+	verifyAll := g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
+		bad := 0
+		for _, p := range h.Plugins() {
+			if p.Error != nil {
+				bad++
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s: %s\n", p.Name, p.Error.Code, p.Error.Message)
+				continue
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ok   %s %s sha256 %s\n", p.Name, p.Version, p.SHA256)
+		}
+		for _, pn := range h.Personalities() {
+			probs, _ := h.Problems(pn)
+			for _, pr := range probs {
+				fmt.Fprintf(cmd.OutOrStdout(), "note personality %s: %s\n", pn, pr)
+			}
+		}
+		if bad > 0 {
+			return &exitError{code: 1}
+		}
+		return nil
+	})
 	c.AddCommand(&cobra.Command{
-		Use:   "verify",
-		Short: "Check every configured plugin: present, matching its pin, loadable, linkable; exit 1 on any problem",
-		Args:  cobra.NoArgs,
-		RunE: g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
-			bad := 0
-			for _, p := range h.Plugins() {
-				if p.Error != nil {
-					bad++
-					fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s: %s\n", p.Name, p.Error.Code, p.Error.Message)
-					continue
+		Use:   "verify [FILE]",
+		Short: "Check every configured plugin (present, matching its pin, loadable, linkable), or FILE's conformance; exit 1 on any problem",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 {
+				if !printConformance(cmd.OutOrStdout(), args[0], conformance(cmd.Context(), args[0])) {
+					return &exitError{code: 1}
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "ok   %s %s sha256 %s\n", p.Name, p.Version, p.SHA256)
+				return nil
 			}
-			for _, pn := range h.Personalities() {
-				probs, _ := h.Problems(pn)
-				for _, pr := range probs {
-					fmt.Fprintf(cmd.OutOrStdout(), "note personality %s: %s\n", pn, pr)
-				}
-			}
-			if bad > 0 {
-				return &exitError{code: 1}
-			}
-			return nil
-		}),
+			return verifyAll(cmd, args)
+		},
 	})
 	var pin string
 	swap := &cobra.Command{

@@ -10,6 +10,10 @@ import { error_set, length } from "@extism/as-pdk/lib/env";
 // The ABI this kit speaks: put it in the manifest (manifest()).
 export const ABI_MAJOR = 1;
 export const ABI_MINOR = 0;
+// The browser protocol the typed browser calls speak, versioned apart
+// from the ABI.
+export const BROWSER_MAJOR = 1;
+export const BROWSER_MINOR = 0;
 
 @external("extism:host/user", "wwx_host_info")
 declare function wwxHostInfo(req: u64): u64;
@@ -91,6 +95,7 @@ export function output(json: string): void {
 export function manifest(name: string, version: string, description: string, capabilities: string[], tools: string): string {
   const caps = capabilities.map<string>((c: string) => quote(c)).join(",");
   return `{"name":${quote(name)},"version":${quote(version)},"abi":{"major":${ABI_MAJOR},"minor":${ABI_MINOR}},` +
+    `"protocols":{"browser":{"major":${BROWSER_MAJOR},"minor":${BROWSER_MINOR}}},` +
     `"description":${quote(description)},"capabilities":[${caps}],"tools":${tools}}`;
 }
 
