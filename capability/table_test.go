@@ -162,3 +162,28 @@ func TestExtismNamesMapBack(t *testing.T) {
 		}
 	}
 }
+
+// README.md lists, per browser grant, exactly the browser host functions
+// this table gives it.
+func TestReadmeListsBrowserGrants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct{ marker, id string }{{"read", "browser.read"}, {"act", "browser.act"}, {"eval", "browser.eval"}} {
+		_, rest, _ := strings.Cut(string(b), "<!-- "+g.marker+" -->")
+		listed, _, ok := strings.Cut(rest, "<!-- /"+g.marker+" -->")
+		if !ok {
+			t.Fatalf("README.md has no %s list", g.marker)
+		}
+		var want []string
+		for _, hf := range HostFuncs() {
+			if name, ok := strings.CutPrefix(hf[0], "ww_browser_"); ok && hf[1] == g.id {
+				want = append(want, name)
+			}
+		}
+		if got := strings.Join(want, ", "); listed != got {
+			t.Errorf("README.md lists for %s: %s\nthe table gives: %s", g.id, listed, got)
+		}
+	}
+}
