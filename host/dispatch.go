@@ -231,10 +231,15 @@ func (h *Host) unknownTool(p *personality, name string) error {
 		hint = "available: " + strings.Join(names, ", ")
 	}
 	if len(p.unloaded) > 0 {
-		// The tool is likely one of a plugin that did not load: say why
-		// it did not, with its code, rather than only that it is missing.
+		// The tool may be one of a plugin that did not load: say why it
+		// did not (its code in details.load_error), not only that the
+		// tool is missing.
+		var why []string
+		for _, e := range p.unloaded {
+			why = append(why, e.Message)
+		}
 		e := p.unloaded[0]
-		return abi.Errorf(e.Code, "no tool %q under personality %s (%s), and a plugin of it did not load: %s", name, p.name, hint, e.Message).With("load_error", string(e.Code))
+		return abi.Errorf(abi.CodeNotFound, "no tool %q under personality %s (%s); plugins of it that did not load: %s", name, p.name, hint, strings.Join(why, "; ")).With("load_error", string(e.Code))
 	}
 	return abi.Errorf(abi.CodeNotFound, "no tool %q under personality %s (%s)", name, p.name, hint)
 }

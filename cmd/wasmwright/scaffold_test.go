@@ -107,12 +107,15 @@ tools = ["*"]
 	// Built as a WASI command: the call names the flag.
 	code, out, _ = cli(t, "--config", cfgFile, "call", "shouty", `{"text":"x"}`, "--personality", "careless")
 	var e struct {
-		Error struct{ Code, Message string }
+		Error struct {
+			Code, Message string
+			Details       map[string]string
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &e); err != nil || code != 1 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	if e.Error.Code != "input_invalid" || !strings.Contains(e.Error.Message, "-buildmode=c-shared") {
-		t.Fatalf("a plugin built without -buildmode=c-shared: want input_invalid naming the flag, got %s", out)
+	if !strings.Contains(e.Error.Message, "is a WASI command") || !strings.Contains(e.Error.Message, "-buildmode=c-shared") || e.Error.Details["load_error"] != "input_invalid" {
+		t.Fatalf("a plugin built without -buildmode=c-shared: want its load error naming the flag, got %s", out)
 	}
 }
