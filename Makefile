@@ -9,8 +9,13 @@ PLUGINS_OUT := $(BUILD)/plugins
 DRIVER_DIR := $(BUILD)/driver
 PW_VERSION := 1.64.1
 ADDR ?= 127.0.0.1:8931
-# Plugin modules: every folder with a go.mod under plugins/ and examples/.
+# Plugin modules: every folder with a go.mod under plugins/ and examples/;
+# AssemblyScript plugins: every folder there with an index.ts.
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/go.mod examples/*/go.mod)))
+AS_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/index.ts examples/*/index.ts)))
+ASC_DIR := $(BUILD)/asc
+ASC_VERSION := 0.28.20
+AS_PDK_VERSION := 1.0.0
 
 # build/ holds npm trees and scratch output: a go.mod there keeps it out of
 # the host module's ./... patterns.
@@ -28,7 +33,7 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps plugins inspector ## run every test (Go host, plugin modules, MCP Inspector)
+test: deps asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector)
 	$(GO) test -count=1 -timeout 30m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 
@@ -63,6 +68,13 @@ $(DRIVER_DIR)/node_modules/playwright-core/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
 
+.PHONY: asc
+asc: $(ASC_DIR)/node_modules/assemblyscript/package.json ## install the AssemblyScript compiler and Extism's AssemblyScript PDK (npm)
+
+$(ASC_DIR)/node_modules/assemblyscript/package.json:
+	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
+	npm install --no-audit --no-fund --silent --prefix $(ASC_DIR) assemblyscript@$(ASC_VERSION) @extism/as-pdk@$(AS_PDK_VERSION)
+
 .PHONY: inspector
 inspector: $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json ## install the MCP Inspector (npm) that the serve tests drive
 
@@ -70,11 +82,16 @@ $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(BUILD)/inspector @modelcontextprotocol/inspector@0.21.2
 
-plugins: ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
+plugins: asc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
 	@mkdir -p $(PLUGINS_OUT)
 	@for d in $(PLUGIN_DIRS); do \
 		n=$$(basename $$d); \
 		(cd $$d && GOOS=wasip1 GOARCH=wasm $(GO) build -trimpath -buildmode=c-shared -o $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm .) || exit 1; \
+		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
+	done
+	@for d in $(AS_PLUGIN_DIRS); do \
+		n=$$(basename $$d); \
+		(cd $$d && node $(CURDIR)/$(ASC_DIR)/node_modules/assemblyscript/bin/asc.js index.ts --path $(CURDIR)/$(ASC_DIR)/node_modules --outFile $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm) || exit 1; \
 		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
 	done
 	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"

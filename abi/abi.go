@@ -10,6 +10,7 @@ package abi
 
 import (
 	"fmt"
+	"strings"
 )
 
 // The ABI this package describes.
@@ -102,6 +103,36 @@ const (
 	ImportHostTake = "ww_host_take" // (dst i32): copy the pending host-call response into plugin memory
 	ImportLog      = "ww_log"       // (level i32, ptr i32, len i32)
 )
+
+// Host functions come in two conventions with the same requests, responses,
+// grants and errors (README.md):
+//
+//   - ww_NAME (req_ptr i32, req_len i32) -> i64, then ww_host_take: JSON in
+//     the plugin's own memory; the fast path plugin-sdk uses.
+//   - wwx_NAME (req u64) -> u64: Extism's standard host-function convention,
+//     for any Extism PDK as is. req is the offset of a block in the Extism
+//     kernel's memory holding the request JSON (0: an empty request); the
+//     result is the offset of a new block holding the response JSON, or, on
+//     failure, {"error": Error}. No response has a top-level "error" key.
+const ExtismPrefix = "wwx_"
+
+// ExtismName returns the Extism-convention name of the host function name
+// (ww_browser_navigate: wwx_browser_navigate).
+func ExtismName(name string) string { return ExtismPrefix + strings.TrimPrefix(name, "ww_") }
+
+// CanonicalHostFunc returns the ww_ name of a host-function import in either
+// convention, and whether it was in the Extism one.
+func CanonicalHostFunc(name string) (string, bool) {
+	if rest, ok := strings.CutPrefix(name, ExtismPrefix); ok {
+		return "ww_" + rest, true
+	}
+	return name, false
+}
+
+// ExtismError is the response of a wwx_ host function that failed.
+type ExtismError struct {
+	Error *Error `json:"error"`
+}
 
 // HookRole names a stage of the result pipeline.
 type HookRole string

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"sort"
 )
 
 // Manifest is what a plugin's describe export returns.
@@ -24,6 +26,55 @@ type Manifest struct {
 	// Features are optional ABI behaviours the plugin asks for
 	// (FeatureBlobs). A host that does not know one ignores it.
 	Features []string `json:"features,omitempty"`
+	// Protocols are the versions of the host-function families the plugin
+	// was built for, apart from the core ABI (ProtocolBrowser: the
+	// ww_browser_* calls), so a family can grow without moving every
+	// plugin's ABI major. Absent, a family counts as its 1.0.
+	Protocols map[string]ABIVersion `json:"protocols,omitempty"`
+}
+
+// ProtocolBrowser is the family of the browser host functions; its
+// version is BrowserVersion.
+const ProtocolBrowser = "browser"
+
+// The browser protocol this package describes (browser.go).
+//
+// History:
+//   - 1.0 (2026-12-01): the ww_browser_* calls of ABI 1.0.
+const (
+	BrowserVersionMajor = 1
+	BrowserVersionMinor = 0
+)
+
+// Protocols returns the host-function families this package describes,
+// with their versions.
+func Protocols() map[string]ABIVersion {
+	return map[string]ABIVersion{ProtocolBrowser: {Major: BrowserVersionMajor, Minor: BrowserVersionMinor}}
+}
+
+// AcceptProtocols reports whether a host speaking host's protocols can run
+// a plugin declaring declared: every family known, each accepted as
+// Accept accepts an ABI version.
+func AcceptProtocols(host, declared map[string]ABIVersion) error {
+	for _, f := range sortedKeys(declared) {
+		h, ok := host[f]
+		if !ok {
+			return fmt.Errorf("plugin speaks protocol %s, which this host does not know: upgrade wasmwright", f)
+		}
+		if err := Accept(h, declared[f]); err != nil {
+			return fmt.Errorf("%s protocol: %w", f, err)
+		}
+	}
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // FeatureBlobs: the plugin takes large strings of host-function responses
@@ -43,6 +94,12 @@ func (m Manifest) Clone() Manifest {
 	c.Hooks = append([]HookRole(nil), m.Hooks...)
 	c.Capabilities = append([]string(nil), m.Capabilities...)
 	c.Features = append([]string(nil), m.Features...)
+	if m.Protocols != nil {
+		c.Protocols = make(map[string]ABIVersion, len(m.Protocols))
+		for k, v := range m.Protocols {
+			c.Protocols[k] = v
+		}
+	}
 	c.Tools = make([]ToolSpec, len(m.Tools))
 	for i, t := range m.Tools {
 		t.InputSchema = append([]byte(nil), t.InputSchema...)

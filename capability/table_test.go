@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // abiHostFuncs reads abi's source for every host-function import name: the
@@ -140,6 +142,48 @@ func TestTableIsStatic(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// Every host function has its Extism-convention name, which maps back to
+// the same function (and so the same grant); a ww_ name maps to itself.
+func TestExtismNamesMapBack(t *testing.T) {
+	for _, hf := range HostFuncs() {
+		x := abi.ExtismName(hf[0])
+		if !strings.HasPrefix(x, abi.ExtismPrefix) || strings.HasPrefix(x, abi.ExtismPrefix+"ww_") {
+			t.Errorf("%s: Extism name %s", hf[0], x)
+		}
+		if back, ext := abi.CanonicalHostFunc(x); back != hf[0] || !ext {
+			t.Errorf("%s -> %s -> %s (%v)", hf[0], x, back, ext)
+		}
+		if back, ext := abi.CanonicalHostFunc(hf[0]); back != hf[0] || ext {
+			t.Errorf("%s maps to %s (%v)", hf[0], back, ext)
+		}
+	}
+}
+
+// README.md lists, per browser grant, exactly the browser host functions
+// this table gives it.
+func TestReadmeListsBrowserGrants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []struct{ marker, id string }{{"read", "browser.read"}, {"act", "browser.act"}, {"eval", "browser.eval"}} {
+		_, rest, _ := strings.Cut(string(b), "<!-- "+g.marker+" -->")
+		listed, _, ok := strings.Cut(rest, "<!-- /"+g.marker+" -->")
+		if !ok {
+			t.Fatalf("README.md has no %s list", g.marker)
+		}
+		var want []string
+		for _, hf := range HostFuncs() {
+			if name, ok := strings.CutPrefix(hf[0], "ww_browser_"); ok && hf[1] == g.id {
+				want = append(want, name)
+			}
+		}
+		if got := strings.Join(want, ", "); listed != got {
+			t.Errorf("README.md lists for %s: %s\nthe table gives: %s", g.id, listed, got)
 		}
 	}
 }

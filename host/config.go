@@ -46,8 +46,9 @@ type Config struct {
 
 // HostConfig is the [host] table.
 type HostConfig struct {
-	// PluginsDir holds the .wasm files. Default: <binary dir>/plugins, or
-	// build/plugins under the working directory.
+	// PluginsDir holds the .wasm files. Default (PluginsDir):
+	// $WASMWRIGHT_PLUGINS_DIR, else <binary dir>/plugins when it exists,
+	// else build/plugins under the config's folder.
 	PluginsDir string `toml:"plugins_dir"`
 	// CacheDir holds compiled plugin code. Default: the user cache dir.
 	CacheDir string `toml:"cache_dir"`
@@ -72,7 +73,8 @@ type HostConfig struct {
 	// instance of up to memory_mb). 0: the sandbox default (16).
 	MaxCalls int `toml:"max_calls"`
 	// WatchPlugins swaps in a plugin version dropped into the plugins
-	// folder while the host serves.
+	// folder while the host serves. Off unless set (the embedded default
+	// config sets it).
 	WatchPlugins bool   `toml:"watch_plugins"`
 	LogLevel     string `toml:"log_level"`
 	// GrantsDir holds the origin-scoped act grants, a file per personality

@@ -230,6 +230,17 @@ func (h *Host) unknownTool(p *personality, name string) error {
 		}
 		hint = "available: " + strings.Join(names, ", ")
 	}
+	if len(p.unloaded) > 0 {
+		// The tool may be one of a plugin that did not load: say why it
+		// did not (its code in details.load_error), not only that the
+		// tool is missing.
+		var why []string
+		for _, e := range p.unloaded {
+			why = append(why, e.Message)
+		}
+		e := p.unloaded[0]
+		return abi.Errorf(abi.CodeNotFound, "no tool %q under personality %s (%s); plugins of it that did not load: %s", name, p.name, hint, strings.Join(why, "; ")).With("load_error", string(e.Code))
+	}
 	return abi.Errorf(abi.CodeNotFound, "no tool %q under personality %s (%s)", name, p.name, hint)
 }
 

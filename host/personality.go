@@ -25,6 +25,9 @@ type personality struct {
 	hooks  map[abi.HookRole]*route
 	// problems are link refusals, reported by `tools` and logged.
 	problems []string
+	// unloaded are the load failures of its plugins that did not load: a
+	// call to a tool no loaded plugin provides answers with them.
+	unloaded []*abi.Error
 }
 
 // route links a name to the plugin version that serves it.
@@ -62,6 +65,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 		plug, err := slot.Current()
 		if err != nil {
 			p.problems = append(p.problems, err.Error())
+			p.unloaded = append(p.unloaded, abi.AsError(err))
 			continue
 		}
 		pg, err := capability.Resolve(plug.Manifest(), plug.Imports(), name, grants)

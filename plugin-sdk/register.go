@@ -36,6 +36,7 @@ func Plugin(name, version, description string) {
 	reg.manifest.Version = version
 	reg.manifest.Description = description
 	reg.manifest.ABI = abi.Version()
+	reg.manifest.Protocols = abi.Protocols()
 }
 
 // Needs declares the capabilities the plugin needs (capability IDs such as

@@ -255,6 +255,13 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 	fuelGlobal := nGlobalImports + nGlobals
 	secs[gi].body = appendVec(nil, 0, nGlobals+1, append(globals, newGlobal...))
 
+	if find(8) >= 0 {
+		ensure(7)
+		if secs, err = deferStart(secs); err != nil {
+			return nil, err
+		}
+	}
+
 	cw := &codeWriter{tick: tickFunc, fuel: fuelGlobal, remap: remap, loops: !opt.noLoops}
 	var out bytes.Buffer
 	out.Write(wasm[:8])
@@ -378,6 +385,52 @@ func refType(t byte) error {
 		return nil
 	}
 	return fmt.Errorf("%w: reference type 0x%02x", errUnsupported, t)
+}
+
+// initExport is the reactor initializer Extism runs once per instance,
+// before the first call and inside it.
+const initExport = "_initialize"
+
+// deferStart turns the start section of secs (which has an export
+// section) into the export _initialize, as
+// AssemblyScript's --exportStart _initialize does, unless the module
+// already exports one. A start function runs while the module is
+// instantiated, outside any call: there the plugin has no call context,
+// its memory is not known to the host and Extism's kernel is not reachable,
+// so any host call it makes fails. As _initialize it runs at the start of
+// the instance's first call, under that call's deadline, where all of them
+// work. Export indices are remapped with the rest.
+func deferStart(secs []section) ([]section, error) {
+	si, ei := -1, -1
+	for i, s := range secs {
+		switch s.id {
+		case 7:
+			ei = i
+		case 8:
+			si = i
+		}
+	}
+	sr := &reader{b: secs[si].body}
+	start := sr.u32()
+	if sr.err != nil {
+		return nil, fmt.Errorf("start section: %w", sr.err)
+	}
+	er := &reader{b: secs[ei].body}
+	n := er.u32()
+	for k := uint32(0); k < n && er.err == nil; k++ {
+		name := er.name()
+		er.byte()
+		er.u32()
+		if name == initExport {
+			return secs, nil // it initializes itself after its start function
+		}
+	}
+	if er.err != nil {
+		return nil, fmt.Errorf("export section: %w", er.err)
+	}
+	exp := append(appendName(nil, initExport), 0x00)
+	secs[ei].body = appendVec(secs[ei].body, leb32Len(secs[ei].body), n+1, appendU32(exp, start))
+	return append(secs[:si], secs[si+1:]...), nil
 }
 
 func rewriteExports(b []byte, remap func(uint32) uint32) ([]byte, error) {

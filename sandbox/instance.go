@@ -235,6 +235,50 @@ func (p *Plugin) hostFunction(f HostFunc) extism.HostFunction {
 	return hf
 }
 
+// extismHostFunction adapts a HostFunc to Extism's own convention, as
+// abi.ExtismName: (req u64) -> u64, request and response in blocks of the
+// Extism kernel's memory, a failure as {"error": Error}. Any Extism PDK
+// calls it as it calls any host function.
+func (p *Plugin) extismHostFunction(f HostFunc) extism.HostFunction {
+	name := abi.ExtismName(f.Name)
+	return extism.NewHostFunctionWithStack(name, func(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {
+		inst := instanceFrom(ctx)
+		if ext, _ := ctx.Value(extism.PluginCtxKey("plugin")).(*extism.Plugin); inst == nil || ext == nil {
+			panic(abi.Errorf(abi.CodePluginFailed, "a plugin called %s outside a call (from a start function?): call host functions only from exports", name))
+		}
+		inst.live()
+		resp, err := p.extismRequest(ctx, cp, name, stack[0], f)
+		if err != nil {
+			resp, _ = json.Marshal(abi.ExtismError{Error: abi.AsError(err)})
+		}
+		off, werr := cp.WriteBytes(resp)
+		if werr != nil || off == 0 {
+			panic(abi.Errorf(abi.CodeResourceLimit, "plugin %s: no room in the Extism kernel's memory for the %d-byte response of %s (memory limit %d MiB)", p.Name, len(resp), name, p.eng.cfg.MemoryPages/16))
+		}
+		stack[0] = off
+	}, []api.ValueType{api.ValueTypeI64}, []api.ValueType{api.ValueTypeI64})
+}
+
+// extismRequest reads the request block at off (none at 0) and runs f on it.
+func (p *Plugin) extismRequest(ctx context.Context, cp *extism.CurrentPlugin, name string, off uint64, f HostFunc) ([]byte, error) {
+	var req []byte
+	if off != 0 {
+		n, err := cp.Length(off)
+		if err != nil {
+			return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s: reading the %s request block: %v", p.Name, name, err)
+		}
+		if n > uint64(p.eng.cfg.MaxOutput) {
+			return nil, p.tooLarge(name+" request", int(n))
+		}
+		view, ok := cp.Memory().Read(uint32(off), uint32(n))
+		if !ok || n == 0 {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "%s: the request offset %d is not a block of the Extism kernel's memory: pass the offset of a block you allocated (0 for no request)", name, off)
+		}
+		req = append([]byte(nil), view...)
+	}
+	return f.Fn(ctx, p.Name, req)
+}
+
 // callingInstance is the instance running a host function, or a trap when
 // the plugin calls one where it may not (from its start function, before
 // the host has reached its memory).

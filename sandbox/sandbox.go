@@ -208,6 +208,11 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	if err != nil {
 		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: malformed wasm: %v: rebuild it with GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared", name, err)
 	}
+	if info.Exports["_start"] && !info.Exports["_initialize"] {
+		// A WASI command: its runtime starts only in _start, which runs
+		// main and exits, so no export can be called.
+		return nil, loadErr(abi.CodeInputInvalid, "plugin %s is a WASI command (it exports _start), not a library: build it with -buildmode=c-shared (GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o %s.wasm .)", name, name)
+	}
 	if !info.Exports[abi.ExportDescribe] {
 		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: missing export %q: a wasmwright plugin must export describe (plugin-sdk does this for you)", name, abi.ExportDescribe)
 	}
@@ -224,15 +229,18 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		if imp.Module != abi.HostModule {
 			continue
 		}
-		p.imports = append(p.imports, imp.Name)
-		if _, ok := e.funcs[imp.Name]; !ok && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
+		// Imports are recorded by their ww_ name whatever the convention:
+		// grants and linking see one function either way.
+		canon, ext := abi.CanonicalHostFunc(imp.Name)
+		p.imports = append(p.imports, canon)
+		if _, ok := e.funcs[canon]; !ok && (ext || canon != abi.ImportHostTake && canon != abi.ImportLog) {
 			return nil, loadErr(abi.CodeRefused, "plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d, or enable that service in the host", name, abi.HostModule, imp.Name, abi.VersionMajor)
 		}
 	}
 
-	funcs := make([]extism.HostFunction, 0, len(e.funcs)+2)
+	funcs := make([]extism.HostFunction, 0, 2*len(e.funcs)+3)
 	for _, f := range e.funcs {
-		funcs = append(funcs, p.hostFunction(f))
+		funcs = append(funcs, p.hostFunction(f), p.extismHostFunction(f))
 	}
 	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
 
@@ -278,6 +286,10 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
 	}
 	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
+		compiled.Close(ctx)
+		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
+	}
+	if err := abi.AcceptProtocols(abi.Protocols(), p.manifest.Protocols); err != nil {
 		compiled.Close(ctx)
 		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
 	}

@@ -88,7 +88,8 @@ func TestExampleRunsOnFastPath(t *testing.T) {
 	if !p.Fast {
 		t.Fatal("an SDK plugin must use the fast path")
 	}
-	if p.Manifest().Name != "extract_links" || len(p.Manifest().Tools) != 1 || p.Manifest().ABI != abi.Version() {
+	if p.Manifest().Name != "extract_links" || len(p.Manifest().Tools) != 1 || p.Manifest().ABI != abi.Version() ||
+		p.Manifest().Protocols[abi.ProtocolBrowser] != abi.Protocols()[abi.ProtocolBrowser] {
 		t.Fatalf("manifest: %+v", p.Manifest())
 	}
 	out, err := callTool(t, p, "extract_links", `{"html":"<a href=\"/x\">X <i>y</i></a>","base":"http://h.test/"}`)

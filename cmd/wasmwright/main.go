@@ -4,6 +4,7 @@
 //	wasmwright tools [--personality P]
 //	wasmwright call TOOL '{"json":"args"}' [--personality P] [--session S]
 //	wasmwright plugins list | inspect NAME | verify | swap NAME FILE
+//	wasmwright plugin new NAME [--dir DIR] [--sdk SOURCE]
 //	wasmwright serve [--http 127.0.0.1:8931]
 //
 // With no --config, the embedded default configuration is used.

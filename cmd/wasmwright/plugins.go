@@ -70,34 +70,51 @@ func pluginsCmd(g *globals) *cobra.Command {
 		}),
 	})
 	var verifyKeys []string
+	verifyAll := g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
+		bad := 0
+		for _, p := range h.Plugins() {
+			if p.Error != nil {
+				bad++
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s: %s\n", p.Name, p.Error.Code, p.Error.Message)
+				continue
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "ok   %s %s sha256 %s\n", p.Name, p.Version, p.SHA256)
+		}
+		for _, pn := range h.Personalities() {
+			probs, _ := h.Problems(pn)
+			for _, pr := range probs {
+				fmt.Fprintf(cmd.OutOrStdout(), "note personality %s: %s\n", pn, pr)
+			}
+		}
+		if bad > 0 {
+			return &exitError{code: 1}
+		}
+		return nil
+	})
+	// verifyFile checks FILE's conformance, then its signature when it has
+	// one or keys are given.
+	verifyFile := g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
+		ok := printConformance(cmd.OutOrStdout(), args[0], conformance(cmd.Context(), args[0]))
+		if _, err := os.Stat(args[0] + host.SignatureExt); err == nil || len(verifyKeys) > 0 {
+			if err := verifyFileSignature(cmd, h.Config(), args[0], verifyKeys); err != nil {
+				return err
+			}
+		}
+		if !ok {
+			return &exitError{code: 1}
+		}
+		return nil
+	})
 	verify := &cobra.Command{
 		Use:   "verify [FILE]",
-		Short: "Check every configured plugin (present, matching its pin and signature, loadable, linkable), or FILE's signature; exit 1 on any problem",
+		Short: "Check every configured plugin (present, matching its pin and signature, loadable, linkable), or FILE's conformance and signature; exit 1 on any problem",
 		Args:  cobra.MaximumNArgs(1),
-		RunE: g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
+		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 1 {
-				return verifyFileSignature(cmd, h.Config(), args[0], verifyKeys)
+				return verifyFile(cmd, args)
 			}
-			bad := 0
-			for _, p := range h.Plugins() {
-				if p.Error != nil {
-					bad++
-					fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s: %s\n", p.Name, p.Error.Code, p.Error.Message)
-					continue
-				}
-				fmt.Fprintf(cmd.OutOrStdout(), "ok   %s %s sha256 %s\n", p.Name, p.Version, p.SHA256)
-			}
-			for _, pn := range h.Personalities() {
-				probs, _ := h.Problems(pn)
-				for _, pr := range probs {
-					fmt.Fprintf(cmd.OutOrStdout(), "note personality %s: %s\n", pn, pr)
-				}
-			}
-			if bad > 0 {
-				return &exitError{code: 1}
-			}
-			return nil
-		}),
+			return verifyAll(cmd, args)
+		},
 	}
 	verify.Flags().StringSliceVar(&verifyKeys, "key", nil, "also trust this minisign public key (or .pub file) for FILE's signature")
 	c.AddCommand(verify)

@@ -1,5 +1,7 @@
-// Package wasmbuild compiles Go plugin modules to .wasm for tests and
-// benchmarks, so `go test ./...` needs no prior make step.
+// Package wasmbuild compiles plugins to .wasm for tests and benchmarks, so
+// `go test ./...` needs no prior make step: Go plugin modules, and
+// AssemblyScript plugins (a folder with index.ts) once `make asc` has
+// installed the compiler.
 package wasmbuild
 
 import (
@@ -55,10 +57,11 @@ func Build(dir string, extra ...string) (string, error) {
 	// each writes its own temporary file and renames it into place, so no
 	// reader ever sees a half-written module.
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
-	args := append([]string{"build", "-buildmode=c-shared", "-o", tmp}, extra...)
-	cmd := exec.Command("go", append(args, ".")...)
+	cmd := goCommand(tmp, extra)
+	if fileExists(filepath.Join(root, dir, "index.ts")) {
+		cmd = ascCommand(root, tmp, extra)
+	}
 	cmd.Dir = filepath.Join(root, dir)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
 		return "", fmt.Errorf("building plugin %s: %v\n%s", dir, err, b)
@@ -69,6 +72,25 @@ func Build(dir string, extra ...string) (string, error) {
 	}
 	built[key] = out
 	return out, nil
+}
+
+func goCommand(out string, extra []string) *exec.Cmd {
+	args := append([]string{"build", "-buildmode=c-shared", "-o", out}, extra...)
+	cmd := exec.Command("go", append(args, ".")...)
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	return cmd
+}
+
+// ASCDir is where `make asc` installs the AssemblyScript compiler and
+// Extism's AssemblyScript PDK (npm), relative to the repository root.
+const ASCDir = "build/asc"
+
+// ascCommand compiles an AssemblyScript plugin (a folder with index.ts and
+// its asconfig.json) as `make plugins` does: packages resolve from ASCDir.
+func ascCommand(root, out string, extra []string) *exec.Cmd {
+	mods := filepath.Join(root, ASCDir, "node_modules")
+	args := append([]string{filepath.Join(mods, "assemblyscript", "bin", "asc.js"), "index.ts", "--outFile", out, "--path", mods}, extra...)
+	return exec.Command("node", args...)
 }
 
 func fileExists(p string) bool {

@@ -1,0 +1,3 @@
+module example.com/sloppy
+
+go 1.26.8

@@ -1,0 +1,84 @@
+package mcp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// The AssemblyScript example, built from the kit in
+// plugin-sdk/assemblyscript with a default asc build (a start section, no
+// --exportStart), loads and answers over MCP: it opens a loopback page
+// through the kit's typed navigate and answers the page's title.
+func TestAssemblyScriptExampleOverMCP(t *testing.T) {
+	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
+		t.Fatal("needs Chromium: make deps")
+	}
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Über title</title><p>hi`)
+	}))
+	t.Cleanup(site.Close)
+	dir := t.TempDir()
+	p, err := wasmbuild.Build("examples/page_title")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	os.WriteFile(filepath.Join(dir, "page_title.wasm"), b, 0o644)
+	cfg, err := host.ParseConfig(fmt.Sprintf(`[host]
+plugins_dir = %q
+cache_dir = %q
+default_personality = "agent"
+
+[browser]
+headed = "false"
+workspace_dir = "ws"
+navigation_timeout = "10s"
+
+[plugins.page_title]
+sha256 = %q
+
+[personalities.agent]
+plugins = ["page_title"]
+tools = ["*"]
+grants = ["browser.act"]
+network = { allowed_hosts = [%q] }
+`, dir, testCache, hex.EncodeToString(sum[:]), strings.TrimPrefix(site.URL, "http://")), "test.toml", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: quiet()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	if probs, _ := h.Problems("agent"); len(probs) > 0 {
+		t.Fatalf("link problems: %v", probs)
+	}
+	cs, _ := connectMemory(t, New(h, Options{Logger: quiet()}), "agent", "s1", nil)
+	if _, ok := toolsOf(t, cs)["page_title"]; !ok {
+		t.Fatalf("tools: %v", keys(toolsOf(t, cs)))
+	}
+	res := call(t, cs, "page_title", map[string]any{"url": site.URL + "/"})
+	if res.IsError || !strings.HasPrefix(text(t, res), "Über title") {
+		t.Fatalf("page_title: error=%v %s", res.IsError, text(t, res))
+	}
+	res = call(t, cs, "page_title", map[string]any{"url": ""})
+	if !res.IsError || !strings.Contains(text(t, res), "input_invalid") {
+		t.Fatalf("empty url: want input_invalid, got error=%v %s", res.IsError, text(t, res))
+	}
+}
