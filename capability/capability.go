@@ -39,7 +39,7 @@ var descriptions = map[ID]string{
 	SecretsMask: "receive a session's secret values in order to mask them",
 	VaultFill:   "fill stored credentials by name",
 	Events:      "write events to the host's event sink",
-	Vision:      "image understanding",
+	Vision:      "send page screenshots to the operator's vision model and act where it points",
 	Takeover:    "hand the browser to a human",
 }
 
@@ -73,6 +73,7 @@ var hostFuncs = map[string]ID{
 	abi.HostBrowserStorage:       BrowserRead,
 	abi.HostBrowserSources:       BrowserRead,
 	abi.HostBrowserSessions:      BrowserRead,
+	abi.HostBrowserRead:          BrowserRead,
 
 	abi.HostBrowserNavigate: BrowserAct,
 	abi.HostBrowserAct:      BrowserAct,
@@ -85,8 +86,13 @@ var hostFuncs = map[string]ID{
 	abi.HostBrowserEmulate:  BrowserAct,
 	abi.HostBrowserResize:   BrowserAct,
 	abi.HostBrowserClose:    BrowserAct,
+	abi.HostBrowserProfile:  BrowserAct,
 
 	abi.HostBrowserEvaluate: BrowserEval,
+
+	// It sends a screenshot of the page to the operator's vision model,
+	// then clicks or types where the model says.
+	abi.HostBrowserVision: Vision,
 }
 
 // baseImports need no grant.

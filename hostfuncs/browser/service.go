@@ -155,6 +155,7 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hostfuncs.JSON(abi.HostBrowserResize, s.resize),
 		hostfuncs.JSON(abi.HostBrowserClose, s.closeCall),
 		hostfuncs.JSON(abi.HostBrowserSessions, s.sessionsCall),
+		hf(abi.HostBrowserRead, s.read),
 	}
 }
 

@@ -35,6 +35,7 @@ func init() {
 
 	// Reading.
 	sdk.Tool("browser_snapshot", descSnapshot, snapshot, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_read", descRead, readText, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_wait_for", descWaitFor, waitFor, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_screenshot", descScreenshot, screenshot, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly(), sdk.Risk(abi.RiskDownload)) // it writes a file

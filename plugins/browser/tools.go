@@ -870,3 +870,27 @@ func evaluate(c *sdk.Call, in EvaluateArgs) (*abi.Result, error) {
 	res.Data, res.Risk = r.Result, RiskPageScript
 	return res, nil
 }
+
+// ---- reading text
+
+type ReadArgs struct {
+	MaxBytes int `json:"max_bytes,omitempty" min:"1" desc:"return at most this many bytes (the host's cap, browser.read_max_bytes, is the most)"`
+}
+
+func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
+	r, err := sdk.BrowserRead(abi.BrowserReadRequest{MaxBytes: in.MaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	res := &abi.Result{Text: r.Text, Warnings: r.State.Warnings}
+	if r.Text == "" {
+		res.Text = "The page shows no readable text (" + r.Root + "): take a browser_snapshot or a browser_screenshot."
+	}
+	if r.Truncated {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("The text was cut at %d bytes of %d; pass a larger max_bytes (at most %d) or read one part with browser_snapshot ref.", r.Limit, r.Bytes, r.Limit))
+	}
+	if d := r.State.Dialog; d != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("A %s dialog is open: %q. Answer it with browser_dialog.", d.Type, d.Message))
+	}
+	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": r.Root, "bytes": r.Bytes, "truncated": r.Truncated}), nil
+}
