@@ -21,7 +21,7 @@ const descRead = `Read the current page's text as a person would: the visible te
 
 const descWaitFor = `Wait until text appears, until text disappears, until an element (ref) is visible, or for a number of seconds; then return a fresh snapshot. Use it after an action that starts something slow (a search, a spinner, a toast) instead of taking snapshots in a loop. Give exactly one of text, text_gone, ref or seconds. Fails with timeout after timeout_seconds (default 30).`
 
-const descScreenshot = `Take a PNG screenshot of the viewport (default), the full scrollable page (mode "full"), or one element (ref). The image is returned inline and saved in this agent's workspace folder; the result gives the file path. Use it to see layout, images, charts or canvas content that the snapshot cannot describe. To act on elements, use refs from browser_snapshot, not pixels; coordinates from a screenshot work with browser_click x/y only as a last resort.`
+const descScreenshot = `Take a screenshot of the viewport (default), the full scrollable page (mode "full"), or one element (ref), as PNG (default), or format "jpeg" or "webp" with quality 1-100 (default 80; far fewer bytes). The image is returned inline and saved in this agent's workspace folder; the result gives the file path. Use it to see layout, images, charts or canvas content that the snapshot cannot describe. To act on elements, use refs from browser_snapshot, not pixels; coordinates from a screenshot work with browser_click x/y only as a last resort.`
 
 const descPDF = `Print the current page to a PDF file in this agent's workspace folder (A4 by default, or format "Letter"...; landscape optional). Returns the file path and size.`
 

@@ -237,15 +237,17 @@ func waitFor(c *sdk.Call, in WaitForArgs) (*abi.Result, error) {
 }
 
 type ScreenshotArgs struct {
-	Mode   string `json:"mode,omitempty" enum:"viewport|full|element" desc:"viewport (default), the full scrollable page, or one element (with ref)"`
-	Ref    string `json:"ref,omitempty" desc:"the element to capture"`
-	Name   string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
-	Inline *bool  `json:"inline,omitempty" desc:"return the image in the result (default true); false only saves the file"`
+	Mode    string `json:"mode,omitempty" enum:"viewport|full|element" desc:"viewport (default), the full scrollable page, or one element (with ref)"`
+	Ref     string `json:"ref,omitempty" desc:"the element to capture"`
+	Name    string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
+	Inline  *bool  `json:"inline,omitempty" desc:"return the image in the result (default true); false only saves the file"`
+	Format  string `json:"format,omitempty" enum:"png|jpeg|webp" desc:"image format (default png); jpeg and webp are much smaller"`
+	Quality int    `json:"quality,omitempty" min:"1" max:"100" desc:"jpeg or webp quality (default 80)"`
 }
 
 func screenshot(c *sdk.Call, in ScreenshotArgs) (*abi.Result, error) {
 	noInline := in.Inline != nil && !*in.Inline
-	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline})
+	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline, Format: in.Format, Quality: in.Quality})
 	if err != nil {
 		return nil, err
 	}
