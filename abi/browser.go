@@ -93,6 +93,11 @@ type BrowserNavigateRequest struct {
 	NewTab    bool `json:"new_tab,omitempty"`
 	// NoSnapshot skips the snapshot of the loaded page.
 	NoSnapshot bool `json:"no_snapshot,omitempty"`
+	// Profile opens the session, when this call opens it, on the named
+	// profile of the personality (HostBrowserProfile): its cookies and
+	// storage persist. A session already open on another profile (or
+	// none) is refused with input_invalid: close it first.
+	Profile string `json:"profile,omitempty"`
 }
 
 // BrowserNavigateResponse answers navigate and history. Page holds the

@@ -64,6 +64,7 @@ func init() {
 	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act), sdk.Risk(abi.RiskNavigate)) // how pages are shown, never what they do
 	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
 	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_profile", descProfile, profile, sdk.Requires(act), sdk.Risk(abi.RiskAct)) // it creates and deletes stored logins
 
 	// Scripts.
 	sdk.Tool("browser_evaluate", descEvaluate, evaluate, sdk.Requires(eval))

@@ -128,6 +128,7 @@ type NavigateArgs struct {
 	NewTab         bool    `json:"new_tab,omitempty" desc:"open it in a new tab and keep the current page"`
 	WaitUntil      string  `json:"wait_until,omitempty" enum:"load|domcontentloaded|networkidle|commit" desc:"when the page counts as loaded (default load)"`
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" min:"1" max:"120" desc:"give up loading after this long (default: the host's navigation timeout)"`
+	Profile        string  `json:"profile,omitempty" desc:"open the session on this browser profile (from browser_profile), keeping its cookies and storage; only when the session is not open yet"`
 	SnapshotMode
 }
 
@@ -135,7 +136,7 @@ func navigate(c *sdk.Call, in NavigateArgs) (*abi.Result, error) {
 	if strings.TrimSpace(in.URL) == "" {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "url is empty: give the page to open, e.g. https://example.com")
 	}
-	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds), NoSnapshot: in.none()})
+	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds), NoSnapshot: in.none(), Profile: in.Profile})
 	if err != nil {
 		return nil, err
 	}
@@ -895,4 +896,33 @@ func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("A %s dialog is open: %q. Answer it with browser_dialog.", d.Type, d.Message))
 	}
 	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": r.Root, "bytes": r.Bytes, "truncated": r.Truncated}), nil
+}
+
+// ---- profiles
+
+type ProfileArgs struct {
+	Action string `json:"action" enum:"create|list|delete" desc:"what to do"`
+	Name   string `json:"name,omitempty" desc:"the profile's name: letters, digits, _ and - (create, delete)"`
+}
+
+func profile(c *sdk.Call, in ProfileArgs) (*abi.Result, error) {
+	r, err := sdk.BrowserProfile(abi.BrowserProfileRequest{Action: in.Action, Name: in.Name})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	switch in.Action {
+	case "create":
+		fmt.Fprintf(&b, "Profile %s is ready: open a session on it with browser_navigate profile=%q.\n", in.Name, in.Name)
+	case "delete":
+		fmt.Fprintf(&b, "Deleted profile %s and its cookies and storage.\n", in.Name)
+	}
+	fmt.Fprintf(&b, "%d profile(s):", len(r.Profiles))
+	for _, p := range r.Profiles {
+		b.WriteString("\n " + p.Name)
+		if p.InUse != "" {
+			b.WriteString(" (open in session " + p.InUse + ")")
+		}
+	}
+	return withData(&abi.Result{Text: b.String()}, r.Profiles), nil
 }
