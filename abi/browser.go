@@ -12,7 +12,6 @@ import "encoding/json"
 //	browser.act   navigate, act, fill_form, upload, history, dialog, cookies,
 //	              tabs, emulate, resize, close, profile
 //	browser.eval  evaluate
-//	vision        vision (a screenshot goes to the operator's vision model)
 //
 // Elements are named by refs from the latest snapshot of the current tab
 // ("e5", "@e5", or "f1e4" inside frames). A ref that is not in the latest
@@ -45,7 +44,6 @@ const (
 	HostBrowserSessions      = "ww_browser_sessions"
 	HostBrowserRead          = "ww_browser_read"
 	HostBrowserProfile       = "ww_browser_profile"
-	HostBrowserVision        = "ww_browser_vision"
 )
 
 // BrowserState is the session as a call left it. Every browser response
@@ -367,9 +365,7 @@ type BrowserComputedStyleResponse struct {
 // BrowserScreenshotRequest captures the viewport, the full page or the
 // element Ref as PNG (default), JPEG or WebP. The file goes to the
 // personality's workspace folder (Name is a file name there; default a
-// timestamped one). Marks draws numbered boxes over the viewport's
-// interactive elements (set-of-marks, viewport mode only) and lists them
-// in Legend.
+// timestamped one).
 type BrowserScreenshotRequest struct {
 	Mode     string `json:"mode,omitempty"` // viewport | full | element
 	Ref      string `json:"ref,omitempty"`
@@ -377,30 +373,17 @@ type BrowserScreenshotRequest struct {
 	NoInline bool   `json:"no_inline,omitempty"`
 	Format   string `json:"format,omitempty"`  // png (default) | jpeg | webp
 	Quality  int    `json:"quality,omitempty"` // 1-100, jpeg and webp (default 80)
-	Marks    bool   `json:"marks,omitempty"`
 }
 
 // BrowserScreenshotResponse gives the file and, unless NoInline, the image.
 type BrowserScreenshotResponse struct {
-	State  BrowserState  `json:"state"`
-	Path   string        `json:"path"`
-	MIME   string        `json:"mime"`
-	Data   string        `json:"data,omitempty"` // base64
-	Bytes  int           `json:"bytes"`
-	Width  int           `json:"width,omitempty"`
-	Height int           `json:"height,omitempty"`
-	Legend []BrowserMark `json:"legend,omitempty"`
-}
-
-// BrowserMark is one numbered box of a marked screenshot: an element with
-// its Ref when it has one in the snapshot, else a clickable-looking region.
-// Box is "x,y,w,h" in viewport CSS pixels.
-type BrowserMark struct {
-	Mark int    `json:"mark"`
-	Ref  string `json:"ref,omitempty"`
-	Role string `json:"role,omitempty"`
-	Name string `json:"name,omitempty"`
-	Box  string `json:"box"`
+	State  BrowserState `json:"state"`
+	Path   string       `json:"path"`
+	MIME   string       `json:"mime"`
+	Data   string       `json:"data,omitempty"` // base64
+	Bytes  int          `json:"bytes"`
+	Width  int          `json:"width,omitempty"`
+	Height int          `json:"height,omitempty"`
 }
 
 // BrowserReadRequest asks for the current tab's readable text: the
@@ -442,28 +425,6 @@ type BrowserProfileInfo struct {
 // BrowserProfileResponse lists the profiles after the change.
 type BrowserProfileResponse struct {
 	Profiles []BrowserProfileInfo `json:"profiles"`
-}
-
-// BrowserVisionRequest finds the element Description names with the
-// operator's vision model, on a marked screenshot of the viewport, and
-// clicks it, then types Text into it when Action is "type".
-type BrowserVisionRequest struct {
-	Action      string `json:"action"` // click | type
-	Description string `json:"description"`
-	Text        string `json:"text,omitempty"`
-	NoSnapshot  bool   `json:"no_snapshot,omitempty"`
-}
-
-// BrowserVisionResponse says what was acted on: the mark the model chose
-// (with its ref and box), or the point it gave.
-type BrowserVisionResponse struct {
-	BrowserActResponse
-	Mark  int      `json:"mark,omitempty"`
-	Ref   string   `json:"ref,omitempty"`
-	Box   string   `json:"box,omitempty"`
-	X     *float64 `json:"x,omitempty"`
-	Y     *float64 `json:"y,omitempty"`
-	Model string   `json:"model"`
 }
 
 // BrowserPDFRequest prints the current tab to a PDF in the workspace.

@@ -39,7 +39,7 @@ var descriptions = map[ID]string{
 	SecretsMask: "receive a session's secret values in order to mask them",
 	VaultFill:   "fill stored credentials by name",
 	Events:      "write events to the host's event sink",
-	Vision:      "send page screenshots to the operator's vision model and act where it points",
+	Vision:      "image understanding",
 	Takeover:    "hand the browser to a human",
 }
 
@@ -89,10 +89,6 @@ var hostFuncs = map[string]ID{
 	abi.HostBrowserProfile:  BrowserAct,
 
 	abi.HostBrowserEvaluate: BrowserEval,
-
-	// It sends a screenshot of the page to the operator's vision model,
-	// then clicks or types where the model says.
-	abi.HostBrowserVision: Vision,
 }
 
 // baseImports need no grant.

@@ -130,8 +130,3 @@ func BrowserRead(req abi.BrowserReadRequest) (abi.BrowserReadResponse, error) {
 func BrowserProfile(req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
 	return hostCall[abi.BrowserProfileResponse](browserProfile, req)
 }
-
-// BrowserVision clicks or types where the operator's vision model finds a described element. Needs vision.
-func BrowserVision(req abi.BrowserVisionRequest) (abi.BrowserVisionResponse, error) {
-	return hostCall[abi.BrowserVisionResponse](browserVision, req)
-}

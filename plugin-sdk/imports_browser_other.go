@@ -30,4 +30,3 @@ func browserClose(ptr, n uint32) uint64         { return 0 }
 func browserSessions(ptr, n uint32) uint64      { return 0 }
 func browserRead(ptr, n uint32) uint64          { return 0 }
 func browserProfile(ptr, n uint32) uint64       { return 0 }
-func browserVision(ptr, n uint32) uint64        { return 0 }

@@ -78,6 +78,3 @@ func browserRead(ptr, n uint32) uint64
 
 //go:wasmimport extism:host/user ww_browser_profile
 func browserProfile(ptr, n uint32) uint64
-
-//go:wasmimport extism:host/user ww_browser_vision
-func browserVision(ptr, n uint32) uint64
