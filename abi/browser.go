@@ -8,9 +8,9 @@ import "encoding/json"
 // Each is one import with its own capability:
 //
 //	browser.read  snapshot, wait_for, console, network, images, computed_style,
-//	              screenshot, pdf, storage, sources, sessions
+//	              screenshot, pdf, storage, sources, sessions, read
 //	browser.act   navigate, act, fill_form, upload, history, dialog, cookies,
-//	              tabs, emulate, resize, close
+//	              tabs, emulate, resize, close, profile
 //	browser.eval  evaluate
 //
 // Elements are named by refs from the latest snapshot of the current tab
@@ -42,6 +42,8 @@ const (
 	HostBrowserResize        = "ww_browser_resize"
 	HostBrowserClose         = "ww_browser_close"
 	HostBrowserSessions      = "ww_browser_sessions"
+	HostBrowserRead          = "ww_browser_read"
+	HostBrowserProfile       = "ww_browser_profile"
 )
 
 // BrowserState is the session as a call left it. Every browser response
@@ -89,6 +91,11 @@ type BrowserNavigateRequest struct {
 	NewTab    bool `json:"new_tab,omitempty"`
 	// NoSnapshot skips the snapshot of the loaded page.
 	NoSnapshot bool `json:"no_snapshot,omitempty"`
+	// Profile opens the session, when this call opens it, on the named
+	// profile of the personality (HostBrowserProfile): its cookies and
+	// storage persist. A session already open on another profile (or
+	// none) is refused with input_invalid: close it first.
+	Profile string `json:"profile,omitempty"`
 }
 
 // BrowserNavigateResponse answers navigate and history. Page holds the
@@ -356,16 +363,19 @@ type BrowserComputedStyleResponse struct {
 }
 
 // BrowserScreenshotRequest captures the viewport, the full page or the
-// element Ref as PNG. The file goes to the personality's workspace folder
-// (Name is a file name there; default a timestamped one).
+// element Ref as PNG (default), JPEG or WebP. The file goes to the
+// personality's workspace folder (Name is a file name there; default a
+// timestamped one).
 type BrowserScreenshotRequest struct {
 	Mode     string `json:"mode,omitempty"` // viewport | full | element
 	Ref      string `json:"ref,omitempty"`
 	Name     string `json:"name,omitempty"`
 	NoInline bool   `json:"no_inline,omitempty"`
+	Format   string `json:"format,omitempty"`  // png (default) | jpeg | webp
+	Quality  int    `json:"quality,omitempty"` // 1-100, jpeg and webp (default 80)
 }
 
-// BrowserScreenshotResponse gives the file and, unless NoInline, the PNG.
+// BrowserScreenshotResponse gives the file and, unless NoInline, the image.
 type BrowserScreenshotResponse struct {
 	State  BrowserState `json:"state"`
 	Path   string       `json:"path"`
@@ -374,6 +384,47 @@ type BrowserScreenshotResponse struct {
 	Bytes  int          `json:"bytes"`
 	Width  int          `json:"width,omitempty"`
 	Height int          `json:"height,omitempty"`
+}
+
+// BrowserReadRequest asks for the current tab's readable text: the
+// visible text of main or article (else the body), without navigation,
+// forms, page headers and footers. MaxBytes lowers the host's cap
+// (browser.read_max_bytes); it cannot raise it.
+type BrowserReadRequest struct {
+	MaxBytes int `json:"max_bytes,omitempty"`
+}
+
+// BrowserReadResponse holds the text, cut at a UTF-8 boundary when it
+// exceeds the cap. Bytes is its size before the cut. It is page content:
+// untrusted.
+type BrowserReadResponse struct {
+	State     BrowserState `json:"state"`
+	Text      string       `json:"text"`
+	Bytes     int          `json:"bytes"`
+	Limit     int          `json:"limit"`
+	Truncated bool         `json:"truncated,omitempty"`
+	// Root is what was read: "main", "article" or "body".
+	Root string `json:"root"`
+}
+
+// BrowserProfileRequest manages the caller's personality's named browser
+// profiles (folders of cookies and storage under its profile root).
+// Action is create, list or delete; Name matches [A-Za-z0-9_-]+.
+type BrowserProfileRequest struct {
+	Action string `json:"action"`
+	Name   string `json:"name,omitempty"`
+}
+
+// BrowserProfileInfo is one profile.
+type BrowserProfileInfo struct {
+	Name string `json:"name"`
+	// InUse names the session that has it open.
+	InUse string `json:"in_use,omitempty"`
+}
+
+// BrowserProfileResponse lists the profiles after the change.
+type BrowserProfileResponse struct {
+	Profiles []BrowserProfileInfo `json:"profiles"`
 }
 
 // BrowserPDFRequest prints the current tab to a PDF in the workspace.

@@ -73,6 +73,7 @@ var hostFuncs = map[string]ID{
 	abi.HostBrowserStorage:       BrowserRead,
 	abi.HostBrowserSources:       BrowserRead,
 	abi.HostBrowserSessions:      BrowserRead,
+	abi.HostBrowserRead:          BrowserRead,
 
 	abi.HostBrowserNavigate: BrowserAct,
 	abi.HostBrowserAct:      BrowserAct,
@@ -85,6 +86,7 @@ var hostFuncs = map[string]ID{
 	abi.HostBrowserEmulate:  BrowserAct,
 	abi.HostBrowserResize:   BrowserAct,
 	abi.HostBrowserClose:    BrowserAct,
+	abi.HostBrowserProfile:  BrowserAct,
 
 	abi.HostBrowserEvaluate: BrowserEval,
 }

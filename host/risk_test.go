@@ -102,7 +102,7 @@ func TestToolRisks(t *testing.T) {
 		"browser_snapshot": abi.RiskRead, "browser_navigate": abi.RiskNavigate, "browser_click": abi.RiskAct,
 		"browser_evaluate": abi.RiskEval, "browser_upload": abi.RiskUpload, "browser_pdf": abi.RiskDownload,
 		"browser_close": abi.RiskNavigate, "browser_resize": abi.RiskNavigate, "browser_emulate": abi.RiskNavigate,
-		"browser_cookies": abi.RiskAct, "browser_request_takeover": abi.RiskRead,
+		"browser_cookies": abi.RiskAct, "browser_request_takeover": abi.RiskRead, "browser_read": abi.RiskRead, "browser_profile": abi.RiskAct,
 		"web_fetch": abi.RiskNavigate, "extract_links": abi.RiskRead,
 	} {
 		if got[tool] != want {

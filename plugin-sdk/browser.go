@@ -120,3 +120,13 @@ func BrowserClose(req abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error)
 func BrowserSessions(req abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
 	return hostCall[abi.BrowserSessionsResponse](browserSessions, req)
 }
+
+// BrowserRead returns the readable text of the current tab. Needs browser.read.
+func BrowserRead(req abi.BrowserReadRequest) (abi.BrowserReadResponse, error) {
+	return hostCall[abi.BrowserReadResponse](browserRead, req)
+}
+
+// BrowserProfile creates, lists or deletes the personality's named browser profiles. Needs browser.act.
+func BrowserProfile(req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
+	return hostCall[abi.BrowserProfileResponse](browserProfile, req)
+}

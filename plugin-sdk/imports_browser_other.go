@@ -28,3 +28,5 @@ func browserEmulate(ptr, n uint32) uint64       { return 0 }
 func browserResize(ptr, n uint32) uint64        { return 0 }
 func browserClose(ptr, n uint32) uint64         { return 0 }
 func browserSessions(ptr, n uint32) uint64      { return 0 }
+func browserRead(ptr, n uint32) uint64          { return 0 }
+func browserProfile(ptr, n uint32) uint64       { return 0 }

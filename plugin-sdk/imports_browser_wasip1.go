@@ -72,3 +72,9 @@ func browserClose(ptr, n uint32) uint64
 
 //go:wasmimport extism:host/user ww_browser_sessions
 func browserSessions(ptr, n uint32) uint64
+
+//go:wasmimport extism:host/user ww_browser_read
+func browserRead(ptr, n uint32) uint64
+
+//go:wasmimport extism:host/user ww_browser_profile
+func browserProfile(ptr, n uint32) uint64

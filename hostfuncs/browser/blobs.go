@@ -46,5 +46,7 @@ func blobify(c *hostfuncs.Caller, v any) {
 		page(r.Page)
 	case *abi.BrowserScreenshotResponse:
 		r.Data = c.Blob(r.Data)
+	case *abi.BrowserReadResponse:
+		r.Text = c.Blob(r.Text)
 	}
 }

@@ -19,11 +19,14 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.begin(ctx, c, true)
+	ss, t, err := s.begin(withProfile(ctx, req.Profile), c, true)
 	if err != nil {
 		return out, err
 	}
 	defer ss.mu.Unlock()
+	if req.Profile != "" && ss.named != req.Profile {
+		return out, abi.Errorf(abi.CodeInputInvalid, "this session is already open without profile %q: call browser_close, then browser_navigate with the profile", req.Profile)
+	}
 	if d := openDialog(ss, t); d != nil {
 		return out, errDialogOpen(d)
 	}

@@ -61,6 +61,9 @@ type Config struct {
 	// rendered text, the bot-wall detector reads, in MiB (default 4): a
 	// wall's marker may sit anywhere in the document.
 	DetectMaxMB int `toml:"detect_max_mb"`
+	// ReadMaxBytes caps the text browser_read returns (default 64 KiB); a
+	// call may ask for less, never more.
+	ReadMaxBytes int `toml:"read_max_bytes"`
 }
 
 // Duration is a time.Duration written as a string ("10m", "5s") in TOML.
@@ -89,6 +92,7 @@ const (
 	DefaultActionTimeout     = 5 * time.Second
 	DefaultNavigationTimeout = 30 * time.Second
 	DefaultDetectMaxMB       = 4
+	DefaultReadMaxBytes      = 64 << 10
 )
 
 // safeName is what a personality id must look like to name a folder.
@@ -134,6 +138,9 @@ func (c Config) Validate() error {
 	if c.DetectMaxMB < 0 || c.DetectMaxMB > 8 {
 		errs = append(errs, fmt.Errorf("browser.detect_max_mb = %d: give a size in MiB from 1 to 8 (0 or absent: %d); the detector gets the HTML and the text, each up to this size, in one plugin call", c.DetectMaxMB, DefaultDetectMaxMB))
 	}
+	if c.ReadMaxBytes < 0 {
+		errs = append(errs, fmt.Errorf("browser.read_max_bytes = %d: give a positive byte count (0 or absent: %d)", c.ReadMaxBytes, DefaultReadMaxBytes))
+	}
 	if len(c.PersistentProfiles) > 0 && c.ProfilesDir == "" {
 		errs = append(errs, errors.New("browser.persistent_profiles is set but browser.profiles_dir is empty: name a folder for the profiles"))
 	}
@@ -174,6 +181,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.DetectMaxMB == 0 {
 		c.DetectMaxMB = DefaultDetectMaxMB
+	}
+	if c.ReadMaxBytes == 0 {
+		c.ReadMaxBytes = DefaultReadMaxBytes
 	}
 	if c.Headed == "" {
 		c.Headed = "auto"

@@ -92,6 +92,17 @@ func fixtures() *httptest.Server {
 		io.WriteString(w, "<!doctype html><title>Slow</title>finally")
 	})
 	page("/later", `<title>Later</title><p id="p">loading</p><script>setTimeout(() => { document.getElementById('p').textContent = 'ready now' }, 300)</script>`)
+	page("/article", `<title>Article</title>
+		<header><a href="/">Site name</a> <nav><a href="/a">Section A</a> <a href="/b">Section B</a></nav></header>
+		<aside>Related: other stories</aside>
+		<main><article><header><h1>The headline</h1></header>
+			<p>First paragraph of the story.</p>
+			<p style="display:none">Hidden paragraph.</p><p style="visibility:hidden">Invisible paragraph.</p>
+			<ul><li>one point</li><li>another point</li></ul>
+			<form><label>Subscribe <input value="email here"></label><button>Join</button></form>
+			<p>Last paragraph, with <a href="/x">a link</a> inside.</p>
+			<footer>By the author</footer></article></main>
+		<footer>Copyright the site</footer>`)
 	page("/long", `<title>Long</title><div style="height:5000px">tall</div><button>Bottom</button>`)
 	mux.HandleFunc("/blocked", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

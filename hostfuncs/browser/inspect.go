@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"encoding/base64"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -191,7 +190,11 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if mode == "element" && req.Ref == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "an element screenshot needs a ref from browser_snapshot")
 	}
-	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", ".png")
+	f, err := imageFormat(req.Format, req.Quality)
+	if err != nil {
+		return out, err
+	}
+	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
 	if err != nil {
 		return out, err
 	}
@@ -207,24 +210,27 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 		}
 	}
 	secrets := s.secretValues(c.Personality, c.Session)
-	png, dialog, err := race(ss, func() ([]byte, error) {
-		if loc != nil && len(secrets) > 0 {
+	img, dialog, err := race(ss, func() ([]byte, error) {
+		var clip *pw.Rect
+		full := mode == "full"
+		if loc != nil && (len(secrets) > 0 || f.cdp) {
 			// The element itself may be one that gets hidden, and
 			// Locator.Screenshot waits for it to be visible: capture its
 			// box from the page instead.
-			clip, full, err := elementClip(t.page, loc)
-			if err != nil {
+			var err error
+			if clip, full, err = elementClip(t.page, loc); err != nil {
 				return nil, err
 			}
-			return concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
-				return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Clip: clip, FullPage: pw.Bool(full)})
-			})
+			loc = nil
 		}
 		return concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
-			if loc != nil {
-				return loc.Screenshot(pw.LocatorScreenshotOptions{Type: pw.ScreenshotTypePng})
+			switch {
+			case f.cdp:
+				return ss.cdpScreenshot(t.page, f, clip, full)
+			case loc != nil:
+				return loc.Screenshot(pw.LocatorScreenshotOptions{Type: f.typ, Quality: f.quality})
 			}
-			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, FullPage: pw.Bool(mode == "full")})
+			return t.page.Screenshot(pw.PageScreenshotOptions{Type: f.typ, Quality: f.quality, Clip: clip, FullPage: pw.Bool(full)})
 		})
 	})
 	if dialog {
@@ -233,15 +239,13 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if err != nil {
 		return out, s.mapErr(ss, err, "taking a screenshot")
 	}
-	if err := writePrivate(path, png); err != nil {
+	if err := writePrivate(path, img); err != nil {
 		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
 	}
-	out.Path, out.MIME, out.Bytes = path, "image/png", len(png)
-	if len(png) >= 24 && string(png[1:4]) == "PNG" {
-		out.Width, out.Height = int(binary.BigEndian.Uint32(png[16:20])), int(binary.BigEndian.Uint32(png[20:24]))
-	}
+	out.Path, out.MIME, out.Bytes = path, f.mime, len(img)
+	out.Width, out.Height = imageSize(img)
 	if !req.NoInline {
-		out.Data = base64.StdEncoding.EncodeToString(png)
+		out.Data = base64.StdEncoding.EncodeToString(img)
 	}
 	out.State = s.state(ss, t, false)
 	return out, nil

@@ -155,6 +155,8 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hostfuncs.JSON(abi.HostBrowserResize, s.resize),
 		hostfuncs.JSON(abi.HostBrowserClose, s.closeCall),
 		hostfuncs.JSON(abi.HostBrowserSessions, s.sessionsCall),
+		hf(abi.HostBrowserRead, s.read),
+		hostfuncs.JSON(abi.HostBrowserProfile, s.profileCall),
 	}
 }
 
@@ -428,7 +430,7 @@ func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool)
 				return nil, s.errNoSession(k)
 			}
 			var err error
-			if ss, err = s.create(k); err != nil {
+			if ss, err = s.create(k, profileFrom(ctx)); err != nil {
 				return nil, err
 			}
 		}
@@ -460,8 +462,9 @@ func (s *Service) discardCrashed(ss *session) error {
 	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed (%s); the session was reset and its tabs are gone: call browser_navigate to start a fresh session", why)
 }
 
-// create opens a new session for k.
-func (s *Service) create(k sessKey) (*session, error) {
+// create opens a new session for k, on the named profile when named is
+// set.
+func (s *Service) create(k sessKey, named string) (*session, error) {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	s.mu.Lock()
@@ -479,13 +482,32 @@ func (s *Service) create(k sessKey) (*session, error) {
 	proxy := s.proxyServer(k)
 
 	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
+	// The personality's own profile, or the named one the call asked for
+	// (in the personality's profile root, never another's).
+	lockDir, lockName, label := s.cfg.ProfilesDir, k.personality, k.personality
+	if named != "" {
+		root, err := s.profileRoot(k.personality, named)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(root, named)); err != nil {
+			return nil, abi.Errorf(abi.CodeNotFound, "there is no browser profile %q: create it with browser_profile (action create), or list them", named)
+		}
+		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "browser profiles need a local browser: this host drives a remote one")
+		}
+		persistent, lockDir, lockName, label = true, root, named, named
+	}
 	if persistent && (s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "") {
 		persistent = false
 		warnings = append(warnings, fmt.Sprintf("Browser profile %q is not available with a remote browser: this session is ephemeral and not logged in.", k.personality))
 	}
 	if persistent {
-		dir := filepath.Join(s.cfg.ProfilesDir, k.personality)
-		lock, err := lockProfile(s.cfg.ProfilesDir, k.personality)
+		dir := filepath.Join(lockDir, lockName)
+		lock, err := lockProfile(lockDir, lockName)
+		if err != nil && named != "" {
+			return nil, abi.Errorf(abi.CodeRefused, "browser profile %q is in use by another session (%v): close that session first, or use another profile", named, err)
+		}
 		if err != nil {
 			persistent = false
 			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
@@ -513,9 +535,9 @@ func (s *Service) create(k sessKey) (*session, error) {
 			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
 				unlockProfile(lock)
-				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", k.personality, firstLine(err.Error()))
+				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", label, firstLine(err.Error()))
 			}
-			ss.bctx, ss.persistent, ss.profile = bctx, true, lock
+			ss.bctx, ss.persistent, ss.profile, ss.named = bctx, true, lock, named
 			bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
 		}
 	}

@@ -35,6 +35,7 @@ func init() {
 
 	// Reading.
 	sdk.Tool("browser_snapshot", descSnapshot, snapshot, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_read", descRead, readText, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_wait_for", descWaitFor, waitFor, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_screenshot", descScreenshot, screenshot, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly(), sdk.Risk(abi.RiskDownload)) // it writes a file
@@ -63,6 +64,7 @@ func init() {
 	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act), sdk.Risk(abi.RiskNavigate)) // how pages are shown, never what they do
 	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
 	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_profile", descProfile, profile, sdk.Requires(act), sdk.Risk(abi.RiskAct)) // it creates and deletes stored logins
 
 	// Scripts.
 	sdk.Tool("browser_evaluate", descEvaluate, evaluate, sdk.Requires(eval))

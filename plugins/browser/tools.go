@@ -128,6 +128,7 @@ type NavigateArgs struct {
 	NewTab         bool    `json:"new_tab,omitempty" desc:"open it in a new tab and keep the current page"`
 	WaitUntil      string  `json:"wait_until,omitempty" enum:"load|domcontentloaded|networkidle|commit" desc:"when the page counts as loaded (default load)"`
 	TimeoutSeconds float64 `json:"timeout_seconds,omitempty" min:"1" max:"120" desc:"give up loading after this long (default: the host's navigation timeout)"`
+	Profile        string  `json:"profile,omitempty" desc:"open the session on this browser profile (from browser_profile), keeping its cookies and storage; only when the session is not open yet"`
 	SnapshotMode
 }
 
@@ -135,7 +136,7 @@ func navigate(c *sdk.Call, in NavigateArgs) (*abi.Result, error) {
 	if strings.TrimSpace(in.URL) == "" {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "url is empty: give the page to open, e.g. https://example.com")
 	}
-	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds), NoSnapshot: in.none()})
+	r, err := sdk.BrowserNavigate(abi.BrowserNavigateRequest{URL: normalizeURL(in.URL), NewTab: in.NewTab, WaitUntil: in.WaitUntil, TimeoutMS: seconds(in.TimeoutSeconds), NoSnapshot: in.none(), Profile: in.Profile})
 	if err != nil {
 		return nil, err
 	}
@@ -238,15 +239,17 @@ func waitFor(c *sdk.Call, in WaitForArgs) (*abi.Result, error) {
 }
 
 type ScreenshotArgs struct {
-	Mode   string `json:"mode,omitempty" enum:"viewport|full|element" desc:"viewport (default), the full scrollable page, or one element (with ref)"`
-	Ref    string `json:"ref,omitempty" desc:"the element to capture"`
-	Name   string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
-	Inline *bool  `json:"inline,omitempty" desc:"return the image in the result (default true); false only saves the file"`
+	Mode    string `json:"mode,omitempty" enum:"viewport|full|element" desc:"viewport (default), the full scrollable page, or one element (with ref)"`
+	Ref     string `json:"ref,omitempty" desc:"the element to capture"`
+	Name    string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
+	Inline  *bool  `json:"inline,omitempty" desc:"return the image in the result (default true); false only saves the file"`
+	Format  string `json:"format,omitempty" enum:"png|jpeg|webp" desc:"image format (default png); jpeg and webp are much smaller"`
+	Quality int    `json:"quality,omitempty" min:"1" max:"100" desc:"jpeg or webp quality (default 80)"`
 }
 
 func screenshot(c *sdk.Call, in ScreenshotArgs) (*abi.Result, error) {
 	noInline := in.Inline != nil && !*in.Inline
-	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline})
+	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline, Format: in.Format, Quality: in.Quality})
 	if err != nil {
 		return nil, err
 	}
@@ -870,4 +873,57 @@ func evaluate(c *sdk.Call, in EvaluateArgs) (*abi.Result, error) {
 	res := result(text, r.State, "")
 	res.Data, res.Risk = r.Result, RiskPageScript
 	return res, nil
+}
+
+// ---- reading text
+
+type ReadArgs struct {
+	MaxBytes int `json:"max_bytes,omitempty" min:"1" desc:"return at most this many bytes (the host's cap, browser.read_max_bytes, is the most)"`
+}
+
+func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
+	r, err := sdk.BrowserRead(abi.BrowserReadRequest{MaxBytes: in.MaxBytes})
+	if err != nil {
+		return nil, err
+	}
+	res := &abi.Result{Text: r.Text, Warnings: r.State.Warnings}
+	if r.Text == "" {
+		res.Text = "The page shows no readable text (" + r.Root + "): take a browser_snapshot or a browser_screenshot."
+	}
+	if r.Truncated {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("The text was cut at %d bytes of %d; pass a larger max_bytes (at most %d) or read one part with browser_snapshot ref.", r.Limit, r.Bytes, r.Limit))
+	}
+	if d := r.State.Dialog; d != nil {
+		res.Warnings = append(res.Warnings, fmt.Sprintf("A %s dialog is open: %q. Answer it with browser_dialog.", d.Type, d.Message))
+	}
+	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": r.Root, "bytes": r.Bytes, "truncated": r.Truncated}), nil
+}
+
+// ---- profiles
+
+type ProfileArgs struct {
+	Action string `json:"action" enum:"create|list|delete" desc:"what to do"`
+	Name   string `json:"name,omitempty" desc:"the profile's name: letters, digits, _ and - (create, delete)"`
+}
+
+func profile(c *sdk.Call, in ProfileArgs) (*abi.Result, error) {
+	r, err := sdk.BrowserProfile(abi.BrowserProfileRequest{Action: in.Action, Name: in.Name})
+	if err != nil {
+		return nil, err
+	}
+	var b strings.Builder
+	switch in.Action {
+	case "create":
+		fmt.Fprintf(&b, "Profile %s is ready: open a session on it with browser_navigate profile=%q.\n", in.Name, in.Name)
+	case "delete":
+		fmt.Fprintf(&b, "Deleted profile %s and its cookies and storage.\n", in.Name)
+	}
+	fmt.Fprintf(&b, "%d profile(s):", len(r.Profiles))
+	for _, p := range r.Profiles {
+		b.WriteString("\n " + p.Name)
+		if p.InUse != "" {
+			b.WriteString(" (open in session " + p.InUse + ")")
+		}
+	}
+	return withData(&abi.Result{Text: b.String()}, r.Profiles), nil
 }

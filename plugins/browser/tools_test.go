@@ -43,7 +43,7 @@ func TestManifest(t *testing.T) {
 		browser_press browser_hover browser_scroll browser_select browser_drag browser_upload browser_back
 		browser_forward browser_wait_for browser_dialog browser_console browser_network browser_get_images
 		browser_computed_style browser_screenshot browser_pdf browser_evaluate browser_storage browser_cookies
-		browser_sources browser_tabs browser_emulate browser_resize browser_close browser_sessions`) {
+		browser_sources browser_tabs browser_emulate browser_resize browser_close browser_sessions browser_read browser_profile`) {
 		if !have[n] {
 			t.Errorf("tool %s missing", n)
 		}
