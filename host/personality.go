@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -25,6 +26,8 @@ type personality struct {
 	hooks  map[abi.HookRole]*route
 	// problems are link refusals, reported by `tools` and logged.
 	problems []string
+	// warmed is set by the first call (warm).
+	warmed atomic.Bool
 }
 
 // route links a name to the plugin version that serves it.
