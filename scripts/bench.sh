@@ -7,6 +7,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${WASMWRIGHT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 out="$(mktemp)"
+# The start-up bench also measures the commit before issue 13 (lazy
+# plugins, shipped compiled code): built in a temporary worktree. Set
+# WASMWRIGHT_BEFORE=none to skip it.
+before_rev="${WASMWRIGHT_BEFORE:-956f632}"
+before_args=()
+if [ "$before_rev" != none ] && git rev-parse --verify -q "$before_rev^{commit}" >/dev/null; then
+  before_dir="$(mktemp -d)/before"
+  trap 'git worktree remove --force "$before_dir" >/dev/null 2>&1 || true; rm -rf "$(dirname "$before_dir")"' EXIT
+  if git worktree add --detach "$before_dir" "$before_rev" >/dev/null 2>&1 &&
+    (cd "$before_dir" && make build >/dev/null 2>&1); then
+    before_args=(-before-bin "$before_dir/build/wasmwright" -before-plugins "$before_dir/build/plugins" -before-name "before ($before_rev)")
+  else
+    echo "bench: building $before_rev failed; the start-up bench has no before column" >&2
+  fi
+fi
 {
   echo "# Benchmarks"
   echo
@@ -20,6 +35,8 @@ out="$(mktemp)"
       echo
     fi
   done
+  go run ./internal/bench/startup "${before_args[@]}"
+  echo
 } > "$out"
 mv "$out" BENCHMARKS.md
 echo "wrote BENCHMARKS.md"
