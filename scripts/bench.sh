@@ -16,7 +16,7 @@ if [ "$before_rev" != none ] && git rev-parse --verify -q "$before_rev^{commit}"
   before_dir="$(mktemp -d)/before"
   trap 'git worktree remove --force "$before_dir" >/dev/null 2>&1 || true; rm -rf "$(dirname "$before_dir")"' EXIT
   if git worktree add --detach "$before_dir" "$before_rev" >/dev/null 2>&1 &&
-    (cd "$before_dir" && make build >/dev/null 2>&1); then
+    (cd "$before_dir" && make build >/dev/null 2>&1) && ln -sfn "$PWD/build/driver" "$before_dir/build/driver"; then
     before_args=(-before-bin "$before_dir/build/wasmwright" -before-plugins "$before_dir/build/plugins" -before-name "before ($before_rev)")
   else
     echo "bench: building $before_rev failed; the start-up bench has no before column" >&2
