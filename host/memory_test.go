@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A new host hands back to the OS the heap that loading plugins used and
@@ -74,5 +75,15 @@ tools = ["*"]
 	}
 	if c := compiled(); !c["extract_links"] || c["misbehave"] {
 		t.Fatalf("after a call of links: %v (want extract_links only)", c)
+	}
+	// Prewarm (serve with browser.prewarm) compiles a personality's
+	// plugins before its first call, in the background.
+	if err := h.Prewarm("other"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !compiled()["misbehave"]; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Prewarm did not compile misbehave within 30 s")
+		}
 	}
 }

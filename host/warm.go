@@ -1,11 +1,7 @@
 package host
 
 import (
-	"maps"
-	"slices"
 	"strings"
-
-	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 // warm starts, in the background, what a personality's first calls need
@@ -16,10 +12,8 @@ import (
 // Chromium start alongside that work rather than after it.
 func (h *Host) warm(p *personality, tool string) {
 	if p.warmed.CompareAndSwap(false, true) {
-		started := map[*sandbox.Plugin]bool{}
-		for _, r := range append(slices.Collect(maps.Values(p.tools)), slices.Collect(maps.Values(p.hooks))...) {
-			if pl := r.plugin; !started[pl] && !pl.Compiled() {
-				started[pl] = true
+		for _, name := range p.cfg.Plugins {
+			if pl, err := h.slots[name].Current(); err == nil && !pl.Compiled() {
 				go pl.Compile() // a failure is met and reported by the call
 			}
 		}
@@ -29,6 +23,24 @@ func (h *Host) warm(p *personality, tool string) {
 			b.Prewarm(p.name)
 		}
 	}
+}
+
+// Prewarm starts in the background what a personality's first call would:
+// its plugins compiled, and the driver and Chromium when one of its tools
+// drives the browser (serve does this at start with browser.prewarm).
+func (h *Host) Prewarm(personality string) error {
+	p, err := h.personality(personality)
+	if err != nil {
+		return err
+	}
+	for name, r := range p.tools {
+		if drivesBrowser(r.plugin.Imports()) {
+			h.warm(p, name)
+			return nil
+		}
+	}
+	h.warm(p, "")
+	return nil
 }
 
 // drivesBrowser reports whether a plugin importing these host functions

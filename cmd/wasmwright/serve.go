@@ -110,7 +110,7 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 				return err
 			}
 			if b := h.Browser(); b != nil && b.Config().Prewarm {
-				b.Prewarm(personality) // in the background: tools/list does not wait
+				h.Prewarm(personality) // in the background: tools/list does not wait
 			}
 			problems, _ := h.Problems(personality)
 			for _, p := range problems {
