@@ -1,7 +1,10 @@
 package host
 
 import (
+	"runtime/debug"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 // warm starts, in the background, what a personality's first calls need
@@ -12,11 +15,32 @@ import (
 // Chromium start alongside that work rather than after it.
 func (h *Host) warm(p *personality, tool string) {
 	if p.warmed.CompareAndSwap(false, true) {
+		var cold []*sandbox.Plugin
+		if r := p.tools[tool]; r != nil {
+			cold = append(cold, r.plugin) // the call needs it first
+		}
 		for _, name := range p.cfg.Plugins {
 			if pl, err := h.slots[name].Current(); err == nil && !pl.Compiled() {
-				go pl.Compile() // a failure is met and reported by the call
+				cold = append(cold, pl)
 			}
 		}
+		// One after another, not all at once: the call's own plugin and
+		// the browser's start get the cores first, and the hooks are
+		// needed only when the tool has answered.
+		go func() {
+			compiled := false
+			for _, pl := range cold {
+				if !pl.Compiled() {
+					pl.Compile() // a failure is met and reported by the call
+					compiled = true
+				}
+			}
+			if compiled {
+				// Compiling read each plugin and its code into the heap:
+				// hand that garbage back now (as New does).
+				debug.FreeOSMemory()
+			}
+		}()
 	}
 	if r := p.tools[tool]; r != nil && drivesBrowser(r.plugin.Imports()) {
 		if b := h.Browser(); b != nil {
