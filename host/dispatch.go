@@ -44,6 +44,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	t0 := time.Now()
+	h.warm(p, req.Tool)
 	var j judgment
 	h.beginCall(p.name, req.Session)
 	r, res, err := h.callTool(ctx, p, req, &j)

@@ -1,10 +1,14 @@
 package host
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A new host hands back to the OS the heap that loading plugins used and
@@ -35,5 +39,63 @@ tools = ["*"]
 	runtime.ReadMemStats(&m)
 	if held := m.HeapIdle - m.HeapReleased; held > 2<<20 {
 		t.Fatalf("a new host keeps %d MB of idle heap (heap in use %d MB)", held>>20, m.HeapInuse>>20)
+	}
+}
+
+// A host whose cache holds its plugins' manifests (any start after the
+// first, or the first after make build) lists their tools without
+// compiling or running them, and compiles a plugin only when a call of a
+// personality using it comes: a plugin of a personality nobody calls is
+// never compiled (its compiled code, decoded module and instance would
+// take tens of MB).
+func TestPluginsCompileOnFirstUse(t *testing.T) {
+	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
+	cfg := `
+[plugins.extract_links]
+[plugins.misbehave]
+[personalities.links]
+plugins = ["extract_links"]
+tools = ["*"]
+grants = ["events"]
+[personalities.other]
+plugins = ["misbehave"]
+tools = ["*"]
+`
+	f.host(t, cfg, nil) // describes both into the test cache
+	h := f.host(t, cfg, nil)
+	compiled := func() map[string]bool {
+		out := map[string]bool{}
+		for _, p := range h.Plugins() {
+			if p.Error != nil {
+				t.Fatalf("%s: %v", p.Name, p.Error)
+			}
+			out[p.Name] = p.Compiled
+		}
+		return out
+	}
+	if c := compiled(); c["extract_links"] || c["misbehave"] {
+		t.Fatalf("compiled at start: %v", c)
+	}
+	tools, err := h.Tools("links")
+	if err != nil || len(tools) == 0 || tools[0].Name != "extract_links" {
+		pr, _ := h.Problems("links")
+		t.Fatalf("tools of links: %v %v %v", tools, err, pr)
+	}
+	res, err := h.Call(context.Background(), Request{Personality: "links", Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href='/a'>A</a>"}`)})
+	if err != nil || !strings.Contains(res.Text, "A -> /a") {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	if c := compiled(); !c["extract_links"] || c["misbehave"] {
+		t.Fatalf("after a call of links: %v (want extract_links only)", c)
+	}
+	// Prewarm (serve with browser.prewarm) compiles a personality's
+	// plugins before its first call, in the background.
+	if err := h.Prewarm("other"); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); !compiled()["misbehave"]; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Prewarm did not compile misbehave within 30 s")
+		}
 	}
 }

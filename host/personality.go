@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -28,6 +29,8 @@ type personality struct {
 	// unloaded are the load failures of its plugins that did not load: a
 	// call to a tool no loaded plugin provides answers with them.
 	unloaded []*abi.Error
+	// warmed is set by the first call (warm).
+	warmed atomic.Bool
 }
 
 // route links a name to the plugin version that serves it.

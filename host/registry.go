@@ -172,12 +172,15 @@ func SHA256File(path string) (string, error) {
 
 // PluginInfo describes one slot for `plugins list`.
 type PluginInfo struct {
-	Name     string        `json:"name"`
-	File     string        `json:"file"`
-	SHA256   string        `json:"sha256,omitempty"`
-	Version  string        `json:"version,omitempty"`
-	ABI      string        `json:"abi,omitempty"`
-	Fast     bool          `json:"fast_path"`
+	Name    string `json:"name"`
+	File    string `json:"file"`
+	SHA256  string `json:"sha256,omitempty"`
+	Version string `json:"version,omitempty"`
+	ABI     string `json:"abi,omitempty"`
+	Fast    bool   `json:"fast_path"`
+	// Compiled is false for a plugin whose manifest came from the cache
+	// and that no call has used yet: it compiles on first use.
+	Compiled bool          `json:"compiled"`
 	Tools    []string      `json:"tools,omitempty"`
 	Hooks    []string      `json:"hooks,omitempty"`
 	Needs    []string      `json:"capabilities,omitempty"`
@@ -197,7 +200,7 @@ func (h *Host) Plugins() []PluginInfo {
 			info.Error = abi.AsError(err)
 		} else {
 			m := p.Manifest()
-			info.SHA256, info.Version, info.ABI, info.Fast = p.SHA256, m.Version, m.ABI.String(), p.Fast
+			info.SHA256, info.Version, info.ABI, info.Fast, info.Compiled = p.SHA256, m.Version, m.ABI.String(), p.Fast, p.Compiled()
 			for _, t := range m.Tools {
 				info.Tools = append(info.Tools, t.Name)
 			}

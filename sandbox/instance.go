@@ -40,6 +40,10 @@ type instance struct {
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
+	compiled, err := p.module()
+	if err != nil {
+		return nil, err
+	}
 	inst := &instance{p: p}
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
@@ -50,7 +54,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	// still work there.
 	ictx = context.WithValue(ictx, extism.PluginCtxKey("plugin"), (*extism.Plugin)(nil))
 	inst.ctx = ictx
-	ext, err := p.compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: modCfg(inst)})
+	ext, err := compiled.Instance(ictx, extism.PluginInstanceConfig{ModuleConfig: modCfg(inst)})
 	if err != nil {
 		return nil, p.classify(ictx, inst, fmt.Errorf("instantiating: %w", err))
 	}

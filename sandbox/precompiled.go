@@ -2,10 +2,11 @@ package sandbox
 
 // Compiled code shipped beside the plugins: `wasmwright plugins precompile`
 // (run by make build) compiles every plugin of a folder into its .cache
-// subfolder, a wazero compilation cache, and writes a manifest naming, per
-// plugin file and sha256, the cache files it produced and their sha256.
-// A host whose own cache lacks an entry copies it from there, so a first
-// run does not compile. An entry is copied only when the manifest's wazero
+// subfolder, a wazero compilation cache with each plugin's described
+// manifest (described.go), and writes a manifest naming, per plugin file
+// and sha256, the cache files it produced and their sha256. A host whose
+// own cache lacks an entry copies it from there, so a first run neither
+// compiles nor runs a plugin to list its tools. An entry is copied only when the manifest's wazero
 // and instrumentation versions are this binary's, the plugin file still
 // has the recorded sha256 and the entry file has its recorded sha256:
 // anything else is ignored (the plugin is then compiled as usual).
@@ -17,6 +18,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -24,7 +26,8 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // InstrumentVersion names the fuel rewrite (fuel.go): bump it when the
@@ -95,7 +98,7 @@ func Precompile(ctx context.Context, dir string) error {
 		if err != nil {
 			return err
 		}
-		if err := compileInto(ctx, out, wasm); err != nil {
+		if err := describeInto(ctx, out, wasm); err != nil {
 			return fmt.Errorf("sandbox: precompiling %s: %w", filepath.Base(f), err)
 		}
 		after, err := hashTree(out)
@@ -114,24 +117,32 @@ func Precompile(ctx context.Context, dir string) error {
 	return os.WriteFile(filepath.Join(out, manifestFile), b, 0o644)
 }
 
-// compileInto compiles wasm as Load does by default (instrumented, with
-// the capture listeners: both are part of wazero's cache key), with a
-// compilation cache in dir.
-func compileInto(ctx context.Context, dir string, wasm []byte) error {
-	ctx = experimental.WithFunctionListenerFactory(ctx, captureFactory{})
-	code, err := instrument(wasm, fuelOptions{})
+// describeInto loads wasm as a host does by default, with a cache in dir:
+// its compiled code and its manifest land there. The host functions it
+// imports are offered as stubs (describe calls none).
+func describeInto(ctx context.Context, dir string, wasm []byte) error {
+	info, err := readModuleInfo(wasm)
 	if err != nil {
 		return err
 	}
-	cache, err := wazero.NewCompilationCacheWithDir(dir)
+	var funcs []HostFunc
+	for _, imp := range info.Imports {
+		if imp.Module == abi.HostModule && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
+			funcs = append(funcs, HostFunc{Name: imp.Name, Fn: func(context.Context, string, []byte) ([]byte, error) {
+				return nil, abi.Errorf(abi.CodeNotAvailable, "no host functions while precompiling")
+			}})
+		}
+	}
+	e, err := NewEngine(Config{CacheDir: dir, HostFuncs: funcs, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		return err
 	}
-	defer cache.Close(ctx)
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(cache))
-	defer rt.Close(ctx)
-	_, err = rt.CompileModule(ctx, code)
-	return err
+	defer e.Close(ctx)
+	p, err := e.Load(ctx, "precompile", wasm, "")
+	if err != nil {
+		return err
+	}
+	return p.Retire(ctx)
 }
 
 // hashTree maps each file under dir (slash-separated relative path) to its
@@ -186,8 +197,8 @@ func seedCache(pluginsDir, cacheDir string) (int, error) {
 	for _, p := range m.Plugins {
 		var missing []string
 		for rel := range p.Cache {
-			if !filepath.IsLocal(filepath.FromSlash(rel)) || !strings.HasPrefix(rel, m.Wazero+"/") {
-				continue // only this wazero's folder, never a path leaving the cache
+			if !filepath.IsLocal(filepath.FromSlash(rel)) || !strings.HasPrefix(rel, m.Wazero+"/") && !strings.HasPrefix(rel, DescribedDir+"/") {
+				continue // only this wazero's folder and manifests, never a path leaving the cache
 			}
 			if _, err := os.Stat(filepath.Join(cacheDir, filepath.FromSlash(rel))); os.IsNotExist(err) {
 				missing = append(missing, rel)
@@ -228,17 +239,5 @@ func copyVerified(src, dst, want string) (bool, error) {
 	if os.Link(src, dst) == nil {
 		return true, nil
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".seed-*")
-	if err != nil {
-		return false, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return false, err
-	}
-	if err := tmp.Close(); err != nil {
-		return false, err
-	}
-	return true, os.Rename(tmp.Name(), dst)
+	return true, writeAtomic(dst, b)
 }

@@ -6,14 +6,16 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 )
 
-// The compiled code Precompile ships is what Load looks up: a host with an
-// empty cache_dir seeded from it loads the plugin without compiling it
-// (its cache gains no file a cold compile would have made beyond the
-// seeded ones). An entry that does not verify (its bytes, the plugin's
-// sha256, the instrumentation version) is not copied.
+// The compiled code and the manifest Precompile ships are what Load looks
+// up: a host with an empty cache_dir seeded from it loads the plugin
+// without compiling or running it (its manifest is the shipped one), and
+// compiling it on first use makes no file a cold compile would have made
+// beyond the seeded ones. An entry that does not verify (its bytes, the
+// plugin's sha256, the instrumentation version) is not copied.
 func TestShippedCompiledCode(t *testing.T) {
 	ctx := context.Background()
 	plugins := t.TempDir()
@@ -37,41 +39,58 @@ func TestShippedCompiledCode(t *testing.T) {
 		return out
 	}
 	shipped := files(filepath.Join(plugins, ShippedCache))
-	if len(shipped) != 1 {
-		t.Fatalf("precompiled files: %v", shipped)
+	described := filepath.ToSlash(strings.TrimPrefix(describedFile("", sha256Hex(wasm)), string(filepath.Separator)))
+	if len(shipped) < 2 || !contains(shipped, described) {
+		t.Fatalf("precompiled files: %v (want compiled code and %s)", shipped, described)
 	}
-	loadWith := func(cache, shippedDir string) []string {
+	loadWith := func(cache, shippedDir string) (seeded []string, compiled bool) {
 		e := engine(t, Config{CacheDir: cache, ShippedDir: shippedDir})
-		seeded := files(cache)
+		seeded = files(cache)
 		p, err := e.Load(ctx, "misbehave", wasm, "")
 		if err != nil {
 			t.Fatal(err)
 		}
+		compiled = p.Compiled()
+		if err := p.Compile(); err != nil {
+			t.Fatal(err)
+		}
 		p.Retire(ctx)
 		e.Close(ctx)
-		return seeded
+		return seeded, compiled
 	}
 	cold := t.TempDir()
-	if seeded := loadWith(cold, ""); len(seeded) != 0 {
-		t.Fatalf("seeded without shipped code: %v", seeded)
+	if seeded, compiled := loadWith(cold, ""); len(seeded) != 0 || !compiled {
+		t.Fatalf("seeded without shipped code: %v; compiled at load: %v", seeded, compiled)
 	}
-	compiled := files(cold)
+	if got := files(cold); strings.Join(got, " ") != strings.Join(shipped, " ") {
+		t.Fatalf("a cold load made %v, precompile shipped %v", got, shipped)
+	}
 	warm := t.TempDir()
-	seeded := loadWith(warm, plugins)
-	if len(seeded) != 1 || seeded[0] != shipped[0] {
+	seeded, compiled := loadWith(warm, plugins)
+	if strings.Join(seeded, " ") != strings.Join(shipped, " ") {
 		t.Fatalf("seeded %v, shipped %v", seeded, shipped)
 	}
-	if got := files(warm); len(got) != len(compiled) || !contains(compiled, shipped[0]) {
-		t.Fatalf("the shipped entry is not the one Load uses: shipped %v, a cold load made %v, the seeded load ended with %v", shipped, compiled, got)
+	if compiled {
+		t.Fatal("a plugin whose manifest was shipped was compiled at load")
+	}
+	if got := files(warm); strings.Join(got, " ") != strings.Join(shipped, " ") {
+		t.Fatalf("the shipped entries are not the ones Load uses: shipped %v, the seeded load ended with %v", shipped, got)
 	}
 
 	// Not verified: not copied.
 	mpath := filepath.Join(plugins, ShippedCache, manifestFile)
 	orig, _ := os.ReadFile(mpath)
-	entry := filepath.Join(plugins, ShippedCache, filepath.FromSlash(shipped[0]))
-	code, _ := os.ReadFile(entry)
+	for _, rel := range shipped {
+		entry := filepath.Join(plugins, ShippedCache, filepath.FromSlash(rel))
+		code, _ := os.ReadFile(entry)
+		os.WriteFile(entry, append([]byte{code[0] ^ 1}, code[1:]...), 0o600)
+		cache := filepath.Join(t.TempDir(), "c")
+		if n, err := seedCache(plugins, cache); err != nil || n != len(shipped)-1 || contains(files(cache), rel) {
+			t.Errorf("entry %s spoiled: copied %d of %d (%v): %v", rel, n, len(shipped), err, files(cache))
+		}
+		os.WriteFile(entry, code, 0o600)
+	}
 	for what, spoil := range map[string]func(m *shippedManifest){
-		"entry bytes":    func(*shippedManifest) { os.WriteFile(entry, append([]byte{code[0] ^ 1}, code[1:]...), 0o600) },
 		"plugin sha256":  func(m *shippedManifest) { m.Plugins[0].SHA256 = sha256Hex([]byte("other")) },
 		"instrument":     func(m *shippedManifest) { m.Instrument++ },
 		"wazero version": func(m *shippedManifest) { m.Wazero = "v0.0.1" },
@@ -91,7 +110,6 @@ func TestShippedCompiledCode(t *testing.T) {
 		if got := files(cache); len(got) != 0 {
 			t.Errorf("%s spoiled: the cache got %v", what, got)
 		}
-		os.WriteFile(entry, code, 0o600)
 	}
 }
 

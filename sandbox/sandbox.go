@@ -184,9 +184,16 @@ type Plugin struct {
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
 
-	eng      *Engine
-	compiled *extism.CompiledPlugin
-	log      *slog.Logger
+	eng *Engine
+	log *slog.Logger
+	// compiled is the compiled code; nil until first use when Load took
+	// the manifest from the cache, with wasm (the plugin's bytes) kept for
+	// that compile. compileMu guards the three and closed.
+	compileMu  sync.Mutex
+	compiled   *extism.CompiledPlugin
+	wasm       []byte
+	compileErr error
+	closed     bool
 
 	mu       sync.Mutex
 	idle     []*instance
@@ -238,18 +245,54 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		}
 	}
 
+	// A version described before (same sha256) is not compiled now: its
+	// manifest is read from the cache, and the code compiled on first use.
+	if m, ok := e.cachedManifest(hexSum); ok {
+		p.manifest = m
+		if err := p.checkManifest(info); err == nil {
+			p.wasm = wasm
+			return p, nil
+		}
+		p.manifest = abi.Manifest{}
+	}
+	if err := p.compile(ctx, wasm); err != nil {
+		return nil, err
+	}
+	raw, err := p.call(ctx, abi.OpDescribe, nil)
+	if err != nil {
+		p.compiled.Close(ctx)
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", name, err)
+	}
+	if err := json.Unmarshal(raw, &p.manifest); err != nil {
+		p.compiled.Close(ctx)
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
+	}
+	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
+		p.compiled.Close(ctx)
+		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
+	}
+	if err := p.checkManifest(info); err != nil {
+		p.compiled.Close(ctx)
+		return nil, err
+	}
+	e.storeManifest(hexSum, raw)
+	return p, nil
+}
+
+// compile instruments and compiles the plugin with its host functions.
+func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
+	e := p.eng
+	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
+	// that cannot be is refused, since nothing else would bound it.
+	code, err := instrument(wasm, fuelOptions{noLoops: e.cfg.NoLoopFuel})
+	if err != nil {
+		return loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", p.Name, err)
+	}
 	funcs := make([]extism.HostFunction, 0, 2*len(e.funcs)+3)
 	for _, f := range e.funcs {
 		funcs = append(funcs, p.hostFunction(f), p.extismHostFunction(f))
 	}
 	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
-
-	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
-	// that cannot be is refused, since nothing else would bound it.
-	code, err := instrument(wasm, fuelOptions{noLoops: e.cfg.NoLoopFuel})
-	if err != nil {
-		return nil, loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", name, err)
-	}
 	rc := wazero.NewRuntimeConfig().
 		WithCompilationCache(e.cache).
 		WithMemoryLimitPages(e.cfg.MemoryPages).
@@ -272,36 +315,55 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		EnableWasi:    true,
 	}, funcs)
 	if err != nil {
-		return nil, loadErr(abi.CodeInputInvalid, "plugin %s: does not compile or link: %v", name, err)
+		return loadErr(abi.CodeInputInvalid, "plugin %s: does not compile or link: %v", p.Name, err)
 	}
 	p.compiled = compiled
+	return nil
+}
 
-	raw, err := p.call(ctx, abi.OpDescribe, nil)
-	if err != nil {
-		compiled.Close(ctx)
-		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", name, err)
+// module returns the compiled plugin, compiling it on first use when Load
+// took its manifest from the cache. Concurrent first calls compile once.
+func (p *Plugin) module() (*extism.CompiledPlugin, error) {
+	p.compileMu.Lock()
+	defer p.compileMu.Unlock()
+	switch {
+	case p.compiled != nil:
+		return p.compiled, nil
+	case p.closed:
+		return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s version %.12s was retired: retry, the new version serves", p.Name, p.SHA256)
+	case p.compileErr != nil:
+		return nil, p.compileErr
 	}
-	if err := json.Unmarshal(raw, &p.manifest); err != nil {
-		compiled.Close(ctx)
-		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
-	}
-	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
-		compiled.Close(ctx)
-		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
-	}
-	if err := abi.AcceptProtocols(abi.Protocols(), p.manifest.Protocols); err != nil {
-		compiled.Close(ctx)
-		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
-	}
-	if err := p.checkManifest(info); err != nil {
-		compiled.Close(ctx)
+	t0 := time.Now()
+	// Not the calling context: other calls wait on this compile too.
+	if err := p.compile(context.Background(), p.wasm); err != nil {
+		p.compileErr = err
 		return nil, err
 	}
-	return p, nil
+	p.wasm = nil
+	p.log.Debug("compiled on first use", "took", time.Since(t0).Round(time.Millisecond))
+	return p.compiled, nil
+}
+
+// Compiled reports whether the plugin's code is compiled (Load compiles
+// only a version whose manifest the cache does not hold).
+func (p *Plugin) Compiled() bool {
+	p.compileMu.Lock()
+	defer p.compileMu.Unlock()
+	return p.compiled != nil
+}
+
+// Compile compiles the plugin now if it is not yet (module).
+func (p *Plugin) Compile() error {
+	_, err := p.module()
+	return err
 }
 
 func (p *Plugin) checkManifest(info *moduleInfo) error {
 	m := p.manifest
+	if err := abi.AcceptProtocols(abi.Protocols(), m.Protocols); err != nil {
+		return loadErr(abi.CodeABIMismatch, "plugin %s: %v", p.Name, err)
+	}
 	if m.Name == "" {
 		return loadErr(abi.CodePluginFailed, "plugin %s: manifest has no name: call sdk.Plugin in init", p.Name)
 	}
@@ -486,6 +548,12 @@ func (p *Plugin) Retire(ctx context.Context) error {
 	}
 	for _, inst := range idle {
 		inst.close(context.Background())
+	}
+	p.compileMu.Lock()
+	defer p.compileMu.Unlock()
+	p.closed, p.wasm = true, nil
+	if p.compiled == nil {
+		return nil
 	}
 	return p.compiled.Close(context.Background())
 }

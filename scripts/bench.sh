@@ -25,6 +25,10 @@ if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
 else
   echo "bench: commit $before_ref is not in this clone; no before columns" >&2
 fi
+startup_before=()
+if [ ${#before_args[@]} -gt 0 ]; then
+  startup_before=(-before-bin "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-name "before ($before_ref)")
+fi
 {
   echo "# Benchmarks"
   echo
@@ -40,6 +44,8 @@ fi
       echo
     fi
   done
+  go run ./internal/bench/startup "${startup_before[@]}"
+  echo
 } > "$out"
 mv "$out" BENCHMARKS.md
 echo "wrote BENCHMARKS.md"

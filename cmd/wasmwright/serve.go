@@ -109,6 +109,9 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 			if err != nil {
 				return err
 			}
+			if b := h.Browser(); b != nil && b.Config().Prewarm {
+				h.Prewarm(personality) // in the background: tools/list does not wait
+			}
 			problems, _ := h.Problems(personality)
 			for _, p := range problems {
 				fmt.Fprintln(stderr, "note:", p)

@@ -73,3 +73,35 @@ func children(pid int) []string {
 	}
 	return out
 }
+
+// With browser.prewarm, serve starts the driver (and Chromium) by itself,
+// before any browser call, and still lists its tools.
+func TestServePrewarmsTheBrowser(t *testing.T) {
+	e, _ := browserServeEnv(t)
+	var cfgFile string
+	for _, kv := range e.env {
+		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
+			cfgFile = v
+		}
+	}
+	base, _ := os.ReadFile(cfgFile)
+	os.WriteFile(cfgFile, append(base, "\n[browser]\nprewarm = true\n"...), 0o644)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(e.bin, "serve")
+	cmd.Env = e.env
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) == 0 {
+		t.Fatalf("tools/list: %v", err)
+	}
+	for len(children(cmd.Process.Pid)) == 0 {
+		if ctx.Err() != nil {
+			t.Fatal("serve with browser.prewarm started no driver within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

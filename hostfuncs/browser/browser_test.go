@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	pw "github.com/mxschmitt/playwright-go"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
@@ -911,5 +913,38 @@ func TestHeadedFallbackWarnsOnce(t *testing.T) {
 	r = must[abi.BrowserNavigateResponse](t, s, caller("b"), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL, NoSnapshot: true})
 	if len(r.State.Warnings) != 0 {
 		t.Fatalf("warned twice: %v", r.State.Warnings)
+	}
+}
+
+// Prewarm starts the driver and the shared browser in the background,
+// with no session; the first navigate then runs on that browser rather
+// than starting one.
+func TestPrewarmStartsTheBrowser(t *testing.T) {
+	s, err := New(testConfig(t.TempDir()), Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	s.Prewarm("p")
+	s.Prewarm("p") // a second one while the first runs does nothing more
+	started := func() pw.Browser {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return s.browser
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for started() == nil || s.warming.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("Prewarm started no browser within 60 s")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := len(s.Sessions()); n != 0 {
+		t.Fatalf("Prewarm opened %d sessions", n)
+	}
+	b := started()
+	must[abi.BrowserNavigateResponse](t, s, caller(t.Name()), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/"})
+	if started() != b {
+		t.Fatal("the first navigate started another browser")
 	}
 }

@@ -40,6 +40,11 @@ type Config struct {
 	// MaxContexts caps open sessions; the least recently used is closed to
 	// make room (default 16).
 	MaxContexts int `toml:"max_contexts"`
+	// Prewarm starts the driver and the browser, and compiles the
+	// personality's plugins, when `wasmwright serve` starts, in the
+	// background, rather than on the first call (which otherwise starts
+	// them alongside its plugin work).
+	Prewarm bool `toml:"prewarm"`
 	// ProfilesDir holds persistent profiles, one folder per personality.
 	ProfilesDir string `toml:"profiles_dir"`
 	// PersistentProfiles names the personalities whose sessions keep

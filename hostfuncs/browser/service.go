@@ -26,6 +26,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -93,6 +94,8 @@ type Service struct {
 	// notices go to the next result of any session (the headless fallback).
 	notices []string
 	closed  bool
+	// warming is set while Prewarm's start runs.
+	warming atomic.Bool
 
 	// life ends when Close begins: calls waiting on the browser return.
 	life    context.Context
@@ -650,6 +653,47 @@ func (s *Service) headless() (bool, string) {
 		return true, "browser.headed is true, but this machine has no display (no DISPLAY or WAYLAND_DISPLAY): running headless."
 	}
 	return !hasDisplay(), ""
+}
+
+// Prewarm starts the driver and the shared browser in the background when
+// they are not running, so that a call about to need them finds them
+// started (or starting: it waits on the same start) instead of starting
+// them after its own work. For a personality with a persistent profile
+// (its sessions launch their own browser) only the driver starts. A failed
+// start is left for the call to meet and report.
+func (s *Service) Prewarm(personality string) {
+	s.mu.Lock()
+	running := s.browser != nil && s.browser.IsConnected()
+	s.mu.Unlock()
+	if running || !s.warming.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.warming.Store(false)
+		s.startMu.Lock()
+		defer s.startMu.Unlock()
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return
+		}
+		var err error
+		note := ""
+		if slices.Contains(s.cfg.PersistentProfiles, personality) {
+			err = s.startDriver()
+		} else {
+			_, note, err = s.ensureBrowser()
+		}
+		if err != nil {
+			s.log.Debug("prewarm", "err", err)
+		}
+		if note != "" { // the next result says it, as the launch's own call would
+			s.mu.Lock()
+			s.notices = append(s.notices, note)
+			s.mu.Unlock()
+		}
+	}()
 }
 
 // startDriver gets the Playwright driver. Caller holds startMu.

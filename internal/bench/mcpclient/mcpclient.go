@@ -1,0 +1,305 @@
+// Package mcpclient is the MCP client the benchmark programs share: one
+// JSON-RPC client over stdio that drives `wasmwright serve` and Playwright
+// MCP alike, how each is started, and the memory of a process tree.
+package mcpclient
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// IsolateArgs go to Playwright MCP's browser: external hosts fail at once
+// instead of waiting on a closed network (wasmwright's does this itself).
+var IsolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
+
+// BenchConfig is the config `wasmwright serve` runs with in the benchmarks:
+// the browser plugin with the default pipeline (detect, compact, mask),
+// the egress proxy in front of Chromium (loopback allowed for the pages
+// served on it). pluginsDir "" is the binary's default; browserKeys are
+// added to its [browser] table.
+func BenchConfig(cacheDir, pluginsDir, workspace, browserKeys string) string {
+	host := fmt.Sprintf("cache_dir = %q\n", cacheDir)
+	if pluginsDir != "" {
+		host += fmt.Sprintf("plugins_dir = %q\n", pluginsDir)
+	}
+	// wasmwright's browser needs no IsolateArgs: it resolves no names
+	// itself (its own --host-resolver-rules) and the proxy allows only
+	// loopback here.
+	return fmt.Sprintf(`
+[host]
+%sdefault_personality = "bench"
+watch_plugins = false
+[browser]
+headed = "false"
+workspace_dir = %q
+%s
+[plugins.browser]
+[plugins.blockdetect]
+[plugins.snapcompact]
+[plugins.secretmask]
+[personalities.bench]
+plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "secrets.mask"]
+hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
+network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
+`, host, workspace, browserKeys)
+}
+
+// StartWasmwright starts `bin serve` over stdio with conf (BenchConfig's
+// text) written into a fresh folder, removed on Close.
+func StartWasmwright(bin, conf string, verbose bool) (*Client, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%v: build it with make build", err)
+	}
+	dir, err := os.MkdirTemp("", "ww-bench-")
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, "bench.toml")
+	if err := os.WriteFile(path, []byte(conf), 0o644); err != nil {
+		return nil, err
+	}
+	return Start(exec.Command(bin, "serve", "--config", path), dir, "ww", verbose)
+}
+
+// StartPeer starts Playwright MCP (its cli.js) over stdio, headless, on
+// the same Chromium, settle timeout 0.
+func StartPeer(cli string, verbose bool) (*Client, error) {
+	dir, err := os.MkdirTemp("", "ww-bench-mcp-")
+	if err != nil {
+		return nil, err
+	}
+	conf := filepath.Join(dir, "config.json")
+	b, _ := json.Marshal(map[string]any{"browser": map[string]any{"launchOptions": map[string]any{"args": IsolateArgs}}})
+	if err := os.WriteFile(conf, b, 0o644); err != nil {
+		return nil, err
+	}
+	return Start(exec.Command("node", cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated",
+		"--timeout-settle", "0", "--config", conf, "--output-dir", dir), dir, "mcp", verbose)
+}
+
+// Client is one MCP server process spoken to over stdio JSON-RPC.
+type Client struct {
+	cmd  *exec.Cmd
+	in   io.WriteCloser
+	out  *bufio.Reader
+	id   int
+	log  bool
+	name string
+	dir  string
+}
+
+// Start runs cmd in dir and initializes the MCP session.
+func Start(cmd *exec.Cmd, dir, name string, verbose bool) (*Client, error) {
+	cmd.Dir = dir
+	cmd.Stderr = io.Discard
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	outp, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p := &Client{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<20), log: verbose, name: name, dir: dir}
+	if _, _, err := p.RPC("initialize", map[string]any{
+		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "wasmwright-bench", "version": "1"},
+	}); err != nil {
+		p.Close()
+		return nil, err
+	}
+	fmt.Fprintf(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	return p, nil
+}
+
+// RPC sends one request and returns its result and the bytes of the
+// response line.
+func (p *Client) RPC(method string, params any) (json.RawMessage, int, error) {
+	p.id++
+	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
+	if _, err := p.in.Write(append(req, '\n')); err != nil {
+		return nil, 0, err
+	}
+	for {
+		line, err := p.out.ReadBytes('\n')
+		if err != nil {
+			return nil, 0, err
+		}
+		var msg struct {
+			ID     *int            `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != p.id {
+			continue // notifications
+		}
+		if msg.Error != nil {
+			return nil, len(line), errors.New(msg.Error.Message)
+		}
+		return msg.Result, len(line), nil
+	}
+}
+
+// Tool calls a tool and returns its text content, the response's size and
+// the call's time; an isError result is an error.
+func (p *Client) Tool(name string, args map[string]any) (string, int, time.Duration, error) {
+	t0 := time.Now()
+	raw, n, err := p.RPC("tools/call", map[string]any{"name": name, "arguments": args})
+	d := time.Since(t0)
+	if err != nil {
+		return "", n, d, err
+	}
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		IsError bool `json:"isError"`
+	}
+	json.Unmarshal(raw, &res)
+	var text strings.Builder
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			text.WriteString(c.Text)
+		}
+	}
+	if p.log {
+		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), res.IsError)
+	}
+	if res.IsError {
+		return text.String(), n, d, errors.New(firstLine(text.String()))
+	}
+	return text.String(), n, d, nil
+}
+
+// Pid is the server's process id.
+func (p *Client) Pid() int { return p.cmd.Process.Pid }
+
+// Pids are the server's process and its descendants.
+func (p *Client) Pids() []int {
+	pid := p.cmd.Process.Pid
+	return append([]int{pid}, descendants(pid)...)
+}
+
+// Close ends the session (stdin closed) and waits for the process, or
+// kills it after 5 s.
+func (p *Client) Close() {
+	p.in.Close()
+	done := make(chan struct{})
+	go func() { p.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		p.cmd.Process.Kill()
+		<-done
+	}
+	os.RemoveAll(p.dir)
+}
+
+// Chromium is the Chromium binary both sides run.
+func Chromium() string {
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
+		return "/usr/lib/chromium/chromium"
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	return "chromium"
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// Memory sums, over processes, fields of /proc/PID/smaps_rollup (KB):
+// "Rss", "Pss", "Private_Clean"...
+func Memory(pids []int, fields ...string) int64 {
+	var total int64
+	for _, p := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			f := strings.Fields(l)
+			for _, want := range fields {
+				if len(f) >= 2 && f[0] == want+":" {
+					v, _ := strconv.ParseInt(f[1], 10, 64)
+					total += v
+				}
+			}
+		}
+	}
+	return total
+}
+
+// PSS sums the proportional set size (KB) of processes.
+func PSS(pids []int) int64 { return Memory(pids, "Pss") }
+
+// USS sums the private memory (KB) of processes.
+func USS(pids []int) int64 { return Memory(pids, "Private_Clean", "Private_Dirty") }
+
+// MB prints KB as MB.
+func MB(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
+
+func parents() map[int]int {
+	out := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 {
+			out[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	return out
+}
+
+func descendants(pid int) []int {
+	par := parents()
+	var out []int
+	for p := range par {
+		if p != pid && inTreeOf(par, p, pid) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func inTreeOf(par map[int]int, p, root int) bool {
+	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
+		if q == root {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,68 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Manifests of plugins described before, kept in the compilation cache
+// folder by plugin sha256: a host that finds its plugin's there lists its
+// tools without compiling or running it, and compiles it on first use.
+// The instrumentation version is part of the key, since a version that
+// could not be rewritten (fuel.go) would not have been described.
+
+// DescribedDir is the folder, in a cache dir, of the cached manifests.
+const DescribedDir = "described"
+
+func describedFile(dir, sha string) string {
+	return filepath.Join(dir, DescribedDir, fmt.Sprintf("%s.i%d.json", sha, InstrumentVersion))
+}
+
+// cachedManifest returns the cached manifest of the plugin with sha256
+// sha, when there is one this host accepts.
+func (e *Engine) cachedManifest(sha string) (abi.Manifest, bool) {
+	var m abi.Manifest
+	if e.cfg.CacheDir == "" {
+		return m, false
+	}
+	b, err := os.ReadFile(describedFile(e.cfg.CacheDir, sha))
+	if err != nil || json.Unmarshal(b, &m) != nil || abi.Accept(abi.Version(), m.ABI) != nil {
+		return abi.Manifest{}, false
+	}
+	return m, true
+}
+
+// storeManifest keeps what a plugin described (raw), whole or not at all.
+func (e *Engine) storeManifest(sha string, raw []byte) {
+	if e.cfg.CacheDir == "" {
+		return
+	}
+	dst := describedFile(e.cfg.CacheDir, sha)
+	if err := writeAtomic(dst, raw); err != nil {
+		e.cfg.Logger.Debug("manifest not cached", "file", dst, "err", err)
+	}
+}
+
+// writeAtomic writes b to dst by a temporary file and a rename.
+func writeAtomic(dst string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), dst)
+}
