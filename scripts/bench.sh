@@ -14,7 +14,7 @@ out="$(mktemp)"
   echo "Shared, noisy machines: compare the ratios, each against its peer measured in the same run."
   echo
   go run ./internal/bench/kernel
-  for prog in pipeline overhead browser network hostile shutdown console; do
+  for prog in pipeline overhead browser throughput network hostile shutdown console; do
     if [ -f "internal/bench/$prog/main.go" ]; then
       go run "./internal/bench/$prog" -corpus "$corpus"
       echo

@@ -37,13 +37,10 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
-
-// Playwright MCP's browser gets these: external hosts fail at once instead
-// of waiting on a closed network (wasmwright's does this itself).
-var isolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
 
 var steps = []string{"navigate", "snapshot", "type", "click", "read"}
 
@@ -130,7 +127,7 @@ func main() {
 
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Warm medians of successful calls in ms; failures counted per call.\n\n",
-		len(pages), filepath.Base(*pagesDir), chromium(), shared, len(pages))
+		len(pages), filepath.Base(*pagesDir), sut.Chromium(), shared, len(pages))
 	peer := (*side)(nil)
 	if len(sides) > 1 {
 		peer = sides[1]
@@ -354,9 +351,7 @@ func runTask(sides []*side, u string, measure bool) bool {
 // ---- the two servers, each an MCP server over stdio
 
 // newWasmwright starts `wasmwright serve` over stdio, as an agent's MCP
-// config runs it: the browser plugin with the default pipeline (detect,
-// compact, mask), the egress proxy in front of Chromium (loopback allowed
-// for the corpus server).
+// config runs it, with the benchmarks' config (sut.WasmwrightConfig).
 func newWasmwright(bin string, verbose bool) (*mcpClient, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%v: build it with make build", err)
@@ -365,29 +360,7 @@ func newWasmwright(bin string, verbose bool) (*mcpClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	conf := filepath.Join(dir, "bench.toml")
-	// wasmwright's browser needs no isolateArgs: it resolves no names
-	// itself (its own --host-resolver-rules) and the proxy allows only
-	// loopback here.
-	err = os.WriteFile(conf, []byte(fmt.Sprintf(`
-[host]
-cache_dir = %q
-default_personality = "bench"
-watch_plugins = false
-[browser]
-headed = "false"
-workspace_dir = %q
-[plugins.browser]
-[plugins.blockdetect]
-[plugins.snapcompact]
-[plugins.secretmask]
-[personalities.bench]
-plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
-tools = ["*"]
-grants = ["browser.read", "browser.act", "secrets.mask"]
-hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
-network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, filepath.Join(wasmbuild.Root(), "build", "cache"), filepath.Join(dir, "workspace"))), 0o644)
+	conf, err := sut.WasmwrightConfig(dir, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -396,12 +369,11 @@ network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
 
 func newPeer(cli string, verbose bool) (*mcpClient, error) {
 	dir, _ := os.MkdirTemp("", "ww-bench-mcp-")
-	conf := filepath.Join(dir, "config.json")
-	cfg := map[string]any{"browser": map[string]any{"launchOptions": map[string]any{"args": isolateArgs}}}
-	b, _ := json.Marshal(cfg)
-	os.WriteFile(conf, b, 0o644)
-	return startMCP(exec.Command("node", cli, "--headless", "--executable-path", chromium(), "--no-sandbox", "--isolated",
-		"--timeout-settle", "0", "--config", conf, "--output-dir", dir), dir, "mcp", verbose)
+	args, err := sut.PeerArgs(cli, dir)
+	if err != nil {
+		return nil, err
+	}
+	return startMCP(exec.Command("node", args...), dir, "mcp", verbose)
 }
 
 // ---- one MCP client over stdio JSON-RPC, for both
@@ -522,16 +494,6 @@ func (p *mcpClient) close() {
 }
 
 // ---- helpers
-
-func chromium() string {
-	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
-		return "/usr/lib/chromium/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	return "chromium"
-}
 
 func median(ds []time.Duration) time.Duration { return quantile(ds, 1, 2) }
 
