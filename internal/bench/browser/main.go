@@ -478,7 +478,7 @@ func (p *mcpClient) tool(name string, args map[string]any) (string, int, time.Du
 
 func (p *mcpClient) pids() []int {
 	pid := p.cmd.Process.Pid
-	return append([]int{pid}, descendants(pid)...)
+	return append([]int{pid}, sut.Descendants(pid)...)
 }
 
 func (p *mcpClient) close() {
@@ -549,49 +549,4 @@ func pss(pids []int) int64 {
 		}
 	}
 	return total
-}
-
-func parents() map[int]int {
-	out := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			out[p], _ = strconv.Atoi(f[1])
-		}
-	}
-	return out
-}
-
-func descendants(pid int) []int {
-	par := parents()
-	var out []int
-	for p := range par {
-		if p != pid && inTreeOf(par, p, int64(pid)) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func inTreeOf(par map[int]int, p int, root int64) bool {
-	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
-		if int64(q) == root {
-			return true
-		}
-	}
-	return false
 }

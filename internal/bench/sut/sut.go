@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -72,4 +74,79 @@ func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
 	args := []string{cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated",
 		"--timeout-settle", "0", "--config", conf, "--output-dir", dir}
 	return append(args, extra...), nil
+}
+
+// parents maps every process to its parent, from /proc.
+func parents() map[int]int {
+	out := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 {
+			out[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	return out
+}
+
+// Descendants lists the processes under pid (children, theirs, ...).
+func Descendants(pid int) []int {
+	par := parents()
+	var out []int
+	for p := range par {
+		if p != pid && inTreeOf(par, p, int64(pid)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func inTreeOf(par map[int]int, p int, root int64) bool {
+	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
+		if int64(q) == root {
+			return true
+		}
+	}
+	return false
+}
+
+// CPUTime is the processor time used so far by pid and every process under
+// it, with what their exited children used (/proc stat: utime, stime,
+// cutime, cstime), in clock ticks of 1/100 s.
+func CPUTime(pid int) int64 {
+	var total int64
+	for _, p := range append([]int{pid}, Descendants(pid)...) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// After the name: state is field 3, utime field 14 ... cstime 17.
+		f := strings.Fields(s[i+1:])
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			total += n
+		}
+	}
+	return total
 }

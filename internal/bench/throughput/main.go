@@ -56,6 +56,7 @@ type server struct {
 type tally struct {
 	calls, failed int
 	window        time.Duration
+	cpu           int64 // clock ticks the server's process tree used in the windows
 	lat           []time.Duration
 	errs          map[string]int
 }
@@ -70,7 +71,7 @@ func main() {
 	npages := flag.Int("n", 20, "corpus pages to loop over")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
-	pprofAddr := flag.String("pprof", "", "serve wasmwright's pprof endpoints here (WASMWRIGHT_PPROF), for profiling a run")
+	pprofAddr := flag.String("pprof", "", "run wasmwright serve with --pprof at this address, for profiling a run")
 	only := flag.String("only", "", "measure only this side: wasmwright or peer")
 	flag.Parse()
 	if *corpus != "" {
@@ -152,15 +153,15 @@ func main() {
 	}
 
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms.\n\n",
+	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
 		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
-	fmt.Println("| sessions | wasmwright calls/s | p50 | p90 | failed | Playwright MCP calls/s | p50 | p90 | failed | ratio |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Println("| sessions | wasmwright calls/s | p50 | p90 | failed | CPU/call | Playwright MCP calls/s | p50 | p90 | failed | CPU/call | ratio |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	cell := func(t *tally) string {
 		if t == nil {
-			return "- | - | - | -"
+			return "- | - | - | - | -"
 		}
-		return fmt.Sprintf("%.1f | %s | %s | %d", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed)
+		return fmt.Sprintf("%.1f | %s | %s | %d | %s", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
 	}
 	for _, n := range ns {
 		a, b := res["wasmwright"][n], res["Playwright MCP"][n]
@@ -178,6 +179,14 @@ func main() {
 			}
 		}
 	}
+}
+
+// cpuPerCall is the processor time per call, in ms (clock ticks of 10 ms).
+func (t *tally) cpuPerCall() string {
+	if t.calls == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(t.cpu*10)/float64(t.calls))
 }
 
 func (t *tally) rate() float64 {
@@ -228,6 +237,7 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 	default:
 	}
 	var mu sync.Mutex
+	cpu0 := sut.CPUTime(s.cmd.Process.Pid)
 	start := time.Now()
 	end := start.Add(window)
 	for i, c := range clients {
@@ -252,6 +262,7 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 	wg.Wait()
 	// The window ends when the last call started in it has answered.
 	t.window += time.Since(start)
+	t.cpu += sut.CPUTime(s.cmd.Process.Pid) - cpu0
 	return nil
 }
 
@@ -291,11 +302,12 @@ func startWasmwright(bin string, sessions int, pprofAddr string) (*server, error
 		return nil, err
 	}
 	s := &server{name: "wasmwright", url: "http://" + addr + "/mcp", token: "bench-" + strconv.Itoa(os.Getpid()), dir: dir}
-	s.cmd = exec.Command(bin, "serve", "--config", conf, "--http", addr)
-	s.cmd.Env = append(os.Environ(), "WASMWRIGHT_TOKEN="+s.token)
+	args := []string{"serve", "--config", conf, "--http", addr}
 	if pprofAddr != "" {
-		s.cmd.Env = append(s.cmd.Env, "WASMWRIGHT_PPROF="+pprofAddr)
+		args = append(args, "--pprof", pprofAddr)
 	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = append(os.Environ(), "WASMWRIGHT_TOKEN="+s.token)
 	return s, s.start()
 }
 
