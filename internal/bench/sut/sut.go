@@ -31,7 +31,9 @@ func Chromium() string {
 // default pipeline (detect, compact, mask), the egress proxy in front of
 // Chromium allowing only loopback (the corpus server). wasmwright's
 // browser needs no --host-resolver-rules from here: it resolves no names
-// itself. sessions caps the MCP sessions the benchmark opens.
+// itself. sessions is how many MCP sessions the benchmark holds open at
+once; the cap leaves room for sessions still closing from a previous
+round.
 func WasmwrightConfig(dir string, sessions int) (string, error) {
 	conf := filepath.Join(dir, "bench.toml")
 	err := os.WriteFile(conf, []byte(fmt.Sprintf(`
@@ -54,7 +56,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "secrets.mask"]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, filepath.Join(wasmbuild.Root(), "build", "cache"), max(sessions, 8), filepath.Join(dir, "workspace"))), 0o644)
+`, filepath.Join(wasmbuild.Root(), "build", "cache"), max(4*sessions, 8), filepath.Join(dir, "workspace"))), 0o644)
 	return conf, err
 }
 
