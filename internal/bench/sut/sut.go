@@ -32,8 +32,8 @@ func Chromium() string {
 // Chromium allowing only loopback (the corpus server). wasmwright's
 // browser needs no --host-resolver-rules from here: it resolves no names
 // itself. sessions is how many MCP sessions the benchmark holds open at
-once; the cap leaves room for sessions still closing from a previous
-round.
+// once; the cap leaves room for sessions still closing from a previous
+// round.
 func WasmwrightConfig(dir string, sessions int) (string, error) {
 	conf := filepath.Join(dir, "bench.toml")
 	err := os.WriteFile(conf, []byte(fmt.Sprintf(`
