@@ -37,6 +37,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -453,27 +454,11 @@ func (p *mcpClient) tool(name string, args map[string]any) (string, int, time.Du
 	if err != nil {
 		return "", n, d, err
 	}
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	json.Unmarshal(raw, &res)
-	var text strings.Builder
-	for _, c := range res.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
+	text, err := mcphttp.ToolText(raw)
 	if p.log {
-		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), res.IsError)
+		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), err != nil)
 	}
-	if res.IsError {
-		return text.String(), n, d, errors.New(firstLine(text.String()))
-	}
-	return text.String(), n, d, nil
+	return text, n, d, err
 }
 
 func (p *mcpClient) pids() []int {
@@ -524,11 +509,6 @@ func msStr(d time.Duration) string {
 }
 
 func mb(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
 
 // pss sums the proportional set size (KB) of processes.
 func pss(pids []int) int64 {

@@ -159,6 +159,13 @@ func (c *Client) Tool(ctx context.Context, name string, args map[string]any) (st
 	if err != nil {
 		return "", d, err
 	}
+	text, err := ToolText(raw)
+	return text, d, err
+}
+
+// ToolText is the text content of a tools/call result; an isError result
+// is an error saying its first line.
+func ToolText(raw json.RawMessage) (string, error) {
 	var res struct {
 		Content []struct {
 			Type string `json:"type"`
@@ -167,7 +174,7 @@ func (c *Client) Tool(ctx context.Context, name string, args map[string]any) (st
 		IsError bool `json:"isError"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return "", d, err
+		return "", err
 	}
 	var text strings.Builder
 	for _, p := range res.Content {
@@ -177,9 +184,9 @@ func (c *Client) Tool(ctx context.Context, name string, args map[string]any) (st
 	}
 	if res.IsError {
 		first, _, _ := strings.Cut(strings.TrimSpace(text.String()), "\n")
-		return text.String(), d, errors.New(first)
+		return text.String(), errors.New(first)
 	}
-	return text.String(), d, nil
+	return text.String(), nil
 }
 
 // Close ends the session (DELETE), bounded by ctx.
