@@ -46,6 +46,7 @@ func serveCmd(g *globals) *cobra.Command {
 		allowRemote bool
 		tlsCert     string
 		tlsKey      string
+		pprofAddr   string
 	)
 	c := &cobra.Command{
 		Use:   "serve",
@@ -82,6 +83,11 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 				ctx = context.Background()
 			}
 			stderr := cmd.ErrOrStderr()
+			if pprofAddr != "" {
+				if err := startPprof(pprofAddr, stderr); err != nil {
+					return err
+				}
+			}
 			ctx, stopped := stopOnSignal(ctx, stderr)
 			defer stopped()
 			h, err := g.openWith(ctx, stderr, true)
@@ -161,6 +167,7 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 	f.BoolVar(&allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
 	f.StringVar(&tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
 	f.StringVar(&tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
+	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
 	return c
 }
 

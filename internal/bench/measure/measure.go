@@ -28,6 +28,17 @@ func Med(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
+// Quantile is the num/den quantile of ds (0 when empty; ds is not
+// reordered).
+func Quantile(ds []time.Duration, num, den int) time.Duration {
+	if len(ds) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), ds...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[len(s)*num/den]
+}
+
 // Ratio is a/b.
 func Ratio(a, b time.Duration) float64 { return float64(a) / float64(b) }
 

@@ -1,0 +1,154 @@
+// Package sut sets up the two systems under test of the benchmarks that
+// compare wasmwright with Playwright MCP: the same Chromium for both, and
+// each one's configuration, so every program measures the same setup.
+package sut
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// Chromium is the browser both sides run.
+func Chromium() string {
+	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
+		return "/usr/lib/chromium/chromium"
+	}
+	if p, err := exec.LookPath("chromium"); err == nil {
+		return p
+	}
+	return "chromium"
+}
+
+// WasmwrightConfig writes, in dir, the config `wasmwright serve` runs
+// with in the benchmarks and returns its path: the browser plugin with the
+// default pipeline (detect, compact, mask), the egress proxy in front of
+// Chromium allowing only loopback (the corpus server). wasmwright's
+// browser needs no --host-resolver-rules from here: it resolves no names
+// itself. sessions is how many MCP sessions the benchmark holds open at
+// once; the cap leaves room for sessions still closing from a previous
+// round.
+func WasmwrightConfig(dir string, sessions int) (string, error) {
+	conf := filepath.Join(dir, "bench.toml")
+	err := os.WriteFile(conf, []byte(fmt.Sprintf(`
+[host]
+cache_dir = %q
+default_personality = "bench"
+watch_plugins = false
+[serve]
+max_sessions_per_token = %d
+[browser]
+headed = "false"
+workspace_dir = %q
+[plugins.browser]
+[plugins.blockdetect]
+[plugins.snapcompact]
+[plugins.secretmask]
+[personalities.bench]
+plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
+tools = ["*"]
+grants = ["browser.read", "browser.act", "secrets.mask"]
+hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
+network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
+`, filepath.Join(wasmbuild.Root(), "build", "cache"), max(4*sessions, 8), filepath.Join(dir, "workspace"))), 0o644)
+	return conf, err
+}
+
+// PeerArgs writes Playwright MCP's config in dir and returns the node
+// arguments that run cli.js on the same Chromium, headless, one isolated
+// context per client, no settle wait; extra flags follow. Its browser
+// gets --host-resolver-rules so external hosts fail at once instead of
+// waiting on a closed network (wasmwright's does this itself).
+func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
+	conf := filepath.Join(dir, "config.json")
+	b, _ := json.Marshal(map[string]any{"browser": map[string]any{"launchOptions": map[string]any{
+		"args": []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"},
+	}}})
+	if err := os.WriteFile(conf, b, 0o644); err != nil {
+		return nil, err
+	}
+	args := []string{cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated",
+		"--timeout-settle", "0", "--config", conf, "--output-dir", dir}
+	return append(args, extra...), nil
+}
+
+// parents maps every process to its parent, from /proc.
+func parents() map[int]int {
+	out := map[int]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(s[i+1:])
+		if len(f) > 1 {
+			out[p], _ = strconv.Atoi(f[1])
+		}
+	}
+	return out
+}
+
+// Descendants lists the processes under pid (children, theirs, ...).
+func Descendants(pid int) []int {
+	par := parents()
+	var out []int
+	for p := range par {
+		if p != pid && inTreeOf(par, p, int64(pid)) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func inTreeOf(par map[int]int, p int, root int64) bool {
+	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
+		if int64(q) == root {
+			return true
+		}
+	}
+	return false
+}
+
+// CPUTime is the processor time used so far by pid and every process under
+// it, with what their exited children used (/proc stat: utime, stime,
+// cutime, cstime), in clock ticks of 1/100 s.
+func CPUTime(pid int) int64 {
+	var total int64
+	for _, p := range append([]int{pid}, Descendants(pid)...) {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		i := strings.LastIndexByte(s, ')')
+		if i < 0 {
+			continue
+		}
+		// After the name: state is field 3, utime field 14 ... cstime 17.
+		f := strings.Fields(s[i+1:])
+		if len(f) < 15 {
+			continue
+		}
+		for _, v := range f[11:15] {
+			n, _ := strconv.ParseInt(v, 10, 64)
+			total += n
+		}
+	}
+	return total
+}

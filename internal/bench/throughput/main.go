@@ -1,0 +1,444 @@
+// Command throughput measures how many calls per second one server process
+// answers when N agents use it at once: wasmwright (`build/wasmwright serve
+// --http`, one browser session per MCP session) against Playwright MCP
+// 0.0.83 in its multi-client mode (cli.js --port --isolated: one browser
+// context per client), both over streamable HTTP, driven by the same client
+// code (internal/bench/mcphttp), on the same Chromium.
+//
+//	go run ./internal/bench/throughput [-pages ../shared/corpus/pages] [-sessions 1,5,10] [-window 10s] [-rounds 2]
+//
+// Each of the N sessions loops navigate + snapshot over the loopback
+// corpus pages (each session starting at a different page) for a fixed
+// window, after a warm-up lap that is not measured. Rounds alternate which
+// side runs first, so the machine's noise falls on both. It prints a
+// markdown section: calls per second of each side, their ratio, p50/p90
+// call latency and failures.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/bench/sut"
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+const title = "## Throughput: N agents on one server process, wasmwright vs Playwright MCP 0.0.83, both over streamable HTTP"
+
+// server is one side: a running server process and its MCP endpoint.
+type server struct {
+	name  string
+	url   string
+	token string
+	cmd   *exec.Cmd
+	dir   string
+	done  chan struct{} // closed when the process has exited
+}
+
+// tally is what one side measured at one N.
+type tally struct {
+	calls, failed int
+	warmFailed    int // warm-up laps that failed (not in the window)
+	window        time.Duration
+	cpu           int64 // clock ticks the server's process tree used in the windows
+	lat           []time.Duration
+	errs          map[string]int
+}
+
+func main() {
+	root := wasmbuild.Root()
+	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
+	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
+	sessionsFlag := flag.String("sessions", "1,5,10", "numbers of concurrent sessions to measure")
+	window := flag.Duration("window", 10*time.Second, "measured time per side, round and N")
+	rounds := flag.Int("rounds", 2, "rounds per N (sides alternate which goes first)")
+	npages := flag.Int("n", 20, "corpus pages to loop over")
+	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
+	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
+	pprofAddr := flag.String("pprof", "", "run wasmwright serve with --pprof at this address, for profiling a run")
+	only := flag.String("only", "", "measure only this side: wasmwright or peer")
+	flag.Parse()
+	if *corpus != "" {
+		*pagesDir = filepath.Join(*corpus, "pages")
+	}
+	var ns []int
+	for _, f := range strings.Split(*sessionsFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fmt.Fprintf(os.Stderr, "-sessions %q: give numbers of sessions, comma-separated\n", *sessionsFlag)
+			os.Exit(2)
+		}
+		ns = append(ns, n)
+	}
+	pages, err := listPages(*pagesDir)
+	if err != nil || len(pages) == 0 {
+		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
+		return
+	}
+	pages = pages[:min(len(pages), *npages)]
+	if err := browser.Preflight(browser.Config{}); err != nil {
+		fmt.Printf("%s\n\nSkipped: %v\n", title, err)
+		os.Exit(1)
+	}
+	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
+	defer srv.Close()
+	urls := make([]string, len(pages))
+	for i, p := range pages {
+		urls[i] = srv.URL + "/" + p
+	}
+	maxN := slicesMax(ns)
+
+	var sides []*server
+	if *only != "peer" {
+		ww, err := startWasmwright(*bin, maxN, *pprofAddr)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "wasmwright:", err)
+			os.Exit(1)
+		}
+		defer ww.stop()
+		sides = append(sides, ww)
+	}
+	if *only != "wasmwright" {
+		cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+		if _, err := os.Stat(cli); err != nil {
+			fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
+		} else if pc, err := startPeer(cli); err != nil {
+			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
+		} else {
+			defer pc.stop()
+			sides = append(sides, pc)
+		}
+	}
+
+	res := map[string]map[int]*tally{}
+	for _, s := range sides {
+		res[s.name] = map[int]*tally{}
+	}
+	for _, n := range ns {
+		for r := 0; r < *rounds; r++ {
+			order := append([]*server(nil), sides...)
+			if r%2 == 1 {
+				for i, j := 0, len(order)-1; i < j; i, j = i+1, j-1 {
+					order[i], order[j] = order[j], order[i]
+				}
+			}
+			for _, s := range order {
+				t := res[s.name][n]
+				if t == nil {
+					t = &tally{errs: map[string]int{}}
+					res[s.name][n] = t
+				}
+				if err := s.run(n, urls, *window, t); err != nil {
+					fmt.Fprintf(os.Stderr, "%s, %d sessions: %v\n", s.name, n, err)
+				}
+				fmt.Fprintf(os.Stderr, "%s n=%d round %d: %.1f calls/s so far\n", s.name, n, r+1, t.rate())
+			}
+		}
+	}
+
+	fmt.Printf("%s\n\n", title)
+	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
+		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
+	fmt.Println("| sessions | wasmwright calls/s | p50 | p90 | failed | CPU/call | Playwright MCP calls/s | p50 | p90 | failed | CPU/call | ratio |")
+	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	cell := func(t *tally) string {
+		if t == nil {
+			return "- | - | - | - | -"
+		}
+		return fmt.Sprintf("%.1f | %s | %s | %d | %s", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
+	}
+	for _, n := range ns {
+		a, b := res["wasmwright"][n], res["Playwright MCP"][n]
+		ratio := "-"
+		if a != nil && b != nil && b.rate() > 0 {
+			ratio = fmt.Sprintf("%.2f", a.rate()/b.rate())
+		}
+		fmt.Printf("| %d | %s | %s | %s |\n", n, cell(a), cell(b), ratio)
+	}
+	fmt.Println()
+	for _, s := range sides {
+		for _, n := range ns {
+			if t := res[s.name][n]; t != nil && len(t.errs) > 0 {
+				fmt.Printf("%s at %d sessions failed with: %s.\n", s.name, n, topErrs(t.errs))
+			}
+		}
+	}
+}
+
+// cpuPerCall is the processor time per call, in ms (clock ticks of 10 ms).
+func (t *tally) cpuPerCall() string {
+	if t.calls == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(t.cpu*10)/float64(t.calls))
+}
+
+func (t *tally) rate() float64 {
+	if t.window <= 0 {
+		return 0
+	}
+	return float64(t.calls) / t.window.Seconds()
+}
+
+// run opens n sessions, warms each up with one navigate + snapshot, then
+// lets all of them loop until the window ends, and adds what they did to t.
+func (s *server) run(n int, urls []string, window time.Duration, t *tally) error {
+	ctx, cancel := context.WithTimeout(context.Background(), window+2*time.Minute)
+	defer cancel()
+	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 2 * n}}
+	defer hc.CloseIdleConnections()
+	clients := make([]*mcphttp.Client, n)
+	errc := make(chan error, n)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	for i := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := mcphttp.Dial(ctx, hc, s.url, s.token)
+			if err != nil {
+				errc <- fmt.Errorf("session %d: opening: %w", i, err)
+				return
+			}
+			clients[i] = c
+			if _, err := lap(ctx, c, urls[i%len(urls)]); err != nil {
+				// Counted against the side, not fatal: a loaded server
+				// may time a call out and serve the next.
+				mu.Lock()
+				t.warmFailed++
+				t.errs["warm-up: "+firstWords(err.Error())]++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	defer func() {
+		cctx, ccancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer ccancel()
+		for _, c := range clients {
+			if c != nil {
+				c.Close(cctx)
+			}
+		}
+	}()
+	select {
+	case err := <-errc:
+		return err
+	default:
+	}
+	cpu0 := sut.CPUTime(s.cmd.Process.Pid)
+	start := time.Now()
+	end := start.Add(window)
+	for i, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := i + 1; time.Now().Before(end); k++ {
+				ds, err := lap(ctx, c, urls[k%len(urls)])
+				mu.Lock()
+				t.calls += len(ds)
+				for _, d := range ds {
+					t.lat = append(t.lat, d)
+				}
+				if err != nil {
+					t.failed++
+					t.errs[firstWords(err.Error())]++
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	// The window ends when the last call started in it has answered.
+	t.window += time.Since(start)
+	t.cpu += sut.CPUTime(s.cmd.Process.Pid) - cpu0
+	return nil
+}
+
+// lap navigates to u and takes a snapshot; it returns the times of the
+// calls it made (a failed one included) and the first error.
+func lap(ctx context.Context, c *mcphttp.Client, u string) ([]time.Duration, error) {
+	_, d1, err := c.Tool(ctx, "browser_navigate", map[string]any{"url": u})
+	if err != nil {
+		return []time.Duration{d1}, fmt.Errorf("navigate: %w", err)
+	}
+	snap, d2, err := c.Tool(ctx, "browser_snapshot", map[string]any{})
+	if err == nil && strings.TrimSpace(snap) == "" {
+		err = errors.New("the snapshot is empty")
+	}
+	if err != nil {
+		return []time.Duration{d1, d2}, fmt.Errorf("snapshot: %w", err)
+	}
+	return []time.Duration{d1, d2}, nil
+}
+
+// startWasmwright runs `wasmwright serve --http` on a free loopback port
+// with a token of its own, and waits until it answers.
+func startWasmwright(bin string, sessions int, pprofAddr string) (*server, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%v: build it with make build", err)
+	}
+	dir, err := os.MkdirTemp("", "ww-tput-")
+	if err != nil {
+		return nil, err
+	}
+	conf, err := sut.WasmwrightConfig(dir, sessions)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: "wasmwright", url: "http://" + addr + "/mcp", token: "bench-" + strconv.Itoa(os.Getpid()), dir: dir}
+	args := []string{"serve", "--config", conf, "--http", addr}
+	if pprofAddr != "" {
+		args = append(args, "--pprof", pprofAddr)
+	}
+	s.cmd = exec.Command(bin, args...)
+	s.cmd.Env = append(os.Environ(), "WASMWRIGHT_TOKEN="+s.token)
+	return s, s.start()
+}
+
+// startPeer runs Playwright MCP's HTTP server on a free loopback port.
+func startPeer(cli string) (*server, error) {
+	dir, err := os.MkdirTemp("", "ww-tput-mcp-")
+	if err != nil {
+		return nil, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return nil, err
+	}
+	host, port, _ := net.SplitHostPort(addr)
+	args, err := sut.PeerArgs(cli, dir, "--host", host, "--port", port, "--allowed-hosts", "*")
+	if err != nil {
+		return nil, err
+	}
+	s := &server{name: "Playwright MCP", url: "http://" + addr + "/mcp", dir: dir}
+	s.cmd = exec.Command("node", args...)
+	return s, s.start()
+}
+
+// start starts the process and waits (up to a minute) until a session
+// opens on it.
+func (s *server) start() error {
+	s.cmd.Dir = s.dir
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.done = make(chan struct{})
+	var werr error
+	go func() { werr = s.cmd.Wait(); close(s.done) }()
+	hc := &http.Client{Timeout: 5 * time.Second}
+	deadline := time.Now().Add(time.Minute)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, err := mcphttp.Dial(ctx, hc, s.url, s.token)
+		if err == nil {
+			c.Close(ctx)
+			cancel()
+			return nil
+		}
+		cancel()
+		select {
+		case <-s.done:
+			return fmt.Errorf("%s exited before it served: %v", s.name, werr)
+		case <-time.After(200 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.stop()
+			return fmt.Errorf("%s did not serve within a minute: %v", s.name, err)
+		}
+	}
+}
+
+func (s *server) stop() {
+	if s.done != nil {
+		s.cmd.Process.Signal(os.Interrupt)
+		select {
+		case <-s.done:
+		case <-time.After(15 * time.Second):
+			s.cmd.Process.Kill()
+			<-s.done
+		}
+	}
+	os.RemoveAll(s.dir)
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func listPages(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".html") {
+			out = append(out, e.Name())
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func slicesMax(v []int) int {
+	m := 0
+	for _, x := range v {
+		m = max(m, x)
+	}
+	return m
+}
+
+func ms(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(d.Microseconds())/1000)
+}
+
+// firstWords keeps an error's first 80 characters, to count alike ones.
+func firstWords(s string) string {
+	if len(s) > 80 {
+		return s[:80] + "..."
+	}
+	return s
+}
+
+func topErrs(m map[string]int) string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Slice(ks, func(i, j int) bool { return m[ks[i]] > m[ks[j]] })
+	var parts []string
+	for _, k := range ks[:min(3, len(ks))] {
+		parts = append(parts, fmt.Sprintf("%q (%d)", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
+}
