@@ -18,32 +18,23 @@
 package main
 
 import (
-	"bufio"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
-
-// Playwright MCP's browser gets these: external hosts fail at once instead
-// of waiting on a closed network (wasmwright's does this itself).
-var isolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}
 
 // steps are the task's calls, in the order the tables show them. The
 // task (its bytes and time) is navigate, snapshot, type, click, read;
@@ -68,7 +59,7 @@ var (
 // side is one system under test: its MCP client and what it measured.
 type side struct {
 	name   string
-	c      *mcpClient
+	c      *mcpclient.Client
 	tools  map[string]string // step -> tool name
 	arg    string            // the name of the element argument
 	times  map[string][]time.Duration
@@ -124,7 +115,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, "wasmwright:", err)
 		os.Exit(1)
 	}
-	defer wc.close()
+	defer wc.Close()
 	sides := []*side{{name: "wasmwright", c: wc, arg: "ref", tools: wwTools, modes: true}}
 	if *beforeBin != "" {
 		bc, err := newWasmwright(*beforeBin, *beforePlugins, *verbose)
@@ -132,15 +123,15 @@ func main() {
 			fmt.Fprintln(os.Stderr, "wasmwright before:", err)
 			os.Exit(1)
 		}
-		defer bc.close()
+		defer bc.Close()
 		sides = append(sides, &side{name: "before", c: bc, arg: "ref", tools: wwTools})
 	}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
-		if pc, err := newPeer(cli, *verbose); err != nil {
+		if pc, err := mcpclient.StartPeer(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
-			defer pc.close()
+			defer pc.Close()
 			sides = append(sides, &side{name: "Playwright MCP", c: pc, arg: "target", tools: peerTools})
 		}
 	} else {
@@ -166,7 +157,7 @@ func main() {
 	ww := sides[0]
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\". Warm medians of successful calls in ms; failures counted per call; each ratio is against Playwright MCP's same call (for the \"none\" rows, its type and press, which have no such mode).\n\n",
-		len(pages), filepath.Base(*pagesDir), chromium(), shared, len(pages))
+		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
 	if *beforeBin != "" {
 		fmt.Printf("*before* is wasmwright built from %s, the commit before issue 13 (every action answered with the whole snapshot), run the same way in the same run.\n\n", *beforeRef)
 	}
@@ -235,7 +226,7 @@ func main() {
 		if i == len(sides)-1 {
 			sep = "."
 		}
-		fmt.Printf(" %s %s%s", s.name, mb(pss(s.c.pids())), sep)
+		fmt.Printf(" %s %s%s", s.name, mcpclient.MB(mcpclient.PSS(s.c.Pids())), sep)
 	}
 	fmt.Println()
 }
@@ -271,12 +262,12 @@ func deadFormClicks(sides []*side, peer *side) {
 	p90 := map[*side]time.Duration{}
 	for _, s := range sides {
 		for i := 0; i <= n; i++ {
-			snap, _, _, err := s.c.tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"})
+			snap, _, _, err := s.c.Tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"})
 			if err != nil {
 				continue
 			}
 			if !strings.Contains(snap, "[ref=") {
-				if snap, _, _, err = s.c.tool(s.tools["snapshot"], map[string]any{}); err != nil {
+				if snap, _, _, err = s.c.Tool(s.tools["snapshot"], map[string]any{}); err != nil {
 					continue
 				}
 			}
@@ -285,7 +276,7 @@ func deadFormClicks(sides []*side, peer *side) {
 			if !ok {
 				continue
 			}
-			_, _, d, _ := s.c.tool(s.tools["click"], map[string]any{s.arg: ref})
+			_, _, d, _ := s.c.Tool(s.tools["click"], map[string]any{s.arg: ref})
 			if i > 0 {
 				s.dead = append(s.dead, d)
 			}
@@ -376,7 +367,7 @@ func sharedTargets(snaps []map[string]string, order []string) (textbox, clickabl
 func runTask(sides []*side, u string, measure bool) bool {
 	call := func(s *side, step string, args map[string]any) (string, error) {
 		tool := s.tools[strings.TrimSuffix(step, " none")]
-		text, n, d, err := s.c.tool(tool, args)
+		text, n, d, err := s.c.Tool(tool, args)
 		if !measure {
 			return text, err
 		}
@@ -446,198 +437,28 @@ func runTask(sides []*side, u string, measure bool) bool {
 	return tb != "" || cl != ""
 }
 
-// ---- the two servers, each an MCP server over stdio
+// ---- the servers: MCP servers over stdio (internal/bench/mcpclient)
 
-// newWasmwright starts `wasmwright serve` over stdio, as an agent's MCP
-// config runs it: the browser plugin with the default pipeline (detect,
-// compact, mask), the egress proxy in front of Chromium (loopback allowed
-// for the corpus server).
-//
-// plugins, when set, is the plugins folder (for a binary built elsewhere);
-// the binary then gets a compilation cache of its own.
-func newWasmwright(bin, plugins string, verbose bool) (*mcpClient, error) {
+// newWasmwright starts `wasmwright serve` over stdio with the benchmark's
+// config, as an agent's MCP config runs it. plugins, when set, is the
+// plugins folder of a binary built elsewhere, which then gets a
+// compilation cache of its own.
+func newWasmwright(bin, plugins string, verbose bool) (*mcpclient.Client, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%v: build it with make build", err)
 	}
-	dir, err := os.MkdirTemp("", "ww-bench-")
+	ws, err := os.MkdirTemp("", "ww-bench-ws-")
 	if err != nil {
 		return nil, err
 	}
-	conf := filepath.Join(dir, "bench.toml")
 	cache := filepath.Join(wasmbuild.Root(), "build", "cache")
 	if plugins != "" {
 		cache = filepath.Join(filepath.Dir(plugins), "cache")
 	}
-	// wasmwright's browser needs no isolateArgs: it resolves no names
-	// itself (its own --host-resolver-rules) and the proxy allows only
-	// loopback here.
-	err = os.WriteFile(conf, []byte(fmt.Sprintf(`
-[host]
-cache_dir = %q
-default_personality = "bench"
-watch_plugins = false
-[browser]
-headed = "false"
-workspace_dir = %q
-[plugins.browser]
-[plugins.blockdetect]
-[plugins.snapcompact]
-[plugins.secretmask]
-[personalities.bench]
-plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
-tools = ["*"]
-grants = ["browser.read", "browser.act", "secrets.mask"]
-hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
-network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, cache, filepath.Join(dir, "workspace"))), 0o644)
-	if err != nil {
-		return nil, err
-	}
-	cmd := exec.Command(bin, "serve", "--config", conf)
-	if plugins != "" {
-		cmd.Env = append(os.Environ(), "WASMWRIGHT_PLUGINS_DIR="+plugins)
-	}
-	return startMCP(cmd, dir, "ww", verbose)
-}
-
-func newPeer(cli string, verbose bool) (*mcpClient, error) {
-	dir, _ := os.MkdirTemp("", "ww-bench-mcp-")
-	conf := filepath.Join(dir, "config.json")
-	cfg := map[string]any{"browser": map[string]any{"launchOptions": map[string]any{"args": isolateArgs}}}
-	b, _ := json.Marshal(cfg)
-	os.WriteFile(conf, b, 0o644)
-	return startMCP(exec.Command("node", cli, "--headless", "--executable-path", chromium(), "--no-sandbox", "--isolated",
-		"--timeout-settle", "0", "--config", conf, "--output-dir", dir), dir, "mcp", verbose)
-}
-
-// ---- one MCP client over stdio JSON-RPC, for both
-
-type mcpClient struct {
-	cmd  *exec.Cmd
-	in   io.WriteCloser
-	out  *bufio.Reader
-	id   int
-	log  bool
-	name string
-	dir  string
-}
-
-func startMCP(cmd *exec.Cmd, dir, name string, verbose bool) (*mcpClient, error) {
-	cmd.Dir = dir
-	cmd.Stderr = io.Discard
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	outp, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p := &mcpClient{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<20), log: verbose, name: name, dir: dir}
-	if _, _, err := p.rpc("initialize", map[string]any{
-		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "wasmwright-bench", "version": "1"},
-	}); err != nil {
-		p.close()
-		return nil, err
-	}
-	fmt.Fprintf(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	return p, nil
-}
-
-// rpc sends one request and returns its result and the bytes of the
-// response line.
-func (p *mcpClient) rpc(method string, params any) (json.RawMessage, int, error) {
-	p.id++
-	req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": p.id, "method": method, "params": params})
-	if _, err := p.in.Write(append(req, '\n')); err != nil {
-		return nil, 0, err
-	}
-	for {
-		line, err := p.out.ReadBytes('\n')
-		if err != nil {
-			return nil, 0, err
-		}
-		var msg struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != p.id {
-			continue // notifications
-		}
-		if msg.Error != nil {
-			return nil, len(line), errors.New(msg.Error.Message)
-		}
-		return msg.Result, len(line), nil
-	}
-}
-
-// tool calls a tool and returns its text content, the response's size and
-// the call's time; an isError result is an error.
-func (p *mcpClient) tool(name string, args map[string]any) (string, int, time.Duration, error) {
-	t0 := time.Now()
-	raw, n, err := p.rpc("tools/call", map[string]any{"name": name, "arguments": args})
-	d := time.Since(t0)
-	if err != nil {
-		return "", n, d, err
-	}
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	json.Unmarshal(raw, &res)
-	var text strings.Builder
-	for _, c := range res.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
-	if p.log {
-		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), res.IsError)
-	}
-	if res.IsError {
-		return text.String(), n, d, errors.New(firstLine(text.String()))
-	}
-	return text.String(), n, d, nil
-}
-
-func (p *mcpClient) pids() []int {
-	pid := p.cmd.Process.Pid
-	return append([]int{pid}, descendants(pid)...)
-}
-
-func (p *mcpClient) close() {
-	p.in.Close()
-	done := make(chan struct{})
-	go func() { p.cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		p.cmd.Process.Kill()
-	}
-	os.RemoveAll(p.dir)
+	return mcpclient.StartWasmwright(bin, mcpclient.BenchConfig(cache, plugins, ws, ""), verbose)
 }
 
 // ---- helpers
-
-func chromium() string {
-	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
-		return "/usr/lib/chromium/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	return "chromium"
-}
 
 func median(ds []time.Duration) time.Duration { return quantile(ds, 1, 2) }
 
@@ -665,77 +486,4 @@ func msStr(d time.Duration) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.1f", float64(d.Microseconds())/1000)
-}
-
-func mb(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
-// pss sums the proportional set size (KB) of processes.
-func pss(pids []int) int64 {
-	var total int64
-	for _, p := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.HasPrefix(l, "Pss:") {
-				f := strings.Fields(l)
-				if len(f) >= 2 {
-					v, _ := strconv.ParseInt(f[1], 10, 64)
-					total += v
-				}
-			}
-		}
-	}
-	return total
-}
-
-func parents() map[int]int {
-	out := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			out[p], _ = strconv.Atoi(f[1])
-		}
-	}
-	return out
-}
-
-func descendants(pid int) []int {
-	par := parents()
-	var out []int
-	for p := range par {
-		if p != pid && inTreeOf(par, p, int64(pid)) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func inTreeOf(par map[int]int, p int, root int64) bool {
-	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
-		if int64(q) == root {
-			return true
-		}
-	}
-	return false
 }

@@ -194,7 +194,7 @@ func (p *Client) Pid() int { return p.cmd.Process.Pid }
 // Pids are the server's process and its descendants.
 func (p *Client) Pids() []int {
 	pid := p.cmd.Process.Pid
-	return append([]int{pid}, descendants(pid)...)
+	return append([]int{pid}, Descendants(pid)...)
 }
 
 // Close ends the session (stdin closed) and waits for the process, or
@@ -284,7 +284,8 @@ func parents() map[int]int {
 	return out
 }
 
-func descendants(pid int) []int {
+// Descendants lists the processes under pid (children, theirs, ...).
+func Descendants(pid int) []int {
 	par := parents()
 	var out []int
 	for p := range par {

@@ -7,24 +7,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 
+	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // Chromium is the browser both sides run.
-func Chromium() string {
-	if _, err := os.Stat("/usr/lib/chromium/chromium"); err == nil {
-		return "/usr/lib/chromium/chromium"
-	}
-	if p, err := exec.LookPath("chromium"); err == nil {
-		return p
-	}
-	return "chromium"
-}
+func Chromium() string { return mcpclient.Chromium() }
 
 // WasmwrightConfig writes, in dir, the config `wasmwright serve` runs
 // with in the benchmarks and returns its path: the browser plugin with the
@@ -78,52 +70,8 @@ func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
 	return append(args, extra...), nil
 }
 
-// parents maps every process to its parent, from /proc.
-func parents() map[int]int {
-	out := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			out[p], _ = strconv.Atoi(f[1])
-		}
-	}
-	return out
-}
-
 // Descendants lists the processes under pid (children, theirs, ...).
-func Descendants(pid int) []int {
-	par := parents()
-	var out []int
-	for p := range par {
-		if p != pid && inTreeOf(par, p, int64(pid)) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func inTreeOf(par map[int]int, p int, root int64) bool {
-	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
-		if int64(q) == root {
-			return true
-		}
-	}
-	return false
-}
+func Descendants(pid int) []int { return mcpclient.Descendants(pid) }
 
 // CPUTime is the processor time used so far by pid and every process under
 // it, with what their exited children used (/proc stat: utime, stime,
