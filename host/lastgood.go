@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,10 +23,11 @@ import (
 //
 // A restart whose NAME.wasm is missing or refused loads the last good one.
 
-// version is a plugin file's bytes and pin.
+// version is a plugin file's bytes, pin and signature (nil: unsigned).
 type version struct {
 	wasm []byte
 	pin  string
+	sig  []byte
 }
 
 const (
@@ -58,6 +60,13 @@ func (h *Host) keepGood(s *Slot, v version) {
 	if err == nil {
 		err = WriteAtomically(dst, v.wasm)
 	}
+	if err == nil && v.sig != nil {
+		err = WriteAtomically(dst+SignatureExt, v.sig)
+	} else if err == nil {
+		if err = os.Remove(dst + SignatureExt); errors.Is(err, os.ErrNotExist) {
+			err = nil
+		}
+	}
 	if err == nil {
 		err = WriteAtomically(dst+".sha256", []byte(v.pin+"  "+filepath.Base(dst)+"\n"))
 	}
@@ -66,7 +75,8 @@ func (h *Host) keepGood(s *Slot, v version) {
 	}
 }
 
-// loadLastGood loads the slot's last good version, pinned by its sidecar.
+// loadLastGood loads the slot's last good version, pinned by its sidecar
+// and held to the same signature rule as any plugin file.
 func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, version, error) {
 	f := lastGoodFile(s)
 	wasm, err := os.ReadFile(f)
@@ -78,7 +88,10 @@ func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, vers
 	if err != nil || len(fields) == 0 {
 		return nil, version{}, abi.Errorf(abi.CodeRefused, "%s has no pin beside it", f)
 	}
-	v := version{wasm: wasm, pin: strings.ToLower(fields[0])}
+	v := version{wasm: wasm, pin: strings.ToLower(fields[0]), sig: ReadSignature(f)}
+	if err := h.checkSignature(s.Name, wasm, v.sig); err != nil {
+		return nil, version{}, err
+	}
 	p, err := h.eng.Load(ctx, s.Name, wasm, v.pin)
 	if err != nil {
 		return nil, version{}, err

@@ -108,7 +108,8 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 	} else if err != nil {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
 	}
-	if err := h.checkSignature(name, wasm, ReadSignature(file)); err != nil {
+	sig := ReadSignature(file)
+	if err := h.checkSignature(name, wasm, sig); err != nil {
 		return nil, version{}, err
 	}
 	pin, err := h.pinFor(name, file)
@@ -122,7 +123,7 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 	if err := h.checkLoaded(ctx, name, file, p); err != nil {
 		return nil, version{}, err
 	}
-	return p, version{wasm: wasm, pin: p.SHA256}, nil
+	return p, version{wasm: wasm, pin: p.SHA256, sig: sig}, nil
 }
 
 // checkLoaded checks a plugin loaded from file at start: its name, and

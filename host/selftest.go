@@ -150,7 +150,7 @@ func (h *Host) rollback(s *Slot, bad *sandbox.Plugin, n int, last *abi.Error) {
 		return
 	}
 	ctx := context.Background()
-	p, _, err := h.validate(ctx, s.Name, s.prev.wasm, s.prev.pin)
+	p, _, err := h.validate(ctx, s.Name, s.prev.wasm, s.prev.pin, s.prev.sig)
 	if err != nil {
 		h.log.Error("plugin keeps failing and its earlier version no longer passes its checks", "plugin", s.Name, "err", err)
 		return

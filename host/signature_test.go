@@ -102,6 +102,9 @@ func TestRequireSignatures(t *testing.T) {
 		{"no key trusted", "", "", wasm, Sign(priv, wasm, file), "does not trust: if you trust its author, add their public key to plugins.extract_links.trusted_keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			// Each case judges its file alone: no last good version of an
+			// earlier case to fall back on (TestLastGoodIsSignedToo).
+			os.RemoveAll(filepath.Join(filepath.Dir(file), ".last-good"))
 			writePlugin(t, file, c.wasm, c.sig)
 			h := f.host(t, fmt.Sprintf(signedConfig, c.pluginKeys), nil, c.hostKeys)
 			err := call(h)
@@ -175,5 +178,45 @@ func TestTrustedKeysAreChecked(t *testing.T) {
 	_, err := ParseConfig("[host]\ntrusted_keys = [\"RWQnotakey\"]\n", "t.toml", t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), `trusted key`) || !strings.Contains(err.Error(), "wasmwright plugins keygen") {
 		t.Fatalf("a bad key must be a config error: %v", err)
+	}
+}
+
+// TestLastGoodIsSignedToo: the last good version a host falls back to is
+// held to require_signatures like the plugin file: a signed one serves
+// after an unsigned drop, and a last good copy altered on disk is refused.
+func TestLastGoodIsSignedToo(t *testing.T) {
+	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
+	file := filepath.Join(f.plugins, "extract_links.wasm")
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, priv := newKey(t)
+	hostKey := fmt.Sprintf("trusted_keys = [%q]", pub.String())
+	call := func(h *Host) error {
+		if info := h.Plugins()[0]; info.Error != nil {
+			return info.Error
+		}
+		_, err := h.Call(context.Background(), Request{Personality: "locked", Tool: "extract_links", Args: []byte(`{"html":"<a href=/q>Q</a>"}`)})
+		return err
+	}
+	writePlugin(t, file, wasm, Sign(priv, wasm, file))
+	if err := call(f.host(t, fmt.Sprintf(signedConfig, ""), nil, hostKey)); err != nil {
+		t.Fatalf("the signed plugin: %v", err)
+	}
+	lastGood := filepath.Join(f.plugins, ".last-good", "extract_links.wasm")
+	if _, err := os.Stat(lastGood + SignatureExt); err != nil {
+		t.Fatalf("the last good version was kept without its signature: %v", err)
+	}
+	writePlugin(t, file, wasm, nil) // an unsigned drop
+	if err := call(f.host(t, fmt.Sprintf(signedConfig, ""), nil, hostKey)); err != nil {
+		t.Fatalf("after an unsigned drop the signed last good version should serve: %v", err)
+	}
+	tampered := withCustomSection(wasm)
+	os.WriteFile(lastGood, tampered, 0o644)
+	sum := sha256.Sum256(tampered)
+	os.WriteFile(lastGood+".sha256", []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	if err := call(f.host(t, fmt.Sprintf(signedConfig, ""), nil, hostKey)); errCode(err) != abi.CodeRefused {
+		t.Fatalf("an altered last good copy must be refused under require_signatures, got %v", err)
 	}
 }

@@ -53,7 +53,11 @@ func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string, s
 		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()}))
 		return nil, err
 	}
-	rep := h.publish(slot, p, version{wasm: wasm, pin: pin})
+	v := version{wasm: wasm, pin: pin}
+	if len(sig) > 0 {
+		v.sig = sig[0]
+	}
+	rep := h.publish(slot, p, v)
 	rep.Compile, rep.Total = compile, time.Since(t0)
 	h.Emit(eventOf("plugin.swapped", name, rep))
 	h.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
