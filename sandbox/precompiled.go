@@ -125,13 +125,19 @@ func describeInto(ctx context.Context, dir string, wasm []byte) error {
 	if err != nil {
 		return err
 	}
+	// Stubs are named as the host names its functions (ww_X), whichever
+	// convention the plugin imports them in (ww_X or wwx_X).
 	var funcs []HostFunc
+	seen := map[string]bool{}
 	for _, imp := range info.Imports {
-		if imp.Module == abi.HostModule && imp.Name != abi.ImportHostTake && imp.Name != abi.ImportLog {
-			funcs = append(funcs, HostFunc{Name: imp.Name, Fn: func(context.Context, string, []byte) ([]byte, error) {
-				return nil, abi.Errorf(abi.CodeNotAvailable, "no host functions while precompiling")
-			}})
+		canon, _ := abi.CanonicalHostFunc(imp.Name)
+		if imp.Module != abi.HostModule || canon == abi.ImportHostTake || canon == abi.ImportLog || seen[canon] {
+			continue
 		}
+		seen[canon] = true
+		funcs = append(funcs, HostFunc{Name: canon, Fn: func(context.Context, string, []byte) ([]byte, error) {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "no host functions while precompiling")
+		}})
 	}
 	e, err := NewEngine(Config{CacheDir: dir, HostFuncs: funcs, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {

@@ -121,3 +121,20 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// A plugin that imports host functions in Extism's convention (wwx_*, as
+// a stock PDK does) precompiles too: make build shipped no compiled code
+// at all when one such plugin was in the folder.
+func TestPrecompileExtismConventionImports(t *testing.T) {
+	plugins := t.TempDir()
+	wasm := build(t, "host/testdata/stockpdk")
+	if err := os.WriteFile(filepath.Join(plugins, "stockpdk.wasm"), wasm, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := Precompile(context.Background(), plugins); err != nil {
+		t.Fatalf("precompiling a plugin that imports wwx_* host functions: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(plugins, ShippedCache, manifestFile)); err != nil {
+		t.Fatalf("no manifest of the shipped compiled code: %v", err)
+	}
+}
