@@ -127,18 +127,4 @@ func (h *Host) setAside(s *Slot, sum, reason string) bool {
 
 // WriteAtomically writes b to a temporary file beside dst and renames it
 // into place, so no reader sees a half-written file.
-func WriteAtomically(dst string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
-}
+func WriteAtomically(dst string, b []byte) error { return sandbox.WriteAtomically(dst, b) }

@@ -47,11 +47,18 @@ func (e *Engine) storeManifest(sha string, raw []byte) {
 	}
 }
 
-// writeAtomic writes b to dst by a temporary file and a rename.
+// writeAtomic writes b to dst by a temporary file and a rename, making
+// dst's folder first.
 func writeAtomic(dst string, b []byte) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
+	return WriteAtomically(dst, b)
+}
+
+// WriteAtomically writes b to a temporary file beside dst and renames it
+// into place, so no reader sees a half-written file.
+func WriteAtomically(dst string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
 	if err != nil {
 		return err
