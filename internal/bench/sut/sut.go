@@ -28,28 +28,9 @@ func Chromium() string { return mcpclient.Chromium() }
 // round.
 func WasmwrightConfig(dir string, sessions int) (string, error) {
 	conf := filepath.Join(dir, "bench.toml")
-	err := os.WriteFile(conf, []byte(fmt.Sprintf(`
-[host]
-cache_dir = %q
-default_personality = "bench"
-watch_plugins = false
-[serve]
-max_sessions_per_token = %d
-[browser]
-headed = "false"
-workspace_dir = %q
-[plugins.browser]
-[plugins.blockdetect]
-[plugins.snapcompact]
-[plugins.secretmask]
-[personalities.bench]
-plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
-tools = ["*"]
-grants = ["browser.read", "browser.act", "secrets.mask"]
-hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
-network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, filepath.Join(wasmbuild.Root(), "build", "cache"), max(4*sessions, 8), filepath.Join(dir, "workspace"))), 0o644)
-	return conf, err
+	text := mcpclient.BenchConfig(filepath.Join(wasmbuild.Root(), "build", "cache"), "", filepath.Join(dir, "workspace"), "") +
+		fmt.Sprintf("[serve]\nmax_sessions_per_token = %d\n", max(4*sessions, 8))
+	return conf, os.WriteFile(conf, []byte(text), 0o644)
 }
 
 // PeerArgs writes Playwright MCP's config in dir and returns the node
