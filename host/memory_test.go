@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // A new host hands back to the OS the heap that loading plugins used and
@@ -97,5 +99,28 @@ tools = ["*"]
 		if time.Now().After(deadline) {
 			t.Fatal("Prewarm did not compile misbehave within 30 s")
 		}
+	}
+}
+
+// The start-up self-test of the hook plugins compiles and runs them; the
+// host then lets their compiled code and instances go (tens of MB each)
+// until a call needs them, and they compile again from the cache then.
+func TestStartSelfTestLeavesNoCompiledCode(t *testing.T) {
+	f := hooksFixture(t)
+	h := f.host(t, hooksConfig, nil)
+	if n := h.eng.Modules(); n != 0 {
+		t.Fatalf("%d plugin versions hold compiled code after start", n)
+	}
+	for name, s := range h.slots {
+		p, err := s.Current()
+		if err != nil || p.Compiled() || p.Instances() != 0 {
+			t.Fatalf("%s after start: %v, compiled %v, %d instances", name, err, p != nil && p.Compiled(), p.Instances())
+		}
+	}
+	if _, err := h.Call(context.Background(), Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
+		t.Fatalf("the released detector must compile again and flag: %v", err)
+	}
+	if n := h.eng.Modules(); n == 0 {
+		t.Fatal("a call ran without compiled code")
 	}
 }

@@ -157,6 +157,12 @@ func (h *Host) loadSlot(ctx context.Context, s *Slot) {
 		h.log.Warn("plugin unavailable", "plugin", s.Name, "code", e.Code, "reason", e.Message)
 		return
 	}
+	// Its self-test (or describe) compiled it and made instances: until a
+	// call needs it, it need not hold them (it compiles again from the
+	// compilation cache on first use, as a plugin the cache described).
+	if err := p.Release(); err != nil {
+		h.log.Warn("plugin's start-up code not released", "plugin", s.Name, "err", err)
+	}
 	s.cur.Store(p)
 	s.good = &v
 }

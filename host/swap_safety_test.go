@@ -241,4 +241,7 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	if cur, err := h3.slots["testhooks"].Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
 		t.Fatalf("a start with a refused file must serve the last good detector: %v", err)
 	}
+	if n := h3.eng.Modules(); n != 0 {
+		t.Fatalf("the refused file's and the self-tested last good version's code is still held by %d versions", n)
+	}
 }

@@ -105,6 +105,8 @@ type Engine struct {
 	cfg   Config
 	cache wazero.CompilationCache
 	funcs map[string]HostFunc
+	// modules counts the compiled modules alive (Modules).
+	modules atomic.Int64
 }
 
 // NewEngine prepares an engine; the cache directory is created if needed.
@@ -165,6 +167,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 // Close releases the compilation cache. Plugins must be retired first.
 func (e *Engine) Close(ctx context.Context) error { return e.cache.Close(ctx) }
 
+// Modules reports how many plugin versions hold compiled code now.
+func (e *Engine) Modules() int { return int(e.modules.Load()) }
+
 // Config returns the effective configuration.
 func (e *Engine) Config() Config { return e.cfg }
 
@@ -187,10 +192,12 @@ type Plugin struct {
 	eng *Engine
 	log *slog.Logger
 	// compiled is the compiled code; nil until first use when Load took
-	// the manifest from the cache, with wasm (the plugin's bytes) kept for
-	// that compile. compileMu guards the three and closed.
+	// the manifest from the cache or Release dropped it, with wasm (the
+	// plugin's bytes) kept for that compile. compileMu guards the three
+	// and closed.
 	compileMu  sync.Mutex
 	compiled   *extism.CompiledPlugin
+	cache      wazero.CompilationCache // compiled's own (cacheFor), or nil
 	wasm       []byte
 	compileErr error
 	closed     bool
@@ -258,25 +265,29 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 	if err := p.compile(ctx, wasm); err != nil {
 		return nil, err
 	}
-	raw, err := p.call(ctx, abi.OpDescribe, nil)
+	p.wasm = wasm
+	raw, err := p.describe(ctx, info)
 	if err != nil {
-		p.compiled.Close(ctx)
-		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", name, err)
-	}
-	if err := json.Unmarshal(raw, &p.manifest); err != nil {
-		p.compiled.Close(ctx)
-		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", name, err)
-	}
-	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
-		p.compiled.Close(ctx)
-		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", name, err)
-	}
-	if err := p.checkManifest(info); err != nil {
-		p.compiled.Close(ctx)
+		p.dropModule()
 		return nil, err
 	}
 	e.storeManifest(hexSum, raw)
 	return p, nil
+}
+
+// describe asks the freshly compiled plugin for its manifest and checks it.
+func (p *Plugin) describe(ctx context.Context, info *moduleInfo) ([]byte, error) {
+	raw, err := p.call(ctx, abi.OpDescribe, nil)
+	if err != nil {
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe failed: %v", p.Name, err)
+	}
+	if err := json.Unmarshal(raw, &p.manifest); err != nil {
+		return nil, loadErr(abi.CodePluginFailed, "plugin %s: describe returned invalid JSON: %v", p.Name, err)
+	}
+	if err := abi.Accept(abi.Version(), p.manifest.ABI); err != nil {
+		return nil, loadErr(abi.CodeABIMismatch, "plugin %s: %v", p.Name, err)
+	}
+	return raw, p.checkManifest(info)
 }
 
 // compile instruments and compiles the plugin with its host functions.
@@ -293,8 +304,12 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 		funcs = append(funcs, p.hostFunction(f), p.extismHostFunction(f))
 	}
 	funcs = append(funcs, p.takeFunction(), p.logFunction(), tickFunction())
+	cache, err := e.cacheFor()
+	if err != nil {
+		return loadErr(abi.CodeNotAvailable, "plugin %s: compilation cache: %v", p.Name, err)
+	}
 	rc := wazero.NewRuntimeConfig().
-		WithCompilationCache(e.cache).
+		WithCompilationCache(cache).
 		WithMemoryLimitPages(e.cfg.MemoryPages).
 		WithCloseOnContextDone(e.cfg.NoLoopFuel)
 	timeout := uint64(0) // extism would turn close-on-context-done on
@@ -315,10 +330,69 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 		EnableWasi:    true,
 	}, funcs)
 	if err != nil {
+		if cache != e.cache {
+			cache.Close(ctx)
+		}
 		return loadErr(abi.CodeInputInvalid, "plugin %s: does not compile or link: %v", p.Name, err)
 	}
 	p.compiled = compiled
+	if cache != e.cache {
+		p.cache = cache
+	}
+	e.modules.Add(1)
 	return nil
+}
+
+// dropModule closes the idle instances and the compiled code (callers
+// make sure no call runs, and hold compileMu unless p is not shared yet).
+func (p *Plugin) dropModule() error {
+	p.mu.Lock()
+	idle := p.idle
+	p.idle = nil
+	p.mu.Unlock()
+	for _, inst := range idle {
+		inst.close(context.Background())
+	}
+	if p.compiled == nil {
+		return nil
+	}
+	err := p.compiled.Close(context.Background())
+	if p.cache != nil {
+		// Its engine holds the compiled code: closing it lets the code go.
+		err = errors.Join(err, p.cache.Close(context.Background()))
+	}
+	p.compiled, p.cache = nil, nil
+	p.eng.modules.Add(-1)
+	return err
+}
+
+// cacheFor returns the compilation cache a compile uses. With a cache
+// folder each compile gets its own, over the same folder: wazero keeps the
+// compiled code of every module compiled through one cache in memory until
+// that cache closes, so a cache shared by every version would hold a
+// retired or released version's code for the engine's lifetime. In memory
+// only, the engine's one cache is shared (it is all there is to reuse).
+func (e *Engine) cacheFor() (wazero.CompilationCache, error) {
+	if e.cfg.CacheDir == "" {
+		return e.cache, nil
+	}
+	return wazero.NewCompilationCacheWithDir(e.cfg.CacheDir)
+}
+
+// Release frees the compiled code and the instances of a version no call
+// can reach yet (the host's start-up self-test ran it, nothing serves it
+// yet): it compiles again on first use, from the compilation cache. A
+// version with an instance out on a call keeps everything.
+func (p *Plugin) Release() error {
+	p.compileMu.Lock()
+	defer p.compileMu.Unlock()
+	p.mu.Lock()
+	busy := p.retired || p.live.Load() != int64(len(p.idle))
+	p.mu.Unlock()
+	if busy || p.wasm == nil {
+		return nil
+	}
+	return p.dropModule()
 }
 
 // module returns the compiled plugin, compiling it on first use when Load
@@ -340,7 +414,6 @@ func (p *Plugin) module() (*extism.CompiledPlugin, error) {
 		p.compileErr = err
 		return nil, err
 	}
-	p.wasm = nil
 	p.log.Debug("compiled on first use", "took", time.Since(t0).Round(time.Millisecond))
 	return p.compiled, nil
 }
@@ -536,8 +609,6 @@ func (p *Plugin) put(ctx context.Context, inst *instance) {
 func (p *Plugin) Retire(ctx context.Context) error {
 	p.mu.Lock()
 	p.retired = true
-	idle := p.idle
-	p.idle = nil
 	p.mu.Unlock()
 	done := make(chan struct{})
 	go func() { p.inflight.Wait(); close(done) }()
@@ -546,16 +617,10 @@ func (p *Plugin) Retire(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("sandbox: retiring %s: calls still in flight: %w", p.Name, ctx.Err())
 	}
-	for _, inst := range idle {
-		inst.close(context.Background())
-	}
 	p.compileMu.Lock()
 	defer p.compileMu.Unlock()
 	p.closed, p.wasm = true, nil
-	if p.compiled == nil {
-		return nil
-	}
-	return p.compiled.Close(context.Background())
+	return p.dropModule()
 }
 
 // Manifest returns a copy of what the plugin described at load.

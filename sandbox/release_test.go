@@ -1,0 +1,47 @@
+package sandbox
+
+import (
+	"context"
+	"testing"
+)
+
+// Release drops a version's compiled code and idle instances (the host's
+// start-up self-test ran it, nothing serves it yet), and the next call
+// compiles it again from the cache folder. The code lives in a
+// compilation cache of the version's own, closed with it: wazero keeps
+// everything compiled through a cache in memory until that cache closes,
+// so a cache shared by all versions held a released or retired version's
+// code for the engine's lifetime.
+func TestReleaseDropsCompiledCode(t *testing.T) {
+	ctx := context.Background()
+	e := engine(t, Config{CacheDir: t.TempDir()})
+	p, err := e.Load(ctx, "misbehave", build(t, "sandbox/testdata/misbehave"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	own := p.cache
+	if e.Modules() != 1 || p.Instances() == 0 || own == nil || own == e.cache {
+		t.Fatalf("after a call: %d modules, %d instances, own cache %v", e.Modules(), p.Instances(), own != nil && own != e.cache)
+	}
+	if err := p.Release(); err != nil {
+		t.Fatal(err)
+	}
+	if e.Modules() != 0 || p.Instances() != 0 || p.Compiled() || p.cache != nil {
+		t.Fatalf("after Release: %d modules, %d instances, compiled %v", e.Modules(), p.Instances(), p.Compiled())
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatalf("a call after Release must compile it again: %v", err)
+	}
+	if e.Modules() != 1 || p.cache == nil || p.cache == own {
+		t.Fatalf("after the next call: %d modules, a fresh own cache %v", e.Modules(), p.cache != nil && p.cache != own)
+	}
+	if err := p.Retire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if e.Modules() != 0 || p.Instances() != 0 || p.cache != nil {
+		t.Fatalf("after Retire: %d modules, %d instances", e.Modules(), p.Instances())
+	}
+}
