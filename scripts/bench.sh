@@ -39,7 +39,10 @@ fi
   for prog in pipeline overhead browser throughput read network hostile shutdown console swap authors; do
     if [ -f "internal/bench/$prog/main.go" ]; then
       args=(-corpus "$corpus")
-      case $prog in browser) args+=("${before_args[@]}") ;; esac
+      case $prog in
+        browser) args+=("${before_args[@]}") ;;
+        throughput) args+=("${startup_before[@]}") ;;
+      esac
       go run "./internal/bench/$prog" "${args[@]}"
       echo
     fi

@@ -25,10 +25,13 @@ func Chromium() string { return mcpclient.Chromium() }
 // browser needs no --host-resolver-rules from here: it resolves no names
 // itself. sessions is how many MCP sessions the benchmark holds open at
 // once; the cap leaves room for sessions still closing from a previous
-// round.
-func WasmwrightConfig(dir string, sessions int) (string, error) {
+// round. cache and plugins "" are build/cache and the binary's default.
+func WasmwrightConfig(dir, cache, plugins string, sessions int) (string, error) {
 	conf := filepath.Join(dir, "bench.toml")
-	text := mcpclient.BenchConfig(filepath.Join(wasmbuild.Root(), "build", "cache"), "", filepath.Join(dir, "workspace"), "") +
+	if cache == "" {
+		cache = filepath.Join(wasmbuild.Root(), "build", "cache")
+	}
+	text := mcpclient.BenchConfig(cache, plugins, filepath.Join(dir, "workspace"), "") +
 		fmt.Sprintf("[serve]\nmax_sessions_per_token = %d\n", max(4*sessions, 8))
 	return conf, os.WriteFile(conf, []byte(text), 0o644)
 }

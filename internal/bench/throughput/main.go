@@ -12,7 +12,13 @@
 // window, after a warm-up lap that is not measured. Rounds alternate which
 // side runs first, so the machine's noise falls on both. It prints a
 // markdown section: calls per second of each side, their ratio, p50/p90
-// call latency and failures.
+// call latency and failures; then the memory of each side's whole process
+// tree (USS and PSS) with its sessions open after the warm-up, at the
+// smallest and the largest N, and what each added session costs.
+//
+// With -before-bin and -before-plugins (a build of an older commit, as
+// scripts/bench.sh makes of the commit before issue 13) that build is
+// measured too, as a third side.
 package main
 
 import (
@@ -26,6 +32,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -33,6 +40,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
@@ -59,7 +67,10 @@ type tally struct {
 	window        time.Duration
 	cpu           int64 // clock ticks the server's process tree used in the windows
 	lat           []time.Duration
-	errs          map[string]int
+	// uss, pss: the process tree's memory (kB) with the N sessions open
+	// after their warm-up, the least over the rounds (0: not measured).
+	uss, pss int64
+	errs     map[string]int
 }
 
 func main() {
@@ -74,6 +85,9 @@ func main() {
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	pprofAddr := flag.String("pprof", "", "run wasmwright serve with --pprof at this address, for profiling a run")
 	only := flag.String("only", "", "measure only this side: wasmwright or peer")
+	beforeBin := flag.String("before-bin", "", "an older wasmwright binary to measure too (the before side)")
+	beforePlugins := flag.String("before-plugins", "", "its plugins folder")
+	beforeName := flag.String("before-name", "before", "the before side's name")
 	flag.Parse()
 	if *corpus != "" {
 		*pagesDir = filepath.Join(*corpus, "pages")
@@ -103,17 +117,29 @@ func main() {
 	for i, p := range pages {
 		urls[i] = srv.URL + "/" + p
 	}
-	maxN := slicesMax(ns)
+	maxN := slices.Max(ns)
 
 	var sides []*server
 	if *only != "peer" {
-		ww, err := startWasmwright(*bin, maxN, *pprofAddr)
+		ww, err := startWasmwright("wasmwright", *bin, "", "", maxN, *pprofAddr)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "wasmwright:", err)
 			os.Exit(1)
 		}
 		defer ww.stop()
 		sides = append(sides, ww)
+	}
+	var before *server
+	if *beforeBin != "" && *only == "" {
+		// Its own cache (kept, as build/cache is): compiled code of another
+		// wazero or rewrite.
+		b, err := startWasmwright(*beforeName, *beforeBin, *beforePlugins, filepath.Join(root, "build", "cache-before"), maxN, "")
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "%s: %v\n", *beforeName, err)
+		} else {
+			before = b
+			defer before.stop()
+		}
 	}
 	if *only != "wasmwright" {
 		cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
@@ -125,6 +151,9 @@ func main() {
 			defer pc.stop()
 			sides = append(sides, pc)
 		}
+	}
+	if before != nil {
+		sides = append(sides, before)
 	}
 
 	res := map[string]map[int]*tally{}
@@ -156,21 +185,38 @@ func main() {
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
 		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
-	fmt.Println("| sessions | wasmwright calls/s | p50 | p90 | failed | CPU/call | Playwright MCP calls/s | p50 | p90 | failed | CPU/call | ratio |")
-	fmt.Println("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	cell := func(t *tally) string {
-		if t == nil {
-			return "- | - | - | - | -"
-		}
-		return fmt.Sprintf("%.1f | %s | %s | %d | %s", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
+	if before != nil {
+		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.name)
 	}
-	for _, n := range ns {
-		a, b := res["wasmwright"][n], res["Playwright MCP"][n]
-		ratio := "-"
-		if a != nil && b != nil && b.rate() > 0 {
-			ratio = fmt.Sprintf("%.2f", a.rate()/b.rate())
+	const peer = "Playwright MCP"
+	head, sep := "| sessions |", "|---:|"
+	for _, sd := range sides {
+		head += " " + sd.name + " calls/s | p50 | p90 | failed | CPU/call |"
+		sep += "---:|---:|---:|---:|---:|"
+		if sd.name != peer && res[peer] != nil {
+			head += " ratio |"
+			sep += "---:|"
 		}
-		fmt.Printf("| %d | %s | %s | %s |\n", n, cell(a), cell(b), ratio)
+	}
+	fmt.Println(head)
+	fmt.Println(sep)
+	for _, n := range ns {
+		line := fmt.Sprintf("| %d |", n)
+		for _, sd := range sides {
+			t := res[sd.name][n]
+			if t == nil {
+				line += " - | - | - | - | - |"
+			} else {
+				line += fmt.Sprintf(" %.1f | %s | %s | %d | %s |", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
+			}
+			if sd.name != peer && res[peer] != nil {
+				line += " " + ratioOf(t, res[peer][n], (*tally).rate) + " |"
+			}
+		}
+		fmt.Println(line)
+	}
+	if lo, hi := slices.Min(ns), slices.Max(ns); hi > lo {
+		printMemory(sides, res, lo, hi)
 	}
 	fmt.Println()
 	for _, s := range sides {
@@ -180,6 +226,73 @@ func main() {
 			}
 		}
 	}
+}
+
+// printMemory prints each side's process-tree memory with lo and with hi
+// sessions open, and the cost of each session added between them.
+func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
+	const peer = "Playwright MCP"
+	fmt.Printf("\nMemory of each server's whole process tree (server, driver, Chromium) with its sessions open, measured 1 s after the warm-up laps (the least over the rounds), in MB; per added session is (at %d - at %d) / %d. The ratio is against Playwright MCP.\n\n", hi, lo, hi-lo)
+	fmt.Println("| measure | " + strings.Join(names(sides), " | ") + " |")
+	fmt.Println("|---|" + strings.Repeat("---:|", len(sides)))
+	row := func(what string, f func(t *server) (float64, bool)) {
+		line := "| " + what + " |"
+		var pv float64
+		for _, sd := range sides {
+			if sd.name == peer {
+				pv, _ = f(sd)
+			}
+		}
+		for _, sd := range sides {
+			v, ok := f(sd)
+			cell := "-"
+			if ok {
+				cell = fmt.Sprintf("%.0f", v)
+				if sd.name != peer && pv > 0 {
+					cell += fmt.Sprintf(" (%.2fx)", v/pv)
+				}
+			}
+			line += " " + cell + " |"
+		}
+		fmt.Println(line)
+	}
+	for _, m := range []struct {
+		name string
+		get  func(t *tally) int64
+	}{{"USS", func(t *tally) int64 { return t.uss }}, {"PSS", func(t *tally) int64 { return t.pss }}} {
+		at := func(n int) func(sd *server) (float64, bool) {
+			return func(sd *server) (float64, bool) {
+				t := res[sd.name][n]
+				if t == nil || m.get(t) == 0 {
+					return 0, false
+				}
+				return float64(m.get(t)) / 1024, true
+			}
+		}
+		row(fmt.Sprintf("%s, %d session(s)", m.name, lo), at(lo))
+		row(fmt.Sprintf("%s, %d sessions", m.name, hi), at(hi))
+		row(m.name+" per added session", func(sd *server) (float64, bool) {
+			a, oka := at(lo)(sd)
+			b, okb := at(hi)(sd)
+			return (b - a) / float64(hi-lo), oka && okb
+		})
+	}
+}
+
+func names(sides []*server) []string {
+	var out []string
+	for _, sd := range sides {
+		out = append(out, sd.name)
+	}
+	return out
+}
+
+// ratioOf is f(a)/f(b), or "-".
+func ratioOf(a, b *tally, f func(*tally) float64) string {
+	if a == nil || b == nil || f(b) == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", f(a)/f(b))
 }
 
 // cpuPerCall is the processor time per call, in ms (clock ticks of 10 ms).
@@ -243,6 +356,11 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 		return err
 	default:
 	}
+	time.Sleep(time.Second) // what the warm-up's pages leave settles
+	pids := append([]int{s.cmd.Process.Pid}, sut.Descendants(s.cmd.Process.Pid)...)
+	if uss := mcpclient.USS(pids); t.uss == 0 || uss < t.uss {
+		t.uss, t.pss = uss, mcpclient.PSS(pids)
+	}
 	cpu0 := sut.CPUTime(s.cmd.Process.Pid)
 	start := time.Now()
 	end := start.Add(window)
@@ -289,9 +407,10 @@ func lap(ctx context.Context, c *mcphttp.Client, u string) ([]time.Duration, err
 	return []time.Duration{d1, d2}, nil
 }
 
-// startWasmwright runs `wasmwright serve --http` on a free loopback port
-// with a token of its own, and waits until it answers.
-func startWasmwright(bin string, sessions int, pprofAddr string) (*server, error) {
+// startWasmwright runs `bin serve --http` on a free loopback port with a
+// token of its own, and waits until it answers. plugins "" is the
+// binary's default; cache "" is build/cache.
+func startWasmwright(name, bin, plugins, cache string, sessions int, pprofAddr string) (*server, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%v: build it with make build", err)
 	}
@@ -299,7 +418,7 @@ func startWasmwright(bin string, sessions int, pprofAddr string) (*server, error
 	if err != nil {
 		return nil, err
 	}
-	conf, err := sut.WasmwrightConfig(dir, sessions)
+	conf, err := sut.WasmwrightConfig(dir, cache, plugins, sessions)
 	if err != nil {
 		return nil, err
 	}
@@ -307,7 +426,7 @@ func startWasmwright(bin string, sessions int, pprofAddr string) (*server, error
 	if err != nil {
 		return nil, err
 	}
-	s := &server{name: "wasmwright", url: "http://" + addr + "/mcp", token: "bench-" + strconv.Itoa(os.Getpid()), dir: dir}
+	s := &server{name: name, url: "http://" + addr + "/mcp", token: "bench-" + strconv.Itoa(os.Getpid()), dir: dir}
 	args := []string{"serve", "--config", conf, "--http", addr}
 	if pprofAddr != "" {
 		args = append(args, "--pprof", pprofAddr)
@@ -337,8 +456,9 @@ func startPeer(cli string) (*server, error) {
 	return s, s.start()
 }
 
-// start starts the process and waits (up to a minute) until a session
-// opens on it.
+// start starts the process and waits (up to three minutes: a build that
+// compiles its plugins at start, on a cold cache and a loaded machine)
+// until a session opens on it.
 func (s *server) start() error {
 	s.cmd.Dir = s.dir
 	if err := s.cmd.Start(); err != nil {
@@ -348,7 +468,7 @@ func (s *server) start() error {
 	var werr error
 	go func() { werr = s.cmd.Wait(); close(s.done) }()
 	hc := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(time.Minute)
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		c, err := mcphttp.Dial(ctx, hc, s.url, s.token)
@@ -365,7 +485,7 @@ func (s *server) start() error {
 		}
 		if time.Now().After(deadline) {
 			s.stop()
-			return fmt.Errorf("%s did not serve within a minute: %v", s.name, err)
+			return fmt.Errorf("%s did not serve within three minutes: %v", s.name, err)
 		}
 	}
 }
@@ -405,14 +525,6 @@ func listPages(dir string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
-}
-
-func slicesMax(v []int) int {
-	m := 0
-	for _, x := range v {
-		m = max(m, x)
-	}
-	return m
 }
 
 func ms(d time.Duration) string {
