@@ -368,7 +368,7 @@ func (s *Service) driverExited(d *sharedDriver) {
 				ss.profile = nil
 			}
 			ss.mu.Unlock()
-			s.notifyClosed(ss.key, false)
+			s.notifyClosed(ss.key)
 		}()
 	}
 }

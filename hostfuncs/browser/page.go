@@ -778,7 +778,7 @@ func (s *Service) dropCrashed(ss *session) {
 		if ss.profile != nil {
 			unlockProfile(ss.profile)
 		}
-		s.notifyClosed(ss.key, false)
+		s.notifyClosed(ss.key)
 	}()
 }
 

@@ -78,7 +78,10 @@ type Service struct {
 	opts Options
 	log  *slog.Logger
 
-	startMu sync.Mutex // starting the driver, the browser, a session
+	startMu sync.Mutex // starting the driver and the shared browser
+	// proxyMu orders reading a session's proxy against telling
+	// OnSessionClosed a key's session is gone (notifyClosed).
+	proxyMu sync.Mutex
 	mu      sync.Mutex // the fields below
 	pw      *pw.Playwright
 	drv     *sharedDriver // the driver pw belongs to
@@ -87,7 +90,10 @@ type Service struct {
 	// sessions are the open ones; crashed remembers keys whose session
 	// crashed, so the next one is told it is fresh.
 	sessions map[sessKey]*session
-	crashed  map[sessKey]string
+	// opening holds the keys whose session is being opened, each closed
+	// when that open ends: one open per key, keys open alongside.
+	opening map[sessKey]chan struct{}
+	crashed map[sessKey]string
 	// reaped remembers why the host closed a key's session on its own
 	// (idle, evicted), so its next call is told instead of finding none.
 	reaped map[sessKey]string
@@ -120,7 +126,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser"),
-		sessions: map[sessKey]*session{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
+		sessions: map[sessKey]*session{}, opening: map[sessKey]chan struct{}{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
@@ -185,24 +191,21 @@ func (s *Service) CloseSession(personality, session string) error {
 		return nil
 	}
 	err := s.closeSession(ss)
-	s.notifyClosed(ss.key, false)
+	s.notifyClosed(ss.key)
 	return err
 }
 
 // notifyClosed tells Options.OnSessionClosed that k's session is gone,
-// unless a new session for k opened meanwhile (its proxy must live on).
-// create holds startMu from reading a session's proxy to publishing the
-// session; haveStart says whether the caller holds it already.
-func (s *Service) notifyClosed(k sessKey, haveStart bool) {
+// unless a new session for k is open or opening (its proxy must live on):
+// create reserves k before it reads k's proxy under proxyMu.
+func (s *Service) notifyClosed(k sessKey) {
 	if s.opts.OnSessionClosed == nil {
 		return
 	}
-	if !haveStart {
-		s.startMu.Lock()
-		defer s.startMu.Unlock()
-	}
+	s.proxyMu.Lock()
+	defer s.proxyMu.Unlock()
 	s.mu.Lock()
-	live := s.sessions[k] != nil
+	live := s.sessions[k] != nil || s.opening[k] != nil
 	s.mu.Unlock()
 	if !live {
 		s.opts.OnSessionClosed(k.personality, k.session)
@@ -378,7 +381,7 @@ func (s *Service) sweep() {
 			if err := s.closeSession(ss); err != nil {
 				s.log.Warn("closing idle session", "err", err)
 			}
-			s.notifyClosed(ss.key, false)
+			s.notifyClosed(ss.key)
 		}
 	}
 }
@@ -466,23 +469,57 @@ func (s *Service) discardCrashed(ss *session) error {
 }
 
 // create opens a new session for k, on the named profile when named is
-// set.
+// set. Sessions of different keys open at once: only the start of the
+// driver and the shared browser is serialized (startMu); a second create
+// for a key being opened waits for that open and takes its session.
 func (s *Service) create(k sessKey, named string) (*session, error) {
-	s.startMu.Lock()
-	defer s.startMu.Unlock()
-	s.mu.Lock()
-	if ss := s.sessions[k]; ss != nil {
+	for {
+		s.mu.Lock()
+		if ss := s.sessions[k]; ss != nil {
+			s.mu.Unlock()
+			return ss, nil
+		}
+		if s.closed {
+			s.mu.Unlock()
+			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+		}
+		wait, busy := s.opening[k]
+		if !busy {
+			s.opening[k] = make(chan struct{})
+			s.mu.Unlock()
+			break
+		}
 		s.mu.Unlock()
-		return ss, nil
+		select {
+		case <-wait: // opened (taken above) or failed (this call tries)
+		case <-s.life.Done():
+		}
 	}
-	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		close(s.opening[k])
+		delete(s.opening, k)
+		s.mu.Unlock()
+	}()
+	if testOpening != nil {
+		testOpening(k)
+	}
 	s.evictFor()
+	return s.open(k, named)
+}
 
+// testOpening, set by tests, runs as a session's open begins.
+var testOpening func(sessKey)
+
+// open opens k's session (create reserved k) and publishes it.
+func (s *Service) open(k sessKey, named string) (*session, error) {
 	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string
+	s.proxyMu.Lock()
 	proxy := s.proxyServer(k)
+	s.proxyMu.Unlock()
 
 	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
 	// The personality's own profile, or the named one the call asked for
@@ -515,7 +552,11 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 			persistent = false
 			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
 		} else {
-			if err := s.startDriver(); err != nil {
+			s.startMu.Lock()
+			err := s.startDriver()
+			ss.drv = s.driver() // the one this session's browser runs on
+			s.startMu.Unlock()
+			if err != nil {
 				unlockProfile(lock)
 				return nil, err
 			}
@@ -535,7 +576,7 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 			if proxy != "" {
 				o.Proxy = s.pwProxy(proxy)
 			}
-			bctx, err := s.pw.Chromium.LaunchPersistentContext(dir, o)
+			bctx, err := ss.drv.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
 				unlockProfile(lock)
 				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", label, firstLine(err.Error()))
@@ -545,7 +586,10 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 		}
 	}
 	if ss.bctx == nil {
+		s.startMu.Lock()
 		b, note, err := s.ensureBrowser()
+		ss.drv = s.driver()
+		s.startMu.Unlock()
 		if err != nil {
 			return nil, err
 		}
@@ -571,7 +615,6 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
-	ss.drv = s.driver()
 	ss.bctx.OnPage(ss.onPage)
 	for _, p := range ss.bctx.Pages() {
 		ss.attach(p)
@@ -598,6 +641,12 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one is gone (%s), so its tabs, cookies and form state are gone.", why))
 		delete(s.reaped, k)
 	}
+	if s.closed { // Close ran meanwhile and did not see this session
+		s.mu.Unlock()
+		ss.evMu.Unlock()
+		s.closeSession(ss)
+		return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	}
 	warnings = append(s.notices, warnings...)
 	s.notices = nil
 	s.sessions[k] = ss
@@ -608,11 +657,12 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 	return ss, nil
 }
 
-// evictFor closes the least recently used sessions until one more fits.
+// evictFor closes the least recently used sessions until the open ones
+// and those being opened (the caller's among them) fit the cap.
 func (s *Service) evictFor() {
 	for {
 		s.mu.Lock()
-		if len(s.sessions) < s.cfg.MaxContexts {
+		if len(s.sessions)+len(s.opening) <= s.cfg.MaxContexts {
 			s.mu.Unlock()
 			return
 		}
@@ -627,7 +677,7 @@ func (s *Service) evictFor() {
 		}
 		if lru == nil {
 			s.mu.Unlock()
-			return // every session is driven by a human: go over the cap
+			return // every open session is driven by a human: go over the cap
 		}
 		delete(s.sessions, lru.key)
 		s.reapedLocked(lru.key, fmt.Sprintf("it was closed as the least recently used session to make room for another (browser.max_contexts is %d; raise it to keep more sessions open)", s.cfg.MaxContexts))
@@ -636,7 +686,7 @@ func (s *Service) evictFor() {
 		if err := s.closeSession(lru); err != nil {
 			s.log.Warn("evicting session", "err", err)
 		}
-		s.notifyClosed(lru.key, true) // create, our caller, holds startMu
+		s.notifyClosed(lru.key)
 	}
 }
 
