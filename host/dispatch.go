@@ -44,6 +44,8 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	t0 := time.Now()
+	h.idle.begin()
+	defer h.idle.end()
 	h.warm(p, req.Tool)
 	var j judgment
 	h.beginCall(p.name, req.Session)

@@ -78,6 +78,8 @@ type Host struct {
 	grantsErr  error
 	// recent is the tail of the events (RecentEvents).
 	recent eventRing
+	// idle returns a burst's free heap to the OS when calls stop.
+	idle idleRelease
 
 	closeOnce sync.Once
 	closeErr  error

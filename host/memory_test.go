@@ -124,3 +124,32 @@ func TestStartSelfTestLeavesNoCompiledCode(t *testing.T) {
 		t.Fatal("a call ran without compiled code")
 	}
 }
+
+// Once calls stop, the host hands the heap they left free back to the OS,
+// once per lull: calls that overlap do not release under each other.
+func TestIdleHostReleasesHeap(t *testing.T) {
+	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links"})
+	h := f.host(t, "[plugins.extract_links]\n[personalities.p]\nplugins = [\"extract_links\"]\ntools = [\"*\"]\ngrants = [\"events\"]\n", nil)
+	h.idle.notify = make(chan struct{}, 1)
+	call := func() {
+		if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "extract_links", Args: json.RawMessage(`{"html":"<a href='/a'>A</a>"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.idle.begin() // a call in flight throughout the next three
+	for i := 0; i < 3; i++ {
+		call()
+	}
+	if n := h.idle.runs.Load(); n != 0 {
+		t.Fatalf("%d releases while a call ran", n)
+	}
+	h.idle.end()
+	select {
+	case <-h.idle.notify:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no release after the calls stopped")
+	}
+	if n := h.idle.runs.Load(); n != 1 {
+		t.Fatalf("%d releases for one lull, want 1", n)
+	}
+}
