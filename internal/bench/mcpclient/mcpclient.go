@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // IsolateArgs go to Playwright MCP's browser: external hosts fail at once
@@ -25,7 +27,8 @@ var IsolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0
 // the browser plugin with the default pipeline (detect, compact, mask),
 // the egress proxy in front of Chromium (loopback allowed for the pages
 // served on it). pluginsDir "" is the binary's default; browserKeys are
-// added to its [browser] table.
+// added to its [browser] table. The driver is this checkout's
+// build/driver, whichever binary runs (a before build has none beside it).
 func BenchConfig(cacheDir, pluginsDir, workspace, browserKeys string) string {
 	host := fmt.Sprintf("cache_dir = %q\n", cacheDir)
 	if pluginsDir != "" {
@@ -41,6 +44,7 @@ watch_plugins = false
 [browser]
 headed = "false"
 workspace_dir = %q
+driver_dir = %q
 %s
 [plugins.browser]
 [plugins.blockdetect]
@@ -52,7 +56,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "secrets.mask"]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, host, workspace, browserKeys)
+`, host, workspace, filepath.Join(wasmbuild.Root(), "build", "driver"), browserKeys)
 }
 
 // StartWasmwright starts `bin serve` over stdio with conf (BenchConfig's
