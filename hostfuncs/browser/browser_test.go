@@ -948,3 +948,38 @@ func TestPrewarmStartsTheBrowser(t *testing.T) {
 		t.Fatal("the first navigate started another browser")
 	}
 }
+
+// The snapshot is taken with boxes only when the page has marked elements
+// to place (boxes cost a large page's snapshot up to twice its time), and
+// the marks still land on their lines.
+func TestSnapshotBoxesOnlyForMarks(t *testing.T) {
+	c := caller(t.Name())
+	var boxes []bool
+	snapshotTaken = func(o pw.PageAriaSnapshotOptions) { boxes = append(boxes, o.Boxes != nil && *o.Boxes) }
+	t.Cleanup(func() { snapshotTaken = nil })
+	nav(t, c, "/other")
+	if len(boxes) != 1 || boxes[0] {
+		t.Fatalf("a page without marks: snapshots with boxes %v, want one without", boxes)
+	}
+	r := nav(t, c, "/drag")
+	if len(boxes) != 2 || !boxes[1] {
+		t.Fatalf("a page with marks: snapshots with boxes %v, want the second with", boxes)
+	}
+	if !strings.Contains(r.Snapshot, "[draggable]") || !strings.Contains(r.Snapshot, "[droppable]") || strings.Contains(r.Snapshot, "[box=") {
+		t.Fatalf("marks not placed:\n%s", r.Snapshot)
+	}
+}
+
+// Every password value is redacted, whichever field of several it is in,
+// and the other values are kept, each on its own line.
+func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/logins")
+	for _, f := range []struct{ name, text string }{{"Old password", "old-s3cret"}, {"User", "ada"}, {"New password", "new-s3cret"}} {
+		act(t, c, abi.BrowserActRequest{Action: abi.ActFill, Ref: refOf(t, r.Snapshot, `textbox "`+f.name+`"`), Text: f.text})
+	}
+	s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	if strings.Contains(s.Snapshot, "s3cret") || strings.Count(s.Snapshot, abi.RedactedValue) != 2 || !regexp.MustCompile(`textbox "User" \[ref=\w+\]: ada\n`).MatchString(s.Snapshot+"\n") {
+		t.Fatalf("redaction of several fields:\n%s", s.Snapshot)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -407,18 +408,37 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
-// plain elements that take input (marks.go).
+// plain elements that take input (marks.go). The marks are read first:
+// boxes, which are only how a mark finds its line, cost a large page's
+// snapshot up to twice its time, so a page without marked elements is
+// snapshotted without them.
 func (s *Service) aria(t *tab, depth int) (string, error) {
-	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))}
-	if depth > 0 {
-		o.Depth = pw.Int(depth)
+	marks := findMarks(t.page)(s.cfg.ActionTimeout.D())
+	o := snapshotOptions(depth, len(marks) > 0, s.cfg.ActionTimeout.D())
+	if snapshotTaken != nil {
+		snapshotTaken(o)
 	}
-	found := findMarks(t.page)
 	snap, err := t.page.AriaSnapshot(o)
 	if err != nil {
 		return "", err
 	}
-	return markLines(snap, found(s.cfg.ActionTimeout.D())), nil
+	return markLines(snap, marks), nil
+}
+
+// snapshotTaken, when set (by tests), sees the options of every snapshot.
+var snapshotTaken func(pw.PageAriaSnapshotOptions)
+
+// snapshotOptions are the ARIA snapshot's options: AI mode (refs), boxes
+// only when there are marks to place.
+func snapshotOptions(depth int, boxes bool, timeout time.Duration) pw.PageAriaSnapshotOptions {
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: pw.Float(float64(timeout.Milliseconds()))}
+	if boxes {
+		o.Boxes = pw.Bool(true)
+	}
+	if depth > 0 {
+		o.Depth = pw.Int(depth)
+	}
+	return o
 }
 
 // keepRefs records the refs of a whole-page snapshot as the latest of t:
@@ -461,18 +481,20 @@ func subtree(snap, ref string, depth int) (string, bool) {
 
 // redact replaces the value of every password input in a snapshot:
 // Playwright prints a filled password as the textbox's value. Each textbox
-// line that carries a value is checked; when the check fails the value is
-// redacted anyway. Lines are scanned by hand (a regexp over a large
-// snapshot cost tens of milliseconds); textboxValue is the same rule.
+// line that carries a value is checked, all at once (a round trip per
+// field, one after another, cost a form-heavy page tens of milliseconds);
+// when a check fails the value is redacted anyway. Lines are scanned by
+// hand (a regexp over a large snapshot cost tens of milliseconds);
+// textboxValue is the same rule.
 func (s *Service) redact(t *tab, snap string) string {
 	if !strings.Contains(snap, "- textbox") {
 		return snap
 	}
-	var b strings.Builder
-	last := 0 // snap[:last] is written to b, or b is empty and nothing changed
-	// A page that stops answering must not cost a second per textbox: past
-	// the deadline every remaining value is redacted without asking.
-	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	type field struct {
+		start, end int // the value's line: snap[start:end]
+		head, ref  string
+	}
+	var fields []field
 	for pos := 0; pos < len(snap); {
 		end := strings.IndexByte(snap[pos:], '\n')
 		if end < 0 {
@@ -480,25 +502,49 @@ func (s *Service) redact(t *tab, snap string) string {
 		} else {
 			end += pos
 		}
-		line := snap[pos:end]
-		if head, ref, ok := textboxLine(line); ok {
-			var v any
-			err := errors.New("no time left to check")
-			if time.Now().Before(deadline) {
-				v, err = t.page.GetByRef(ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
-					pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-			}
-			if isPwd, ok := v.(bool); !(err == nil && ok && !isPwd) {
-				if b.Len() == 0 {
-					b.Grow(len(snap))
-				}
-				b.WriteString(snap[last:pos])
-				b.WriteString(head)
-				b.WriteString(": " + abi.RedactedValue)
-				last = end
-			}
+		if head, ref, ok := textboxLine(snap[pos:end]); ok {
+			fields = append(fields, field{pos, end, head, ref})
 		}
 		pos = end + 1
+	}
+	if len(fields) == 0 {
+		return snap
+	}
+	// A page that stops answering must not cost a second per textbox: past
+	// the deadline every remaining value is redacted without asking.
+	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	plain := make([]bool, len(fields))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16)
+	for i, f := range fields {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if !time.Now().Before(deadline) {
+				return
+			}
+			v, err := t.page.GetByRef(f.ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			isPwd, ok := v.(bool)
+			plain[i] = err == nil && ok && !isPwd
+		}()
+	}
+	wg.Wait()
+	var b strings.Builder
+	last := 0 // snap[:last] is written to b
+	for i, f := range fields {
+		if plain[i] {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(snap))
+		}
+		b.WriteString(snap[last:f.start])
+		b.WriteString(f.head)
+		b.WriteString(": " + abi.RedactedValue)
+		last = f.end
 	}
 	if last == 0 {
 		return snap
