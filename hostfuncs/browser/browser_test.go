@@ -983,3 +983,18 @@ func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
 		t.Fatalf("redaction of several fields:\n%s", s.Snapshot)
 	}
 }
+
+// A caller whose personality has no detector gets a navigation's title,
+// status and snapshot, but not the page's text and HTML (the detector's
+// inputs, which nothing else reads): they are not read at all.
+func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
+	c := caller(t.Name())
+	c.NoDetector = true
+	r := nav(t, c, "/")
+	if r.Page.Text != "" || r.Page.HTML != "" {
+		t.Fatalf("the page's text and HTML were read for a personality without a detector: %q / %q", r.Page.Text, r.Page.HTML)
+	}
+	if r.Page.Status != 200 || r.Page.Title != "Home" || !strings.Contains(r.Snapshot, `heading "Welcome"`) {
+		t.Fatalf("page facts or snapshot missing: %+v\n%s", r.Page, r.Snapshot)
+	}
+}
