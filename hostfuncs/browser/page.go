@@ -408,21 +408,43 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
-// plain elements that take input (marks.go). The marks are read first:
-// boxes, which are only how a mark finds its line, cost a large page's
-// snapshot up to twice its time, so a page without marked elements is
-// snapshotted without them.
+// plain elements that take input (marks.go). Boxes, which are only how a
+// mark finds its line, cost a large page's snapshot up to twice its time,
+// so a page without marked elements is snapshotted without them: the
+// marks are read first, or, when the latest snapshot of the same document
+// found none, while the snapshot is taken (one round trip less); marks
+// found meanwhile (the page added some) cost a second snapshot, with
+// boxes.
 func (s *Service) aria(t *tab, depth int) (string, error) {
-	marks := findMarks(t.page)(s.cfg.ActionTimeout.D())
-	o := snapshotOptions(depth, len(marks) > 0, s.cfg.ActionTimeout.D())
-	if snapshotTaken != nil {
-		snapshotTaken(o)
+	wait := s.cfg.ActionTimeout.D()
+	doc := t.navSeq.Load() + 1
+	found := findMarks(t.page)
+	var marks map[string][]string
+	if t.unmarked.Load() == doc {
+		snap, err := takeSnapshot(t, snapshotOptions(depth, false, wait))
+		if marks = found(wait); err != nil || len(marks) == 0 {
+			return snap, err
+		}
+	} else {
+		marks = found(wait)
 	}
-	snap, err := t.page.AriaSnapshot(o)
+	if len(marks) == 0 {
+		t.unmarked.Store(doc)
+	} else {
+		t.unmarked.Store(0)
+	}
+	snap, err := takeSnapshot(t, snapshotOptions(depth, len(marks) > 0, wait))
 	if err != nil {
 		return "", err
 	}
 	return markLines(snap, marks), nil
+}
+
+func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
+	if snapshotTaken != nil {
+		snapshotTaken(o)
+	}
+	return t.page.AriaSnapshot(o)
 }
 
 // snapshotTaken, when set (by tests), sees the options of every snapshot.
