@@ -1008,3 +1008,20 @@ func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
 		t.Fatalf("page facts or snapshot missing: %+v\n%s", r.Page, r.Snapshot)
 	}
 }
+
+// An action takes one snapshot of the page, a navigation too (with its
+// page facts read alongside), and an action with snapshot none takes none.
+func TestOneSnapshotPerAction(t *testing.T) {
+	c := caller(t.Name())
+	n := 0
+	snapshotTaken = func(pw.PageAriaSnapshotOptions) { n++ }
+	t.Cleanup(func() { snapshotTaken = nil })
+	r := nav(t, c, "/form")
+	name := refOf(t, r.Snapshot, `textbox "Name"`)
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Ada"})
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Bo", NoSnapshot: true})
+	if n != 3 {
+		t.Fatalf("a navigate, a type, a press and a type with snapshot none took %d snapshots, want 3", n)
+	}
+}
