@@ -408,34 +408,32 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
-// plain elements that take input (marks.go). Boxes, which are only how a
-// mark finds its line, cost a large page's snapshot up to twice its time,
-// so a page without marked elements is snapshotted without them: the
-// marks are read first, or, when the latest snapshot of the same document
-// found none, while the snapshot is taken (one round trip less); marks
-// found meanwhile (the page added some) cost a second snapshot, with
-// boxes.
+// plain elements that take input (marks.go), read alongside. Boxes, which
+// are only how a mark finds its line, cost a large page's snapshot up to
+// twice its time: once a snapshot of a document found no marked elements,
+// the next snapshots of that document are taken without them. If such a
+// page gained marked elements meanwhile, the snapshot is taken again with
+// boxes, so marks are never lost. (Reading the marks first instead costs
+// every snapshot one more round trip to the page.)
 func (s *Service) aria(t *tab, depth int) (string, error) {
 	wait := s.cfg.ActionTimeout.D()
 	doc := t.navSeq.Load() + 1
+	unmarked := t.unmarked.Load() == doc
 	found := findMarks(t.page)
-	var marks map[string][]string
-	if t.unmarked.Load() == doc {
-		snap, err := takeSnapshot(t, snapshotOptions(depth, false, wait))
-		if marks = found(wait); err != nil || len(marks) == 0 {
-			return snap, err
-		}
-	} else {
-		marks = found(wait)
+	snap, err := takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
+	marks := found(wait)
+	if err != nil {
+		return "", err
 	}
 	if len(marks) == 0 {
 		t.unmarked.Store(doc)
-	} else {
-		t.unmarked.Store(0)
+		return markLines(snap, nil), nil
 	}
-	snap, err := takeSnapshot(t, snapshotOptions(depth, len(marks) > 0, wait))
-	if err != nil {
-		return "", err
+	t.unmarked.Store(0)
+	if unmarked {
+		if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
+			return "", err
+		}
 	}
 	return markLines(snap, marks), nil
 }
