@@ -1,9 +1,12 @@
 package host
 
 import (
+	"bytes"
 	"encoding/json"
+	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
@@ -131,4 +134,40 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^[+~] .*you typed`).MatchString(res.SnapshotDiff) || strings.Contains(res.SnapshotDiff, "filler") {
 		t.Errorf("the diff does not show the page's change (masked):\n%s", res.SnapshotDiff)
 	}
+}
+
+// TestSnapshotAfterNavigateCompactsOnce: a browser_snapshot of the page a
+// navigate just returned reuses the navigate's compaction (the cache key
+// is the page's URL the host notes on both, not the navigate's page
+// facts) and answers that the snapshot is unchanged.
+func TestSnapshotAfterNavigateCompactsOnce(t *testing.T) {
+	site := serve(t, map[string]string{"/p": `<title>P</title><h1>Still</h1><a href="/p">Again</a>`})
+	var logs lockedBuffer
+	a := newAgentWith(t, site, "", Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	a.call("browser_navigate", map[string]any{"url": site.URL + "/p"})
+	res := a.call("browser_snapshot", map[string]any{})
+	if res.SnapshotDiff != snapshotSame {
+		t.Fatalf("the snapshot of an unchanged page: %+v", res)
+	}
+	if n := strings.Count(logs.String(), "role=compact"); n != 1 {
+		t.Fatalf("navigate then snapshot of the same page ran the compactor %d times, want 1:\n%s", n, logs.String())
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

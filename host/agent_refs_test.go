@@ -33,6 +33,12 @@ type agent struct {
 // then other tables).
 func newAgent(t *testing.T, site *httptest.Server, extra string) *agent {
 	t.Helper()
+	return newAgentWith(t, site, extra, Options{})
+}
+
+// newAgentWith is newAgent with the host's options.
+func newAgentWith(t *testing.T, site *httptest.Server, extra string, opts Options) *agent {
+	t.Helper()
 	needBrowser(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"})
 	h := f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
@@ -46,7 +52,7 @@ grants = ["browser.read", "browser.act", "events", "secrets.mask", "vault.fill"]
 hooks = { compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = [%q] }
 %s
-`, strings.TrimPrefix(site.URL, "http://"), extra)), Options{})
+`, strings.TrimPrefix(site.URL, "http://"), extra)), opts)
 	return &agent{t: t, h: h, dir: f.dir}
 }
 

@@ -232,8 +232,10 @@ func viewOf(args json.RawMessage) viewArgs {
 }
 
 // compactKey identifies a compaction: the compactor version, the view
-// arguments (viewArgs), the page and the snapshot. A compactor's
-// output may depend on nothing else (abi/README.md), so the same key always
+// arguments (viewArgs), the page's URL (result.source, which the host sets
+// on every browser result; result.page is only on a navigation's, and
+// would make a navigation and the snapshot after it two keys) and the
+// snapshot. A compactor's output may depend on nothing else (abi/README.md), so the same key always
 // yields the same snapshot: a browser_snapshot of an unchanged page right
 // after browser_navigate costs no second compaction.
 func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
@@ -245,19 +247,12 @@ func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
 	if cur := r.slot.cur.Load(); cur != nil {
 		plug = cur
 	}
-	for _, part := range []string{plug.SHA256, string(view), pageURL(res), res.Snapshot} {
+	for _, part := range []string{plug.SHA256, string(view), res.Source, res.Snapshot} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	var k [32]byte
 	h.Sum(k[:0])
 	return k
-}
-
-func pageURL(res *abi.Result) string {
-	if res.Page == nil {
-		return ""
-	}
-	return res.Page.URL
 }
 
 // snapCache is a small LRU of compacted snapshots.

@@ -38,6 +38,9 @@ type Caller struct {
 	// is on another origin by then (it moved while the call waited).
 	OriginJudged bool
 	Origin       string
+	// NoDetector says the personality has no detect hook: a navigation's
+	// page text and HTML, which only a detector reads, are not read.
+	NoDetector bool
 
 	// events counts the events emitted in this call; one call's host
 	// functions run one at a time, on the plugin's goroutine.

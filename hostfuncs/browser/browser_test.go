@@ -948,3 +948,79 @@ func TestPrewarmStartsTheBrowser(t *testing.T) {
 		t.Fatal("the first navigate started another browser")
 	}
 }
+
+// Boxes cost a large page's snapshot up to twice its time: a document
+// whose last snapshot found no marked elements is snapshotted without
+// them; when it has gained marks since, it is snapshotted again, with
+// boxes, and the marks land on their lines.
+func TestSnapshotBoxesOnlyForMarks(t *testing.T) {
+	c := caller(t.Name())
+	var boxes []bool
+	snapshotTaken = func(o pw.PageAriaSnapshotOptions) { boxes = append(boxes, o.Boxes != nil && *o.Boxes) }
+	t.Cleanup(func() { snapshotTaken = nil })
+	nav(t, c, "/other")
+	must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	if fmt.Sprint(boxes) != "[true false]" {
+		t.Fatalf("a page without marks: snapshots with boxes %v, want the second without", boxes)
+	}
+	// The page gains a drag source: the snapshot taken without boxes is
+	// taken again with them, and the mark is placed.
+	must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: `() => { const d = document.createElement("div"); d.draggable = true; d.textContent = "Card"; d.style.width = "50px"; document.body.append(d) }`})
+	s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	if fmt.Sprint(boxes) != "[true false false true]" || !strings.Contains(s.Snapshot, "[draggable]") {
+		t.Fatalf("a page that gained marks: snapshots with boxes %v, want a fourth with them; marks placed:\n%s", boxes, s.Snapshot)
+	}
+	r := nav(t, c, "/drag")
+	if fmt.Sprint(boxes[4:]) != "[true]" {
+		t.Fatalf("a page with marks: snapshots with boxes %v, want one with", boxes[4:])
+	}
+	if !strings.Contains(r.Snapshot, "[draggable]") || !strings.Contains(r.Snapshot, "[droppable]") || strings.Contains(r.Snapshot, "[box=") {
+		t.Fatalf("marks not placed:\n%s", r.Snapshot)
+	}
+}
+
+// Every password value is redacted, whichever field of several it is in,
+// and the other values are kept, each on its own line.
+func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/logins")
+	for _, f := range []struct{ name, text string }{{"Old password", "old-s3cret"}, {"User", "ada"}, {"New password", "new-s3cret"}} {
+		act(t, c, abi.BrowserActRequest{Action: abi.ActFill, Ref: refOf(t, r.Snapshot, `textbox "`+f.name+`"`), Text: f.text})
+	}
+	s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	if strings.Contains(s.Snapshot, "s3cret") || strings.Count(s.Snapshot, abi.RedactedValue) != 2 || !regexp.MustCompile(`textbox "User" \[ref=\w+\]: ada\n`).MatchString(s.Snapshot+"\n") {
+		t.Fatalf("redaction of several fields:\n%s", s.Snapshot)
+	}
+}
+
+// A caller whose personality has no detector gets a navigation's title,
+// status and snapshot, but not the page's text and HTML (the detector's
+// inputs, which nothing else reads): they are not read at all.
+func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
+	c := caller(t.Name())
+	c.NoDetector = true
+	r := nav(t, c, "/")
+	if r.Page.Text != "" || r.Page.HTML != "" {
+		t.Fatalf("the page's text and HTML were read for a personality without a detector: %q / %q", r.Page.Text, r.Page.HTML)
+	}
+	if r.Page.Status != 200 || r.Page.Title != "Home" || !strings.Contains(r.Snapshot, `heading "Welcome"`) {
+		t.Fatalf("page facts or snapshot missing: %+v\n%s", r.Page, r.Snapshot)
+	}
+}
+
+// An action takes one snapshot of the page, a navigation too (with its
+// page facts read alongside), and an action with snapshot none takes none.
+func TestOneSnapshotPerAction(t *testing.T) {
+	c := caller(t.Name())
+	n := 0
+	snapshotTaken = func(pw.PageAriaSnapshotOptions) { n++ }
+	t.Cleanup(func() { snapshotTaken = nil })
+	r := nav(t, c, "/form")
+	name := refOf(t, r.Snapshot, `textbox "Name"`)
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Ada"})
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Bo", NoSnapshot: true})
+	if n != 3 {
+		t.Fatalf("a navigate, a type, a press and a type with snapshot none took %d snapshots, want 3", n)
+	}
+}

@@ -59,6 +59,10 @@ func fixtures() *httptest.Server {
 		<button onclick="document.getElementById('hidden-file').click()">Choose file</button>
 		<input type="file" id="hidden-file" style="display:none" onchange="document.getElementById('f').textContent = 'chose ' + this.files[0].name">
 		<p id="f">no file</p>`)
+	page("/logins", `<title>Logins</title>
+		<label>Old password <input type="password" name="old"></label>
+		<label>User <input name="user"></label>
+		<label>New password <input type="password" name="new"></label>`)
 	page("/drag", `<title>Drag</title>
 		<div id="src" draggable="true" role="button" aria-label="Drag me" style="width:80px;height:40px;background:#ccc">Drag me</div>
 		<div id="dst" role="region" aria-label="Drop zone" style="width:200px;height:100px;border:1px solid #000;margin-top:40px"

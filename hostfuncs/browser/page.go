@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -407,18 +408,57 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
-// plain elements that take input (marks.go).
+// plain elements that take input (marks.go), read alongside. Boxes, which
+// are only how a mark finds its line, cost a large page's snapshot up to
+// twice its time: once a snapshot of a document found no marked elements,
+// the next snapshots of that document are taken without them. If such a
+// page gained marked elements meanwhile, the snapshot is taken again with
+// boxes, so marks are never lost. (Reading the marks first instead costs
+// every snapshot one more round trip to the page.)
 func (s *Service) aria(t *tab, depth int) (string, error) {
-	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))}
-	if depth > 0 {
-		o.Depth = pw.Int(depth)
-	}
+	wait := s.cfg.ActionTimeout.D()
+	doc := t.navSeq.Load() + 1
+	unmarked := t.unmarked.Load() == doc
 	found := findMarks(t.page)
-	snap, err := t.page.AriaSnapshot(o)
+	snap, err := takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
+	marks := found(wait)
 	if err != nil {
 		return "", err
 	}
-	return markLines(snap, found(s.cfg.ActionTimeout.D())), nil
+	if len(marks) == 0 {
+		t.unmarked.Store(doc)
+		return markLines(snap, nil), nil
+	}
+	t.unmarked.Store(0)
+	if unmarked {
+		if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
+			return "", err
+		}
+	}
+	return markLines(snap, marks), nil
+}
+
+func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
+	if snapshotTaken != nil {
+		snapshotTaken(o)
+	}
+	return t.page.AriaSnapshot(o)
+}
+
+// snapshotTaken, when set (by tests), sees the options of every snapshot.
+var snapshotTaken func(pw.PageAriaSnapshotOptions)
+
+// snapshotOptions are the ARIA snapshot's options: AI mode (refs), boxes
+// only when there are marks to place.
+func snapshotOptions(depth int, boxes bool, timeout time.Duration) pw.PageAriaSnapshotOptions {
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: pw.Float(float64(timeout.Milliseconds()))}
+	if boxes {
+		o.Boxes = pw.Bool(true)
+	}
+	if depth > 0 {
+		o.Depth = pw.Int(depth)
+	}
+	return o
 }
 
 // keepRefs records the refs of a whole-page snapshot as the latest of t:
@@ -461,18 +501,20 @@ func subtree(snap, ref string, depth int) (string, bool) {
 
 // redact replaces the value of every password input in a snapshot:
 // Playwright prints a filled password as the textbox's value. Each textbox
-// line that carries a value is checked; when the check fails the value is
-// redacted anyway. Lines are scanned by hand (a regexp over a large
-// snapshot cost tens of milliseconds); textboxValue is the same rule.
+// line that carries a value is checked, all at once (a round trip per
+// field, one after another, cost a form-heavy page tens of milliseconds);
+// when a check fails the value is redacted anyway. Lines are scanned by
+// hand (a regexp over a large snapshot cost tens of milliseconds);
+// textboxValue is the same rule.
 func (s *Service) redact(t *tab, snap string) string {
 	if !strings.Contains(snap, "- textbox") {
 		return snap
 	}
-	var b strings.Builder
-	last := 0 // snap[:last] is written to b, or b is empty and nothing changed
-	// A page that stops answering must not cost a second per textbox: past
-	// the deadline every remaining value is redacted without asking.
-	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	type field struct {
+		start, end int // the value's line: snap[start:end]
+		head, ref  string
+	}
+	var fields []field
 	for pos := 0; pos < len(snap); {
 		end := strings.IndexByte(snap[pos:], '\n')
 		if end < 0 {
@@ -480,25 +522,49 @@ func (s *Service) redact(t *tab, snap string) string {
 		} else {
 			end += pos
 		}
-		line := snap[pos:end]
-		if head, ref, ok := textboxLine(line); ok {
-			var v any
-			err := errors.New("no time left to check")
-			if time.Now().Before(deadline) {
-				v, err = t.page.GetByRef(ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
-					pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-			}
-			if isPwd, ok := v.(bool); !(err == nil && ok && !isPwd) {
-				if b.Len() == 0 {
-					b.Grow(len(snap))
-				}
-				b.WriteString(snap[last:pos])
-				b.WriteString(head)
-				b.WriteString(": " + abi.RedactedValue)
-				last = end
-			}
+		if head, ref, ok := textboxLine(snap[pos:end]); ok {
+			fields = append(fields, field{pos, end, head, ref})
 		}
 		pos = end + 1
+	}
+	if len(fields) == 0 {
+		return snap
+	}
+	// A page that stops answering must not cost a second per textbox: past
+	// the deadline every remaining value is redacted without asking.
+	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	plain := make([]bool, len(fields))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16)
+	for i, f := range fields {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if !time.Now().Before(deadline) {
+				return
+			}
+			v, err := t.page.GetByRef(f.ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			isPwd, ok := v.(bool)
+			plain[i] = err == nil && ok && !isPwd
+		}()
+	}
+	wg.Wait()
+	var b strings.Builder
+	last := 0 // snap[:last] is written to b
+	for i, f := range fields {
+		if plain[i] {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(snap))
+		}
+		b.WriteString(snap[last:f.start])
+		b.WriteString(f.head)
+		b.WriteString(": " + abi.RedactedValue)
+		last = f.end
 	}
 	if last == 0 {
 		return snap
@@ -584,11 +650,13 @@ func snapRefs(snap string, refs map[string]bool) {
 
 // factsJS reads the whole document for the detect hook, up to max UTF-16
 // units each (the host then caps the bytes): a wall's marker may sit
-// anywhere in it.
+// anywhere in it. With max 0 it reads only the title: without a
+// detector, nothing reads the rest (innerText lays the page out, and
+// both cost a large page tens of milliseconds).
 const factsJS = `(max) => ({
 	title: document.title,
-	text: document.body ? document.body.innerText.slice(0, max) : "",
-	html: document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
+	text: max && document.body ? document.body.innerText.slice(0, max) : "",
+	html: max && document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
 })`
 
 // facts collects what the detect hook reads about the loaded document.
@@ -609,6 +677,9 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 		pg.Status, pg.Headers = d.status, d.headers
 	}
 	max := s.cfg.DetectMaxMB << 20
+	if c := hostfuncs.CallerFrom(ss.ctx); c != nil && c.NoDetector {
+		max = 0
+	}
 	type reads struct {
 		v    any
 		verr error

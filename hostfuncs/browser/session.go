@@ -77,6 +77,9 @@ type tab struct {
 	// probed holds the probes locateToAct started in this call, for ready
 	// (cleared when the next call begins).
 	probed map[string]func() (probe, bool)
+	// unmarked is navSeq+1 when the latest snapshot of that document found
+	// no marked elements (aria), 0 otherwise.
+	unmarked atomic.Int64
 }
 
 // docInfo is what a main-frame navigation response said; seq is the
