@@ -204,7 +204,7 @@ func snapCandidates(snap string, marksOf map[string][]string) []candidate {
 		for len(frames) > 0 && frames[len(frames)-1].indent >= indent {
 			frames = frames[:len(frames)-1]
 		}
-		i, boxText, _ := boxAttr(line)
+		i, boxText, after := boxAttr(line)
 		if i < 0 {
 			continue
 		}
@@ -222,6 +222,9 @@ func snapCandidates(snap string, marksOf map[string][]string) []candidate {
 		c.box = box
 		head := strings.TrimPrefix(strings.TrimPrefix(line[indent:i], "- "), "'")
 		c.role, c.name, c.ref = keyParts(head)
+		if text, ok := strings.CutPrefix(strings.TrimRight(after, "\r\n"), ": "); ok && c.name == "" {
+			c.name = inlineText(text) // a generic's text: "- generic [ref=e7] [box=...]: Card"
+		}
 		if c.role == "iframe" {
 			frames = append(frames, frame{indent, box})
 		}
@@ -255,6 +258,18 @@ func keyParts(key string) (role, name, ref string) {
 		ref = m[1]
 	}
 	return role, name, ref
+}
+
+// inlineText is a line's text after the key, unquoted when YAML quoted
+// it.
+func inlineText(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	if len(s) >= 2 && s[0] == '\'' && s[len(s)-1] == '\'' {
+		return strings.ReplaceAll(s[1:len(s)-1], "''", "'")
+	}
+	return s
 }
 
 func parseBox(s string) (rect, bool) {
@@ -383,20 +398,20 @@ var markColours = []color.RGBA{
 	{145, 30, 180, 255}, {190, 0, 130, 255}, {0, 120, 130, 255}, {110, 70, 0, 255},
 }
 
-// digits is a 3x5 bitmap font, one row per string, drawn at digitScale.
+// digits is a 5x7 bitmap font, one row per string, drawn at digitScale.
 // golang.org/x/image/font/basicfont is not in this module's graph; ten
 // glyphs do not warrant a dependency.
-var digits = [10][5]string{
-	{"###", "#.#", "#.#", "#.#", "###"},
-	{".#.", "##.", ".#.", ".#.", "###"},
-	{"###", "..#", "###", "#..", "###"},
-	{"###", "..#", "###", "..#", "###"},
-	{"#.#", "#.#", "###", "..#", "..#"},
-	{"###", "#..", "###", "..#", "###"},
-	{"###", "#..", "###", "#.#", "###"},
-	{"###", "..#", ".#.", ".#.", ".#."},
-	{"###", "#.#", "###", "#.#", "###"},
-	{"###", "#.#", "###", "..#", "###"},
+var digits = [10][7]string{
+	{".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."},
+	{"..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."},
+	{".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"},
+	{"#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."},
+	{"...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."},
+	{"#####", "#....", "####.", "....#", "....#", "#...#", ".###."},
+	{"..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."},
+	{"#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."},
+	{".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."},
+	{".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."},
 }
 
 const (
@@ -406,8 +421,8 @@ const (
 )
 
 // drawMarks draws each mark's box outline (inside the box) and its number
-// on a filled tag at the box's top-left corner, above the box when the box
-// is too small to hold it and there is room.
+// on a filled tag on the box's top-left corner: above the box, so as not
+// to cover what the box shows, or inside it at the top of the viewport.
 func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
 	for i, m := range marks {
 		col := image.NewUniform(markColours[i%len(markColours)])
@@ -419,10 +434,10 @@ func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
 			draw.Draw(img, edge, col, image.Point{}, draw.Src)
 		}
 		text := strconv.Itoa(m.Mark)
-		tw := len(text)*(3+1)*digitScale - digitScale + 2*labelPad
-		th := 5*digitScale + 2*labelPad
+		tw := len(text)*(5+1)*digitScale - digitScale + 2*labelPad
+		th := 7*digitScale + 2*labelPad
 		at := r.Min
-		if (r.Dx() < tw || r.Dy() < th) && at.Y >= th {
+		if at.Y >= th {
 			at.Y -= th
 		}
 		at.X = max(0, min(at.X, img.Bounds().Max.X-tw))
@@ -438,7 +453,7 @@ func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
 					}
 				}
 			}
-			x += 4 * digitScale
+			x += 6 * digitScale
 		}
 	}
 }

@@ -51,13 +51,13 @@ func somPages(t *testing.T) *httptest.Server {
 				document.getElementById("out").textContent = hit ? "clicked " + hit[0] : "missed";
 			});
 			</script>`,
-		// A hostile crowd: 2000 clickable spans, and one element with 10000
+		// A hostile crowd: 600 clickable spans, and one element with 5000
 		// children.
 		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
 			<div id="crowd"></div><div id="big"></div>
 			<script>
-			document.getElementById("crowd").innerHTML = "<span></span>".repeat(2000);
-			document.getElementById("big").innerHTML = "<i></i>".repeat(10000);
+			document.getElementById("crowd").innerHTML = "<span></span>".repeat(600);
+			document.getElementById("big").innerHTML = "<i></i>".repeat(5000);
 			</script>`,
 	}
 	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -220,8 +220,8 @@ func TestMarkedScreenshotCanvas(t *testing.T) {
 	}
 }
 
-// TestMarkedScreenshotBounded: 2000 clickable spans and an element with
-// 10000 children give MaxScreenMarks marks, the total says how many were
+// TestMarkedScreenshotBounded: 600 clickable spans and an element with
+// 5000 children give MaxScreenMarks marks, the total says how many were
 // found (each span once, though both the snapshot and the region scan
 // find it), and every box stays in the viewport.
 func TestMarkedScreenshotBounded(t *testing.T) {
@@ -230,8 +230,8 @@ func TestMarkedScreenshotBounded(t *testing.T) {
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/crowd", NoSnapshot: true})
 	out, img := markedShot(t, c, abi.BrowserScreenshotRequest{NoInline: false})
 	checkLegend(t, c, out, img)
-	if len(out.Marks) != abi.MaxScreenMarks || out.MarksTotal != 2000 {
-		t.Errorf("%d marks of %d: want %d of 2000 (one per span)", len(out.Marks), out.MarksTotal, abi.MaxScreenMarks)
+	if len(out.Marks) != abi.MaxScreenMarks || out.MarksTotal != 600 {
+		t.Errorf("%d marks of %d: want %d of 600 (one per span)", len(out.Marks), out.MarksTotal, abi.MaxScreenMarks)
 	}
 }
 
@@ -320,7 +320,8 @@ func TestPickMarks(t *testing.T) {
 	}
 }
 
-// TestSnapCandidates: roles, names with quotes and refs in them, flags
+// TestSnapCandidates: roles, names with quotes and refs in them, a
+// generic's text as its name, flags
 // from the marks logic and Playwright's cursor, iframe offsets.
 func TestSnapCandidates(t *testing.T) {
 	snap := `- generic [ref=e1] [box=0,0,800,600]:
@@ -332,6 +333,7 @@ func TestSnapCandidates(t *testing.T) {
     - link "In frame" [ref=f1e1] [box=5,5,50,10]:
       - /url: /x
   - 'button "a: b" [ref=e7] [box=10,130,80,20]'
+  - generic [ref=e8] [cursor=pointer] [box=10,160,80,20]: "x: y"
 `
 	got := []string{}
 	for _, c := range snapCandidates(snap, map[string][]string{"10,70,80,20": {"draggable"}}) {
@@ -339,9 +341,10 @@ func TestSnapCandidates(t *testing.T) {
 	}
 	want := []string{
 		"e1|generic||{0 0 800 600}|true|{0 0 0 0}", `e2|button|Say "[ref=e99]"|{10 10 80 20}|false|{0 0 0 0}`,
-		"e3|generic||{10 40 80 20}|false|{0 0 0 0}", "e4|generic||{10 70 80 20}|false|{0 0 0 0}",
-		"e5|paragraph||{10 100 80 20}|true|{0 0 0 0}", "e6|iframe||{100 200 300 200}|true|{0 0 0 0}",
+		"e3|generic|Card|{10 40 80 20}|false|{0 0 0 0}", "e4|generic|Drag me|{10 70 80 20}|false|{0 0 0 0}",
+		"e5|paragraph|text|{10 100 80 20}|true|{0 0 0 0}", "e6|iframe||{100 200 300 200}|true|{0 0 0 0}",
 		"f1e1|link|In frame|{105 205 50 10}|false|{100 200 300 200}", "e7|button|a: b|{10 130 80 20}|false|{0 0 0 0}",
+		"e8|generic|x: y|{10 160 80 20}|false|{0 0 0 0}",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
