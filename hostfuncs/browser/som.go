@@ -2,6 +2,7 @@ package browser
 
 import (
 	"bytes"
+	"cmp"
 	"image"
 	"image/color"
 	"image/draw"
@@ -35,7 +36,8 @@ import (
 // Boxes are clipped to the viewport; those left under somMinSide pixels a
 // side go, as do duplicates (same box) and regions inside a kept element
 // or wrapping one almost exactly. Marks are numbered 1..N top to bottom,
-// then left to right, at most abi.MaxScreenMarks.
+// then left to right within a row (readingOrder), at most
+// abi.MaxScreenMarks.
 
 // somRoles are the ARIA roles that take input.
 var somRoles = map[string]bool{
@@ -47,6 +49,7 @@ var somRoles = map[string]bool{
 
 const (
 	somMinSide = 4  // px: smaller boxes are not worth a mark
+	rowSlack   = 16 // px: tops this close read as one row
 	somNameMax = 60 // characters of a mark's name
 	// regionsJS reads at most this many elements and returns at most this
 	// many regions: a page of a million nodes costs a bounded walk.
@@ -346,12 +349,7 @@ func pickMarks(cands []candidate, w, h int) (marks []abi.ScreenMark, total int) 
 		}
 		keep = append(keep, c)
 	}
-	slices.SortStableFunc(keep, func(a, b candidate) int {
-		if a.box.y != b.box.y {
-			return a.box.y - b.box.y
-		}
-		return a.box.x - b.box.x
-	})
+	readingOrder(keep)
 	seen := map[rect]bool{}
 	for _, c := range keep {
 		if seen[c.box] {
@@ -364,6 +362,21 @@ func pickMarks(cands []candidate, w, h int) (marks []abi.ScreenMark, total int) 
 		}
 	}
 	return marks, total
+}
+
+// readingOrder sorts boxes top to bottom, then by rows left to right: a
+// box whose top is within rowSlack (at most half the height) of the first
+// box of a row joins that row.
+func readingOrder(c []candidate) {
+	slices.SortStableFunc(c, func(a, b candidate) int { return cmp.Or(a.box.y-b.box.y, a.box.x-b.box.x) })
+	for i := 0; i < len(c); {
+		j := i + 1
+		for j < len(c) && c[j].box.y < c[i].box.y+max(1, min(rowSlack, c[i].box.h/2)) {
+			j++
+		}
+		slices.SortStableFunc(c[i:j], func(a, b candidate) int { return a.box.x - b.box.x })
+		i = j
+	}
 }
 
 // covered: r lies inside one of the elements, or wraps one that fills

@@ -73,7 +73,7 @@ func somPages(t *testing.T) *httptest.Server {
 	return s
 }
 
-func markedShot(t *testing.T, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, image.Image) {
+func shotWithMarks(t *testing.T, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, image.Image) {
 	t.Helper()
 	req.Marks = true
 	out := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, req)
@@ -111,11 +111,10 @@ func checkLegend(t *testing.T, c *hostfuncs.Caller, out abi.BrowserScreenshotRes
 		if m.Mark != i+1 || x < 0 || y < 0 || w < somMinSide || h < somMinSide || x+w > vp[0] || y+h > vp[1] {
 			t.Errorf("mark %d: %+v outside the viewport %v or misnumbered", i+1, m, vp)
 		}
-		if i > 0 {
-			p := out.Marks[i-1].Box
-			if p[1] > y || p[1] == y && p[0] > x {
-				t.Errorf("mark %d %v comes before mark %d %v in reading order", i, p, i+1, m.Box)
-			}
+		// Reading order: a mark left of the one before starts a new row,
+		// lower down; one higher up is on the same row, to its right.
+		if p := out.Marks[max(0, i-1)].Box; i > 0 && (x < p[0] && y <= p[1] || y < p[1]-rowSlack) {
+			t.Errorf("mark %d %v comes before mark %d %v in reading order", i, p, i+1, m.Box)
 		}
 	}
 }
@@ -139,7 +138,7 @@ func TestMarkedScreenshotControls(t *testing.T) {
 	pages := somPages(t)
 	c := caller(t.Name())
 	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/controls"})
-	out, img := markedShot(t, c, abi.BrowserScreenshotRequest{})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
 	checkLegend(t, c, out, img)
 	if out.MIME != "image/png" || out.MarksTotal != len(out.Marks) {
 		t.Errorf("mime %s, %d of %d marks", out.MIME, len(out.Marks), out.MarksTotal)
@@ -206,7 +205,7 @@ func TestMarkedScreenshotCanvas(t *testing.T) {
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/canvas"})
-	out, img := markedShot(t, c, abi.BrowserScreenshotRequest{Format: "jpeg", Quality: 70})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{Format: "jpeg", Quality: 70})
 	checkLegend(t, c, out, img)
 	if out.MIME != "image/jpeg" || len(out.Marks) != 1 || out.Marks[0].Box != [4]int{40, 60, 400, 300} || out.Marks[0].Role != "canvas" {
 		t.Fatalf("%s, marks %+v: want one canvas mark at 40,60,400,300", out.MIME, out.Marks)
@@ -228,7 +227,7 @@ func TestMarkedScreenshotBounded(t *testing.T) {
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/crowd", NoSnapshot: true})
-	out, img := markedShot(t, c, abi.BrowserScreenshotRequest{NoInline: false})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{NoInline: false})
 	checkLegend(t, c, out, img)
 	if len(out.Marks) != abi.MaxScreenMarks || out.MarksTotal != 600 {
 		t.Errorf("%d marks of %d: want %d of 600 (one per span)", len(out.Marks), out.MarksTotal, abi.MaxScreenMarks)
@@ -284,7 +283,7 @@ func TestMarkedShotMethod(t *testing.T) {
 
 // TestPickMarks: clipping, tiny and duplicate boxes, regions inside or
 // around an element, a region that is a snapshot element, reading order
-// and the cap.
+// (rows) and the cap.
 func TestPickMarks(t *testing.T) {
 	el := func(x, y, w, h int, ref string) candidate {
 		return candidate{box: rect{x, y, w, h}, ref: ref, role: "button", name: ref}
@@ -310,6 +309,11 @@ func TestPickMarks(t *testing.T) {
 		"5:f1e2:button:[90 90 20 20]", "6::canvas:[200 200 300 150]"}
 	if strings.Join(got, " ") != strings.Join(want, " ") || total != 6 {
 		t.Errorf("marks %v (total %d)\nwant  %v", got, total, want)
+	}
+	// One row: tops within rowSlack read left to right.
+	row, _ := pickMarks([]candidate{el(400, 10, 40, 20, "a"), el(100, 14, 40, 20, "b"), el(300, 12, 40, 20, "c"), el(0, 40, 40, 20, "d")}, 640, 480)
+	if order := fmt.Sprint(row[0].Ref, row[1].Ref, row[2].Ref, row[3].Ref); order != "bcad" {
+		t.Errorf("row order %s, want bcad", order)
 	}
 	many := make([]candidate, 300)
 	for i := range many {
@@ -349,4 +353,31 @@ func TestSnapCandidates(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestMarkedScreenshotTool: browser_screenshot {marks:true} through the
+// browser plugin returns the marked image as image content, and the legend
+// as text, one line per mark; marks with mode full are refused.
+func TestMarkedScreenshotTool(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/form")
+	res := mustTool(t, c, "browser_screenshot", `{"marks":true,"format":"jpeg","quality":60}`)
+	if len(res.Images) != 1 || res.Images[0].MIME != "image/jpeg" {
+		t.Fatalf("images: %+v", res.Images)
+	}
+	send := fmt.Sprintf(`%s button "Send" box=`, refOf(t, r.Snapshot, `button "Send"`))
+	lines := 0
+	for _, l := range strings.Split(res.Text, "\n") {
+		if strings.HasPrefix(l, "[") {
+			lines++
+			if !strings.HasPrefix(l, fmt.Sprintf("[%d] ", lines)) {
+				t.Errorf("legend line %d: %q", lines, l)
+			}
+		}
+	}
+	if lines < 5 || !strings.Contains(res.Text, send) {
+		t.Errorf("%d legend lines, want the Send button (%s):\n%s", lines, send, res.Text)
+	}
+	_, err := tool(t, c, "browser_screenshot", `{"marks":true,"mode":"full"}`)
+	wantCode(t, err, abi.CodeInputInvalid, "viewport only")
 }
