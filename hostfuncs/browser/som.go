@@ -86,16 +86,18 @@ var somJS = `() => [(` + marksJS + `)(), (` + regionsJS + `)(` + strconv.Itoa(so
 // of the viewport at CSS scale (image pixels are CSS pixels, whatever the
 // device scale factor) with the marks drawn, and its legend. The caller
 // holds ss.mu, as for any call on the session (pageTab). The snapshot it
-// takes becomes t's latest, so the legend's refs resolve. Secret values
-// are hidden during the capture as for any screenshot (concealed).
+// takes becomes t's latest, so the legend's refs resolve. The session's
+// secret values are hidden during the capture as for any screenshot
+// (concealed), and a name that holds one is replaced by abi.RedactedValue.
 func (s *Service) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
-	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"}, nil)
+	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"})
 	return png, marks, err
 }
 
-// markedCapture is markedShot encoded as f (PNG or JPEG; not WebP), with secrets
-// hidden during the capture; total counts the candidates before the cap.
-func (s *Service) markedCapture(ss *session, t *tab, f format, secrets []string) (img []byte, marks []abi.ScreenMark, total int, err error) {
+// markedCapture is markedShot encoded as f (PNG or JPEG; not WebP); total
+// counts the candidates before the cap.
+func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, marks []abi.ScreenMark, total int, err error) {
+	secrets := s.secretValues(ss.key.personality, ss.key.session)
 	type shot struct {
 		snap    string
 		found   []any
@@ -137,6 +139,13 @@ func (s *Service) markedCapture(ss *session, t *tab, f format, secrets []string)
 		regions, _ = got.found[1].([]any)
 	}
 	cands := append(snapCandidates(got.snap, marksOf), regionCandidates(regions)...)
+	for i := range cands { // names are page text: one may show a secret
+		for _, v := range secrets {
+			if v != "" && strings.Contains(cands[i].name, v) {
+				cands[i].name = abi.RedactedValue
+			}
+		}
+	}
 	marks, total = pickMarks(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
 	canvas := image.NewRGBA(pic.Bounds())
 	draw.Draw(canvas, canvas.Bounds(), pic, pic.Bounds().Min, draw.Src)

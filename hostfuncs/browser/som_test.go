@@ -51,6 +51,11 @@ func somPages(t *testing.T) *httptest.Server {
 				document.getElementById("out").textContent = hit ? "clicked " + hit[0] : "missed";
 			});
 			</script>`,
+		// A secret shown as text, black on white, beside a button.
+		"/secret": `<title>Secret</title><style>body{margin:0;background:#fff}</style>
+			<p style="position:absolute;left:20px;top:100px;margin:0;font:40px monospace;color:#000">TOPSECRET-1234</p>
+			<button style="position:absolute;left:20px;top:20px">Go</button>
+			<button style="position:absolute;left:100px;top:20px" aria-label="Pay as TOPSECRET-1234">Pay</button>`,
 		// A hostile crowd: 600 clickable spans, and one element with 5000
 		// children.
 		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
@@ -380,4 +385,50 @@ func TestMarkedScreenshotTool(t *testing.T) {
 	}
 	_, err := tool(t, c, "browser_screenshot", `{"marks":true,"mode":"full"}`)
 	wantCode(t, err, abi.CodeInputInvalid, "viewport only")
+}
+
+// TestMarkedShotHidesSecrets: markedShot hides the session's secret
+// values from the image as every screenshot does (the vision tools send it
+// to a model): the text's place shows the page's white background, and a
+// mark named with it is named abi.RedactedValue.
+func TestMarkedShotHidesSecrets(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/secret"})
+	dark := func(data []byte) int {
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for y := 100; y < 150; y++ {
+			for x := 20; x < 400; x++ {
+				if r, _, _, _ := img.At(x, y).RGBA(); r < 0x8000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	shot := func() ([]byte, string) {
+		ss, tb, err := svc.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.mu.Unlock()
+		data, marks, err := svc.markedShot(ss, tb)
+		if err != nil || len(marks) != 2 {
+			t.Fatalf("%v, marks %+v", err, marks)
+		}
+		return data, marks[1].Name
+	}
+	data, name := shot()
+	if n := dark(data); n < 100 || name != "Pay as TOPSECRET-1234" {
+		t.Fatalf("before the secret is held the text shows %d dark pixels and the button is named %q: the check sees nothing", n, name)
+	}
+	holdSecret(c, "TOPSECRET-1234")
+	data, name = shot()
+	if n := dark(data); n != 0 || name != abi.RedactedValue {
+		t.Errorf("the secret shows in the marked screenshot: %d dark pixels, the button named %q", n, name)
+	}
 }
