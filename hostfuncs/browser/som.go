@@ -156,21 +156,26 @@ func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, mark
 // findRegions starts regionsJS and returns a function that waits for its
 // answer at most wait; on a failure or past wait there are none.
 func findRegions(p pw.Page) func(wait time.Duration) []any {
-	ch := make(chan []any, 1)
-	go func() {
+	return background(func() []any {
 		v, _ := p.Evaluate(regionsJS, []int{somScanMax, somRegionMax})
 		a, _ := v.([]any)
-		ch <- a
-	}()
-	return func(wait time.Duration) []any {
-		t := time.NewTimer(wait)
-		defer t.Stop()
+		return a
+	})
+}
+
+// background starts fn and returns a function that waits for its result
+// at most wait, else gives the zero value (fn is left to finish).
+func background[T any](fn func() T) func(wait time.Duration) T {
+	ch := make(chan T, 1)
+	go func() { ch <- fn() }()
+	return func(wait time.Duration) (v T) {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
 		select {
-		case a := <-ch:
-			return a
-		case <-t.C:
-			return nil
+		case v = <-ch:
+		case <-timer.C:
 		}
+		return v
 	}
 }
 

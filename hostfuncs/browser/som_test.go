@@ -35,7 +35,9 @@ func somPages(t *testing.T) *httptest.Server {
 			<div class="c" style="left:20px;top:200px;width:150px;height:50px;cursor:pointer;background:#eee">Card</div>
 			<button class="c" style="left:-500px;top:300px">Gone left</button>
 			<button class="c" style="left:-20px;top:300px;width:100px;height:30px">Half in</button>
-			<button class="c" style="left:20px;top:5000px">Far below</button>`,
+			<button class="c" style="left:20px;top:5000px">Far below</button>
+			<iframe class="c" title="pane" style="left:400px;top:150px;width:300px;height:120px"
+				srcdoc="<body style='margin:10px'><button>In frame</button></body>"></iframe>`,
 		// A canvas-only page: it draws two buttons and records clicks by
 		// coordinates.
 		"/canvas": `<title>Canvas</title><style>body{margin:0}</style>
@@ -133,8 +135,9 @@ func near(a, b [4]int) bool {
 	return true
 }
 
-// TestMarkedScreenshotControls: every control in the viewport has a mark
-// with its ref and its bounding box (clipped to the viewport); the
+// TestMarkedScreenshotControls: every control in the viewport, one in an
+// iframe too, has a mark with its ref and its bounding box (clipped to the
+// viewport, within 2 px: an iframe's border is not counted); the
 // off-screen ones have none; the clickable div without a role has one,
 // the clickable span inside the link has none of its own; each mark's
 // border is drawn in its colour where the plain screenshot shows the
@@ -154,7 +157,11 @@ func TestMarkedScreenshotControls(t *testing.T) {
 	}
 	boxes := evalJSON[map[string][4]float64](t, c, `() => Object.fromEntries([...document.querySelectorAll("button, a, input, select")].map(e => {
 		const r = e.getBoundingClientRect(); return [e.getAttribute("aria-label") || e.textContent.trim(), [r.x, r.y, r.width, r.height]]; }))`)
-	want := map[string]string{"Sign in": `button "Sign in"`, "Help centre": `link "Help centre"`, "Email": `textbox "Email"`,
+	inFrame := evalJSON[[4]float64](t, c, `() => { const f = document.querySelector("iframe"), o = f.getBoundingClientRect();
+		const r = f.contentDocument.querySelector("button").getBoundingClientRect();
+		return [o.x + f.clientLeft + r.x, o.y + f.clientTop + r.y, r.width, r.height]; }`)
+	boxes["In frame"] = inFrame
+	want := map[string]string{"In frame": `button "In frame"`, "Sign in": `button "Sign in"`, "Help centre": `link "Help centre"`, "Email": `textbox "Email"`,
 		"Remember": `checkbox "Remember"`, "Plan": `combobox "Plan"`, "Monthly": `radio "Monthly"`}
 	for label, line := range want {
 		b := boxes[label]
