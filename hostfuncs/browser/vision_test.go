@@ -1,0 +1,106 @@
+package browser
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+)
+
+// fakeVision records the queries ww_vision_locate sends and answers a
+// fixed point.
+type fakeVision struct {
+	mu      sync.Mutex
+	queries []VisionQuery
+}
+
+func (f *fakeVision) locate(ctx context.Context, personality string, q VisionQuery) (abi.VisionLocateResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.queries = append(f.queries, q)
+	return abi.VisionLocateResponse{X: 5, Y: 6, Answer: `{"x": 5, "y": 6}`}, nil
+}
+
+func (f *fakeVision) count() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.queries)
+}
+
+// TestVisionLocateSendsTheViewport: ww_vision_locate sends the model the
+// viewport as PNG (with its size), the legend the marks seam gives and the
+// description, and returns the answer with the session's state; without a
+// configured model it is not_available.
+func TestVisionLocateSendsTheViewport(t *testing.T) {
+	_, err := call[abi.VisionLocateResponse](t, svc, caller(t.Name(), capability.Vision), abi.HostVisionLocate, abi.VisionLocateRequest{Description: "x"})
+	wantCode(t, err, abi.CodeNotAvailable, "[vision] endpoint")
+
+	fv := &fakeVision{}
+	s, e := New(testConfig(t.TempDir()), Options{Logger: quietLogger(), Vision: fv.locate})
+	if e != nil {
+		t.Fatal(e)
+	}
+	defer s.Close(context.Background())
+	marks := []abi.ScreenMark{{Mark: 1, Ref: "e2", Role: "heading", Name: "Welcome", Box: [4]int{1, 2, 3, 4}}}
+	plain := s.markShot
+	s.markShot = func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error) {
+		img, _, err := plain(ss, t)
+		return img, marks, err
+	}
+	c := caller(t.Name(), capability.BrowserRead, capability.BrowserAct, capability.Vision)
+	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/"})
+	_, err = call[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, abi.VisionLocateRequest{Description: "  "})
+	wantCode(t, err, abi.CodeInputInvalid, "description")
+	got := must[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, abi.VisionLocateRequest{Description: "the heading", Action: "click"})
+	if got.X != 5 || got.Y != 6 || got.State.Title != "Home" {
+		t.Fatalf("answer %+v", got)
+	}
+	q := fv.queries[0]
+	if w, h := imageSize(q.Image); w != q.Width || h != q.Height || w < 100 || h < 100 || string(q.Image[1:4]) != "PNG" {
+		t.Errorf("image %dx%d (%d bytes), query says %dx%d", w, h, len(q.Image), q.Width, q.Height)
+	}
+	if q.Description != "the heading" || q.Action != "click" || len(q.Marks) != 1 || q.Marks[0] != marks[0] {
+		t.Errorf("query %+v", q)
+	}
+	_, err = call[abi.VisionLocateResponse](t, s, caller(t.Name(), capability.BrowserRead), abi.HostVisionLocate, abi.VisionLocateRequest{Description: "x"})
+	wantCode(t, err, abi.CodeRefused, "vision")
+}
+
+// TestVisionLocateKeepsSecrets: a page holding a filled password, or
+// showing a secret value of the session, is not sent to the model unless
+// the personality allows it.
+func TestVisionLocateKeepsSecrets(t *testing.T) {
+	fv := &fakeVision{}
+	var allow bool
+	s, e := New(testConfig(t.TempDir()), Options{Logger: quietLogger(), Vision: fv.locate,
+		SecretValues:  func(p, s string) []string { return []string{"Welcome"} },
+		VisionSecrets: func(p string) bool { return allow }})
+	if e != nil {
+		t.Fatal(e)
+	}
+	defer s.Close(context.Background())
+	c := caller(t.Name(), capability.BrowserRead, capability.BrowserAct, capability.Vision)
+	loc := abi.VisionLocateRequest{Description: "the Send button"}
+	for _, page := range []string{"/", "/form"} {
+		snap := must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + page}).Snapshot
+		if page == "/form" {
+			// The form shows no secret until its password field is filled.
+			must[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, loc)
+			must[abi.BrowserActResponse](t, s, c, abi.HostBrowserAct, abi.BrowserActRequest{Action: abi.ActFill, Ref: refOf(t, snap, "Password"), Text: "pw-typed"})
+		}
+		before := fv.count()
+		_, err := call[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, loc)
+		wantCode(t, err, abi.CodeRefused, "vision_allow_secrets")
+		if fv.count() != before {
+			t.Fatalf("%s: the model was asked", page)
+		}
+	}
+	allow = true
+	before := fv.count()
+	must[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, loc)
+	if fv.count() != before+1 {
+		t.Fatal("allowed, the model was not asked")
+	}
+}
