@@ -4,94 +4,32 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/internal/visiontest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// modelServer is a loopback chat-completions server whose answers are
-// scripted per test: it records every request it receives.
-type modelServer struct {
-	*httptest.Server
-	mu       sync.Mutex
-	bodies   [][]byte
-	headers  []http.Header
-	status   int
-	content  string
-	rawReply string        // when set, sent as the whole response body
-	hold     chan struct{} // when set, the answer waits for it (or the request's end)
-}
-
-func newModelServer(t *testing.T) *modelServer {
-	m := &modelServer{status: 200}
-	m.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		m.mu.Lock()
-		m.bodies, m.headers = append(m.bodies, b), append(m.headers, r.Header.Clone())
-		status, content, raw, hold := m.status, m.content, m.rawReply, m.hold
-		m.mu.Unlock()
-		if r.URL.Path != "/v1/chat/completions" || r.Method != http.MethodPost {
-			http.NotFound(w, r)
-			return
-		}
-		if hold != nil {
-			select {
-			case <-hold:
-			case <-r.Context().Done():
-				return
-			}
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		if raw != "" {
-			io.WriteString(w, raw)
-			return
-		}
-		json.NewEncoder(w).Encode(map[string]any{"choices": []any{map[string]any{"message": map[string]any{"role": "assistant", "content": content}}}})
-	}))
-	t.Cleanup(m.Close)
-	return m
-}
-
-func (m *modelServer) answer(content string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.content = content
-}
-
-func (m *modelServer) requests() [][]byte {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([][]byte(nil), m.bodies...)
-}
-
 // newModel is a Model on srv whose traffic goes through a real network
 // service: allowed lists the hosts the personality "p" may reach.
-func newModel(t *testing.T, srv *modelServer, cfg Config, allowed ...string) *Model {
+func newModel(t *testing.T, srv *visiontest.Server, cfg Config, allowed ...string) *Model {
 	t.Helper()
 	nw, err := network.New(network.Options{Policies: map[string]network.Policy{"p": {AllowedHosts: allowed}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { nw.Close(context.Background()) })
-	cfg.Endpoint = srv.URL + "/v1"
+	cfg.Endpoint = srv.Endpoint()
 	if cfg.Model == "" {
 		cfg.Model = "test-vl"
 	}
@@ -102,8 +40,6 @@ func newModel(t *testing.T, srv *modelServer, cfg Config, allowed ...string) *Mo
 	return m
 }
 
-func hostOf(srv *modelServer) string { return strings.TrimPrefix(srv.URL, "http://") }
-
 var legend = []abi.ScreenMark{
 	{Mark: 1, Ref: "e3", Role: "button", Name: "Save", Box: [4]int{10, 20, 100, 40}},
 	{Mark: 2, Role: "", Name: "", Box: [4]int{200, 100, 50, 50}},
@@ -113,38 +49,25 @@ func query() Query {
 	return Query{Personality: "p", Image: []byte("\x89PNG fake image bytes"), Width: 800, Height: 600, Marks: legend, Description: "the Save button", Action: "click"}
 }
 
-// redactImages replaces the base64 data of every data: URL in a request
-// body, byte for byte otherwise, by its sha256 and length.
-func redactImages(body []byte) []byte {
-	return dataURL.ReplaceAllFunc(body, func(m []byte) []byte {
-		sub := dataURL.FindSubmatch(m)
-		raw, _ := base64.StdEncoding.DecodeString(string(sub[2]))
-		sum := sha256.Sum256(raw)
-		return fmt.Appendf(nil, "%ssha256=%s;bytes=%d", sub[1], hex.EncodeToString(sum[:]), len(raw))
-	})
-}
-
-var dataURL = regexp.MustCompile(`(data:[a-z/]+;)base64,([A-Za-z0-9+/=]*)`)
-
 // TestRequestGolden: the exact request the endpoint receives (the image
 // replaced by its sha256 and length) is testdata/request.golden, and the
 // key named by api_key_env goes as a Bearer token.
 func TestRequestGolden(t *testing.T) {
-	srv := newModelServer(t)
-	srv.answer(`{"mark": 1}`)
+	srv := visiontest.New(t)
+	srv.Answer(`{"mark": 1}`)
 	t.Setenv("WW_TEST_VISION_KEY", "k-123")
-	m := newModel(t, srv, Config{APIKeyEnv: "WW_TEST_VISION_KEY"}, hostOf(srv))
+	m := newModel(t, srv, Config{APIKeyEnv: "WW_TEST_VISION_KEY"}, srv.HostPort())
 	if _, err := m.Locate(context.Background(), query()); err != nil {
 		t.Fatal(err)
 	}
-	reqs := srv.requests()
+	reqs := srv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d requests", len(reqs))
 	}
-	if got := srv.headers[0].Get("Authorization"); got != "Bearer k-123" {
+	if got := srv.Header(0).Get("Authorization"); got != "Bearer k-123" {
 		t.Errorf("Authorization %q", got)
 	}
-	got := redactImages(reqs[0])
+	got := visiontest.Redact(reqs[0])
 	sum := sha256.Sum256(query().Image)
 	if !bytes.Contains(got, []byte(hex.EncodeToString(sum[:]))) {
 		t.Fatalf("the request does not carry the image:\n%s", got)
@@ -169,8 +92,8 @@ func TestRequestGolden(t *testing.T) {
 // inside the viewport is taken as is; everything else is a coded error
 // quoting the answer.
 func TestAnswers(t *testing.T) {
-	srv := newModelServer(t)
-	m := newModel(t, srv, Config{}, hostOf(srv))
+	srv := visiontest.New(t)
+	m := newModel(t, srv, Config{}, srv.HostPort())
 	box := [4]int{10, 20, 100, 40}
 	for _, c := range []struct {
 		answer string
@@ -193,7 +116,7 @@ func TestAnswers(t *testing.T) {
 		{answer: `{"mark": 1} {"mark": 2}`, code: abi.CodeExecutionFailed, why: "more than one"},
 		{answer: `{"none": "there is no Save button"}`, code: abi.CodeNotFound, why: "there is no Save button"},
 	} {
-		srv.answer(c.answer)
+		srv.Answer(c.answer)
 		got, err := m.Locate(context.Background(), query())
 		if c.code != "" {
 			e := abi.AsError(err)
@@ -217,24 +140,18 @@ func TestAnswers(t *testing.T) {
 // chat-completions, and a model slower than [vision] timeout are coded
 // errors.
 func TestEndpointFailures(t *testing.T) {
-	srv := newModelServer(t)
-	m := newModel(t, srv, Config{Timeout: 300 * time.Millisecond}, hostOf(srv))
-	srv.mu.Lock()
-	srv.status = 500
-	srv.mu.Unlock()
+	srv := visiontest.New(t)
+	m := newModel(t, srv, Config{Timeout: 300 * time.Millisecond}, srv.HostPort())
+	srv.Reply(500, `{"error": "model not loaded"}`)
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeExecutionFailed || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Errorf("HTTP 500: %v", err)
 	}
-	srv.mu.Lock()
-	srv.status, srv.rawReply = 200, `{"error": "no"}`
-	srv.mu.Unlock()
+	srv.Reply(200, `{"error": "no"}`)
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeExecutionFailed || !strings.Contains(err.Error(), "not a chat-completions response") {
 		t.Errorf("no choices: %v", err)
 	}
-	srv.mu.Lock()
-	srv.rawReply, srv.hold = "", make(chan struct{})
-	srv.mu.Unlock()
-	defer close(srv.hold)
+	srv.Answer(`{"mark": 1}`)
+	srv.Hold()
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeTimeout || !strings.Contains(err.Error(), "[vision] timeout") {
 		t.Errorf("slow model: %v", err)
 	}
@@ -244,15 +161,15 @@ func TestEndpointFailures(t *testing.T) {
 // allow (loopback, here) is refused before anything is sent, naming the
 // setting to change.
 func TestEgressPolicy(t *testing.T) {
-	srv := newModelServer(t)
-	srv.answer(`{"mark": 1}`)
+	srv := visiontest.New(t)
+	srv.Answer(`{"mark": 1}`)
 	m := newModel(t, srv, Config{})
 	_, err := m.Locate(context.Background(), query())
 	e := abi.AsError(err)
-	if err == nil || e.Code != abi.CodeRefused || !strings.Contains(e.Message, "personalities.p.network.allowed_hosts") || !strings.Contains(e.Message, hostOf(srv)) {
+	if err == nil || e.Code != abi.CodeRefused || !strings.Contains(e.Message, "personalities.p.network.allowed_hosts") || !strings.Contains(e.Message, srv.HostPort()) {
 		t.Fatalf("want refused naming allowed_hosts, got %v", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the endpoint received %d requests", n)
 	}
 }
@@ -260,17 +177,17 @@ func TestEgressPolicy(t *testing.T) {
 // TestLimits: a missing API key and an oversized image fail before any
 // request.
 func TestLimits(t *testing.T) {
-	srv := newModelServer(t)
-	m := newModel(t, srv, Config{APIKeyEnv: "WW_TEST_VISION_UNSET"}, hostOf(srv))
+	srv := visiontest.New(t)
+	m := newModel(t, srv, Config{APIKeyEnv: "WW_TEST_VISION_UNSET"}, srv.HostPort())
 	os.Unsetenv("WW_TEST_VISION_UNSET")
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeNotAvailable || !strings.Contains(err.Error(), "WW_TEST_VISION_UNSET") {
 		t.Errorf("missing key: %v", err)
 	}
-	m = newModel(t, srv, Config{MaxImageBytes: 4}, hostOf(srv))
+	m = newModel(t, srv, Config{MaxImageBytes: 4}, srv.HostPort())
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeResourceLimit {
 		t.Errorf("large image: %v", err)
 	}
-	if n := len(srv.requests()); n != 0 {
+	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the endpoint received %d requests", n)
 	}
 	for _, c := range []Config{{Endpoint: "ftp://x", Model: "m"}, {Endpoint: "http://u:p@x/v1", Model: "m"}, {Endpoint: "http://x/v1"}} {
