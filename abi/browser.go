@@ -367,7 +367,9 @@ type BrowserComputedStyleResponse struct {
 // BrowserScreenshotRequest captures the viewport, the full page or the
 // element Ref as PNG (default), JPEG or WebP. The file goes to the
 // personality's workspace folder (Name is a file name there; default a
-// timestamped one).
+// timestamped one). Marks draws numbered boxes over the viewport's
+// candidate targets (set-of-marks) and lists them in the response: viewport
+// only, PNG or JPEG.
 type BrowserScreenshotRequest struct {
 	Mode     string `json:"mode,omitempty"` // viewport | full | element
 	Ref      string `json:"ref,omitempty"`
@@ -375,6 +377,7 @@ type BrowserScreenshotRequest struct {
 	NoInline bool   `json:"no_inline,omitempty"`
 	Format   string `json:"format,omitempty"`  // png (default) | jpeg | webp
 	Quality  int    `json:"quality,omitempty"` // 1-100, jpeg and webp (default 80)
+	Marks    bool   `json:"marks,omitempty"`
 }
 
 // BrowserScreenshotResponse gives the file and, unless NoInline, the image.
@@ -386,6 +389,30 @@ type BrowserScreenshotResponse struct {
 	Bytes  int          `json:"bytes"`
 	Width  int          `json:"width,omitempty"`
 	Height int          `json:"height,omitempty"`
+	// Marks is the legend of a marked screenshot, in mark order;
+	// MarksTotal counts the candidates found, more than len(Marks) when
+	// the list was capped (MaxScreenMarks).
+	Marks      []ScreenMark `json:"marks,omitempty"`
+	MarksTotal int          `json:"marks_total,omitempty"`
+}
+
+// MaxScreenMarks caps the marks of one marked screenshot.
+const MaxScreenMarks = 200
+
+// ScreenMark is one numbered box of a marked screenshot. Ref is the
+// element's ref from the page's snapshot (click it with it), empty for a
+// region without one (a canvas, an element that only looks clickable:
+// click the box's centre). Role is the snapshot's role, or "canvas" or
+// "clickable" for a region without a ref; Name is its accessible name or
+// label, page content, cut at 60 characters. Box is x, y, width, height in
+// CSS pixels, viewport coordinates, clipped to the viewport; the marked
+// image is captured at CSS scale, so its pixels are the same coordinates.
+type ScreenMark struct {
+	Mark int    `json:"mark"`
+	Ref  string `json:"ref,omitempty"`
+	Role string `json:"role"`
+	Name string `json:"name,omitempty"`
+	Box  [4]int `json:"box"`
 }
 
 // BrowserReadRequest asks for the current tab's readable text: the

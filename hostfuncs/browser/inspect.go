@@ -194,6 +194,12 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if err != nil {
 		return out, err
 	}
+	if req.Marks && mode != "viewport" {
+		return out, abi.Errorf(abi.CodeInputInvalid, "marks apply to the viewport only, not mode %s: drop mode and ref, scroll what you want into view (browser_scroll), then take the marked screenshot", mode)
+	}
+	if req.Marks && f.cdp {
+		return out, abi.Errorf(abi.CodeInputInvalid, "a marked screenshot is PNG or JPEG (the host draws the marks and does not encode WebP): use format png or jpeg")
+	}
 	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
 	if err != nil {
 		return out, err
@@ -210,6 +216,30 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 		}
 	}
 	secrets := s.secretValues(c.Personality, c.Session)
+	var img []byte
+	if req.Marks {
+		img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f, secrets)
+	} else {
+		img, err = s.capture(ss, t, f, mode, loc, secrets)
+	}
+	if err != nil {
+		return out, err
+	}
+	if err := writePrivate(path, img); err != nil {
+		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
+	}
+	out.Path, out.MIME, out.Bytes = path, f.mime, len(img)
+	out.Width, out.Height = imageSize(img)
+	if !req.NoInline {
+		out.Data = base64.StdEncoding.EncodeToString(img)
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// capture takes a plain screenshot (mode viewport, full, or element loc)
+// with secret values hidden.
+func (s *Service) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
 	img, dialog, err := race(ss, func() ([]byte, error) {
 		var clip *pw.Rect
 		full := mode == "full"
@@ -234,21 +264,12 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 		})
 	})
 	if dialog {
-		return out, errDialogOpen(openDialog(ss, t))
+		return nil, errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return out, s.mapErr(ss, err, "taking a screenshot")
+		return nil, s.mapErr(ss, err, "taking a screenshot")
 	}
-	if err := writePrivate(path, img); err != nil {
-		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
-	}
-	out.Path, out.MIME, out.Bytes = path, f.mime, len(img)
-	out.Width, out.Height = imageSize(img)
-	if !req.NoInline {
-		out.Data = base64.StdEncoding.EncodeToString(img)
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+	return img, nil
 }
 
 // elementClip is the box of loc scrolled into view, for a page screenshot:

@@ -245,20 +245,51 @@ type ScreenshotArgs struct {
 	Inline  *bool  `json:"inline,omitempty" desc:"return the image in the result (default true); false only saves the file"`
 	Format  string `json:"format,omitempty" enum:"png|jpeg|webp" desc:"image format (default png); jpeg and webp are much smaller"`
 	Quality int    `json:"quality,omitempty" min:"1" max:"100" desc:"jpeg or webp quality (default 80)"`
+	Marks   bool   `json:"marks,omitempty" desc:"draw numbered boxes over what can be clicked in the viewport and list them (mark, ref, role, name, box); viewport only, png or jpeg"`
 }
 
 func screenshot(c *sdk.Call, in ScreenshotArgs) (*abi.Result, error) {
 	noInline := in.Inline != nil && !*in.Inline
-	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline, Format: in.Format, Quality: in.Quality})
+	r, err := sdk.BrowserScreenshot(abi.BrowserScreenshotRequest{Mode: in.Mode, Ref: in.Ref, Name: in.Name, NoInline: noInline, Format: in.Format, Quality: in.Quality, Marks: in.Marks})
 	if err != nil {
 		return nil, err
 	}
-	res := result(fmt.Sprintf("Screenshot %dx%d saved to %s (%d KB).", r.Width, r.Height, r.Path, (r.Bytes+1023)/1024), r.State, "")
+	text := fmt.Sprintf("Screenshot %dx%d saved to %s (%d KB).", r.Width, r.Height, r.Path, (r.Bytes+1023)/1024)
+	if in.Marks {
+		text += "\n" + legend(r.Marks, r.MarksTotal)
+	}
+	res := result(text, r.State, "")
 	res.Files = []string{r.Path}
 	if r.Data != "" {
 		res.Images = []abi.Image{{MIME: r.MIME, Data: r.Data}}
 	}
 	return res, nil
+}
+
+// legend lists a marked screenshot's marks, one line each:
+// [3] e12 button "Sign in" box=x,y,w,h.
+func legend(marks []abi.ScreenMark, total int) string {
+	if len(marks) == 0 {
+		return "No marks: nothing that looks clickable shows in the viewport. Scroll (browser_scroll) or take a browser_snapshot."
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d marks. A mark with a ref: browser_click ref; without one: browser_click x,y at a point inside its box (viewport CSS pixels, as in the image).\n", len(marks))
+	for _, m := range marks {
+		fmt.Fprintf(&b, "[%d]", m.Mark)
+		for _, part := range []string{m.Ref, m.Role} {
+			if part != "" {
+				b.WriteString(" " + part)
+			}
+		}
+		if m.Name != "" {
+			fmt.Fprintf(&b, " %q", m.Name)
+		}
+		fmt.Fprintf(&b, " box=%d,%d,%d,%d\n", m.Box[0], m.Box[1], m.Box[2], m.Box[3])
+	}
+	if total > len(marks) {
+		fmt.Fprintf(&b, "Showing the first %d of %d marks, top to bottom: scroll down (browser_scroll) and take another marked screenshot for the rest.\n", len(marks), total)
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 type PDFArgs struct {

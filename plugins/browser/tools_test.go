@@ -80,3 +80,31 @@ func TestActionToolsTakeSnapshotMode(t *testing.T) {
 		}
 	}
 }
+
+// The marked screenshot's legend: one compact line per mark, the ref and
+// name only when there is one, and a line saying when the list was capped.
+func TestLegend(t *testing.T) {
+	marks := []abi.ScreenMark{
+		{Mark: 1, Ref: "e12", Role: "button", Name: `Say "hi"`, Box: [4]int{20, 20, 120, 32}},
+		{Mark: 2, Role: "canvas", Box: [4]int{40, 60, 400, 300}},
+	}
+	got := legend(marks, 2)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 || lines[1] != `[1] e12 button "Say \"hi\"" box=20,20,120,32` || lines[2] != `[2] canvas box=40,60,400,300` {
+		t.Errorf("legend:\n%s", got)
+	}
+	if capped := legend(marks, 340); !strings.HasSuffix(capped, "Showing the first 2 of 340 marks, top to bottom: scroll down (browser_scroll) and take another marked screenshot for the rest.") {
+		t.Errorf("capped legend:\n%s", capped)
+	}
+	if none := legend(nil, 0); !strings.HasPrefix(none, "No marks") {
+		t.Errorf("empty legend: %s", none)
+	}
+	out, _ := sdk.Handle(abi.OpDescribe, nil)
+	var m abi.Manifest
+	json.Unmarshal(out, &m)
+	for _, tool := range m.Tools {
+		if tool.Name == "browser_screenshot" && !strings.Contains(string(tool.InputSchema), `"marks":{`) {
+			t.Errorf("browser_screenshot takes no marks: %s", tool.InputSchema)
+		}
+	}
+}

@@ -1,0 +1,383 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image"
+	"image/png"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// somPages serves the set-of-marks pages on loopback.
+func somPages(t *testing.T) *httptest.Server {
+	t.Helper()
+	pages := map[string]string{
+		// Controls of every kind, one off-screen to the left, one cut by
+		// the left edge, one far below; a clickable <div> with no role,
+		// and a clickable <span> inside a link (the link's mark covers it).
+		"/controls": `<title>Controls</title><style>body{margin:0;font:16px sans-serif} .c{position:absolute}</style>
+			<button class="c" style="left:20px;top:20px;width:120px;height:32px">Sign in</button>
+			<a class="c" href="/x" style="left:200px;top:26px">Help <span style="cursor:pointer">centre</span></a>
+			<input class="c" aria-label="Email" style="left:20px;top:80px;width:200px">
+			<input class="c" type="checkbox" aria-label="Remember" style="left:260px;top:84px">
+			<select class="c" aria-label="Plan" style="left:20px;top:130px"><option>Free</option><option>Pro</option></select>
+			<input class="c" type="radio" name="r" aria-label="Monthly" style="left:200px;top:130px">
+			<div class="c" style="left:20px;top:200px;width:150px;height:50px;cursor:pointer;background:#eee">Card</div>
+			<button class="c" style="left:-500px;top:300px">Gone left</button>
+			<button class="c" style="left:-20px;top:300px;width:100px;height:30px">Half in</button>
+			<button class="c" style="left:20px;top:5000px">Far below</button>`,
+		// A canvas-only page: it draws two buttons and records clicks by
+		// coordinates.
+		"/canvas": `<title>Canvas</title><style>body{margin:0}</style>
+			<canvas id="c" width="400" height="300" style="position:absolute;left:40px;top:60px"></canvas>
+			<p id="out" style="position:absolute;top:400px">none</p>
+			<script>
+			const c = document.getElementById("c"), g = c.getContext("2d");
+			const buttons = [["OK", 20, 20, 120, 40], ["Cancel", 200, 20, 120, 40]];
+			for (const [label, x, y, w, h] of buttons) { g.fillStyle = "#36c"; g.fillRect(x, y, w, h); g.fillStyle = "#fff"; g.fillText(label, x + 10, y + 25); }
+			c.addEventListener("click", ev => {
+				const r = c.getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+				const hit = buttons.find(([, bx, by, bw, bh]) => x >= bx && x < bx + bw && y >= by && y < by + bh);
+				document.getElementById("out").textContent = hit ? "clicked " + hit[0] : "missed";
+			});
+			</script>`,
+		// A hostile crowd: 600 clickable spans, and one element with 5000
+		// children.
+		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
+			<div id="crowd"></div><div id="big"></div>
+			<script>
+			document.getElementById("crowd").innerHTML = "<span></span>".repeat(600);
+			document.getElementById("big").innerHTML = "<i></i>".repeat(5000);
+			</script>`,
+	}
+	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, ok := pages[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, "<!doctype html>"+body)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func shotWithMarks(t *testing.T, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, image.Image) {
+	t.Helper()
+	req.Marks = true
+	out := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, req)
+	data, _ := base64.StdEncoding.DecodeString(out.Data)
+	img, _, err := image.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the marked screenshot does not decode: %v", err)
+	}
+	return out, img
+}
+
+func evalJSON[T any](t *testing.T, c *hostfuncs.Caller, expr string) T {
+	t.Helper()
+	r := must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: expr})
+	var v T
+	if err := json.Unmarshal(r.Result, &v); err != nil {
+		t.Fatalf("%s: %v (%s)", expr, err, r.Result)
+	}
+	return v
+}
+
+// checkLegend: marks numbered 1..N in reading order, each box inside the
+// viewport and at least somMinSide a side; the image is the viewport.
+func checkLegend(t *testing.T, c *hostfuncs.Caller, out abi.BrowserScreenshotResponse, img image.Image) {
+	t.Helper()
+	vp := evalJSON[[2]int](t, c, `() => [innerWidth, innerHeight]`)
+	if b := img.Bounds(); b.Dx() != vp[0] || b.Dy() != vp[1] || out.Width != vp[0] || out.Height != vp[1] {
+		t.Fatalf("image %v (reported %dx%d), viewport %v", b, out.Width, out.Height, vp)
+	}
+	if len(out.Marks) == 0 || len(out.Marks) > abi.MaxScreenMarks || out.MarksTotal < len(out.Marks) {
+		t.Fatalf("%d marks of %d", len(out.Marks), out.MarksTotal)
+	}
+	for i, m := range out.Marks {
+		x, y, w, h := m.Box[0], m.Box[1], m.Box[2], m.Box[3]
+		if m.Mark != i+1 || x < 0 || y < 0 || w < somMinSide || h < somMinSide || x+w > vp[0] || y+h > vp[1] {
+			t.Errorf("mark %d: %+v outside the viewport %v or misnumbered", i+1, m, vp)
+		}
+		// Reading order: a mark left of the one before starts a new row,
+		// lower down; one higher up is on the same row, to its right.
+		if p := out.Marks[max(0, i-1)].Box; i > 0 && (x < p[0] && y <= p[1] || y < p[1]-rowSlack) {
+			t.Errorf("mark %d %v comes before mark %d %v in reading order", i, p, i+1, m.Box)
+		}
+	}
+}
+
+func near(a, b [4]int) bool {
+	for i := range a {
+		if d := a[i] - b[i]; d < -2 || d > 2 {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMarkedScreenshotControls: every control in the viewport has a mark
+// with its ref and its bounding box (clipped to the viewport); the
+// off-screen ones have none; the clickable div without a role has one,
+// the clickable span inside the link has none of its own; each mark's
+// border is drawn in its colour where the plain screenshot shows the
+// page.
+func TestMarkedScreenshotControls(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/controls"})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
+	checkLegend(t, c, out, img)
+	if out.MIME != "image/png" || out.MarksTotal != len(out.Marks) {
+		t.Errorf("mime %s, %d of %d marks", out.MIME, len(out.Marks), out.MarksTotal)
+	}
+	byRef := map[string]abi.ScreenMark{}
+	for _, m := range out.Marks {
+		byRef[m.Ref] = m
+	}
+	boxes := evalJSON[map[string][4]float64](t, c, `() => Object.fromEntries([...document.querySelectorAll("button, a, input, select")].map(e => {
+		const r = e.getBoundingClientRect(); return [e.getAttribute("aria-label") || e.textContent.trim(), [r.x, r.y, r.width, r.height]]; }))`)
+	want := map[string]string{"Sign in": `button "Sign in"`, "Help centre": `link "Help centre"`, "Email": `textbox "Email"`,
+		"Remember": `checkbox "Remember"`, "Plan": `combobox "Plan"`, "Monthly": `radio "Monthly"`}
+	for label, line := range want {
+		b := boxes[label]
+		box := [4]int{int(b[0] + .5), int(b[1] + .5), int(b[2] + .5), int(b[3] + .5)}
+		m, ok := byRef[refOf(t, r.Snapshot, line)]
+		if !ok || !near(m.Box, box) || !strings.HasPrefix(line, m.Role+" ") {
+			t.Errorf("%s: mark %+v, want box %v", line, m, box)
+		}
+	}
+	half, ok := byRef[refOf(t, r.Snapshot, `button "Half in"`)]
+	if !ok || half.Box != [4]int{0, 300, 80, 30} {
+		t.Errorf("the button cut by the left edge: %+v, want its visible part 0,300,80,30", half)
+	}
+	for _, gone := range []string{`button "Gone left"`, `button "Far below"`} {
+		if m, ok := byRef[refOf(t, r.Snapshot, gone)]; ok {
+			t.Errorf("%s is outside the viewport but has mark %+v", gone, m)
+		}
+	}
+	var card, spans int
+	for _, m := range out.Marks {
+		if m.Box == [4]int{20, 200, 150, 50} {
+			card++
+		}
+		if m.Ref == "" && m.Name == "centre" {
+			spans++
+		}
+	}
+	if card != 1 || spans != 0 {
+		t.Errorf("the clickable div has %d marks (want 1), the span inside the link %d (want 0): %+v", card, spans, out.Marks)
+	}
+
+	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
+	data, _ := base64.StdEncoding.DecodeString(plain.Data)
+	raw, err := png.Decode(bytes.NewReader(data))
+	if err != nil || raw.Bounds() != img.Bounds() {
+		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
+	}
+	for i, m := range out.Marks {
+		// The middle of the bottom border: labels sit at the top.
+		x, y := m.Box[0]+m.Box[2]/2, m.Box[1]+m.Box[3]-1
+		want := markColours[i%len(markColours)]
+		r1, g1, b1, _ := img.At(x, y).RGBA()
+		r0, g0, b0, _ := raw.At(x, y).RGBA()
+		if uint8(r1>>8) != want.R || uint8(g1>>8) != want.G || uint8(b1>>8) != want.B || r0 == r1 && g0 == g1 && b0 == b1 {
+			t.Errorf("mark %d: pixel %d,%d is %v (plain %v), want its colour %v", m.Mark, x, y, img.At(x, y), raw.At(x, y), want)
+		}
+	}
+}
+
+// TestMarkedScreenshotCanvas: a canvas-only page gets a mark for the
+// canvas, and a point inside that mark clicks what the canvas drew there.
+func TestMarkedScreenshotCanvas(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/canvas"})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{Format: "jpeg", Quality: 70})
+	checkLegend(t, c, out, img)
+	if out.MIME != "image/jpeg" || len(out.Marks) != 1 || out.Marks[0].Box != [4]int{40, 60, 400, 300} || out.Marks[0].Role != "canvas" {
+		t.Fatalf("%s, marks %+v: want one canvas mark at 40,60,400,300", out.MIME, out.Marks)
+	}
+	// "Cancel" is drawn at 200,20 (120x40) inside the canvas.
+	b := out.Marks[0].Box
+	x, y := float64(b[0]+200+60), float64(b[1]+20+20)
+	act(t, c, abi.BrowserActRequest{Action: "click", X: &x, Y: &y})
+	if got := evalJSON[string](t, c, `() => document.getElementById("out").textContent`); got != "clicked Cancel" {
+		t.Errorf("clicking inside the canvas mark: %q", got)
+	}
+}
+
+// TestMarkedScreenshotBounded: 600 clickable spans and an element with
+// 5000 children give MaxScreenMarks marks, the total says how many were
+// found (each span once, though both the snapshot and the region scan
+// find it), and every box stays in the viewport.
+func TestMarkedScreenshotBounded(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/crowd", NoSnapshot: true})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{NoInline: false})
+	checkLegend(t, c, out, img)
+	if len(out.Marks) != abi.MaxScreenMarks || out.MarksTotal != 600 {
+		t.Errorf("%d marks of %d: want %d of 600 (one per span)", len(out.Marks), out.MarksTotal, abi.MaxScreenMarks)
+	}
+}
+
+// TestMarkedScreenshotRefused: marks are for the viewport, as PNG or JPEG.
+func TestMarkedScreenshotRefused(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/form")
+	for _, bad := range []abi.BrowserScreenshotRequest{
+		{Marks: true, Mode: "full"},
+		{Marks: true, Ref: refOf(t, r.Snapshot, `button "Send"`)},
+		{Marks: true, Format: "webp"},
+	} {
+		_, err := call[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, bad)
+		wantCode(t, err, abi.CodeInputInvalid, "")
+		if !strings.Contains(err.Message, ": ") {
+			t.Errorf("%+v: no next step in %q", bad, err.Message)
+		}
+	}
+}
+
+// TestMarkedShotMethod: markedShot (what the vision tools call) returns a
+// PNG of the viewport and the legend, and its refs resolve.
+func TestMarkedShotMethod(t *testing.T) {
+	c := caller(t.Name())
+	nav(t, c, "/form")
+	ss, tb, err := svc.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, marks, err := svc.markedShot(ss, tb)
+	ss.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
+	if err != nil || cfg.Width == 0 || len(marks) < 5 {
+		t.Fatalf("%v, %dx%d, marks %+v", err, cfg.Width, cfg.Height, marks)
+	}
+	for _, m := range marks {
+		if m.Role == "button" && m.Name == "Send" {
+			act(t, c, abi.BrowserActRequest{Action: "click", Ref: m.Ref})
+			if title := evalJSON[string](t, c, `() => document.title`); title != "Thanks" {
+				t.Errorf("clicking mark %+v landed on %q", m, title)
+			}
+			return
+		}
+	}
+	t.Errorf("no mark for the Send button: %+v", marks)
+}
+
+// TestPickMarks: clipping, tiny and duplicate boxes, regions inside or
+// around an element, a region that is a snapshot element, reading order
+// (rows) and the cap.
+func TestPickMarks(t *testing.T) {
+	el := func(x, y, w, h int, ref string) candidate {
+		return candidate{box: rect{x, y, w, h}, ref: ref, role: "button", name: ref}
+	}
+	reg := func(x, y, w, h int, kind string) candidate {
+		return candidate{box: rect{x, y, w, h}, role: kind, region: true}
+	}
+	named := candidate{box: rect{500, 10, 50, 50}, ref: "e9", role: "img", name: "chart", anyRole: true}
+	framed := el(90, 90, 40, 40, "f1e2")
+	framed.limit, framed.hasLimit = rect{80, 80, 30, 30}, true
+	cands := []candidate{
+		el(100, 50, 40, 20, "e2"), el(10, 50, 40, 20, "e1"), el(-30, 5, 50, 20, "e3"), // cut by the left edge
+		el(10, 800, 40, 20, "e4"), el(700, 5, 3, 20, "e5"), el(10, 50, 40, 20, "e6"), // below, tiny, a duplicate
+		reg(12, 52, 10, 10, "clickable"), reg(98, 48, 44, 24, "clickable"), // inside e1; wrapping e2
+		reg(200, 200, 300, 150, "canvas"), reg(500, 10, 50, 50, "canvas"), named, framed,
+	}
+	marks, total := pickMarks(cands, 640, 480)
+	got := []string{}
+	for _, m := range marks {
+		got = append(got, fmt.Sprintf("%d:%s:%s:%v", m.Mark, m.Ref, m.Role, m.Box))
+	}
+	want := []string{"1:e3:button:[0 5 20 20]", "2:e9:img:[500 10 50 50]", "3:e1:button:[10 50 40 20]", "4:e2:button:[100 50 40 20]",
+		"5:f1e2:button:[90 90 20 20]", "6::canvas:[200 200 300 150]"}
+	if strings.Join(got, " ") != strings.Join(want, " ") || total != 6 {
+		t.Errorf("marks %v (total %d)\nwant  %v", got, total, want)
+	}
+	// One row: tops within rowSlack read left to right.
+	row, _ := pickMarks([]candidate{el(400, 10, 40, 20, "a"), el(100, 14, 40, 20, "b"), el(300, 12, 40, 20, "c"), el(0, 40, 40, 20, "d")}, 640, 480)
+	if order := fmt.Sprint(row[0].Ref, row[1].Ref, row[2].Ref, row[3].Ref); order != "bcad" {
+		t.Errorf("row order %s, want bcad", order)
+	}
+	many := make([]candidate, 300)
+	for i := range many {
+		many[i] = el(i%30*20, i/30*20, 10, 10, fmt.Sprintf("e%d", i))
+	}
+	if marks, total := pickMarks(many, 640, 480); len(marks) != abi.MaxScreenMarks || total != 300 || marks[199].Ref != "e199" {
+		t.Errorf("capped: %d marks of %d, last %+v", len(marks), total, marks[len(marks)-1])
+	}
+}
+
+// TestSnapCandidates: roles, names with quotes and refs in them, a
+// generic's text as its name, flags
+// from the marks logic and Playwright's cursor, iframe offsets.
+func TestSnapCandidates(t *testing.T) {
+	snap := `- generic [ref=e1] [box=0,0,800,600]:
+  - button "Say \"[ref=e99]\"" [ref=e2] [box=10,10,80,20]
+  - generic [ref=e3] [cursor=pointer] [box=10,40,80,20]: Card
+  - generic [ref=e4] [box=10,70,80,20]: Drag me
+  - paragraph [ref=e5] [box=10,100,80,20]: text
+  - iframe [ref=e6] [box=100,200,300,200]:
+    - link "In frame" [ref=f1e1] [box=5,5,50,10]:
+      - /url: /x
+  - 'button "a: b" [ref=e7] [box=10,130,80,20]'
+  - generic [ref=e8] [cursor=pointer] [box=10,160,80,20]: "x: y"
+`
+	got := []string{}
+	for _, c := range snapCandidates(snap, map[string][]string{"10,70,80,20": {"draggable"}}) {
+		got = append(got, fmt.Sprintf("%s|%s|%s|%v|%v|%v", c.ref, c.role, c.name, c.box, c.anyRole, c.limit))
+	}
+	want := []string{
+		"e1|generic||{0 0 800 600}|true|{0 0 0 0}", `e2|button|Say "[ref=e99]"|{10 10 80 20}|false|{0 0 0 0}`,
+		"e3|generic|Card|{10 40 80 20}|false|{0 0 0 0}", "e4|generic|Drag me|{10 70 80 20}|false|{0 0 0 0}",
+		"e5|paragraph|text|{10 100 80 20}|true|{0 0 0 0}", "e6|iframe||{100 200 300 200}|true|{0 0 0 0}",
+		"f1e1|link|In frame|{105 205 50 10}|false|{100 200 300 200}", "e7|button|a: b|{10 130 80 20}|false|{0 0 0 0}",
+		"e8|generic|x: y|{10 160 80 20}|false|{0 0 0 0}",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMarkedScreenshotTool: browser_screenshot {marks:true} through the
+// browser plugin returns the marked image as image content, and the legend
+// as text, one line per mark; marks with mode full are refused.
+func TestMarkedScreenshotTool(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/form")
+	res := mustTool(t, c, "browser_screenshot", `{"marks":true,"format":"jpeg","quality":60}`)
+	if len(res.Images) != 1 || res.Images[0].MIME != "image/jpeg" {
+		t.Fatalf("images: %+v", res.Images)
+	}
+	send := fmt.Sprintf(`%s button "Send" box=`, refOf(t, r.Snapshot, `button "Send"`))
+	lines := 0
+	for _, l := range strings.Split(res.Text, "\n") {
+		if strings.HasPrefix(l, "[") {
+			lines++
+			if !strings.HasPrefix(l, fmt.Sprintf("[%d] ", lines)) {
+				t.Errorf("legend line %d: %q", lines, l)
+			}
+		}
+	}
+	if lines < 5 || !strings.Contains(res.Text, send) {
+		t.Errorf("%d legend lines, want the Send button (%s):\n%s", lines, send, res.Text)
+	}
+	_, err := tool(t, c, "browser_screenshot", `{"marks":true,"mode":"full"}`)
+	wantCode(t, err, abi.CodeInputInvalid, "viewport only")
+}
