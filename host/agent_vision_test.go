@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http/httptest"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -146,7 +147,7 @@ func TestVisionUnusableAnswersClickNothing(t *testing.T) {
 		says   string
 	}{
 		{"garbage", func() { model.Answer("I think it is the green one!") }, abi.CodeExecutionFailed, "not the JSON object"},
-		{"unknown mark", func() { model.Answer(`{"mark": 7}`) }, abi.CodeExecutionFailed, "mark 7 is not in the legend"},
+		{"unknown mark", func() { model.Answer(`{"mark": 999}`) }, abi.CodeExecutionFailed, "mark 999 is not in the legend"},
 		{"outside", func() { model.Answer(`{"x": 5000, "y": 78}`) }, abi.CodeExecutionFailed, "outside the"},
 		{"none", func() { model.Answer(`{"none": "no such button"}`) }, abi.CodeNotFound, "no such button"},
 		{"http 500", func() { model.Reply(500, `{"error":"overloaded"}`) }, abi.CodeExecutionFailed, "HTTP 500"},
@@ -240,5 +241,48 @@ func TestVisionToolsOffered(t *testing.T) {
 	_, e = none.try("", "browser_vision_click", map[string]any{"description": "x"})
 	if e == nil || e.Code != abi.CodeNotAvailable || !strings.Contains(e.Message, "[vision] endpoint") {
 		t.Errorf("no endpoint: %v", e)
+	}
+}
+
+// TestVisionClickMarkByRef: on an ordinary page the model sees the page's
+// buttons as marks in the legend; answering the Save button's mark clicks
+// that element by its ref, and the result names the mark, the ref and the
+// box.
+func TestVisionClickMarkByRef(t *testing.T) {
+	site := serve(t, map[string]string{"/": `<title>Editor</title>
+		<button onclick="document.title='pressed Cancel'">Cancel</button>
+		<button onclick="document.title='pressed Save'">Save</button>`})
+	model := visiontest.New(t)
+	a := visionAgent(t, site, model, "")
+	a.call("browser_navigate", map[string]any{"url": site.URL + "/"})
+	model.Answer(`{"none": "looking first"}`)
+	if _, e := a.try("", "browser_vision_click", map[string]any{"description": "the Save button"}); e == nil || e.Code != abi.CodeNotFound {
+		t.Fatalf("none: %v", e)
+	}
+	var prompt string
+	var body struct {
+		Messages []struct{ Content json.RawMessage }
+	}
+	json.Unmarshal(model.Requests()[0], &body)
+	var parts []struct{ Text string }
+	json.Unmarshal(body.Messages[1].Content, &parts)
+	prompt = parts[0].Text
+	m := regexp.MustCompile(`(?m)^(\d+): button "Save" box=(\d+,\d+,\d+,\d+)$`).FindStringSubmatch(prompt)
+	if m == nil || !strings.Contains(prompt, `button "Cancel"`) {
+		t.Fatalf("legend without the buttons:\n%s", prompt)
+	}
+	model.Answer(`{"mark": ` + m[1] + `}`)
+	res := a.call("browser_vision_click", map[string]any{"description": "the Save button"})
+	if !regexp.MustCompile(`Clicked mark `+m[1]+` \(e\d+\) box `).MatchString(res.Text) || !strings.Contains(res.Text, "Page: pressed Save") {
+		t.Fatalf("mark click: %s", res.Text)
+	}
+	var data struct {
+		Mark int
+		Ref  string
+		Box  []int
+	}
+	json.Unmarshal(res.Data, &data)
+	if fmt.Sprint(data.Mark) != m[1] || data.Ref == "" || strings.Trim(strings.ReplaceAll(fmt.Sprint(data.Box), " ", ","), "[]") != m[2] {
+		t.Errorf("data %s, legend line %q", res.Data, m[0])
 	}
 }

@@ -112,7 +112,7 @@ type Service struct {
 	done chan struct{}
 
 	// markShot takes the screenshot ww_vision_locate sends, with its
-	// marks; tests replace it.
+	// marks (markedShot); tests replace it.
 	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
 }
 
@@ -135,7 +135,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
-	s.markShot = s.plainShot
+	s.markShot = s.markedShot
 	go s.sweep()
 	return s, nil
 }

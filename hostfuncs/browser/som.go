@@ -89,7 +89,7 @@ var somJS = `() => [(` + marksJS + `)(), (` + regionsJS + `)(` + strconv.Itoa(so
 // takes becomes t's latest, so the legend's refs resolve. Secret values
 // are hidden during the capture as for any screenshot (concealed).
 func (s *Service) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
-	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"}, nil)
+	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"}, s.secretValues(ss.key.personality, ss.key.session))
 	return png, marks, err
 }
 

@@ -84,18 +84,3 @@ func holdsSecret(p pw.Page, values []string) string {
 	}
 	return ""
 }
-
-// plainShot is the viewport as PNG with no marks, secrets concealed as in
-// every screenshot.
-// SEAM: replaced by markedShot (som.go, branch i15marks) when merged.
-func (s *Service) plainShot(ss *session, t *tab) ([]byte, []abi.ScreenMark, error) {
-	img, dialog, err := race(ss, func() ([]byte, error) {
-		return concealed(t.page, s.secretValues(ss.key.personality, ss.key.session), "screenshot", func() ([]byte, error) {
-			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng})
-		})
-	})
-	if dialog {
-		return nil, nil, errDialogOpen(openDialog(ss, t))
-	}
-	return img, nil, err
-}
