@@ -2,6 +2,9 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -103,4 +106,34 @@ func TestVisionLocateKeepsSecrets(t *testing.T) {
 	if fv.count() != before+1 {
 		t.Fatal("allowed, the model was not asked")
 	}
+}
+
+// TestTypeAtPoint: type at a viewport point (what browser_vision_type does
+// for a field without a ref) clicks there and replaces the focused field's
+// text through the keyboard; into a password field, the value goes to the
+// session's secrets like any typed password.
+func TestTypeAtPoint(t *testing.T) {
+	c := caller(t.Name())
+	nav(t, c, "/form")
+	at := func(sel string) (*float64, *float64) {
+		r := must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{
+			Expression: `() => { const r = document.querySelector("` + sel + `").getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2] }`})
+		var p [2]float64
+		if err := json.Unmarshal(r.Result, &p); err != nil {
+			t.Fatal(err)
+		}
+		return &p[0], &p[1]
+	}
+	x, y := at(`input[name=name]`)
+	act(t, c, abi.BrowserActRequest{Action: abi.ActFill, X: x, Y: y, Text: "first"})
+	snap := act(t, c, abi.BrowserActRequest{Action: abi.ActFill, X: x, Y: y, Text: "Ada"}).Snapshot
+	if !strings.Contains(snap, `textbox "Name"`) || !strings.Contains(snap, "Ada") || strings.Contains(snap, "first") {
+		t.Fatalf("typed at the point:\n%s", snap)
+	}
+	x, y = at(`input[name=pw]`)
+	act(t, c, abi.BrowserActRequest{Action: abi.ActFill, X: x, Y: y, Text: "pw-at-point"})
+	if !slices.Contains(heldSecrets("tester", t.Name()), "pw-at-point") {
+		t.Errorf("the password typed at a point is not a session secret: %v", heldSecrets("tester", t.Name()))
+	}
+	wantCode(t, actErr(t, c, abi.BrowserActRequest{Action: abi.ActFill, Text: "x"}), abi.CodeInputInvalid, "needs a ref")
 }
