@@ -215,12 +215,11 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 			return out, err
 		}
 	}
-	secrets := s.secretValues(c.Personality, c.Session)
 	var img []byte
 	if req.Marks {
-		img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f, secrets)
+		img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f)
 	} else {
-		img, err = s.capture(ss, t, f, mode, loc, secrets)
+		img, err = s.capture(ss, t, f, mode, loc, s.secretValues(c.Personality, c.Session))
 	}
 	if err != nil {
 		return out, err

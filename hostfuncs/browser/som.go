@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -21,10 +22,11 @@ import (
 // Set-of-marks: a viewport screenshot with numbered boxes drawn over the
 // places an agent may want to click, and a legend saying what each number
 // is. The boxes are drawn here, in Go, on the decoded image: nothing is
-// added to the page, so a page can neither see the marks nor move, hide
-// or forge them.
+// added to the page, so a page can neither see the marks nor move or hide
+// them (it can paint look-alikes of its own: the legend is what counts).
 //
-// Candidates come from one snapshot with boxes and one evaluate:
+// Candidates come from one snapshot with boxes, the marks logic's evaluate
+// (as any snapshot does) and one evaluate of our own:
 //   - snapshot lines with a ref whose role takes input (somRoles), or that
 //     the marks logic (marks.go) flags clickable or draggable, or that
 //     Playwright marks [cursor=pointer]; elements in iframes are moved by
@@ -61,7 +63,7 @@ const (
 // that show in the viewport: [x, y, w, h, kind, label], boxes rounded as
 // Playwright rounds [box=...]. A pointer region is the outermost element
 // with the cursor (it is inherited: its children are the same target).
-const regionsJS = `(scanMax, max) => {
+const regionsJS = `([scanMax, max]) => {
 	const out = [], vw = innerWidth, vh = innerHeight;
 	const root = document.body || document.documentElement;
 	if (!root) return out;
@@ -79,41 +81,38 @@ const regionsJS = `(scanMax, max) => {
 	return out;
 }`
 
-// somJS runs marksJS and regionsJS in one evaluate.
-var somJS = `() => [(` + marksJS + `)(), (` + regionsJS + `)(` + strconv.Itoa(somScanMax) + `, ` + strconv.Itoa(somRegionMax) + `)]`
-
 // markedShot takes a marked screenshot of t, the current tab of ss: a PNG
 // of the viewport at CSS scale (image pixels are CSS pixels, whatever the
 // device scale factor) with the marks drawn, and its legend. The caller
 // holds ss.mu, as for any call on the session (pageTab). The snapshot it
-// takes becomes t's latest, so the legend's refs resolve. Secret values
-// are hidden during the capture as for any screenshot (concealed).
+// takes becomes t's latest, so the legend's refs resolve. The session's
+// secret values are hidden during the capture as for any screenshot
+// (concealed), and a name that holds one is replaced by abi.RedactedValue.
 func (s *Service) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
-	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"}, s.secretValues(ss.key.personality, ss.key.session))
+	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"})
 	return png, marks, err
 }
 
-// markedCapture is markedShot encoded as f (PNG or JPEG; not WebP), with secrets
-// hidden during the capture; total counts the candidates before the cap.
-func (s *Service) markedCapture(ss *session, t *tab, f format, secrets []string) (img []byte, marks []abi.ScreenMark, total int, err error) {
+// markedCapture is markedShot encoded as f (PNG or JPEG; not WebP); total
+// counts the candidates before the cap.
+func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, marks []abi.ScreenMark, total int, err error) {
+	secrets := s.secretValues(ss.key.personality, ss.key.session)
 	type shot struct {
 		snap    string
-		found   []any
+		marksOf map[string][]string
+		regions []any
 		pngData []byte
 	}
 	got, dialog, err := race(ss, func() (shot, error) {
 		var sh shot
-		ch := make(chan []any, 1)
-		go func() {
-			v, _ := t.page.Evaluate(somJS)
-			a, _ := v.([]any)
-			ch <- a
-		}()
-		snap, err := t.page.AriaSnapshot(pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(s.cfg.ActionTimeout.D().Milliseconds()))})
+		wait := s.cfg.ActionTimeout.D()
+		found := findMarks(t.page)
+		regions := findRegions(t.page)
+		snap, err := t.page.AriaSnapshot(pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(wait.Milliseconds()))})
 		if err != nil {
 			return sh, err
 		}
-		sh.snap, sh.found = snap, <-ch
+		sh.snap, sh.marksOf, sh.regions = snap, found(wait), regions(wait)
 		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})
@@ -130,13 +129,14 @@ func (s *Service) markedCapture(ss *session, t *tab, f format, secrets []string)
 	if err != nil {
 		return nil, nil, 0, abi.Errorf(abi.CodeExecutionFailed, "decoding the screenshot to mark it: %v; take a plain screenshot instead", err)
 	}
-	var marksOf map[string][]string
-	var regions []any
-	if len(got.found) == 2 {
-		marksOf = marksMap(got.found[0])
-		regions, _ = got.found[1].([]any)
+	cands := append(snapCandidates(got.snap, got.marksOf), regionCandidates(got.regions)...)
+	for i := range cands { // names are page text: one may show a secret
+		for _, v := range secrets {
+			if v != "" && strings.Contains(cands[i].name, v) {
+				cands[i].name = abi.RedactedValue
+			}
+		}
 	}
-	cands := append(snapCandidates(got.snap, marksOf), regionCandidates(regions)...)
 	marks, total = pickMarks(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
 	canvas := image.NewRGBA(pic.Bounds())
 	draw.Draw(canvas, canvas.Bounds(), pic, pic.Bounds().Min, draw.Src)
@@ -153,19 +153,30 @@ func (s *Service) markedCapture(ss *session, t *tab, f format, secrets []string)
 	return b.Bytes(), marks, total, nil
 }
 
-// marksMap reads marksJS's answer (box -> kinds).
-func marksMap(v any) map[string][]string {
-	obj, _ := v.(map[string]any)
-	m := make(map[string][]string, len(obj))
-	for box, kinds := range obj {
-		list, _ := kinds.([]any)
-		for _, k := range list {
-			if s, ok := k.(string); ok {
-				m[box] = append(m[box], s)
-			}
+// findRegions starts regionsJS and returns a function that waits for its
+// answer at most wait; on a failure or past wait there are none.
+func findRegions(p pw.Page) func(wait time.Duration) []any {
+	return background(func() []any {
+		v, _ := p.Evaluate(regionsJS, []int{somScanMax, somRegionMax})
+		a, _ := v.([]any)
+		return a
+	})
+}
+
+// background starts fn and returns a function that waits for its result
+// at most wait, else gives the zero value (fn is left to finish).
+func background[T any](fn func() T) func(wait time.Duration) T {
+	ch := make(chan T, 1)
+	go func() { ch <- fn() }()
+	return func(wait time.Duration) (v T) {
+		timer := time.NewTimer(wait)
+		defer timer.Stop()
+		select {
+		case v = <-ch:
+		case <-timer.C:
 		}
+		return v
 	}
-	return m
 }
 
 // rect is a box: x, y, width, height.

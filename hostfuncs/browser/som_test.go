@@ -35,7 +35,9 @@ func somPages(t *testing.T) *httptest.Server {
 			<div class="c" style="left:20px;top:200px;width:150px;height:50px;cursor:pointer;background:#eee">Card</div>
 			<button class="c" style="left:-500px;top:300px">Gone left</button>
 			<button class="c" style="left:-20px;top:300px;width:100px;height:30px">Half in</button>
-			<button class="c" style="left:20px;top:5000px">Far below</button>`,
+			<button class="c" style="left:20px;top:5000px">Far below</button>
+			<iframe class="c" title="pane" style="left:400px;top:150px;width:300px;height:120px"
+				srcdoc="<body style='margin:10px'><button>In frame</button></body>"></iframe>`,
 		// A canvas-only page: it draws two buttons and records clicks by
 		// coordinates.
 		"/canvas": `<title>Canvas</title><style>body{margin:0}</style>
@@ -51,6 +53,11 @@ func somPages(t *testing.T) *httptest.Server {
 				document.getElementById("out").textContent = hit ? "clicked " + hit[0] : "missed";
 			});
 			</script>`,
+		// A secret shown as text, black on white, beside a button.
+		"/secret": `<title>Secret</title><style>body{margin:0;background:#fff}</style>
+			<p style="position:absolute;left:20px;top:100px;margin:0;font:40px monospace;color:#000">TOPSECRET-1234</p>
+			<button style="position:absolute;left:20px;top:20px">Go</button>
+			<button style="position:absolute;left:100px;top:20px" aria-label="Pay as TOPSECRET-1234">Pay</button>`,
 		// A hostile crowd: 600 clickable spans, and one element with 5000
 		// children.
 		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
@@ -128,8 +135,9 @@ func near(a, b [4]int) bool {
 	return true
 }
 
-// TestMarkedScreenshotControls: every control in the viewport has a mark
-// with its ref and its bounding box (clipped to the viewport); the
+// TestMarkedScreenshotControls: every control in the viewport, one in an
+// iframe too, has a mark with its ref and its bounding box (clipped to the
+// viewport, within 2 px: an iframe's border is not counted); the
 // off-screen ones have none; the clickable div without a role has one,
 // the clickable span inside the link has none of its own; each mark's
 // border is drawn in its colour where the plain screenshot shows the
@@ -149,7 +157,11 @@ func TestMarkedScreenshotControls(t *testing.T) {
 	}
 	boxes := evalJSON[map[string][4]float64](t, c, `() => Object.fromEntries([...document.querySelectorAll("button, a, input, select")].map(e => {
 		const r = e.getBoundingClientRect(); return [e.getAttribute("aria-label") || e.textContent.trim(), [r.x, r.y, r.width, r.height]]; }))`)
-	want := map[string]string{"Sign in": `button "Sign in"`, "Help centre": `link "Help centre"`, "Email": `textbox "Email"`,
+	inFrame := evalJSON[[4]float64](t, c, `() => { const f = document.querySelector("iframe"), o = f.getBoundingClientRect();
+		const r = f.contentDocument.querySelector("button").getBoundingClientRect();
+		return [o.x + f.clientLeft + r.x, o.y + f.clientTop + r.y, r.width, r.height]; }`)
+	boxes["In frame"] = inFrame
+	want := map[string]string{"In frame": `button "In frame"`, "Sign in": `button "Sign in"`, "Help centre": `link "Help centre"`, "Email": `textbox "Email"`,
 		"Remember": `checkbox "Remember"`, "Plan": `combobox "Plan"`, "Monthly": `radio "Monthly"`}
 	for label, line := range want {
 		b := boxes[label]
@@ -380,4 +392,50 @@ func TestMarkedScreenshotTool(t *testing.T) {
 	}
 	_, err := tool(t, c, "browser_screenshot", `{"marks":true,"mode":"full"}`)
 	wantCode(t, err, abi.CodeInputInvalid, "viewport only")
+}
+
+// TestMarkedShotHidesSecrets: markedShot hides the session's secret
+// values from the image as every screenshot does (the vision tools send it
+// to a model): the text's place shows the page's white background, and a
+// mark named with it is named abi.RedactedValue.
+func TestMarkedShotHidesSecrets(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/secret"})
+	dark := func(data []byte) int {
+		img, err := png.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for y := 100; y < 150; y++ {
+			for x := 20; x < 400; x++ {
+				if r, _, _, _ := img.At(x, y).RGBA(); r < 0x8000 {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	shot := func() ([]byte, string) {
+		ss, tb, err := svc.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.mu.Unlock()
+		data, marks, err := svc.markedShot(ss, tb)
+		if err != nil || len(marks) != 2 {
+			t.Fatalf("%v, marks %+v", err, marks)
+		}
+		return data, marks[1].Name
+	}
+	data, name := shot()
+	if n := dark(data); n < 100 || name != "Pay as TOPSECRET-1234" {
+		t.Fatalf("before the secret is held the text shows %d dark pixels and the button is named %q: the check sees nothing", n, name)
+	}
+	holdSecret(c, "TOPSECRET-1234")
+	data, name = shot()
+	if n := dark(data); n != 0 || name != abi.RedactedValue {
+		t.Errorf("the secret shows in the marked screenshot: %d dark pixels, the button named %q", n, name)
+	}
 }
