@@ -143,7 +143,9 @@ type BrowserActRequest struct {
 	Ref    string   `json:"ref,omitempty"`
 	X      *float64 `json:"x,omitempty"`
 	Y      *float64 `json:"y,omitempty"`
-	// Text for type and fill; Key for press.
+	// Text for type and fill; Key for press. Type and fill at (X, Y) click
+	// there and type through the keyboard (selecting the focused
+	// element's content first unless Append).
 	Text   string `json:"text,omitempty"`
 	Key    string `json:"key,omitempty"`
 	Append bool   `json:"append,omitempty"`

@@ -61,6 +61,7 @@ var hostFuncs = map[string]ID{
 	abi.HostNetworkFetch:      Network,
 	abi.HostVaultFill:         VaultFill,
 	abi.HostTakeoverRequest:   Takeover,
+	abi.HostVisionLocate:      Vision,
 
 	abi.HostBrowserSnapshot:      BrowserRead,
 	abi.HostBrowserWaitFor:       BrowserRead,

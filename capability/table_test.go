@@ -163,14 +163,16 @@ func TestExtismNamesMapBack(t *testing.T) {
 	}
 }
 
-// README.md lists, per browser grant, exactly the browser host functions
-// this table gives it.
+// README.md lists, per browser grant (and vision), exactly the host
+// functions this table gives it.
 func TestReadmeListsBrowserGrants(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join("..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, g := range []struct{ marker, id string }{{"read", "browser.read"}, {"act", "browser.act"}, {"eval", "browser.eval"}} {
+	for _, g := range []struct{ marker, id, prefix string }{
+		{"read", "browser.read", "ww_browser_"}, {"act", "browser.act", "ww_browser_"}, {"eval", "browser.eval", "ww_browser_"}, {"vision", "vision", "ww_"},
+	} {
 		_, rest, _ := strings.Cut(string(b), "<!-- "+g.marker+" -->")
 		listed, _, ok := strings.Cut(rest, "<!-- /"+g.marker+" -->")
 		if !ok {
@@ -178,7 +180,7 @@ func TestReadmeListsBrowserGrants(t *testing.T) {
 		}
 		var want []string
 		for _, hf := range HostFuncs() {
-			if name, ok := strings.CutPrefix(hf[0], "ww_browser_"); ok && hf[1] == g.id {
+			if name, ok := strings.CutPrefix(hf[0], g.prefix); ok && hf[1] == g.id {
 				want = append(want, name)
 			}
 		}

@@ -26,8 +26,10 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := bc.Validate(); err != nil {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
-	s, err := browser.New(bc, browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egressFailure})
+	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.sessionProxy,
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egressFailure}
+	h.visionOptions(&o)
+	s, err := browser.New(bc, o)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,7 @@ type Config struct {
 	Vault         toml.Primitive               `toml:"vault"`
 	Serve         ServeConfig                  `toml:"serve"`
 	Console       ConsoleConfig                `toml:"console"`
+	Vision        VisionConfig                 `toml:"vision"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
@@ -113,6 +114,10 @@ type PersonalityConfig struct {
 	// vault.fill. Refused by default: script the agent runs in the page
 	// can read back every credential value the vault filled there.
 	AllowEvalWithVault bool `toml:"allow_eval_with_vault"`
+	// VisionAllowSecrets lets a page holding a filled secret (a password
+	// field with a value, a credential value shown) go to the vision
+	// model. Off by default: the model is a third party to the session.
+	VisionAllowSecrets bool `toml:"vision_allow_secrets"`
 	// Approval maps a risk (abi.Risks) to allow, ask or deny, and "timeout"
 	// to how long an ask waits for an operator. Absent risks are allowed.
 	Approval map[string]string `toml:"approval"`
@@ -429,6 +434,9 @@ func (c *Config) Validate() error {
 	}
 	if err := c.validateKeys(); err != nil {
 		return err
+	}
+	if err := c.Vision.validate(); err != nil {
+		return bad("%v", err)
 	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {

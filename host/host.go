@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -76,6 +77,8 @@ type Host struct {
 	grantsOnce sync.Once
 	grants     *operator.Grants
 	grantsErr  error
+	// vision is the operator's vision model; nil without [vision] endpoint.
+	vision *vision.Model
 	// recent is the tail of the events (RecentEvents).
 	recent eventRing
 	// idle returns a burst's free heap to the OS when calls stop.
@@ -122,6 +125,9 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		return nil, err
 	}
 	h.svcs = append(h.svcs, nw)
+	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
+		return nil, &ConfigError{cfg.Source, err.Error()}
+	}
 	if !opts.NoBrowser {
 		b, err := h.newBrowser()
 		if err != nil {

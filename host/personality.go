@@ -98,6 +98,10 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 						t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
 					continue
 				}
+				if h.vision == nil && needsVision(t) {
+					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a vision model, and this host has none: the operator sets [vision] endpoint and model in the host config", t.Name)
+					continue
+				}
 				if h.desk == nil && needsTakeover(t) {
 					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
 					continue

@@ -370,6 +370,9 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		return click, nil
 
 	case abi.ActType, abi.ActFill:
+		if req.Ref == "" && haveXY {
+			return s.typeAt(page, c, req), nil
+		}
 		loc, ref, err := needRef(req.Action)
 		if err != nil {
 			return nil, err
@@ -530,6 +533,33 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		return func() error { return loc.SetChecked(on) }, nil
 	}
 	return nil, abi.Errorf(abi.CodeInputInvalid, "unknown action %q: use click, dblclick, type, fill, press, hover, scroll, select, drag or check", req.Action)
+}
+
+// typeAt types at a viewport point, for a field with no ref (a canvas
+// app's, a widget's): it clicks there, selects what the focused element
+// holds unless Append, and types through the keyboard. A password field
+// focused there has its value kept for the masker, as a typed one.
+func (s *Service) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequest) func() error {
+	return func() error {
+		if err := p.Mouse().Click(*req.X, *req.Y); err != nil {
+			return err
+		}
+		if pass, _ := p.Evaluate(`() => document.activeElement?.type === "password"`); pass == true && s.opts.OnSecret != nil && req.Text != "" {
+			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, req.Text)
+		}
+		if !req.Append {
+			if err := p.Keyboard().Press("ControlOrMeta+A"); err != nil {
+				return err
+			}
+		}
+		if err := p.Keyboard().Type(req.Text); err != nil {
+			return err
+		}
+		if req.Submit {
+			return p.Keyboard().Press("Enter")
+		}
+		return nil
+	}
 }
 
 func mouseButton(b string) (*pw.MouseButton, error) {

@@ -70,6 +70,13 @@ type Options struct {
 	// not reach the site during this call: an *abi.Error (refused,
 	// unreachable) returned instead of the proxy's answer, or nil.
 	EgressFailure func(personality, session, url string) error
+	// Vision, when set, asks the operator's vision model where an element
+	// is (ww_vision_locate); nil: the host has no [vision] endpoint and the
+	// call answers not_available.
+	Vision func(ctx context.Context, personality string, q VisionQuery) (abi.VisionLocateResponse, error)
+	// VisionSecrets, when set, says whether a personality lets a page
+	// holding a filled secret go to the vision model.
+	VisionSecrets func(personality string) bool
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
@@ -109,6 +116,10 @@ type Service struct {
 
 	stop chan struct{}
 	done chan struct{}
+
+	// markShot takes the screenshot ww_vision_locate sends, with its
+	// marks (markedShot); tests replace it.
+	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
 }
 
 // New validates cfg and returns a service. Nothing starts until the first
@@ -130,6 +141,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
+	s.markShot = s.markedShot
 	go s.sweep()
 	return s, nil
 }
@@ -166,6 +178,7 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hostfuncs.JSON(abi.HostBrowserSessions, s.sessionsCall),
 		hf(abi.HostBrowserRead, s.read),
 		hostfuncs.JSON(abi.HostBrowserProfile, s.profileCall),
+		hostfuncs.JSON(abi.HostVisionLocate, s.visionLocate),
 	}
 }
 

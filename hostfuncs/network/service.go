@@ -487,29 +487,7 @@ func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.Networ
 	if hreq.Header.Get("User-Agent") == "" {
 		hreq.Header.Set("User-Agent", "wasmwright-fetch/1")
 	}
-	client := &http.Client{
-		Transport: s.transport(r),
-		CheckRedirect: func(next *http.Request, via []*http.Request) error {
-			if len(via) > maxRedirects {
-				return abi.Errorf(abi.CodeRefused, "more than %d redirects", maxRedirects)
-			}
-			if _, err := CheckURL(next.URL.String()); err != nil {
-				return err
-			}
-			h, port, err := hostPort(next.URL)
-			if err != nil {
-				return &Blocked{URL: displayURL(next.URL), Reason: err.Error()}
-			}
-			exempt, why := r.checkName(h, port)
-			if why == "" && !exempt && h.ip.IsValid() {
-				why = r.checkAddr(h.ip)
-			}
-			if why != "" {
-				return &Blocked{URL: displayURL(next.URL), Reason: why + " (redirect from " + displayURL(via[len(via)-1].URL) + ")"}
-			}
-			return nil
-		},
-	}
+	client := s.client(r, s.transport(r))
 	resp, err := client.Do(hreq)
 	if err != nil {
 		return out, refusal(err)
@@ -531,6 +509,48 @@ func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.Networ
 		out.Headers[k] = capStr(strings.Join(v, ", "), 2000)
 	}
 	return out, nil
+}
+
+// client sends through tr under r: every redirect is checked again, at
+// most maxRedirects.
+func (s *Service) client(r *rules, tr http.RoundTripper) *http.Client {
+	return &http.Client{
+		Transport: tr,
+		CheckRedirect: func(next *http.Request, via []*http.Request) error {
+			if len(via) > maxRedirects {
+				return abi.Errorf(abi.CodeRefused, "more than %d redirects", maxRedirects)
+			}
+			if _, err := CheckURL(next.URL.String()); err != nil {
+				return err
+			}
+			h, port, err := hostPort(next.URL)
+			if err != nil {
+				return &Blocked{URL: displayURL(next.URL), Reason: err.Error()}
+			}
+			exempt, why := r.checkName(h, port)
+			if why == "" && !exempt && h.ip.IsValid() {
+				why = r.checkAddr(h.ip)
+			}
+			if why != "" {
+				return &Blocked{URL: displayURL(next.URL), Reason: why + " (redirect from " + displayURL(via[len(via)-1].URL) + ")"}
+			}
+			return nil
+		},
+	}
+}
+
+// Client is an HTTP client for the host's own requests on a personality's
+// behalf (the vision model): every connection is resolved, checked and
+// dialled under the personality's policy, like ww_network_fetch's. A
+// refused address fails with a *Blocked, one that cannot be reached with
+// an *Unreachable, in the error chain. It waits for the response as long
+// as the request's context allows (no header timeout of its own).
+func (s *Service) Client(personality string) *http.Client {
+	r := s.rulesFor(personality)
+	tr := s.transport(r).Clone()
+	tr.ResponseHeaderTimeout = 0
+	tr.MaxIdleConnsPerHost, tr.IdleConnTimeout = 1, 5*time.Second
+	return s.client(r, tr)
 }
 
 // refusal maps a fetch error to the wire.

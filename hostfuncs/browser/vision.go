@@ -1,0 +1,86 @@
+package browser
+
+import (
+	"context"
+	"strings"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// VisionQuery is what ww_vision_locate asks the vision model
+// (Options.Vision): the marked screenshot of the viewport (PNG, Width x
+// Height pixels), its legend, and the agent's description.
+type VisionQuery struct {
+	Image         []byte
+	Width, Height int
+	Marks         []abi.ScreenMark
+	Description   string
+	Action        string
+}
+
+// maxDescription caps the description sent to the model (bytes).
+const maxDescription = 1000
+
+// visionLocate is ww_vision_locate: the session's current tab, marked,
+// goes to the vision model with the description; the answer comes back
+// checked. It does not act. A page holding a filled secret is not sent
+// unless the personality allows it (Options.VisionSecrets).
+func (s *Service) visionLocate(ctx context.Context, c *hostfuncs.Caller, req abi.VisionLocateRequest) (abi.VisionLocateResponse, error) {
+	var out abi.VisionLocateResponse
+	if s.opts.Vision == nil {
+		return out, abi.Errorf(abi.CodeNotAvailable, "no vision model is configured on this host: the operator sets [vision] endpoint and model; meanwhile act by ref from browser_snapshot")
+	}
+	req.Description = strings.TrimSpace(req.Description)
+	if req.Description == "" || len(req.Description) > maxDescription {
+		return out, abi.Errorf(abi.CodeInputInvalid, "description must say which element to find (e.g. \"the blue Save button\"), in at most %d bytes", maxDescription)
+	}
+	ss, t, err := s.pageTab(ctx, c)
+	if err != nil {
+		return out, err
+	}
+	defer ss.mu.Unlock()
+	if d := openDialog(ss, t); d != nil {
+		return out, errDialogOpen(d)
+	}
+	if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality) {
+		if why := holdsSecret(t.page, s.secretValues(c.Personality, c.Session)); why != "" {
+			return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
+				why, c.Personality)
+		}
+	}
+	img, marks, err := s.markShot(ss, t)
+	if err != nil {
+		return out, s.mapErr(ss, err, "taking the screenshot for the vision model")
+	}
+	w, h := imageSize(img)
+	out, err = s.opts.Vision(ctx, c.Personality, VisionQuery{Image: img, Width: w, Height: h, Marks: marks, Description: req.Description, Action: req.Action})
+	if err != nil {
+		return out, err
+	}
+	out.State = s.state(ss, t, false)
+	return out, nil
+}
+
+// holdsSecret returns why p may not be sent as pixels: one of its frames
+// shows one of values or holds a filled password field, or could not be
+// checked (fail closed). "" when it holds none.
+func holdsSecret(p pw.Page, values []string) string {
+	m := newSecretMatcher(values)
+	for _, f := range p.Frames() {
+		fs, err := scanFrame(f)
+		switch {
+		case err != nil && f.IsDetached():
+			continue
+		case err != nil:
+			return "a frame could not be checked for filled secrets (" + cleanMsg(err.Error()) + ")"
+		case fs.over:
+			return "a frame holds too much text to check for filled secrets"
+		case len(m.match(fs, false)) > 0:
+			return "it holds a filled credential or password"
+		}
+	}
+	return ""
+}
