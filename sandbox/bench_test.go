@@ -117,13 +117,7 @@ func BenchmarkIdleInstanceMemory(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse)/n/(1<<20), "MiB/instance")
 		b.StopTimer()
-		p.mu.Lock()
-		idle := p.idle
-		p.idle = nil
-		p.mu.Unlock()
-		for _, inst := range idle {
-			inst.close(context.Background())
-		}
+		p.closeIdle()
 		b.StartTimer()
 	}
 }

@@ -343,9 +343,8 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 	return nil
 }
 
-// dropModule closes the idle instances and the compiled code (callers
-// make sure no call runs, and hold compileMu unless p is not shared yet).
-func (p *Plugin) dropModule() error {
+// closeIdle closes the instances waiting for a call.
+func (p *Plugin) closeIdle() {
 	p.mu.Lock()
 	idle := p.idle
 	p.idle = nil
@@ -353,6 +352,12 @@ func (p *Plugin) dropModule() error {
 	for _, inst := range idle {
 		inst.close(context.Background())
 	}
+}
+
+// dropModule closes the idle instances and the compiled code (callers
+// make sure no call runs, and hold compileMu unless p is not shared yet).
+func (p *Plugin) dropModule() error {
+	p.closeIdle()
 	if p.compiled == nil {
 		return nil
 	}
