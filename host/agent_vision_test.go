@@ -187,9 +187,12 @@ func TestVisionTypeAtPoint(t *testing.T) {
 
 // TestVisionKeepsSecretsFromTheModel: once a password is typed into the
 // page, the page is not sent: refused, and the model server sees no
-// request; a personality with vision_allow_secrets sends it.
+// request; a personality with vision_allow_secrets sends it, yet the
+// legend it sends never carries the secret (the page echoes it into a
+// button's name, which the legend redacts).
 func TestVisionKeepsSecretsFromTheModel(t *testing.T) {
-	site := serve(t, map[string]string{"/login": `<title>Login</title><label>Password <input type="password"></label><button>Go</button>`})
+	site := serve(t, map[string]string{"/login": `<title>Login</title><label>Password <input type="password" id="p"></label><button>Go</button>
+		<button id="echo">echo</button><script>p.oninput = () => echo.textContent = "you typed " + p.value</script>`})
 	for _, allow := range []bool{false, true} {
 		model := visiontest.New(t)
 		model.Answer(`{"x": 10, "y": 10}`)
@@ -205,6 +208,12 @@ func TestVisionKeepsSecretsFromTheModel(t *testing.T) {
 			t.Fatalf("not allowed: %v, %d requests", e, n)
 		} else if allow && (e != nil || n != 1) {
 			t.Fatalf("allowed: %v, %d requests", e, n)
+		}
+		if allow {
+			body := string(model.Requests()[0])
+			if strings.Contains(body, "hunter2-secret") || !strings.Contains(body, `button \"`+abi.RedactedValue+`\"`) {
+				t.Fatalf("allowed: the request to the model carries the secret or does not redact it: %.600s", body)
+			}
 		}
 	}
 }
