@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	pw "github.com/mxschmitt/playwright-go"
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
@@ -589,5 +590,23 @@ func TestCloseIsBoundedWithAHungDriver(t *testing.T) {
 			t.Fatal("the hung driver was left running")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestEmulateReadsTheSessionsDriver: a device is looked up on the driver
+// the session lives on, not on the service's current Playwright handle,
+// which is nil while a dead driver is being replaced (reading it then
+// panicked the host).
+func TestEmulateReadsTheSessionsDriver(t *testing.T) {
+	s := &Service{} // s.pw nil, as driverExited leaves it
+	ss := &session{drv: &sharedDriver{pw: &pw.Playwright{Devices: map[string]*pw.DeviceDescriptor{"Pixel 7": {}}}}}
+	_, _, err := s.emulateDevice(ss, nil, "pixel")
+	var e *abi.Error
+	if !errors.As(err, &e) || e.Code != abi.CodeInputInvalid || !strings.Contains(e.Message, "Pixel 7") {
+		t.Fatalf("unknown device on the session's driver: %v", err)
+	}
+	_, _, err = s.emulateDevice(&session{}, nil, "Pixel 7")
+	if !errors.As(err, &e) || e.Code != abi.CodeNotAvailable {
+		t.Fatalf("session without a driver: %v", err)
 	}
 }

@@ -204,10 +204,16 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 // current one still current; lost says what did not survive (each tab's
 // history, session storage, unsaved input).
 func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
-	dev := s.pw.Devices[name]
+	// The devices of the driver this session lives on: s.pw belongs to
+	// the service's locks and is nil while a dead driver is replaced.
+	if ss.drv == nil || ss.drv.pw == nil {
+		return nil, "", abi.Errorf(abi.CodeNotAvailable, "the session has no browser driver: close it (browser_close) and open a new one")
+	}
+	devices := ss.drv.pw.Devices
+	dev := devices[name]
 	if dev == nil {
 		var near []string
-		for n := range s.pw.Devices {
+		for n := range devices {
 			if strings.Contains(strings.ToLower(n), strings.ToLower(name)) {
 				near = append(near, n)
 			}
