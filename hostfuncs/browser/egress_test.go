@@ -57,7 +57,7 @@ func TestLaunchOptions(t *testing.T) {
 	if len(disable) != 1 {
 		t.Fatalf("%d --disable-features switches, want 1: %v", len(disable), args)
 	}
-	for _, f := range []string{"MediaRouter", "DialMediaRouteProvider", "CastMediaRouteProvider", "WebRtcHideLocalIpsWithMdns", "Foo"} {
+	for _, f := range []string{"MediaRouter", "DialMediaRouteProvider", "CastMediaRouteProvider", "WebRtcHideLocalIpsWithMdns", "AutofillServerCommunication", "Foo"} {
 		if !slices.Contains(strings.Split(disable[0], ","), f) {
 			t.Errorf("--disable-features lacks %s", f)
 		}

@@ -225,9 +225,13 @@ var playwrightDisabledFeatures = []string{
 // WebRtcHideLocalIpsWithMdns is measured to matter (mdns_test.go); the
 // others are belt and braces behind the dead launch proxy and the resolver
 // rules, which the tests show hold without them.
+// AutofillServerCommunication: Chromium asks its autofill server about
+// every form with a password field; behind the proxy that query is a
+// "blocked request" event in the agent's next result (seen in CI).
 var egressDisabledFeatures = []string{
 	"CastMediaRouteProvider", "DirectSockets", "AsyncDns", "DnsOverHttps",
 	"PrefetchProxy", "IsolatedPrerender", "NetworkPrediction", "WebRtcHideLocalIpsWithMdns",
+	"AutofillServerCommunication",
 }
 
 // egressFlags close every way out but the proxy (see the top of this file).
