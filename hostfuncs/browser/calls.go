@@ -381,8 +381,8 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if err != nil {
 			return nil, err
 		}
-		if pr.Password && s.opts.OnSecret != nil && req.Text != "" {
-			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, req.Text)
+		if pr.Password {
+			s.keepSecret(c, req.Text)
 		}
 		return func() error {
 			switch {
@@ -537,15 +537,16 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 
 // typeAt types at a viewport point, for a field with no ref (a canvas
 // app's, a widget's): it clicks there, selects what the focused element
-// holds unless Append, and types through the keyboard. A password field
-// focused there has its value kept for the masker, as a typed one.
+// holds unless Append, and types through the keyboard. The text is kept
+// for the masker, as a typed password is, unless the focused element is
+// known not to be a password field.
 func (s *Service) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequest) func() error {
 	return func() error {
 		if err := p.Mouse().Click(*req.X, *req.Y); err != nil {
 			return err
 		}
-		if pass, _ := p.Evaluate(`() => document.activeElement?.type === "password"`); pass == true && s.opts.OnSecret != nil && req.Text != "" {
-			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, req.Text)
+		if plain, err := p.Evaluate(focusedPlainJS); err != nil || plain != true {
+			s.keepSecret(c, req.Text)
 		}
 		if !req.Append {
 			if err := p.Keyboard().Press("ControlOrMeta+A"); err != nil {
@@ -559,6 +560,28 @@ func (s *Service) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequ
 			return p.Keyboard().Press("Enter")
 		}
 		return nil
+	}
+}
+
+// focusedPlainJS is true when the focused element, followed into
+// same-origin frames, is not a password input; a frame it cannot enter
+// (cross-origin) counts as one, so an unknown field is kept secret.
+const focusedPlainJS = `() => {
+	let e = document.activeElement;
+	while (e && (e.tagName === "IFRAME" || e.tagName === "FRAME")) {
+		let d = null;
+		try { d = e.contentDocument } catch {}
+		if (!d) return false;
+		e = d.activeElement;
+	}
+	return !(e && e.tagName === "INPUT" && e.type === "password");
+}`
+
+// keepSecret hands a value typed or filled into a password field to the
+// masker (Options.OnSecret), under the caller's session.
+func (s *Service) keepSecret(c *hostfuncs.Caller, value string) {
+	if value != "" && s.opts.OnSecret != nil {
+		s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, value)
 	}
 }
 
@@ -655,8 +678,8 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		default:
 			return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
 		}
-		if (kind == "" || kind == "textbox") && f.Value != "" && s.opts.OnSecret != nil && pr.Password {
-			s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, f.Value)
+		if (kind == "" || kind == "textbox") && pr.Password {
+			s.keepSecret(c, f.Value)
 		}
 		steps = append(steps, step{loc, f})
 	}

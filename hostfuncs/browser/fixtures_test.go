@@ -47,6 +47,8 @@ func fixtures() *httptest.Server {
 		<p id="out">nothing</p>`)
 	page("/frames", `<title>Frames</title><h1>Outer</h1><iframe src="/inner" title="inner frame"></iframe>`)
 	page("/inner", `<title>Inner</title><button onclick="this.textContent='clicked inside'">Inner button</button>`)
+	page("/framed-login", `<title>Framed login</title><iframe src="/inner-login" title="login frame" style="width:400px;height:120px"></iframe>`)
+	page("/inner-login", `<title>Inner login</title><body style="margin:0"><input type="password" aria-label="Password" style="width:300px;height:80px">`)
 	page("/tabs", `<title>Tabs</title><a href="/other" target="_blank">Open other in a new tab</a>`)
 	// Clicks that cannot open a tab: a modified click on a plain button, a
 	// form whose target is a frame of the page.

@@ -136,4 +136,14 @@ func TestTypeAtPoint(t *testing.T) {
 		t.Errorf("the password typed at a point is not a session secret: %v", heldSecrets("tester", t.Name()))
 	}
 	wantCode(t, actErr(t, c, abi.BrowserActRequest{Action: abi.ActFill, Text: "x"}), abi.CodeInputInvalid, "needs a ref")
+
+	// A password field inside a frame: the page's focused element is the
+	// iframe, yet the text typed there is a session secret too.
+	nav(t, c, "/framed-login")
+	fx, fy := at(`iframe`) // 400x120; the input fills its top-left 300x80
+	*fx, *fy = *fx-200+100, *fy-60+40
+	act(t, c, abi.BrowserActRequest{Action: abi.ActFill, X: fx, Y: fy, Text: "framed-pw"})
+	if !slices.Contains(heldSecrets("tester", t.Name()), "framed-pw") {
+		t.Errorf("the password typed at a point inside a frame is not a session secret: %v", heldSecrets("tester", t.Name()))
+	}
 }
