@@ -83,3 +83,59 @@ func TestSessionsOpenConcurrently(t *testing.T) {
 		t.Fatalf("the held key's two calls opened %d sessions, want one shared", n)
 	}
 }
+
+// Opens at once cannot together go over max_contexts: with a cap of 1 and
+// no open session to close, a second key's open waits for the first, then
+// evicts it, and one session is left.
+func TestConcurrentOpensKeepTheCap(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.MaxContexts = 1
+	s, err := New(cfg, Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	entered, release, waiting := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	testOpening = func(k sessKey) {
+		if k.session == "first" {
+			close(entered)
+			<-release
+		}
+	}
+	testEvictWaits = func(k sessKey) {
+		if k.session == "second" {
+			close(waiting)
+		}
+	}
+	defer func() { testOpening, testEvictWaits = nil, nil }()
+	navigate := func(session string) chan *abi.Error {
+		done := make(chan *abi.Error, 1)
+		go func() {
+			_, err := call[abi.BrowserNavigateResponse](t, s, caller(session), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/", NoSnapshot: true})
+			done <- err
+		}()
+		return done
+	}
+	first := navigate("first")
+	<-entered
+	second := navigate("second")
+	select {
+	case <-waiting:
+	case err := <-second:
+		t.Fatalf("a second session opened (%v) while the first's open was held: two sessions under max_contexts = 1", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the second open neither waited nor answered")
+	}
+	close(release)
+	<-first // it may end evicted; only the count matters
+	if err := <-second; err != nil {
+		t.Fatalf("second: %v", err)
+	}
+	var open []string
+	for _, i := range s.Sessions() {
+		open = append(open, i.Session)
+	}
+	if len(open) != 1 || open[0] != "second" {
+		t.Fatalf("open sessions %v, want [second] (max_contexts = 1)", open)
+	}
+}

@@ -97,9 +97,10 @@ type Service struct {
 	// sessions are the open ones; crashed remembers keys whose session
 	// crashed, so the next one is told it is fresh.
 	sessions map[sessKey]*session
-	// opening holds the keys whose session is being opened, each closed
-	// when that open ends: one open per key, keys open alongside.
-	opening map[sessKey]chan struct{}
+	// opening holds the keys whose session is being opened: one open per
+	// key, keys open alongside. openSeq numbers them in the order they began.
+	opening map[sessKey]*opening
+	openSeq uint64
 	crashed map[sessKey]string
 	// reaped remembers why the host closed a key's session on its own
 	// (idle, evicted), so its next call is told instead of finding none.
@@ -137,7 +138,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	}
 	s := &Service{
 		cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser"),
-		sessions: map[sessKey]*session{}, opening: map[sessKey]chan struct{}{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
+		sessions: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
 		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
@@ -496,33 +497,41 @@ func (s *Service) create(k sessKey, named string) (*session, error) {
 			s.mu.Unlock()
 			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
 		}
-		wait, busy := s.opening[k]
-		if !busy {
-			s.opening[k] = make(chan struct{})
+		o := s.opening[k]
+		if o == nil {
+			s.openSeq++
+			s.opening[k] = &opening{done: make(chan struct{}), seq: s.openSeq}
 			s.mu.Unlock()
 			break
 		}
 		s.mu.Unlock()
 		select {
-		case <-wait: // opened (taken above) or failed (this call tries)
+		case <-o.done: // opened (taken above) or failed (this call tries)
 		case <-s.life.Done():
 		}
 	}
 	defer func() {
 		s.mu.Lock()
-		close(s.opening[k])
+		close(s.opening[k].done)
 		delete(s.opening, k)
 		s.mu.Unlock()
 	}()
 	if testOpening != nil {
 		testOpening(k)
 	}
-	s.evictFor()
+	s.evictFor(k)
 	return s.open(k, named)
 }
 
-// testOpening, set by tests, runs as a session's open begins.
-var testOpening func(sessKey)
+// opening is a session being opened; done is closed when its open ends.
+type opening struct {
+	done chan struct{}
+	seq  uint64
+}
+
+// testOpening, set by tests, runs as a session's open begins;
+// testEvictWaits as one waits for an earlier open to make room.
+var testOpening, testEvictWaits func(sessKey)
 
 // open opens k's session (create reserved k) and publishes it.
 func (s *Service) open(k sessKey, named string) (*session, error) {
@@ -671,8 +680,11 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 }
 
 // evictFor closes the least recently used sessions until the open ones
-// and those being opened (the caller's among them) fit the cap.
-func (s *Service) evictFor() {
+// and those being opened (k's among them) fit the cap. With no open
+// session to close, it waits for an open that began before k's (which
+// then is one), so opens at once cannot together go over the cap; the
+// first never waits.
+func (s *Service) evictFor(k sessKey) {
 	for {
 		s.mu.Lock()
 		if len(s.sessions)+len(s.opening) <= s.cfg.MaxContexts {
@@ -689,8 +701,26 @@ func (s *Service) evictFor() {
 			}
 		}
 		if lru == nil {
+			var earlier chan struct{}
+			for ok, o := range s.opening {
+				if ok != k && o.seq < s.opening[k].seq {
+					earlier = o.done
+					break
+				}
+			}
 			s.mu.Unlock()
-			return // every open session is driven by a human: go over the cap
+			if earlier == nil {
+				return // every open session is driven by a human: go over the cap
+			}
+			if testEvictWaits != nil {
+				testEvictWaits(k)
+			}
+			select {
+			case <-earlier:
+			case <-s.life.Done():
+				return
+			}
+			continue
 		}
 		delete(s.sessions, lru.key)
 		s.reapedLocked(lru.key, fmt.Sprintf("it was closed as the least recently used session to make room for another (browser.max_contexts is %d; raise it to keep more sessions open)", s.cfg.MaxContexts))
