@@ -42,8 +42,7 @@ const marksJS = `() => {
 // function that waits for them at most wait; on a failure or past wait
 // there are none (the snapshot is still right, only less helpful).
 func findMarks(p pw.Page) func(wait time.Duration) map[string][]string {
-	ch := make(chan map[string][]string, 1)
-	go func() {
+	return background(func() map[string][]string {
 		v, err := p.Evaluate(marksJS)
 		m := map[string][]string{}
 		if obj, ok := v.(map[string]any); err == nil && ok {
@@ -56,18 +55,8 @@ func findMarks(p pw.Page) func(wait time.Duration) map[string][]string {
 				}
 			}
 		}
-		ch <- m
-	}()
-	return func(wait time.Duration) map[string][]string {
-		t := time.NewTimer(wait)
-		defer t.Stop()
-		select {
-		case m := <-ch:
-			return m
-		case <-t.C:
-			return nil
-		}
-	}
+		return m
+	})
 }
 
 // markLines replaces each line's [box=...] with the marks of that box (on

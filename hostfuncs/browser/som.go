@@ -108,7 +108,7 @@ func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, mark
 		wait := s.cfg.ActionTimeout.D()
 		found := findMarks(t.page)
 		regions := findRegions(t.page)
-		snap, err := t.page.AriaSnapshot(pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Boxes: pw.Bool(true), Timeout: pw.Float(float64(wait.Milliseconds()))})
+		snap, err := takeSnapshot(t, snapshotOptions(0, true, wait))
 		if err != nil {
 			return sh, err
 		}
