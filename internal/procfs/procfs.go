@@ -19,6 +19,8 @@ type Stat struct {
 	PID, PPID int
 	// Comm is the command name, between the parentheses.
 	Comm string
+	// State is the state letter: "R" running, "S" sleeping, "Z" zombie...
+	State string
 	// UTime and STime are the user and system time of the process;
 	// CUTime and CSTime those of its children it has waited for.
 	UTime, STime, CUTime, CSTime int64
@@ -41,7 +43,7 @@ func ParseStat(b []byte) (Stat, bool) {
 	if len(f) < 2 {
 		return Stat{}, false
 	}
-	s := Stat{PID: pid, Comm: string(b[open+1 : end])}
+	s := Stat{PID: pid, Comm: string(b[open+1 : end]), State: f[0]}
 	s.PPID, _ = strconv.Atoi(f[1])
 	if len(f) >= 15 {
 		for i, v := range []*int64{&s.UTime, &s.STime, &s.CUTime, &s.CSTime} {
@@ -134,6 +136,13 @@ func Children(pid int) []Stat {
 func Name(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	return strings.TrimSpace(string(b))
+}
+
+// Cmdline is the arguments pid was started with, NUL-separated as
+// /proc/PID/cmdline holds them ("" once pid is gone).
+func Cmdline(pid int) string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return string(b)
 }
 
 // Memory sums, over processes, fields of /proc/PID/smaps_rollup (KB):

@@ -12,7 +12,7 @@ func TestParseStat(t *testing.T) {
 	// A name with a space and a ")" inside, as a process may set.
 	line := "4242 (tab) x (y) S 17 4242 4242 0 -1 4194560 100 0 0 0 31 7 2 1 20 0 1 0 5 0 0\n"
 	s, ok := ParseStat([]byte(line))
-	want := Stat{PID: 4242, PPID: 17, Comm: "tab) x (y", UTime: 31, STime: 7, CUTime: 2, CSTime: 1}
+	want := Stat{PID: 4242, PPID: 17, Comm: "tab) x (y", State: "S", UTime: 31, STime: 7, CUTime: 2, CSTime: 1}
 	if !ok || s != want {
 		t.Fatalf("ParseStat = %+v, %v; want %+v", s, ok, want)
 	}
@@ -59,6 +59,12 @@ func TestTreeFindsAChild(t *testing.T) {
 	}
 	if !slices.Contains(kids, child) {
 		t.Fatalf("Children = %v, lacks %d", kids, child)
+	}
+	if c := Cmdline(child); c != "sleep\x0030\x00" {
+		t.Fatalf("Cmdline = %q", c)
+	}
+	if s, ok := ReadStat(child); !ok || s.State == "Z" || s.Comm != "sleep" {
+		t.Fatalf("ReadStat(child) = %+v, %v", s, ok)
 	}
 	if n := Name(child); n != "sleep" {
 		t.Fatalf("Name = %q", n)
