@@ -92,7 +92,54 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" || wasm[4] != 1 || wasm[5] != 0 || wasm[6] != 0 || wasm[7] != 0 {
 		return nil, errNotWasm
 	}
-	var secs []section
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
+	}
+	params, tickType, err := secs.addTickType()
+	if err != nil {
+		return nil, err
+	}
+	funcTypes, nGlobalImports, err := secs.addTickImport(tickType)
+	if err != nil {
+		return nil, err
+	}
+	nFuncImports := uint32(len(funcTypes))
+	tickFunc := nFuncImports // the new import is the last function import
+	remap := func(f uint32) uint32 {
+		if f >= nFuncImports {
+			return f + 1
+		}
+		return f
+	}
+	if funcTypes, err = secs.readFunctionTypes(funcTypes); err != nil {
+		return nil, err
+	}
+	defined := funcTypes[nFuncImports:]
+	if err := secs.checkTables(); err != nil {
+		return nil, err
+	}
+	fuelGlobal, err := secs.addFuelGlobal(nGlobalImports, remap)
+	if err != nil {
+		return nil, err
+	}
+	if secs.find(8) >= 0 {
+		secs.ensure(7)
+		if secs, err = deferStart(secs); err != nil {
+			return nil, err
+		}
+	}
+	cw := &codeWriter{tick: tickFunc, fuel: fuelGlobal, remap: remap, loops: !opt.noLoops}
+	return assemble(wasm[:8], secs, cw, defined, params)
+}
+
+// sections are a module's sections in file order.
+type sections []section
+
+// splitSections reads the sections after the 8-byte header, checking
+// their order and their counts.
+func splitSections(wasm []byte) (sections, error) {
+	var secs sections
 	r := &reader{b: wasm, p: 8}
 	last := 0
 	for r.p < len(wasm) {
@@ -118,153 +165,171 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 		secs = append(secs, section{id, body})
 		r.p += int(n)
 	}
-	find := func(id byte) int {
-		for i, s := range secs {
-			if s.id == id {
-				return i
-			}
-		}
-		return -1
-	}
-	// ensure returns the index of section id, inserting an empty vector
-	// section in canonical order when the module has none.
-	ensure := func(id byte) int {
-		if i := find(id); i >= 0 {
+	return secs, nil
+}
+
+// find is the index of section id, or -1.
+func (secs sections) find(id byte) int {
+	for i, s := range secs {
+		if s.id == id {
 			return i
 		}
-		pos := len(secs)
-		for i, s := range secs {
-			if s.id != 0 && sectionRank(s.id) > sectionRank(id) {
-				pos = i
-				break
-			}
+	}
+	return -1
+}
+
+// ensure returns the index of section id, inserting an empty vector
+// section in canonical order when the module has none.
+func (secs *sections) ensure(id byte) int {
+	if i := secs.find(id); i >= 0 {
+		return i
+	}
+	s := *secs
+	pos := len(s)
+	for i, sec := range s {
+		if sec.id != 0 && sectionRank(sec.id) > sectionRank(id) {
+			pos = i
+			break
 		}
-		secs = append(secs[:pos], append([]section{{id, []byte{0}}}, secs[pos:]...)...)
-		return pos
 	}
+	*secs = append(s[:pos], append([]section{{id, []byte{0}}}, s[pos:]...)...)
+	return pos
+}
 
-	// Types: record each type's parameter count, append () -> i32.
-	ti := ensure(1)
-	params, err := readTypes(secs[ti].body)
+// addTickType records each type's parameter count and appends the tick
+// function's type, () -> i32, whose index it returns.
+func (secs *sections) addTickType() (params []uint32, tickType uint32, err error) {
+	ti := secs.ensure(1)
+	s := *secs
+	params, err = readTypes(s[ti].body)
 	if err != nil {
-		return nil, fmt.Errorf("type section: %w", err)
+		return nil, 0, fmt.Errorf("type section: %w", err)
 	}
-	tickType := uint32(len(params))
-	secs[ti].body = appendVec(secs[ti].body, leb32Len(secs[ti].body), tickType+1, []byte{0x60, 0x00, 0x01, 0x7f})
+	tickType = uint32(len(params))
+	s[ti].body = appendVec(s[ti].body, leb32Len(s[ti].body), tickType+1, []byte{0x60, 0x00, 0x01, 0x7f})
+	return params, tickType, nil
+}
 
-	// Imports: count function and global imports, append ww_tick.
-	ii := ensure(2)
-	ir := &reader{b: secs[ii].body}
+// addTickImport appends the import of ww_tick, of type tickType, after
+// the module's own imports. It returns the type of every imported
+// function (ww_tick left out) and the number of imported globals.
+func (secs *sections) addTickImport(tickType uint32) (funcTypes []uint32, nGlobalImports uint32, err error) {
+	ii := secs.ensure(2)
+	s := *secs
+	ir := &reader{b: s[ii].body}
 	nImports := ir.u32()
-	var funcTypes []uint32 // type of every function, imported then defined
-	var nGlobalImports uint32
 	for k := uint32(0); k < nImports && ir.err == nil; k++ {
 		mod, name := ir.name(), ir.name()
 		switch kind := ir.byte(); kind {
 		case 0:
 			funcTypes = append(funcTypes, ir.u32())
 			if mod == tickImportModule && name == tickImportName {
-				return nil, fmt.Errorf("the module imports %s/%s itself, which only the rewriter may add", mod, name)
+				return nil, 0, fmt.Errorf("the module imports %s/%s itself, which only the rewriter may add", mod, name)
 			}
 		case 1:
 			if err := refType(ir.byte()); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			ir.limits()
 		case 2:
 			ir.limits()
 		case 3:
 			if err := valType(ir.byte()); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 			ir.byte()
 			nGlobalImports++
 		default:
-			return nil, fmt.Errorf("%w: import kind %d", errUnsupported, kind)
+			return nil, 0, fmt.Errorf("%w: import kind %d", errUnsupported, kind)
 		}
 	}
 	if ir.err != nil {
-		return nil, fmt.Errorf("import section: %w", ir.err)
+		return nil, 0, fmt.Errorf("import section: %w", ir.err)
 	}
-	nFuncImports := uint32(len(funcTypes))
 	var imp []byte
 	imp = appendName(imp, tickImportModule)
 	imp = appendName(imp, tickImportName)
 	imp = append(imp, 0x00)
 	imp = appendU32(imp, tickType)
-	secs[ii].body = appendVec(secs[ii].body, leb32Len(secs[ii].body), nImports+1, imp)
-	tickFunc := nFuncImports // the new import is the last function import
-	remap := func(f uint32) uint32 {
-		if f >= nFuncImports {
-			return f + 1
-		}
-		return f
-	}
+	s[ii].body = appendVec(s[ii].body, leb32Len(s[ii].body), nImports+1, imp)
+	return funcTypes, nGlobalImports, nil
+}
 
-	// Functions: the type of each defined function, for its parameter count.
-	if fi := find(3); fi >= 0 {
-		fr := &reader{b: secs[fi].body}
-		n := fr.u32()
-		for k := uint32(0); k < n && fr.err == nil; k++ {
-			funcTypes = append(funcTypes, fr.u32())
-		}
-		if fr.err != nil {
-			return nil, fmt.Errorf("function section: %w", fr.err)
-		}
+// readFunctionTypes appends to funcTypes the type of each defined
+// function, for its parameter count.
+func (secs sections) readFunctionTypes(funcTypes []uint32) ([]uint32, error) {
+	fi := secs.find(3)
+	if fi < 0 {
+		return funcTypes, nil
 	}
-	defined := funcTypes[nFuncImports:]
-
-	// Tables: plain reference types only (an initializer expression, from
-	// typed function references, could name functions).
-	if ti := find(4); ti >= 0 {
-		tr := &reader{b: secs[ti].body}
-		n := tr.u32()
-		for k := uint32(0); k < n && tr.err == nil; k++ {
-			if err := refType(tr.byte()); err != nil {
-				return nil, err
-			}
-			tr.limits()
-		}
-		if tr.err != nil {
-			return nil, fmt.Errorf("table section: %w", tr.err)
-		}
+	fr := &reader{b: secs[fi].body}
+	n := fr.u32()
+	for k := uint32(0); k < n && fr.err == nil; k++ {
+		funcTypes = append(funcTypes, fr.u32())
 	}
+	if fr.err != nil {
+		return nil, fmt.Errorf("function section: %w", fr.err)
+	}
+	return funcTypes, nil
+}
 
-	// Globals: append (mut i32) = tickFuel.
+// checkTables accepts plain reference types only (an initializer
+// expression, from typed function references, could name functions).
+func (secs sections) checkTables() error {
+	ti := secs.find(4)
+	if ti < 0 {
+		return nil
+	}
+	tr := &reader{b: secs[ti].body}
+	n := tr.u32()
+	for k := uint32(0); k < n && tr.err == nil; k++ {
+		if err := refType(tr.byte()); err != nil {
+			return err
+		}
+		tr.limits()
+	}
+	if tr.err != nil {
+		return fmt.Errorf("table section: %w", tr.err)
+	}
+	return nil
+}
+
+// addFuelGlobal appends the fuel counter, (mut i32) = tickFuel, rewriting
+// the function indices the module's own global initializers name. It
+// returns the counter's global index.
+func (secs *sections) addFuelGlobal(nGlobalImports uint32, remap func(uint32) uint32) (uint32, error) {
 	newGlobal := append([]byte{0x7f, 0x01, 0x41}, appendS32(nil, tickFuel)...)
 	newGlobal = append(newGlobal, 0x0b)
-	gi := ensure(6)
-	gr := &reader{b: secs[gi].body}
+	gi := secs.ensure(6)
+	s := *secs
+	gr := &reader{b: s[gi].body}
 	nGlobals := gr.u32()
 	var globals []byte
 	for k := uint32(0); k < nGlobals && gr.err == nil; k++ {
 		vt := gr.byte()
 		if err := valType(vt); err != nil && gr.err == nil {
-			return nil, err
+			return 0, err
 		}
 		globals = append(globals, vt, gr.byte()) // valtype, mutability
 		e, err := rewriteExpr(gr, remap)
 		if err != nil {
-			return nil, fmt.Errorf("global section: %w", err)
+			return 0, fmt.Errorf("global section: %w", err)
 		}
 		globals = append(globals, e...)
 	}
 	if gr.err != nil {
-		return nil, fmt.Errorf("global section: %w", gr.err)
+		return 0, fmt.Errorf("global section: %w", gr.err)
 	}
-	fuelGlobal := nGlobalImports + nGlobals
-	secs[gi].body = appendVec(nil, 0, nGlobals+1, append(globals, newGlobal...))
+	s[gi].body = appendVec(nil, 0, nGlobals+1, append(globals, newGlobal...))
+	return nGlobalImports + nGlobals, nil
+}
 
-	if find(8) >= 0 {
-		ensure(7)
-		if secs, err = deferStart(secs); err != nil {
-			return nil, err
-		}
-	}
-
-	cw := &codeWriter{tick: tickFunc, fuel: fuelGlobal, remap: remap, loops: !opt.noLoops}
+// assemble writes header and the sections, the ones naming functions
+// rewritten for the new import and the code charged for fuel by cw; the
+// name section is dropped.
+func assemble(header []byte, secs sections, cw *codeWriter, defined, params []uint32) ([]byte, error) {
 	var out bytes.Buffer
-	out.Write(wasm[:8])
+	out.Write(header)
 	for _, s := range secs {
 		body := s.body
 		var err error
@@ -274,13 +339,13 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 				continue // function names shift with the new import; drop them
 			}
 		case 7:
-			body, err = rewriteExports(body, remap)
+			body, err = rewriteExports(body, cw.remap)
 		case 8:
 			sr := &reader{b: body}
-			body = appendU32(nil, remap(sr.u32()))
+			body = appendU32(nil, cw.remap(sr.u32()))
 			err = sr.err
 		case 9:
-			body, err = rewriteElems(body, remap)
+			body, err = rewriteElems(body, cw.remap)
 		case 10:
 			body, err = cw.rewriteCode(body, defined, params)
 		}
@@ -400,7 +465,7 @@ const initExport = "_initialize"
 // so any host call it makes fails. As _initialize it runs at the start of
 // the instance's first call, under that call's deadline, where all of them
 // work. Export indices are remapped with the rest.
-func deferStart(secs []section) ([]section, error) {
+func deferStart(secs sections) (sections, error) {
 	si, ei := -1, -1
 	for i, s := range secs {
 		switch s.id {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
 // serve over stdio lists the browser tools before any driver or browser
@@ -54,22 +57,11 @@ func TestServeListsToolsWithoutDriver(t *testing.T) {
 	}
 }
 
-// children lists the pids whose parent is pid (Linux /proc).
+// children lists the processes whose parent is pid, as "pid (name)".
 func children(pid int) []string {
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	var out []string
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so split after ")".
-		s := string(b)
-		if i := strings.LastIndexByte(s, ')'); i >= 0 {
-			if fields := strings.Fields(s[i+1:]); len(fields) > 1 && fields[1] == strconv.Itoa(pid) {
-				out = append(out, strings.TrimSuffix(strings.TrimPrefix(f, "/proc/"), "/stat")+" "+s[:i+1])
-			}
-		}
+	for _, s := range procfs.Children(pid) {
+		out = append(out, fmt.Sprintf("%d (%s)", s.PID, s.Comm))
 	}
 	return out
 }

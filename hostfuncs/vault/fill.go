@@ -156,57 +156,15 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 		session = "default"
 	}
 	ev := audit{Credential: req.Credential, Outcome: abi.VaultError}
-	defer func() {
-		if err != nil {
-			e := abi.AsError(err)
-			if o := e.Details["outcome"]; o != "" {
-				ev.Outcome = o
-			}
-			ev.Code = string(e.Code)
-		} else {
-			ev.Outcome = abi.VaultFilled
-		}
-		data, _ := json.Marshal(ev)
-		s.opts.Emit(hostfuncs.Event{Time: time.Now().UTC(), Kind: "vault.fill", Personality: c.Personality, Session: session, Plugin: c.Plugin, Data: data})
-		s.log.Info("credential fill", "credential", ev.Credential, "outcome", ev.Outcome, "origin", ev.Origin, "personality", c.Personality, "session", session)
-	}()
+	defer func() { s.audit(c, session, &ev, err) }()
 
-	if err := ValidName(req.Credential); err != nil {
-		return resp, abi.Errorf(abi.CodeInputInvalid, "%v", err).With("outcome", abi.VaultError)
+	fields, err := requestedFields(req)
+	if err != nil {
+		return resp, err
 	}
-	fields := []struct{ name, ref string }{{"username", req.UsernameRef}, {"password", req.PasswordRef}, {"totp", req.TOTPRef}}
-	var some bool
-	for _, f := range fields {
-		some = some || f.ref != ""
-	}
-	if !some {
-		return resp, abi.Errorf(abi.CodeInputInvalid, "name at least one field to fill: username_ref, password_ref or totp_ref, refs from the latest snapshot").With("outcome", abi.VaultError)
-	}
-
-	// 1. not_found
-	cred, ok, lerr := s.store.Get(req.Credential)
-	if lerr != nil {
-		s.log.Warn("vault unreadable", "err", lerr)
-		return resp, refusal(abi.VaultError, abi.CodeNotAvailable, "the credential vault cannot be read on this host: ask its operator to check the [vault] configuration")
-	}
-	if !ok {
-		return resp, refusal(abi.VaultNotFound, abi.CodeNotFound, "no credential named "+req.Credential+" in the vault: ask the operator for the credential name to use (wasmwright secrets list)")
-	}
-	// 2. refused_personality
-	if !contains(cred.Policy.Personalities, c.Personality) {
-		return resp, refusal(abi.VaultRefusedPersonality, abi.CodeRefused, "credential "+cred.Name+" may not be filled by personality "+c.Personality+": the operator can allow it with wasmwright secrets grant")
-	}
-	// 3. refused_unattended
-	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality, session))
-	if !ev.Attended && !cred.Policy.Unattended {
-		next := "ask the user to open the operator console (a connected operator makes calls attended), or the operator to allow unattended use (wasmwright secrets grant " + cred.Name + " --unattended)"
-		if c.Takeover {
-			next = "call browser_request_takeover so a human logs in, or " + next
-		}
-		return resp, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: "+next)
-	}
-	if req.TOTPRef != "" && cred.TOTP == nil {
-		return resp, abi.Errorf(abi.CodeInputInvalid, "credential %s has no TOTP seed: leave totp_ref out", cred.Name).With("outcome", abi.VaultError)
+	cred, err := s.checkPolicy(ctx, c, session, req, &ev)
+	if err != nil {
+		return resp, err
 	}
 	if s.opts.Browser == nil {
 		return resp, refusal(abi.VaultError, abi.CodeNotAvailable, "this host has no browser to fill credentials into")
@@ -219,97 +177,24 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 	}
 	defer fill.Close()
 
-	// 4. refused_origin: the top-level page, then the frame of each field.
 	top := fill.TopOrigin()
 	ev.Origin = top
-	if !originAllowed(cred.Policy.Origins, top) {
-		return resp, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "credential "+cred.Name+" may not be filled on "+top+": it is allowed on "+orList(cred.Policy.Origins))
-	}
-	type field struct{ name, ref, origin, typ string }
-	var todo []field
-	for _, f := range fields {
-		if f.ref == "" {
-			continue
-		}
-		origin, typ, ferr := fill.Field(f.ref)
-		if ferr != nil {
-			return resp, withOutcome(ferr, abi.VaultError)
-		}
-		todo = append(todo, field{f.name, f.ref, origin, typ})
-		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
-	}
-	if req.SubmitRef != "" {
-		origin, _, ferr := fill.Field(req.SubmitRef)
-		if ferr != nil {
-			return resp, withOutcome(ferr, abi.VaultError)
-		}
-		todo = append(todo, field{"submit", req.SubmitRef, origin, ""})
-		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
-	}
-	for _, f := range todo {
-		if !originAllowed(cred.Policy.Origins, f.origin) {
-			return resp, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "the "+f.name+" field "+f.ref+" is in a frame of "+f.origin+", where credential "+cred.Name+" may not be filled (allowed: "+orList(cred.Policy.Origins)+")")
-		}
-	}
-	// 5. refused_field_type
-	for _, f := range todo {
-		if msg := fieldTypeProblem(f.name, f.ref, f.typ); msg != "" {
-			return resp, refusal(abi.VaultRefusedFieldType, abi.CodeRefused, msg)
-		}
+	todo, err := checkFields(fill, cred, top, fields, req.SubmitRef, &ev)
+	if err != nil {
+		return resp, err
 	}
 
 	// Every check passed: resolve the values, record the MaskedKinds among
 	// them as the session's secrets, then fill.
-	values := map[string]Secret{"username": cred.Username, "password": cred.Password}
-	if req.TOTPRef != "" {
-		code, terr := cred.TOTP.Code(s.opts.Now())
-		if terr != nil {
-			return resp, errFixed()
-		}
-		values["totp"] = code
+	values, err := s.values(cred, req)
+	if err != nil {
+		return resp, err
 	}
-	var filled []string
-	var lastRef string
 	masked := MaskedKinds(cred.Policy)
-	for _, f := range todo {
-		if f.name == "submit" {
-			continue
-		}
-		if v := values[f.name]; v != "" && masked[f.name] {
-			s.opts.AddSecret(c.Personality, session, v.Reveal())
-		}
-	}
-	moved := func() bool {
-		if fill.TopOrigin() != top {
-			return true
-		}
-		for _, f := range todo {
-			if fill.FrameOrigin(f.ref) != f.origin {
-				return true
-			}
-		}
-		return false
-	}
-	var refs []string
-	for _, f := range todo {
-		if f.name == "submit" {
-			continue
-		}
-		if moved() {
-			fill.Clear(refs)
-			return resp, refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
-		}
-		if serr := fill.Set(f.ref, values[f.name].Reveal()); serr != nil {
-			fill.Clear(append(refs, f.ref))
-			return resp, errFixed()
-		}
-		refs = append(refs, f.ref)
-		filled = append(filled, f.name)
-		lastRef = f.ref
-	}
-	if moved() {
-		fill.Clear(refs)
-		return resp, refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
+	s.addSecrets(c.Personality, session, todo, values, masked)
+	filled, lastRef, err := setFields(fill, top, todo, values)
+	if err != nil {
+		return resp, err
 	}
 	ev.Fields = filled
 	switch {
@@ -333,6 +218,185 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 	resp.Filled, resp.Origin = filled, top
 	scrubResponse(&resp, values, masked)
 	return resp, nil
+}
+
+// audit emits the fill's event and log line once it is over: the outcome
+// err carries (filled when nil).
+func (s *Service) audit(c *hostfuncs.Caller, session string, ev *audit, err error) {
+	if err != nil {
+		e := abi.AsError(err)
+		if o := e.Details["outcome"]; o != "" {
+			ev.Outcome = o
+		}
+		ev.Code = string(e.Code)
+	} else {
+		ev.Outcome = abi.VaultFilled
+	}
+	data, _ := json.Marshal(ev)
+	s.opts.Emit(hostfuncs.Event{Time: time.Now().UTC(), Kind: "vault.fill", Personality: c.Personality, Session: session, Plugin: c.Plugin, Data: data})
+	s.log.Info("credential fill", "credential", ev.Credential, "outcome", ev.Outcome, "origin", ev.Origin, "personality", c.Personality, "session", session)
+}
+
+// fieldRef is a field the request names: which value goes to which ref.
+type fieldRef struct{ name, ref string }
+
+// requestedFields checks the request's shape: a valid credential name and
+// at least one field to fill. It returns the fields in fill order, unnamed
+// ones included (ref "").
+func requestedFields(req abi.VaultFillRequest) ([]fieldRef, error) {
+	if err := ValidName(req.Credential); err != nil {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "%v", err).With("outcome", abi.VaultError)
+	}
+	fields := []fieldRef{{"username", req.UsernameRef}, {"password", req.PasswordRef}, {"totp", req.TOTPRef}}
+	var some bool
+	for _, f := range fields {
+		some = some || f.ref != ""
+	}
+	if !some {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "name at least one field to fill: username_ref, password_ref or totp_ref, refs from the latest snapshot").With("outcome", abi.VaultError)
+	}
+	return fields, nil
+}
+
+// checkPolicy runs the checks that need no page, in order: 1. not_found,
+// 2. refused_personality, 3. refused_unattended (recording in ev whether
+// the call is attended), then that a TOTP asked for exists.
+func (s *Service) checkPolicy(ctx context.Context, c *hostfuncs.Caller, session string, req abi.VaultFillRequest, ev *audit) (Credential, error) {
+	cred, ok, lerr := s.store.Get(req.Credential)
+	if lerr != nil {
+		s.log.Warn("vault unreadable", "err", lerr)
+		return cred, refusal(abi.VaultError, abi.CodeNotAvailable, "the credential vault cannot be read on this host: ask its operator to check the [vault] configuration")
+	}
+	if !ok {
+		return cred, refusal(abi.VaultNotFound, abi.CodeNotFound, "no credential named "+req.Credential+" in the vault: ask the operator for the credential name to use (wasmwright secrets list)")
+	}
+	if !contains(cred.Policy.Personalities, c.Personality) {
+		return cred, refusal(abi.VaultRefusedPersonality, abi.CodeRefused, "credential "+cred.Name+" may not be filled by personality "+c.Personality+": the operator can allow it with wasmwright secrets grant")
+	}
+	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality, session))
+	if !ev.Attended && !cred.Policy.Unattended {
+		next := "ask the user to open the operator console (a connected operator makes calls attended), or the operator to allow unattended use (wasmwright secrets grant " + cred.Name + " --unattended)"
+		if c.Takeover {
+			next = "call browser_request_takeover so a human logs in, or " + next
+		}
+		return cred, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: "+next)
+	}
+	if req.TOTPRef != "" && cred.TOTP == nil {
+		return cred, abi.Errorf(abi.CodeInputInvalid, "credential %s has no TOTP seed: leave totp_ref out", cred.Name).With("outcome", abi.VaultError)
+	}
+	return cred, nil
+}
+
+// pageField is a field resolved on the page: the origin of its frame and
+// its input type ("" for the submit button).
+type pageField struct{ name, ref, origin, typ string }
+
+// checkFields runs the checks on the page: 4. refused_origin, the
+// top-level page's, then the frame of each field (and of submitRef), whose
+// origins it records in ev; 5. refused_field_type. It returns the fields
+// to fill, then the submit button when there is one.
+func checkFields(fill Fill, cred Credential, top string, fields []fieldRef, submitRef string, ev *audit) ([]pageField, error) {
+	if !originAllowed(cred.Policy.Origins, top) {
+		return nil, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "credential "+cred.Name+" may not be filled on "+top+": it is allowed on "+orList(cred.Policy.Origins))
+	}
+	var todo []pageField
+	for _, f := range fields {
+		if f.ref == "" {
+			continue
+		}
+		origin, typ, ferr := fill.Field(f.ref)
+		if ferr != nil {
+			return nil, withOutcome(ferr, abi.VaultError)
+		}
+		todo = append(todo, pageField{f.name, f.ref, origin, typ})
+		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
+	}
+	if submitRef != "" {
+		origin, _, ferr := fill.Field(submitRef)
+		if ferr != nil {
+			return nil, withOutcome(ferr, abi.VaultError)
+		}
+		todo = append(todo, pageField{"submit", submitRef, origin, ""})
+		ev.FrameOrigins = appendUnique(ev.FrameOrigins, origin)
+	}
+	for _, f := range todo {
+		if !originAllowed(cred.Policy.Origins, f.origin) {
+			return nil, refusal(abi.VaultRefusedOrigin, abi.CodeRefused, "the "+f.name+" field "+f.ref+" is in a frame of "+f.origin+", where credential "+cred.Name+" may not be filled (allowed: "+orList(cred.Policy.Origins)+")")
+		}
+	}
+	for _, f := range todo {
+		if msg := fieldTypeProblem(f.name, f.ref, f.typ); msg != "" {
+			return nil, refusal(abi.VaultRefusedFieldType, abi.CodeRefused, msg)
+		}
+	}
+	return todo, nil
+}
+
+// values are the credential's values by field name, with the current TOTP
+// code when the request fills one.
+func (s *Service) values(cred Credential, req abi.VaultFillRequest) (map[string]Secret, error) {
+	values := map[string]Secret{"username": cred.Username, "password": cred.Password}
+	if req.TOTPRef != "" {
+		code, terr := cred.TOTP.Code(s.opts.Now())
+		if terr != nil {
+			return nil, errFixed()
+		}
+		values["totp"] = code
+	}
+	return values, nil
+}
+
+// addSecrets records, before any value reaches the page, the masked
+// values to be filled as the session's secrets.
+func (s *Service) addSecrets(personality, session string, todo []pageField, values map[string]Secret, masked map[string]bool) {
+	for _, f := range todo {
+		if f.name == "submit" {
+			continue
+		}
+		if v := values[f.name]; v != "" && masked[f.name] {
+			s.opts.AddSecret(personality, session, v.Reveal())
+		}
+	}
+}
+
+// setFields fills the fields in order, checking before each and after the
+// last that the page and every field's frame are still where the checks
+// saw them; if not, or when a field cannot be set, it clears what it
+// filled. It returns the names of the fields filled and the last ref.
+func setFields(fill Fill, top string, todo []pageField, values map[string]Secret) (filled []string, lastRef string, err error) {
+	moved := func() bool {
+		if fill.TopOrigin() != top {
+			return true
+		}
+		for _, f := range todo {
+			if fill.FrameOrigin(f.ref) != f.origin {
+				return true
+			}
+		}
+		return false
+	}
+	var refs []string
+	for _, f := range todo {
+		if f.name == "submit" {
+			continue
+		}
+		if moved() {
+			fill.Clear(refs)
+			return nil, "", refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
+		}
+		if serr := fill.Set(f.ref, values[f.name].Reveal()); serr != nil {
+			fill.Clear(append(refs, f.ref))
+			return nil, "", errFixed()
+		}
+		refs = append(refs, f.ref)
+		filled = append(filled, f.name)
+		lastRef = f.ref
+	}
+	if moved() {
+		fill.Clear(refs)
+		return nil, "", refusal(abi.VaultOriginChanged, abi.CodeRefused, "the page moved away from "+top+" during the fill; the filled fields were cleared: take a new snapshot and retry")
+	}
+	return filled, lastRef, nil
 }
 
 // fieldTypeProblem checks that each value goes into a field meant for it:

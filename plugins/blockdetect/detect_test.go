@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/corpus"
 	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
 
@@ -124,17 +125,13 @@ func TestNotANavigation(t *testing.T) {
 	}
 }
 
-// corpusDir is the shared corpus: $WASMWRIGHT_CORPUS, else ../shared/corpus
-// beside the repository root (this module sits two folders below it).
+// corpusDir is the shared corpus's folder sub (internal/corpus finds it
+// for this module too, through the replace directive), or skips the test.
 func corpusDir(t *testing.T, sub string) string {
 	t.Helper()
-	dir := os.Getenv("WASMWRIGHT_CORPUS")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "corpus")
-	}
-	dir = filepath.Join(dir, sub)
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("the shared corpus is absent (%v): put it at ../shared/corpus beside the repository, or set WASMWRIGHT_CORPUS", err)
+	dir, ok := corpus.Sub(sub)
+	if !ok {
+		t.Skip(corpus.Absent(dir))
 	}
 	return dir
 }

@@ -56,8 +56,21 @@ type masker struct {
 
 func newMasker(values []string) *masker {
 	m := &masker{}
+	vs, bforms, extraBlobs := formsOf(values)
+	m.setByteForms(bforms)
+	m.setValues(vs)
+	m.setBlobs(vs, extraBlobs)
+	for _, c := range []byte{'%', '&', '\\', '+'} {
+		m.cand[c] = true
+	}
+	return m
+}
+
+// formsOf lists, each once, the text forms of values (the values and
+// their misdecodings), their byte forms in legacy charsets, and the
+// encoded (binaryForms) forms of the byte forms long enough to have them.
+func formsOf(values []string) (vs []string, bforms [][]byte, extraBlobs []string) {
 	seen := map[string]bool{}
-	var vs []string
 	add := func(v string) {
 		if v == "" || seen[v] {
 			return
@@ -66,13 +79,12 @@ func newMasker(values []string) *masker {
 		vs = append(vs, v)
 	}
 	bseen := map[string]bool{}
-	var extraBlobs []string
 	for _, v := range values {
 		add(v)
 		for _, b := range secretforms.Charsets(v) {
 			if !bseen[string(b)] {
 				bseen[string(b)] = true
-				m.bforms = append(m.bforms, b)
+				bforms = append(bforms, b)
 				if len(b) >= minEncodedLen {
 					extraBlobs = append(extraBlobs, binaryForms(string(b))...)
 				}
@@ -82,13 +94,24 @@ func newMasker(values []string) *masker {
 			add(mis)
 		}
 	}
+	return vs, bforms, extraBlobs
+}
+
+// setByteForms keeps the byte forms, longest first, and marks their ASCII
+// first bytes as candidates.
+func (m *masker) setByteForms(bforms [][]byte) {
+	m.bforms = bforms
 	sort.Slice(m.bforms, func(i, j int) bool { return len(m.bforms[i]) > len(m.bforms[j]) })
 	for _, b := range m.bforms {
 		if b[0] < 0x80 {
 			m.cand[b[0]] = true
 		}
 	}
-	// Longer values first, so a value containing another is hidden whole.
+}
+
+// setValues keeps the text forms, longer values first, so a value
+// containing another is hidden whole, and marks their first bytes.
+func (m *masker) setValues(vs []string) {
 	sort.Slice(vs, func(i, j int) bool {
 		if len(vs[i]) != len(vs[j]) {
 			return len(vs[i]) > len(vs[j])
@@ -96,22 +119,25 @@ func newMasker(values []string) *masker {
 		return vs[i] < vs[j]
 	})
 	m.values = vs
-	blobSeen := map[string]bool{}
 	for _, v := range vs {
 		m.runes = append(m.runes, []rune(v))
 		m.firsts = append(m.firsts, v[0])
 		m.cand[v[0]] = true
-		if len(v) < minEncodedLen {
-			continue
-		}
-		for _, b := range binaryForms(v) {
-			if !blobSeen[b] {
-				blobSeen[b] = true
-				m.blobs = append(m.blobs, b)
-			}
+	}
+}
+
+// setBlobs keeps, each once and longest first, the encoded forms of the
+// text forms long enough to have them and extraBlobs, indexed by their
+// first two and first four bytes.
+func (m *masker) setBlobs(vs, extraBlobs []string) {
+	blobSeen := map[string]bool{}
+	var all []string
+	for _, v := range vs {
+		if len(v) >= minEncodedLen {
+			all = append(all, binaryForms(v)...)
 		}
 	}
-	for _, b := range extraBlobs {
+	for _, b := range append(all, extraBlobs...) {
 		if !blobSeen[b] {
 			blobSeen[b] = true
 			m.blobs = append(m.blobs, b)
@@ -123,9 +149,6 @@ func newMasker(values []string) *masker {
 		}
 		return m.blobs[i] < m.blobs[j]
 	})
-	for _, c := range []byte{'%', '&', '\\', '+'} {
-		m.cand[c] = true
-	}
 	m.blobAt = map[uint32][]string{}
 	for _, b := range m.blobs {
 		k2 := uint32(b[0])<<8 | uint32(b[1])
@@ -133,7 +156,6 @@ func newMasker(values []string) *masker {
 		k4 := k2<<16 | uint32(b[2])<<8 | uint32(b[3])
 		m.blobAt[k4] = append(m.blobAt[k4], b)
 	}
-	return m
 }
 
 // minEncodedLen: values shorter than this are masked raw and escaped, but

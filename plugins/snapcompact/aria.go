@@ -84,38 +84,7 @@ func parseLine(l string) *node {
 	if !strings.HasPrefix(l, "- ") {
 		return &node{raw: l, isText: true, text: l}
 	}
-	l = l[2:]
-	var key, val string
-	hasVal := false
-	if strings.HasPrefix(l, "'") {
-		// A single-quoted key: '' is a quote.
-		var b strings.Builder
-		i := 1
-		for i < len(l) {
-			if l[i] == '\'' {
-				if i+1 < len(l) && l[i+1] == '\'' {
-					b.WriteByte('\'')
-					i += 2
-					continue
-				}
-				break
-			}
-			b.WriteByte(l[i])
-			i++
-		}
-		key = b.String()
-		rest := ""
-		if i < len(l) {
-			rest = l[i+1:]
-		}
-		if strings.HasPrefix(rest, ": ") {
-			val, hasVal = rest[2:], true
-		}
-	} else if i := strings.Index(l, ": "); i >= 0 {
-		key, val, hasVal = l[:i], l[i+2:], true
-	} else {
-		key = strings.TrimSuffix(l, ":")
-	}
+	key, val, hasVal := splitEntry(l[2:])
 	if hasVal {
 		val = unquoteValue(val)
 	}
@@ -127,7 +96,48 @@ func parseLine(l string) *node {
 		n.role, n.text, n.hasText = key, val, hasVal
 		return n
 	}
-	// role
+	parseKey(n, key)
+	n.text, n.hasText = val, hasVal
+	return n
+}
+
+// splitEntry splits a YAML entry (after "- ") into its key and its value,
+// still quoted; hasVal is false for a key alone ("key" or "key:").
+func splitEntry(l string) (key, val string, hasVal bool) {
+	if !strings.HasPrefix(l, "'") {
+		if i := strings.Index(l, ": "); i >= 0 {
+			return l[:i], l[i+2:], true
+		}
+		return strings.TrimSuffix(l, ":"), "", false
+	}
+	// A single-quoted key: '' is a quote.
+	var b strings.Builder
+	i := 1
+	for i < len(l) {
+		if l[i] == '\'' {
+			if i+1 < len(l) && l[i+1] == '\'' {
+				b.WriteByte('\'')
+				i += 2
+				continue
+			}
+			break
+		}
+		b.WriteByte(l[i])
+		i++
+	}
+	rest := ""
+	if i < len(l) {
+		rest = l[i+1:]
+	}
+	if strings.HasPrefix(rest, ": ") {
+		return b.String(), rest[2:], true
+	}
+	return b.String(), "", false
+}
+
+// parseKey reads a node's key into n: role "name" [ref=...]
+// [cursor=pointer] [other attributes].
+func parseKey(n *node, key string) {
 	i := 0
 	for i < len(key) && key[i] != ' ' {
 		i++
@@ -160,8 +170,6 @@ func parseLine(l string) *node {
 		// Something we do not know: keep the whole key as the name's tail.
 		n.attrs = append(n.attrs, strings.TrimSpace(rest))
 	}
-	n.text, n.hasText = val, hasVal
-	return n
 }
 
 // jsonString decodes the JSON string at the start of s and returns it and

@@ -22,7 +22,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -32,6 +31,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -232,36 +232,9 @@ func cpuOver(d time.Duration, fn func()) float64 {
 // treeCPU is the user+system CPU seconds of this process and every
 // descendant, from /proc (clock ticks of 1/100 s).
 func treeCPU() float64 {
-	parent := map[int]int{}
-	ticks := map[int]float64{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
-		if len(f) < 13 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		ut, _ := strconv.ParseFloat(f[11], 64)
-		st, _ := strconv.ParseFloat(f[12], 64)
-		parent[pid], ticks[pid] = ppid, ut+st
+	var ticks int64
+	for _, s := range procfs.Tree(os.Getpid()) {
+		ticks += s.UTime + s.STime
 	}
-	self := os.Getpid()
-	var sum float64
-	for pid, t := range ticks {
-		for p := pid; p > 1; p = parent[p] {
-			if p == self {
-				sum += t
-				break
-			}
-		}
-	}
-	return sum / 100
+	return float64(ticks) / 100
 }

@@ -12,10 +12,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -198,7 +198,7 @@ func (p *Client) Pid() int { return p.cmd.Process.Pid }
 // Pids are the server's process and its descendants.
 func (p *Client) Pids() []int {
 	pid := p.cmd.Process.Pid
-	return append([]int{pid}, Descendants(pid)...)
+	return append([]int{pid}, procfs.Descendants(pid)...)
 }
 
 // Close ends the session (stdin closed) and waits for the process, or
@@ -232,79 +232,11 @@ func firstLine(s string) string {
 	return l
 }
 
-// Memory sums, over processes, fields of /proc/PID/smaps_rollup (KB):
-// "Rss", "Pss", "Private_Clean"...
-func Memory(pids []int, fields ...string) int64 {
-	var total int64
-	for _, p := range pids {
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", p))
-		if err != nil {
-			continue
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			f := strings.Fields(l)
-			for _, want := range fields {
-				if len(f) >= 2 && f[0] == want+":" {
-					v, _ := strconv.ParseInt(f[1], 10, 64)
-					total += v
-				}
-			}
-		}
-	}
-	return total
-}
-
 // PSS sums the proportional set size (KB) of processes.
-func PSS(pids []int) int64 { return Memory(pids, "Pss") }
+func PSS(pids []int) int64 { return procfs.Memory(pids, "Pss") }
 
 // USS sums the private memory (KB) of processes.
-func USS(pids []int) int64 { return Memory(pids, "Private_Clean", "Private_Dirty") }
+func USS(pids []int) int64 { return procfs.Memory(pids, "Private_Clean", "Private_Dirty") }
 
 // MB prints KB as MB.
 func MB(kb int64) string { return fmt.Sprintf("%.0f MB", float64(kb)/1024) }
-
-func parents() map[int]int {
-	out := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) > 1 {
-			out[p], _ = strconv.Atoi(f[1])
-		}
-	}
-	return out
-}
-
-// Descendants lists the processes under pid (children, theirs, ...).
-func Descendants(pid int) []int {
-	par := parents()
-	var out []int
-	for p := range par {
-		if p != pid && inTreeOf(par, p, pid) {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func inTreeOf(par map[int]int, p, root int) bool {
-	for q, n := p, 0; q > 0 && n < 64; q, n = par[q], n+1 {
-		if q == root {
-			return true
-		}
-	}
-	return false
-}

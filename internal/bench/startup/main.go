@@ -30,6 +30,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -126,7 +127,7 @@ func main() {
 				return 0, false
 			}
 			time.Sleep(300 * time.Millisecond) // what start-up leaves settles
-			rss[s.name] = append(rss[s.name], time.Duration(mcpclient.Memory([]int{c.Pid()}, "Rss")))
+			rss[s.name] = append(rss[s.name], time.Duration(procfs.Memory([]int{c.Pid()}, "Rss")))
 			c.Close()
 			ds = append(ds, d)
 		}
@@ -190,7 +191,7 @@ func main() {
 					if _, _, _, err = c.Tool("browser_snapshot", map[string]any{}); err == nil {
 						time.Sleep(time.Second) // what the page's load leaves settles
 						pids := c.Pids()
-						sessMem[s.name] = mem{mcpclient.USS(pids), mcpclient.PSS(pids), mcpclient.Memory([]int{c.Pid()}, "Rss")}
+						sessMem[s.name] = mem{mcpclient.USS(pids), mcpclient.PSS(pids), procfs.Memory([]int{c.Pid()}, "Rss")}
 					}
 				}
 				c.Close()

@@ -8,10 +8,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -55,32 +54,15 @@ func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
 }
 
 // Descendants lists the processes under pid (children, theirs, ...).
-func Descendants(pid int) []int { return mcpclient.Descendants(pid) }
+func Descendants(pid int) []int { return procfs.Descendants(pid) }
 
 // CPUTime is the processor time used so far by pid and every process under
 // it, with what their exited children used (/proc stat: utime, stime,
 // cutime, cstime), in clock ticks of 1/100 s.
 func CPUTime(pid int) int64 {
 	var total int64
-	for _, p := range append([]int{pid}, Descendants(pid)...) {
-		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		// After the name: state is field 3, utime field 14 ... cstime 17.
-		f := strings.Fields(s[i+1:])
-		if len(f) < 15 {
-			continue
-		}
-		for _, v := range f[11:15] {
-			n, _ := strconv.ParseInt(v, 10, 64)
-			total += n
-		}
+	for _, s := range procfs.Tree(pid) {
+		total += s.UTime + s.STime + s.CUTime + s.CSTime
 	}
 	return total
 }
