@@ -13,13 +13,13 @@ import (
 )
 
 // navigate is ww_browser_navigate.
-func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
+func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse
-	u, err := s.checkOpenURL(req.URL)
+	u, err := s.pages.checkOpenURL(req.URL)
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.begin(withProfile(ctx, req.Profile), c, true)
+	ss, t, err := s.sessions.begin(withProfile(ctx, req.Profile), c, true)
 	if err != nil {
 		return out, err
 	}
@@ -36,7 +36,7 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if req.NewTab {
 		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
-			return out, s.mapErr(ss, err, "opening a tab")
+			return out, s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		t = ss.attach(p)
 		ss.evMu.Lock()
@@ -58,14 +58,14 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
 	}
 	if resp != nil {
-		if err := s.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+		if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
 			return out, err
 		}
 	}
 	out.Moved = true
 	var title func() string
 	if !dialog {
-		pg, snap, tt, err := s.pageFacts(ss, t, resp, !req.NoSnapshot)
+		pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
 		if err != nil {
 			return out, err
 		}
@@ -73,7 +73,7 @@ func (s *Service) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	} else {
 		out.Page = abi.Page{URL: t.page.URL()}
 	}
-	out.State = s.stateWith(ss, t, false, title)
+	out.State = s.pages.stateWith(ss, t, false, title)
 	return out, nil
 }
 
@@ -91,7 +91,7 @@ func waitUntil(w string) (*pw.WaitUntilState, error) {
 	return nil, abi.Errorf(abi.CodeInputInvalid, "wait_until %q: use load, domcontentloaded, networkidle or commit", w)
 }
 
-func (s *Service) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string) error {
+func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string) error {
 	if wait == "" {
 		wait = "load"
 	}
@@ -112,9 +112,9 @@ func (s *Service) navErr(ss *session, t *tab, err error, u string, timeout time.
 		if code != "net::ERR_ABORTED" {
 			settleErrorPage(t)
 		}
-		return s.loadFailed(ss, u, code)
+		return s.pages.loadFailed(ss, u, code)
 	}
-	return s.mapErr(ss, err, "loading "+u)
+	return s.sessions.mapErr(ss, err, "loading "+u)
 }
 
 // unreachableErrs are Chromium's errors for a site that cannot be reached
@@ -125,7 +125,7 @@ var unreachableErrs = []string{"NAME_NOT_RESOLVED", "CONNECTION_REFUSED", "CONNE
 // loadFailed is the error for a navigation to u that Chromium failed with
 // code (net::ERR_...): the egress proxy's reason when it refused or could
 // not reach the site, else unreachable or execution_failed by the code.
-func (s *Service) loadFailed(ss *session, u, code string) error {
+func (s *pages) loadFailed(ss *session, u, code string) error {
 	if err := s.egressFailure(ss, u); err != nil {
 		return err
 	}
@@ -138,7 +138,7 @@ func (s *Service) loadFailed(ss *session, u, code string) error {
 }
 
 // egressFailure asks Options.EgressFailure why u did not load.
-func (s *Service) egressFailure(ss *session, u string) error {
+func (s *pages) egressFailure(ss *session, u string) error {
 	if s.opts.EgressFailure == nil {
 		return nil
 	}
@@ -148,7 +148,7 @@ func (s *Service) egressFailure(ss *session, u string) error {
 // proxyAnswered is the error for a document the egress proxy answered
 // itself (403: refused under the policy; 502: the site could not be
 // reached), or nil for a site's own answer.
-func (s *Service) proxyAnswered(ss *session, u string, status int) error {
+func (s *pages) proxyAnswered(ss *session, u string, status int) error {
 	if status != 403 && status != 502 {
 		return nil
 	}
@@ -158,7 +158,7 @@ func (s *Service) proxyAnswered(ss *session, u string, status int) error {
 // navFailed is the error for a navigation an action started (a link, a
 // form submission) that did not load, or nil: the action ran, the page it
 // opened did not.
-func (s *Service) navFailed(ss *session, t *tab, navBefore int64) error {
+func (s *pages) navFailed(ss *session, t *tab, navBefore int64) error {
 	var err error
 	if f := t.navFail.Load(); f != nil && f.seq > navBefore {
 		code := f.err
@@ -211,9 +211,9 @@ func pwTimeout(err error) bool {
 }
 
 // snapshotCall is ww_browser_snapshot.
-func (s *Service) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
+func (s *inspector) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
 	var out abi.BrowserSnapshotResponse
-	ss, t, err := s.begin(ctx, c, false)
+	ss, t, err := s.sessions.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -221,17 +221,17 @@ func (s *Service) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi
 	var title func() string
 	if openDialog(ss, t) == nil {
 		title = titleSoon(t.page)
-		if out.Snapshot, err = s.snapshot(ss, t, req.Ref, req.Depth); err != nil {
+		if out.Snapshot, err = s.pages.snapshot(ss, t, req.Ref, req.Depth); err != nil {
 			return out, err
 		}
 	}
-	out.State = s.stateWith(ss, t, false, title)
+	out.State = s.pages.stateWith(ss, t, false, title)
 	return out, nil
 }
 
 // after finishes an action: waits for a navigation it started, then takes
 // the snapshot and, after a navigation, the page facts.
-func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *abi.BrowserActResponse) error {
+func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *abi.BrowserActResponse) error {
 	if t.navSeq.Load() != navBefore && !t.page.IsClosed() {
 		out.Navigated = true
 		race0(ss, func() error {
@@ -263,9 +263,9 @@ func (s *Service) after(ss *session, t *tab, navBefore int64, noSnap bool, out *
 }
 
 // act is ww_browser_act.
-func (s *Service) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
+func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -289,14 +289,14 @@ func (s *Service) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserA
 	}
 	dialog, err := race0(ss, fn)
 	if err != nil {
-		return out, s.mapErr(ss, err, req.Action+" "+target(req))
+		return out, s.sessions.mapErr(ss, err, req.Action+" "+target(req))
 	}
 	if dialog {
-		out.State = s.state(ss, t, false)
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	}
 	out.Detail = detail.Detail
-	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
 func target(req abi.BrowserActRequest) string {
@@ -311,7 +311,7 @@ func target(req abi.BrowserActRequest) string {
 
 // action checks an act request and returns the Playwright call to run.
 // Element checks (stale ref, visibility) happen here, before the call.
-func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.BrowserActRequest, out *abi.BrowserActResponse) (func() error, error) {
+func (s *actions) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.BrowserActRequest, out *abi.BrowserActResponse) (func() error, error) {
 	page := t.page
 	haveXY := req.X != nil && req.Y != nil
 	needTarget := func(what string) (pw.Locator, string, error) {
@@ -321,13 +321,13 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if req.Ref == "" {
 			return nil, "", nil
 		}
-		return s.locateToAct(ss, t, req.Ref)
+		return s.pages.locateToAct(ss, t, req.Ref)
 	}
 	needRef := func(what string) (pw.Locator, string, error) {
 		if req.Ref == "" {
 			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot", what)
 		}
-		return s.locateToAct(ss, t, req.Ref)
+		return s.pages.locateToAct(ss, t, req.Ref)
 	}
 	button, err := mouseButton(req.Button)
 	if err != nil {
@@ -382,7 +382,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 			return nil, err
 		}
 		if pr.Password {
-			s.keepSecret(c, req.Text)
+			s.concealer.keepSecret(c, req.Text)
 		}
 		return func() error {
 			switch {
@@ -417,7 +417,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		if req.Ref == "" {
 			return func() error { return page.Keyboard().Press(req.Key) }, nil
 		}
-		loc, _, err := s.locate(ss, t, req.Ref)
+		loc, _, err := s.pages.locate(ss, t, req.Ref)
 		if err != nil {
 			return nil, err
 		}
@@ -438,7 +438,7 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 
 	case abi.ActScroll:
 		if req.Ref != "" {
-			loc, _, err := s.locate(ss, t, req.Ref)
+			loc, _, err := s.pages.locate(ss, t, req.Ref)
 			if err != nil {
 				return nil, err
 			}
@@ -491,11 +491,11 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 			if req.TargetRef == "" {
 				return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs target_ref, the ref to drop onto")
 			}
-			src, ref, err := s.locateToAct(ss, t, req.Ref)
+			src, ref, err := s.pages.locateToAct(ss, t, req.Ref)
 			if err != nil {
 				return nil, err
 			}
-			dst, _, err := s.locate(ss, t, req.TargetRef)
+			dst, _, err := s.pages.locate(ss, t, req.TargetRef)
 			if err != nil {
 				return nil, err
 			}
@@ -540,13 +540,13 @@ func (s *Service) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 // holds unless Append, and types through the keyboard. The text is kept
 // for the masker, as a typed password is, unless the focused element is
 // known not to be a password field.
-func (s *Service) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequest) func() error {
+func (s *actions) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequest) func() error {
 	return func() error {
 		if err := p.Mouse().Click(*req.X, *req.Y); err != nil {
 			return err
 		}
 		if plain, err := p.Evaluate(focusedPlainJS); err != nil || plain != true {
-			s.keepSecret(c, req.Text)
+			s.concealer.keepSecret(c, req.Text)
 		}
 		if !req.Append {
 			if err := p.Keyboard().Press("ControlOrMeta+A"); err != nil {
@@ -579,7 +579,7 @@ const focusedPlainJS = `() => {
 
 // keepSecret hands a value typed or filled into a password field to the
 // masker (Options.OnSecret), under the caller's session.
-func (s *Service) keepSecret(c *hostfuncs.Caller, value string) {
+func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
 	if value != "" && s.opts.OnSecret != nil {
 		s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, value)
 	}
@@ -645,12 +645,12 @@ func scrollDelta(p pw.Page, dir string, amount int) (int, int, error) {
 }
 
 // fillForm is ww_browser_fill_form.
-func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
+func (s *actions) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
 	if len(req.Fields) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "fields is empty: give each field's ref and value")
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -664,7 +664,7 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	}
 	var steps []step
 	for _, f := range req.Fields {
-		loc, ref, err := s.locateToAct(ss, t, f.Ref)
+		loc, ref, err := s.pages.locateToAct(ss, t, f.Ref)
 		if err != nil {
 			return out, err
 		}
@@ -679,7 +679,7 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
 		}
 		if (kind == "" || kind == "textbox") && pr.Password {
-			s.keepSecret(c, f.Value)
+			s.concealer.keepSecret(c, f.Value)
 		}
 		steps = append(steps, step{loc, f})
 	}
@@ -708,14 +708,14 @@ func (s *Service) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		return nil
 	})
 	if err != nil {
-		return out, s.mapErr(ss, err, fmt.Sprintf("filling the form (%d of %d fields done)", filled, len(steps)))
+		return out, s.sessions.mapErr(ss, err, fmt.Sprintf("filling the form (%d of %d fields done)", filled, len(steps)))
 	}
 	out.Detail = fmt.Sprintf("filled %d fields", len(steps))
 	if dialog {
-		out.State = s.state(ss, t, false)
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	}
-	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
 func truthy(v string) bool {
@@ -727,20 +727,20 @@ func truthy(v string) bool {
 }
 
 // upload is ww_browser_upload.
-func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserUploadRequest) (abi.BrowserActResponse, error) {
+func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserUploadRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
 	if len(req.Paths) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "paths is empty: name the files (in the upload folder) to upload")
 	}
 	var files []string
 	for _, p := range req.Paths {
-		f, err := s.uploadFile(p)
+		f, err := s.pages.uploadFile(p)
 		if err != nil {
 			return out, err
 		}
 		files = append(files, f)
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -748,7 +748,7 @@ func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 	if err := stillJudged(c, t); err != nil {
 		return out, err
 	}
-	loc, ref, err := s.locate(ss, t, req.Ref)
+	loc, ref, err := s.pages.locate(ss, t, req.Ref)
 	if err != nil {
 		return out, err
 	}
@@ -777,23 +777,23 @@ func (s *Service) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		return fc.SetFiles(files)
 	})
 	if err != nil {
-		return out, s.mapErr(ss, err, "uploading to "+ref)
+		return out, s.sessions.mapErr(ss, err, "uploading to "+ref)
 	}
 	out.Detail = fmt.Sprintf("uploaded %d file(s)", len(files))
 	if dialog {
-		out.State = s.state(ss, t, false)
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	}
-	return out, s.after(ss, t, navBefore, req.NoSnapshot, &out)
+	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
 // history is ww_browser_history.
-func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserHistoryRequest) (abi.BrowserNavigateResponse, error) {
+func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserHistoryRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse
 	if req.Direction != "back" && req.Direction != "forward" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -819,18 +819,18 @@ func (s *Service) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
 	var title func() string
 	if !dialog {
-		pg, snap, tt, err := s.pageFacts(ss, t, resp, !req.NoSnapshot)
+		pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
 		if err != nil {
 			return out, err
 		}
 		out.Page, out.Snapshot, title = *pg, snap, tt
 	}
-	out.State = s.stateWith(ss, t, false, title)
+	out.State = s.pages.stateWith(ss, t, false, title)
 	return out, nil
 }
 
 // waitFor is ww_browser_wait_for.
-func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserWaitForRequest) (abi.BrowserWaitForResponse, error) {
+func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserWaitForRequest) (abi.BrowserWaitForResponse, error) {
 	var out abi.BrowserWaitForResponse
 	n := 0
 	for _, set := range []bool{req.Text != "", req.TextGone != "", req.Ref != "", req.TimeMS > 0} {
@@ -841,7 +841,7 @@ func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if n != 1 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "wait for exactly one thing: text, text_gone, ref or time_ms")
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -852,7 +852,7 @@ func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	}
 	var loc pw.Locator
 	if req.Ref != "" {
-		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+		if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
 			return out, err
 		}
 	}
@@ -888,21 +888,21 @@ func (s *Service) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		if pwTimeout(err) {
 			return out, abi.Errorf(abi.CodeTimeout, "%s: not there after %s: take a snapshot to see the page as it is", what, timeout)
 		}
-		return out, s.mapErr(ss, err, what)
+		return out, s.sessions.mapErr(ss, err, what)
 	}
 	if !dialog && !req.NoSnapshot {
-		if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 			return out, err
 		}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // dialog is ww_browser_dialog.
-func (s *Service) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
+func (s *actions) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
 	var out abi.BrowserDialogResponse
-	ss, t, err := s.begin(ctx, c, false)
+	ss, t, err := s.sessions.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -937,21 +937,21 @@ func (s *Service) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		if strings.Contains(err.Error(), "No dialog is showing") || strings.Contains(err.Error(), "closed") {
 			return out, abi.Errorf(abi.CodeDialogGone, "the dialog was already gone: take a snapshot to see the page")
 		}
-		return out, s.mapErr(ss, err, "answering the dialog")
+		return out, s.sessions.mapErr(ss, err, "answering the dialog")
 	}
 	if !req.NoSnapshot && openDialog(ss, t) == nil {
 		// Let the page run what the answer unblocked.
 		time.Sleep(50 * time.Millisecond)
-		if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 			return out, err
 		}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // consoleCall is ww_browser_console.
-func (s *Service) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
+func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
 	var out abi.BrowserConsoleResponse
 	rank := map[string]int{"error": 0, "pageerror": 0, "assert": 0, "warning": 1, "warn": 1, "info": 2, "log": 2, "": 2, "debug": 3, "trace": 3}
 	maxRank := 3
@@ -962,7 +962,7 @@ func (s *Service) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 		}
 		maxRank = r
 	}
-	ss, t, err := s.begin(ctx, c, false)
+	ss, t, err := s.sessions.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -993,16 +993,16 @@ func (s *Service) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 	if out.Messages == nil {
 		out.Messages = []abi.BrowserConsoleMessage{}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
 
 // networkCall is ww_browser_network.
-func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
+func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
 	var out abi.BrowserNetworkResponse
-	ss, t, err := s.begin(ctx, c, false)
+	ss, t, err := s.sessions.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -1045,7 +1045,7 @@ func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 		resp, _, err := await(ss, limit, false, body.req.Response)
 		if err != nil || resp == nil {
 			if isStalled(err) {
-				return out, s.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+				return out, s.sessions.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
 			}
 			return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
 		}
@@ -1058,7 +1058,7 @@ func (s *Service) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 		}
 		out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 

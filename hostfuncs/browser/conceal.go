@@ -509,7 +509,7 @@ func (c *concealment) restore() {
 }
 
 // secretValues are the values the caller's session must not show.
-func (s *Service) secretValues(personality, session string) []string {
+func (s *concealer) secretValues(personality, session string) []string {
 	if s.opts.SecretValues == nil {
 		return nil
 	}
@@ -538,4 +538,11 @@ func concealed[T any](p pw.Page, values []string, what string, capture func() (T
 		return zero, errConceal(what, "the page showed one of them again during the capture")
 	}
 	return v, nil
+}
+
+// concealer keeps what a session must not show out of its results: the
+// values typed into password inputs go to the masker (keepSecret), and
+// snapshots show them as masked (redact).
+type concealer struct {
+	*env
 }

@@ -46,7 +46,7 @@ const (
 
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
-func (s *Service) callBudget() time.Duration {
+func (s *env) callBudget() time.Duration {
 	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
 }
 
@@ -87,8 +87,8 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		ctx = context.Background()
 	}
 	var life <-chan struct{}
-	if ss.svc != nil {
-		life = ss.svc.life.Done()
+	if ss.env != nil {
+		life = ss.env.life.Done()
 	}
 	var dialog chan struct{}
 	if dialogs {
@@ -143,10 +143,10 @@ func await0(ss *session, limit time.Duration, fn func() error) error {
 }
 
 func (ss *session) budget() time.Duration {
-	if ss.svc == nil {
+	if ss.env == nil {
 		return DefaultNavigationTimeout + DefaultActionTimeout
 	}
-	return ss.svc.callBudget()
+	return ss.env.callBudget()
 }
 
 // errNoAnswer: bounded stopped waiting.
@@ -173,7 +173,7 @@ func bounded(limit time.Duration, fn func() error) error {
 // replaced by a blank tab in the same context. When no new tab can be
 // opened either, the session is reset as a crashed one: ss is unlocked
 // and the error is browser_crashed.
-func (s *Service) unstick(ss *session, t *tab) (*tab, error) {
+func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 	ss.suspect.Store(false)
 	if t.page.IsClosed() || openDialog(ss, t) != nil {
 		// A dialog explains a page that does not answer: it is the agent's
@@ -305,14 +305,14 @@ func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error 
 }
 
 // driver is the driver the service uses now.
-func (s *Service) driver() *sharedDriver {
+func (s *launcher) driver() *sharedDriver {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.drv
 }
 
 // watchDriver resets the service when d exits.
-func (s *Service) watchDriver(d *sharedDriver) {
+func (s *launcher) watchDriver(d *sharedDriver) {
 	select {
 	case <-d.dead:
 		s.driverExited(d)
@@ -322,7 +322,7 @@ func (s *Service) watchDriver(d *sharedDriver) {
 
 // checkDriver resets the service at once when its driver has exited, so a
 // call never lands on a dead connection.
-func (s *Service) checkDriver() {
+func (s *launcher) checkDriver() {
 	if d := s.driver(); d.exited() {
 		s.driverExited(d)
 	}
@@ -335,7 +335,7 @@ const driverExitedWhy = "the browser driver exited"
 // session that lived on it: each is remembered as crashed (its next call is
 // told why) and its profile lock and per-session resources are released.
 // The next browser call starts a new driver.
-func (s *Service) driverExited(d *sharedDriver) {
+func (s *launcher) driverExited(d *sharedDriver) {
 	s.startMu.Lock()
 	s.mu.Lock()
 	if s.drv != d {
@@ -344,14 +344,7 @@ func (s *Service) driverExited(d *sharedDriver) {
 		return
 	}
 	s.drv, s.pw, s.browser = nil, nil, nil
-	var hit []*session
-	for k, ss := range s.sessions {
-		if ss.drv == d {
-			hit = append(hit, ss)
-			delete(s.sessions, k)
-			s.crashed[k] = driverExitedWhy
-		}
-	}
+	hit := s.sessions.dropDriver(d)
 	s.mu.Unlock()
 	s.startMu.Unlock()
 	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
@@ -368,7 +361,7 @@ func (s *Service) driverExited(d *sharedDriver) {
 				ss.profile = nil
 			}
 			ss.mu.Unlock()
-			s.notifyClosed(ss.key)
+			s.sessions.notifyClosed(ss.key)
 		}()
 	}
 }
@@ -385,7 +378,7 @@ var errSessionGone = errors.New("the session was closed")
 
 // lockSession takes ss.mu, waiting only while ctx and the service live: a
 // call queued behind a stuck one gives up at its own deadline.
-func (s *Service) lockSession(ctx context.Context, ss *session) error {
+func (s *sessions) lockSession(ctx context.Context, ss *session) error {
 	if ss.mu.TryLock() {
 		return nil
 	}

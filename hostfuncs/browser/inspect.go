@@ -54,9 +54,9 @@ const imagesJS = `(limit) => {
 }`
 
 // images is ww_browser_images.
-func (s *Service) images(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
+func (s *inspector) images(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
 	var out abi.BrowserImagesResponse
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -69,25 +69,25 @@ func (s *Service) images(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		Total  int                `json:"total"`
 		Images []abi.BrowserImage `json:"images"`
 	}
-	if err := s.evalInto(ss, t, imagesJS, limit, &res); err != nil {
+	if err := s.pages.evalInto(ss, t, imagesJS, limit, &res); err != nil {
 		return out, err
 	}
 	out.Images, out.Total = res.Images, res.Total
 	if out.Images == nil {
 		out.Images = []abi.BrowserImage{}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // evalInto runs one of the host's own scripts and decodes its result.
-func (s *Service) evalInto(ss *session, t *tab, js string, arg any, into any) error {
+func (s *pages) evalInto(ss *session, t *tab, js string, arg any, into any) error {
 	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
 	if dialog {
 		return errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return s.mapErr(ss, err, "reading the page")
+		return s.sessions.mapErr(ss, err, "reading the page")
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -128,9 +128,9 @@ const styleJS = `([props, limit, el]) => {
 }`
 
 // computedStyle is ww_browser_computed_style.
-func (s *Service) computedStyle(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
+func (s *inspector) computedStyle(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
 	var out abi.BrowserComputedStyleResponse
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -148,7 +148,7 @@ func (s *Service) computedStyle(ctx context.Context, c *hostfuncs.Caller, req ab
 		Elements []abi.BrowserStyledElement `json:"elements"`
 	}
 	if req.Ref != "" {
-		loc, _, err := s.locate(ss, t, req.Ref)
+		loc, _, err := s.pages.locate(ss, t, req.Ref)
 		if err != nil {
 			return out, err
 		}
@@ -159,23 +159,23 @@ func (s *Service) computedStyle(ctx context.Context, c *hostfuncs.Caller, req ab
 			return out, errDialogOpen(openDialog(ss, t))
 		}
 		if err != nil {
-			return out, s.mapErr(ss, err, "reading styles of "+req.Ref)
+			return out, s.sessions.mapErr(ss, err, "reading styles of "+req.Ref)
 		}
 		b, _ := json.Marshal(v)
 		json.Unmarshal(b, &res)
-	} else if err := s.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
+	} else if err := s.pages.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
 		return out, err
 	}
 	out.Elements, out.Total = res.Elements, res.Total
 	if out.Elements == nil {
 		out.Elements = []abi.BrowserStyledElement{}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // screenshot is ww_browser_screenshot.
-func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
+func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
 	var out abi.BrowserScreenshotResponse
 	mode := req.Mode
 	if mode == "" {
@@ -200,18 +200,18 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if req.Marks && f.cdp {
 		return out, abi.Errorf(abi.CodeInputInvalid, "a marked screenshot is PNG or JPEG (the host draws the marks and does not encode WebP): use format png or jpeg")
 	}
-	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
+	path, err := s.pages.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
 	defer ss.mu.Unlock()
 	var loc pw.Locator
 	if mode == "element" {
-		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+		if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
 			return out, err
 		}
 	}
@@ -219,7 +219,7 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if req.Marks {
 		img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f)
 	} else {
-		img, err = s.capture(ss, t, f, mode, loc, s.secretValues(c.Personality, c.Session))
+		img, err = s.capture(ss, t, f, mode, loc, s.concealer.secretValues(c.Personality, c.Session))
 	}
 	if err != nil {
 		return out, err
@@ -232,13 +232,13 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if !req.NoInline {
 		out.Data = base64.StdEncoding.EncodeToString(img)
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // capture takes a plain screenshot (mode viewport, full, or element loc)
 // with secret values hidden.
-func (s *Service) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
+func (s *inspector) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
 	img, dialog, err := race(ss, func() ([]byte, error) {
 		var clip *pw.Rect
 		full := mode == "full"
@@ -266,7 +266,7 @@ func (s *Service) capture(ss *session, t *tab, f format, mode string, loc pw.Loc
 		return nil, errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return nil, s.mapErr(ss, err, "taking a screenshot")
+		return nil, s.sessions.mapErr(ss, err, "taking a screenshot")
 	}
 	return img, nil
 }
@@ -309,13 +309,13 @@ func elementClip(p pw.Page, loc pw.Locator) (*pw.Rect, bool, error) {
 }
 
 // pdf is ww_browser_pdf.
-func (s *Service) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
+func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
 	var out abi.BrowserPDFResponse
-	path, err := s.workspaceFile(c.Personality, req.Name, "page", ".pdf")
+	path, err := s.pages.workspaceFile(c.Personality, req.Name, "page", ".pdf")
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -324,7 +324,7 @@ func (s *Service) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserP
 	if format == "" {
 		format = "A4"
 	}
-	secrets := s.secretValues(c.Personality, c.Session)
+	secrets := s.concealer.secretValues(c.Personality, c.Session)
 	b, dialog, err := race(ss, func() ([]byte, error) {
 		return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
 			return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
@@ -337,32 +337,32 @@ func (s *Service) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserP
 		if strings.Contains(err.Error(), "headless") {
 			return out, abi.Errorf(abi.CodeNotAvailable, "PDF printing works only in headless Chromium: this browser is headed")
 		}
-		return out, s.mapErr(ss, err, "printing to PDF")
+		return out, s.sessions.mapErr(ss, err, "printing to PDF")
 	}
 	if err := writePrivate(path, b); err != nil {
 		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
 	}
 	out.Path, out.Bytes = path, len(b)
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 const defaultEvalBytes = 64 << 10
 
 // evaluate is ww_browser_evaluate (browser.eval).
-func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
+func (s *inspector) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
 	var out abi.BrowserEvaluateResponse
 	if strings.TrimSpace(req.Expression) == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "expression is empty: give a JavaScript expression or function, e.g. () => document.title")
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
 	defer ss.mu.Unlock()
 	var loc pw.Locator
 	if req.Ref != "" {
-		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+		if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
 			return out, err
 		}
 	}
@@ -377,12 +377,12 @@ func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	})
 	if dialog {
 		out.Result = json.RawMessage("null")
-		out.State = s.state(ss, t, false)
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	}
 	if err != nil {
 		if isStalled(err) {
-			return out, s.mapErr(ss, err, "running the script")
+			return out, s.sessions.mapErr(ss, err, "running the script")
 		}
 		if pwTimeout(err) {
 			return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
@@ -402,12 +402,12 @@ func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		out.Truncated = true
 	}
 	out.Result = b
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // storage is ww_browser_storage.
-func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
+func (s *inspector) storage(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
 	var out abi.BrowserStorageResponse
 	kind := req.Kind
 	if kind == "" {
@@ -416,7 +416,7 @@ func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if kind != "all" && kind != "local" && kind != "session" && kind != "cookies" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "kind %q: use all, local, session or cookies", req.Kind)
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -428,7 +428,7 @@ func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
 		all, _, err := await(ss, s.cfg.ActionTimeout.D(), false, ws.Items)
 		if err != nil {
-			return nil, s.mapErr(ss, err, "reading storage")
+			return nil, s.sessions.mapErr(ss, err, "reading storage")
 		}
 		out := make([]abi.BrowserStorageItem, 0, len(all))
 		for _, it := range all {
@@ -460,7 +460,7 @@ func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			return ss.bctx.Cookies()
 		})
 		if err != nil {
-			return out, s.mapErr(ss, err, "reading cookies")
+			return out, s.sessions.mapErr(ss, err, "reading cookies")
 		}
 		for _, ck := range cs {
 			bc := abi.BrowserCookie{Name: ck.Name, Domain: ck.Domain, Path: ck.Path, HTTPOnly: ck.HttpOnly, Secure: ck.Secure, Size: len(ck.Value)}
@@ -476,17 +476,17 @@ func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			out.Cookies = append(out.Cookies, bc)
 		}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // cookies is ww_browser_cookies.
-func (s *Service) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
+func (s *inspector) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
 	var out abi.BrowserCookiesResponse
 	if len(req.Set) == 0 && !req.Clear {
 		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to do: give cookies in set, or clear")
 	}
-	ss, t, err := s.begin(ctx, c, false)
+	ss, t, err := s.sessions.begin(ctx, c, false)
 	if err != nil {
 		return out, err
 	}
@@ -500,7 +500,7 @@ func (s *Service) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			o.Domain = req.Domain
 		}
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
-			return out, s.mapErr(ss, err, "clearing cookies")
+			return out, s.sessions.mapErr(ss, err, "clearing cookies")
 		}
 		out.Cleared = true
 	}
@@ -542,13 +542,13 @@ func (s *Service) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		}
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
 			if isStalled(err) {
-				return out, s.mapErr(ss, err, "setting cookies")
+				return out, s.sessions.mapErr(ss, err, "setting cookies")
 			}
 			return out, abi.Errorf(abi.CodeInputInvalid, "setting cookies: %s", cleanMsg(err.Error()))
 		}
 		out.Set = len(cs)
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
@@ -567,9 +567,9 @@ const sourcesJS = `() => {
 }`
 
 // sources is ww_browser_sources.
-func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
+func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
 	var out abi.BrowserSourcesResponse
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -586,7 +586,7 @@ func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 				return out, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", req.Fetch)
 			}
 			var text *string
-			err = s.evalInto(ss, t, `([kind, i]) => {
+			err = s.pages.evalInto(ss, t, `([kind, i]) => {
 				const list = kind === "script" ? Array.from(document.scripts).filter(s => !s.src) : Array.from(document.querySelectorAll("style"));
 				return list[i] ? (kind === "script" ? list[i].text : list[i].textContent) : null; }`, []any{kind, i}, &text)
 			if err != nil {
@@ -597,7 +597,7 @@ func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			}
 			out.Fetched = bodyOf(req.Fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB)
 		} else {
-			u, err := s.checkOpenURL(req.Fetch)
+			u, err := s.pages.checkOpenURL(req.Fetch)
 			if err != nil {
 				return out, err
 			}
@@ -637,7 +637,7 @@ func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 					return fetched{b, resp.Headers()["content-type"]}, err
 				})
 				if isStalled(err) {
-					return out, s.mapErr(ss, err, "fetching "+u)
+					return out, s.sessions.mapErr(ss, err, "fetching "+u)
 				}
 				if err != nil {
 					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
@@ -647,11 +647,11 @@ func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			mime, _, _ = strings.Cut(mime, ";")
 			out.Fetched = bodyOf(u, mime, body, maxB)
 		}
-		out.State = s.state(ss, t, false)
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	}
 	var all []abi.BrowserSource
-	if err := s.evalInto(ss, t, sourcesJS, nil, &all); err != nil {
+	if err := s.pages.evalInto(ss, t, sourcesJS, nil, &all); err != nil {
 		return out, err
 	}
 	for _, src := range all {
@@ -662,6 +662,20 @@ func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if out.Sources == nil {
 		out.Sources = []abi.BrowserSource{}
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
+}
+
+// inspector are the host functions that read a page without changing it:
+// snapshots, logs, images, styles, screenshots and PDFs, scripts, storage,
+// cookies, sources, reading mode and the marked screenshot for vision.
+type inspector struct {
+	*env
+	sessions  *sessions
+	pages     *pages
+	concealer *concealer
+
+	// markShot takes the screenshot ww_vision_locate sends, with its
+	// marks (markedShot); tests replace it.
+	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
 }

@@ -11,9 +11,9 @@ import (
 // from outside any tool call.
 
 // currentPage is the current tab of an open session, or nil.
-func (s *Service) currentPage(personality, session string) pw.Page {
+func (s *sessions) currentPage(personality, session string) pw.Page {
 	s.mu.Lock()
-	ss := s.sessions[key(personality, session)]
+	ss := s.byKey[key(personality, session)]
 	s.mu.Unlock()
 	if ss == nil {
 		return nil
@@ -27,8 +27,8 @@ func (s *Service) currentPage(personality, session string) pw.Page {
 }
 
 // PageURL is the URL of the session's current tab, "" when none.
-func (s *Service) PageURL(personality, session string) string {
-	if p := s.currentPage(personality, session); p != nil {
+func (s *operator) pageURL(personality, session string) string {
+	if p := s.sessions.currentPage(personality, session); p != nil {
 		return p.URL()
 	}
 	return ""
@@ -36,8 +36,8 @@ func (s *Service) PageURL(personality, session string) string {
 
 // Raise brings the session's current tab to the front, so a headed window
 // shows the page the human is asked to handle. Best effort, bounded.
-func (s *Service) Raise(personality, session string) {
-	if p := s.currentPage(personality, session); p != nil {
+func (s *operator) raise(personality, session string) {
+	if p := s.sessions.currentPage(personality, session); p != nil {
 		if err := bounded(closeWait, p.BringToFront); err != nil {
 			s.log.Debug("raising the tab for a takeover", "err", err)
 		}

@@ -19,7 +19,7 @@ import (
 // begin acquires the caller's session, locked, and its current tab. The
 // caller must unlock ss.mu. Playwright calls made for the call stop waiting
 // when ctx ends. A tab left stuck by an earlier call is replaced first.
-func (s *Service) begin(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, *tab, error) {
+func (s *sessions) begin(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, *tab, error) {
 	ss, err := s.acquire(ctx, c, create)
 	if err != nil {
 		return nil, nil, err
@@ -62,7 +62,7 @@ func (s *Service) begin(ctx context.Context, c *hostfuncs.Caller, create bool) (
 
 // pageTab is begin for calls that touch the page: a session must exist and
 // no dialog may be open.
-func (s *Service) pageTab(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
+func (s *sessions) pageTab(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
 	ss, t, err := s.begin(ctx, c, false)
 	if err != nil {
 		return nil, nil, err
@@ -99,13 +99,13 @@ func dialogInfo(d pw.Dialog) *abi.BrowserDialog {
 
 // state describes the session after a call and hands over its pending
 // warnings.
-func (s *Service) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
+func (s *pages) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
 	return s.stateWith(ss, t, allTabs, nil)
 }
 
 // stateWith is state with the current tab's title already read (title
 // non-nil: titleSoon's result, or the title the page facts saw).
-func (s *Service) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
+func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
 	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
 	st.Dialog = openDialog(ss, t)
 	if st.Dialog == nil && !t.page.IsClosed() {
@@ -240,7 +240,7 @@ func normRef(ref string) (string, error) {
 // locate resolves a ref of the latest snapshot of t. A ref that is not in
 // that snapshot, or whose element has left the page, fails at once with
 // stale_ref: Playwright itself would wait for it until the timeout.
-func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+func (s *pages) locate(ss *session, t *tab, ref string) (pw.Locator, string, error) {
 	r, err := normRef(ref)
 	if err != nil {
 		return nil, "", err
@@ -254,7 +254,7 @@ func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, e
 	loc := t.page.GetByRef(r)
 	n, _, err := await(ss, s.cfg.ActionTimeout.D(), false, loc.Count)
 	if err != nil {
-		return nil, r, s.mapErr(ss, err, "finding "+r)
+		return nil, r, s.sessions.mapErr(ss, err, "finding "+r)
 	}
 	if n == 0 {
 		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is no longer on the page (the page changed or navigated since the snapshot): take a new snapshot and use its refs", r)
@@ -265,7 +265,7 @@ func (s *Service) locate(ss *session, t *tab, ref string) (pw.Locator, string, e
 // locateToAct is locate for an element about to be acted on: the probe
 // ready needs is read while locate counts, so the two round trips overlap.
 // (Locator.EvaluateAll does not resolve refs, so they cannot be one.)
-func (s *Service) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+func (s *pages) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string, error) {
 	r, err := normRef(ref)
 	if err != nil || !t.refs[r] {
 		return s.locate(ss, t, ref)
@@ -380,7 +380,7 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 // every ref outside it unresolvable (stale) although the page is
 // unchanged. Refs are kept on the elements, so the same element keeps the
 // same ref across full and scoped snapshots.
-func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
+func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
 	pageDepth := depth
 	if scope != "" {
 		var err error
@@ -394,7 +394,7 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 		return "", nil
 	}
 	if err != nil {
-		return "", s.mapErr(ss, err, "taking a snapshot")
+		return "", s.sessions.mapErr(ss, err, "taking a snapshot")
 	}
 	s.keepRefs(t, snap)
 	if scope != "" {
@@ -404,7 +404,7 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 		}
 		snap = sub
 	}
-	return s.redact(t, snap), nil
+	return s.concealer.redact(t, snap), nil
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
@@ -415,7 +415,7 @@ func (s *Service) snapshot(ss *session, t *tab, scope string, depth int) (string
 // page gained marked elements meanwhile, the snapshot is taken again with
 // boxes, so marks are never lost. (Reading the marks first instead costs
 // every snapshot one more round trip to the page.)
-func (s *Service) aria(t *tab, depth int) (string, error) {
+func (s *pages) aria(t *tab, depth int) (string, error) {
 	wait := s.cfg.ActionTimeout.D()
 	doc := t.navSeq.Load() + 1
 	unmarked := t.unmarked.Load() == doc
@@ -463,7 +463,7 @@ func snapshotOptions(depth int, boxes bool, timeout time.Duration) pw.PageAriaSn
 
 // keepRefs records the refs of a whole-page snapshot as the latest of t:
 // exactly the refs Playwright now resolves.
-func (s *Service) keepRefs(t *tab, snap string) {
+func (s *pages) keepRefs(t *tab, snap string) {
 	refs := map[string]bool{}
 	snapRefs(snap, refs)
 	t.refs = refs
@@ -506,7 +506,7 @@ func subtree(snap, ref string, depth int) (string, bool) {
 // when a check fails the value is redacted anyway. Lines are scanned by
 // hand (a regexp over a large snapshot cost tens of milliseconds);
 // textboxValue is the same rule.
-func (s *Service) redact(t *tab, snap string) string {
+func (s *concealer) redact(t *tab, snap string) string {
 	if !strings.Contains(snap, "- textbox") {
 		return snap
 	}
@@ -660,7 +660,7 @@ const factsJS = `(max) => ({
 })`
 
 // facts collects what the detect hook reads about the loaded document.
-func (s *Service) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
+func (s *pages) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
 	pg, _, _, _ := s.pageFacts(ss, t, resp, false)
 	return pg
 }
@@ -669,7 +669,7 @@ func (s *Service) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
 // snapshot: the two reads are in flight together, in one race against a
 // dialog. title reports the title the facts saw (nil when they failed). A
 // dialog leaves the snapshot empty, as snapshot does.
-func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) (pg *abi.Page, snap string, title func() string, err error) {
+func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) (pg *abi.Page, snap string, title func() string, err error) {
 	pg = &abi.Page{URL: t.page.URL()}
 	if resp != nil {
 		pg.Status, pg.Headers = resp.Status(), resp.Headers()
@@ -714,10 +714,10 @@ func (s *Service) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool
 	}
 	if withSnap {
 		if r.serr != nil {
-			return pg, "", title, s.mapErr(ss, r.serr, "taking a snapshot")
+			return pg, "", title, s.sessions.mapErr(ss, r.serr, "taking a snapshot")
 		}
 		s.keepRefs(t, r.snap)
-		snap = s.redact(t, r.snap)
+		snap = s.concealer.redact(t, r.snap)
 	}
 	return pg, snap, title, nil
 }
@@ -746,7 +746,7 @@ func checkURL(raw string) (string, error) {
 // checkOpenURL is checkURL for a URL about to be loaded, then
 // Options.CheckURL (the network service's check: credentials, ports,
 // hosts), so such a URL is refused before anything starts.
-func (s *Service) checkOpenURL(raw string) (string, error) {
+func (s *pages) checkOpenURL(raw string) (string, error) {
 	u, err := checkURL(raw)
 	if err != nil || s.opts.CheckURL == nil {
 		return u, err
@@ -763,7 +763,7 @@ func (s *Service) checkOpenURL(raw string) (string, error) {
 
 // mapErr turns a Playwright error into a coded one: crashes, timeouts and
 // elements that cannot be acted on get their own codes.
-func (s *Service) mapErr(ss *session, err error, what string) error {
+func (s *sessions) mapErr(ss *session, err error, what string) error {
 	if err == nil {
 		return nil
 	}
@@ -833,12 +833,12 @@ func cleanMsg(msg string) string {
 
 // dropCrashed removes a crashed session from the table (the caller holds
 // its lock) so the next call starts a fresh one and is told why.
-func (s *Service) dropCrashed(ss *session) {
+func (s *sessions) dropCrashed(ss *session) {
 	why := ss.crashReason()
 	ss.closing.Store(true)
 	s.mu.Lock()
-	if s.sessions[ss.key] == ss {
-		delete(s.sessions, ss.key)
+	if s.byKey[ss.key] == ss {
+		delete(s.byKey, ss.key)
 	}
 	s.crashed[ss.key] = why
 	s.mu.Unlock()

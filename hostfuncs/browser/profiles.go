@@ -37,7 +37,7 @@ func profileFrom(ctx context.Context) string {
 
 // profileRoot is the personality's profile root, after checking name
 // (when given) and that profiles are configured.
-func (s *Service) profileRoot(personality, name string) (string, error) {
+func (s *sessions) profileRoot(personality, name string) (string, error) {
 	if s.cfg.ProfilesDir == "" {
 		return "", abi.Errorf(abi.CodeNotAvailable, "browser profiles are off on this host: the operator must set browser.profiles_dir")
 	}
@@ -51,7 +51,7 @@ func (s *Service) profileRoot(personality, name string) (string, error) {
 }
 
 // profileCall is ww_browser_profile.
-func (s *Service) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
+func (s *sessions) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
 	var out abi.BrowserProfileResponse
 	if req.Action != "list" && req.Name == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "action %q needs a profile name", req.Action)
@@ -89,10 +89,10 @@ func (s *Service) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 }
 
 // listProfiles lists the profiles in root, with the session using each.
-func (s *Service) listProfiles(personality, root string) []abi.BrowserProfileInfo {
+func (s *sessions) listProfiles(personality, root string) []abi.BrowserProfileInfo {
 	inUse := map[string]string{}
 	s.mu.Lock()
-	for k, ss := range s.sessions {
+	for k, ss := range s.byKey {
 		if k.personality == personality && ss.named != "" {
 			inUse[ss.named] = k.session
 		}

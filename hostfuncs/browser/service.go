@@ -26,7 +26,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -80,47 +79,42 @@ type Options struct {
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
+//
+// It is the composition root: the host functions and the exported API
+// the host uses are served by narrow components, each holding only the
+// others it calls:
+//
+//   - launcher (drivers.go): the Playwright driver and the shared browser
+//   - sessions (sessions.go): the open sessions, their opening, eviction,
+//     idle sweep and closing, and the profiles they run on
+//   - pages (pages.go): what actions and inspection share about a page:
+//     its state, locating refs, snapshots, mapping errors
+//   - actions (actions.go, tabs.go): what changes a page
+//   - inspector (inspect.go, read.go, som.go, vision.go): what reads one
+//   - concealer (conceal.go): keeping typed secrets out of results
+//   - operator (live.go): the live view and the operator's control
 type Service struct {
+	*env
+	// endLife ends env.life when Close begins.
+	endLife context.CancelFunc
+
+	launcher  *launcher
+	sessions  *sessions
+	pages     *pages
+	actions   *actions
+	inspector *inspector
+	concealer *concealer
+	operator  *operator
+}
+
+// env is what every component reads and none changes: the configuration,
+// the host's hooks, the log, and the service's life.
+type env struct {
 	cfg  Config
 	opts Options
 	log  *slog.Logger
-
-	startMu sync.Mutex // starting the driver and the shared browser
-	// proxyMu orders reading a session's proxy against telling
-	// OnSessionClosed a key's session is gone (notifyClosed).
-	proxyMu sync.Mutex
-	mu      sync.Mutex // the fields below
-	pw      *pw.Playwright
-	drv     *sharedDriver // the driver pw belongs to
-	browser pw.Browser
-	mode    string
-	// sessions are the open ones; crashed remembers keys whose session
-	// crashed, so the next one is told it is fresh.
-	sessions map[sessKey]*session
-	// opening holds the keys whose session is being opened: one open per
-	// key, keys open alongside. openSeq numbers them in the order they began.
-	opening map[sessKey]*opening
-	openSeq uint64
-	crashed map[sessKey]string
-	// reaped remembers why the host closed a key's session on its own
-	// (idle, evicted), so its next call is told instead of finding none.
-	reaped map[sessKey]string
-	// notices go to the next result of any session (the headless fallback).
-	notices []string
-	closed  bool
-	// warming is set while Prewarm's start runs.
-	warming atomic.Bool
-
 	// life ends when Close begins: calls waiting on the browser return.
-	life    context.Context
-	endLife context.CancelFunc
-
-	stop chan struct{}
-	done chan struct{}
-
-	// markShot takes the screenshot ww_vision_locate sends, with its
-	// marks (markedShot); tests replace it.
-	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
+	life context.Context
 }
 
 // New validates cfg and returns a service. Nothing starts until the first
@@ -136,14 +130,24 @@ func New(cfg Config, opts Options) (*Service, error) {
 	if cfg.WorkspaceDir == "" {
 		cfg.WorkspaceDir = filepath.Join(os.TempDir(), "wasmwright", "workspace")
 	}
-	s := &Service{
-		cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser"),
-		sessions: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
-		mode: "not started", stop: make(chan struct{}), done: make(chan struct{}),
+	e := &env{cfg: cfg, opts: opts, log: opts.Logger.With("service", "browser")}
+	var endLife context.CancelFunc
+	e.life, endLife = context.WithCancel(context.Background())
+	s := &Service{env: e, endLife: endLife}
+	s.launcher = &launcher{env: e, mode: "not started"}
+	s.sessions = &sessions{
+		env: e, launcher: s.launcher,
+		byKey: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
+		stop: make(chan struct{}), done: make(chan struct{}),
 	}
-	s.life, s.endLife = context.WithCancel(context.Background())
-	s.markShot = s.markedShot
-	go s.sweep()
+	s.launcher.sessions = s.sessions
+	s.concealer = &concealer{env: e}
+	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
+	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
+	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
+	s.inspector.markShot = s.inspector.markedShot
+	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages}
+	go s.sessions.sweep()
 	return s, nil
 }
 
@@ -154,41 +158,100 @@ func (s *Service) Config() Config { return s.cfg }
 // capability it needs, checked at call time.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
 	return []sandbox.HostFunc{
-		hf(abi.HostBrowserNavigate, s.navigate),
-		hf(abi.HostBrowserSnapshot, s.snapshotCall),
-		hf(abi.HostBrowserAct, s.act),
-		hf(abi.HostBrowserFillForm, s.fillForm),
-		hf(abi.HostBrowserUpload, s.upload),
-		hf(abi.HostBrowserHistory, s.history),
-		hf(abi.HostBrowserWaitFor, s.waitFor),
-		hf(abi.HostBrowserDialog, s.dialog),
-		hostfuncs.JSON(abi.HostBrowserConsole, s.consoleCall),
-		hostfuncs.JSON(abi.HostBrowserNetwork, s.networkCall),
-		hostfuncs.JSON(abi.HostBrowserImages, s.images),
-		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.computedStyle),
-		hf(abi.HostBrowserScreenshot, s.screenshot),
-		hostfuncs.JSON(abi.HostBrowserPDF, s.pdf),
-		hostfuncs.JSON(abi.HostBrowserEvaluate, s.evaluate),
-		hostfuncs.JSON(abi.HostBrowserStorage, s.storage),
-		hostfuncs.JSON(abi.HostBrowserCookies, s.cookies),
-		hostfuncs.JSON(abi.HostBrowserSources, s.sources),
-		hf(abi.HostBrowserTabs, s.tabsCall),
-		hostfuncs.JSON(abi.HostBrowserEmulate, s.emulate),
-		hostfuncs.JSON(abi.HostBrowserResize, s.resize),
-		hostfuncs.JSON(abi.HostBrowserClose, s.closeCall),
-		hostfuncs.JSON(abi.HostBrowserSessions, s.sessionsCall),
-		hf(abi.HostBrowserRead, s.read),
-		hostfuncs.JSON(abi.HostBrowserProfile, s.profileCall),
-		hostfuncs.JSON(abi.HostVisionLocate, s.visionLocate),
+		hf(abi.HostBrowserNavigate, s.actions.navigate),
+		hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall),
+		hf(abi.HostBrowserAct, s.actions.act),
+		hf(abi.HostBrowserFillForm, s.actions.fillForm),
+		hf(abi.HostBrowserUpload, s.actions.upload),
+		hf(abi.HostBrowserHistory, s.actions.history),
+		hf(abi.HostBrowserWaitFor, s.actions.waitFor),
+		hf(abi.HostBrowserDialog, s.actions.dialog),
+		hostfuncs.JSON(abi.HostBrowserConsole, s.inspector.consoleCall),
+		hostfuncs.JSON(abi.HostBrowserNetwork, s.inspector.networkCall),
+		hostfuncs.JSON(abi.HostBrowserImages, s.inspector.images),
+		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.inspector.computedStyle),
+		hf(abi.HostBrowserScreenshot, s.inspector.screenshot),
+		hostfuncs.JSON(abi.HostBrowserPDF, s.inspector.pdf),
+		hostfuncs.JSON(abi.HostBrowserEvaluate, s.inspector.evaluate),
+		hostfuncs.JSON(abi.HostBrowserStorage, s.inspector.storage),
+		hostfuncs.JSON(abi.HostBrowserCookies, s.inspector.cookies),
+		hostfuncs.JSON(abi.HostBrowserSources, s.inspector.sources),
+		hf(abi.HostBrowserTabs, s.actions.tabsCall),
+		hostfuncs.JSON(abi.HostBrowserEmulate, s.actions.emulate),
+		hostfuncs.JSON(abi.HostBrowserResize, s.actions.resize),
+		hostfuncs.JSON(abi.HostBrowserClose, s.sessions.closeCall),
+		hostfuncs.JSON(abi.HostBrowserSessions, s.sessions.sessionsCall),
+		hf(abi.HostBrowserRead, s.inspector.read),
+		hostfuncs.JSON(abi.HostBrowserProfile, s.sessions.profileCall),
+		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
 	}
 }
 
 // SetDriving marks a session as driven by a human (takeover): the idle
 // sweeper and LRU eviction leave it alone while on.
 func (s *Service) SetDriving(personality, session string, on bool) {
+	s.sessions.setDriving(personality, session, on)
+}
+
+// HumanDriving reports whether a human has taken over the session
+// (SetDriving).
+func (s *Service) HumanDriving(personality, session string) bool {
+	return s.sessions.humanDriving(personality, session)
+}
+
+// CloseSession closes one session's context; a persistent profile is
+// flushed to disk. Closing a session that is not open is not an error.
+func (s *Service) CloseSession(personality, session string) error {
+	return s.sessions.closeByKey(personality, session)
+}
+
+// Sessions lists every open session, most recently used first.
+func (s *Service) Sessions() []abi.BrowserSessionInfo { return s.sessions.list() }
+
+// Prewarm starts the driver and the shared browser in the background when
+// they are not running, so that a call about to need them finds them
+// started (or starting: it waits on the same start) instead of starting
+// them after its own work. For a personality with a persistent profile
+// (its sessions launch their own browser) only the driver starts. A failed
+// start is left for the call to meet and report.
+func (s *Service) Prewarm(personality string) { s.launcher.prewarm(personality) }
+
+// OperatorSessions lists the open sessions with their current tab's URL
+// and title (each title read bounded), oldest first.
+func (s *Service) OperatorSessions() []OperatorSession { return s.operator.list() }
+
+// Screencast streams the session's current tab to frame until ctx is
+// done: CDP Page.startScreencast on that tab, each frame acknowledged
+// after frame returns, and restarted on the new tab when the agent
+// switches tabs. Nothing is captured when no one calls this: the
+// screencast runs only while a viewer watches. maxW and maxH bound the
+// frame size. It returns when ctx is done or the session closes.
+func (s *Service) Screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
+	return s.operator.screencast(ctx, personality, session, maxW, maxH, frame)
+}
+
+// Input plays an operator's action on the session's current tab, bounded.
+// A URL to open passes the same checks as an agent's (http(s), the
+// network policy).
+func (s *Service) Input(personality, session string, in OperatorInput) error {
+	return s.operator.input(personality, session, in)
+}
+
+// PageURL is the URL of the session's current tab, "" when none.
+func (s *Service) PageURL(personality, session string) string {
+	return s.operator.pageURL(personality, session)
+}
+
+// Raise brings the session's current tab to the front, so a headed window
+// shows the page the human is asked to handle. Best effort, bounded.
+func (s *Service) Raise(personality, session string) { s.operator.raise(personality, session) }
+
+// SetDriving marks a session as driven by a human (takeover): the idle
+// sweeper and LRU eviction leave it alone while on.
+func (s *sessions) setDriving(personality, session string, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ss := s.sessions[key(personality, session)]; ss != nil {
+	if ss := s.byKey[key(personality, session)]; ss != nil {
 		ss.driving.Store(on)
 		ss.touch()
 	}
@@ -196,10 +259,10 @@ func (s *Service) SetDriving(personality, session string, on bool) {
 
 // CloseSession closes one session's context; a persistent profile is
 // flushed to disk. Closing a session that is not open is not an error.
-func (s *Service) CloseSession(personality, session string) error {
+func (s *sessions) closeByKey(personality, session string) error {
 	s.mu.Lock()
-	ss := s.sessions[key(personality, session)]
-	delete(s.sessions, key(personality, session))
+	ss := s.byKey[key(personality, session)]
+	delete(s.byKey, key(personality, session))
 	s.mu.Unlock()
 	if ss == nil {
 		return nil
@@ -212,14 +275,14 @@ func (s *Service) CloseSession(personality, session string) error {
 // notifyClosed tells Options.OnSessionClosed that k's session is gone,
 // unless a new session for k is open or opening (its proxy must live on):
 // create reserves k before it reads k's proxy under proxyMu.
-func (s *Service) notifyClosed(k sessKey) {
+func (s *sessions) notifyClosed(k sessKey) {
 	if s.opts.OnSessionClosed == nil {
 		return
 	}
 	s.proxyMu.Lock()
 	defer s.proxyMu.Unlock()
 	s.mu.Lock()
-	live := s.sessions[k] != nil || s.opening[k] != nil
+	live := s.byKey[k] != nil || s.opening[k] != nil
 	s.mu.Unlock()
 	if !live {
 		s.opts.OnSessionClosed(k.personality, k.session)
@@ -227,13 +290,8 @@ func (s *Service) notifyClosed(k sessKey) {
 }
 
 // Sessions lists every open session, most recently used first.
-func (s *Service) Sessions() []abi.BrowserSessionInfo {
-	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
-	s.mu.Unlock()
+func (s *sessions) list() []abi.BrowserSessionInfo {
+	all := s.all()
 	sort.Slice(all, func(i, j int) bool { return all[i].lastUsed.Load() > all[j].lastUsed.Load() })
 	out := make([]abi.BrowserSessionInfo, 0, len(all))
 	for _, ss := range all {
@@ -263,64 +321,19 @@ func (ss *session) info() abi.BrowserSessionInfo {
 // Close closes every session (persistent profiles flush), the browser and
 // the driver, waiting for each up to ctx.
 func (s *Service) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	all, ok := s.sessions.shut()
+	if !ok {
 		return nil
 	}
-	s.closed = true
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
-	s.sessions = map[sessKey]*session{}
-	s.mu.Unlock()
 	s.endLife() // calls in flight stop waiting, so their locks come free
-	close(s.stop)
-	<-s.done
+	s.sessions.stopSweep()
 
 	errc := make(chan error, 1)
 	go func() {
-		var errs []error
-		var wg sync.WaitGroup
-		var emu sync.Mutex
-		for _, ss := range all {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if err := s.closeSession(ss); err != nil {
-					emu.Lock()
-					errs = append(errs, err)
-					emu.Unlock()
-				}
-			}()
-		}
-		wg.Wait()
-		s.startMu.Lock()
-		s.mu.Lock()
-		b, d := s.browser, s.drv
-		s.browser, s.pw, s.drv = nil, nil, nil
-		s.mu.Unlock()
-		s.startMu.Unlock()
+		errs := s.sessions.closeAll(all)
 		// A browser or driver that already let a close go unanswered gets
 		// a short wait: the driver is killed if it does not stop.
-		wait := closeWait
-		if errors.Is(errors.Join(errs...), errNoAnswer) {
-			wait = time.Second
-		}
-		if b != nil && !d.exited() {
-			if err := bounded(wait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
-				errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
-				if errors.Is(err, errNoAnswer) {
-					wait = time.Second
-				}
-			}
-		}
-		if d != nil {
-			if err := releaseDriver(d, wait, s.log); err != nil {
-				errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
-			}
-		}
+		errs = append(errs, s.launcher.shutdown(errors.Is(errors.Join(errs...), errNoAnswer))...)
 		errc <- errors.Join(errs...)
 	}()
 	select {
@@ -331,7 +344,92 @@ func (s *Service) Close(ctx context.Context) error {
 	}
 }
 
-func (s *Service) closeSession(ss *session) error {
+// all are the open sessions, in no order.
+func (s *sessions) all() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := make([]*session, 0, len(s.byKey))
+	for _, ss := range s.byKey {
+		all = append(all, ss)
+	}
+	return all
+}
+
+// shut marks the sessions closed (no session opens after) and takes every
+// open one; ok is false when they were already shut.
+func (s *sessions) shut() (all []*session, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, false
+	}
+	s.closed = true
+	all = make([]*session, 0, len(s.byKey))
+	for _, ss := range s.byKey {
+		all = append(all, ss)
+	}
+	s.byKey = map[sessKey]*session{}
+	return all, true
+}
+
+// stopSweep ends the idle sweep and waits for it.
+func (s *sessions) stopSweep() {
+	close(s.stop)
+	<-s.done
+}
+
+// closeAll closes the sessions at once, returning their errors.
+func (s *sessions) closeAll(all []*session) []error {
+	var errs []error
+	var wg sync.WaitGroup
+	var emu sync.Mutex
+	for _, ss := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.closeSession(ss); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+// shutdown closes the shared browser and lets go of the driver (stopped
+// when no other Service holds it). slow: a close already went unanswered,
+// so each gets a short wait.
+func (s *launcher) shutdown(slow bool) []error {
+	var errs []error
+	s.startMu.Lock()
+	s.mu.Lock()
+	b, d := s.browser, s.drv
+	s.browser, s.pw, s.drv = nil, nil, nil
+	s.mu.Unlock()
+	s.startMu.Unlock()
+	wait := closeWait
+	if slow {
+		wait = time.Second
+	}
+	if b != nil && !d.exited() {
+		if err := bounded(wait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
+			errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
+			if errors.Is(err, errNoAnswer) {
+				wait = time.Second
+			}
+		}
+	}
+	if d != nil {
+		if err := releaseDriver(d, wait, s.log); err != nil {
+			errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
+		}
+	}
+	return errs
+}
+
+func (s *sessions) closeSession(ss *session) error {
 	ss.closing.Store(true)
 	ss.endCalls() // a call in flight stops waiting on the browser
 	// Wait for a call in flight, but not forever: a hung page must not
@@ -367,7 +465,7 @@ func key(personality, session string) sessKey {
 
 // sweep closes idle sessions once a minute (or more often for short
 // timeouts). A session a human drives is never reaped.
-func (s *Service) sweep() {
+func (s *sessions) sweep() {
 	defer close(s.done)
 	every := s.cfg.IdleTimeout.D() / 4
 	every = min(max(every, 50*time.Millisecond), time.Minute)
@@ -381,10 +479,10 @@ func (s *Service) sweep() {
 		}
 		var idle []*session
 		s.mu.Lock()
-		for k, ss := range s.sessions {
+		for k, ss := range s.byKey {
 			if !ss.driving.Load() && ss.idle() > s.cfg.IdleTimeout.D() && ss.mu.TryLock() {
 				ss.mu.Unlock()
-				delete(s.sessions, k)
+				delete(s.byKey, k)
 				s.reapedLocked(k, fmt.Sprintf("it was closed after %s without a call (browser.idle_timeout is %s; raise it to keep idle sessions open longer)", ss.idle().Round(time.Second), s.cfg.IdleTimeout.D()))
 				idle = append(idle, ss)
 			}
@@ -405,7 +503,7 @@ const maxReaped = 1024
 
 // reapedLocked remembers why k's session was closed by the host (s.mu
 // held).
-func (s *Service) reapedLocked(k sessKey, why string) {
+func (s *sessions) reapedLocked(k sessKey, why string) {
 	if len(s.reaped) >= maxReaped {
 		for old := range s.reaped {
 			delete(s.reaped, old)
@@ -417,7 +515,7 @@ func (s *Service) reapedLocked(k sessKey, why string) {
 
 // errNoSession is no_session, saying why when the session crashed or the
 // host closed it.
-func (s *Service) errNoSession(k sessKey) error {
+func (s *sessions) errNoSession(k sessKey) error {
 	s.mu.Lock()
 	why, crashed := s.crashed[k]
 	reaped, wasReaped := s.reaped[k]
@@ -434,16 +532,16 @@ func (s *Service) errNoSession(k sessKey) error {
 // acquire returns the caller's session, locked, creating it when create is
 // set. A crashed session is discarded and reported as browser_crashed; the
 // next call gets a fresh one and is told so.
-func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, error) {
+func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, error) {
 	k := key(c.Personality, c.Session)
-	s.checkDriver()
+	s.launcher.checkDriver()
 	for {
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
 			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
 		}
-		ss := s.sessions[k]
+		ss := s.byKey[k]
 		s.mu.Unlock()
 		if ss == nil {
 			if !create {
@@ -474,7 +572,7 @@ func (s *Service) acquire(ctx context.Context, c *hostfuncs.Caller, create bool)
 
 // discardCrashed drops a crashed session (locked by the caller, unlocked
 // here) and returns the browser_crashed error.
-func (s *Service) discardCrashed(ss *session) error {
+func (s *sessions) discardCrashed(ss *session) error {
 	why := ss.crashReason()
 	s.dropCrashed(ss)
 	ss.mu.Unlock()
@@ -486,10 +584,10 @@ func (s *Service) discardCrashed(ss *session) error {
 // set. Sessions of different keys open at once: only the start of the
 // driver and the shared browser is serialized (startMu); a second create
 // for a key being opened waits for that open and takes its session.
-func (s *Service) create(k sessKey, named string) (*session, error) {
+func (s *sessions) create(k sessKey, named string) (*session, error) {
 	for {
 		s.mu.Lock()
-		if ss := s.sessions[k]; ss != nil {
+		if ss := s.byKey[k]; ss != nil {
 			s.mu.Unlock()
 			return ss, nil
 		}
@@ -534,13 +632,13 @@ type opening struct {
 var testOpening, testEvictWaits func(sessKey)
 
 // open opens k's session (create reserved k) and publishes it.
-func (s *Service) open(k sessKey, named string) (*session, error) {
-	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), svc: s, gone: make(chan struct{})}
+func (s *sessions) open(k sessKey, named string) (*session, error) {
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), env: s.env, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	var warnings []string
 	s.proxyMu.Lock()
-	proxy := s.proxyServer(k)
+	proxy := s.launcher.proxyServer(k)
 	s.proxyMu.Unlock()
 
 	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
@@ -574,10 +672,8 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 			persistent = false
 			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
 		} else {
-			s.startMu.Lock()
-			err := s.startDriver()
-			ss.drv = s.driver() // the one this session's browser runs on
-			s.startMu.Unlock()
+			var err error
+			ss.drv, err = s.launcher.startedDriver() // the one this session's browser runs on
 			if err != nil {
 				unlockProfile(lock)
 				return nil, err
@@ -587,16 +683,16 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 				unlockProfile(lock)
 				return nil, err
 			}
-			headless, note := s.headless()
+			headless, note := s.launcher.headless()
 			if note != "" {
 				warnings = append(warnings, note)
 			}
 			o := pw.BrowserTypeLaunchPersistentContextOptions{
 				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-				Args: s.launchArgs(),
+				Args: s.launcher.launchArgs(),
 			}
 			if proxy != "" {
-				o.Proxy = s.pwProxy(proxy)
+				o.Proxy = s.launcher.pwProxy(proxy)
 			}
 			bctx, err := ss.drv.pw.Chromium.LaunchPersistentContext(dir, o)
 			if err != nil {
@@ -608,17 +704,15 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 		}
 	}
 	if ss.bctx == nil {
-		s.startMu.Lock()
-		b, note, err := s.ensureBrowser()
-		ss.drv = s.driver()
-		s.startMu.Unlock()
+		b, drv, note, err := s.launcher.startedBrowser()
+		ss.drv = drv
 		if err != nil {
 			return nil, err
 		}
 		if note != "" {
 			warnings = append(warnings, note)
 		}
-		o := pw.BrowserNewContextOptions{Proxy: s.contextProxy(proxy)}
+		o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
 		bctx, err := b.NewContext(o)
 		if err != nil {
 			if !b.IsConnected() {
@@ -628,7 +722,7 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 		}
 		ss.bctx, ss.browser = bctx, b
 	}
-	if err := s.primeProxy(ss.bctx, proxy); err != nil {
+	if err := s.launcher.primeProxy(ss.bctx, proxy); err != nil {
 		ss.bctx.Close()
 		if ss.profile != nil {
 			unlockProfile(ss.profile)
@@ -671,7 +765,7 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 	}
 	warnings = append(s.notices, warnings...)
 	s.notices = nil
-	s.sessions[k] = ss
+	s.byKey[k] = ss
 	s.mu.Unlock()
 	ss.warnings = append(ss.warnings, warnings...)
 	ss.evMu.Unlock()
@@ -684,15 +778,15 @@ func (s *Service) open(k sessKey, named string) (*session, error) {
 // session to close, it waits for an open that began before k's (which
 // then is one), so opens at once cannot together go over the cap; the
 // first never waits.
-func (s *Service) evictFor(k sessKey) {
+func (s *sessions) evictFor(k sessKey) {
 	for {
 		s.mu.Lock()
-		if len(s.sessions)+len(s.opening) <= s.cfg.MaxContexts {
+		if len(s.byKey)+len(s.opening) <= s.cfg.MaxContexts {
 			s.mu.Unlock()
 			return
 		}
 		var lru *session
-		for _, ss := range s.sessions {
+		for _, ss := range s.byKey {
 			if ss.driving.Load() {
 				continue
 			}
@@ -722,7 +816,7 @@ func (s *Service) evictFor(k sessKey) {
 			}
 			continue
 		}
-		delete(s.sessions, lru.key)
+		delete(s.byKey, lru.key)
 		s.reapedLocked(lru.key, fmt.Sprintf("it was closed as the least recently used session to make room for another (browser.max_contexts is %d; raise it to keep more sessions open)", s.cfg.MaxContexts))
 		s.mu.Unlock()
 		s.log.Info("closing least recently used browser session", "session", lru.key.String(), "max_contexts", s.cfg.MaxContexts)
@@ -735,7 +829,7 @@ func (s *Service) evictFor(k sessKey) {
 
 // headless decides the launch mode; note is the one-time warning when
 // headed was asked for and cannot be had.
-func (s *Service) headless() (bool, string) {
+func (s *launcher) headless() (bool, string) {
 	switch s.cfg.Headed {
 	case "false":
 		return true, ""
@@ -754,7 +848,7 @@ func (s *Service) headless() (bool, string) {
 // them after its own work. For a personality with a persistent profile
 // (its sessions launch their own browser) only the driver starts. A failed
 // start is left for the call to meet and report.
-func (s *Service) Prewarm(personality string) {
+func (s *launcher) prewarm(personality string) {
 	s.mu.Lock()
 	running := s.browser != nil && s.browser.IsConnected()
 	s.mu.Unlock()
@@ -765,10 +859,7 @@ func (s *Service) Prewarm(personality string) {
 		defer s.warming.Store(false)
 		s.startMu.Lock()
 		defer s.startMu.Unlock()
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
+		if s.sessions.isClosed() {
 			return
 		}
 		var err error
@@ -782,15 +873,13 @@ func (s *Service) Prewarm(personality string) {
 			s.log.Debug("prewarm", "err", err)
 		}
 		if note != "" { // the next result says it, as the launch's own call would
-			s.mu.Lock()
-			s.notices = append(s.notices, note)
-			s.mu.Unlock()
+			s.sessions.notice(note)
 		}
 	}()
 }
 
 // startDriver gets the Playwright driver. Caller holds startMu.
-func (s *Service) startDriver() error {
+func (s *launcher) startDriver() error {
 	s.mu.Lock()
 	running := s.pw != nil
 	s.mu.Unlock()
@@ -855,7 +944,7 @@ func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error)
 
 // ensureBrowser returns the shared browser, starting or reconnecting it.
 // Caller holds startMu.
-func (s *Service) ensureBrowser() (pw.Browser, string, error) {
+func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 	s.mu.Lock()
 	b := s.browser
 	s.mu.Unlock()
@@ -909,12 +998,7 @@ func (s *Service) ensureBrowser() (pw.Browser, string, error) {
 		if s.browser == b {
 			s.browser = nil
 		}
-		var hit []*session
-		for _, ss := range s.sessions {
-			if ss.browser == b {
-				hit = append(hit, ss)
-			}
-		}
+		hit := s.sessions.onBrowser(b)
 		s.mu.Unlock()
 		for _, ss := range hit {
 			ss.markCrashed("the browser process exited")

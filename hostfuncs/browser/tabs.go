@@ -14,7 +14,7 @@ import (
 )
 
 // tabsCall is ww_browser_tabs.
-func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
+func (s *actions) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
 	var out abi.BrowserTabsResponse
 	switch req.Action {
 	case "", "list", "open", "select", "close":
@@ -24,11 +24,11 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	var u string
 	if req.Action == "open" && req.URL != "" {
 		var err error
-		if u, err = s.checkOpenURL(req.URL); err != nil {
+		if u, err = s.pages.checkOpenURL(req.URL); err != nil {
 			return out, err
 		}
 	}
-	ss, t, err := s.begin(ctx, c, req.Action == "open")
+	ss, t, err := s.sessions.begin(ctx, c, req.Action == "open")
 	if err != nil {
 		return out, err
 	}
@@ -52,7 +52,7 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	case "open":
 		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
-			return out, s.mapErr(ss, err, "opening a tab")
+			return out, s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		t = ss.attach(p)
 		ss.evMu.Lock()
@@ -66,8 +66,8 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 				return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
 			}
 			if !dialog {
-				out.Page = s.facts(ss, t, resp)
-				if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+				out.Page = s.pages.facts(ss, t, resp)
+				if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 					return out, err
 				}
 			}
@@ -83,7 +83,7 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		t = nt
 		await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
 		if openDialog(ss, t) == nil {
-			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
+			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 				return out, err
 			}
 		}
@@ -96,13 +96,13 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
 		}
 		if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
-			return out, s.mapErr(ss, err, "closing the tab")
+			return out, s.sessions.mapErr(ss, err, "closing the tab")
 		}
 		if t = ss.current(); t == nil {
 			// The last tab: keep the session with a blank one.
 			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 			if err != nil {
-				return out, s.mapErr(ss, err, "opening a tab")
+				return out, s.sessions.mapErr(ss, err, "opening a tab")
 			}
 			t = ss.attach(p)
 			ss.evMu.Lock()
@@ -110,14 +110,14 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			ss.evMu.Unlock()
 		}
 	}
-	out.State = s.state(ss, t, true)
+	out.State = s.pages.state(ss, t, true)
 	return out, nil
 }
 
 // emulate is ww_browser_emulate.
-func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
+func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
 	var out abi.BrowserEmulateResponse
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
@@ -156,7 +156,7 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
 		}
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
-			return out, s.mapErr(ss, err, "emulating media")
+			return out, s.sessions.mapErr(ss, err, "emulating media")
 		}
 	}
 	if req.Geolocation != nil {
@@ -165,7 +165,7 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
 		}
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
-			return out, s.mapErr(ss, err, "granting geolocation")
+			return out, s.sessions.mapErr(ss, err, "granting geolocation")
 		}
 		acc := g.Accuracy
 		if acc <= 0 {
@@ -174,26 +174,26 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
 			return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
 		}); err != nil {
-			return out, s.mapErr(ss, err, "setting geolocation")
+			return out, s.sessions.mapErr(ss, err, "setting geolocation")
 		}
 		out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
 	} else if req.ClearGeolocation {
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
-			return out, s.mapErr(ss, err, "clearing geolocation")
+			return out, s.sessions.mapErr(ss, err, "clearing geolocation")
 		}
 		await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
 		out.Applied = append(out.Applied, "geolocation cleared")
 	}
 	if req.Offline != nil {
 		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
-			return out, s.mapErr(ss, err, "setting offline mode")
+			return out, s.sessions.mapErr(ss, err, "setting offline mode")
 		}
 		out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
 	}
 	if len(out.Applied) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
 	}
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
@@ -203,7 +203,7 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 // and local storage move over, and every tab is reopened at its URL, the
 // current one still current; lost says what did not survive (each tab's
 // history, session storage, unsaved input).
-func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
+func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
 	// The devices of the driver this session lives on: s.pw belongs to
 	// the service's locks and is nil while a dead driver is replaced.
 	if ss.drv == nil || ss.drv.pw == nil {
@@ -233,7 +233,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	}
 	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
 	if err != nil {
-		return nil, "", s.mapErr(ss, err, "saving the session's storage")
+		return nil, "", s.sessions.mapErr(ss, err, "saving the session's storage")
 	}
 	ss.evMu.Lock()
 	urls := make([]string, len(ss.tabs))
@@ -242,17 +242,17 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	}
 	ss.evMu.Unlock()
 	curIdx := max(ss.tabIndex(t), 0)
-	proxy := s.proxyServer(ss.key)
+	proxy := s.launcher.proxyServer(ss.key)
 	o := pw.BrowserNewContextOptions{
 		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
 		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
-		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(proxy),
+		StorageState: st.ToOptionalStorageState(), Proxy: s.launcher.contextProxy(proxy),
 	}
 	nctx, _, err := await(ss, 0, false, func() (pw.BrowserContext, error) { return ss.browser.NewContext(o) })
 	if err != nil {
-		return nil, "", s.mapErr(ss, err, "opening the device context")
+		return nil, "", s.sessions.mapErr(ss, err, "opening the device context")
 	}
-	if err := s.primeProxy(nctx, proxy); err != nil {
+	if err := s.launcher.primeProxy(nctx, proxy); err != nil {
 		nctx.Close()
 		return nil, "", err
 	}
@@ -276,7 +276,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 			return nctx.NewPage()
 		})
 		if err != nil {
-			return nil, "", s.mapErr(ss, err, "opening a tab")
+			return nil, "", s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		x := ss.attach(p)
 		if i == curIdx {
@@ -303,33 +303,33 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 }
 
 // resize is ww_browser_resize.
-func (s *Service) resize(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
+func (s *actions) resize(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
 	var out abi.BrowserResizeResponse
 	if req.Width < 200 || req.Height < 200 || req.Width > 7680 || req.Height > 4320 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
 	}
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return out, err
 	}
 	defer ss.mu.Unlock()
 	if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
-		return out, s.mapErr(ss, err, "resizing")
+		return out, s.sessions.mapErr(ss, err, "resizing")
 	}
 	out.Width, out.Height = req.Width, req.Height
-	out.State = s.state(ss, t, false)
+	out.State = s.pages.state(ss, t, false)
 	return out, nil
 }
 
 // closeCall is ww_browser_close.
-func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
+func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
 	k := key(c.Personality, c.Session)
 	s.mu.Lock()
-	_, open := s.sessions[k]
+	_, open := s.byKey[k]
 	delete(s.crashed, k)
 	delete(s.reaped, k)
 	s.mu.Unlock()
-	if err := s.CloseSession(c.Personality, c.Session); err != nil {
+	if err := s.closeByKey(c.Personality, c.Session); err != nil {
 		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
 	}
 	return abi.BrowserCloseResponse{Closed: open}, nil
@@ -340,10 +340,10 @@ func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Brow
 // not listed: their names would let a client present them and their URLs
 // carry what another agent typed. The URL is listed without credentials,
 // query values or fragment.
-func (s *Service) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
+func (s *sessions) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
 	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
 	k := key(c.Personality, c.Session)
-	for _, i := range s.Sessions() {
+	for _, i := range s.list() {
 		if i.Personality != k.personality || i.Session != k.session {
 			continue
 		}
@@ -352,9 +352,7 @@ func (s *Service) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.B
 		i.URL = listedURL(i.URL)
 		out.Sessions = append(out.Sessions, i)
 	}
-	s.mu.Lock()
-	out.Browser = s.mode
-	s.mu.Unlock()
+	out.Browser = s.launcher.browserMode()
 	return out, nil
 }
 
