@@ -19,62 +19,59 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.sessions.begin(withProfile(ctx, req.Profile), c, true)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if req.Profile != "" && ss.named != req.Profile {
-		return out, abi.Errorf(abi.CodeInputInvalid, "this session is already open without profile %q: call browser_close, then browser_navigate with the profile", req.Profile)
-	}
-	if d := openDialog(ss, t); d != nil {
-		return out, errDialogOpen(d)
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	if req.NewTab {
-		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
-		if err != nil {
-			return out, s.sessions.mapErr(ss, err, "opening a tab")
+	return onTab(withProfile(ctx, req.Profile), c, s.sessions.beginWith(true), func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
+		if req.Profile != "" && ss.named != req.Profile {
+			return out, abi.Errorf(abi.CodeInputInvalid, "this session is already open without profile %q: call browser_close, then browser_navigate with the profile", req.Profile)
 		}
-		t = ss.attach(p)
-		ss.evMu.Lock()
-		ss.cur, ss.newTabs = ss.indexLocked(t), nil
-		ss.evMu.Unlock()
-	}
-	timeout := s.cfg.NavigationTimeout.D()
-	if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
-		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
-	}
-	wait, err := waitUntil(req.WaitUntil)
-	if err != nil {
-		return out, err
-	}
-	resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
-		return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+		if d := openDialog(ss, t); d != nil {
+			return out, errDialogOpen(d)
+		}
+		if err := stillJudged(c, t); err != nil {
+			return out, err
+		}
+		if req.NewTab {
+			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
+			if err != nil {
+				return out, s.sessions.mapErr(ss, err, "opening a tab")
+			}
+			t = ss.attach(p)
+			ss.evMu.Lock()
+			ss.cur, ss.newTabs = ss.indexLocked(t), nil
+			ss.evMu.Unlock()
+		}
+		timeout := s.cfg.NavigationTimeout.D()
+		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
+			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
+		}
+		wait, err := waitUntil(req.WaitUntil)
+		if err != nil {
+			return out, err
+		}
+		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+		})
+		if err != nil {
+			return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
+		}
+		if resp != nil {
+			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+				return out, err
+			}
+		}
+		out.Moved = true
+		var title func() string
+		if !dialog {
+			pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
+			if err != nil {
+				return out, err
+			}
+			out.Page, out.Snapshot, title = *pg, snap, tt
+		} else {
+			out.Page = abi.Page{URL: t.page.URL()}
+		}
+		out.State = s.pages.stateWith(ss, t, false, title)
+		return out, nil
 	})
-	if err != nil {
-		return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
-	}
-	if resp != nil {
-		if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
-			return out, err
-		}
-	}
-	out.Moved = true
-	var title func() string
-	if !dialog {
-		pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
-		if err != nil {
-			return out, err
-		}
-		out.Page, out.Snapshot, title = *pg, snap, tt
-	} else {
-		out.Page = abi.Page{URL: t.page.URL()}
-	}
-	out.State = s.pages.stateWith(ss, t, false, title)
-	return out, nil
 }
 
 func waitUntil(w string) (*pw.WaitUntilState, error) {
@@ -213,20 +210,18 @@ func pwTimeout(err error) bool {
 // snapshotCall is ww_browser_snapshot.
 func (s *inspector) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
 	var out abi.BrowserSnapshotResponse
-	ss, t, err := s.sessions.begin(ctx, c, false)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	var title func() string
-	if openDialog(ss, t) == nil {
-		title = titleSoon(t.page)
-		if out.Snapshot, err = s.pages.snapshot(ss, t, req.Ref, req.Depth); err != nil {
-			return out, err
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserSnapshotResponse, error) {
+		var err error
+		var title func() string
+		if openDialog(ss, t) == nil {
+			title = titleSoon(t.page)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, req.Ref, req.Depth); err != nil {
+				return out, err
+			}
 		}
-	}
-	out.State = s.pages.stateWith(ss, t, false, title)
-	return out, nil
+		out.State = s.pages.stateWith(ss, t, false, title)
+		return out, nil
+	})
 }
 
 // after finishes an action: waits for a navigation it started, then takes
@@ -265,38 +260,35 @@ func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *ab
 // act is ww_browser_act.
 func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	navBefore := t.navSeq.Load()
-	// The action writes its detail into its own copy: after a dialog it may
-	// still be running when this call returns.
-	var detail abi.BrowserActResponse
-	// The page's origin is checked before its refs are looked up (a page
-	// that moved has other refs: it must read as moved, not as stale) and
-	// again right before the action runs.
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	fn, err := s.action(ss, t, c, &req, &detail)
-	if err != nil {
-		return out, err
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	dialog, err := race0(ss, fn)
-	if err != nil {
-		return out, s.sessions.mapErr(ss, err, req.Action+" "+target(req))
-	}
-	if dialog {
-		out.State = s.pages.state(ss, t, false)
-		return out, nil
-	}
-	out.Detail = detail.Detail
-	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserActResponse, error) {
+		navBefore := t.navSeq.Load()
+		// The action writes its detail into its own copy: after a dialog it may
+		// still be running when this call returns.
+		var detail abi.BrowserActResponse
+		// The page's origin is checked before its refs are looked up (a page
+		// that moved has other refs: it must read as moved, not as stale) and
+		// again right before the action runs.
+		if err := stillJudged(c, t); err != nil {
+			return out, err
+		}
+		fn, err := s.action(ss, t, c, &req, &detail)
+		if err != nil {
+			return out, err
+		}
+		if err := stillJudged(c, t); err != nil {
+			return out, err
+		}
+		dialog, err := race0(ss, fn)
+		if err != nil {
+			return out, s.sessions.mapErr(ss, err, req.Action+" "+target(req))
+		}
+		if dialog {
+			out.State = s.pages.state(ss, t, false)
+			return out, nil
+		}
+		out.Detail = detail.Detail
+		return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
+	})
 }
 
 func target(req abi.BrowserActRequest) string {
@@ -650,72 +642,69 @@ func (s *actions) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	if len(req.Fields) == 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "fields is empty: give each field's ref and value")
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	type step struct {
-		loc pw.Locator
-		f   abi.BrowserFormField
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	var steps []step
-	for _, f := range req.Fields {
-		loc, ref, err := s.pages.locateToAct(ss, t, f.Ref)
-		if err != nil {
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserActResponse, error) {
+		type step struct {
+			loc pw.Locator
+			f   abi.BrowserFormField
+		}
+		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
-		kind := strings.ToLower(f.Kind)
-		pr, err := t.ready(loc, ref, true, kind == "" || kind == "textbox")
-		if err != nil {
-			return out, err
-		}
-		switch kind {
-		case "", "textbox", "slider", "checkbox", "radio", "combobox":
-		default:
-			return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
-		}
-		if (kind == "" || kind == "textbox") && pr.Password {
-			s.concealer.keepSecret(c, f.Value)
-		}
-		steps = append(steps, step{loc, f})
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	navBefore := t.navSeq.Load()
-	filled := 0
-	dialog, err := race0(ss, func() error {
-		for _, st := range steps {
-			var err error
-			switch strings.ToLower(st.f.Kind) {
-			case "checkbox", "radio":
-				err = st.loc.SetChecked(truthy(st.f.Value))
-			case "combobox":
-				v := []string{st.f.Value}
-				_, err = st.loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &v})
-			default:
-				err = st.loc.Fill(st.f.Value)
-			}
+		var steps []step
+		for _, f := range req.Fields {
+			loc, ref, err := s.pages.locateToAct(ss, t, f.Ref)
 			if err != nil {
-				return fmt.Errorf("field %s: %w", st.f.Ref, err)
+				return out, err
 			}
-			filled++
+			kind := strings.ToLower(f.Kind)
+			pr, err := t.ready(loc, ref, true, kind == "" || kind == "textbox")
+			if err != nil {
+				return out, err
+			}
+			switch kind {
+			case "", "textbox", "slider", "checkbox", "radio", "combobox":
+			default:
+				return out, abi.Errorf(abi.CodeInputInvalid, "field %s: kind %q: use textbox, checkbox, radio, combobox or slider", f.Ref, f.Kind)
+			}
+			if (kind == "" || kind == "textbox") && pr.Password {
+				s.concealer.keepSecret(c, f.Value)
+			}
+			steps = append(steps, step{loc, f})
 		}
-		return nil
+		if err := stillJudged(c, t); err != nil {
+			return out, err
+		}
+		navBefore := t.navSeq.Load()
+		filled := 0
+		dialog, err := race0(ss, func() error {
+			for _, st := range steps {
+				var err error
+				switch strings.ToLower(st.f.Kind) {
+				case "checkbox", "radio":
+					err = st.loc.SetChecked(truthy(st.f.Value))
+				case "combobox":
+					v := []string{st.f.Value}
+					_, err = st.loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &v})
+				default:
+					err = st.loc.Fill(st.f.Value)
+				}
+				if err != nil {
+					return fmt.Errorf("field %s: %w", st.f.Ref, err)
+				}
+				filled++
+			}
+			return nil
+		})
+		if err != nil {
+			return out, s.sessions.mapErr(ss, err, fmt.Sprintf("filling the form (%d of %d fields done)", filled, len(steps)))
+		}
+		out.Detail = fmt.Sprintf("filled %d fields", len(steps))
+		if dialog {
+			out.State = s.pages.state(ss, t, false)
+			return out, nil
+		}
+		return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 	})
-	if err != nil {
-		return out, s.sessions.mapErr(ss, err, fmt.Sprintf("filling the form (%d of %d fields done)", filled, len(steps)))
-	}
-	out.Detail = fmt.Sprintf("filled %d fields", len(steps))
-	if dialog {
-		out.State = s.pages.state(ss, t, false)
-		return out, nil
-	}
-	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
 func truthy(v string) bool {
@@ -740,51 +729,48 @@ func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		}
 		files = append(files, f)
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	loc, ref, err := s.pages.locate(ss, t, req.Ref)
-	if err != nil {
-		return out, err
-	}
-	v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-	fileInput, _ := v.(bool)
-	if !fileInput {
-		if _, err := t.ready(loc, ref, true, false); err != nil {
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserActResponse, error) {
+		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	navBefore := t.navSeq.Load()
-	dialog, err := race0(ss, func() error {
-		if fileInput {
-			return loc.SetInputFiles(files)
-		}
-		fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.ActionTimeout.D())})
+		loc, ref, err := s.pages.locate(ss, t, req.Ref)
 		if err != nil {
-			if pwTimeout(err) {
-				return abi.Errorf(abi.CodeNotInteractable, "clicking %s opened no file chooser: give the ref of the file input or of the button that opens the chooser", ref)
-			}
-			return err
+			return out, err
 		}
-		return fc.SetFiles(files)
+		v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+		fileInput, _ := v.(bool)
+		if !fileInput {
+			if _, err := t.ready(loc, ref, true, false); err != nil {
+				return out, err
+			}
+		}
+		if err := stillJudged(c, t); err != nil {
+			return out, err
+		}
+		navBefore := t.navSeq.Load()
+		dialog, err := race0(ss, func() error {
+			if fileInput {
+				return loc.SetInputFiles(files)
+			}
+			fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.ActionTimeout.D())})
+			if err != nil {
+				if pwTimeout(err) {
+					return abi.Errorf(abi.CodeNotInteractable, "clicking %s opened no file chooser: give the ref of the file input or of the button that opens the chooser", ref)
+				}
+				return err
+			}
+			return fc.SetFiles(files)
+		})
+		if err != nil {
+			return out, s.sessions.mapErr(ss, err, "uploading to "+ref)
+		}
+		out.Detail = fmt.Sprintf("uploaded %d file(s)", len(files))
+		if dialog {
+			out.State = s.pages.state(ss, t, false)
+			return out, nil
+		}
+		return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 	})
-	if err != nil {
-		return out, s.sessions.mapErr(ss, err, "uploading to "+ref)
-	}
-	out.Detail = fmt.Sprintf("uploaded %d file(s)", len(files))
-	if dialog {
-		out.State = s.pages.state(ss, t, false)
-		return out, nil
-	}
-	return out, s.pages.after(ss, t, navBefore, req.NoSnapshot, &out)
 }
 
 // history is ww_browser_history.
@@ -793,40 +779,37 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if req.Direction != "back" && req.Direction != "forward" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	timeout := s.cfg.NavigationTimeout.D()
-	if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
-		timeout = time.Duration(req.TimeoutMS) * time.Millisecond
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	before := t.page.URL()
-	navBefore := t.navSeq.Load()
-	resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
-		if req.Direction == "back" {
-			return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
+		timeout := s.cfg.NavigationTimeout.D()
+		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
+			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		}
-		return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout)})
-	})
-	if err != nil {
-		return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "load")
-	}
-	out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
-	var title func() string
-	if !dialog {
-		pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
-		if err != nil {
+		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
-		out.Page, out.Snapshot, title = *pg, snap, tt
-	}
-	out.State = s.pages.stateWith(ss, t, false, title)
-	return out, nil
+		before := t.page.URL()
+		navBefore := t.navSeq.Load()
+		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+			if req.Direction == "back" {
+				return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
+			}
+			return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout)})
+		})
+		if err != nil {
+			return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "load")
+		}
+		out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
+		var title func() string
+		if !dialog {
+			pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
+			if err != nil {
+				return out, err
+			}
+			out.Page, out.Snapshot, title = *pg, snap, tt
+		}
+		out.State = s.pages.stateWith(ss, t, false, title)
+		return out, nil
+	})
 }
 
 // waitFor is ww_browser_wait_for.
@@ -841,113 +824,109 @@ func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if n != 1 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "wait for exactly one thing: text, text_gone, ref or time_ms")
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	timeout := s.cfg.ActionTimeout.D() * 6
-	if req.TimeoutMS > 0 {
-		timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.NavigationTimeout.D())
-	}
-	var loc pw.Locator
-	if req.Ref != "" {
-		if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
-			return out, err
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserWaitForResponse, error) {
+		var err error
+		timeout := s.cfg.ActionTimeout.D() * 6
+		if req.TimeoutMS > 0 {
+			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.NavigationTimeout.D())
 		}
-	}
-	t0 := time.Now()
-	what := ""
-	dialog, err := race0(ss, func() error {
-		switch {
-		case req.TimeMS > 0:
-			what = fmt.Sprintf("waiting %dms", req.TimeMS)
-			// A plain wait ends with the call (a client's cancellation, the
-			// deadline): it holds the session, and nothing of the page.
-			tm := time.NewTimer(min(time.Duration(req.TimeMS)*time.Millisecond, 30*time.Second))
-			defer tm.Stop()
-			select {
-			case <-tm.C:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
+		var loc pw.Locator
+		if req.Ref != "" {
+			if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
+				return out, err
 			}
-		case req.Text != "":
-			what = fmt.Sprintf("waiting for text %q", req.Text)
-			return t.page.GetByText(req.Text).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
-		case req.TextGone != "":
-			what = fmt.Sprintf("waiting for text %q to go", req.TextGone)
-			return t.page.GetByText(req.TextGone).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateHidden, Timeout: ms(timeout)})
-		default:
-			what = "waiting for " + req.Ref
-			return loc.WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
 		}
+		t0 := time.Now()
+		what := ""
+		dialog, err := race0(ss, func() error {
+			switch {
+			case req.TimeMS > 0:
+				what = fmt.Sprintf("waiting %dms", req.TimeMS)
+				// A plain wait ends with the call (a client's cancellation, the
+				// deadline): it holds the session, and nothing of the page.
+				tm := time.NewTimer(min(time.Duration(req.TimeMS)*time.Millisecond, 30*time.Second))
+				defer tm.Stop()
+				select {
+				case <-tm.C:
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			case req.Text != "":
+				what = fmt.Sprintf("waiting for text %q", req.Text)
+				return t.page.GetByText(req.Text).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
+			case req.TextGone != "":
+				what = fmt.Sprintf("waiting for text %q to go", req.TextGone)
+				return t.page.GetByText(req.TextGone).First().WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateHidden, Timeout: ms(timeout)})
+			default:
+				what = "waiting for " + req.Ref
+				return loc.WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
+			}
+		})
+		out.WaitedMS = time.Since(t0).Milliseconds()
+		if err != nil {
+			if pwTimeout(err) {
+				return out, abi.Errorf(abi.CodeTimeout, "%s: not there after %s: take a snapshot to see the page as it is", what, timeout)
+			}
+			return out, s.sessions.mapErr(ss, err, what)
+		}
+		if !dialog && !req.NoSnapshot {
+			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+				return out, err
+			}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
 	})
-	out.WaitedMS = time.Since(t0).Milliseconds()
-	if err != nil {
-		if pwTimeout(err) {
-			return out, abi.Errorf(abi.CodeTimeout, "%s: not there after %s: take a snapshot to see the page as it is", what, timeout)
-		}
-		return out, s.sessions.mapErr(ss, err, what)
-	}
-	if !dialog && !req.NoSnapshot {
-		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-			return out, err
-		}
-	}
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
 }
 
 // dialog is ww_browser_dialog.
 func (s *actions) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserDialogRequest) (abi.BrowserDialogResponse, error) {
 	var out abi.BrowserDialogResponse
-	ss, t, err := s.sessions.begin(ctx, c, false)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	holder := t
-	d := t.dialog.Load()
-	if d == nil {
-		ss.evMu.Lock()
-		for _, x := range ss.tabs {
-			if d = x.dialog.Load(); d != nil {
-				holder = x
-				break
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserDialogResponse, error) {
+		var err error
+		holder := t
+		d := t.dialog.Load()
+		if d == nil {
+			ss.evMu.Lock()
+			for _, x := range ss.tabs {
+				if d = x.dialog.Load(); d != nil {
+					holder = x
+					break
+				}
+			}
+			ss.evMu.Unlock()
+		}
+		if d == nil {
+			return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
+		}
+		out.Handled = *dialogInfo(*d)
+		err = await0(ss, s.cfg.ActionTimeout.D(), func() error {
+			if req.Accept {
+				if req.PromptText != nil {
+					return (*d).Accept(*req.PromptText)
+				}
+				return (*d).Accept()
+			}
+			return (*d).Dismiss()
+		})
+		holder.dialog.CompareAndSwap(d, nil)
+		if err != nil {
+			if strings.Contains(err.Error(), "No dialog is showing") || strings.Contains(err.Error(), "closed") {
+				return out, abi.Errorf(abi.CodeDialogGone, "the dialog was already gone: take a snapshot to see the page")
+			}
+			return out, s.sessions.mapErr(ss, err, "answering the dialog")
+		}
+		if !req.NoSnapshot && openDialog(ss, t) == nil {
+			// Let the page run what the answer unblocked.
+			time.Sleep(50 * time.Millisecond)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+				return out, err
 			}
 		}
-		ss.evMu.Unlock()
-	}
-	if d == nil {
-		return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
-	}
-	out.Handled = *dialogInfo(*d)
-	err = await0(ss, s.cfg.ActionTimeout.D(), func() error {
-		if req.Accept {
-			if req.PromptText != nil {
-				return (*d).Accept(*req.PromptText)
-			}
-			return (*d).Accept()
-		}
-		return (*d).Dismiss()
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
 	})
-	holder.dialog.CompareAndSwap(d, nil)
-	if err != nil {
-		if strings.Contains(err.Error(), "No dialog is showing") || strings.Contains(err.Error(), "closed") {
-			return out, abi.Errorf(abi.CodeDialogGone, "the dialog was already gone: take a snapshot to see the page")
-		}
-		return out, s.sessions.mapErr(ss, err, "answering the dialog")
-	}
-	if !req.NoSnapshot && openDialog(ss, t) == nil {
-		// Let the page run what the answer unblocked.
-		time.Sleep(50 * time.Millisecond)
-		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-			return out, err
-		}
-	}
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
 }
 
 // consoleCall is ww_browser_console.
@@ -962,39 +941,36 @@ func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req ab
 		}
 		maxRank = r
 	}
-	ss, t, err := s.sessions.begin(ctx, c, false)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	limit := req.Limit
-	if limit <= 0 {
-		limit = 100
-	}
-	ss.evMu.Lock()
-	for _, m := range ss.console.items {
-		r, ok := rank[m.Type]
-		if !ok {
-			r = 2
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserConsoleResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 100
 		}
-		if m.Seq > req.Since && r <= maxRank {
-			out.Messages = append(out.Messages, m)
+		ss.evMu.Lock()
+		for _, m := range ss.console.items {
+			r, ok := rank[m.Type]
+			if !ok {
+				r = 2
+			}
+			if m.Seq > req.Since && r <= maxRank {
+				out.Messages = append(out.Messages, m)
+			}
 		}
-	}
-	out.Dropped = ss.console.dropped
-	if req.Clear {
-		ss.console.items = nil
-	}
-	ss.evMu.Unlock()
-	if len(out.Messages) > limit {
-		out.Dropped += int64(len(out.Messages) - limit)
-		out.Messages = out.Messages[len(out.Messages)-limit:]
-	}
-	if out.Messages == nil {
-		out.Messages = []abi.BrowserConsoleMessage{}
-	}
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
+		out.Dropped = ss.console.dropped
+		if req.Clear {
+			ss.console.items = nil
+		}
+		ss.evMu.Unlock()
+		if len(out.Messages) > limit {
+			out.Dropped += int64(len(out.Messages) - limit)
+			out.Messages = out.Messages[len(out.Messages)-limit:]
+		}
+		if out.Messages == nil {
+			out.Messages = []abi.BrowserConsoleMessage{}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
@@ -1002,64 +978,61 @@ var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": tru
 // networkCall is ww_browser_network.
 func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
 	var out abi.BrowserNetworkResponse
-	ss, t, err := s.sessions.begin(ctx, c, false)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	limit := req.Limit
-	if limit <= 0 {
-		limit = 50
-	}
-	var body *netEntry
-	ss.evMu.Lock()
-	for _, e := range ss.network.items {
-		if req.BodyOf != 0 && e.ID == req.BodyOf {
-			body = e
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserNetworkResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 50
 		}
-		if !req.Static && staticTypes[e.ResourceType] {
-			continue
-		}
-		if req.Filter != "" && !strings.Contains(e.URL, req.Filter) {
-			continue
-		}
-		if req.FailedOnly && e.Failure == "" && e.Status < 400 {
-			continue
-		}
-		out.Requests = append(out.Requests, e.BrowserNetworkEntry)
-	}
-	ss.evMu.Unlock()
-	if len(out.Requests) > limit {
-		out.Requests = out.Requests[len(out.Requests)-limit:]
-	}
-	if out.Requests == nil {
-		out.Requests = []abi.BrowserNetworkEntry{}
-	}
-	if req.BodyOf != 0 {
-		if body == nil {
-			return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
-		}
-		// Chromium never answers for some bodies (an opaque no-cors
-		// response, one refused by the network policy): bounded.
-		limit := s.cfg.ActionTimeout.D()
-		resp, _, err := await(ss, limit, false, body.req.Response)
-		if err != nil || resp == nil {
-			if isStalled(err) {
-				return out, s.sessions.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+		var body *netEntry
+		ss.evMu.Lock()
+		for _, e := range ss.network.items {
+			if req.BodyOf != 0 && e.ID == req.BodyOf {
+				body = e
 			}
-			return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
+			if !req.Static && staticTypes[e.ResourceType] {
+				continue
+			}
+			if req.Filter != "" && !strings.Contains(e.URL, req.Filter) {
+				continue
+			}
+			if req.FailedOnly && e.Failure == "" && e.Status < 400 {
+				continue
+			}
+			out.Requests = append(out.Requests, e.BrowserNetworkEntry)
 		}
-		b, _, err := await(ss, limit, false, resp.Body)
-		if isStalled(err) {
-			return out, abi.Errorf(abi.CodeNotFound, "the body of request %d could not be read within %s (an opaque no-cors response, or one the network policy refused, has no readable body): list the requests again, or fetch the URL with browser_sources", req.BodyOf, limit)
+		ss.evMu.Unlock()
+		if len(out.Requests) > limit {
+			out.Requests = out.Requests[len(out.Requests)-limit:]
 		}
-		if err != nil {
-			return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
+		if out.Requests == nil {
+			out.Requests = []abi.BrowserNetworkEntry{}
 		}
-		out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
-	}
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
+		if req.BodyOf != 0 {
+			if body == nil {
+				return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
+			}
+			// Chromium never answers for some bodies (an opaque no-cors
+			// response, one refused by the network policy): bounded.
+			limit := s.cfg.ActionTimeout.D()
+			resp, _, err := await(ss, limit, false, body.req.Response)
+			if err != nil || resp == nil {
+				if isStalled(err) {
+					return out, s.sessions.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+				}
+				return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
+			}
+			b, _, err := await(ss, limit, false, resp.Body)
+			if isStalled(err) {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d could not be read within %s (an opaque no-cors response, or one the network policy refused, has no readable body): list the requests again, or fetch the URL with browser_sources", req.BodyOf, limit)
+			}
+			if err != nil {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
+			}
+			out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // tabWait bounds how long a click expected to open a tab waits for the

@@ -65,22 +65,19 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 	if req.MaxBytes > 0 && req.MaxBytes < limit {
 		limit = req.MaxBytes
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	var res struct {
-		Root string `json:"root"`
-		Text string `json:"text"`
-	}
-	if err := s.pages.evalInto(ss, t, ReadableJS, nil, &res); err != nil {
-		return out, err
-	}
-	out.Root, out.Bytes, out.Limit = res.Root, len(res.Text), limit
-	out.Text, out.Truncated = cutUTF8(res.Text, limit)
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserReadResponse, error) {
+		var res struct {
+			Root string `json:"root"`
+			Text string `json:"text"`
+		}
+		if err := s.pages.evalInto(ss, t, ReadableJS, nil, &res); err != nil {
+			return out, err
+		}
+		out.Root, out.Bytes, out.Limit = res.Root, len(res.Text), limit
+		out.Text, out.Truncated = cutUTF8(res.Text, limit)
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.

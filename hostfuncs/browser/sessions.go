@@ -1,9 +1,12 @@
 package browser
 
 import (
+	"context"
 	"sync"
 
 	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // sessions holds the open sessions: finding the caller's (acquire, begin),
@@ -82,4 +85,12 @@ func (s *sessions) dropDriver(d *sharedDriver) []*session {
 		}
 	}
 	return hit
+}
+
+// beginWith is begin as a findTab: the session is created when create is
+// set, and the call runs with a dialog open.
+func (s *sessions) beginWith(create bool) findTab {
+	return func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
+		return s.begin(ctx, c, create)
+	}
 }

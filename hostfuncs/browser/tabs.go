@@ -28,173 +28,168 @@ func (s *actions) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, err
 		}
 	}
-	ss, t, err := s.sessions.begin(ctx, c, req.Action == "open")
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	pick := func() (*tab, int, error) {
-		ss.evMu.Lock()
-		defer ss.evMu.Unlock()
-		if req.Index == nil {
-			if req.Action == "close" {
-				return ss.tabs[ss.cur], ss.cur, nil
-			}
-			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
-		}
-		i := *req.Index
-		if i < 0 || i >= len(ss.tabs) {
-			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
-		}
-		return ss.tabs[i], i, nil
-	}
-	switch req.Action {
-	case "open":
-		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
-		if err != nil {
-			return out, s.sessions.mapErr(ss, err, "opening a tab")
-		}
-		t = ss.attach(p)
-		ss.evMu.Lock()
-		ss.cur, ss.newTabs = ss.indexLocked(t), nil
-		ss.evMu.Unlock()
-		if u != "" {
-			resp, dialog, err := race(ss, func() (pw.Response, error) {
-				return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
-			})
-			if err != nil {
-				return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
-			}
-			if !dialog {
-				out.Page = s.pages.facts(ss, t, resp)
-				if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-					return out, err
+	return onTab(ctx, c, s.sessions.beginWith(req.Action == "open"), func(ss *session, t *tab) (abi.BrowserTabsResponse, error) {
+		pick := func() (*tab, int, error) {
+			ss.evMu.Lock()
+			defer ss.evMu.Unlock()
+			if req.Index == nil {
+				if req.Action == "close" {
+					return ss.tabs[ss.cur], ss.cur, nil
 				}
+				return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
 			}
-		}
-	case "select":
-		nt, i, err := pick()
-		if err != nil {
-			return out, err
-		}
-		ss.evMu.Lock()
-		ss.cur = i
-		ss.evMu.Unlock()
-		t = nt
-		await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
-		if openDialog(ss, t) == nil {
-			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-				return out, err
+			i := *req.Index
+			if i < 0 || i >= len(ss.tabs) {
+				return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
 			}
+			return ss.tabs[i], i, nil
 		}
-	case "close":
-		nt, _, err := pick()
-		if err != nil {
-			return out, err
-		}
-		if d := nt.dialog.Load(); d != nil {
-			await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
-		}
-		if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
-			return out, s.sessions.mapErr(ss, err, "closing the tab")
-		}
-		if t = ss.current(); t == nil {
-			// The last tab: keep the session with a blank one.
+		switch req.Action {
+		case "open":
 			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 			if err != nil {
 				return out, s.sessions.mapErr(ss, err, "opening a tab")
 			}
 			t = ss.attach(p)
 			ss.evMu.Lock()
-			ss.newTabs = nil
+			ss.cur, ss.newTabs = ss.indexLocked(t), nil
 			ss.evMu.Unlock()
+			if u != "" {
+				resp, dialog, err := race(ss, func() (pw.Response, error) {
+					return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+				})
+				if err != nil {
+					return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
+				}
+				if !dialog {
+					out.Page = s.pages.facts(ss, t, resp)
+					if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+						return out, err
+					}
+				}
+			}
+		case "select":
+			nt, i, err := pick()
+			if err != nil {
+				return out, err
+			}
+			ss.evMu.Lock()
+			ss.cur = i
+			ss.evMu.Unlock()
+			t = nt
+			await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
+			if openDialog(ss, t) == nil {
+				if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+					return out, err
+				}
+			}
+		case "close":
+			nt, _, err := pick()
+			if err != nil {
+				return out, err
+			}
+			if d := nt.dialog.Load(); d != nil {
+				await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+			}
+			if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "closing the tab")
+			}
+			if t = ss.current(); t == nil {
+				// The last tab: keep the session with a blank one.
+				p, _, err := await(ss, 0, false, ss.bctx.NewPage)
+				if err != nil {
+					return out, s.sessions.mapErr(ss, err, "opening a tab")
+				}
+				t = ss.attach(p)
+				ss.evMu.Lock()
+				ss.newTabs = nil
+				ss.evMu.Unlock()
+			}
 		}
-	}
-	out.State = s.pages.state(ss, t, true)
-	return out, nil
+		out.State = s.pages.state(ss, t, true)
+		return out, nil
+	})
 }
 
 // emulate is ww_browser_emulate.
 func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
 	var out abi.BrowserEmulateResponse
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if req.Device != "" {
-		var lost string
-		if t, lost, err = s.emulateDevice(ss, t, req.Device); err != nil {
-			return out, err
-		}
-		out.Applied = append(out.Applied, "device "+req.Device+" ("+lost+")")
-	}
-	if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
-		o := pw.PageEmulateMediaOptions{}
-		if req.Media != "" {
-			if req.Media != "screen" && req.Media != "print" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserEmulateResponse, error) {
+		var err error
+		if req.Device != "" {
+			var lost string
+			if t, lost, err = s.emulateDevice(ss, t, req.Device); err != nil {
+				return out, err
 			}
-			m := pw.Media(req.Media)
-			o.Media = &m
-			out.Applied = append(out.Applied, "media "+req.Media)
+			out.Applied = append(out.Applied, "device "+req.Device+" ("+lost+")")
 		}
-		if req.ColorScheme != "" {
-			if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
+		if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
+			o := pw.PageEmulateMediaOptions{}
+			if req.Media != "" {
+				if req.Media != "screen" && req.Media != "print" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
+				}
+				m := pw.Media(req.Media)
+				o.Media = &m
+				out.Applied = append(out.Applied, "media "+req.Media)
 			}
-			cs := pw.ColorScheme(req.ColorScheme)
-			o.ColorScheme = &cs
-			out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
-		}
-		if req.ReducedMotion != "" {
-			if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
+			if req.ColorScheme != "" {
+				if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
+				}
+				cs := pw.ColorScheme(req.ColorScheme)
+				o.ColorScheme = &cs
+				out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
 			}
-			rm := pw.ReducedMotion(req.ReducedMotion)
-			o.ReducedMotion = &rm
-			out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+			if req.ReducedMotion != "" {
+				if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
+				}
+				rm := pw.ReducedMotion(req.ReducedMotion)
+				o.ReducedMotion = &rm
+				out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "emulating media")
+			}
 		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
-			return out, s.sessions.mapErr(ss, err, "emulating media")
+		if req.Geolocation != nil {
+			g := req.Geolocation
+			if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
+				return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "granting geolocation")
+			}
+			acc := g.Accuracy
+			if acc <= 0 {
+				acc = 10
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
+				return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
+			}); err != nil {
+				return out, s.sessions.mapErr(ss, err, "setting geolocation")
+			}
+			out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
+		} else if req.ClearGeolocation {
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "clearing geolocation")
+			}
+			await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
+			out.Applied = append(out.Applied, "geolocation cleared")
 		}
-	}
-	if req.Geolocation != nil {
-		g := req.Geolocation
-		if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
-			return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
+		if req.Offline != nil {
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "setting offline mode")
+			}
+			out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
 		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
-			return out, s.sessions.mapErr(ss, err, "granting geolocation")
+		if len(out.Applied) == 0 {
+			return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
 		}
-		acc := g.Accuracy
-		if acc <= 0 {
-			acc = 10
-		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
-			return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
-		}); err != nil {
-			return out, s.sessions.mapErr(ss, err, "setting geolocation")
-		}
-		out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
-	} else if req.ClearGeolocation {
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
-			return out, s.sessions.mapErr(ss, err, "clearing geolocation")
-		}
-		await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
-		out.Applied = append(out.Applied, "geolocation cleared")
-	}
-	if req.Offline != nil {
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
-			return out, s.sessions.mapErr(ss, err, "setting offline mode")
-		}
-		out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
-	}
-	if len(out.Applied) == 0 {
-		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
-	}
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // emulateDevice recreates the session's context with a device's viewport,
@@ -308,17 +303,14 @@ func (s *actions) resize(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 	if req.Width < 200 || req.Height < 200 || req.Width > 7680 || req.Height > 4320 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
 	}
-	ss, t, err := s.sessions.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
-		return out, s.sessions.mapErr(ss, err, "resizing")
-	}
-	out.Width, out.Height = req.Width, req.Height
-	out.State = s.pages.state(ss, t, false)
-	return out, nil
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserResizeResponse, error) {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
+			return out, s.sessions.mapErr(ss, err, "resizing")
+		}
+		out.Width, out.Height = req.Width, req.Height
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // closeCall is ww_browser_close.
