@@ -40,15 +40,6 @@ func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) 
 	return &CredentialFill{pages: s.pages, sessions: s.sessions, ss: ss, t: t, navBefore: t.navSeq.Load(), frames: map[string]pw.Frame{}, locs: map[string]pw.Locator{}}, nil
 }
 
-// HumanDriving reports whether a human has taken over the session
-// (SetDriving).
-func (s *sessions) humanDriving(personality, session string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ss := s.byKey[key(personality, session)]
-	return ss != nil && ss.driving.Load()
-}
-
 // fieldJS reads what the vault checks about a field: its input type, and
 // whether it can take a value at all.
 const fieldJS = `e => {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -17,8 +16,6 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
-
-func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
 
 const defaultBodyBytes = 100 << 10
 
@@ -656,4 +653,127 @@ type inspector struct {
 	// markShot takes the screenshot ww_vision_locate sends, with its
 	// marks (markedShot); tests replace it.
 	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
+}
+
+// snapshotCall is ww_browser_snapshot.
+func (s *inspector) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
+	var out abi.BrowserSnapshotResponse
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserSnapshotResponse, error) {
+		var err error
+		var title func() string
+		if openDialog(ss, t) == nil {
+			title = titleSoon(t.page)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, req.Ref, req.Depth); err != nil {
+				return out, err
+			}
+		}
+		out.State = s.pages.stateWith(ss, t, false, title)
+		return out, nil
+	})
+}
+
+// consoleCall is ww_browser_console.
+func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
+	var out abi.BrowserConsoleResponse
+	rank := map[string]int{"error": 0, "pageerror": 0, "assert": 0, "warning": 1, "warn": 1, "info": 2, "log": 2, "": 2, "debug": 3, "trace": 3}
+	maxRank := 3
+	if req.Level != "" {
+		r, ok := rank[req.Level]
+		if !ok {
+			return out, abi.Errorf(abi.CodeInputInvalid, "level %q: use error, warning, info or debug", req.Level)
+		}
+		maxRank = r
+	}
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserConsoleResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 100
+		}
+		ss.evMu.Lock()
+		for _, m := range ss.console.items {
+			r, ok := rank[m.Type]
+			if !ok {
+				r = 2
+			}
+			if m.Seq > req.Since && r <= maxRank {
+				out.Messages = append(out.Messages, m)
+			}
+		}
+		out.Dropped = ss.console.dropped
+		if req.Clear {
+			ss.console.items = nil
+		}
+		ss.evMu.Unlock()
+		if len(out.Messages) > limit {
+			out.Dropped += int64(len(out.Messages) - limit)
+			out.Messages = out.Messages[len(out.Messages)-limit:]
+		}
+		if out.Messages == nil {
+			out.Messages = []abi.BrowserConsoleMessage{}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
+}
+
+var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
+
+// networkCall is ww_browser_network.
+func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
+	var out abi.BrowserNetworkResponse
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserNetworkResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 50
+		}
+		var body *netEntry
+		ss.evMu.Lock()
+		for _, e := range ss.network.items {
+			if req.BodyOf != 0 && e.ID == req.BodyOf {
+				body = e
+			}
+			if !req.Static && staticTypes[e.ResourceType] {
+				continue
+			}
+			if req.Filter != "" && !strings.Contains(e.URL, req.Filter) {
+				continue
+			}
+			if req.FailedOnly && e.Failure == "" && e.Status < 400 {
+				continue
+			}
+			out.Requests = append(out.Requests, e.BrowserNetworkEntry)
+		}
+		ss.evMu.Unlock()
+		if len(out.Requests) > limit {
+			out.Requests = out.Requests[len(out.Requests)-limit:]
+		}
+		if out.Requests == nil {
+			out.Requests = []abi.BrowserNetworkEntry{}
+		}
+		if req.BodyOf != 0 {
+			if body == nil {
+				return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
+			}
+			// Chromium never answers for some bodies (an opaque no-cors
+			// response, one refused by the network policy): bounded.
+			limit := s.cfg.ActionTimeout.D()
+			resp, _, err := await(ss, limit, false, body.req.Response)
+			if err != nil || resp == nil {
+				if isStalled(err) {
+					return out, s.sessions.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+				}
+				return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
+			}
+			b, _, err := await(ss, limit, false, resp.Body)
+			if isStalled(err) {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d could not be read within %s (an opaque no-cors response, or one the network policy refused, has no readable body): list the requests again, or fetch the URL with browser_sources", req.BodyOf, limit)
+			}
+			if err != nil {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
+			}
+			out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }

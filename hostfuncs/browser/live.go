@@ -219,3 +219,21 @@ type operator struct {
 	sessions *sessions
 	pages    *pages
 }
+
+// PageURL is the URL of the session's current tab, "" when none.
+func (s *operator) pageURL(personality, session string) string {
+	if p := s.sessions.currentPage(personality, session); p != nil {
+		return p.URL()
+	}
+	return ""
+}
+
+// Raise brings the session's current tab to the front, so a headed window
+// shows the page the human is asked to handle. Best effort, bounded.
+func (s *operator) raise(personality, session string) {
+	if p := s.sessions.currentPage(personality, session); p != nil {
+		if err := bounded(closeWait, p.BringToFront); err != nil {
+			s.log.Debug("raising the tab for a takeover", "err", err)
+		}
+	}
+}

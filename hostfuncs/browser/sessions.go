@@ -2,10 +2,20 @@ package browser
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
 	"sync"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
@@ -93,4 +103,735 @@ func (s *sessions) beginWith(create bool) findTab {
 	return func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
 		return s.begin(ctx, c, create)
 	}
+}
+
+// acquire returns the caller's session, locked, creating it when create is
+// set. A crashed session is discarded and reported as browser_crashed; the
+// next call gets a fresh one and is told so.
+func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, error) {
+	k := key(c.Personality, c.Session)
+	s.launcher.checkDriver()
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+		}
+		ss := s.byKey[k]
+		s.mu.Unlock()
+		if ss == nil {
+			if !create {
+				return nil, s.errNoSession(k)
+			}
+			var err error
+			if ss, err = s.create(k, profileFrom(ctx)); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.lockSession(ctx, ss); errors.Is(err, errSessionGone) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		if ss.closing.Load() {
+			ss.mu.Unlock()
+			continue
+		}
+		if ss.crashed.Load() || ss.drv.exited() || (ss.browser != nil && !ss.browser.IsConnected()) {
+			return nil, s.discardCrashed(ss)
+		}
+		ss.ctx = ctx
+		ss.touch()
+		return ss, nil
+	}
+}
+
+// lockSession takes ss.mu, waiting only while ctx and the service live: a
+// call queued behind a stuck one gives up at its own deadline.
+func (s *sessions) lockSession(ctx context.Context, ss *session) error {
+	if ss.mu.TryLock() {
+		return nil
+	}
+	got, abandon := make(chan struct{}), make(chan struct{})
+	go func() {
+		ss.mu.Lock()
+		select {
+		case got <- struct{}{}:
+		case <-abandon:
+			ss.mu.Unlock()
+		}
+	}()
+	select {
+	case <-got:
+		return nil
+	case <-ctx.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeTimeout, "another call on this browser session was still running when this call's deadline passed or it was cancelled: retry, or call browser_close to reset the session")
+	case <-s.life.Done():
+		close(abandon)
+		return abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	case <-ss.gone:
+		close(abandon)
+		return errSessionGone
+	}
+}
+
+// errSessionGone: the session closed while a call waited for it; acquire
+// looks the session up again.
+var errSessionGone = errors.New("the session was closed")
+
+// begin acquires the caller's session, locked, and its current tab. The
+// caller must unlock ss.mu. Playwright calls made for the call stop waiting
+// when ctx ends. A tab left stuck by an earlier call is replaced first.
+func (s *sessions) begin(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, *tab, error) {
+	ss, err := s.acquire(ctx, c, create)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := ss.current()
+	if t != nil && ss.suspect.Load() {
+		if t, err = s.unstick(ss, t); err != nil {
+			// The session was reset (and unlocked): a navigate starts afresh.
+			if !create {
+				return nil, nil, err
+			}
+			if ss, err = s.acquire(ctx, c, true); err != nil {
+				return nil, nil, err
+			}
+			t = ss.current()
+		}
+	}
+	if t != nil {
+		t.probed = nil // probes are good for one call
+	}
+	if t == nil {
+		if !create {
+			ss.mu.Unlock()
+			return nil, nil, abi.Errorf(abi.CodeNoSession, "every tab of this session is closed: call browser_navigate (or browser_tabs with action open) first")
+		}
+		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
+		if err != nil {
+			err = s.mapErr(ss, err, "opening a tab")
+			ss.mu.Unlock()
+			return nil, nil, err
+		}
+		t = ss.attach(p)
+		ss.evMu.Lock()
+		ss.newTabs = nil
+		ss.cur = ss.indexLocked(t)
+		ss.evMu.Unlock()
+	}
+	return ss, t, nil
+}
+
+// pageTab is begin for calls that touch the page: a session must exist and
+// no dialog may be open.
+func (s *sessions) pageTab(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
+	ss, t, err := s.begin(ctx, c, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d := openDialog(ss, t); d != nil {
+		ss.mu.Unlock()
+		return nil, nil, errDialogOpen(d)
+	}
+	return ss, t, nil
+}
+
+// errNoSession is no_session, saying why when the session crashed or the
+// host closed it.
+func (s *sessions) errNoSession(k sessKey) error {
+	s.mu.Lock()
+	why, crashed := s.crashed[k]
+	reaped, wasReaped := s.reaped[k]
+	s.mu.Unlock()
+	if crashed {
+		return abi.Errorf(abi.CodeNoSession, "no browser session: the last one was reset after the browser crashed (%s): call browser_navigate to start a fresh one", why)
+	}
+	if wasReaped {
+		return abi.Errorf(abi.CodeNoSession, "no browser session is open: %s. Its tabs, cookies and form state are gone: call browser_navigate to start a fresh one", reaped)
+	}
+	return abi.Errorf(abi.CodeNoSession, "no browser session is open: call browser_navigate first")
+}
+
+// discardCrashed drops a crashed session (locked by the caller, unlocked
+// here) and returns the browser_crashed error.
+func (s *sessions) discardCrashed(ss *session) error {
+	why := ss.crashReason()
+	s.dropCrashed(ss)
+	ss.mu.Unlock()
+	s.log.Warn("browser session crashed", "session", ss.key.String(), "why", why)
+	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed (%s); the session was reset and its tabs are gone: call browser_navigate to start a fresh session", why)
+}
+
+// dropCrashed removes a crashed session from the table (the caller holds
+// its lock) so the next call starts a fresh one and is told why.
+func (s *sessions) dropCrashed(ss *session) {
+	why := ss.crashReason()
+	ss.closing.Store(true)
+	s.mu.Lock()
+	if s.byKey[ss.key] == ss {
+		delete(s.byKey, ss.key)
+	}
+	s.crashed[ss.key] = why
+	s.mu.Unlock()
+	go func() {
+		if ss.bctx != nil {
+			ss.bctx.Close()
+		}
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+		s.notifyClosed(ss.key)
+	}()
+}
+
+// create opens a new session for k, on the named profile when named is
+// set. Sessions of different keys open at once: only the start of the
+// driver and the shared browser is serialized (startMu); a second create
+// for a key being opened waits for that open and takes its session.
+func (s *sessions) create(k sessKey, named string) (*session, error) {
+	for {
+		s.mu.Lock()
+		if ss := s.byKey[k]; ss != nil {
+			s.mu.Unlock()
+			return ss, nil
+		}
+		if s.closed {
+			s.mu.Unlock()
+			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+		}
+		o := s.opening[k]
+		if o == nil {
+			s.openSeq++
+			s.opening[k] = &opening{done: make(chan struct{}), seq: s.openSeq}
+			s.mu.Unlock()
+			break
+		}
+		s.mu.Unlock()
+		select {
+		case <-o.done: // opened (taken above) or failed (this call tries)
+		case <-s.life.Done():
+		}
+	}
+	defer func() {
+		s.mu.Lock()
+		close(s.opening[k].done)
+		delete(s.opening, k)
+		s.mu.Unlock()
+	}()
+	if testOpening != nil {
+		testOpening(k)
+	}
+	s.evictFor(k)
+	return s.open(k, named)
+}
+
+// opening is a session being opened; done is closed when its open ends.
+type opening struct {
+	done chan struct{}
+	seq  uint64
+}
+
+// testOpening, set by tests, runs as a session's open begins;
+// testEvictWaits as one waits for an earlier open to make room.
+var testOpening, testEvictWaits func(sessKey)
+
+// open opens k's session (create reserved k) and publishes it.
+func (s *sessions) open(k sessKey, named string) (*session, error) {
+	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), env: s.env, gone: make(chan struct{})}
+	ss.console.max, ss.network.max = 500, 300
+	ss.touch()
+	var warnings []string
+	s.proxyMu.Lock()
+	proxy := s.launcher.proxyServer(k)
+	s.proxyMu.Unlock()
+
+	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
+	// The personality's own profile, or the named one the call asked for
+	// (in the personality's profile root, never another's).
+	lockDir, lockName, label := s.cfg.ProfilesDir, k.personality, k.personality
+	if named != "" {
+		root, err := s.profileRoot(k.personality, named)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := os.Stat(filepath.Join(root, named)); err != nil {
+			return nil, abi.Errorf(abi.CodeNotFound, "there is no browser profile %q: create it with browser_profile (action create), or list them", named)
+		}
+		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "browser profiles need a local browser: this host drives a remote one")
+		}
+		persistent, lockDir, lockName, label = true, root, named, named
+	}
+	if persistent && (s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "") {
+		persistent = false
+		warnings = append(warnings, fmt.Sprintf("Browser profile %q is not available with a remote browser: this session is ephemeral and not logged in.", k.personality))
+	}
+	if persistent {
+		dir := filepath.Join(lockDir, lockName)
+		lock, err := lockProfile(lockDir, lockName)
+		if err != nil && named != "" {
+			return nil, abi.Errorf(abi.CodeRefused, "browser profile %q is in use by another session (%v): close that session first, or use another profile", named, err)
+		}
+		if err != nil {
+			persistent = false
+			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
+		} else {
+			var err error
+			ss.drv, err = s.launcher.startedDriver() // the one this session's browser runs on
+			if err != nil {
+				unlockProfile(lock)
+				return nil, err
+			}
+			exe, err := findChromium(s.cfg)
+			if err != nil {
+				unlockProfile(lock)
+				return nil, err
+			}
+			headless, note := s.launcher.headless()
+			if note != "" {
+				warnings = append(warnings, note)
+			}
+			o := pw.BrowserTypeLaunchPersistentContextOptions{
+				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+				Args: s.launcher.launchArgs(),
+			}
+			if proxy != "" {
+				o.Proxy = s.launcher.pwProxy(proxy)
+			}
+			bctx, err := ss.drv.pw.Chromium.LaunchPersistentContext(dir, o)
+			if err != nil {
+				unlockProfile(lock)
+				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", label, firstLine(err.Error()))
+			}
+			ss.bctx, ss.persistent, ss.profile, ss.named = bctx, true, lock, named
+			bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
+		}
+	}
+	if ss.bctx == nil {
+		b, drv, note, err := s.launcher.startedBrowser()
+		ss.drv = drv
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			warnings = append(warnings, note)
+		}
+		o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
+		bctx, err := b.NewContext(o)
+		if err != nil {
+			if !b.IsConnected() {
+				return nil, abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while opening a session: retry, a new browser will start")
+			}
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
+		}
+		ss.bctx, ss.browser = bctx, b
+	}
+	if err := s.launcher.primeProxy(ss.bctx, proxy); err != nil {
+		ss.bctx.Close()
+		if ss.profile != nil {
+			unlockProfile(ss.profile)
+		}
+		return nil, err
+	}
+	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	ss.bctx.OnPage(ss.onPage)
+	for _, p := range ss.bctx.Pages() {
+		ss.attach(p)
+	}
+	if len(ss.bctx.Pages()) == 0 {
+		p, err := ss.bctx.NewPage()
+		if err != nil {
+			ss.bctx.Close()
+			if ss.profile != nil {
+				unlockProfile(ss.profile)
+			}
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
+		}
+		ss.attach(p)
+	}
+	ss.evMu.Lock()
+	ss.newTabs = nil
+	s.mu.Lock()
+	if why, ok := s.crashed[k]; ok {
+		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one crashed (%s), so its tabs, cookies and form state are gone.", why))
+		delete(s.crashed, k)
+	}
+	if why, ok := s.reaped[k]; ok {
+		warnings = append(warnings, fmt.Sprintf("This is a fresh browser session: the previous one is gone (%s), so its tabs, cookies and form state are gone.", why))
+		delete(s.reaped, k)
+	}
+	if s.closed { // Close ran meanwhile and did not see this session
+		s.mu.Unlock()
+		ss.evMu.Unlock()
+		s.closeSession(ss)
+		return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+	}
+	warnings = append(s.notices, warnings...)
+	s.notices = nil
+	s.byKey[k] = ss
+	s.mu.Unlock()
+	ss.warnings = append(ss.warnings, warnings...)
+	ss.evMu.Unlock()
+	s.log.Debug("session opened", "session", k.String(), "persistent", ss.persistent)
+	return ss, nil
+}
+
+// evictFor closes the least recently used sessions until the open ones
+// and those being opened (k's among them) fit the cap. With no open
+// session to close, it waits for an open that began before k's (which
+// then is one), so opens at once cannot together go over the cap; the
+// first never waits.
+func (s *sessions) evictFor(k sessKey) {
+	for {
+		s.mu.Lock()
+		if len(s.byKey)+len(s.opening) <= s.cfg.MaxContexts {
+			s.mu.Unlock()
+			return
+		}
+		var lru *session
+		for _, ss := range s.byKey {
+			if ss.driving.Load() {
+				continue
+			}
+			if lru == nil || ss.lastUsed.Load() < lru.lastUsed.Load() {
+				lru = ss
+			}
+		}
+		if lru == nil {
+			var earlier chan struct{}
+			for ok, o := range s.opening {
+				if ok != k && o.seq < s.opening[k].seq {
+					earlier = o.done
+					break
+				}
+			}
+			s.mu.Unlock()
+			if earlier == nil {
+				return // every open session is driven by a human: go over the cap
+			}
+			if testEvictWaits != nil {
+				testEvictWaits(k)
+			}
+			select {
+			case <-earlier:
+			case <-s.life.Done():
+				return
+			}
+			continue
+		}
+		delete(s.byKey, lru.key)
+		s.reapedLocked(lru.key, fmt.Sprintf("it was closed as the least recently used session to make room for another (browser.max_contexts is %d; raise it to keep more sessions open)", s.cfg.MaxContexts))
+		s.mu.Unlock()
+		s.log.Info("closing least recently used browser session", "session", lru.key.String(), "max_contexts", s.cfg.MaxContexts)
+		if err := s.closeSession(lru); err != nil {
+			s.log.Warn("evicting session", "err", err)
+		}
+		s.notifyClosed(lru.key)
+	}
+}
+
+// CloseSession closes one session's context; a persistent profile is
+// flushed to disk. Closing a session that is not open is not an error.
+func (s *sessions) closeByKey(personality, session string) error {
+	s.mu.Lock()
+	ss := s.byKey[key(personality, session)]
+	delete(s.byKey, key(personality, session))
+	s.mu.Unlock()
+	if ss == nil {
+		return nil
+	}
+	err := s.closeSession(ss)
+	s.notifyClosed(ss.key)
+	return err
+}
+
+func (s *sessions) closeSession(ss *session) error {
+	ss.closing.Store(true)
+	ss.endCalls() // a call in flight stops waiting on the browser
+	// Wait for a call in flight, but not forever: a hung page must not
+	// keep the host from shutting down.
+	locked := make(chan struct{})
+	go func() { ss.mu.Lock(); close(locked) }()
+	select {
+	case <-locked:
+		defer ss.mu.Unlock()
+	case <-time.After(s.callBudget() + time.Second):
+	}
+	var err error
+	if ss.bctx != nil && !ss.drv.exited() {
+		// A context whose renderer is stuck must not hold up the close.
+		if e := bounded(closeWait, func() error { return ss.bctx.Close() }); e != nil && !isClosedErr(e) {
+			err = fmt.Errorf("browser: closing session %s: %w", ss.key, e)
+		}
+	}
+	if ss.profile != nil {
+		unlockProfile(ss.profile)
+		ss.profile = nil
+	}
+	s.log.Debug("session closed", "session", ss.key.String())
+	return err
+}
+
+// notifyClosed tells Options.OnSessionClosed that k's session is gone,
+// unless a new session for k is open or opening (its proxy must live on):
+// create reserves k before it reads k's proxy under proxyMu.
+func (s *sessions) notifyClosed(k sessKey) {
+	if s.opts.OnSessionClosed == nil {
+		return
+	}
+	s.proxyMu.Lock()
+	defer s.proxyMu.Unlock()
+	s.mu.Lock()
+	live := s.byKey[k] != nil || s.opening[k] != nil
+	s.mu.Unlock()
+	if !live {
+		s.opts.OnSessionClosed(k.personality, k.session)
+	}
+}
+
+// sweep closes idle sessions once a minute (or more often for short
+// timeouts). A session a human drives is never reaped.
+func (s *sessions) sweep() {
+	defer close(s.done)
+	every := s.cfg.IdleTimeout.D() / 4
+	every = min(max(every, 50*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.stop:
+			return
+		case <-t.C:
+		}
+		var idle []*session
+		s.mu.Lock()
+		for k, ss := range s.byKey {
+			if !ss.driving.Load() && ss.idle() > s.cfg.IdleTimeout.D() && ss.mu.TryLock() {
+				ss.mu.Unlock()
+				delete(s.byKey, k)
+				s.reapedLocked(k, fmt.Sprintf("it was closed after %s without a call (browser.idle_timeout is %s; raise it to keep idle sessions open longer)", ss.idle().Round(time.Second), s.cfg.IdleTimeout.D()))
+				idle = append(idle, ss)
+			}
+		}
+		s.mu.Unlock()
+		for _, ss := range idle {
+			s.log.Info("closing idle browser session", "session", ss.key.String(), "idle", ss.idle().Round(time.Second))
+			if err := s.closeSession(ss); err != nil {
+				s.log.Warn("closing idle session", "err", err)
+			}
+			s.notifyClosed(ss.key)
+		}
+	}
+}
+
+// maxReaped bounds the reasons kept for sessions the host closed.
+const maxReaped = 1024
+
+// reapedLocked remembers why k's session was closed by the host (s.mu
+// held).
+func (s *sessions) reapedLocked(k sessKey, why string) {
+	if len(s.reaped) >= maxReaped {
+		for old := range s.reaped {
+			delete(s.reaped, old)
+			break
+		}
+	}
+	s.reaped[k] = why
+}
+
+// all are the open sessions, in no order.
+func (s *sessions) all() []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	all := make([]*session, 0, len(s.byKey))
+	for _, ss := range s.byKey {
+		all = append(all, ss)
+	}
+	return all
+}
+
+// Sessions lists every open session, most recently used first.
+func (s *sessions) list() []abi.BrowserSessionInfo {
+	all := s.all()
+	sort.Slice(all, func(i, j int) bool { return all[i].lastUsed.Load() > all[j].lastUsed.Load() })
+	out := make([]abi.BrowserSessionInfo, 0, len(all))
+	for _, ss := range all {
+		out = append(out, ss.info())
+	}
+	return out
+}
+
+func (ss *session) info() abi.BrowserSessionInfo {
+	i := abi.BrowserSessionInfo{
+		Personality: ss.key.personality, Session: ss.key.session,
+		IdleMS: ss.idle().Milliseconds(), Persistent: ss.persistent, Driving: ss.driving.Load(),
+	}
+	ss.evMu.Lock()
+	i.Tabs = len(ss.tabs)
+	var cur pw.Page
+	if ss.cur < len(ss.tabs) {
+		cur = ss.tabs[ss.cur].page
+	}
+	ss.evMu.Unlock()
+	if cur != nil {
+		i.URL = cur.URL()
+	}
+	return i
+}
+
+// SetDriving marks a session as driven by a human (takeover): the idle
+// sweeper and LRU eviction leave it alone while on.
+func (s *sessions) setDriving(personality, session string, on bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ss := s.byKey[key(personality, session)]; ss != nil {
+		ss.driving.Store(on)
+		ss.touch()
+	}
+}
+
+// HumanDriving reports whether a human has taken over the session
+// (SetDriving).
+func (s *sessions) humanDriving(personality, session string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.byKey[key(personality, session)]
+	return ss != nil && ss.driving.Load()
+}
+
+// currentPage is the current tab of an open session, or nil.
+func (s *sessions) currentPage(personality, session string) pw.Page {
+	s.mu.Lock()
+	ss := s.byKey[key(personality, session)]
+	s.mu.Unlock()
+	if ss == nil {
+		return nil
+	}
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	if ss.cur < len(ss.tabs) {
+		return ss.tabs[ss.cur].page
+	}
+	return nil
+}
+
+// shut marks the sessions closed (no session opens after) and takes every
+// open one; ok is false when they were already shut.
+func (s *sessions) shut() (all []*session, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil, false
+	}
+	s.closed = true
+	all = make([]*session, 0, len(s.byKey))
+	for _, ss := range s.byKey {
+		all = append(all, ss)
+	}
+	s.byKey = map[sessKey]*session{}
+	return all, true
+}
+
+// stopSweep ends the idle sweep and waits for it.
+func (s *sessions) stopSweep() {
+	close(s.stop)
+	<-s.done
+}
+
+// closeAll closes the sessions at once, returning their errors.
+func (s *sessions) closeAll(all []*session) []error {
+	var errs []error
+	var wg sync.WaitGroup
+	var emu sync.Mutex
+	for _, ss := range all {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := s.closeSession(ss); err != nil {
+				emu.Lock()
+				errs = append(errs, err)
+				emu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errs
+}
+
+func key(personality, session string) sessKey {
+	if session == "" {
+		session = "default"
+	}
+	return sessKey{personality: personality, session: session}
+}
+
+// closeCall is ww_browser_close.
+func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
+	k := key(c.Personality, c.Session)
+	s.mu.Lock()
+	_, open := s.byKey[k]
+	delete(s.crashed, k)
+	delete(s.reaped, k)
+	s.mu.Unlock()
+	if err := s.closeByKey(c.Personality, c.Session); err != nil {
+		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
+	}
+	return abi.BrowserCloseResponse{Closed: open}, nil
+}
+
+// sessionsCall is ww_browser_sessions: the caller's own session only. The
+// sessions of other clients, even of the same personality or token, are
+// not listed: their names would let a client present them and their URLs
+// carry what another agent typed. The URL is listed without credentials,
+// query values or fragment.
+func (s *sessions) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
+	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
+	k := key(c.Personality, c.Session)
+	for _, i := range s.list() {
+		if i.Personality != k.personality || i.Session != k.session {
+			continue
+		}
+		i.Current = true
+		i.Personality = ""
+		i.URL = listedURL(i.URL)
+		out.Sessions = append(out.Sessions, i)
+	}
+	out.Browser = s.launcher.browserMode()
+	return out, nil
+}
+
+// listedURL is a URL as a listing shows it: no user or password, every
+// query value and the fragment replaced, so a token in a query string is
+// not repeated. What cannot be parsed is not shown.
+func listedURL(raw string) string {
+	if raw == "" {
+		return ""
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL hidden)"
+	}
+	u.User = nil
+	if u.RawQuery != "" {
+		var parts []string
+		for _, kv := range strings.Split(u.RawQuery, "&") {
+			k, _, found := strings.Cut(kv, "=")
+			if !found { // a bare value: it may be the secret itself
+				k = "•••"
+			} else {
+				k += "=•••"
+			}
+			parts = append(parts, k)
+		}
+		u.RawQuery = strings.Join(parts, "&")
+	}
+	frag := u.Fragment != "" || u.RawFragment != ""
+	u.Fragment, u.RawFragment = "", ""
+	if frag {
+		return u.String() + "#•••"
+	}
+	return u.String()
 }
