@@ -187,23 +187,6 @@ func target(req abi.BrowserActRequest) string {
 // action checks an act request and returns the Playwright call to run.
 // Element checks (stale ref, visibility) happen here, before the call.
 func (s *actions) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.BrowserActRequest, out *abi.BrowserActResponse) (func() error, error) {
-	page := t.page
-	haveXY := req.X != nil && req.Y != nil
-	needTarget := func(what string) (pw.Locator, string, error) {
-		if req.Ref == "" && !haveXY {
-			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot (or x and y viewport coordinates)", what)
-		}
-		if req.Ref == "" {
-			return nil, "", nil
-		}
-		return s.pages.locateToAct(ss, t, req.Ref)
-	}
-	needRef := func(what string) (pw.Locator, string, error) {
-		if req.Ref == "" {
-			return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot", what)
-		}
-		return s.pages.locateToAct(ss, t, req.Ref)
-	}
 	button, err := mouseButton(req.Button)
 	if err != nil {
 		return nil, err
@@ -212,202 +195,278 @@ func (s *actions) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 	if err != nil {
 		return nil, err
 	}
+	a := &actCall{s: s, ss: ss, t: t, c: c, req: req, out: out, haveXY: req.X != nil && req.Y != nil, button: button, mods: mods}
 	switch req.Action {
 	case abi.ActClick, abi.ActDblClick:
-		loc, ref, err := needTarget(req.Action)
-		if err != nil {
-			return nil, err
-		}
-		if loc == nil {
-			count := 1
-			if req.Action == abi.ActDblClick {
-				count = 2
-			}
-			return func() error {
-				return withModifiers(page, req.Modifiers, func() error {
-					return page.Mouse().Click(*req.X, *req.Y, pw.MouseClickOptions{Button: button, ClickCount: pw.Int(count)})
-				})
-			}, nil
-		}
-		pr, err := t.ready(loc, ref, true, false)
-		if err != nil {
-			return nil, err
-		}
-		click := func() error { return loc.Click(pw.LocatorClickOptions{Button: button, Modifiers: mods}) }
-		if req.Action == abi.ActDblClick {
-			click = func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }
-		}
-		// Only a click that can open a tab waits for one: a modifier or
-		// middle click elsewhere (or a target naming a frame) opens none.
-		if pr.OpensTab || pr.Navigates && (len(req.Modifiers) > 0 || req.Button == "middle") {
-			return ss.awaitingTab(click), nil
-		}
-		return click, nil
-
+		return a.click()
 	case abi.ActType, abi.ActFill:
-		if req.Ref == "" && haveXY {
-			return s.typeAt(page, c, req), nil
-		}
-		loc, ref, err := needRef(req.Action)
-		if err != nil {
-			return nil, err
-		}
-		pr, err := t.ready(loc, ref, true, true)
-		if err != nil {
-			return nil, err
-		}
-		if pr.Password {
-			s.concealer.keepSecret(c, req.Text)
+		return a.typeText()
+	case abi.ActPress:
+		return a.press()
+	case abi.ActHover:
+		return a.hover()
+	case abi.ActScroll:
+		return a.scroll()
+	case abi.ActSelect:
+		return a.selectOption()
+	case abi.ActDrag:
+		return a.drag()
+	case abi.ActCheck:
+		return a.check()
+	}
+	return nil, abi.Errorf(abi.CodeInputInvalid, "unknown action %q: use click, dblclick, type, fill, press, hover, scroll, select, drag or check", req.Action)
+}
+
+// actCall is one browser act being prepared by action: the call's
+// session, tab and request, and the mouse button and modifiers it asked
+// for. Each kind of action has its method.
+type actCall struct {
+	s      *actions
+	ss     *session
+	t      *tab
+	c      *hostfuncs.Caller
+	req    *abi.BrowserActRequest
+	out    *abi.BrowserActResponse
+	haveXY bool // x and y were given
+	button *pw.MouseButton
+	mods   []pw.KeyboardModifier
+}
+
+// needTarget locates the ref, or none when x and y are given instead.
+func (a *actCall) needTarget(what string) (pw.Locator, string, error) {
+	if a.req.Ref == "" && !a.haveXY {
+		return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot (or x and y viewport coordinates)", what)
+	}
+	if a.req.Ref == "" {
+		return nil, "", nil
+	}
+	return a.s.pages.locateToAct(a.ss, a.t, a.req.Ref)
+}
+
+// needRef locates the ref, which the action needs.
+func (a *actCall) needRef(what string) (pw.Locator, string, error) {
+	if a.req.Ref == "" {
+		return nil, "", abi.Errorf(abi.CodeInputInvalid, "%s needs a ref from browser_snapshot", what)
+	}
+	return a.s.pages.locateToAct(a.ss, a.t, a.req.Ref)
+}
+
+// click is click and dblclick: on a ref, or at x, y; a click that can open a tab waits for one.
+func (a *actCall) click() (func() error, error) {
+	ss, t, req, page, button, mods := a.ss, a.t, a.req, a.t.page, a.button, a.mods
+	loc, ref, err := a.needTarget(req.Action)
+	if err != nil {
+		return nil, err
+	}
+	if loc == nil {
+		count := 1
+		if req.Action == abi.ActDblClick {
+			count = 2
 		}
 		return func() error {
-			switch {
-			case req.Action == abi.ActFill && !req.Append:
-				err = loc.Fill(req.Text)
-			case req.Action == abi.ActFill:
-				cur, e := loc.InputValue()
-				if e != nil {
-					return e
-				}
-				err = loc.Fill(cur + req.Text)
-			default:
-				if !req.Append {
-					err = loc.Fill("")
-				} else if err = loc.Focus(); err == nil {
-					err = loc.Press("End")
-				}
-				if err == nil {
-					err = loc.PressSequentially(req.Text)
-				}
-			}
-			if err == nil && req.Submit {
-				err = loc.Press("Enter")
-			}
-			return err
+			return withModifiers(page, req.Modifiers, func() error {
+				return page.Mouse().Click(*req.X, *req.Y, pw.MouseClickOptions{Button: button, ClickCount: pw.Int(count)})
+			})
 		}, nil
+	}
+	pr, err := t.ready(loc, ref, true, false)
+	if err != nil {
+		return nil, err
+	}
+	click := func() error { return loc.Click(pw.LocatorClickOptions{Button: button, Modifiers: mods}) }
+	if req.Action == abi.ActDblClick {
+		click = func() error { return loc.Dblclick(pw.LocatorDblclickOptions{Button: button, Modifiers: mods}) }
+	}
+	// Only a click that can open a tab waits for one: a modifier or
+	// middle click elsewhere (or a target naming a frame) opens none.
+	if pr.OpensTab || pr.Navigates && (len(req.Modifiers) > 0 || req.Button == "middle") {
+		return ss.awaitingTab(click), nil
+	}
+	return click, nil
+}
 
-	case abi.ActPress:
-		if req.Key == "" {
-			return nil, abi.Errorf(abi.CodeInputInvalid, "press needs a key, e.g. Enter, Tab, Escape, ArrowDown or Control+A")
+// typeText is type and fill: into a ref, or at x, y (typeAt); a value typed into a password input goes to the masker.
+func (a *actCall) typeText() (func() error, error) {
+	s, t, c, req, page, haveXY := a.s, a.t, a.c, a.req, a.t.page, a.haveXY
+	if req.Ref == "" && haveXY {
+		return s.typeAt(page, c, req), nil
+	}
+	loc, ref, err := a.needRef(req.Action)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := t.ready(loc, ref, true, true)
+	if err != nil {
+		return nil, err
+	}
+	if pr.Password {
+		s.concealer.keepSecret(c, req.Text)
+	}
+	return func() error {
+		switch {
+		case req.Action == abi.ActFill && !req.Append:
+			err = loc.Fill(req.Text)
+		case req.Action == abi.ActFill:
+			cur, e := loc.InputValue()
+			if e != nil {
+				return e
+			}
+			err = loc.Fill(cur + req.Text)
+		default:
+			if !req.Append {
+				err = loc.Fill("")
+			} else if err = loc.Focus(); err == nil {
+				err = loc.Press("End")
+			}
+			if err == nil {
+				err = loc.PressSequentially(req.Text)
+			}
 		}
-		if req.Ref == "" {
-			return func() error { return page.Keyboard().Press(req.Key) }, nil
+		if err == nil && req.Submit {
+			err = loc.Press("Enter")
 		}
+		return err
+	}, nil
+}
+
+// press presses a key on a ref, or on the page.
+func (a *actCall) press() (func() error, error) {
+	s, ss, t, req, page := a.s, a.ss, a.t, a.req, a.t.page
+	if req.Key == "" {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "press needs a key, e.g. Enter, Tab, Escape, ArrowDown or Control+A")
+	}
+	if req.Ref == "" {
+		return func() error { return page.Keyboard().Press(req.Key) }, nil
+	}
+	loc, _, err := s.pages.locate(ss, t, req.Ref)
+	if err != nil {
+		return nil, err
+	}
+	return func() error { return loc.Press(req.Key) }, nil
+}
+
+// hover moves the mouse over a ref, or to x, y.
+func (a *actCall) hover() (func() error, error) {
+	t, req, page, mods := a.t, a.req, a.t.page, a.mods
+	loc, ref, err := a.needTarget("hover")
+	if err != nil {
+		return nil, err
+	}
+	if loc == nil {
+		return func() error { return page.Mouse().Move(*req.X, *req.Y) }, nil
+	}
+	if _, err := t.ready(loc, ref, false, false); err != nil {
+		return nil, err
+	}
+	return func() error { return loc.Hover(pw.LocatorHoverOptions{Modifiers: mods}) }, nil
+}
+
+// scroll brings a ref into view, or scrolls the page by a direction and amount.
+func (a *actCall) scroll() (func() error, error) {
+	s, ss, t, req, out, page := a.s, a.ss, a.t, a.req, a.out, a.t.page
+	if req.Ref != "" {
 		loc, _, err := s.pages.locate(ss, t, req.Ref)
 		if err != nil {
 			return nil, err
 		}
-		return func() error { return loc.Press(req.Key) }, nil
-
-	case abi.ActHover:
-		loc, ref, err := needTarget("hover")
-		if err != nil {
-			return nil, err
-		}
-		if loc == nil {
-			return func() error { return page.Mouse().Move(*req.X, *req.Y) }, nil
-		}
-		if _, err := t.ready(loc, ref, false, false); err != nil {
-			return nil, err
-		}
-		return func() error { return loc.Hover(pw.LocatorHoverOptions{Modifiers: mods}) }, nil
-
-	case abi.ActScroll:
-		if req.Ref != "" {
-			loc, _, err := s.pages.locate(ss, t, req.Ref)
-			if err != nil {
-				return nil, err
-			}
-			return func() error {
-				if err := loc.ScrollIntoViewIfNeeded(); err != nil {
-					return err
-				}
-				out.Detail = "scrolled " + req.Ref + " into view"
-				return nil
-			}, nil
-		}
-		dx, dy, err := scrollDelta(page, req.Direction, req.Amount)
-		if err != nil {
-			return nil, err
-		}
 		return func() error {
-			v, err := page.Evaluate(`([dx, dy]) => { window.scrollBy(dx, dy); const e = document.scrollingElement || document.documentElement;
-				return [Math.round(scrollX), Math.round(scrollY), e.scrollWidth, e.scrollHeight, innerWidth, innerHeight]; }`, []int{dx, dy})
-			if err != nil {
+			if err := loc.ScrollIntoViewIfNeeded(); err != nil {
 				return err
 			}
-			if a, ok := v.([]any); ok && len(a) == 6 {
-				out.Detail = fmt.Sprintf("scroll position x=%v y=%v of page %vx%v (viewport %vx%v)", a[0], a[1], a[2], a[3], a[4], a[5])
-			}
+			out.Detail = "scrolled " + req.Ref + " into view"
 			return nil
 		}, nil
-
-	case abi.ActSelect:
-		loc, ref, err := needRef("select")
-		if err != nil {
-			return nil, err
-		}
-		if len(req.Values) == 0 {
-			return nil, abi.Errorf(abi.CodeInputInvalid, "select needs values: the option labels or values to choose")
-		}
-		if _, err := t.ready(loc, ref, true, false); err != nil {
-			return nil, err
-		}
-		return func() error {
-			vals := req.Values
-			got, err := loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &vals})
-			if err == nil {
-				out.Detail = "selected " + strings.Join(got, ", ")
-			}
-			return err
-		}, nil
-
-	case abi.ActDrag:
-		if req.Ref != "" {
-			if req.TargetRef == "" {
-				return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs target_ref, the ref to drop onto")
-			}
-			src, ref, err := s.pages.locateToAct(ss, t, req.Ref)
-			if err != nil {
-				return nil, err
-			}
-			dst, _, err := s.pages.locate(ss, t, req.TargetRef)
-			if err != nil {
-				return nil, err
-			}
-			if _, err := t.ready(src, ref, false, false); err != nil {
-				return nil, err
-			}
-			return func() error { return src.DragTo(dst) }, nil
-		}
-		if !haveXY || req.ToX == nil || req.ToY == nil {
-			return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs ref and target_ref, or x, y, to_x and to_y")
-		}
-		return func() error {
-			m := page.Mouse()
-			if err := m.Move(*req.X, *req.Y); err != nil {
-				return err
-			}
-			if err := m.Down(); err != nil {
-				return err
-			}
-			if err := m.Move(*req.ToX, *req.ToY, pw.MouseMoveOptions{Steps: pw.Int(10)}); err != nil {
-				return err
-			}
-			return m.Up()
-		}, nil
-
-	case abi.ActCheck:
-		loc, ref, err := needRef("check")
-		if err != nil {
-			return nil, err
-		}
-		if _, err := t.ready(loc, ref, true, false); err != nil {
-			return nil, err
-		}
-		on := req.Checked == nil || *req.Checked
-		return func() error { return loc.SetChecked(on) }, nil
 	}
-	return nil, abi.Errorf(abi.CodeInputInvalid, "unknown action %q: use click, dblclick, type, fill, press, hover, scroll, select, drag or check", req.Action)
+	dx, dy, err := scrollDelta(page, req.Direction, req.Amount)
+	if err != nil {
+		return nil, err
+	}
+	return func() error {
+		v, err := page.Evaluate(`([dx, dy]) => { window.scrollBy(dx, dy); const e = document.scrollingElement || document.documentElement;
+				return [Math.round(scrollX), Math.round(scrollY), e.scrollWidth, e.scrollHeight, innerWidth, innerHeight]; }`, []int{dx, dy})
+		if err != nil {
+			return err
+		}
+		if a, ok := v.([]any); ok && len(a) == 6 {
+			out.Detail = fmt.Sprintf("scroll position x=%v y=%v of page %vx%v (viewport %vx%v)", a[0], a[1], a[2], a[3], a[4], a[5])
+		}
+		return nil
+	}, nil
+}
+
+// selectOption chooses options of a <select> ref.
+func (a *actCall) selectOption() (func() error, error) {
+	t, req, out := a.t, a.req, a.out
+	loc, ref, err := a.needRef("select")
+	if err != nil {
+		return nil, err
+	}
+	if len(req.Values) == 0 {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "select needs values: the option labels or values to choose")
+	}
+	if _, err := t.ready(loc, ref, true, false); err != nil {
+		return nil, err
+	}
+	return func() error {
+		vals := req.Values
+		got, err := loc.SelectOption(pw.SelectOptionValues{ValuesOrLabels: &vals})
+		if err == nil {
+			out.Detail = "selected " + strings.Join(got, ", ")
+		}
+		return err
+	}, nil
+}
+
+// drag drags a ref onto target_ref, or from x, y to to_x, to_y.
+func (a *actCall) drag() (func() error, error) {
+	s, ss, t, req, page, haveXY := a.s, a.ss, a.t, a.req, a.t.page, a.haveXY
+	if req.Ref != "" {
+		if req.TargetRef == "" {
+			return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs target_ref, the ref to drop onto")
+		}
+		src, ref, err := s.pages.locateToAct(ss, t, req.Ref)
+		if err != nil {
+			return nil, err
+		}
+		dst, _, err := s.pages.locate(ss, t, req.TargetRef)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := t.ready(src, ref, false, false); err != nil {
+			return nil, err
+		}
+		return func() error { return src.DragTo(dst) }, nil
+	}
+	if !haveXY || req.ToX == nil || req.ToY == nil {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "drag needs ref and target_ref, or x, y, to_x and to_y")
+	}
+	return func() error {
+		m := page.Mouse()
+		if err := m.Move(*req.X, *req.Y); err != nil {
+			return err
+		}
+		if err := m.Down(); err != nil {
+			return err
+		}
+		if err := m.Move(*req.ToX, *req.ToY, pw.MouseMoveOptions{Steps: pw.Int(10)}); err != nil {
+			return err
+		}
+		return m.Up()
+	}, nil
+}
+
+// check checks or unchecks a ref.
+func (a *actCall) check() (func() error, error) {
+	t, req := a.t, a.req
+	loc, ref, err := a.needRef("check")
+	if err != nil {
+		return nil, err
+	}
+	if _, err := t.ready(loc, ref, true, false); err != nil {
+		return nil, err
+	}
+	on := req.Checked == nil || *req.Checked
+	return func() error { return loc.SetChecked(on) }, nil
 }
 
 // typeAt types at a viewport point, for a field with no ref (a canvas
