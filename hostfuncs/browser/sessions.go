@@ -342,25 +342,64 @@ func (s *sessions) open(k sessKey, named string) (*session, error) {
 	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), env: s.env, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
-	var warnings []string
 	s.proxyMu.Lock()
 	proxy := s.launcher.proxyServer(k)
 	s.proxyMu.Unlock()
 
+	prof, warnings, err := s.profileFor(k, named)
+	if err != nil {
+		return nil, err
+	}
+	if prof.persistent {
+		w, err := s.launchProfile(ss, prof, proxy)
+		if err != nil {
+			return nil, err
+		}
+		warnings = append(warnings, w...)
+	}
+	if ss.bctx == nil {
+		note, err := s.newContext(ss, proxy)
+		if err != nil {
+			return nil, err
+		}
+		if note != "" {
+			warnings = append(warnings, note)
+		}
+	}
+	if err := s.setUp(ss, proxy); err != nil {
+		return nil, err
+	}
+	return s.publish(ss, warnings)
+}
+
+// profileChoice is the profile a session opens on: persistent ones live in
+// lockDir/lockName (locked there while open) and are called label in
+// messages; named is the profile the call asked for, or "".
+type profileChoice struct {
+	persistent               bool
+	lockDir, lockName, label string
+	named                    string
+}
+
+// profileFor decides the profile k's session opens on: the personality's
+// own (when persistent profiles include it), or the named one the call
+// asked for (in the personality's profile root, never another's). A
+// remote browser has no profiles: the personality's is dropped with a
+// warning, a named one is refused.
+func (s *sessions) profileFor(k sessKey, named string) (profileChoice, []string, error) {
+	var warnings []string
 	persistent := slices.Contains(s.cfg.PersistentProfiles, k.personality) && safeName.MatchString(k.personality)
-	// The personality's own profile, or the named one the call asked for
-	// (in the personality's profile root, never another's).
 	lockDir, lockName, label := s.cfg.ProfilesDir, k.personality, k.personality
 	if named != "" {
 		root, err := s.profileRoot(k.personality, named)
 		if err != nil {
-			return nil, err
+			return profileChoice{}, nil, err
 		}
 		if _, err := os.Stat(filepath.Join(root, named)); err != nil {
-			return nil, abi.Errorf(abi.CodeNotFound, "there is no browser profile %q: create it with browser_profile (action create), or list them", named)
+			return profileChoice{}, nil, abi.Errorf(abi.CodeNotFound, "there is no browser profile %q: create it with browser_profile (action create), or list them", named)
 		}
 		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
-			return nil, abi.Errorf(abi.CodeNotAvailable, "browser profiles need a local browser: this host drives a remote one")
+			return profileChoice{}, nil, abi.Errorf(abi.CodeNotAvailable, "browser profiles need a local browser: this host drives a remote one")
 		}
 		persistent, lockDir, lockName, label = true, root, named, named
 	}
@@ -368,72 +407,84 @@ func (s *sessions) open(k sessKey, named string) (*session, error) {
 		persistent = false
 		warnings = append(warnings, fmt.Sprintf("Browser profile %q is not available with a remote browser: this session is ephemeral and not logged in.", k.personality))
 	}
-	if persistent {
-		dir := filepath.Join(lockDir, lockName)
-		lock, err := lockProfile(lockDir, lockName)
-		if err != nil && named != "" {
-			return nil, abi.Errorf(abi.CodeRefused, "browser profile %q is in use by another session (%v): close that session first, or use another profile", named, err)
-		}
-		if err != nil {
-			persistent = false
-			warnings = append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", k.personality, err))
-		} else {
-			var err error
-			ss.drv, err = s.launcher.startedDriver() // the one this session's browser runs on
-			if err != nil {
-				unlockProfile(lock)
-				return nil, err
-			}
-			exe, err := findChromium(s.cfg)
-			if err != nil {
-				unlockProfile(lock)
-				return nil, err
-			}
-			headless, note := s.launcher.headless()
-			if note != "" {
-				warnings = append(warnings, note)
-			}
-			o := pw.BrowserTypeLaunchPersistentContextOptions{
-				ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-				Args: s.launcher.launchArgs(),
-			}
-			if proxy != "" {
-				o.Proxy = s.launcher.pwProxy(proxy)
-			}
-			bctx, err := ss.drv.pw.Chromium.LaunchPersistentContext(dir, o)
-			if err != nil {
-				unlockProfile(lock)
-				return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", label, firstLine(err.Error()))
-			}
-			ss.bctx, ss.persistent, ss.profile, ss.named = bctx, true, lock, named
-			bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
-		}
+	return profileChoice{persistent: persistent, lockDir: lockDir, lockName: lockName, label: label, named: named}, warnings, nil
+}
+
+// launchProfile opens ss on its persistent profile, in a browser of its
+// own. When the personality's own profile is in use by another session,
+// ss stays without a context (it opens ephemeral) and a warning says so;
+// a named profile in use is refused.
+func (s *sessions) launchProfile(ss *session, p profileChoice, proxy string) ([]string, error) {
+	var warnings []string
+	dir := filepath.Join(p.lockDir, p.lockName)
+	lock, err := lockProfile(p.lockDir, p.lockName)
+	if err != nil && p.named != "" {
+		return nil, abi.Errorf(abi.CodeRefused, "browser profile %q is in use by another session (%v): close that session first, or use another profile", p.named, err)
 	}
-	if ss.bctx == nil {
-		b, drv, note, err := s.launcher.startedBrowser()
-		ss.drv = drv
-		if err != nil {
-			return nil, err
-		}
-		if note != "" {
-			warnings = append(warnings, note)
-		}
-		o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
-		bctx, err := b.NewContext(o)
-		if err != nil {
-			if !b.IsConnected() {
-				return nil, abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while opening a session: retry, a new browser will start")
-			}
-			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
-		}
-		ss.bctx, ss.browser = bctx, b
+	if err != nil {
+		return append(warnings, fmt.Sprintf("Browser profile %q is in use by another session (%v): this session is ephemeral and not logged in.", ss.key.personality, err)), nil
 	}
+	ss.drv, err = s.launcher.startedDriver() // the one this session's browser runs on
+	if err != nil {
+		unlockProfile(lock)
+		return nil, err
+	}
+	exe, err := findChromium(s.cfg)
+	if err != nil {
+		unlockProfile(lock)
+		return nil, err
+	}
+	headless, note := s.launcher.headless()
+	if note != "" {
+		warnings = append(warnings, note)
+	}
+	o := pw.BrowserTypeLaunchPersistentContextOptions{
+		ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+		Args: s.launcher.launchArgs(),
+	}
+	if proxy != "" {
+		o.Proxy = s.launcher.pwProxy(proxy)
+	}
+	bctx, err := ss.drv.pw.Chromium.LaunchPersistentContext(dir, o)
+	if err != nil {
+		unlockProfile(lock)
+		return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", p.label, firstLine(err.Error()))
+	}
+	ss.bctx, ss.persistent, ss.profile, ss.named = bctx, true, lock, p.named
+	bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
+	return warnings, nil
+}
+
+// newContext opens ss as a context of the shared browser (started if
+// need be); note is the browser start's warning, if any.
+func (s *sessions) newContext(ss *session, proxy string) (string, error) {
+	b, drv, note, err := s.launcher.startedBrowser()
+	ss.drv = drv
+	if err != nil {
+		return "", err
+	}
+	o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
+	bctx, err := b.NewContext(o)
+	if err != nil {
+		if !b.IsConnected() {
+			return "", abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while opening a session: retry, a new browser will start")
+		}
+		return "", abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
+	}
+	ss.bctx, ss.browser = bctx, b
+	return note, nil
+}
+
+// setUp readies ss's new context: its proxy primed, the timeouts set, its
+// tabs followed, and one tab open. On failure the context is closed and
+// the profile unlocked.
+func (s *sessions) setUp(ss *session, proxy string) error {
 	if err := s.launcher.primeProxy(ss.bctx, proxy); err != nil {
 		ss.bctx.Close()
 		if ss.profile != nil {
 			unlockProfile(ss.profile)
 		}
-		return nil, err
+		return err
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
@@ -448,10 +499,18 @@ func (s *sessions) open(k sessKey, named string) (*session, error) {
 			if ss.profile != nil {
 				unlockProfile(ss.profile)
 			}
-			return nil, abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
+			return abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
 		}
 		ss.attach(p)
 	}
+	return nil
+}
+
+// publish adds the opened ss to the open sessions, its warnings after the
+// notices pending and what became of its key's previous session; when
+// Close ran meanwhile (and did not see it), ss is closed instead.
+func (s *sessions) publish(ss *session, warnings []string) (*session, error) {
+	k := ss.key
 	ss.evMu.Lock()
 	ss.newTabs = nil
 	s.mu.Lock()
