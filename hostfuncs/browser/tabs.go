@@ -28,86 +28,115 @@ func (s *actions) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		}
 	}
 	return onTab(ctx, c, s.sessions.beginWith(req.Action == "open"), func(ss *session, t *tab) (abi.BrowserTabsResponse, error) {
-		pick := func() (*tab, int, error) {
-			ss.evMu.Lock()
-			defer ss.evMu.Unlock()
-			if req.Index == nil {
-				if req.Action == "close" {
-					return ss.tabs[ss.cur], ss.cur, nil
-				}
-				return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
-			}
-			i := *req.Index
-			if i < 0 || i >= len(ss.tabs) {
-				return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
-			}
-			return ss.tabs[i], i, nil
-		}
+		var err error
 		switch req.Action {
 		case "open":
-			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
-			if err != nil {
-				return out, s.sessions.mapErr(ss, err, "opening a tab")
-			}
-			t = ss.attach(p)
-			ss.evMu.Lock()
-			ss.cur, ss.newTabs = ss.indexLocked(t), nil
-			ss.evMu.Unlock()
-			if u != "" {
-				resp, dialog, err := race(ss, func() (pw.Response, error) {
-					return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
-				})
-				if err != nil {
-					return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
-				}
-				if !dialog {
-					out.Page = s.pages.facts(ss, t, resp)
-					if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-						return out, err
-					}
-				}
-			}
+			t, err = s.openTab(ss, u, &out)
 		case "select":
-			nt, i, err := pick()
-			if err != nil {
-				return out, err
-			}
-			ss.evMu.Lock()
-			ss.cur = i
-			ss.evMu.Unlock()
-			t = nt
-			await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
-			if openDialog(ss, t) == nil {
-				if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
-					return out, err
-				}
-			}
+			t, err = s.selectTab(ss, req, &out)
 		case "close":
-			nt, _, err := pick()
-			if err != nil {
-				return out, err
-			}
-			if d := nt.dialog.Load(); d != nil {
-				await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
-			}
-			if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
-				return out, s.sessions.mapErr(ss, err, "closing the tab")
-			}
-			if t = ss.current(); t == nil {
-				// The last tab: keep the session with a blank one.
-				p, _, err := await(ss, 0, false, ss.bctx.NewPage)
-				if err != nil {
-					return out, s.sessions.mapErr(ss, err, "opening a tab")
-				}
-				t = ss.attach(p)
-				ss.evMu.Lock()
-				ss.newTabs = nil
-				ss.evMu.Unlock()
-			}
+			t, err = s.closeTab(ss, req)
+		}
+		if err != nil {
+			return out, err
 		}
 		out.State = s.pages.state(ss, t, true)
 		return out, nil
 	})
+}
+
+// pickTab is the tab req.Index names (for close, the current one when
+// none is named), with its index.
+func pickTab(ss *session, req abi.BrowserTabsRequest) (*tab, int, error) {
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	if req.Index == nil {
+		if req.Action == "close" {
+			return ss.tabs[ss.cur], ss.cur, nil
+		}
+		return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
+	}
+	i := *req.Index
+	if i < 0 || i >= len(ss.tabs) {
+		return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
+	}
+	return ss.tabs[i], i, nil
+}
+
+// openTab opens a tab, current from now on, and loads u in it when given
+// (its facts and snapshot go to out).
+func (s *actions) openTab(ss *session, u string, out *abi.BrowserTabsResponse) (*tab, error) {
+	p, _, err := await(ss, 0, false, ss.bctx.NewPage)
+	if err != nil {
+		return nil, s.sessions.mapErr(ss, err, "opening a tab")
+	}
+	t := ss.attach(p)
+	ss.evMu.Lock()
+	ss.cur, ss.newTabs = ss.indexLocked(t), nil
+	ss.evMu.Unlock()
+	if u != "" {
+		resp, dialog, err := race(ss, func() (pw.Response, error) {
+			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+		})
+		if err != nil {
+			return nil, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
+		}
+		if !dialog {
+			out.Page = s.pages.facts(ss, t, resp)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return t, nil
+}
+
+// selectTab makes the tab req names current and brings it to the front;
+// its snapshot goes to out.
+func (s *actions) selectTab(ss *session, req abi.BrowserTabsRequest, out *abi.BrowserTabsResponse) (*tab, error) {
+	nt, i, err := pickTab(ss, req)
+	if err != nil {
+		return nil, err
+	}
+	ss.evMu.Lock()
+	ss.cur = i
+	ss.evMu.Unlock()
+	t := nt
+	await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
+	if openDialog(ss, t) == nil {
+		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// closeTab closes the tab req names (a dialog on it dismissed) and returns
+// the current tab after: a new blank one when it was the last.
+func (s *actions) closeTab(ss *session, req abi.BrowserTabsRequest) (*tab, error) {
+	var t *tab
+	nt, _, err := pickTab(ss, req)
+	if err != nil {
+		return nil, err
+	}
+	if d := nt.dialog.Load(); d != nil {
+		await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	}
+	if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
+		return nil, s.sessions.mapErr(ss, err, "closing the tab")
+	}
+	if t = ss.current(); t == nil {
+		// The last tab: keep the session with a blank one.
+		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
+		if err != nil {
+			return nil, s.sessions.mapErr(ss, err, "opening a tab")
+		}
+		t = ss.attach(p)
+		ss.evMu.Lock()
+		ss.newTabs = nil
+		ss.evMu.Unlock()
+	}
+	return t, nil
 }
 
 // emulate is ww_browser_emulate.
