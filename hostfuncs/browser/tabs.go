@@ -227,29 +227,9 @@ func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 // current one still current; lost says what did not survive (each tab's
 // history, session storage, unsaved input).
 func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
-	// The devices of the driver this session lives on: s.pw belongs to
-	// the service's locks and is nil while a dead driver is replaced.
-	if ss.drv == nil || ss.drv.pw == nil {
-		return nil, "", abi.Errorf(abi.CodeNotAvailable, "the session has no browser driver: close it (browser_close) and open a new one")
-	}
-	devices := ss.drv.pw.Devices
-	dev := devices[name]
-	if dev == nil {
-		var near []string
-		for n := range devices {
-			if strings.Contains(strings.ToLower(n), strings.ToLower(name)) {
-				near = append(near, n)
-			}
-		}
-		sort.Strings(near)
-		if len(near) > 8 {
-			near = near[:8]
-		}
-		hint := "e.g. \"iPhone 15\", \"Pixel 7\", \"iPad Mini\", \"Desktop Chrome\""
-		if len(near) > 0 {
-			hint = "close matches: " + strings.Join(near, ", ")
-		}
-		return nil, "", abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
+	dev, err := findDevice(ss, name)
+	if err != nil {
+		return nil, "", err
 	}
 	if ss.persistent || ss.browser == nil {
 		return nil, "", abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
@@ -289,8 +269,55 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
 	// primeProxy left its blank first page open: that is the first tab.
-	var nt *tab
-	var failed []string
+	nt, failed, err := s.reopenTabs(ss, nctx, urls, curIdx)
+	if err != nil {
+		return nil, "", err
+	}
+	ss.evMu.Lock()
+	ss.newTabs, ss.cur = nil, ss.indexLocked(nt)
+	ss.evMu.Unlock()
+	lost = fmt.Sprintf("a device needs a new browser context: its %d tab(s) were reopened at their URLs with cookies and local storage kept, but each tab's back/forward history, session storage and unsaved form input are gone", len(urls))
+	if len(failed) > 0 {
+		lost += "; " + strings.Join(failed, "; ")
+	}
+	return nt, lost, nil
+}
+
+// findDevice looks name up among the devices of the driver the session
+// lives on; an unknown name is refused with the close matches.
+func findDevice(ss *session, name string) (*pw.DeviceDescriptor, error) {
+	// The devices of the driver this session lives on: launcher.pw belongs to
+	// the launcher's lock and is nil while a dead driver is replaced.
+	if ss.drv == nil || ss.drv.pw == nil {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "the session has no browser driver: close it (browser_close) and open a new one")
+	}
+	devices := ss.drv.pw.Devices
+	dev := devices[name]
+	if dev == nil {
+		var near []string
+		for n := range devices {
+			if strings.Contains(strings.ToLower(n), strings.ToLower(name)) {
+				near = append(near, n)
+			}
+		}
+		sort.Strings(near)
+		if len(near) > 8 {
+			near = near[:8]
+		}
+		hint := "e.g. \"iPhone 15\", \"Pixel 7\", \"iPad Mini\", \"Desktop Chrome\""
+		if len(near) > 0 {
+			hint = "close matches: " + strings.Join(near, ", ")
+		}
+		return nil, abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
+	}
+	return dev, nil
+}
+
+// reopenTabs reopens urls as the tabs of the device context nctx (its
+// first page, primeProxy's, is the first tab) and returns the tab at
+// curIdx. A tab other than that one that does not load again is named in
+// failed.
+func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, curIdx int) (nt *tab, failed []string, _ error) {
 	for i, u := range urls {
 		p, _, err := await(ss, 0, false, func() (pw.Page, error) {
 			if i == 0 {
@@ -299,7 +326,7 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 			return nctx.NewPage()
 		})
 		if err != nil {
-			return nil, "", s.sessions.mapErr(ss, err, "opening a tab")
+			return nil, nil, s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		x := ss.attach(p)
 		if i == curIdx {
@@ -310,19 +337,12 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 		}
 		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(u) }); err != nil {
 			if i == curIdx {
-				return nil, "", s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
+				return nil, nil, s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
 			}
 			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
 		}
 	}
-	ss.evMu.Lock()
-	ss.newTabs, ss.cur = nil, ss.indexLocked(nt)
-	ss.evMu.Unlock()
-	lost = fmt.Sprintf("a device needs a new browser context: its %d tab(s) were reopened at their URLs with cookies and local storage kept, but each tab's back/forward history, session storage and unsaved form input are gone", len(urls))
-	if len(failed) > 0 {
-		lost += "; " + strings.Join(failed, "; ")
-	}
-	return nt, lost, nil
+	return nt, failed, nil
 }
 
 // resize is ww_browser_resize.
