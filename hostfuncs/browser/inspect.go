@@ -553,73 +553,9 @@ func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 			maxB = defaultBodyBytes
 		}
 		if req.Fetch != "" {
-			if rest, ok := strings.CutPrefix(req.Fetch, "inline:"); ok {
-				kind, n, _ := strings.Cut(rest, ":")
-				i, err := strconv.Atoi(n)
-				if err != nil || (kind != "script" && kind != "stylesheet") {
-					return out, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", req.Fetch)
-				}
-				var text *string
-				err = s.pages.evalInto(ss, t, `([kind, i]) => {
-				const list = kind === "script" ? Array.from(document.scripts).filter(s => !s.src) : Array.from(document.querySelectorAll("style"));
-				return list[i] ? (kind === "script" ? list[i].text : list[i].textContent) : null; }`, []any{kind, i}, &text)
-				if err != nil {
-					return out, err
-				}
-				if text == nil {
-					return out, abi.Errorf(abi.CodeNotFound, "%s is not on the page: list the sources again", req.Fetch)
-				}
-				out.Fetched = bodyOf(req.Fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB)
-			} else {
-				u, err := s.pages.checkOpenURL(req.Fetch)
-				if err != nil {
-					return out, err
-				}
-				// Prefer the response the page already received.
-				var hit pw.Request
-				ss.evMu.Lock()
-				for _, e := range ss.network.items {
-					if e.URL == u || e.URL == req.Fetch {
-						hit = e.req
-					}
-				}
-				ss.evMu.Unlock()
-				var body []byte
-				mime := ""
-				if hit != nil {
-					// Chromium never answers for some bodies (an opaque no-cors
-					// response): bounded, then fetched afresh below.
-					limit := s.cfg.ActionTimeout.D()
-					if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
-						if b, _, err := await(ss, limit, false, resp.Body); err == nil {
-							body, mime = b, resp.Headers()["content-type"]
-						}
-					}
-				}
-				if body == nil {
-					type fetched struct {
-						body []byte
-						mime string
-					}
-					f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
-						resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
-						if err != nil {
-							return fetched{}, err
-						}
-						defer resp.Dispose()
-						b, err := resp.Body()
-						return fetched{b, resp.Headers()["content-type"]}, err
-					})
-					if isStalled(err) {
-						return out, s.sessions.mapErr(ss, err, "fetching "+u)
-					}
-					if err != nil {
-						return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
-					}
-					body, mime = f.body, f.mime
-				}
-				mime, _, _ = strings.Cut(mime, ";")
-				out.Fetched = bodyOf(u, mime, body, maxB)
+			var err error
+			if out.Fetched, err = s.fetchSource(ss, t, req.Fetch, maxB); err != nil {
+				return out, err
 			}
 			out.State = s.pages.state(ss, t, false)
 			return out, nil
@@ -639,6 +575,90 @@ func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
+}
+
+// fetchSource is one source's body, at most maxB bytes: an inline script or
+// style (inline:script:N, inline:stylesheet:N) or a URL (fetchURL).
+func (s *inspector) fetchSource(ss *session, t *tab, fetch string, maxB int) (*abi.BrowserBody, error) {
+	if rest, ok := strings.CutPrefix(fetch, "inline:"); ok {
+		return s.inlineSource(ss, t, fetch, rest, maxB)
+	}
+	return s.fetchURL(ss, fetch, maxB)
+}
+
+// inlineSource is the text of the page's inline script or style named
+// fetch (rest is what follows "inline:").
+func (s *inspector) inlineSource(ss *session, t *tab, fetch, rest string, maxB int) (*abi.BrowserBody, error) {
+	kind, n, _ := strings.Cut(rest, ":")
+	i, err := strconv.Atoi(n)
+	if err != nil || (kind != "script" && kind != "stylesheet") {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", fetch)
+	}
+	var text *string
+	err = s.pages.evalInto(ss, t, `([kind, i]) => {
+				const list = kind === "script" ? Array.from(document.scripts).filter(s => !s.src) : Array.from(document.querySelectorAll("style"));
+				return list[i] ? (kind === "script" ? list[i].text : list[i].textContent) : null; }`, []any{kind, i}, &text)
+	if err != nil {
+		return nil, err
+	}
+	if text == nil {
+		return nil, abi.Errorf(abi.CodeNotFound, "%s is not on the page: list the sources again", fetch)
+	}
+	return bodyOf(fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB), nil
+}
+
+// fetchURL is the body at fetch: the response the page already received,
+// else fetched afresh in the session's context (its cookies, its proxy).
+func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserBody, error) {
+	u, err := s.pages.checkOpenURL(fetch)
+	if err != nil {
+		return nil, err
+	}
+	// Prefer the response the page already received.
+	var hit pw.Request
+	ss.evMu.Lock()
+	for _, e := range ss.network.items {
+		if e.URL == u || e.URL == fetch {
+			hit = e.req
+		}
+	}
+	ss.evMu.Unlock()
+	var body []byte
+	mime := ""
+	if hit != nil {
+		// Chromium never answers for some bodies (an opaque no-cors
+		// response): bounded, then fetched afresh below.
+		limit := s.cfg.ActionTimeout.D()
+		if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
+			if b, _, err := await(ss, limit, false, resp.Body); err == nil {
+				body, mime = b, resp.Headers()["content-type"]
+			}
+		}
+	}
+	if body == nil {
+		type fetched struct {
+			body []byte
+			mime string
+		}
+		f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
+			resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			if err != nil {
+				return fetched{}, err
+			}
+			defer resp.Dispose()
+			b, err := resp.Body()
+			return fetched{b, resp.Headers()["content-type"]}, err
+		})
+		if isStalled(err) {
+			return nil, s.sessions.mapErr(ss, err, "fetching "+u)
+		}
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
+		}
+		body, mime = f.body, f.mime
+	}
+	mime, _, _ = strings.Cut(mime, ";")
+	return bodyOf(u, mime, body, maxB), nil
 }
 
 // inspector are the host functions that read a page without changing it:
