@@ -173,12 +173,7 @@ func (s *launcher) headless() (bool, string) {
 	return !hasDisplay(), ""
 }
 
-// Prewarm starts the driver and the shared browser in the background when
-// they are not running, so that a call about to need them finds them
-// started (or starting: it waits on the same start) instead of starting
-// them after its own work. For a personality with a persistent profile
-// (its sessions launch their own browser) only the driver starts. A failed
-// start is left for the call to meet and report.
+// prewarm is Service.Prewarm (see there).
 func (s *launcher) prewarm(personality string) {
 	s.mu.Lock()
 	running := s.browser != nil && s.browser.IsConnected()

@@ -33,8 +33,7 @@ type OperatorSession struct {
 	Driving bool `json:"driving,omitempty"`
 }
 
-// OperatorSessions lists the open sessions with their current tab's URL
-// and title (each title read bounded), oldest first.
+// list is Service.OperatorSessions (see there).
 func (s *operator) list() []OperatorSession {
 	all := s.sessions.all()
 	sort.Slice(all, func(i, j int) bool { return all[i].created.Before(all[j].created) })
@@ -62,12 +61,7 @@ type Frame struct {
 	Width, Height float64
 }
 
-// Screencast streams the session's current tab to frame until ctx is
-// done: CDP Page.startScreencast on that tab, each frame acknowledged
-// after frame returns, and restarted on the new tab when the agent
-// switches tabs. Nothing is captured when no one calls this: the
-// screencast runs only while a viewer watches. maxW and maxH bound the
-// frame size. It returns when ctx is done or the session closes.
+// screencast is Service.Screencast (see there).
 func (s *operator) screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
 	for {
 		p := s.sessions.currentPage(personality, session)
@@ -166,9 +160,7 @@ type OperatorInput struct {
 	Button string  `json:"button,omitempty"`
 }
 
-// Input plays an operator's action on the session's current tab, bounded.
-// A URL to open passes the same checks as an agent's (http(s), the
-// network policy).
+// input is Service.Input (see there).
 func (s *operator) input(personality, session string, in OperatorInput) error {
 	p := s.sessions.currentPage(personality, session)
 	if p == nil {
@@ -220,7 +212,7 @@ type operator struct {
 	pages    *pages
 }
 
-// PageURL is the URL of the session's current tab, "" when none.
+// pageURL is Service.PageURL (see there).
 func (s *operator) pageURL(personality, session string) string {
 	if p := s.sessions.currentPage(personality, session); p != nil {
 		return p.URL()
@@ -228,8 +220,7 @@ func (s *operator) pageURL(personality, session string) string {
 	return ""
 }
 
-// Raise brings the session's current tab to the front, so a headed window
-// shows the page the human is asked to handle. Best effort, bounded.
+// raise is Service.Raise (see there).
 func (s *operator) raise(personality, session string) {
 	if p := s.sessions.currentPage(personality, session); p != nil {
 		if err := bounded(closeWait, p.BringToFront); err != nil {

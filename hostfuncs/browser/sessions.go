@@ -592,8 +592,7 @@ func (s *sessions) evictFor(k sessKey) {
 	}
 }
 
-// CloseSession closes one session's context; a persistent profile is
-// flushed to disk. Closing a session that is not open is not an error.
+// closeByKey is Service.CloseSession (see there).
 func (s *sessions) closeByKey(personality, session string) error {
 	s.mu.Lock()
 	ss := s.byKey[key(personality, session)]
@@ -712,7 +711,7 @@ func (s *sessions) all() []*session {
 	return all
 }
 
-// Sessions lists every open session, most recently used first.
+// list is Service.Sessions (see there).
 func (s *sessions) list() []abi.BrowserSessionInfo {
 	all := s.all()
 	sort.Slice(all, func(i, j int) bool { return all[i].lastUsed.Load() > all[j].lastUsed.Load() })
@@ -741,8 +740,7 @@ func (ss *session) info() abi.BrowserSessionInfo {
 	return i
 }
 
-// SetDriving marks a session as driven by a human (takeover): the idle
-// sweeper and LRU eviction leave it alone while on.
+// setDriving is Service.SetDriving (see there).
 func (s *sessions) setDriving(personality, session string, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -752,8 +750,7 @@ func (s *sessions) setDriving(personality, session string, on bool) {
 	}
 }
 
-// HumanDriving reports whether a human has taken over the session
-// (SetDriving).
+// humanDriving is Service.HumanDriving (see there).
 func (s *sessions) humanDriving(personality, session string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
