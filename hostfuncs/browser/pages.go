@@ -16,11 +16,13 @@ import (
 )
 
 // pages is what the host functions that act on a page and those that read
-// one share: the page's state, locating a ref, snapshots, the facts of a
-// load, and mapping Playwright's errors to coded ones.
+// one share: the page's state, locating a ref, snapshots (snapshot.go),
+// the facts of a load and why one failed.
 type pages struct {
 	*env
-	sessions  *sessions
+	// sessions map errors (a crash drops the session).
+	sessions *sessions
+	// concealer redacts typed secrets from snapshots.
 	concealer *concealer
 }
 

@@ -78,13 +78,16 @@ type Options struct {
 //
 //   - launcher (drivers.go): the Playwright driver and the shared browser
 //   - sessions (sessions.go): the open sessions, their opening, eviction,
-//     idle sweep and closing, and the profiles they run on
-//   - pages (pages.go): what actions and inspection share about a page:
-//     its state, locating refs, snapshots, mapping errors
-//   - actions (actions.go, tabs.go): what changes a page
-//   - inspector (inspect.go, read.go, som.go, vision.go): what reads one
+//     idle sweep and closing; mapping Playwright's errors (errors.go)
+//   - pages (pages.go, snapshot.go): what actions and inspection share
+//     about a page: its state, locating refs, snapshots, load failures
+//   - actions (actions.go, tabs.go): the host functions that change a page
+//   - inspector (inspect.go, read.go, som.go, vision.go): those that read one
 //   - concealer (conceal.go): keeping typed secrets out of results
 //   - operator (live.go): the live view and the operator's control
+//   - profiles (profiles.go): the named profiles of ww_browser_profile
+//
+// Every component embeds env, what none of them changes.
 type Service struct {
 	*env
 	// endLife ends env.life when Close begins.
@@ -97,6 +100,7 @@ type Service struct {
 	inspector *inspector
 	concealer *concealer
 	operator  *operator
+	profiles  *profiles
 }
 
 // env is what every component reads and none changes: the configuration,
@@ -139,6 +143,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.inspector.markShot = s.inspector.markedShot
 	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages}
+	s.profiles = &profiles{env: e, sessions: s.sessions}
 	go s.sessions.sweep()
 	return s, nil
 }
@@ -174,7 +179,7 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hostfuncs.JSON(abi.HostBrowserClose, s.sessions.closeCall),
 		hostfuncs.JSON(abi.HostBrowserSessions, s.sessions.sessionsCall),
 		hf(abi.HostBrowserRead, s.inspector.read),
-		hostfuncs.JSON(abi.HostBrowserProfile, s.sessions.profileCall),
+		hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall),
 		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
 	}
 }

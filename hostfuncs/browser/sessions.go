@@ -54,6 +54,20 @@ type sessions struct {
 // The launcher reads and changes the sessions through these, under the
 // sessions' lock; it may hold its own (launcher.mu, then sessions.mu).
 
+// namedInUse maps the named profiles the personality's open sessions run
+// on to the session using each.
+func (s *sessions) namedInUse(personality string) map[string]string {
+	inUse := map[string]string{}
+	s.mu.Lock()
+	for k, ss := range s.byKey {
+		if k.personality == personality && ss.named != "" {
+			inUse[ss.named] = k.session
+		}
+	}
+	s.mu.Unlock()
+	return inUse
+}
+
 // isClosed reports whether the service is shutting down.
 func (s *sessions) isClosed() bool {
 	s.mu.Lock()
