@@ -36,7 +36,7 @@ type session struct {
 	closing    atomic.Bool
 	crashWhy   atomic.Value // string
 
-	env *env
+	env *env          // the service's life and call budget (await); nil in unit tests
 	drv *sharedDriver // the driver this session's objects live on
 	// ctx is the context of the call holding mu: Playwright calls made for
 	// it stop waiting when it ends (await).
