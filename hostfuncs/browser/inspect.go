@@ -74,22 +74,6 @@ func (s *inspector) images(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	})
 }
 
-// evalInto runs one of the host's own scripts and decodes its result.
-func (s *pages) evalInto(ss *session, t *tab, js string, arg any, into any) error {
-	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
-	if dialog {
-		return errDialogOpen(openDialog(ss, t))
-	}
-	if err != nil {
-		return s.sessions.mapErr(ss, err, "reading the page")
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
-}
-
 var defaultStyleProps = []string{
 	"color", "background-color", "background-image", "font-family", "font-size", "font-weight", "line-height",
 	"text-align", "text-decoration-line", "border", "border-radius", "box-shadow", "opacity", "display", "position",

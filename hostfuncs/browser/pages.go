@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -576,3 +577,19 @@ var (
 	// A textbox line with a value: `- textbox "Password" [ref=e3]: s3cret`.
 	textboxValue = regexp.MustCompile(`(?m)^(\s*- textbox\b[^\n]*\[ref=((?:f\d+)?e\d+)\][^:\n]*): (.+)$`)
 )
+
+// evalInto runs one of the host's own scripts and decodes its result.
+func (s *pages) evalInto(ss *session, t *tab, js string, arg any, into any) error {
+	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
+	if dialog {
+		return errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		return s.sessions.mapErr(ss, err, "reading the page")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
