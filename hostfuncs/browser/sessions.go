@@ -51,74 +51,6 @@ type sessions struct {
 	done chan struct{}
 }
 
-// The launcher reads and changes the sessions through these, under the
-// sessions' lock; it may hold its own (launcher.mu, then sessions.mu).
-
-// namedInUse maps the named profiles the personality's open sessions run
-// on to the session using each.
-func (s *sessions) namedInUse(personality string) map[string]string {
-	inUse := map[string]string{}
-	s.mu.Lock()
-	for k, ss := range s.byKey {
-		if k.personality == personality && ss.named != "" {
-			inUse[ss.named] = k.session
-		}
-	}
-	s.mu.Unlock()
-	return inUse
-}
-
-// isClosed reports whether the service is shutting down.
-func (s *sessions) isClosed() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.closed
-}
-
-// notice queues a note for the next result of any session.
-func (s *sessions) notice(note string) {
-	s.mu.Lock()
-	s.notices = append(s.notices, note)
-	s.mu.Unlock()
-}
-
-// onBrowser lists the open sessions whose context lives in b.
-func (s *sessions) onBrowser(b pw.Browser) []*session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var hit []*session
-	for _, ss := range s.byKey {
-		if ss.browser == b {
-			hit = append(hit, ss)
-		}
-	}
-	return hit
-}
-
-// dropDriver forgets the sessions living on the dead driver d, each
-// remembered as crashed, and returns them.
-func (s *sessions) dropDriver(d *sharedDriver) []*session {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	var hit []*session
-	for k, ss := range s.byKey {
-		if ss.drv == d {
-			hit = append(hit, ss)
-			delete(s.byKey, k)
-			s.crashed[k] = driverExitedWhy
-		}
-	}
-	return hit
-}
-
-// beginWith is begin as a findTab: the session is created when create is
-// set, and the call runs with a dialog open.
-func (s *sessions) beginWith(create bool) findTab {
-	return func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
-		return s.begin(ctx, c, create)
-	}
-}
-
 // acquire returns the caller's session, locked, creating it when create is
 // set. A crashed session is discarded and reported as browser_crashed; the
 // next call gets a fresh one and is told so.
@@ -250,6 +182,14 @@ func (s *sessions) pageTab(ctx context.Context, c *hostfuncs.Caller) (*session, 
 		return nil, nil, errDialogOpen(d)
 	}
 	return ss, t, nil
+}
+
+// beginWith is begin as a findTab: the session is created when create is
+// set, and the call runs with a dialog open.
+func (s *sessions) beginWith(create bool) findTab {
+	return func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error) {
+		return s.begin(ctx, c, create)
+	}
 }
 
 // errNoSession is no_session, saying why when the session crashed or the
@@ -904,4 +844,64 @@ func listedURL(raw string) string {
 		return u.String() + "#•••"
 	}
 	return u.String()
+}
+
+// namedInUse maps the named profiles the personality's open sessions run
+// on to the session using each.
+func (s *sessions) namedInUse(personality string) map[string]string {
+	inUse := map[string]string{}
+	s.mu.Lock()
+	for k, ss := range s.byKey {
+		if k.personality == personality && ss.named != "" {
+			inUse[ss.named] = k.session
+		}
+	}
+	s.mu.Unlock()
+	return inUse
+}
+
+// The launcher reads and changes the sessions through these, under the
+// sessions' lock; it may hold its own (launcher.mu, then sessions.mu).
+
+// isClosed reports whether the service is shutting down.
+func (s *sessions) isClosed() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
+}
+
+// notice queues a note for the next result of any session.
+func (s *sessions) notice(note string) {
+	s.mu.Lock()
+	s.notices = append(s.notices, note)
+	s.mu.Unlock()
+}
+
+// onBrowser lists the open sessions whose context lives in b.
+func (s *sessions) onBrowser(b pw.Browser) []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var hit []*session
+	for _, ss := range s.byKey {
+		if ss.browser == b {
+			hit = append(hit, ss)
+		}
+	}
+	return hit
+}
+
+// dropDriver forgets the sessions living on the dead driver d, each
+// remembered as crashed, and returns them.
+func (s *sessions) dropDriver(d *sharedDriver) []*session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var hit []*session
+	for k, ss := range s.byKey {
+		if ss.drv == d {
+			hit = append(hit, ss)
+			delete(s.byKey, k)
+			s.crashed[k] = driverExitedWhy
+		}
+	}
+	return hit
 }
