@@ -928,12 +928,12 @@ func TestPrewarmStartsTheBrowser(t *testing.T) {
 	s.Prewarm("p")
 	s.Prewarm("p") // a second one while the first runs does nothing more
 	started := func() pw.Browser {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		return s.browser
+		s.launcher.mu.Lock()
+		defer s.launcher.mu.Unlock()
+		return s.launcher.browser
 	}
 	deadline := time.Now().Add(60 * time.Second)
-	for started() == nil || s.warming.Load() {
+	for started() == nil || s.launcher.warming.Load() {
 		if time.Now().After(deadline) {
 			t.Fatal("Prewarm started no browser within 60 s")
 		}

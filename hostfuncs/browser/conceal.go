@@ -7,10 +7,12 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/internal/secretforms"
 )
 
@@ -509,7 +511,7 @@ func (c *concealment) restore() {
 }
 
 // secretValues are the values the caller's session must not show.
-func (s *Service) secretValues(personality, session string) []string {
+func (s *concealer) secretValues(personality, session string) []string {
 	if s.opts.SecretValues == nil {
 		return nil
 	}
@@ -538,4 +540,128 @@ func concealed[T any](p pw.Page, values []string, what string, capture func() (T
 		return zero, errConceal(what, "the page showed one of them again during the capture")
 	}
 	return v, nil
+}
+
+// concealer keeps what a session must not show out of its results: the
+// values typed into password inputs go to the masker (keepSecret), and
+// snapshots show them as masked (redact).
+type concealer struct {
+	*env
+}
+
+// keepSecret hands a value typed or filled into a password field to the
+// masker (Options.OnSecret), under the caller's session.
+func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
+	if value != "" && s.opts.OnSecret != nil {
+		s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, value)
+	}
+}
+
+// redact replaces the value of every password input in a snapshot:
+// Playwright prints a filled password as the textbox's value. Each textbox
+// line that carries a value is checked, all at once (a round trip per
+// field, one after another, cost a form-heavy page tens of milliseconds);
+// when a check fails the value is redacted anyway. Lines are scanned by
+// hand (a regexp over a large snapshot cost tens of milliseconds);
+// textboxValue is the same rule.
+func (s *concealer) redact(t *tab, snap string) string {
+	if !strings.Contains(snap, "- textbox") {
+		return snap
+	}
+	type field struct {
+		start, end int // the value's line: snap[start:end]
+		head, ref  string
+	}
+	var fields []field
+	for pos := 0; pos < len(snap); {
+		end := strings.IndexByte(snap[pos:], '\n')
+		if end < 0 {
+			end = len(snap)
+		} else {
+			end += pos
+		}
+		if head, ref, ok := textboxLine(snap[pos:end]); ok {
+			fields = append(fields, field{pos, end, head, ref})
+		}
+		pos = end + 1
+	}
+	if len(fields) == 0 {
+		return snap
+	}
+	// A page that stops answering must not cost a second per textbox: past
+	// the deadline every remaining value is redacted without asking.
+	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	plain := make([]bool, len(fields))
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, 16)
+	for i, f := range fields {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			slots <- struct{}{}
+			defer func() { <-slots }()
+			if !time.Now().Before(deadline) {
+				return
+			}
+			v, err := t.page.GetByRef(f.ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+			isPwd, ok := v.(bool)
+			plain[i] = err == nil && ok && !isPwd
+		}()
+	}
+	wg.Wait()
+	var b strings.Builder
+	last := 0 // snap[:last] is written to b
+	for i, f := range fields {
+		if plain[i] {
+			continue
+		}
+		if b.Len() == 0 {
+			b.Grow(len(snap))
+		}
+		b.WriteString(snap[last:f.start])
+		b.WriteString(f.head)
+		b.WriteString(": " + abi.RedactedValue)
+		last = f.end
+	}
+	if last == 0 {
+		return snap
+	}
+	b.WriteString(snap[last:])
+	return b.String()
+}
+
+// textboxLine matches one snapshot line against textboxValue: a textbox
+// with a ref and a value. head is the line up to the value's ": ".
+func textboxLine(line string) (head, ref string, ok bool) {
+	rest := strings.TrimLeft(line, " \t\f\v\r")
+	if !strings.HasPrefix(rest, "- textbox") {
+		return "", "", false
+	}
+	if after := rest[len("- textbox"):]; after != "" && isWordByte(after[0]) {
+		return "", "", false
+	}
+	// The regexp's greedy prefix takes the last [ref=...] that is followed
+	// by a colon-free stretch, ": " and at least one character.
+	for i := strings.LastIndex(line, "[ref="); i >= 0; i = strings.LastIndex(line[:i], "[ref=") {
+		r, n := refAt(line[i+len("[ref="):])
+		if n == 0 {
+			continue
+		}
+		tail := line[i+len("[ref=")+n:]
+		if !strings.HasPrefix(tail, "]") {
+			continue
+		}
+		tail = tail[1:]
+		c := strings.IndexByte(tail, ':')
+		if c < 0 || !strings.HasPrefix(tail[c:], ": ") || len(tail) <= c+2 {
+			continue
+		}
+		return line[:len(line)-len(tail)+c], r, true
+	}
+	return "", "", false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }

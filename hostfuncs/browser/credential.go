@@ -16,7 +16,8 @@ import (
 // call acts on the page between the vault's checks and the fill. Its
 // methods never log or return the values they fill.
 type CredentialFill struct {
-	s         *Service
+	pages     *pages
+	sessions  *sessions
 	ss        *session
 	t         *tab
 	navBefore int64
@@ -28,7 +29,7 @@ type CredentialFill struct {
 // BeginCredentialFill locks the caller's session and its current tab. The
 // session must exist and no dialog may be open.
 func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) (*CredentialFill, error) {
-	ss, t, err := s.pageTab(ctx, c)
+	ss, t, err := s.sessions.pageTab(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -36,16 +37,7 @@ func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) 
 		ss.mu.Unlock()
 		return nil, err
 	}
-	return &CredentialFill{s: s, ss: ss, t: t, navBefore: t.navSeq.Load(), frames: map[string]pw.Frame{}, locs: map[string]pw.Locator{}}, nil
-}
-
-// HumanDriving reports whether a human has taken over the session
-// (SetDriving).
-func (s *Service) HumanDriving(personality, session string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ss := s.sessions[key(personality, session)]
-	return ss != nil && ss.driving.Load()
+	return &CredentialFill{pages: s.pages, sessions: s.sessions, ss: ss, t: t, navBefore: t.navSeq.Load(), frames: map[string]pw.Frame{}, locs: map[string]pw.Locator{}}, nil
 }
 
 // fieldJS reads what the vault checks about a field: its input type, and
@@ -97,25 +89,25 @@ func (f *CredentialFill) TopOrigin() string {
 // fake it, but only a page already on an allowed origin, which the policy
 // trusts with the credential anyway.
 func (f *CredentialFill) Field(ref string) (frameOrigin, inputType string, err error) {
-	loc, r, err := f.s.locate(f.ss, f.t, ref)
+	loc, r, err := f.pages.locate(f.ss, f.t, ref)
 	if err != nil {
 		return "", "", err
 	}
 	h, err := loc.ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(2000)})
 	if err != nil {
-		return "", "", f.s.mapErr(f.ss, err, "finding "+r)
+		return "", "", f.sessions.mapErr(f.ss, err, "finding "+r)
 	}
 	defer func() { go h.Dispose() }() // never waited on: the page may be stuck
-	fr, _, err := await(f.ss, f.s.cfg.ActionTimeout.D(), false, h.OwnerFrame)
+	fr, _, err := await(f.ss, f.pages.cfg.ActionTimeout.D(), false, h.OwnerFrame)
 	if isStalled(err) {
-		return "", "", f.s.mapErr(f.ss, err, "finding the frame of "+r)
+		return "", "", f.sessions.mapErr(f.ss, err, "finding the frame of "+r)
 	}
 	if err != nil || fr == nil {
 		return "", "", abi.Errorf(abi.CodeStaleRef, "ref %s is no longer in a frame of the page: take a new snapshot and use its refs", r)
 	}
 	v, err := loc.Evaluate(fieldJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(2000)})
 	if err != nil {
-		return "", "", f.s.mapErr(f.ss, err, "reading "+r)
+		return "", "", f.sessions.mapErr(f.ss, err, "reading "+r)
 	}
 	m, _ := v.(map[string]any)
 	typ, _ := m["type"].(string)
@@ -159,7 +151,7 @@ func (f *CredentialFill) Set(ref, value string) error {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
 	dialog, err := race0(f.ss, func() error {
-		return loc.Fill(value, pw.LocatorFillOptions{Timeout: ms(f.s.cfg.ActionTimeout.D())})
+		return loc.Fill(value, pw.LocatorFillOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())})
 	})
 	if err == nil && dialog {
 		return abi.Errorf(abi.CodeExecutionFailed, "a dialog opened during the fill")
@@ -182,7 +174,7 @@ func (f *CredentialFill) Click(ref string) error {
 	if loc == nil {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
-	_, err := race0(f.ss, func() error { return loc.Click(pw.LocatorClickOptions{Timeout: ms(f.s.cfg.ActionTimeout.D())}) })
+	_, err := race0(f.ss, func() error { return loc.Click(pw.LocatorClickOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())}) })
 	return err
 }
 
@@ -193,7 +185,7 @@ func (f *CredentialFill) PressEnter(ref string) error {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
 	_, err := race0(f.ss, func() error {
-		return loc.Press("Enter", pw.LocatorPressOptions{Timeout: ms(f.s.cfg.ActionTimeout.D())})
+		return loc.Press("Enter", pw.LocatorPressOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())})
 	})
 	return err
 }
@@ -202,7 +194,7 @@ func (f *CredentialFill) PressEnter(ref string) error {
 // (password values redacted), like any action.
 func (f *CredentialFill) Finish(noSnapshot bool) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
-	err := f.s.after(f.ss, f.t, f.navBefore, noSnapshot, &out)
+	err := f.pages.after(f.ss, f.t, f.navBefore, noSnapshot, &out)
 	return out, err
 }
 

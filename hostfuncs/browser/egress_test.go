@@ -40,13 +40,13 @@ func TestEgressArgsRefused(t *testing.T) {
 // options; a session without an egress proxy gets the dead one, never
 // Config.Proxy directly.
 func TestLaunchOptions(t *testing.T) {
-	s := &Service{cfg: Config{Proxy: "http://upstream.test:3128", Args: []string{"--disable-features=Foo", "--lang=fr"}},
+	s := &launcher{env: &env{cfg: Config{Proxy: "http://upstream.test:3128", Args: []string{"--disable-features=Foo", "--lang=fr"}},
 		opts: Options{SessionProxy: func(p, sess string) string {
 			if sess == "none" {
 				return ""
 			}
 			return "http://ww-1:secret@127.0.0.1:4000"
-		}}}
+		}}}}
 	args := s.launchArgs()
 	var disable []string
 	for _, a := range args {
@@ -80,7 +80,7 @@ func TestLaunchOptions(t *testing.T) {
 	}
 	// Without a network service, the operator's proxy keeps Playwright's
 	// credentials.
-	plain := &Service{cfg: Config{Proxy: "http://op:pw@upstream.test:3128"}}
+	plain := &launcher{env: &env{cfg: Config{Proxy: "http://op:pw@upstream.test:3128"}}}
 	if lp := plain.launchProxy(); lp == nil || lp.Server != "http://upstream.test:3128" || lp.Username == nil || *lp.Username != "op" {
 		t.Errorf("operator proxy %+v", lp)
 	}

@@ -26,8 +26,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -46,7 +44,7 @@ const (
 
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
-func (s *Service) callBudget() time.Duration {
+func (s *env) callBudget() time.Duration {
 	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
 }
 
@@ -87,8 +85,8 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		ctx = context.Background()
 	}
 	var life <-chan struct{}
-	if ss.svc != nil {
-		life = ss.svc.life.Done()
+	if ss.env != nil {
+		life = ss.env.life.Done()
 	}
 	var dialog chan struct{}
 	if dialogs {
@@ -143,10 +141,10 @@ func await0(ss *session, limit time.Duration, fn func() error) error {
 }
 
 func (ss *session) budget() time.Duration {
-	if ss.svc == nil {
+	if ss.env == nil {
 		return DefaultNavigationTimeout + DefaultActionTimeout
 	}
-	return ss.svc.callBudget()
+	return ss.env.callBudget()
 }
 
 // errNoAnswer: bounded stopped waiting.
@@ -173,7 +171,7 @@ func bounded(limit time.Duration, fn func() error) error {
 // replaced by a blank tab in the same context. When no new tab can be
 // opened either, the session is reset as a crashed one: ss is unlocked
 // and the error is browser_crashed.
-func (s *Service) unstick(ss *session, t *tab) (*tab, error) {
+func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 	ss.suspect.Store(false)
 	if t.page.IsClosed() || openDialog(ss, t) != nil {
 		// A dialog explains a page that does not answer: it is the agent's
@@ -246,169 +244,8 @@ func (ss *session) popupWarning() string {
 	return ""
 }
 
-// exited reports whether the driver process has exited. A nil driver has
-// not.
-func (d *sharedDriver) exited() bool {
-	if d == nil {
-		return false
-	}
-	select {
-	case <-d.dead:
-		return true
-	default:
-		return false
-	}
-}
-
-// watch closes d.dead when the driver process exits, and forgets d so the
-// next Service to need a driver starts a new one.
-func (d *sharedDriver) watch() {
-	if d.pid <= 0 || !waitExit(d.pid) {
-		return
-	}
-	close(d.dead)
-	drivers.Lock()
-	if drivers.m[d.dir] == d {
-		delete(drivers.m, d.dir)
-	}
-	drivers.Unlock()
-}
-
-// releaseDriver drops a Service's hold on d and stops the driver when no
-// Service holds it, within wait; a driver that does not stop is killed.
-func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error {
-	drivers.Lock()
-	if drivers.m[d.dir] != d || d.exited() {
-		drivers.Unlock()
-		return nil
-	}
-	if d.refs--; d.refs > 0 {
-		drivers.Unlock()
-		return nil
-	}
-	delete(drivers.m, d.dir)
-	drivers.Unlock()
-	if err := bounded(wait, d.pw.Stop); err != nil {
-		if d.exited() {
-			return nil
-		}
-		if d.pid > 0 {
-			log.Warn("the playwright driver did not stop: killing it", "pid", d.pid)
-			if p, err := os.FindProcess(d.pid); err == nil {
-				p.Kill()
-			}
-			return nil
-		}
-		return err
-	}
-	return nil
-}
-
-// driver is the driver the service uses now.
-func (s *Service) driver() *sharedDriver {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.drv
-}
-
-// watchDriver resets the service when d exits.
-func (s *Service) watchDriver(d *sharedDriver) {
-	select {
-	case <-d.dead:
-		s.driverExited(d)
-	case <-s.life.Done():
-	}
-}
-
-// checkDriver resets the service at once when its driver has exited, so a
-// call never lands on a dead connection.
-func (s *Service) checkDriver() {
-	if d := s.driver(); d.exited() {
-		s.driverExited(d)
-	}
-}
-
-// driverExitedWhy is the reason sessions on a dead driver are given.
-const driverExitedWhy = "the browser driver exited"
-
-// driverExited forgets a dead driver and its browser, and drops every
-// session that lived on it: each is remembered as crashed (its next call is
-// told why) and its profile lock and per-session resources are released.
-// The next browser call starts a new driver.
-func (s *Service) driverExited(d *sharedDriver) {
-	s.startMu.Lock()
-	s.mu.Lock()
-	if s.drv != d {
-		s.mu.Unlock()
-		s.startMu.Unlock()
-		return
-	}
-	s.drv, s.pw, s.browser = nil, nil, nil
-	var hit []*session
-	for k, ss := range s.sessions {
-		if ss.drv == d {
-			hit = append(hit, ss)
-			delete(s.sessions, k)
-			s.crashed[k] = driverExitedWhy
-		}
-	}
-	s.mu.Unlock()
-	s.startMu.Unlock()
-	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
-	for _, ss := range hit {
-		ss.markCrashed(driverExitedWhy)
-		ss.closing.Store(true)
-		go func() {
-			// The connection is gone: nothing to close in the browser. The
-			// profile lock is shared with the call that may still hold
-			// ss.mu, so it is released once that call is done.
-			ss.mu.Lock()
-			if ss.profile != nil {
-				unlockProfile(ss.profile)
-				ss.profile = nil
-			}
-			ss.mu.Unlock()
-			s.notifyClosed(ss.key)
-		}()
-	}
-}
-
 // isStalled reports whether err is a call the host stopped waiting for.
 func isStalled(err error) bool {
 	var st *stalled
 	return errors.As(err, &st)
-}
-
-// errSessionGone: the session closed while a call waited for it; acquire
-// looks the session up again.
-var errSessionGone = errors.New("the session was closed")
-
-// lockSession takes ss.mu, waiting only while ctx and the service live: a
-// call queued behind a stuck one gives up at its own deadline.
-func (s *Service) lockSession(ctx context.Context, ss *session) error {
-	if ss.mu.TryLock() {
-		return nil
-	}
-	got, abandon := make(chan struct{}), make(chan struct{})
-	go func() {
-		ss.mu.Lock()
-		select {
-		case got <- struct{}{}:
-		case <-abandon:
-			ss.mu.Unlock()
-		}
-	}()
-	select {
-	case <-got:
-		return nil
-	case <-ctx.Done():
-		close(abandon)
-		return abi.Errorf(abi.CodeTimeout, "another call on this browser session was still running when this call's deadline passed or it was cancelled: retry, or call browser_close to reset the session")
-	case <-s.life.Done():
-		close(abandon)
-		return abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
-	case <-ss.gone:
-		close(abandon)
-		return errSessionGone
-	}
 }

@@ -515,9 +515,9 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 func waitHeld(t *testing.T, s *Service, session string) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		s.mu.Lock()
-		ss := s.sessions[key("tester", session)]
-		s.mu.Unlock()
+		s.sessions.mu.Lock()
+		ss := s.sessions.byKey[key("tester", session)]
+		s.sessions.mu.Unlock()
 		if ss != nil && !ss.mu.TryLock() {
 			return
 		} else if ss != nil {
@@ -598,7 +598,7 @@ func TestCloseIsBoundedWithAHungDriver(t *testing.T) {
 // which is nil while a dead driver is being replaced (reading it then
 // panicked the host).
 func TestEmulateReadsTheSessionsDriver(t *testing.T) {
-	s := &Service{} // s.pw nil, as driverExited leaves it
+	s := &actions{launcher: &launcher{}} // its pw nil, as driverExited leaves it
 	ss := &session{drv: &sharedDriver{pw: &pw.Playwright{Devices: map[string]*pw.DeviceDescriptor{"Pixel 7": {}}}}}
 	_, _, err := s.emulateDevice(ss, nil, "pixel")
 	var e *abi.Error

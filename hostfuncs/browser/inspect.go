@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"sort"
@@ -17,8 +16,6 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
-
-func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
 
 const defaultBodyBytes = 100 << 10
 
@@ -54,46 +51,27 @@ const imagesJS = `(limit) => {
 }`
 
 // images is ww_browser_images.
-func (s *Service) images(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
+func (s *inspector) images(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserImagesRequest) (abi.BrowserImagesResponse, error) {
 	var out abi.BrowserImagesResponse
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	limit := req.Limit
-	if limit <= 0 {
-		limit = 200
-	}
-	var res struct {
-		Total  int                `json:"total"`
-		Images []abi.BrowserImage `json:"images"`
-	}
-	if err := s.evalInto(ss, t, imagesJS, limit, &res); err != nil {
-		return out, err
-	}
-	out.Images, out.Total = res.Images, res.Total
-	if out.Images == nil {
-		out.Images = []abi.BrowserImage{}
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
-}
-
-// evalInto runs one of the host's own scripts and decodes its result.
-func (s *Service) evalInto(ss *session, t *tab, js string, arg any, into any) error {
-	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
-	if dialog {
-		return errDialogOpen(openDialog(ss, t))
-	}
-	if err != nil {
-		return s.mapErr(ss, err, "reading the page")
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	return json.Unmarshal(b, into)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserImagesResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 200
+		}
+		var res struct {
+			Total  int                `json:"total"`
+			Images []abi.BrowserImage `json:"images"`
+		}
+		if err := s.pages.evalInto(ss, t, imagesJS, limit, &res); err != nil {
+			return out, err
+		}
+		out.Images, out.Total = res.Images, res.Total
+		if out.Images == nil {
+			out.Images = []abi.BrowserImage{}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 var defaultStyleProps = []string{
@@ -128,54 +106,51 @@ const styleJS = `([props, limit, el]) => {
 }`
 
 // computedStyle is ww_browser_computed_style.
-func (s *Service) computedStyle(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
+func (s *inspector) computedStyle(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserComputedStyleRequest) (abi.BrowserComputedStyleResponse, error) {
 	var out abi.BrowserComputedStyleResponse
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	props := req.Properties
-	if len(props) == 0 {
-		props = defaultStyleProps
-	}
-	limit := req.Limit
-	if limit <= 0 {
-		limit = 60
-	}
-	var res struct {
-		Total    int                        `json:"total"`
-		Elements []abi.BrowserStyledElement `json:"elements"`
-	}
-	if req.Ref != "" {
-		loc, _, err := s.locate(ss, t, req.Ref)
-		if err != nil {
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserComputedStyleResponse, error) {
+		props := req.Properties
+		if len(props) == 0 {
+			props = defaultStyleProps
+		}
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 60
+		}
+		var res struct {
+			Total    int                        `json:"total"`
+			Elements []abi.BrowserStyledElement `json:"elements"`
+		}
+		if req.Ref != "" {
+			loc, _, err := s.pages.locate(ss, t, req.Ref)
+			if err != nil {
+				return out, err
+			}
+			v, dialog, err := race(ss, func() (any, error) {
+				return loc.Evaluate(`(el, [props, limit]) => (`+styleJS+`)([props, limit, el])`, []any{props, limit})
+			})
+			if dialog {
+				return out, errDialogOpen(openDialog(ss, t))
+			}
+			if err != nil {
+				return out, s.sessions.mapErr(ss, err, "reading styles of "+req.Ref)
+			}
+			b, _ := json.Marshal(v)
+			json.Unmarshal(b, &res)
+		} else if err := s.pages.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
 			return out, err
 		}
-		v, dialog, err := race(ss, func() (any, error) {
-			return loc.Evaluate(`(el, [props, limit]) => (`+styleJS+`)([props, limit, el])`, []any{props, limit})
-		})
-		if dialog {
-			return out, errDialogOpen(openDialog(ss, t))
+		out.Elements, out.Total = res.Elements, res.Total
+		if out.Elements == nil {
+			out.Elements = []abi.BrowserStyledElement{}
 		}
-		if err != nil {
-			return out, s.mapErr(ss, err, "reading styles of "+req.Ref)
-		}
-		b, _ := json.Marshal(v)
-		json.Unmarshal(b, &res)
-	} else if err := s.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
-		return out, err
-	}
-	out.Elements, out.Total = res.Elements, res.Total
-	if out.Elements == nil {
-		out.Elements = []abi.BrowserStyledElement{}
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // screenshot is ww_browser_screenshot.
-func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
+func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
 	var out abi.BrowserScreenshotResponse
 	mode := req.Mode
 	if mode == "" {
@@ -200,45 +175,42 @@ func (s *Service) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.B
 	if req.Marks && f.cdp {
 		return out, abi.Errorf(abi.CodeInputInvalid, "a marked screenshot is PNG or JPEG (the host draws the marks and does not encode WebP): use format png or jpeg")
 	}
-	path, err := s.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
+	path, err := s.pages.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	var loc pw.Locator
-	if mode == "element" {
-		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserScreenshotResponse, error) {
+		var loc pw.Locator
+		if mode == "element" {
+			if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
+				return out, err
+			}
+		}
+		var img []byte
+		if req.Marks {
+			img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f)
+		} else {
+			img, err = s.capture(ss, t, f, mode, loc, s.concealer.secretValues(c.Personality, c.Session))
+		}
+		if err != nil {
 			return out, err
 		}
-	}
-	var img []byte
-	if req.Marks {
-		img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f)
-	} else {
-		img, err = s.capture(ss, t, f, mode, loc, s.secretValues(c.Personality, c.Session))
-	}
-	if err != nil {
-		return out, err
-	}
-	if err := writePrivate(path, img); err != nil {
-		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
-	}
-	out.Path, out.MIME, out.Bytes = path, f.mime, len(img)
-	out.Width, out.Height = imageSize(img)
-	if !req.NoInline {
-		out.Data = base64.StdEncoding.EncodeToString(img)
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+		if err := writePrivate(path, img); err != nil {
+			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
+		}
+		out.Path, out.MIME, out.Bytes = path, f.mime, len(img)
+		out.Width, out.Height = imageSize(img)
+		if !req.NoInline {
+			out.Data = base64.StdEncoding.EncodeToString(img)
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // capture takes a plain screenshot (mode viewport, full, or element loc)
 // with secret values hidden.
-func (s *Service) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
+func (s *inspector) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
 	img, dialog, err := race(ss, func() ([]byte, error) {
 		var clip *pw.Rect
 		full := mode == "full"
@@ -266,7 +238,7 @@ func (s *Service) capture(ss *session, t *tab, f format, mode string, loc pw.Loc
 		return nil, errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return nil, s.mapErr(ss, err, "taking a screenshot")
+		return nil, s.sessions.mapErr(ss, err, "taking a screenshot")
 	}
 	return img, nil
 }
@@ -309,105 +281,100 @@ func elementClip(p pw.Page, loc pw.Locator) (*pw.Rect, bool, error) {
 }
 
 // pdf is ww_browser_pdf.
-func (s *Service) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
+func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
 	var out abi.BrowserPDFResponse
-	path, err := s.workspaceFile(c.Personality, req.Name, "page", ".pdf")
+	path, err := s.pages.workspaceFile(c.Personality, req.Name, "page", ".pdf")
 	if err != nil {
 		return out, err
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	format := req.Format
-	if format == "" {
-		format = "A4"
-	}
-	secrets := s.secretValues(c.Personality, c.Session)
-	b, dialog, err := race(ss, func() ([]byte, error) {
-		return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
-			return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
-		})
-	})
-	if dialog {
-		return out, errDialogOpen(openDialog(ss, t))
-	}
-	if err != nil {
-		if strings.Contains(err.Error(), "headless") {
-			return out, abi.Errorf(abi.CodeNotAvailable, "PDF printing works only in headless Chromium: this browser is headed")
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserPDFResponse, error) {
+		format := req.Format
+		if format == "" {
+			format = "A4"
 		}
-		return out, s.mapErr(ss, err, "printing to PDF")
-	}
-	if err := writePrivate(path, b); err != nil {
-		return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
-	}
-	out.Path, out.Bytes = path, len(b)
-	out.State = s.state(ss, t, false)
-	return out, nil
+		secrets := s.concealer.secretValues(c.Personality, c.Session)
+		b, dialog, err := race(ss, func() ([]byte, error) {
+			return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
+				return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
+			})
+		})
+		if dialog {
+			return out, errDialogOpen(openDialog(ss, t))
+		}
+		if err != nil {
+			if strings.Contains(err.Error(), "headless") {
+				return out, abi.Errorf(abi.CodeNotAvailable, "PDF printing works only in headless Chromium: this browser is headed")
+			}
+			return out, s.sessions.mapErr(ss, err, "printing to PDF")
+		}
+		if err := writePrivate(path, b); err != nil {
+			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
+		}
+		out.Path, out.Bytes = path, len(b)
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 const defaultEvalBytes = 64 << 10
 
 // evaluate is ww_browser_evaluate (browser.eval).
-func (s *Service) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
+func (s *inspector) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEvaluateRequest) (abi.BrowserEvaluateResponse, error) {
 	var out abi.BrowserEvaluateResponse
 	if strings.TrimSpace(req.Expression) == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "expression is empty: give a JavaScript expression or function, e.g. () => document.title")
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	var loc pw.Locator
-	if req.Ref != "" {
-		if loc, _, err = s.locate(ss, t, req.Ref); err != nil {
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserEvaluateResponse, error) {
+		var err error
+		var loc pw.Locator
+		if req.Ref != "" {
+			if loc, _, err = s.pages.locate(ss, t, req.Ref); err != nil {
+				return out, err
+			}
+		}
+		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
-	}
-	if err := stillJudged(c, t); err != nil {
-		return out, err
-	}
-	v, dialog, err := race(ss, func() (any, error) {
-		if loc != nil {
-			return loc.Evaluate(req.Expression, nil)
+		v, dialog, err := race(ss, func() (any, error) {
+			if loc != nil {
+				return loc.Evaluate(req.Expression, nil)
+			}
+			return t.page.Evaluate(req.Expression)
+		})
+		if dialog {
+			out.Result = json.RawMessage("null")
+			out.State = s.pages.state(ss, t, false)
+			return out, nil
 		}
-		return t.page.Evaluate(req.Expression)
-	})
-	if dialog {
-		out.Result = json.RawMessage("null")
-		out.State = s.state(ss, t, false)
+		if err != nil {
+			if isStalled(err) {
+				return out, s.sessions.mapErr(ss, err, "running the script")
+			}
+			if pwTimeout(err) {
+				return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
+			}
+			return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			b, _ = json.Marshal(fmt.Sprint(v))
+		}
+		maxB := req.MaxBytes
+		if maxB <= 0 {
+			maxB = defaultEvalBytes
+		}
+		if len(b) > maxB {
+			b, _ = json.Marshal(capString(string(b), maxB))
+			out.Truncated = true
+		}
+		out.Result = b
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
-	}
-	if err != nil {
-		if isStalled(err) {
-			return out, s.mapErr(ss, err, "running the script")
-		}
-		if pwTimeout(err) {
-			return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
-		}
-		return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		b, _ = json.Marshal(fmt.Sprint(v))
-	}
-	maxB := req.MaxBytes
-	if maxB <= 0 {
-		maxB = defaultEvalBytes
-	}
-	if len(b) > maxB {
-		b, _ = json.Marshal(capString(string(b), maxB))
-		out.Truncated = true
-	}
-	out.Result = b
-	out.State = s.state(ss, t, false)
-	return out, nil
+	})
 }
 
 // storage is ww_browser_storage.
-func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
+func (s *inspector) storage(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserStorageRequest) (abi.BrowserStorageResponse, error) {
 	var out abi.BrowserStorageResponse
 	kind := req.Kind
 	if kind == "" {
@@ -416,140 +383,135 @@ func (s *Service) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if kind != "all" && kind != "local" && kind != "session" && kind != "cookies" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "kind %q: use all, local, session or cookies", req.Kind)
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	u, _ := url.Parse(t.page.URL())
-	if u != nil && u.Host != "" {
-		out.Origin = u.Scheme + "://" + u.Host
-	}
-	items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
-		all, _, err := await(ss, s.cfg.ActionTimeout.D(), false, ws.Items)
-		if err != nil {
-			return nil, s.mapErr(ss, err, "reading storage")
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserStorageResponse, error) {
+		var err error
+		u, _ := url.Parse(t.page.URL())
+		if u != nil && u.Host != "" {
+			out.Origin = u.Scheme + "://" + u.Host
 		}
-		out := make([]abi.BrowserStorageItem, 0, len(all))
-		for _, it := range all {
-			i := abi.BrowserStorageItem{Name: it.Name, Size: len(it.Value)}
-			if req.Values {
-				i.Value = capString(it.Value, 8<<10)
+		items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
+			all, _, err := await(ss, s.cfg.ActionTimeout.D(), false, ws.Items)
+			if err != nil {
+				return nil, s.sessions.mapErr(ss, err, "reading storage")
 			}
-			out = append(out, i)
+			out := make([]abi.BrowserStorageItem, 0, len(all))
+			for _, it := range all {
+				i := abi.BrowserStorageItem{Name: it.Name, Size: len(it.Value)}
+				if req.Values {
+					i.Value = capString(it.Value, 8<<10)
+				}
+				out = append(out, i)
+			}
+			sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+			return out, nil
 		}
-		sort.Slice(out, func(a, b int) bool { return out[a].Name < out[b].Name })
+		if out.Origin != "" && (kind == "all" || kind == "local") {
+			if out.Local, err = items(t.page.LocalStorage()); err != nil {
+				return out, err
+			}
+		}
+		if out.Origin != "" && (kind == "all" || kind == "session") {
+			if out.Session, err = items(t.page.SessionStorage()); err != nil {
+				return out, err
+			}
+		}
+		if kind == "all" || kind == "cookies" {
+			var cs []pw.Cookie
+			cs, _, err = await(ss, s.cfg.ActionTimeout.D(), false, func() ([]pw.Cookie, error) {
+				if out.Origin != "" {
+					return ss.bctx.Cookies(t.page.URL())
+				}
+				return ss.bctx.Cookies()
+			})
+			if err != nil {
+				return out, s.sessions.mapErr(ss, err, "reading cookies")
+			}
+			for _, ck := range cs {
+				bc := abi.BrowserCookie{Name: ck.Name, Domain: ck.Domain, Path: ck.Path, HTTPOnly: ck.HttpOnly, Secure: ck.Secure, Size: len(ck.Value)}
+				if ck.Expires > 0 {
+					bc.Expires = ck.Expires
+				}
+				if ck.SameSite != nil {
+					bc.SameSite = string(*ck.SameSite)
+				}
+				if req.Values {
+					bc.Value = ck.Value
+				}
+				out.Cookies = append(out.Cookies, bc)
+			}
+		}
+		out.State = s.pages.state(ss, t, false)
 		return out, nil
-	}
-	if out.Origin != "" && (kind == "all" || kind == "local") {
-		if out.Local, err = items(t.page.LocalStorage()); err != nil {
-			return out, err
-		}
-	}
-	if out.Origin != "" && (kind == "all" || kind == "session") {
-		if out.Session, err = items(t.page.SessionStorage()); err != nil {
-			return out, err
-		}
-	}
-	if kind == "all" || kind == "cookies" {
-		var cs []pw.Cookie
-		cs, _, err = await(ss, s.cfg.ActionTimeout.D(), false, func() ([]pw.Cookie, error) {
-			if out.Origin != "" {
-				return ss.bctx.Cookies(t.page.URL())
-			}
-			return ss.bctx.Cookies()
-		})
-		if err != nil {
-			return out, s.mapErr(ss, err, "reading cookies")
-		}
-		for _, ck := range cs {
-			bc := abi.BrowserCookie{Name: ck.Name, Domain: ck.Domain, Path: ck.Path, HTTPOnly: ck.HttpOnly, Secure: ck.Secure, Size: len(ck.Value)}
-			if ck.Expires > 0 {
-				bc.Expires = ck.Expires
-			}
-			if ck.SameSite != nil {
-				bc.SameSite = string(*ck.SameSite)
-			}
-			if req.Values {
-				bc.Value = ck.Value
-			}
-			out.Cookies = append(out.Cookies, bc)
-		}
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+	})
 }
 
 // cookies is ww_browser_cookies.
-func (s *Service) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
+func (s *inspector) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserCookiesRequest) (abi.BrowserCookiesResponse, error) {
 	var out abi.BrowserCookiesResponse
 	if len(req.Set) == 0 && !req.Clear {
 		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to do: give cookies in set, or clear")
 	}
-	ss, t, err := s.begin(ctx, c, false)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if req.Clear {
-		o := pw.BrowserContextClearCookiesOptions{}
-		if req.Name != "" {
-			o.Name = req.Name
-		}
-		if req.Domain != "" {
-			o.Domain = req.Domain
-		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
-			return out, s.mapErr(ss, err, "clearing cookies")
-		}
-		out.Cleared = true
-	}
-	if len(req.Set) > 0 {
-		cur := t.page.URL()
-		var cs []pw.OptionalCookie
-		for _, k := range req.Set {
-			if k.Name == "" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "a cookie needs a name")
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserCookiesResponse, error) {
+		if req.Clear {
+			o := pw.BrowserContextClearCookiesOptions{}
+			if req.Name != "" {
+				o.Name = req.Name
 			}
-			oc := pw.OptionalCookie{Name: k.Name, Value: k.Value}
-			if k.Domain != "" {
-				oc.Domain = pw.String(k.Domain)
-				p := k.Path
-				if p == "" {
-					p = "/"
+			if req.Domain != "" {
+				o.Domain = req.Domain
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "clearing cookies")
+			}
+			out.Cleared = true
+		}
+		if len(req.Set) > 0 {
+			cur := t.page.URL()
+			var cs []pw.OptionalCookie
+			for _, k := range req.Set {
+				if k.Name == "" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "a cookie needs a name")
 				}
-				oc.Path = pw.String(p)
-			} else {
-				if _, err := checkURL(cur); err != nil {
-					return out, abi.Errorf(abi.CodeInputInvalid, "cookie %s has no domain and the tab shows no http(s) page: give a domain or navigate first", k.Name)
+				oc := pw.OptionalCookie{Name: k.Name, Value: k.Value}
+				if k.Domain != "" {
+					oc.Domain = pw.String(k.Domain)
+					p := k.Path
+					if p == "" {
+						p = "/"
+					}
+					oc.Path = pw.String(p)
+				} else {
+					if _, err := checkURL(cur); err != nil {
+						return out, abi.Errorf(abi.CodeInputInvalid, "cookie %s has no domain and the tab shows no http(s) page: give a domain or navigate first", k.Name)
+					}
+					oc.URL = pw.String(cur)
 				}
-				oc.URL = pw.String(cur)
+				if k.Expires > 0 {
+					oc.Expires = pw.Float(k.Expires)
+				}
+				if k.HTTPOnly {
+					oc.HttpOnly = pw.Bool(true)
+				}
+				if k.Secure {
+					oc.Secure = pw.Bool(true)
+				}
+				if k.SameSite != "" {
+					ssa := pw.SameSiteAttribute(k.SameSite)
+					oc.SameSite = &ssa
+				}
+				cs = append(cs, oc)
 			}
-			if k.Expires > 0 {
-				oc.Expires = pw.Float(k.Expires)
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
+				if isStalled(err) {
+					return out, s.sessions.mapErr(ss, err, "setting cookies")
+				}
+				return out, abi.Errorf(abi.CodeInputInvalid, "setting cookies: %s", cleanMsg(err.Error()))
 			}
-			if k.HTTPOnly {
-				oc.HttpOnly = pw.Bool(true)
-			}
-			if k.Secure {
-				oc.Secure = pw.Bool(true)
-			}
-			if k.SameSite != "" {
-				ssa := pw.SameSiteAttribute(k.SameSite)
-				oc.SameSite = &ssa
-			}
-			cs = append(cs, oc)
+			out.Set = len(cs)
 		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
-			if isStalled(err) {
-				return out, s.mapErr(ss, err, "setting cookies")
-			}
-			return out, abi.Errorf(abi.CodeInputInvalid, "setting cookies: %s", cleanMsg(err.Error()))
-		}
-		out.Set = len(cs)
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 const sourcesJS = `() => {
@@ -567,101 +529,255 @@ const sourcesJS = `() => {
 }`
 
 // sources is ww_browser_sources.
-func (s *Service) sources(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
+func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSourcesRequest) (abi.BrowserSourcesResponse, error) {
 	var out abi.BrowserSourcesResponse
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	maxB := req.MaxBytes
-	if maxB <= 0 {
-		maxB = defaultBodyBytes
-	}
-	if req.Fetch != "" {
-		if rest, ok := strings.CutPrefix(req.Fetch, "inline:"); ok {
-			kind, n, _ := strings.Cut(rest, ":")
-			i, err := strconv.Atoi(n)
-			if err != nil || (kind != "script" && kind != "stylesheet") {
-				return out, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", req.Fetch)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserSourcesResponse, error) {
+		maxB := req.MaxBytes
+		if maxB <= 0 {
+			maxB = defaultBodyBytes
+		}
+		if req.Fetch != "" {
+			var err error
+			if out.Fetched, err = s.fetchSource(ss, t, req.Fetch, maxB); err != nil {
+				return out, err
 			}
-			var text *string
-			err = s.evalInto(ss, t, `([kind, i]) => {
+			out.State = s.pages.state(ss, t, false)
+			return out, nil
+		}
+		var all []abi.BrowserSource
+		if err := s.pages.evalInto(ss, t, sourcesJS, nil, &all); err != nil {
+			return out, err
+		}
+		for _, src := range all {
+			if req.Kind == "" || req.Kind == src.Kind {
+				out.Sources = append(out.Sources, src)
+			}
+		}
+		if out.Sources == nil {
+			out.Sources = []abi.BrowserSource{}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
+}
+
+// fetchSource is one source's body, at most maxB bytes: an inline script or
+// style (inline:script:N, inline:stylesheet:N) or a URL (fetchURL).
+func (s *inspector) fetchSource(ss *session, t *tab, fetch string, maxB int) (*abi.BrowserBody, error) {
+	if rest, ok := strings.CutPrefix(fetch, "inline:"); ok {
+		return s.inlineSource(ss, t, fetch, rest, maxB)
+	}
+	return s.fetchURL(ss, fetch, maxB)
+}
+
+// inlineSource is the text of the page's inline script or style named
+// fetch (rest is what follows "inline:").
+func (s *inspector) inlineSource(ss *session, t *tab, fetch, rest string, maxB int) (*abi.BrowserBody, error) {
+	kind, n, _ := strings.Cut(rest, ":")
+	i, err := strconv.Atoi(n)
+	if err != nil || (kind != "script" && kind != "stylesheet") {
+		return nil, abi.Errorf(abi.CodeInputInvalid, "%q: inline sources are named inline:script:N or inline:stylesheet:N", fetch)
+	}
+	var text *string
+	err = s.pages.evalInto(ss, t, `([kind, i]) => {
 				const list = kind === "script" ? Array.from(document.scripts).filter(s => !s.src) : Array.from(document.querySelectorAll("style"));
 				return list[i] ? (kind === "script" ? list[i].text : list[i].textContent) : null; }`, []any{kind, i}, &text)
-			if err != nil {
-				return out, err
-			}
-			if text == nil {
-				return out, abi.Errorf(abi.CodeNotFound, "%s is not on the page: list the sources again", req.Fetch)
-			}
-			out.Fetched = bodyOf(req.Fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB)
-		} else {
-			u, err := s.checkOpenURL(req.Fetch)
-			if err != nil {
-				return out, err
-			}
-			// Prefer the response the page already received.
-			var hit pw.Request
-			ss.evMu.Lock()
-			for _, e := range ss.network.items {
-				if e.URL == u || e.URL == req.Fetch {
-					hit = e.req
-				}
-			}
-			ss.evMu.Unlock()
-			var body []byte
-			mime := ""
-			if hit != nil {
-				// Chromium never answers for some bodies (an opaque no-cors
-				// response): bounded, then fetched afresh below.
-				limit := s.cfg.ActionTimeout.D()
-				if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
-					if b, _, err := await(ss, limit, false, resp.Body); err == nil {
-						body, mime = b, resp.Headers()["content-type"]
-					}
-				}
-			}
-			if body == nil {
-				type fetched struct {
-					body []byte
-					mime string
-				}
-				f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
-					resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
-					if err != nil {
-						return fetched{}, err
-					}
-					defer resp.Dispose()
-					b, err := resp.Body()
-					return fetched{b, resp.Headers()["content-type"]}, err
-				})
-				if isStalled(err) {
-					return out, s.mapErr(ss, err, "fetching "+u)
-				}
-				if err != nil {
-					return out, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
-				}
-				body, mime = f.body, f.mime
-			}
-			mime, _, _ = strings.Cut(mime, ";")
-			out.Fetched = bodyOf(u, mime, body, maxB)
+	if err != nil {
+		return nil, err
+	}
+	if text == nil {
+		return nil, abi.Errorf(abi.CodeNotFound, "%s is not on the page: list the sources again", fetch)
+	}
+	return bodyOf(fetch, map[string]string{"script": "text/javascript", "stylesheet": "text/css"}[kind], []byte(*text), maxB), nil
+}
+
+// fetchURL is the body at fetch: the response the page already received,
+// else fetched afresh in the session's context (its cookies, its proxy).
+func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserBody, error) {
+	u, err := s.pages.checkOpenURL(fetch)
+	if err != nil {
+		return nil, err
+	}
+	// Prefer the response the page already received.
+	var hit pw.Request
+	ss.evMu.Lock()
+	for _, e := range ss.network.items {
+		if e.URL == u || e.URL == fetch {
+			hit = e.req
 		}
-		out.State = s.state(ss, t, false)
+	}
+	ss.evMu.Unlock()
+	var body []byte
+	mime := ""
+	if hit != nil {
+		// Chromium never answers for some bodies (an opaque no-cors
+		// response): bounded, then fetched afresh below.
+		limit := s.cfg.ActionTimeout.D()
+		if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
+			if b, _, err := await(ss, limit, false, resp.Body); err == nil {
+				body, mime = b, resp.Headers()["content-type"]
+			}
+		}
+	}
+	if body == nil {
+		type fetched struct {
+			body []byte
+			mime string
+		}
+		f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
+			resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			if err != nil {
+				return fetched{}, err
+			}
+			defer resp.Dispose()
+			b, err := resp.Body()
+			return fetched{b, resp.Headers()["content-type"]}, err
+		})
+		if isStalled(err) {
+			return nil, s.sessions.mapErr(ss, err, "fetching "+u)
+		}
+		if err != nil {
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
+		}
+		body, mime = f.body, f.mime
+	}
+	mime, _, _ = strings.Cut(mime, ";")
+	return bodyOf(u, mime, body, maxB), nil
+}
+
+// inspector are the host functions that read a page without changing it:
+// snapshots, logs, images, styles, screenshots and PDFs, scripts, storage,
+// cookies, sources, reading mode and the marked screenshot for vision.
+type inspector struct {
+	*env
+	sessions  *sessions
+	pages     *pages
+	concealer *concealer
+
+	// markShot takes the screenshot ww_vision_locate sends, with its
+	// marks (markedShot); tests replace it.
+	markShot func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error)
+}
+
+// snapshotCall is ww_browser_snapshot.
+func (s *inspector) snapshotCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserSnapshotRequest) (abi.BrowserSnapshotResponse, error) {
+	var out abi.BrowserSnapshotResponse
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserSnapshotResponse, error) {
+		var err error
+		var title func() string
+		if openDialog(ss, t) == nil {
+			title = titleSoon(t.page)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, req.Ref, req.Depth); err != nil {
+				return out, err
+			}
+		}
+		out.State = s.pages.stateWith(ss, t, false, title)
 		return out, nil
-	}
-	var all []abi.BrowserSource
-	if err := s.evalInto(ss, t, sourcesJS, nil, &all); err != nil {
-		return out, err
-	}
-	for _, src := range all {
-		if req.Kind == "" || req.Kind == src.Kind {
-			out.Sources = append(out.Sources, src)
+	})
+}
+
+// consoleCall is ww_browser_console.
+func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserConsoleRequest) (abi.BrowserConsoleResponse, error) {
+	var out abi.BrowserConsoleResponse
+	rank := map[string]int{"error": 0, "pageerror": 0, "assert": 0, "warning": 1, "warn": 1, "info": 2, "log": 2, "": 2, "debug": 3, "trace": 3}
+	maxRank := 3
+	if req.Level != "" {
+		r, ok := rank[req.Level]
+		if !ok {
+			return out, abi.Errorf(abi.CodeInputInvalid, "level %q: use error, warning, info or debug", req.Level)
 		}
+		maxRank = r
 	}
-	if out.Sources == nil {
-		out.Sources = []abi.BrowserSource{}
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserConsoleResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 100
+		}
+		ss.evMu.Lock()
+		for _, m := range ss.console.items {
+			r, ok := rank[m.Type]
+			if !ok {
+				r = 2
+			}
+			if m.Seq > req.Since && r <= maxRank {
+				out.Messages = append(out.Messages, m)
+			}
+		}
+		out.Dropped = ss.console.dropped
+		if req.Clear {
+			ss.console.items = nil
+		}
+		ss.evMu.Unlock()
+		if len(out.Messages) > limit {
+			out.Dropped += int64(len(out.Messages) - limit)
+			out.Messages = out.Messages[len(out.Messages)-limit:]
+		}
+		if out.Messages == nil {
+			out.Messages = []abi.BrowserConsoleMessage{}
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
+}
+
+var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
+
+// networkCall is ww_browser_network.
+func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNetworkRequest) (abi.BrowserNetworkResponse, error) {
+	var out abi.BrowserNetworkResponse
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserNetworkResponse, error) {
+		limit := req.Limit
+		if limit <= 0 {
+			limit = 50
+		}
+		var body *netEntry
+		ss.evMu.Lock()
+		for _, e := range ss.network.items {
+			if req.BodyOf != 0 && e.ID == req.BodyOf {
+				body = e
+			}
+			if !req.Static && staticTypes[e.ResourceType] {
+				continue
+			}
+			if req.Filter != "" && !strings.Contains(e.URL, req.Filter) {
+				continue
+			}
+			if req.FailedOnly && e.Failure == "" && e.Status < 400 {
+				continue
+			}
+			out.Requests = append(out.Requests, e.BrowserNetworkEntry)
+		}
+		ss.evMu.Unlock()
+		if len(out.Requests) > limit {
+			out.Requests = out.Requests[len(out.Requests)-limit:]
+		}
+		if out.Requests == nil {
+			out.Requests = []abi.BrowserNetworkEntry{}
+		}
+		if req.BodyOf != 0 {
+			if body == nil {
+				return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
+			}
+			// Chromium never answers for some bodies (an opaque no-cors
+			// response, one refused by the network policy): bounded.
+			limit := s.cfg.ActionTimeout.D()
+			resp, _, err := await(ss, limit, false, body.req.Response)
+			if err != nil || resp == nil {
+				if isStalled(err) {
+					return out, s.sessions.mapErr(ss, err, fmt.Sprintf("reading the response of request %d", req.BodyOf))
+				}
+				return out, abi.Errorf(abi.CodeNotFound, "request %d got no response (%s)", req.BodyOf, body.Failure)
+			}
+			b, _, err := await(ss, limit, false, resp.Body)
+			if isStalled(err) {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d could not be read within %s (an opaque no-cors response, or one the network policy refused, has no readable body): list the requests again, or fetch the URL with browser_sources", req.BodyOf, limit)
+			}
+			if err != nil {
+				return out, abi.Errorf(abi.CodeNotFound, "the body of request %d is no longer available (redirect, or the page navigated away): %s", req.BodyOf, cleanMsg(err.Error()))
+			}
+			out.Body = bodyOf(body.URL, body.MIME, b, req.MaxBodyBytes)
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }

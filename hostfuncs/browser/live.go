@@ -33,15 +33,9 @@ type OperatorSession struct {
 	Driving bool `json:"driving,omitempty"`
 }
 
-// OperatorSessions lists the open sessions with their current tab's URL
-// and title (each title read bounded), oldest first.
-func (s *Service) OperatorSessions() []OperatorSession {
-	s.mu.Lock()
-	all := make([]*session, 0, len(s.sessions))
-	for _, ss := range s.sessions {
-		all = append(all, ss)
-	}
-	s.mu.Unlock()
+// list is Service.OperatorSessions (see there).
+func (s *operator) list() []OperatorSession {
+	all := s.sessions.all()
 	sort.Slice(all, func(i, j int) bool { return all[i].created.Before(all[j].created) })
 	out := make([]OperatorSession, 0, len(all))
 	for _, ss := range all {
@@ -51,7 +45,7 @@ func (s *Service) OperatorSessions() []OperatorSession {
 		} else {
 			o.Busy = true
 		}
-		if p := s.currentPage(o.Personality, o.Session); p != nil {
+		if p := s.sessions.currentPage(o.Personality, o.Session); p != nil {
 			o.URL = p.URL()
 			bounded(time.Second, func() (err error) { o.Title, err = p.Title(); return err })
 		}
@@ -67,19 +61,14 @@ type Frame struct {
 	Width, Height float64
 }
 
-// Screencast streams the session's current tab to frame until ctx is
-// done: CDP Page.startScreencast on that tab, each frame acknowledged
-// after frame returns, and restarted on the new tab when the agent
-// switches tabs. Nothing is captured when no one calls this: the
-// screencast runs only while a viewer watches. maxW and maxH bound the
-// frame size. It returns when ctx is done or the session closes.
-func (s *Service) Screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
+// screencast is Service.Screencast (see there).
+func (s *operator) screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
 	for {
-		p := s.currentPage(personality, session)
+		p := s.sessions.currentPage(personality, session)
 		if p == nil {
 			return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 		}
-		if err := s.castPage(ctx, p, maxW, maxH, func() bool { return s.currentPage(personality, session) != p }, frame); err != nil {
+		if err := s.castPage(ctx, p, maxW, maxH, func() bool { return s.sessions.currentPage(personality, session) != p }, frame); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -91,7 +80,7 @@ func (s *Service) Screencast(ctx context.Context, personality, session string, m
 // castPage screencasts one page until ctx is done, the page closes or
 // moved reports the session's current tab is another one (then nil, so
 // Screencast starts on it). A watcher checks moved twice a second.
-func (s *Service) castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved func() bool, frame func(Frame)) error {
+func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved func() bool, frame func(Frame)) error {
 	var cdp pw.CDPSession
 	if err := bounded(operatorWait, func() (err error) { cdp, err = p.Context().NewCDPSession(p); return err }); err != nil {
 		return abi.Errorf(abi.CodeNotAvailable, "the live view needs a Chromium page reachable over CDP: %v", err)
@@ -171,11 +160,9 @@ type OperatorInput struct {
 	Button string  `json:"button,omitempty"`
 }
 
-// Input plays an operator's action on the session's current tab, bounded.
-// A URL to open passes the same checks as an agent's (http(s), the
-// network policy).
-func (s *Service) Input(personality, session string, in OperatorInput) error {
-	p := s.currentPage(personality, session)
+// input is Service.Input (see there).
+func (s *operator) input(personality, session string, in OperatorInput) error {
+	p := s.sessions.currentPage(personality, session)
 	if p == nil {
 		return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 	}
@@ -198,7 +185,7 @@ func (s *Service) Input(personality, session string, in OperatorInput) error {
 	case InputKey:
 		do = func() error { return p.Keyboard().Press(in.Key) }
 	case InputNavigate:
-		u, err := s.checkOpenURL(in.URL)
+		u, err := s.pages.checkOpenURL(in.URL)
 		if err != nil {
 			return err
 		}
@@ -215,4 +202,29 @@ func (s *Service) Input(personality, session string, in OperatorInput) error {
 		return abi.Errorf(abi.CodeExecutionFailed, "the page did not take the operator's %s: %v", in.Kind, err)
 	}
 	return nil
+}
+
+// operator serves the operator desk and console: the live view of a
+// session's current tab and the operator's input on it.
+type operator struct {
+	*env
+	sessions *sessions
+	pages    *pages
+}
+
+// pageURL is Service.PageURL (see there).
+func (s *operator) pageURL(personality, session string) string {
+	if p := s.sessions.currentPage(personality, session); p != nil {
+		return p.URL()
+	}
+	return ""
+}
+
+// raise is Service.Raise (see there).
+func (s *operator) raise(personality, session string) {
+	if p := s.sessions.currentPage(personality, session); p != nil {
+		if err := bounded(closeWait, p.BringToFront); err != nil {
+			s.log.Debug("raising the tab for a takeover", "err", err)
+		}
+	}
 }

@@ -76,7 +76,7 @@ func writePrivate(path string, b []byte) error {
 // personality's workspace folder, with ext added when missing. Any name that
 // would leave the folder (.., an absolute path, a symlink out) is refused
 // with path_refused. The folders are made 0700.
-func (s *Service) workspaceFile(personality, name, prefix, ext string) (string, error) {
+func (s *pages) workspaceFile(personality, name, prefix, ext string) (string, error) {
 	root := filepath.Join(s.cfg.WorkspaceDir, personalityDir(personality))
 	if err := privateDir(root); err != nil {
 		return "", abi.Errorf(abi.CodeExecutionFailed, "creating the workspace folder: %v", err)
@@ -105,7 +105,7 @@ func (s *Service) workspaceFile(personality, name, prefix, ext string) (string, 
 
 // uploadFile resolves a path the agent gave for an upload. Only files in
 // Config.UploadDir may be uploaded.
-func (s *Service) uploadFile(name string) (string, error) {
+func (s *pages) uploadFile(name string) (string, error) {
 	if s.cfg.UploadDir == "" {
 		return "", abi.Errorf(abi.CodePathRefused, "uploads are off on this host: the operator must set browser.upload_dir and put the files there")
 	}

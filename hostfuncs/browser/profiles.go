@@ -19,6 +19,14 @@ import (
 // and no call names another's root. Each is locked while a session has it
 // open, so two sessions never share one.
 
+// profiles is ww_browser_profile: creating, listing and deleting the
+// named profiles of a personality.
+type profiles struct {
+	*env
+	// sessions say which profile each open session runs on.
+	sessions *sessions
+}
+
 type profileKey struct{}
 
 // withProfile asks that a session created under ctx open the named
@@ -37,7 +45,7 @@ func profileFrom(ctx context.Context) string {
 
 // profileRoot is the personality's profile root, after checking name
 // (when given) and that profiles are configured.
-func (s *Service) profileRoot(personality, name string) (string, error) {
+func (s *env) profileRoot(personality, name string) (string, error) {
 	if s.cfg.ProfilesDir == "" {
 		return "", abi.Errorf(abi.CodeNotAvailable, "browser profiles are off on this host: the operator must set browser.profiles_dir")
 	}
@@ -51,7 +59,7 @@ func (s *Service) profileRoot(personality, name string) (string, error) {
 }
 
 // profileCall is ww_browser_profile.
-func (s *Service) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
+func (s *profiles) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, error) {
 	var out abi.BrowserProfileResponse
 	if req.Action != "list" && req.Name == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "action %q needs a profile name", req.Action)
@@ -89,15 +97,8 @@ func (s *Service) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi.
 }
 
 // listProfiles lists the profiles in root, with the session using each.
-func (s *Service) listProfiles(personality, root string) []abi.BrowserProfileInfo {
-	inUse := map[string]string{}
-	s.mu.Lock()
-	for k, ss := range s.sessions {
-		if k.personality == personality && ss.named != "" {
-			inUse[ss.named] = k.session
-		}
-	}
-	s.mu.Unlock()
+func (s *profiles) listProfiles(personality, root string) []abi.BrowserProfileInfo {
+	inUse := s.sessions.namedInUse(personality)
 	out := []abi.BrowserProfileInfo{}
 	entries, _ := os.ReadDir(root)
 	for _, e := range entries {

@@ -59,7 +59,7 @@ const remoteEgressNote = "The browser is remote: its pages are given the egress 
 // per-session egress proxy (Options.SessionProxy), else the personality's
 // (Options.ProxyFor), else (no network service) Config.Proxy. Egress proxies carry their
 // credentials in the URL (http://user:pass@127.0.0.1:port).
-func (s *Service) proxyServer(k sessKey) string {
+func (s *launcher) proxyServer(k sessKey) string {
 	if s.opts.SessionProxy != nil {
 		if p := s.opts.SessionProxy(k.personality, k.session); p != "" {
 			return p
@@ -80,7 +80,7 @@ func (s *Service) proxyServer(k sessKey) string {
 // (proxyServer) is raw, or nil when the browser's launch proxy
 // (Config.Proxy) applies. Loopback is not exempt ("<-loopback>"):
 // 127.0.0.1 goes through the proxy like any address.
-func (s *Service) contextProxy(raw string) *pw.Proxy {
+func (s *launcher) contextProxy(raw string) *pw.Proxy {
 	if raw == "" || raw == s.cfg.Proxy && !s.egressGoverned() {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (s *Service) contextProxy(raw string) *pw.Proxy {
 
 // egressGoverned reports whether a network service hands out the
 // sessions' proxies.
-func (s *Service) egressGoverned() bool {
+func (s *launcher) egressGoverned() bool {
 	return s.opts.SessionProxy != nil || s.opts.ProxyFor != nil
 }
 
@@ -101,7 +101,7 @@ const deadProxy = "http://127.0.0.1:1"
 // background traffic, and contexts without one of their own). Under a
 // network service, Config.Proxy is the egress proxy's upstream, never a
 // way around it.
-func (s *Service) launchProxy() *pw.Proxy {
+func (s *launcher) launchProxy() *pw.Proxy {
 	if s.egressGoverned() {
 		return s.pwProxy(deadProxy)
 	}
@@ -119,7 +119,7 @@ func (s *Service) launchProxy() *pw.Proxy {
 // site's 401 with them. primeProxy answers the proxy once instead. An
 // operator's proxy (Config.Proxy, no network service) keeps Playwright's
 // way.
-func (s *Service) pwProxy(raw string) *pw.Proxy {
+func (s *launcher) pwProxy(raw string) *pw.Proxy {
 	server, user, pass := splitProxy(raw)
 	p := &pw.Proxy{Server: server, Bypass: pw.String("<-loopback>")}
 	if user != "" && !s.egressGoverned() {
@@ -162,7 +162,7 @@ const authCheckURL = "http://egress-auth.wasmwright.invalid/"
 // request through that proxy (pages, workers, WebSockets), so no request
 // is paused again. If the check does not come back authenticated, the
 // context must not be used: the caller closes it.
-func (s *Service) primeProxy(bctx pw.BrowserContext, raw string) error {
+func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 	if !s.egressGoverned() {
 		return nil
 	}
@@ -274,7 +274,7 @@ func forbiddenArg(a string) string {
 // launchArgs are the Chromium switches of a launch: the platform's, the
 // egress ones, then Config.Args (validated), with one --disable-features
 // carrying Playwright's, ours and the config's.
-func (s *Service) launchArgs() []string {
+func (s *launcher) launchArgs() []string {
 	args := append(slices.Clone(chromiumFlags), egressFlags...)
 	disabled := append(slices.Clone(playwrightDisabledFeatures), egressDisabledFeatures...)
 	for _, a := range s.cfg.Args {

@@ -56,7 +56,7 @@ const ReadableJS = `() => {
 }`
 
 // read is ww_browser_read.
-func (s *Service) read(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserReadRequest) (abi.BrowserReadResponse, error) {
+func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserReadRequest) (abi.BrowserReadResponse, error) {
 	var out abi.BrowserReadResponse
 	if req.MaxBytes < 0 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "max_bytes = %d: give a positive byte count, at most %d", req.MaxBytes, s.cfg.ReadMaxBytes)
@@ -65,22 +65,19 @@ func (s *Service) read(ctx context.Context, c *hostfuncs.Caller, req abi.Browser
 	if req.MaxBytes > 0 && req.MaxBytes < limit {
 		limit = req.MaxBytes
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	var res struct {
-		Root string `json:"root"`
-		Text string `json:"text"`
-	}
-	if err := s.evalInto(ss, t, ReadableJS, nil, &res); err != nil {
-		return out, err
-	}
-	out.Root, out.Bytes, out.Limit = res.Root, len(res.Text), limit
-	out.Text, out.Truncated = cutUTF8(res.Text, limit)
-	out.State = s.state(ss, t, false)
-	return out, nil
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserReadResponse, error) {
+		var res struct {
+			Root string `json:"root"`
+			Text string `json:"text"`
+		}
+		if err := s.pages.evalInto(ss, t, ReadableJS, nil, &res); err != nil {
+			return out, err
+		}
+		out.Root, out.Bytes, out.Limit = res.Root, len(res.Text), limit
+		out.Text, out.Truncated = cutUTF8(res.Text, limit)
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.

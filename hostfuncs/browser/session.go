@@ -36,7 +36,7 @@ type session struct {
 	closing    atomic.Bool
 	crashWhy   atomic.Value // string
 
-	svc *Service
+	env *env          // the service's life and call budget (await); nil in unit tests
 	drv *sharedDriver // the driver this session's objects live on
 	// ctx is the context of the call holding mu: Playwright calls made for
 	// it stop waiting when it ends (await).
@@ -192,6 +192,14 @@ func (s *session) attach(p pw.Page) *tab {
 	s.evMu.Unlock()
 
 	main := p.MainFrame()
+	s.followTab(p, t)
+	s.followNetwork(p, t, main)
+	return t
+}
+
+// followTab follows what a tab's page tells on its own: dialogs, console
+// messages and errors, a crash, its closing.
+func (s *session) followTab(p pw.Page, t *tab) {
 	p.OnDialog(func(d pw.Dialog) {
 		t.dialog.Store(&d)
 		select {
@@ -226,6 +234,12 @@ func (s *session) attach(p pw.Page) *tab {
 			}
 		}
 	})
+}
+
+// followNetwork logs the tab's requests (the network ring) and notes its
+// main-frame navigations: their count, the last document and the last
+// that failed.
+func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 	p.OnRequest(func(r pw.Request) {
 		if r.IsNavigationRequest() && r.Frame() == main {
 			t.navSeq.Add(1)
@@ -283,7 +297,6 @@ func (s *session) attach(p pw.Page) *tab {
 			}
 		}
 	})
-	return t
 }
 
 func (s *session) indexLocked(t *tab) int {

@@ -88,15 +88,15 @@ const regionsJS = `([scanMax, max]) => {
 // takes becomes t's latest, so the legend's refs resolve. The session's
 // secret values are hidden during the capture as for any screenshot
 // (concealed), and a name that holds one is replaced by abi.RedactedValue.
-func (s *Service) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
+func (s *inspector) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
 	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"})
 	return png, marks, err
 }
 
 // markedCapture is markedShot encoded as f (PNG or JPEG; not WebP); total
 // counts the candidates before the cap.
-func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, marks []abi.ScreenMark, total int, err error) {
-	secrets := s.secretValues(ss.key.personality, ss.key.session)
+func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, marks []abi.ScreenMark, total int, err error) {
+	secrets := s.concealer.secretValues(ss.key.personality, ss.key.session)
 	type shot struct {
 		snap    string
 		marksOf map[string][]string
@@ -122,9 +122,9 @@ func (s *Service) markedCapture(ss *session, t *tab, f format) (img []byte, mark
 		return nil, nil, 0, errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return nil, nil, 0, s.mapErr(ss, err, "taking a marked screenshot")
+		return nil, nil, 0, s.sessions.mapErr(ss, err, "taking a marked screenshot")
 	}
-	s.keepRefs(t, got.snap)
+	s.pages.keepRefs(t, got.snap)
 	pic, err := png.Decode(bytes.NewReader(got.pngData))
 	if err != nil {
 		return nil, nil, 0, abi.Errorf(abi.CodeExecutionFailed, "decoding the screenshot to mark it: %v; take a plain screenshot instead", err)

@@ -268,11 +268,11 @@ func TestMarkedScreenshotRefused(t *testing.T) {
 func TestMarkedShotMethod(t *testing.T) {
 	c := caller(t.Name())
 	nav(t, c, "/form")
-	ss, tb, err := svc.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+	ss, tb, err := svc.sessions.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, marks, err := svc.markedShot(ss, tb)
+	data, marks, err := svc.inspector.markedShot(ss, tb)
 	ss.mu.Unlock()
 	if err != nil {
 		t.Fatal(err)
@@ -418,12 +418,12 @@ func TestMarkedShotHidesSecrets(t *testing.T) {
 		return n
 	}
 	shot := func() ([]byte, string) {
-		ss, tb, err := svc.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+		ss, tb, err := svc.sessions.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer ss.mu.Unlock()
-		data, marks, err := svc.markedShot(ss, tb)
+		data, marks, err := svc.inspector.markedShot(ss, tb)
 		if err != nil || len(marks) != 2 {
 			t.Fatalf("%v, marks %+v", err, marks)
 		}

@@ -3,7 +3,6 @@ package browser
 import (
 	"context"
 	"fmt"
-	"net/url"
 	"sort"
 	"strings"
 
@@ -14,7 +13,7 @@ import (
 )
 
 // tabsCall is ww_browser_tabs.
-func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
+func (s *actions) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
 	var out abi.BrowserTabsResponse
 	switch req.Action {
 	case "", "list", "open", "select", "close":
@@ -24,177 +23,201 @@ func (s *Service) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	var u string
 	if req.Action == "open" && req.URL != "" {
 		var err error
-		if u, err = s.checkOpenURL(req.URL); err != nil {
+		if u, err = s.pages.checkOpenURL(req.URL); err != nil {
 			return out, err
 		}
 	}
-	ss, t, err := s.begin(ctx, c, req.Action == "open")
+	return onTab(ctx, c, s.sessions.beginWith(req.Action == "open"), func(ss *session, t *tab) (abi.BrowserTabsResponse, error) {
+		var err error
+		switch req.Action {
+		case "open":
+			t, err = s.openTab(ss, u, &out)
+		case "select":
+			t, err = s.selectTab(ss, req, &out)
+		case "close":
+			t, err = s.closeTab(ss, req)
+		}
+		if err != nil {
+			return out, err
+		}
+		out.State = s.pages.state(ss, t, true)
+		return out, nil
+	})
+}
+
+// pickTab is the tab req.Index names (for close, the current one when
+// none is named), with its index.
+func pickTab(ss *session, req abi.BrowserTabsRequest) (*tab, int, error) {
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	if req.Index == nil {
+		if req.Action == "close" {
+			return ss.tabs[ss.cur], ss.cur, nil
+		}
+		return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
+	}
+	i := *req.Index
+	if i < 0 || i >= len(ss.tabs) {
+		return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
+	}
+	return ss.tabs[i], i, nil
+}
+
+// openTab opens a tab, current from now on, and loads u in it when given
+// (its facts and snapshot go to out).
+func (s *actions) openTab(ss *session, u string, out *abi.BrowserTabsResponse) (*tab, error) {
+	p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 	if err != nil {
-		return out, err
+		return nil, s.sessions.mapErr(ss, err, "opening a tab")
 	}
-	defer ss.mu.Unlock()
-	pick := func() (*tab, int, error) {
-		ss.evMu.Lock()
-		defer ss.evMu.Unlock()
-		if req.Index == nil {
-			if req.Action == "close" {
-				return ss.tabs[ss.cur], ss.cur, nil
+	t := ss.attach(p)
+	ss.evMu.Lock()
+	ss.cur, ss.newTabs = ss.indexLocked(t), nil
+	ss.evMu.Unlock()
+	if u != "" {
+		resp, dialog, err := race(ss, func() (pw.Response, error) {
+			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+		})
+		if err != nil {
+			return nil, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
+		}
+		if !dialog {
+			out.Page = s.pages.facts(ss, t, resp)
+			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+				return nil, err
 			}
-			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "%s needs index, the tab's number from the list", req.Action)
 		}
-		i := *req.Index
-		if i < 0 || i >= len(ss.tabs) {
-			return nil, 0, abi.Errorf(abi.CodeInputInvalid, "there is no tab %d: this session has %d tab(s), numbered from 0", i, len(ss.tabs))
-		}
-		return ss.tabs[i], i, nil
 	}
-	switch req.Action {
-	case "open":
+	return t, nil
+}
+
+// selectTab makes the tab req names current and brings it to the front;
+// its snapshot goes to out.
+func (s *actions) selectTab(ss *session, req abi.BrowserTabsRequest, out *abi.BrowserTabsResponse) (*tab, error) {
+	nt, i, err := pickTab(ss, req)
+	if err != nil {
+		return nil, err
+	}
+	ss.evMu.Lock()
+	ss.cur = i
+	ss.evMu.Unlock()
+	t := nt
+	await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
+	if openDialog(ss, t) == nil {
+		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// closeTab closes the tab req names (a dialog on it dismissed) and returns
+// the current tab after: a new blank one when it was the last.
+func (s *actions) closeTab(ss *session, req abi.BrowserTabsRequest) (*tab, error) {
+	var t *tab
+	nt, _, err := pickTab(ss, req)
+	if err != nil {
+		return nil, err
+	}
+	if d := nt.dialog.Load(); d != nil {
+		await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	}
+	if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
+		return nil, s.sessions.mapErr(ss, err, "closing the tab")
+	}
+	if t = ss.current(); t == nil {
+		// The last tab: keep the session with a blank one.
 		p, _, err := await(ss, 0, false, ss.bctx.NewPage)
 		if err != nil {
-			return out, s.mapErr(ss, err, "opening a tab")
+			return nil, s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		t = ss.attach(p)
 		ss.evMu.Lock()
-		ss.cur, ss.newTabs = ss.indexLocked(t), nil
+		ss.newTabs = nil
 		ss.evMu.Unlock()
-		if u != "" {
-			resp, dialog, err := race(ss, func() (pw.Response, error) {
-				return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
-			})
-			if err != nil {
-				return out, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
-			}
-			if !dialog {
-				out.Page = s.facts(ss, t, resp)
-				if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
-					return out, err
-				}
-			}
-		}
-	case "select":
-		nt, i, err := pick()
-		if err != nil {
-			return out, err
-		}
-		ss.evMu.Lock()
-		ss.cur = i
-		ss.evMu.Unlock()
-		t = nt
-		await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
-		if openDialog(ss, t) == nil {
-			if out.Snapshot, err = s.snapshot(ss, t, "", 0); err != nil {
-				return out, err
-			}
-		}
-	case "close":
-		nt, _, err := pick()
-		if err != nil {
-			return out, err
-		}
-		if d := nt.dialog.Load(); d != nil {
-			await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
-		}
-		if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
-			return out, s.mapErr(ss, err, "closing the tab")
-		}
-		if t = ss.current(); t == nil {
-			// The last tab: keep the session with a blank one.
-			p, _, err := await(ss, 0, false, ss.bctx.NewPage)
-			if err != nil {
-				return out, s.mapErr(ss, err, "opening a tab")
-			}
-			t = ss.attach(p)
-			ss.evMu.Lock()
-			ss.newTabs = nil
-			ss.evMu.Unlock()
-		}
 	}
-	out.State = s.state(ss, t, true)
-	return out, nil
+	return t, nil
 }
 
 // emulate is ww_browser_emulate.
-func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
+func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
 	var out abi.BrowserEmulateResponse
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if req.Device != "" {
-		var lost string
-		if t, lost, err = s.emulateDevice(ss, t, req.Device); err != nil {
-			return out, err
-		}
-		out.Applied = append(out.Applied, "device "+req.Device+" ("+lost+")")
-	}
-	if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
-		o := pw.PageEmulateMediaOptions{}
-		if req.Media != "" {
-			if req.Media != "screen" && req.Media != "print" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserEmulateResponse, error) {
+		var err error
+		if req.Device != "" {
+			var lost string
+			if t, lost, err = s.emulateDevice(ss, t, req.Device); err != nil {
+				return out, err
 			}
-			m := pw.Media(req.Media)
-			o.Media = &m
-			out.Applied = append(out.Applied, "media "+req.Media)
+			out.Applied = append(out.Applied, "device "+req.Device+" ("+lost+")")
 		}
-		if req.ColorScheme != "" {
-			if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
+		if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
+			o := pw.PageEmulateMediaOptions{}
+			if req.Media != "" {
+				if req.Media != "screen" && req.Media != "print" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
+				}
+				m := pw.Media(req.Media)
+				o.Media = &m
+				out.Applied = append(out.Applied, "media "+req.Media)
 			}
-			cs := pw.ColorScheme(req.ColorScheme)
-			o.ColorScheme = &cs
-			out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
-		}
-		if req.ReducedMotion != "" {
-			if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
-				return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
+			if req.ColorScheme != "" {
+				if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
+				}
+				cs := pw.ColorScheme(req.ColorScheme)
+				o.ColorScheme = &cs
+				out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
 			}
-			rm := pw.ReducedMotion(req.ReducedMotion)
-			o.ReducedMotion = &rm
-			out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+			if req.ReducedMotion != "" {
+				if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
+					return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
+				}
+				rm := pw.ReducedMotion(req.ReducedMotion)
+				o.ReducedMotion = &rm
+				out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "emulating media")
+			}
 		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
-			return out, s.mapErr(ss, err, "emulating media")
+		if req.Geolocation != nil {
+			g := req.Geolocation
+			if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
+				return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "granting geolocation")
+			}
+			acc := g.Accuracy
+			if acc <= 0 {
+				acc = 10
+			}
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
+				return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
+			}); err != nil {
+				return out, s.sessions.mapErr(ss, err, "setting geolocation")
+			}
+			out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
+		} else if req.ClearGeolocation {
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "clearing geolocation")
+			}
+			await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
+			out.Applied = append(out.Applied, "geolocation cleared")
 		}
-	}
-	if req.Geolocation != nil {
-		g := req.Geolocation
-		if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
-			return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
+		if req.Offline != nil {
+			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
+				return out, s.sessions.mapErr(ss, err, "setting offline mode")
+			}
+			out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
 		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
-			return out, s.mapErr(ss, err, "granting geolocation")
+		if len(out.Applied) == 0 {
+			return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
 		}
-		acc := g.Accuracy
-		if acc <= 0 {
-			acc = 10
-		}
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
-			return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
-		}); err != nil {
-			return out, s.mapErr(ss, err, "setting geolocation")
-		}
-		out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
-	} else if req.ClearGeolocation {
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
-			return out, s.mapErr(ss, err, "clearing geolocation")
-		}
-		await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
-		out.Applied = append(out.Applied, "geolocation cleared")
-	}
-	if req.Offline != nil {
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
-			return out, s.mapErr(ss, err, "setting offline mode")
-		}
-		out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
-	}
-	if len(out.Applied) == 0 {
-		return out, abi.Errorf(abi.CodeInputInvalid, "nothing to emulate: give device, media, color_scheme, reduced_motion, geolocation, clear_geolocation or offline")
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // emulateDevice recreates the session's context with a device's viewport,
@@ -203,11 +226,70 @@ func (s *Service) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 // and local storage move over, and every tab is reopened at its URL, the
 // current one still current; lost says what did not survive (each tab's
 // history, session storage, unsaved input).
-func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
-	// The devices of the driver this session lives on: s.pw belongs to
-	// the service's locks and is nil while a dead driver is replaced.
+func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost string, _ error) {
+	dev, err := findDevice(ss, name)
+	if err != nil {
+		return nil, "", err
+	}
+	if ss.persistent || ss.browser == nil {
+		return nil, "", abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
+	}
+	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
+	if err != nil {
+		return nil, "", s.sessions.mapErr(ss, err, "saving the session's storage")
+	}
+	ss.evMu.Lock()
+	urls := make([]string, len(ss.tabs))
+	for i, x := range ss.tabs {
+		urls[i] = x.page.URL()
+	}
+	ss.evMu.Unlock()
+	curIdx := max(ss.tabIndex(t), 0)
+	proxy := s.launcher.proxyServer(ss.key)
+	o := pw.BrowserNewContextOptions{
+		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
+		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
+		StorageState: st.ToOptionalStorageState(), Proxy: s.launcher.contextProxy(proxy),
+	}
+	nctx, _, err := await(ss, 0, false, func() (pw.BrowserContext, error) { return ss.browser.NewContext(o) })
+	if err != nil {
+		return nil, "", s.sessions.mapErr(ss, err, "opening the device context")
+	}
+	if err := s.launcher.primeProxy(nctx, proxy); err != nil {
+		nctx.Close()
+		return nil, "", err
+	}
+	old := ss.bctx
+	ss.evMu.Lock()
+	ss.tabs, ss.cur, ss.newTabs = nil, 0, nil
+	ss.evMu.Unlock()
+	ss.bctx = nctx
+	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
+	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	nctx.OnPage(ss.onPage)
+	go bounded(closeWait, func() error { return old.Close() })
+	// primeProxy left its blank first page open: that is the first tab.
+	nt, failed, err := s.reopenTabs(ss, nctx, urls, curIdx)
+	if err != nil {
+		return nil, "", err
+	}
+	ss.evMu.Lock()
+	ss.newTabs, ss.cur = nil, ss.indexLocked(nt)
+	ss.evMu.Unlock()
+	lost = fmt.Sprintf("a device needs a new browser context: its %d tab(s) were reopened at their URLs with cookies and local storage kept, but each tab's back/forward history, session storage and unsaved form input are gone", len(urls))
+	if len(failed) > 0 {
+		lost += "; " + strings.Join(failed, "; ")
+	}
+	return nt, lost, nil
+}
+
+// findDevice looks name up among the devices of the driver the session
+// lives on; an unknown name is refused with the close matches.
+func findDevice(ss *session, name string) (*pw.DeviceDescriptor, error) {
+	// The devices of the driver this session lives on: launcher.pw belongs to
+	// the launcher's lock and is nil while a dead driver is replaced.
 	if ss.drv == nil || ss.drv.pw == nil {
-		return nil, "", abi.Errorf(abi.CodeNotAvailable, "the session has no browser driver: close it (browser_close) and open a new one")
+		return nil, abi.Errorf(abi.CodeNotAvailable, "the session has no browser driver: close it (browser_close) and open a new one")
 	}
 	devices := ss.drv.pw.Devices
 	dev := devices[name]
@@ -226,48 +308,16 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 		if len(near) > 0 {
 			hint = "close matches: " + strings.Join(near, ", ")
 		}
-		return nil, "", abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
+		return nil, abi.Errorf(abi.CodeInputInvalid, "unknown device %q: %s", name, hint)
 	}
-	if ss.persistent || ss.browser == nil {
-		return nil, "", abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
-	}
-	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
-	if err != nil {
-		return nil, "", s.mapErr(ss, err, "saving the session's storage")
-	}
-	ss.evMu.Lock()
-	urls := make([]string, len(ss.tabs))
-	for i, x := range ss.tabs {
-		urls[i] = x.page.URL()
-	}
-	ss.evMu.Unlock()
-	curIdx := max(ss.tabIndex(t), 0)
-	proxy := s.proxyServer(ss.key)
-	o := pw.BrowserNewContextOptions{
-		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
-		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),
-		StorageState: st.ToOptionalStorageState(), Proxy: s.contextProxy(proxy),
-	}
-	nctx, _, err := await(ss, 0, false, func() (pw.BrowserContext, error) { return ss.browser.NewContext(o) })
-	if err != nil {
-		return nil, "", s.mapErr(ss, err, "opening the device context")
-	}
-	if err := s.primeProxy(nctx, proxy); err != nil {
-		nctx.Close()
-		return nil, "", err
-	}
-	old := ss.bctx
-	ss.evMu.Lock()
-	ss.tabs, ss.cur, ss.newTabs = nil, 0, nil
-	ss.evMu.Unlock()
-	ss.bctx = nctx
-	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
-	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
-	nctx.OnPage(ss.onPage)
-	go bounded(closeWait, func() error { return old.Close() })
-	// primeProxy left its blank first page open: that is the first tab.
-	var nt *tab
-	var failed []string
+	return dev, nil
+}
+
+// reopenTabs reopens urls as the tabs of the device context nctx (its
+// first page, primeProxy's, is the first tab) and returns the tab at
+// curIdx. A tab other than that one that does not load again is named in
+// failed.
+func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, curIdx int) (nt *tab, failed []string, _ error) {
 	for i, u := range urls {
 		p, _, err := await(ss, 0, false, func() (pw.Page, error) {
 			if i == 0 {
@@ -276,7 +326,7 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 			return nctx.NewPage()
 		})
 		if err != nil {
-			return nil, "", s.mapErr(ss, err, "opening a tab")
+			return nil, nil, s.sessions.mapErr(ss, err, "opening a tab")
 		}
 		x := ss.attach(p)
 		if i == curIdx {
@@ -287,106 +337,26 @@ func (s *Service) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 		}
 		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(u) }); err != nil {
 			if i == curIdx {
-				return nil, "", s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
+				return nil, nil, s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
 			}
 			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
 		}
 	}
-	ss.evMu.Lock()
-	ss.newTabs, ss.cur = nil, ss.indexLocked(nt)
-	ss.evMu.Unlock()
-	lost = fmt.Sprintf("a device needs a new browser context: its %d tab(s) were reopened at their URLs with cookies and local storage kept, but each tab's back/forward history, session storage and unsaved form input are gone", len(urls))
-	if len(failed) > 0 {
-		lost += "; " + strings.Join(failed, "; ")
-	}
-	return nt, lost, nil
+	return nt, failed, nil
 }
 
 // resize is ww_browser_resize.
-func (s *Service) resize(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
+func (s *actions) resize(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserResizeRequest) (abi.BrowserResizeResponse, error) {
 	var out abi.BrowserResizeResponse
 	if req.Width < 200 || req.Height < 200 || req.Width > 7680 || req.Height > 4320 {
 		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
-		return out, s.mapErr(ss, err, "resizing")
-	}
-	out.Width, out.Height = req.Width, req.Height
-	out.State = s.state(ss, t, false)
-	return out, nil
-}
-
-// closeCall is ww_browser_close.
-func (s *Service) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
-	k := key(c.Personality, c.Session)
-	s.mu.Lock()
-	_, open := s.sessions[k]
-	delete(s.crashed, k)
-	delete(s.reaped, k)
-	s.mu.Unlock()
-	if err := s.CloseSession(c.Personality, c.Session); err != nil {
-		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
-	}
-	return abi.BrowserCloseResponse{Closed: open}, nil
-}
-
-// sessionsCall is ww_browser_sessions: the caller's own session only. The
-// sessions of other clients, even of the same personality or token, are
-// not listed: their names would let a client present them and their URLs
-// carry what another agent typed. The URL is listed without credentials,
-// query values or fragment.
-func (s *Service) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
-	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
-	k := key(c.Personality, c.Session)
-	for _, i := range s.Sessions() {
-		if i.Personality != k.personality || i.Session != k.session {
-			continue
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserResizeResponse, error) {
+		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
+			return out, s.sessions.mapErr(ss, err, "resizing")
 		}
-		i.Current = true
-		i.Personality = ""
-		i.URL = listedURL(i.URL)
-		out.Sessions = append(out.Sessions, i)
-	}
-	s.mu.Lock()
-	out.Browser = s.mode
-	s.mu.Unlock()
-	return out, nil
-}
-
-// listedURL is a URL as a listing shows it: no user or password, every
-// query value and the fragment replaced, so a token in a query string is
-// not repeated. What cannot be parsed is not shown.
-func listedURL(raw string) string {
-	if raw == "" {
-		return ""
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL hidden)"
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		var parts []string
-		for _, kv := range strings.Split(u.RawQuery, "&") {
-			k, _, found := strings.Cut(kv, "=")
-			if !found { // a bare value: it may be the secret itself
-				k = "•••"
-			} else {
-				k += "=•••"
-			}
-			parts = append(parts, k)
-		}
-		u.RawQuery = strings.Join(parts, "&")
-	}
-	frag := u.Fragment != "" || u.RawFragment != ""
-	u.Fragment, u.RawFragment = "", ""
-	if frag {
-		return u.String() + "#•••"
-	}
-	return u.String()
+		out.Width, out.Height = req.Width, req.Height
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }

@@ -28,7 +28,7 @@ const maxDescription = 1000
 // goes to the vision model with the description; the answer comes back
 // checked. It does not act. A page holding a filled secret is not sent
 // unless the personality allows it (Options.VisionSecrets).
-func (s *Service) visionLocate(ctx context.Context, c *hostfuncs.Caller, req abi.VisionLocateRequest) (abi.VisionLocateResponse, error) {
+func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req abi.VisionLocateRequest) (abi.VisionLocateResponse, error) {
 	var out abi.VisionLocateResponse
 	if s.opts.Vision == nil {
 		return out, abi.Errorf(abi.CodeNotAvailable, "no vision model is configured on this host: the operator sets [vision] endpoint and model; meanwhile act by ref from browser_snapshot")
@@ -37,31 +37,28 @@ func (s *Service) visionLocate(ctx context.Context, c *hostfuncs.Caller, req abi
 	if req.Description == "" || len(req.Description) > maxDescription {
 		return out, abi.Errorf(abi.CodeInputInvalid, "description must say which element to find (e.g. \"the blue Save button\"), in at most %d bytes", maxDescription)
 	}
-	ss, t, err := s.pageTab(ctx, c)
-	if err != nil {
-		return out, err
-	}
-	defer ss.mu.Unlock()
-	if d := openDialog(ss, t); d != nil {
-		return out, errDialogOpen(d)
-	}
-	if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality) {
-		if why := holdsSecret(t.page, s.secretValues(c.Personality, c.Session)); why != "" {
-			return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
-				why, c.Personality)
+	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.VisionLocateResponse, error) {
+		if d := openDialog(ss, t); d != nil {
+			return out, errDialogOpen(d)
 		}
-	}
-	img, marks, err := s.markShot(ss, t)
-	if err != nil {
-		return out, s.mapErr(ss, err, "taking the screenshot for the vision model")
-	}
-	w, h := imageSize(img)
-	out, err = s.opts.Vision(ctx, c.Personality, VisionQuery{Image: img, Width: w, Height: h, Marks: marks, Description: req.Description, Action: req.Action})
-	if err != nil {
-		return out, err
-	}
-	out.State = s.state(ss, t, false)
-	return out, nil
+		if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality) {
+			if why := holdsSecret(t.page, s.concealer.secretValues(c.Personality, c.Session)); why != "" {
+				return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
+					why, c.Personality)
+			}
+		}
+		img, marks, err := s.markShot(ss, t)
+		if err != nil {
+			return out, s.sessions.mapErr(ss, err, "taking the screenshot for the vision model")
+		}
+		w, h := imageSize(img)
+		out, err = s.opts.Vision(ctx, c.Personality, VisionQuery{Image: img, Width: w, Height: h, Marks: marks, Description: req.Description, Action: req.Action})
+		if err != nil {
+			return out, err
+		}
+		out.State = s.pages.state(ss, t, false)
+		return out, nil
+	})
 }
 
 // holdsSecret returns why p may not be sent as pixels: one of its frames

@@ -47,8 +47,8 @@ func TestVisionLocateSendsTheViewport(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	marks := []abi.ScreenMark{{Mark: 1, Ref: "e2", Role: "heading", Name: "Welcome", Box: [4]int{1, 2, 3, 4}}}
-	plain := s.markShot
-	s.markShot = func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error) {
+	plain := s.inspector.markShot
+	s.inspector.markShot = func(ss *session, t *tab) ([]byte, []abi.ScreenMark, error) {
 		img, _, err := plain(ss, t)
 		return img, marks, err
 	}

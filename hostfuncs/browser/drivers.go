@@ -1,0 +1,404 @@
+package browser
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// launcher owns the Playwright driver (shared by the Services of a
+// process, sharedDriver) and the browser the ephemeral sessions share:
+// starting them, the flags and proxy they launch with, and noticing when
+// the driver dies (the sessions on it are then dropped).
+type launcher struct {
+	*env
+	// sessions are told when the browser or the driver goes away.
+	sessions *sessions
+
+	startMu sync.Mutex // starting the driver and the shared browser
+	mu      sync.Mutex // the fields below
+	pw      *pw.Playwright
+	drv     *sharedDriver // the driver pw belongs to
+	browser pw.Browser
+	mode    string
+	// warming is set while Prewarm's start runs.
+	warming atomic.Bool
+}
+
+// startedDriver starts the driver unless it runs, and returns the driver
+// in use (the one a session launched now runs on) with the start's error.
+func (s *launcher) startedDriver() (*sharedDriver, error) {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	err := s.startDriver()
+	return s.driver(), err
+}
+
+// startedBrowser is ensureBrowser under startMu, with the driver the
+// browser runs on.
+func (s *launcher) startedBrowser() (pw.Browser, *sharedDriver, string, error) {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	b, note, err := s.ensureBrowser()
+	return b, s.driver(), note, err
+}
+
+// browserMode says how the shared browser runs (local headless, remote
+// cdp...), or "not started".
+func (s *launcher) browserMode() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.mode
+}
+
+// startDriver gets the Playwright driver. Caller holds startMu.
+func (s *launcher) startDriver() error {
+	s.mu.Lock()
+	running := s.pw != nil
+	s.mu.Unlock()
+	if running {
+		return nil
+	}
+	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" {
+		if _, err := findChromium(s.cfg); err != nil {
+			return err
+		}
+	}
+	opts, err := runOptions(s.cfg, logWriter{s.log})
+	if err != nil {
+		return err
+	}
+	d, err := acquireDriver(opts, s.log)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.pw, s.drv = d.pw, d
+	s.mu.Unlock()
+	go s.watchDriver(d)
+	return nil
+}
+
+// ensureBrowser returns the shared browser, starting or reconnecting it.
+// Caller holds startMu.
+func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
+	s.mu.Lock()
+	b := s.browser
+	s.mu.Unlock()
+	if b != nil && b.IsConnected() {
+		return b, "", nil
+	}
+	if err := s.startDriver(); err != nil {
+		return nil, "", err
+	}
+	var note, mode string
+	t0 := time.Now()
+	switch {
+	case s.cfg.RemoteWS != "":
+		var err error
+		if b, err = s.pw.Chromium.Connect(s.cfg.RemoteWS); err != nil {
+			return nil, "", abi.Errorf(abi.CodeNotAvailable, "cannot reach the remote Playwright server %s: %v: check browser.remote_ws and that the server runs", s.cfg.RemoteWS, firstLine(err.Error()))
+		}
+		mode = "remote ws"
+	case s.cfg.RemoteCDP != "":
+		var err error
+		if b, err = s.pw.Chromium.ConnectOverCDP(s.cfg.RemoteCDP); err != nil {
+			return nil, "", abi.Errorf(abi.CodeNotAvailable, "cannot reach the CDP endpoint %s: %v: check browser.remote_cdp and that the browser runs with --remote-debugging-port", s.cfg.RemoteCDP, firstLine(err.Error()))
+		}
+		mode = "remote cdp"
+	default:
+		exe, err := findChromium(s.cfg)
+		if err != nil {
+			return nil, "", err
+		}
+		headless, n := s.headless()
+		note = n
+		o := pw.BrowserTypeLaunchOptions{
+			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+			Args: s.launchArgs(), Proxy: s.launchProxy(),
+		}
+		if b, err = s.pw.Chromium.Launch(o); err != nil {
+			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
+		}
+		mode = "local headless"
+		if !headless {
+			mode = "local headed"
+		}
+	}
+	if strings.HasPrefix(mode, "remote") && s.egressGoverned() {
+		note = remoteEgressNote
+		s.log.Warn("remote browser: its launch flags are not the host's; WebRTC UDP, QUIC, DNS and its own traffic are not held to the egress proxy", "mode", mode)
+	}
+	s.log.Info("browser started", "mode", mode, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	b.OnDisconnected(func(b pw.Browser) {
+		s.mu.Lock()
+		if s.browser == b {
+			s.browser = nil
+		}
+		hit := s.sessions.onBrowser(b)
+		s.mu.Unlock()
+		for _, ss := range hit {
+			ss.markCrashed("the browser process exited")
+		}
+	})
+	s.mu.Lock()
+	s.browser, s.mode = b, mode
+	s.mu.Unlock()
+	return b, note, nil
+}
+
+// headless decides the launch mode; note is the one-time warning when
+// headed was asked for and cannot be had.
+func (s *launcher) headless() (bool, string) {
+	switch s.cfg.Headed {
+	case "false":
+		return true, ""
+	case "true":
+		if hasDisplay() {
+			return false, ""
+		}
+		return true, "browser.headed is true, but this machine has no display (no DISPLAY or WAYLAND_DISPLAY): running headless."
+	}
+	return !hasDisplay(), ""
+}
+
+// prewarm is Service.Prewarm (see there).
+func (s *launcher) prewarm(personality string) {
+	s.mu.Lock()
+	running := s.browser != nil && s.browser.IsConnected()
+	s.mu.Unlock()
+	if running || !s.warming.CompareAndSwap(false, true) {
+		return
+	}
+	go func() {
+		defer s.warming.Store(false)
+		s.startMu.Lock()
+		defer s.startMu.Unlock()
+		if s.sessions.isClosed() {
+			return
+		}
+		var err error
+		note := ""
+		if slices.Contains(s.cfg.PersistentProfiles, personality) {
+			err = s.startDriver()
+		} else {
+			_, note, err = s.ensureBrowser()
+		}
+		if err != nil {
+			s.log.Debug("prewarm", "err", err)
+		}
+		if note != "" { // the next result says it, as the launch's own call would
+			s.sessions.notice(note)
+		}
+	}()
+}
+
+// shutdown closes the shared browser and lets go of the driver (stopped
+// when no other Service holds it). slow: a close already went unanswered,
+// so each gets a short wait.
+func (s *launcher) shutdown(slow bool) []error {
+	var errs []error
+	s.startMu.Lock()
+	s.mu.Lock()
+	b, d := s.browser, s.drv
+	s.browser, s.pw, s.drv = nil, nil, nil
+	s.mu.Unlock()
+	s.startMu.Unlock()
+	wait := closeWait
+	if slow {
+		wait = time.Second
+	}
+	if b != nil && !d.exited() {
+		if err := bounded(wait, func() error { return b.Close() }); err != nil && !isClosedErr(err) {
+			errs = append(errs, fmt.Errorf("browser: closing the browser: %w", err))
+			if errors.Is(err, errNoAnswer) {
+				wait = time.Second
+			}
+		}
+	}
+	if d != nil {
+		if err := releaseDriver(d, wait, s.log); err != nil {
+			errs = append(errs, fmt.Errorf("browser: stopping the driver: %w", err))
+		}
+	}
+	return errs
+}
+
+// driver is the driver the service uses now.
+func (s *launcher) driver() *sharedDriver {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.drv
+}
+
+// watchDriver resets the service when d exits.
+func (s *launcher) watchDriver(d *sharedDriver) {
+	select {
+	case <-d.dead:
+		s.driverExited(d)
+	case <-s.life.Done():
+	}
+}
+
+// checkDriver resets the service at once when its driver has exited, so a
+// call never lands on a dead connection.
+func (s *launcher) checkDriver() {
+	if d := s.driver(); d.exited() {
+		s.driverExited(d)
+	}
+}
+
+// driverExitedWhy is the reason sessions on a dead driver are given.
+const driverExitedWhy = "the browser driver exited"
+
+// driverExited forgets a dead driver and its browser, and drops every
+// session that lived on it: each is remembered as crashed (its next call is
+// told why) and its profile lock and per-session resources are released.
+// The next browser call starts a new driver.
+func (s *launcher) driverExited(d *sharedDriver) {
+	s.startMu.Lock()
+	s.mu.Lock()
+	if s.drv != d {
+		s.mu.Unlock()
+		s.startMu.Unlock()
+		return
+	}
+	s.drv, s.pw, s.browser = nil, nil, nil
+	hit := s.sessions.dropDriver(d)
+	s.mu.Unlock()
+	s.startMu.Unlock()
+	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
+	for _, ss := range hit {
+		ss.markCrashed(driverExitedWhy)
+		ss.closing.Store(true)
+		go func() {
+			// The connection is gone: nothing to close in the browser. The
+			// profile lock is shared with the call that may still hold
+			// ss.mu, so it is released once that call is done.
+			ss.mu.Lock()
+			if ss.profile != nil {
+				unlockProfile(ss.profile)
+				ss.profile = nil
+			}
+			ss.mu.Unlock()
+			s.sessions.notifyClosed(ss.key)
+		}()
+	}
+}
+
+// One driver (a node process, about 120 MB and 0.8 s to start) serves every
+// Service of a process that uses the same driver folder.
+var drivers = struct {
+	sync.Mutex
+	m map[string]*sharedDriver
+}{m: map[string]*sharedDriver{}}
+
+type sharedDriver struct {
+	pw   *pw.Playwright
+	dir  string
+	pid  int
+	refs int
+	// dead is closed when the driver process has exited (killed, crashed):
+	// its connection is gone and every object on it is useless.
+	dead chan struct{}
+}
+
+func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error) {
+	drivers.Lock()
+	defer drivers.Unlock()
+	if d := drivers.m[opts.DriverDirectory]; d != nil && !d.exited() {
+		d.refs++
+		return d, nil
+	}
+	t0 := time.Now()
+	p, err := pw.Run(opts)
+	if err != nil {
+		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
+	}
+	log.Info("playwright driver started", "dir", opts.DriverDirectory, "pid", p.Pid(), "took", time.Since(t0).Round(time.Millisecond))
+	d := &sharedDriver{pw: p, dir: opts.DriverDirectory, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
+	drivers.m[opts.DriverDirectory] = d
+	go d.watch()
+	return d, nil
+}
+
+// exited reports whether the driver process has exited. A nil driver has
+// not.
+func (d *sharedDriver) exited() bool {
+	if d == nil {
+		return false
+	}
+	select {
+	case <-d.dead:
+		return true
+	default:
+		return false
+	}
+}
+
+// watch closes d.dead when the driver process exits, and forgets d so the
+// next Service to need a driver starts a new one.
+func (d *sharedDriver) watch() {
+	if d.pid <= 0 || !waitExit(d.pid) {
+		return
+	}
+	close(d.dead)
+	drivers.Lock()
+	if drivers.m[d.dir] == d {
+		delete(drivers.m, d.dir)
+	}
+	drivers.Unlock()
+}
+
+// releaseDriver drops a Service's hold on d and stops the driver when no
+// Service holds it, within wait; a driver that does not stop is killed.
+func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error {
+	drivers.Lock()
+	if drivers.m[d.dir] != d || d.exited() {
+		drivers.Unlock()
+		return nil
+	}
+	if d.refs--; d.refs > 0 {
+		drivers.Unlock()
+		return nil
+	}
+	delete(drivers.m, d.dir)
+	drivers.Unlock()
+	if err := bounded(wait, d.pw.Stop); err != nil {
+		if d.exited() {
+			return nil
+		}
+		if d.pid > 0 {
+			log.Warn("the playwright driver did not stop: killing it", "pid", d.pid)
+			if p, err := os.FindProcess(d.pid); err == nil {
+				p.Kill()
+			}
+			return nil
+		}
+		return err
+	}
+	return nil
+}
+
+// logWriter sends the driver's stderr to the log.
+type logWriter struct{ l *slog.Logger }
+
+func (w logWriter) Write(b []byte) (int, error) {
+	if msg := strings.TrimSpace(string(b)); msg != "" {
+		w.l.Debug("playwright driver", "out", capString(msg, 2000))
+	}
+	return len(b), nil
+}
+
+var _ io.Writer = logWriter{}

@@ -1,0 +1,105 @@
+package browser
+
+import (
+	"errors"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// mapErr turns a Playwright error into a coded one: crashes, timeouts and
+// elements that cannot be acted on get their own codes.
+func (s *sessions) mapErr(ss *session, err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	var st *stalled
+	if errors.As(err, &st) {
+		return abi.Errorf(st.code, "%s: %s", what, st.msg)
+	}
+	var ae *abi.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	msg := err.Error()
+	if gone(msg) || errors.Is(err, pw.ErrTargetClosed) || ss.crashed.Load() {
+		// The crash event, or the exit of the driver, may trail the failed
+		// call by a moment.
+		for i := 0; i < 20 && !ss.crashed.Load() && !ss.drv.exited() && (ss.browser == nil || ss.browser.IsConnected()); i++ {
+			time.Sleep(25 * time.Millisecond)
+		}
+		if ss.drv.exited() {
+			// The service drops every session of the dead driver (checkDriver,
+			// watchDriver); the next call starts a new driver.
+			ss.markCrashed(driverExitedWhy)
+			return abi.Errorf(abi.CodeBrowserCrashed, "the browser driver exited while %s; the session was reset and its tabs are gone: call browser_navigate again to start a fresh browser", what)
+		}
+		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) || strings.Contains(msg, "crash") {
+			ss.markCrashed("the browser went away during " + what)
+			s.dropCrashed(ss)
+			return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+		}
+		return abi.Errorf(abi.CodeExecutionFailed, "%s: the tab was closed", what)
+	}
+	line := cleanMsg(msg)
+	if errors.Is(err, pw.ErrTimeout) {
+		for _, w := range []string{"not visible", "not enabled", "disabled", "not editable", "readonly", "not stable", "intercepts pointer events", "outside of the viewport", "not attached", "detached"} {
+			if strings.Contains(msg, w) {
+				return abi.Errorf(abi.CodeNotInteractable, "%s: the element never became actionable (%s): it may be covered, hidden or disabled; take a new snapshot", what, w)
+			}
+		}
+		ss.suspect.Store(true)
+		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, s.cfg.ActionTimeout.D(), line)
+	}
+	for _, w := range []string{"is not an <input>", "Not a checkbox or radio", "Element is not a <select>", "Cannot type text into", "Malformed value", "not a <select>"} {
+		if strings.Contains(msg, w) {
+			return abi.Errorf(abi.CodeNotInteractable, "%s: %s", what, line)
+		}
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "%s: %s", what, line)
+}
+
+func gone(msg string) bool {
+	for _, w := range []string{"Target crashed", "has been closed", "Target closed", "Browser closed", "browser has disconnected", "Connection closed", "crashed"} {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanMsg keeps the part of a Playwright error an agent can use.
+func cleanMsg(msg string) string {
+	l := firstLine(msg)
+	for _, p := range []string{"playwright: ", "timeout: ", "Error: ", "TimeoutError: "} {
+		l = strings.ReplaceAll(l, p, "")
+	}
+	return l
+}
+
+func isClosedErr(err error) bool {
+	if err == nil {
+		return false
+	}
+	m := err.Error()
+	return strings.Contains(m, "has been closed") || strings.Contains(m, "Target closed") ||
+		strings.Contains(m, "closed") && strings.Contains(m, "browser")
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return capString(l, 500)
+}
+
+func pwTimeout(err error) bool {
+	return err != nil && (strings.Contains(err.Error(), "Timeout") && strings.Contains(err.Error(), "exceeded") || isPWTimeout(err))
+}
+
+func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
+
+func errDialogOpen(d *abi.BrowserDialog) error {
+	return abi.Errorf(abi.CodeExecutionFailed, "a %s dialog is open (%q) and blocks the page: answer it with browser_dialog (accept or dismiss) first", d.Type, capString(d.Message, 200)).With("dialog", d.Type)
+}

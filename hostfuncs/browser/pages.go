@@ -1,0 +1,595 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+)
+
+// pages is what the host functions that act on a page and those that read
+// one share: the page's state, locating a ref, snapshots (snapshot.go),
+// the facts of a load and why one failed.
+type pages struct {
+	*env
+	// sessions map errors (a crash drops the session).
+	sessions *sessions
+	// concealer redacts typed secrets from snapshots.
+	concealer *concealer
+}
+
+// findTab finds the caller's session and its current tab, the session
+// locked (sessions.pageTab, sessions.beginWith).
+type findTab func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, error)
+
+// onTab is the setup the page host functions share: find the caller's
+// session and tab, then run fn with the session locked until fn returns.
+func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn func(ss *session, t *tab) (R, error)) (R, error) {
+	ss, t, err := find(ctx, c)
+	if err != nil {
+		var none R
+		return none, err
+	}
+	defer ss.mu.Unlock()
+	return fn(ss, t)
+}
+
+// stillJudged refuses to act on a tab whose page left the origin the host
+// approved the call for (Caller.OriginJudged): the page moved while the
+// call waited for an operator, and the approval was for the other page.
+// The acting host functions call it right before they act.
+func stillJudged(c *hostfuncs.Caller, t *tab) error {
+	if !c.OriginJudged {
+		return nil
+	}
+	want := c.Origin
+	if want == "" {
+		want = "null"
+	}
+	now := originOf(t.page.URL())
+	if now == want {
+		return nil
+	}
+	return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", want, now)
+}
+
+// openDialog returns the dialog blocking t, or any tab of ss.
+func openDialog(ss *session, t *tab) *abi.BrowserDialog {
+	if d := t.dialog.Load(); d != nil {
+		return dialogInfo(*d)
+	}
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	for _, x := range ss.tabs {
+		if d := x.dialog.Load(); d != nil {
+			return dialogInfo(*d)
+		}
+	}
+	return nil
+}
+
+func dialogInfo(d pw.Dialog) *abi.BrowserDialog {
+	return &abi.BrowserDialog{Type: d.Type(), Message: d.Message(), DefaultValue: d.DefaultValue()}
+}
+
+// state describes the session after a call and hands over its pending
+// warnings.
+func (s *pages) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
+	return s.stateWith(ss, t, allTabs, nil)
+}
+
+// stateWith is state with the current tab's title already read (title
+// non-nil: titleSoon's result, or the title the page facts saw).
+func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
+	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
+	st.Dialog = openDialog(ss, t)
+	if st.Dialog == nil && !t.page.IsClosed() {
+		if title != nil {
+			st.Title = title()
+		} else {
+			st.Title = pageTitle(t.page)
+		}
+	}
+	ss.evMu.Lock()
+	tabs := append([]*tab(nil), ss.tabs...)
+	fresh := ss.newTabs
+	ss.newTabs = nil
+	st.Warnings, ss.warnings = ss.warnings, nil
+	ss.evMu.Unlock()
+	if w := ss.popupWarning(); w != "" {
+		st.Warnings = append(st.Warnings, w)
+	}
+	if len(tabs) > 1 || allTabs {
+		// The other tabs' titles are read together, under one deadline: a
+		// stuck tab costs the call a second, not a second per tab.
+		titles := make([]func() string, len(tabs))
+		for i, x := range tabs {
+			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() {
+				titles[i] = titleSoon(x.page)
+			}
+		}
+		deadline := time.Now().Add(time.Second)
+		for i, x := range tabs {
+			bt := abi.BrowserTab{Index: i, URL: x.page.URL(), Current: x == t}
+			if x == t {
+				bt.Title = st.Title
+			} else if titles[i] != nil {
+				bt.Title = titleBy(titles[i], deadline)
+			}
+			st.Tabs = append(st.Tabs, bt)
+		}
+	}
+	for _, x := range fresh {
+		for i, y := range tabs {
+			if x == y {
+				st.NewTabs = append(st.NewTabs, abi.BrowserTab{Index: i, URL: x.page.URL()})
+			}
+		}
+	}
+	return st
+}
+
+// pageTitle reads the title without letting a busy page stall the call.
+func pageTitle(p pw.Page) string {
+	ch := make(chan string, 1)
+	go func() {
+		t, _ := p.Title()
+		ch <- t
+	}()
+	select {
+	case t := <-ch:
+		return t
+	case <-time.After(time.Second):
+		return ""
+	}
+}
+
+// titleSoon starts reading the title now, so the round trip overlaps the
+// snapshot; the returned func waits for it as pageTitle would.
+func titleSoon(p pw.Page) func() string {
+	ch := make(chan string, 1)
+	go func() {
+		t, _ := p.Title()
+		ch <- t
+	}()
+	return func() string {
+		select {
+		case t := <-ch:
+			return t
+		case <-time.After(time.Second):
+			return ""
+		}
+	}
+}
+
+// titleBy is a titleSoon result, or "" once deadline has passed.
+func titleBy(title func() string, deadline time.Time) string {
+	ch := make(chan string, 1)
+	go func() { ch <- title() }()
+	select {
+	case t := <-ch:
+		return t
+	case <-time.After(time.Until(deadline)):
+		return ""
+	}
+}
+
+// race runs fn, but returns early when a dialog opens: the page is then
+// blocked and fn would only finish once someone answers it. The dialog is
+// reported through State.Dialog; fn's late result is dropped. Like every
+// Playwright call of a host function it is bounded (await): by the call's
+// context and the session's call budget.
+func race[T any](ss *session, fn func() (T, error)) (T, bool, error) {
+	return await(ss, 0, true, fn)
+}
+
+func race0(ss *session, fn func() error) (bool, error) {
+	_, d, err := race(ss, func() (struct{}, error) { return struct{}{}, fn() })
+	return d, err
+}
+
+// normRef accepts "e5", "@e5", "ref=e5" and frame refs "f1e4". Anything
+// else (a CSS selector, a role name) is refused.
+func normRef(ref string) (string, error) {
+	r := strings.TrimSpace(ref)
+	r = strings.TrimPrefix(r, "@")
+	r = strings.TrimPrefix(r, "ref=")
+	r = strings.Trim(r, "[]")
+	r = strings.TrimPrefix(r, "ref=")
+	if refRe.MatchString(r) {
+		return r, nil
+	}
+	if r == "" {
+		return "", abi.Errorf(abi.CodeInputInvalid, "no element given: pass a ref from browser_snapshot (like e5)")
+	}
+	return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a ref: CSS selectors and text are not accepted, use a ref from browser_snapshot (like e5)", capString(ref, 80))
+}
+
+// locate resolves a ref of the latest snapshot of t. A ref that is not in
+// that snapshot, or whose element has left the page, fails at once with
+// stale_ref: Playwright itself would wait for it until the timeout.
+func (s *pages) locate(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+	r, err := normRef(ref)
+	if err != nil {
+		return nil, "", err
+	}
+	if !t.refs[r] {
+		if len(t.refs) == 0 {
+			return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s: this tab has no snapshot yet: take a new snapshot (browser_snapshot) and use its refs", r)
+		}
+		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is not in the latest snapshot of this tab: take a new snapshot (browser_snapshot) and use its refs", r)
+	}
+	loc := t.page.GetByRef(r)
+	n, _, err := await(ss, s.cfg.ActionTimeout.D(), false, loc.Count)
+	if err != nil {
+		return nil, r, s.sessions.mapErr(ss, err, "finding "+r)
+	}
+	if n == 0 {
+		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is no longer on the page (the page changed or navigated since the snapshot): take a new snapshot and use its refs", r)
+	}
+	return loc, r, nil
+}
+
+// locateToAct is locate for an element about to be acted on: the probe
+// ready needs is read while locate counts, so the two round trips overlap.
+// (Locator.EvaluateAll does not resolve refs, so they cannot be one.)
+func (s *pages) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+	r, err := normRef(ref)
+	if err != nil || !t.refs[r] {
+		return s.locate(ss, t, ref)
+	}
+	type res struct {
+		p  probe
+		ok bool
+	}
+	ch := make(chan res, 1)
+	early := t.page.GetByRef(r)
+	go func() {
+		p, ok := probeOf(early)
+		ch <- res{p, ok}
+	}()
+	loc, r, err := s.locate(ss, t, ref)
+	if err != nil {
+		return loc, r, err // the probe times out on its own
+	}
+	if t.probed == nil {
+		t.probed = map[string]func() (probe, bool){}
+	}
+	t.probed[r] = func() (probe, bool) {
+		select {
+		case x := <-ch:
+			return x.p, x.ok
+		case <-time.After(2 * time.Second): // the probe's own timeout is 1s
+			return probe{}, false
+		}
+	}
+	return loc, r, nil
+}
+
+// probeJS reads in one round trip what ready and isPassword need, with
+// Playwright's own rules: visible = a non-empty box and not
+// visibility:hidden; disabled = :disabled or inside aria-disabled;
+// editable = a text control or contenteditable that is not read-only.
+const probeJS = `e => {
+	const r = e.getBoundingClientRect();
+	const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
+	const disabled = (e.matches && e.matches(":disabled")) || !!(e.closest && e.closest("[aria-disabled=true]"));
+	const text = (e instanceof HTMLInputElement && !["checkbox","radio","button","submit","reset","image","file","range","color","hidden"].includes(e.type))
+		|| e instanceof HTMLTextAreaElement || e.isContentEditable || ["textbox","searchbox","combobox","spinbutton"].includes(e.getAttribute && e.getAttribute("role"));
+	const readonly = !!e.readOnly || (e.getAttribute && e.getAttribute("aria-readonly") === "true");
+	const link = e.closest && e.closest("a[href],area[href]");
+	const submit = !!e.form && (e instanceof HTMLButtonElement ? e.type === "submit" : e instanceof HTMLInputElement && ["submit","image"].includes(e.type));
+	const target = ((link && link.target) || (submit && (e.formTarget || e.form.target)) || "").toLowerCase();
+	const frame = target !== "" && [...document.querySelectorAll("iframe[name],frame[name]")].some(f => f.name.toLowerCase() === target);
+	return {visible, enabled: !disabled, editable: text && !disabled && !readonly,
+		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password",
+		opensTab: target !== "" && !frame && !["_self","_parent","_top"].includes(target),
+		navigates: !!link || submit};
+}`
+
+type probe struct {
+	Visible, Enabled, Editable, Password bool
+	// OpensTab: a link or form whose target opens another browsing context
+	// (not a frame of the page). Navigates: a link or a form's submit
+	// control, which a modifier or middle click may open in a tab.
+	OpensTab, Navigates bool
+}
+
+func probeFrom(m map[string]any) probe {
+	b := func(k string) bool { x, _ := m[k].(bool); return x }
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab"), Navigates: b("navigates")}
+}
+
+// probeOf reads an element's state; ok is false when it could not.
+func probeOf(loc pw.Locator) (probe, bool) {
+	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+	m, isMap := v.(map[string]any)
+	if err != nil || !isMap {
+		return probe{}, false
+	}
+	return probeFrom(m), true
+}
+
+// ready fails fast with not_interactable where Playwright would wait out
+// the action timeout. It returns the probe (Password says whether the
+// element is a password input). The probe locateToAct started in this
+// call is used once; otherwise the element is probed now.
+func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, error) {
+	var p probe
+	var ok bool
+	if early := t.probed[ref]; early != nil {
+		delete(t.probed, ref)
+		p, ok = early()
+	} else {
+		p, ok = probeOf(loc)
+	}
+	if !ok {
+		return p, nil // let Playwright decide, with its timeout
+	}
+	if !p.Visible {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is not visible (hidden, collapsed or zero-sized): open the menu or section that shows it, or take a new snapshot", ref)
+	}
+	if enabled && !p.Enabled {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is disabled: complete what it depends on first, then take a new snapshot", ref)
+	}
+	if editable && !p.Editable {
+		return p, abi.Errorf(abi.CodeNotInteractable, "element %s is read-only or not a text field: pick an editable textbox from the snapshot", ref)
+	}
+	return p, nil
+}
+
+// after finishes an action: waits for a navigation it started, then takes
+// the snapshot and, after a navigation, the page facts.
+func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *abi.BrowserActResponse) error {
+	if t.navSeq.Load() != navBefore && !t.page.IsClosed() {
+		out.Navigated = true
+		race0(ss, func() error {
+			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
+		})
+		if err := s.navFailed(ss, t, navBefore); err != nil {
+			return err
+		}
+	}
+	var title func() string
+	if openDialog(ss, t) == nil && !t.page.IsClosed() {
+		if out.Navigated {
+			pg, snap, tt, err := s.pageFacts(ss, t, nil, !noSnap)
+			if err != nil {
+				return err
+			}
+			out.Page, out.Snapshot, title = pg, snap, tt
+		} else if !noSnap {
+			title = titleSoon(t.page)
+			snap, err := s.snapshot(ss, t, "", 0)
+			if err != nil {
+				return err
+			}
+			out.Snapshot = snap
+		}
+	}
+	out.State = s.stateWith(ss, t, false, title)
+	return nil
+}
+
+// navFailed is the error for a navigation an action started (a link, a
+// form submission) that did not load, or nil: the action ran, the page it
+// opened did not.
+func (s *pages) navFailed(ss *session, t *tab, navBefore int64) error {
+	var err error
+	if f := t.navFail.Load(); f != nil && f.seq > navBefore {
+		code := f.err
+		if i := strings.Index(code, "net::"); i >= 0 {
+			code = code[i:]
+		}
+		if code == "net::ERR_ABORTED" {
+			return nil
+		}
+		settleErrorPage(t)
+		err = s.loadFailed(ss, f.url, code)
+	} else if d := t.doc.Load(); d != nil && d.seq > navBefore {
+		err = s.proxyAnswered(ss, d.url, d.status)
+	}
+	if e, ok := err.(*abi.Error); ok {
+		return abi.Errorf(e.Code, "the action ran, but the page it opened did not load: %s", e.Message).With("url", e.Details["url"])
+	}
+	return err
+}
+
+// loadFailed is the error for a navigation to u that Chromium failed with
+// code (net::ERR_...): the egress proxy's reason when it refused or could
+// not reach the site, else unreachable or execution_failed by the code.
+func (s *pages) loadFailed(ss *session, u, code string) error {
+	if err := s.egressFailure(ss, u); err != nil {
+		return err
+	}
+	for _, e := range unreachableErrs {
+		if strings.HasSuffix(code, "ERR_"+e) {
+			return abi.Errorf(abi.CodeUnreachable, "could not reach %s (%s): check the URL's host name and port; if they are right, the site may be down: retry later", u, code).With("url", u)
+		}
+	}
+	return abi.Errorf(abi.CodeExecutionFailed, "could not load %s: %s: check the URL, or whether the site is reachable from this host", u, code)
+}
+
+// unreachableErrs are Chromium's errors for a site that cannot be reached
+// (no such name, nothing answering, the egress proxy failing the tunnel).
+var unreachableErrs = []string{"NAME_NOT_RESOLVED", "CONNECTION_REFUSED", "CONNECTION_TIMED_OUT", "ADDRESS_UNREACHABLE",
+	"TUNNEL_CONNECTION_FAILED", "PROXY_CONNECTION_FAILED", "CONNECTION_RESET", "CONNECTION_CLOSED", "EMPTY_RESPONSE", "INTERNET_DISCONNECTED", "TIMED_OUT"}
+
+// egressFailure asks Options.EgressFailure why u did not load.
+func (s *pages) egressFailure(ss *session, u string) error {
+	if s.opts.EgressFailure == nil {
+		return nil
+	}
+	return s.opts.EgressFailure(ss.key.personality, ss.key.session, u)
+}
+
+// proxyAnswered is the error for a document the egress proxy answered
+// itself (403: refused under the policy; 502: the site could not be
+// reached), or nil for a site's own answer.
+func (s *pages) proxyAnswered(ss *session, u string, status int) error {
+	if status != 403 && status != 502 {
+		return nil
+	}
+	return s.egressFailure(ss, u)
+}
+
+// errorPage is the document Chromium shows for a navigation that failed.
+const errorPage = "chrome-error://chromewebdata/"
+
+// settleErrorPage waits, briefly, for the error page of a failed
+// navigation to commit: Playwright reports the failure first, and a
+// navigation started before the error page arrives is interrupted by it.
+func settleErrorPage(t *tab) {
+	bounded(stuckProbe, func() error {
+		return t.page.WaitForURL(errorPage, pw.PageWaitForURLOptions{WaitUntil: pw.WaitUntilStateCommit, Timeout: ms(stuckProbe)})
+	})
+}
+
+// factsJS reads the whole document for the detect hook, up to max UTF-16
+// units each (the host then caps the bytes): a wall's marker may sit
+// anywhere in it. With max 0 it reads only the title: without a
+// detector, nothing reads the rest (innerText lays the page out, and
+// both cost a large page tens of milliseconds).
+const factsJS = `(max) => ({
+	title: document.title,
+	text: max && document.body ? document.body.innerText.slice(0, max) : "",
+	html: max && document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
+})`
+
+// facts collects what the detect hook reads about the loaded document.
+func (s *pages) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
+	pg, _, _, _ := s.pageFacts(ss, t, resp, false)
+	return pg
+}
+
+// pageFacts collects the page facts and, when withSnap is set, the
+// snapshot: the two reads are in flight together, in one race against a
+// dialog. title reports the title the facts saw (nil when they failed). A
+// dialog leaves the snapshot empty, as snapshot does.
+func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) (pg *abi.Page, snap string, title func() string, err error) {
+	pg = &abi.Page{URL: t.page.URL()}
+	if resp != nil {
+		pg.Status, pg.Headers = resp.Status(), resp.Headers()
+	} else if d := t.doc.Load(); d != nil {
+		pg.Status, pg.Headers = d.status, d.headers
+	}
+	max := s.cfg.DetectMaxMB << 20
+	if c := hostfuncs.CallerFrom(ss.ctx); c != nil && c.NoDetector {
+		max = 0
+	}
+	type reads struct {
+		v    any
+		verr error
+		snap string
+		serr error
+	}
+	r, dialog, _ := race(ss, func() (reads, error) {
+		var r reads
+		if !withSnap {
+			r.v, r.verr = t.page.Evaluate(factsJS, max)
+			return r, nil
+		}
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			r.v, r.verr = t.page.Evaluate(factsJS, max)
+		}()
+		r.snap, r.serr = s.aria(t, 0)
+		<-done
+		return r, nil
+	})
+	if dialog {
+		return pg, "", nil, nil
+	}
+	if m, ok := r.v.(map[string]any); ok && r.verr == nil {
+		pg.Title, _ = m["title"].(string)
+		text, _ := m["text"].(string)
+		html, _ := m["html"].(string)
+		pg.Text, pg.HTML = capString(text, max), capString(html, max)
+		seen := pg.Title
+		title = func() string { return seen }
+	}
+	if withSnap {
+		if r.serr != nil {
+			return pg, "", title, s.sessions.mapErr(ss, r.serr, "taking a snapshot")
+		}
+		s.keepRefs(t, r.snap)
+		snap = s.concealer.redact(t, r.snap)
+	}
+	return pg, snap, title, nil
+}
+
+// checkURL accepts only http and https: file:, data:, javascript: and the
+// rest are refused before anything starts.
+func checkURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capString(raw, 200), err)
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "https":
+	case "":
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no scheme: write the full URL, e.g. https://%s", capString(raw, 200), capString(raw, 200))
+	default:
+		return "", abi.Errorf(abi.CodeRefused, "%s: URLs are refused: only http and https pages can be opened", u.Scheme).With("scheme", u.Scheme)
+	}
+	if u.Host == "" {
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no host", capString(raw, 200))
+	}
+	return u.String(), nil
+}
+
+// checkOpenURL is checkURL for a URL about to be loaded, then
+// Options.CheckURL (the network service's check: credentials, ports,
+// hosts), so such a URL is refused before anything starts.
+func (s *pages) checkOpenURL(raw string) (string, error) {
+	u, err := checkURL(raw)
+	if err != nil || s.opts.CheckURL == nil {
+		return u, err
+	}
+	if err := s.opts.CheckURL(u); err != nil {
+		var ae *abi.Error
+		if errors.As(err, &ae) {
+			return "", ae
+		}
+		return "", abi.Errorf(abi.CodeRefused, "%v", err)
+	}
+	return u, nil
+}
+
+func ms(d time.Duration) *float64 { return pw.Float(float64(d.Milliseconds())) }
+
+func fmtBox(x, y, w, h float64) string { return fmt.Sprintf("%.0f,%.0f,%.0f,%.0f", x, y, w, h) }
+
+var (
+	refRe     = regexp.MustCompile(`^(?:f\d+)?e\d+$`)
+	refInSnap = regexp.MustCompile(`\[ref=((?:f\d+)?e\d+)\]`)
+	// A textbox line with a value: `- textbox "Password" [ref=e3]: s3cret`.
+	textboxValue = regexp.MustCompile(`(?m)^(\s*- textbox\b[^\n]*\[ref=((?:f\d+)?e\d+)\][^:\n]*): (.+)$`)
+)
+
+// evalInto runs one of the host's own scripts and decodes its result.
+func (s *pages) evalInto(ss *session, t *tab, js string, arg any, into any) error {
+	v, dialog, err := race(ss, func() (any, error) { return t.page.Evaluate(js, arg) })
+	if dialog {
+		return errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		return s.sessions.mapErr(ss, err, "reading the page")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}

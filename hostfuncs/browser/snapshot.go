@@ -1,0 +1,179 @@
+package browser
+
+import (
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// snapshot takes the AI-mode ARIA snapshot of t (or of the subtree of
+// scope), redacts password values and records its refs as the latest. A
+// dialog opening meanwhile returns "" (the state reports the dialog).
+//
+// A scoped snapshot is cut from a snapshot of the whole page, never taken
+// of the subtree alone: Playwright resolves a ref only against the latest
+// snapshot taken in its frame, so a subtree's own snapshot would leave
+// every ref outside it unresolvable (stale) although the page is
+// unchanged. Refs are kept on the elements, so the same element keeps the
+// same ref across full and scoped snapshots.
+func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
+	pageDepth := depth
+	if scope != "" {
+		var err error
+		if _, scope, err = s.locate(ss, t, scope); err != nil {
+			return "", err
+		}
+		pageDepth = 0 // the depth applies to the cut
+	}
+	snap, dialog, err := race(ss, func() (string, error) { return s.aria(t, pageDepth) })
+	if dialog {
+		return "", nil
+	}
+	if err != nil {
+		return "", s.sessions.mapErr(ss, err, "taking a snapshot")
+	}
+	s.keepRefs(t, snap)
+	if scope != "" {
+		sub, ok := subtree(snap, scope, depth)
+		if !ok {
+			return "", abi.Errorf(abi.CodeStaleRef, "ref %s is no longer shown on the page (hidden or removed since the snapshot): take a new snapshot and use its refs", scope)
+		}
+		snap = sub
+	}
+	return s.concealer.redact(t, snap), nil
+}
+
+// aria takes the AI-mode ARIA snapshot of the page, with the marks of
+// plain elements that take input (marks.go), read alongside. Boxes, which
+// are only how a mark finds its line, cost a large page's snapshot up to
+// twice its time: once a snapshot of a document found no marked elements,
+// the next snapshots of that document are taken without them. If such a
+// page gained marked elements meanwhile, the snapshot is taken again with
+// boxes, so marks are never lost. (Reading the marks first instead costs
+// every snapshot one more round trip to the page.)
+func (s *pages) aria(t *tab, depth int) (string, error) {
+	wait := s.cfg.ActionTimeout.D()
+	doc := t.navSeq.Load() + 1
+	unmarked := t.unmarked.Load() == doc
+	found := findMarks(t.page)
+	snap, err := takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
+	marks := found(wait)
+	if err != nil {
+		return "", err
+	}
+	if len(marks) == 0 {
+		t.unmarked.Store(doc)
+		return markLines(snap, nil), nil
+	}
+	t.unmarked.Store(0)
+	if unmarked {
+		if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
+			return "", err
+		}
+	}
+	return markLines(snap, marks), nil
+}
+
+func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
+	if snapshotTaken != nil {
+		snapshotTaken(o)
+	}
+	return t.page.AriaSnapshot(o)
+}
+
+// snapshotTaken, when set (by tests), sees the options of every snapshot.
+var snapshotTaken func(pw.PageAriaSnapshotOptions)
+
+// snapshotOptions are the ARIA snapshot's options: AI mode (refs), boxes
+// only when there are marks to place.
+func snapshotOptions(depth int, boxes bool, timeout time.Duration) pw.PageAriaSnapshotOptions {
+	o := pw.PageAriaSnapshotOptions{Mode: pw.AriaSnapshotModeAi, Timeout: pw.Float(float64(timeout.Milliseconds()))}
+	if boxes {
+		o.Boxes = pw.Bool(true)
+	}
+	if depth > 0 {
+		o.Depth = pw.Int(depth)
+	}
+	return o
+}
+
+// keepRefs records the refs of a whole-page snapshot as the latest of t:
+// exactly the refs Playwright now resolves.
+func (s *pages) keepRefs(t *tab, snap string) {
+	refs := map[string]bool{}
+	snapRefs(snap, refs)
+	t.refs = refs
+}
+
+// subtree cuts the element with ref, and what is nested under it, out of a
+// snapshot, unindented; depth > 0 keeps that many levels below it (as
+// Playwright's depth option: an element at the limit keeps its inline text
+// and properties, not its children).
+func subtree(snap, ref string, depth int) (string, bool) {
+	mark := "[ref=" + ref + "]"
+	var b strings.Builder
+	base := -1
+	for line := range strings.Lines(snap) {
+		trimmed := strings.TrimLeft(line, " ")
+		ind := len(line) - len(trimmed)
+		if base < 0 {
+			if strings.HasPrefix(trimmed, "- ") && strings.Contains(trimmed, mark) {
+				base = ind
+				b.WriteString(trimmed)
+			}
+			continue
+		}
+		if ind <= base && strings.TrimSpace(line) != "" {
+			break
+		}
+		level := (ind - base) / 2
+		if depth > 0 && level > depth && !(level == depth+1 && strings.HasPrefix(trimmed, "- /")) {
+			continue
+		}
+		b.WriteString(line[base:])
+	}
+	return strings.TrimRight(b.String(), "\n"), base >= 0
+}
+
+// snapRefs adds every [ref=...] of a snapshot to refs (refInSnap, by hand).
+func snapRefs(snap string, refs map[string]bool) {
+	for rest := snap; ; {
+		i := strings.Index(rest, "[ref=")
+		if i < 0 {
+			return
+		}
+		rest = rest[i+len("[ref="):]
+		if r, n := refAt(rest); n > 0 && strings.HasPrefix(rest[n:], "]") {
+			refs[r] = true
+		}
+	}
+}
+
+// refAt reads a ref ((?:f\d+)?e\d+) at the start of s: the ref and its length.
+func refAt(s string) (string, int) {
+	i := 0
+	digits := func() bool {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(s) && s[i] == 'f' {
+		i++
+		if !digits() {
+			return "", 0
+		}
+	}
+	if i >= len(s) || s[i] != 'e' {
+		return "", 0
+	}
+	i++
+	if !digits() {
+		return "", 0
+	}
+	return s[:i], i
+}
