@@ -22,6 +22,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -677,8 +678,8 @@ func TestSessionsAreIsolatedAndListed(t *testing.T) {
 // ownChromium lists the Chromium processes this test binary started.
 func ownChromium() map[int]bool {
 	out := map[int]bool{}
-	for _, p := range descendants(os.Getpid()) {
-		if strings.HasPrefix(processName(p), "chrom") {
+	for _, p := range procfs.Descendants(os.Getpid()) {
+		if strings.HasPrefix(procfs.Name(p), "chrom") {
 			out[p] = true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
 // hostileServer serves pages that misbehave, on loopback. hung receives a
@@ -325,9 +326,9 @@ func privateDriver(t *testing.T) string {
 // from the driver folder dir.
 func driversIn(dir string) []int {
 	var out []int
-	for _, p := range descendants(os.Getpid()) {
-		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p))
-		if alive(p) && strings.Contains(string(b), dir) && strings.Contains(string(b), "run-driver") {
+	for _, p := range procfs.Descendants(os.Getpid()) {
+		cmd := procfs.Cmdline(p)
+		if alive(p) && strings.Contains(cmd, dir) && strings.Contains(cmd, "run-driver") {
 			out = append(out, p)
 		}
 	}
@@ -335,13 +336,8 @@ func driversIn(dir string) []int {
 }
 
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i < 0 || !strings.HasPrefix(s[i+1:], " Z")
+	s, ok := procfs.ReadStat(pid)
+	return ok && s.State != "Z"
 }
 
 // Killing the Playwright driver: the call in flight gets browser_crashed
@@ -371,8 +367,8 @@ func TestDriverKilledRestarts(t *testing.T) {
 	}
 	pid := drivers[0]
 	var browsers []int
-	for _, p := range descendants(pid) {
-		if strings.HasPrefix(processName(p), "chrom") {
+	for _, p := range procfs.Descendants(pid) {
+		if strings.HasPrefix(procfs.Name(p), "chrom") {
 			browsers = append(browsers, p)
 		}
 	}

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -177,50 +176,6 @@ func hasDisplay() bool {
 		return true
 	}
 	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
-}
-
-// descendants lists the processes whose parent chain reaches pid (Linux).
-// Tests use it to kill the browser this process started, and nothing else.
-func descendants(pid int) []int {
-	parent := map[int]int{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		s := string(b)
-		i := strings.LastIndexByte(s, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(s[i+1:])
-		if len(f) < 2 {
-			continue
-		}
-		pp, _ := strconv.Atoi(f[1])
-		parent[p] = pp
-	}
-	var out []int
-	for p := range parent {
-		for q, n := parent[p], 0; q > 0 && n < 64; q, n = parent[q], n+1 {
-			if q == pid {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
-// processName is /proc/<pid>/comm.
-func processName(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
-	return strings.TrimSpace(string(b))
 }
 
 // Preflight reports whether this host can run a local browser: the driver
