@@ -143,8 +143,12 @@ const (
 	HookMask    HookRole = "mask"    // secret masking, always last
 )
 
-// HookRoles lists the roles in pipeline order.
-var HookRoles = []HookRole{HookDetect, HookCompact, HookMask}
+// hookRoles lists the roles in pipeline order. Unexported so that no
+// importer can change what the host accepts; HookRoles returns a copy.
+var hookRoles = [...]HookRole{HookDetect, HookCompact, HookMask}
+
+// HookRoles lists the roles in pipeline order (a fresh copy).
+func HookRoles() []HookRole { return append([]HookRole(nil), hookRoles[:]...) }
 
 // Log levels for ww_log.
 const (

@@ -31,17 +31,21 @@ const (
 	CodeUnreachable     Code = "unreachable"        // the name does not resolve or nothing answers: check the URL
 )
 
-// Codes is the closed set, in documentation order.
-var Codes = []Code{
+// codes is the closed set, in documentation order. Unexported so that no
+// importer can widen it; Codes returns a copy.
+var codes = [...]Code{
 	CodeInputInvalid, CodeNotFound, CodeNotAvailable, CodeRefused, CodeTimeout,
 	CodeExecutionFailed, CodePluginFailed, CodeResourceLimit, CodeABIMismatch,
 	CodeNoSession, CodeStaleRef, CodeNotInteractable, CodeNavTimeout, CodeDialogGone,
 	CodePathRefused, CodeBrowserCrashed, CodeBotWall, CodeSecretLeak, CodeUnreachable,
 }
 
+// Codes is the closed set, in documentation order (a fresh copy).
+func Codes() []Code { return append([]Code(nil), codes[:]...) }
+
 // Known reports whether c is in the closed set.
 func (c Code) Known() bool {
-	for _, k := range Codes {
+	for _, k := range codes {
 		if k == c {
 			return true
 		}

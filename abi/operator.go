@@ -49,12 +49,16 @@ const (
 	RiskDownload   Risk = "download"   // writes files from the web to disk
 )
 
-// Risks lists every risk label, mildest first.
-var Risks = []Risk{RiskRead, RiskNavigate, RiskAct, RiskEval, RiskCredential, RiskUpload, RiskDownload}
+// risks lists every risk label, mildest first. Unexported: approval
+// decisions hang on it; Risks returns a copy.
+var risks = [...]Risk{RiskRead, RiskNavigate, RiskAct, RiskEval, RiskCredential, RiskUpload, RiskDownload}
+
+// Risks lists every risk label, mildest first (a fresh copy).
+func Risks() []Risk { return append([]Risk(nil), risks[:]...) }
 
 // Valid reports whether r is one of Risks.
 func (r Risk) Valid() bool {
-	for _, x := range Risks {
+	for _, x := range risks {
 		if r == x {
 			return true
 		}

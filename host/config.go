@@ -201,7 +201,7 @@ func (p PersonalityConfig) checkApproval(name string) error {
 			continue
 		}
 		if !abi.Risk(k).Valid() {
-			return fmt.Errorf("personalities.%s.approval.%s: unknown risk %q: use one of %v (or timeout)", name, k, k, abi.Risks)
+			return fmt.Errorf("personalities.%s.approval.%s: unknown risk %q: use one of %v (or timeout)", name, k, k, abi.Risks())
 		}
 		if v != ModeAllow && v != ModeAsk && v != ModeDeny {
 			return fmt.Errorf("personalities.%s.approval.%s = %q: use allow, ask or deny", name, k, v)

@@ -453,7 +453,7 @@ func (p *Plugin) checkManifest(info *moduleInfo) error {
 	}
 	for _, h := range m.Hooks {
 		known := false
-		for _, r := range abi.HookRoles {
+		for _, r := range abi.HookRoles() {
 			known = known || r == h
 		}
 		if !known {

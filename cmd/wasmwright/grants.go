@@ -91,7 +91,7 @@ A grant names one origin (scheme://host[:port]), never a wildcard.`,
 			},
 		}
 		cmd.Flags().StringVar(&gr.Tool, "tool", "", "the tool the grant lets run (or --risk)")
-		cmd.Flags().StringVar(&risk, "risk", "", fmt.Sprintf("every tool of this risk, one of %v (or --tool)", abi.Risks))
+		cmd.Flags().StringVar(&risk, "risk", "", fmt.Sprintf("every tool of this risk, one of %v (or --tool)", abi.Risks()))
 		cmd.Flags().StringVar(&gr.Origin, "origin", "", "the page origin, scheme://host[:port]")
 		return cmd
 	}

@@ -318,8 +318,8 @@ func (w *deadlineWriter) Flush() {
 
 func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// ShutdownGrace is the default Options.ShutdownGrace.
-var ShutdownGrace = 10 * time.Second
+// DefaultShutdownGrace is Options.ShutdownGrace when it is not set.
+const DefaultShutdownGrace = 10 * time.Second
 
 // Serve serves the streamable HTTP endpoint on ln until ctx is done, then
 // shuts down: it stops accepting, ends the calls in flight, closes every

@@ -62,7 +62,7 @@ type Options struct {
 	SessionIdle time.Duration
 	// ShutdownGrace bounds how long Serve waits, once its context is done,
 	// for calls to stop and sessions and connections to close. Default
-	// ShutdownGrace.
+	// DefaultShutdownGrace.
 	ShutdownGrace time.Duration
 	// MaxSessionsPerToken caps the open HTTP sessions (each a browser
 	// context) of one bearer token, so one client cannot crowd out the
@@ -116,7 +116,7 @@ func New(h Host, opts Options) *Server {
 		opts.MaxSessionsPerToken = 8
 	}
 	if opts.ShutdownGrace <= 0 {
-		opts.ShutdownGrace = ShutdownGrace
+		opts.ShutdownGrace = DefaultShutdownGrace
 	}
 	if opts.ToolSync == 0 {
 		opts.ToolSync = 2 * time.Second

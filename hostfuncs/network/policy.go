@@ -36,8 +36,9 @@ type Policy struct {
 	Ports []int
 }
 
-// DefaultPorts are the ports a policy allows when it names none.
-var DefaultPorts = []int{80, 443}
+// defaultPorts are the ports a policy allows when it names none. Unexported
+// and copied on use: every policy that names none would share the slice.
+var defaultPorts = [...]int{80, 443}
 
 // Validate reports every mistake at once.
 func (p Policy) Validate() error {
@@ -72,7 +73,7 @@ func (p Policy) Key() string {
 	}
 	ports := slices.Clone(p.Ports)
 	if len(ports) == 0 {
-		ports = DefaultPorts
+		ports = slices.Clone(defaultPorts[:])
 	}
 	slices.Sort(ports)
 	return fmt.Sprintf("allowed=%s;only=%s;private=%t;ports=%v", norm(p.AllowedHosts), norm(p.OnlyHosts), p.AllowPrivate, slices.Compact(ports))
@@ -354,9 +355,12 @@ func compile(p Policy) (*rules, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	// The compiled rules own their slices: the caller's policy may change
+	// after compiling.
+	p.Ports, p.AllowedHosts, p.OnlyHosts = slices.Clone(p.Ports), slices.Clone(p.AllowedHosts), slices.Clone(p.OnlyHosts)
 	r := &rules{policy: p, key: p.Key(), ports: p.Ports}
 	if len(r.ports) == 0 {
-		r.ports = DefaultPorts
+		r.ports = slices.Clone(defaultPorts[:])
 	}
 	for _, h := range p.AllowedHosts {
 		pt, _ := parsePattern(h)

@@ -140,7 +140,7 @@ func (gr *Grant) check() error {
 		return abi.Errorf(abi.CodeInputInvalid, "a grant names a tool or a risk, exactly one")
 	}
 	if gr.Risk != "" && !gr.Risk.Valid() {
-		return abi.Errorf(abi.CodeInputInvalid, "unknown risk %q: one of %v", gr.Risk, abi.Risks)
+		return abi.Errorf(abi.CodeInputInvalid, "unknown risk %q: one of %v", gr.Risk, abi.Risks())
 	}
 	return nil
 }

@@ -239,7 +239,7 @@ func latencySection(h *hooks) {
 	fmt.Println()
 	fmt.Println("| hook | calls | median | p90 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|---|")
-	for _, role := range append(append([]abi.HookRole{}, abi.HookRoles...), "mask (whole corpus page)") {
+	for _, role := range append(append([]abi.HookRole{}, abi.HookRoles()...), "mask (whole corpus page)") {
 		xs := h.latency[role]
 		if len(xs) == 0 {
 			continue
