@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -61,9 +62,9 @@ func (h *Host) keepGood(s *Slot, v version) {
 		err = WriteAtomically(dst, v.wasm)
 	}
 	if err == nil && v.sig != nil {
-		err = WriteAtomically(dst+SignatureExt, v.sig)
+		err = WriteAtomically(dst+signature.Ext, v.sig)
 	} else if err == nil {
-		if err = os.Remove(dst + SignatureExt); errors.Is(err, os.ErrNotExist) {
+		if err = os.Remove(dst + signature.Ext); errors.Is(err, os.ErrNotExist) {
 			err = nil
 		}
 	}
@@ -88,7 +89,7 @@ func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, vers
 	if err != nil || len(fields) == 0 {
 		return nil, version{}, abi.Errorf(abi.CodeRefused, "%s has no pin beside it", f)
 	}
-	v := version{wasm: wasm, pin: strings.ToLower(fields[0]), sig: ReadSignature(f)}
+	v := version{wasm: wasm, pin: strings.ToLower(fields[0]), sig: signature.Read(f)}
 	if err := h.checkSignature(s.Name, wasm, v.sig); err != nil {
 		return nil, version{}, err
 	}

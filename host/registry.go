@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -108,7 +109,7 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 	} else if err != nil {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
 	}
-	sig := ReadSignature(file)
+	sig := signature.Read(file)
 	if err := h.checkSignature(name, wasm, sig); err != nil {
 		return nil, version{}, err
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -190,7 +191,7 @@ func (h *Host) watch() error {
 				if !ok {
 					return
 				}
-				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), SignatureExt)
+				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), signature.Ext)
 				if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
 					pending[name] = time.Now()
 				}
@@ -240,7 +241,7 @@ func (h *Host) swapFromFile(name string) {
 	if err != nil {
 		return
 	}
-	if _, err := h.Swap(context.Background(), name, wasm, pin, ReadSignature(slot.File)); err != nil {
+	if _, err := h.Swap(context.Background(), name, wasm, pin, signature.Read(slot.File)); err != nil {
 		// Set aside, so a restart loads the last good version, not this.
 		if h.setAside(slot, sum, err.Error()) {
 			h.Emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -95,7 +96,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 	// one or keys are given.
 	verifyFile := g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
 		ok := printConformance(cmd.OutOrStdout(), args[0], conformance(cmd.Context(), args[0]))
-		if _, err := os.Stat(args[0] + host.SignatureExt); err == nil || len(verifyKeys) > 0 {
+		if _, err := os.Stat(args[0] + signature.Ext); err == nil || len(verifyKeys) > 0 {
 			if err := verifyFileSignature(cmd, h.Config(), args[0], verifyKeys); err != nil {
 				return err
 			}
@@ -166,7 +167,7 @@ swap says so.`,
 			if err != nil {
 				return err
 			}
-			sig := host.ReadSignature(file)
+			sig := signature.Read(file)
 			m, err := h.Validate(cmd.Context(), name, wasm, pin, sig)
 			h.Close(context.Background())
 			if err != nil {
@@ -224,7 +225,7 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 // when sig is nil) and the pin sidecar, then the new file, each renamed
 // into place, so a watching host never sees a half-written plugin.
 func installAtomically(dst string, wasm []byte, sum string, sig []byte) error {
-	if err := writeOrRemove(dst+host.SignatureExt, sig); err != nil {
+	if err := writeOrRemove(dst+signature.Ext, sig); err != nil {
 		return err
 	}
 	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
