@@ -156,7 +156,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 		ctx = sandbox.WithQuiet(ctx)
 	}
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	blobs := func(pl *sandbox.Plugin) {
@@ -168,7 +168,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 	blobs(plug)
 	out, err := plug.Call(ctx, op, in)
 	if err != nil && isRetired(err) {
-		if cur := r.slot.cur.Load(); cur != nil && cur != plug {
+		if cur := r.slot.Serving(); cur != nil && cur != plug {
 			blobs(cur)
 			out, err = cur.Call(ctx, op, in)
 		}

@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
@@ -52,10 +53,11 @@ type Options struct {
 
 // Host is a running kernel. It is safe for concurrent use.
 type Host struct {
-	cfg     *Config
-	log     *slog.Logger
-	eng     *sandbox.Engine
-	slots   map[string]*Slot
+	cfg *Config
+	log *slog.Logger
+	eng *sandbox.Engine
+	// plugins are the plugin slots and their lifecycle (host/pluginset).
+	plugins *pluginset.Set
 	sink    hostfuncs.Sink
 	secrets *hostfuncs.Secrets
 	svcs    []Service
@@ -69,7 +71,6 @@ type Host struct {
 	onCall    func(CallStats)
 	linkMu    sync.Mutex // serializes relinking
 
-	watchStop func()
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators.
 	desk *operator.Desk
@@ -176,18 +177,24 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		return nil, err
 	}
 	h.eng = eng
-	h.slots = map[string]*Slot{}
-	for _, name := range sortedKeys(cfg.Plugins) {
-		s := &Slot{Name: name, File: cfg.PluginFile(name)}
-		h.slots[name] = s
-		h.loadSlot(ctx, s)
+	files := map[string]string{}
+	for name := range cfg.Plugins {
+		files[name] = cfg.PluginFile(name)
 	}
+	h.plugins = pluginset.Load(ctx, files, pluginset.Options{
+		Engine: eng, Logger: h.log, Emit: h.Emit,
+		HookTimeout: cfg.Host.hookTimeout(), RollbackAfter: cfg.Host.rollbackAfter(),
+		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
+		CheckSignature: h.checkSignature,
+		Admit:          h.admit,
+		Published:      h.relink,
+	})
 	h.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).
 	debug.FreeOSMemory()
 	if cfg.Host.WatchPlugins {
-		if err := h.watch(); err != nil {
+		if err := h.plugins.Watch(cfg.PluginsDir()); err != nil {
 			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)
 		}
 	}
@@ -245,16 +252,14 @@ func (h *Host) Close(ctx context.Context) error {
 
 func (h *Host) close(ctx context.Context) error {
 	var errs []error
-	if h.watchStop != nil {
-		h.watchStop()
+	if h.plugins != nil {
+		h.plugins.StopWatching()
 	}
 	for _, s := range h.svcs {
 		errs = append(errs, s.Close(ctx))
 	}
-	for _, s := range h.slots {
-		if p := s.cur.Swap(nil); p != nil {
-			errs = append(errs, p.Retire(ctx))
-		}
+	if h.plugins != nil {
+		errs = append(errs, h.plugins.Close(ctx))
 	}
 	if h.eng != nil {
 		errs = append(errs, h.eng.Close(ctx))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -35,7 +36,7 @@ type personality struct {
 
 // route links a name to the plugin version that serves it.
 type route struct {
-	slot   *Slot
+	slot   *pluginset.Slot
 	plugin *sandbox.Plugin
 	spec   abi.ToolSpec
 	grants capability.Set
@@ -64,7 +65,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 	allowAll := contains(cfg.Tools, "*")
 	claimed := map[string]string{}
 	for _, pl := range cfg.Plugins {
-		slot := h.slots[pl]
+		slot := h.plugins.Slot(pl)
 		plug, err := slot.Current()
 		if err != nil {
 			p.problems = append(p.problems, err.Error())
@@ -125,7 +126,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			if hp != pl {
 				continue
 			}
-			if !hasRole(plug.Manifest(), role) {
+			if !pluginset.HasRole(plug.Manifest(), role) {
 				p.problems = append(p.problems, fmt.Sprintf("hooks.%s names plugin %s, which does not fill the %s role", role, pl, role))
 				continue
 			}
@@ -149,15 +150,6 @@ func (p *personality) hasTakeover() bool {
 
 // TakeoverTool is the tool that hands a browser session to a human.
 const TakeoverTool = "browser_request_takeover"
-
-func hasRole(m abi.Manifest, role abi.HookRole) bool {
-	for _, r := range m.Hooks {
-		if r == role {
-			return true
-		}
-	}
-	return false
-}
 
 func compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 )
 
 // pipeline runs the personality's result hooks in order: detect on
@@ -159,7 +160,7 @@ func detectFailed(p *personality, res *abi.Result, e *abi.Error) (*abi.Result, *
 
 // unlinked says why the personality has no route for its hook plugin.
 func (h *Host) unlinked(p *personality, name string) *abi.Error {
-	if _, err := h.slots[name].Current(); err != nil {
+	if _, err := h.plugins.Slot(name).Current(); err != nil {
 		return abi.AsError(err)
 	}
 	return abi.Errorf(abi.CodeRefused, "plugin %s is not linked in personality %s (%s)", name, p.name, strings.Join(p.problems, "; "))
@@ -167,12 +168,12 @@ func (h *Host) unlinked(p *personality, name string) *abi.Error {
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	var inBytes, outBytes int
 	t0 := time.Now()
-	resp, e := h.hookOn(ctx, plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
+	resp, e := pluginset.CallHook(ctx, h.cfg.Host.hookTimeout(), plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
 		out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
 		inBytes, outBytes = len(in), len(out)
 		return out, err
@@ -187,7 +188,7 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 	}
 	if ctx.Err() == nil {
 		// A cancelled call is not the plugin's failure.
-		h.hookResult(r.slot, plug, said)
+		h.plugins.HookResult(r.slot, plug, said)
 	}
 	return resp, e
 }
@@ -244,7 +245,7 @@ func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
 	view, _ := json.Marshal(v)
 	h := sha256.New()
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	for _, part := range []string{plug.SHA256, string(view), res.Source, res.Snapshot} {

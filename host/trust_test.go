@@ -161,7 +161,7 @@ func TestSwapRequiresSignature(t *testing.T) {
 	// after it swaps it in.
 	writePlugin(t, file, next, nil)
 	events.waitEvent(t, "plugin.swap_refused", sum)
-	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 == sum {
 		t.Fatal("an unsigned drop was swapped in")
 	}
 	os.WriteFile(file+signature.Ext, distribute.Sign(priv, next, file), 0o644)

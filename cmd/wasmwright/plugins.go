@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -204,12 +205,12 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 	defer tick.Stop()
 	deadline := time.After(wait)
 	for {
-		if b, err := os.ReadFile(host.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
+		if b, err := os.ReadFile(pluginset.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
 			return true, "a running server swapped it in and serves it", false
 		}
 		var why struct{ SHA256, Reason string }
-		if b, err := os.ReadFile(host.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
-			return false, "a running server refused it and set it aside (" + host.RefusedFile(dst) + "): " + why.Reason, true
+		if b, err := os.ReadFile(pluginset.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
+			return false, "a running server refused it and set it aside (" + pluginset.RefusedFile(dst) + "): " + why.Reason, true
 		}
 		select {
 		case <-ctx.Done():
@@ -228,8 +229,8 @@ func installAtomically(dst string, wasm []byte, sum string, sig []byte) error {
 	if err := writeOrRemove(dst+signature.Ext, sig); err != nil {
 		return err
 	}
-	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
+	if err := pluginset.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
 		return err
 	}
-	return host.WriteAtomically(dst, wasm)
+	return pluginset.WriteAtomically(dst, wasm)
 }
