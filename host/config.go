@@ -14,6 +14,9 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 )
 
 //go:embed default.toml
@@ -33,7 +36,7 @@ type Config struct {
 	Vault         toml.Primitive               `toml:"vault"`
 	Serve         ServeConfig                  `toml:"serve"`
 	Console       ConsoleConfig                `toml:"console"`
-	Vision        VisionConfig                 `toml:"vision"`
+	Vision        vision.Config                `toml:"vision"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
@@ -108,8 +111,9 @@ type PersonalityConfig struct {
 	// Grants are capability IDs. Absent or empty: nothing.
 	Grants []string    `toml:"grants"`
 	Hooks  HooksConfig `toml:"hooks"`
-	// Network is what its pages and plugins may reach (host/network.go).
-	Network NetworkPolicy `toml:"network"`
+	// Network is what its pages and plugins may reach: the egress
+	// service's own table (hostfuncs/network.Policy).
+	Network network.Policy `toml:"network"`
 	// AllowEvalWithVault lets a personality hold browser.eval next to
 	// vault.fill. Refused by default: script the agent runs in the page
 	// can read back every credential value the vault filled there.
@@ -288,19 +292,9 @@ type TokenConfig struct {
 	Personality string `toml:"personality"`
 }
 
-// Duration is a time.Duration written as "30s" in TOML.
-type Duration struct{ time.Duration }
-
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("duration %q: %w (write it like \"30s\" or \"2m\")", b, err)
-	}
-	d.Duration = v
-	return nil
-}
-
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// Duration is a time.Duration written as "30s" in TOML (hostfuncs.Duration,
+// which the services' own tables use too).
+type Duration = hostfuncs.Duration
 
 // ConfigError is a configuration mistake, with where it is.
 type ConfigError struct {
@@ -435,7 +429,7 @@ func (c *Config) Validate() error {
 	if err := c.validateKeys(); err != nil {
 		return err
 	}
-	if err := c.Vision.validate(); err != nil {
+	if err := c.Vision.Validate(); err != nil {
 		return bad("%v", err)
 	}
 	for name, p := range c.Plugins {

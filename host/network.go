@@ -10,26 +10,6 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
 
-// NetworkPolicy is a personality's [personalities.NAME.network] table:
-// what its browser pages and its plugins (ww_network_fetch) may reach.
-// Absent: public addresses on ports 80 and 443.
-type NetworkPolicy struct {
-	// AllowedHosts are reachable whatever they resolve to, on any port
-	// ("host:port" for one port; "*.example.com" for subdomains).
-	AllowedHosts []string `toml:"allowed_hosts"`
-	// OnlyHosts, when set, are the only other hosts reachable.
-	OnlyHosts []string `toml:"only_hosts"`
-	// AllowPrivate lets RFC 1918, CGNAT and unique-local addresses through
-	// (never loopback or link-local/metadata: those need allowed_hosts).
-	AllowPrivate bool `toml:"allow_private"`
-	// Ports reachable (default 80, 443).
-	Ports []int `toml:"ports"`
-}
-
-func (p NetworkPolicy) policy() network.Policy {
-	return network.Policy{AllowedHosts: p.AllowedHosts, OnlyHosts: p.OnlyHosts, AllowPrivate: p.AllowPrivate, Ports: p.Ports}
-}
-
 // newNetwork builds the egress service from every personality's policy.
 // Listeners start lazily, one per browser session (and one shared per
 // distinct policy), so a host that never browses opens no socket.
@@ -37,7 +17,7 @@ func (h *Host) newNetwork() (*network.Service, error) {
 	pol := map[string]network.Policy{}
 	var errs []string
 	for _, name := range sortedKeys(h.cfg.Personalities) {
-		p := h.cfg.Personalities[name].Network.policy()
+		p := h.cfg.Personalities[name].Network
 		if err := p.Validate(); err != nil {
 			errs = append(errs, fmt.Sprintf("personality %s: %v", name, strings.ReplaceAll(err.Error(), "\n", "; ")))
 		}
