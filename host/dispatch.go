@@ -48,9 +48,9 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	defer h.idle.end()
 	h.warm(p, req.Tool)
 	var j judgment
-	h.beginCall(p.name, req.Session)
+	h.egress.beginCall(p.name, req.Session)
 	r, res, err := h.callTool(ctx, p, req, &j)
-	res, err = h.attachBlocked(p.name, req.Session, res, err)
+	res, err = h.egress.attachBlocked(p.name, req.Session, res, err)
 	h.markExternal(p, r, req, res)
 	t1 := time.Now()
 	res, err = h.pipeline(ctx, p, req, res, err)

@@ -61,6 +61,8 @@ type Host struct {
 	sink    hostfuncs.Sink
 	secrets *hostfuncs.Secrets
 	svcs    []Service
+	// egress is the network service's per-session side (egress.go).
+	egress  egress
 	closers []func() error
 
 	pers atomic.Pointer[map[string]*personality]
@@ -121,11 +123,12 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	h.sink = teeSink{next: h.sink, ring: &h.recent}
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := h.newNetwork()
+	nw, err := newNetwork(cfg, h.log)
 	if err != nil {
 		return nil, err
 	}
 	h.svcs = append(h.svcs, nw)
+	h.egress = egress{nw}
 	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
 		return nil, &ConfigError{cfg.Source, err.Error()}
 	}
@@ -142,7 +145,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
 		h.svcs = append(h.svcs, h.desk)
 	}
-	v, err := h.newVault()
+	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
 	if err != nil {
 		return nil, err
 	}

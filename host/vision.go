@@ -20,15 +20,15 @@ func newVision(cfg vision.Config, nw *network.Service) (*vision.Model, error) {
 	return vision.New(cfg, nw.Client)
 }
 
-// visionOptions are the browser's hooks into the vision model, or none.
-func (h *Host) visionOptions(o *browser.Options) {
-	if h.vision == nil {
+// visionOptions are the browser's hooks into the vision model m, or none.
+func visionOptions(o *browser.Options, m *vision.Model, cfg *Config) {
+	if m == nil {
 		return
 	}
 	o.Vision = func(ctx context.Context, personality string, q browser.VisionQuery) (abi.VisionLocateResponse, error) {
-		return h.vision.Locate(ctx, vision.Query{Personality: personality, Image: q.Image, Width: q.Width, Height: q.Height, Marks: q.Marks, Description: q.Description, Action: q.Action})
+		return m.Locate(ctx, vision.Query{Personality: personality, Image: q.Image, Width: q.Width, Height: q.Height, Marks: q.Marks, Description: q.Description, Action: q.Action})
 	}
-	o.VisionSecrets = func(personality string) bool { return h.cfg.Personalities[personality].VisionAllowSecrets }
+	o.VisionSecrets = func(personality string) bool { return cfg.Personalities[personality].VisionAllowSecrets }
 }
 
 func needsVision(t abi.ToolSpec) bool {
