@@ -3,8 +3,8 @@ package pluginset
 import (
 	"context"
 	"encoding/json"
-	"time"
 	"strings"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -48,7 +48,6 @@ func CallHook(ctx context.Context, d time.Duration, plug *sandbox.Plugin, req *a
 	}
 	return &resp, nil
 }
-
 
 // capBytes shortens an answer a plugin may have made up before it reaches
 // a message (the kernel's events.go caps the same way).

@@ -225,4 +225,3 @@ func (set *Set) Infos() []PluginInfo {
 	}
 	return out
 }
-

@@ -86,4 +86,3 @@ func failedHow(e *abi.Error) string {
 	}
 	return "failed with " + string(e.Code)
 }
-
