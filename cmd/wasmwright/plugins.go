@@ -25,7 +25,13 @@ import (
 func pluginsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify, swap, sign and distribute plugins"}
 	c.AddCommand(distributionCmds(g)...)
-	c.AddCommand(&cobra.Command{
+	c.AddCommand(pluginsListCmd(g), pluginsPrecompileCmd(), pluginsInspectCmd(g), pluginsVerifyCmd(g), pluginsSwapCmd(g))
+	return c
+}
+
+// pluginsListCmd is `plugins list`.
+func pluginsListCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "list",
 		Short: "List configured plugins: version, sha256, tools, hooks, state",
 		Args:  cobra.NoArgs,
@@ -45,8 +51,12 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return tw.Flush()
 		}),
-	})
-	c.AddCommand(&cobra.Command{
+	}
+}
+
+// pluginsPrecompileCmd is `plugins precompile DIR`.
+func pluginsPrecompileCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "precompile DIR",
 		Short: "Compile every plugin in DIR into DIR/.cache, so a first run with an empty cache_dir does not compile (make build runs it)",
 		Args:  cobra.ExactArgs(1),
@@ -57,8 +67,12 @@ func pluginsCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: compiled into %s\n", filepath.Join(args[0], sandbox.ShippedCache))
 			return nil
 		},
-	})
-	c.AddCommand(&cobra.Command{
+	}
+}
+
+// pluginsInspectCmd is `plugins inspect NAME`.
+func pluginsInspectCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "inspect NAME",
 		Short: "Print a plugin's manifest, imports and state as JSON",
 		Args:  cobra.ExactArgs(1),
@@ -70,7 +84,11 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
 		}),
-	})
+	}
+}
+
+// pluginsVerifyCmd is `plugins verify [FILE]`.
+func pluginsVerifyCmd(g *globals) *cobra.Command {
 	var verifyKeys []string
 	verifyAll := g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
 		bad := 0
@@ -119,7 +137,11 @@ func pluginsCmd(g *globals) *cobra.Command {
 		},
 	}
 	verify.Flags().StringSliceVar(&verifyKeys, "key", nil, "also trust this minisign public key (or .pub file) for FILE's signature")
-	c.AddCommand(verify)
+	return verify
+}
+
+// pluginsSwapCmd is `plugins swap NAME FILE`.
+func pluginsSwapCmd(g *globals) *cobra.Command {
 	var (
 		pin  string
 		wait time.Duration
@@ -193,8 +215,7 @@ swap says so.`,
 	}
 	swap.Flags().StringVar(&pin, "sha256", "", "expected sha256 of FILE (default: its own hash)")
 	swap.Flags().DurationVar(&wait, "wait", 10*time.Second, "with watch_plugins, how long to wait for a running server to swap the file in")
-	c.AddCommand(swap)
-	return c
+	return swap
 }
 
 // awaitPickup waits for a server watching the plugins folder to swap in
