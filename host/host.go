@@ -109,47 +109,13 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 			started.Close(context.Background())
 		}
 	}()
-	h.sink = opts.Sink
-	if h.sink == nil && cfg.Host.EventsFile != "" {
-		s, err := hostfuncs.OpenJSONL(cfg.path(cfg.Host.EventsFile))
-		if err != nil {
-			return nil, fmt.Errorf("events_file: %w", err)
-		}
-		h.sink = s
-		h.closers = append(h.closers, s.Close)
-	}
-	if h.sink == nil {
-		h.sink = discardSink{}
+	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
+		return nil, err
 	}
 	h.sink = teeSink{next: h.sink, ring: &h.recent}
-	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := newNetwork(cfg, h.log)
-	if err != nil {
+	if err := h.openServices(opts); err != nil {
 		return nil, err
 	}
-	h.svcs = append(h.svcs, nw)
-	h.egress = egress{nw}
-	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
-		return nil, &ConfigError{cfg.Source, err.Error()}
-	}
-	if !opts.NoBrowser {
-		b, err := h.newBrowser()
-		if err != nil {
-			return nil, err
-		}
-		if b != nil {
-			h.svcs = append(h.svcs, b)
-		}
-	}
-	if opts.Operators {
-		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
-		h.svcs = append(h.svcs, h.desk)
-	}
-	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
-	if err != nil {
-		return nil, err
-	}
-	h.svcs = append(h.svcs, v)
 	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
 	if h.desk == nil {
 		// Plugins importing it still load; the tool is not offered (link).
@@ -158,24 +124,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for _, s := range h.svcs {
 		funcs = append(funcs, s.HostFuncs()...)
 	}
-	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
-		return nil, fmt.Errorf("cache_dir: %w", err)
-	}
-	eng, err := sandbox.NewEngine(sandbox.Config{
-		CacheDir:    cfg.CacheDir(),
-		ShippedDir:  cfg.PluginsDir(),
-		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
-		Timeout:     cfg.Host.CallTimeout.Duration,
-		PoolSize:    cfg.Host.PoolSize,
-		// A plugin's result or host request over this is refused with
-		// resource_limit naming the key.
-		MaxOutput:    cfg.Host.MaxOutputMB << 20,
-		MaxOutputKey: "host.max_output_mb",
-		MaxCalls:     cfg.Host.MaxCalls,
-		MaxCallsKey:  "host.max_calls",
-		Logger:       h.log,
-		HostFuncs:    funcs,
-	})
+	eng, err := newEngine(cfg, h.log, funcs)
 	if err != nil {
 		return nil, err
 	}
@@ -203,6 +152,83 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	h.ReadyAt = time.Now()
 	return h, nil
+}
+
+// openSink is where events go: the embedder's sink, else the config's
+// events_file (its closer added to closers), else nowhere.
+func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfuncs.Sink, error) {
+	if sink == nil && cfg.Host.EventsFile != "" {
+		s, err := hostfuncs.OpenJSONL(cfg.path(cfg.Host.EventsFile))
+		if err != nil {
+			return nil, fmt.Errorf("events_file: %w", err)
+		}
+		sink = s
+		*closers = append(*closers, s.Close)
+	}
+	if sink == nil {
+		sink = discardSink{}
+	}
+	return sink, nil
+}
+
+// openServices opens the kernel's services in the order they depend on
+// each other: the embedder's, the network, the vision model (through the
+// network), the browser, the operator desk, the vault (over the browser).
+func (h *Host) openServices(opts Options) error {
+	cfg := h.cfg
+	h.svcs = append(h.svcs, opts.Services...)
+	nw, err := newNetwork(cfg, h.log)
+	if err != nil {
+		return err
+	}
+	h.svcs = append(h.svcs, nw)
+	h.egress = egress{nw}
+	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
+		return &ConfigError{cfg.Source, err.Error()}
+	}
+	if !opts.NoBrowser {
+		b, err := h.newBrowser()
+		if err != nil {
+			return err
+		}
+		if b != nil {
+			h.svcs = append(h.svcs, b)
+		}
+	}
+	if opts.Operators {
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
+		h.svcs = append(h.svcs, h.desk)
+	}
+	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
+	if err != nil {
+		return err
+	}
+	h.svcs = append(h.svcs, v)
+	return nil
+}
+
+// newEngine makes the sandbox engine the plugins run in, with the host
+// functions funcs and the [host] limits.
+func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbox.Engine, error) {
+	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
+		return nil, fmt.Errorf("cache_dir: %w", err)
+	}
+	eng, err := sandbox.NewEngine(sandbox.Config{
+		CacheDir:    cfg.CacheDir(),
+		ShippedDir:  cfg.PluginsDir(),
+		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
+		Timeout:     cfg.Host.CallTimeout.Duration,
+		PoolSize:    cfg.Host.PoolSize,
+		// A plugin's result or host request over this is refused with
+		// resource_limit naming the key.
+		MaxOutput:    cfg.Host.MaxOutputMB << 20,
+		MaxOutputKey: "host.max_output_mb",
+		MaxCalls:     cfg.Host.MaxCalls,
+		MaxCallsKey:  "host.max_calls",
+		Logger:       log,
+		HostFuncs:    funcs,
+	})
+	return eng, err
 }
 
 type discardSink struct{}
