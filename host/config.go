@@ -438,33 +438,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, pn := range sortedKeys(c.Personalities) {
-		p := c.Personalities[pn]
-		if !validID(pn) {
-			return bad("personality name %q: use letters, digits, _ and - only", pn)
-		}
-		for _, pl := range p.Plugins {
-			if _, ok := c.Plugins[pl]; !ok {
-				return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
-			}
-		}
-		grants, err := capability.Parse(p.Grants)
-		if err != nil {
-			return bad("personality %s: %v", pn, err)
-		}
-		if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
-			return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
-				"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
-		}
-		if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
-			return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
-		}
-		if err := p.checkApproval(pn); err != nil {
-			return bad("%v", err)
-		}
-		for role, pl := range p.Hooks.byRole() {
-			if pl != "" && !contains(p.Plugins, pl) {
-				return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
-			}
+		if err := c.validatePersonality(pn, c.Personalities[pn], bad); err != nil {
+			return err
 		}
 	}
 	if d := c.Host.DefaultPersonality; d != "" {
@@ -492,6 +467,39 @@ func (c *Config) Validate() error {
 		}
 	}
 	return c.validateConsole(bad)
+}
+
+// validatePersonality checks one personality's table against the rest of
+// the config: its name, plugins, grants, detect_failure, approval, hooks.
+func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(string, ...any) error) error {
+	if !validID(pn) {
+		return bad("personality name %q: use letters, digits, _ and - only", pn)
+	}
+	for _, pl := range p.Plugins {
+		if _, ok := c.Plugins[pl]; !ok {
+			return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
+		}
+	}
+	grants, err := capability.Parse(p.Grants)
+	if err != nil {
+		return bad("personality %s: %v", pn, err)
+	}
+	if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
+		return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
+			"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
+	}
+	if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
+		return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
+	}
+	if err := p.checkApproval(pn); err != nil {
+		return bad("%v", err)
+	}
+	for role, pl := range p.Hooks.byRole() {
+		if pl != "" && !contains(p.Plugins, pl) {
+			return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
+		}
+	}
+	return nil
 }
 
 func (c *Config) validateConsole(bad func(string, ...any) error) error {
