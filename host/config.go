@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
@@ -35,7 +36,7 @@ type Config struct {
 	Browser       toml.Primitive               `toml:"browser"`
 	Vault         toml.Primitive               `toml:"vault"`
 	Serve         ServeConfig                  `toml:"serve"`
-	Console       ConsoleConfig                `toml:"console"`
+	Console       consoleconfig.Config         `toml:"console"`
 	Vision        vision.Config                `toml:"vision"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
@@ -251,41 +252,6 @@ type ServeConfig struct {
 	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
 }
 
-// ConsoleConfig is the [console] table: the operator console of
-// `wasmwright serve`, where people watch and drive the agents' browsers,
-// answer takeovers and approvals.
-//
-//	[console]
-//	enabled = true
-//	path = "/console"        # on the MCP HTTP listener (default)
-//	addr = "127.0.0.1:8932"  # or its own listener (needed with stdio)
-//	[[console.operators]]
-//	name = "alice"
-//	sha256 = "..."           # wasmwright console token new
-//	personalities = ["shop"] # optional: only these (default: all)
-type ConsoleConfig struct {
-	Enabled   bool             `toml:"enabled"`
-	Path      string           `toml:"path"`
-	Addr      string           `toml:"addr"`
-	Operators []OperatorConfig `toml:"operators"`
-}
-
-// ConsolePath is where the console is served: Path, default "/console".
-func (c ConsoleConfig) ConsolePath() string {
-	if c.Path == "" {
-		return "/console"
-	}
-	return strings.TrimSuffix(c.Path, "/")
-}
-
-// OperatorConfig is one operator of the console, known by the sha256 of
-// their token (never an agent's bearer token).
-type OperatorConfig struct {
-	Name          string   `toml:"name"`
-	SHA256        string   `toml:"sha256"`
-	Personalities []string `toml:"personalities"`
-}
-
 // TokenConfig is one bearer token.
 type TokenConfig struct {
 	SHA256      string `toml:"sha256"`
@@ -466,7 +432,7 @@ func (c *Config) Validate() error {
 			return bad("serve.tokens[%d].sha256 must be the sha256 hex of the token (wasmwright token hash)", i)
 		}
 	}
-	return c.validateConsole(bad)
+	return c.validateConsole()
 }
 
 // validatePersonality checks one personality's table against the rest of
@@ -502,38 +468,14 @@ func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(st
 	return nil
 }
 
-func (c *Config) validateConsole(bad func(string, ...any) error) error {
-	cc := c.Console
-	if !cc.Enabled {
-		return nil
-	}
-	if len(cc.Operators) == 0 {
-		return bad("console.enabled needs at least one [[console.operators]] (make one with wasmwright console token new)")
-	}
-	if p := cc.ConsolePath(); !strings.HasPrefix(p, "/") || p == "/" || p == "/mcp" || strings.ContainsAny(p, "?#* ") {
-		return bad("console.path %q: give a path of its own such as /console", cc.Path)
-	}
-	agent := map[string]bool{}
+func (c *Config) validateConsole() error {
+	var agents []string
 	for _, t := range c.Serve.Tokens {
-		agent[strings.ToLower(t.SHA256)] = true
+		agents = append(agents, t.SHA256)
 	}
-	names := map[string]bool{}
-	for i, o := range cc.Operators {
-		if !validID(o.Name) || names[o.Name] {
-			return bad("console.operators[%d].name %q: give each operator a distinct name of letters, digits, _ and -", i, o.Name)
-		}
-		names[o.Name] = true
-		if len(o.SHA256) != 64 || strings.Trim(strings.ToLower(o.SHA256), "0123456789abcdef") != "" {
-			return bad("console.operators[%d].sha256 must be the sha256 hex of the operator's token (wasmwright console token new)", i)
-		}
-		if agent[strings.ToLower(o.SHA256)] {
-			return bad("console.operators[%d] (%s) uses an agent's bearer token: operators need tokens of their own (wasmwright console token new)", i, o.Name)
-		}
-		for _, p := range o.Personalities {
-			if _, ok := c.Personalities[p]; !ok {
-				return bad("console.operators[%d] (%s) names unknown personality %q", i, o.Name, p)
-			}
-		}
+	defined := func(p string) bool { _, ok := c.Personalities[p]; return ok }
+	if err := c.Console.Validate(defined, agents); err != nil {
+		return &ConfigError{c.Source, err.Error()}
 	}
 	return nil
 }
