@@ -26,6 +26,17 @@ import (
 const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"
 
 func distributionCmds(g *globals) []*cobra.Command {
+	// push and pull share the registry options (--plain-http).
+	var ropts distribute.RegistryOptions
+	push, pull := pushCmd(&ropts), pullCmd(g, &ropts)
+	for _, c := range []*cobra.Command{push, pull} {
+		c.Flags().BoolVar(&ropts.PlainHTTP, "plain-http", false, "speak HTTP, not HTTPS, to the registry (one on loopback)")
+	}
+	return []*cobra.Command{keygenCmd(), signCmd(), push, pull}
+}
+
+// keygenCmd is `plugins keygen PREFIX`.
+func keygenCmd() *cobra.Command {
 	keygen := &cobra.Command{
 		Use:   "keygen PREFIX",
 		Short: "Make a minisign signing key: PREFIX.key (secret, mode 0600) and PREFIX.pub (to trust)",
@@ -69,6 +80,11 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 				"secret_key": args[0] + ".key", "trust_with": fmt.Sprintf("trusted_keys = [%q]  # in [host] or [plugins.NAME]", pub.String())})
 		},
 	}
+	return keygen
+}
+
+// signCmd is `plugins sign FILE --key KEY`.
+func signCmd() *cobra.Command {
 	var keyFile string
 	sign := &cobra.Command{
 		Use:   "sign FILE --key KEY",
@@ -100,8 +116,11 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 	}
 	sign.Flags().StringVar(&keyFile, "key", "", "the minisign secret key file")
 	sign.MarkFlagRequired("key")
+	return sign
+}
 
-	var ropts distribute.RegistryOptions
+// pushCmd is `plugins push FILE REF`.
+func pushCmd(ropts *distribute.RegistryOptions) *cobra.Command {
 	var name string
 	push := &cobra.Command{
 		Use:   "push FILE REF",
@@ -119,7 +138,7 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 			if sig == nil {
 				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s: pushing it unsigned; pull and hosts that require signatures will refuse it (wasmwright plugins sign)\n", args[0], signature.Ext)
 			}
-			digest, err := distribute.PushPlugin(cmd.Context(), args[1], name, wasm, sig, ropts)
+			digest, err := distribute.PushPlugin(cmd.Context(), args[1], name, wasm, sig, *ropts)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
@@ -127,6 +146,11 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 		},
 	}
 	push.Flags().StringVar(&name, "name", "", "the plugin's name (default: FILE's name without .wasm)")
+	return push
+}
+
+// pullCmd is `plugins pull REF`.
+func pullCmd(g *globals, ropts *distribute.RegistryOptions) *cobra.Command {
 	pull := &cobra.Command{
 		Use:   "pull REF",
 		Short: "Fetch a signed plugin from an OCI registry into plugins_dir, verified before it is installed",
@@ -141,7 +165,7 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			if err != nil {
 				return err
 			}
-			p, err := distribute.PullPlugin(cmd.Context(), args[0], ropts)
+			p, err := distribute.PullPlugin(cmd.Context(), args[0], *ropts)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
@@ -167,10 +191,7 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			return printJSON(cmd.OutOrStdout(), map[string]string{"plugin": p.Name, "digest": p.Digest, "sha256": sum, "signed_by": by, "installed": dst})
 		},
 	}
-	for _, c := range []*cobra.Command{push, pull} {
-		c.Flags().BoolVar(&ropts.PlainHTTP, "plain-http", false, "speak HTTP, not HTTPS, to the registry (one on loopback)")
-	}
-	return []*cobra.Command{keygen, sign, push, pull}
+	return pull
 }
 
 // verifyFileSignature is the signature part of `plugins verify FILE`: it
