@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
@@ -51,26 +52,8 @@ func serveCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the personality's tools to agents over MCP: stdio, or streamable HTTP with --http",
-		Long: `serve speaks the Model Context Protocol.
-
-With no transport flag it serves stdin/stdout: the form an agent's MCP config
-launches ("command": "wasmwright", "args": ["serve"]), acting as --personality.
-
-With --http ADDR (or --transport http, which listens on the config's
-serve.http) it serves streamable HTTP at http://ADDR/mcp. Every request needs
-"Authorization: Bearer TOKEN"; a token maps to a personality through the
-config's [[serve.tokens]] (see wasmwright token new). When the config has no
-tokens, serve makes one at start (or takes WASMWRIGHT_TOKEN), prints it once
-on stderr and maps it to --personality. WASMWRIGHT_TOKEN is always accepted.
-HTTP listens on loopback only, unless --allow-remote (or serve.allow_remote)
-says otherwise; then give it --tls-cert and --tls-key (or serve.tls_cert and
-serve.tls_key), else it warns that tokens cross the network in clear.
-
-Each MCP session is one browser session, owned by the token that opened it;
-it is closed when the session ends. SIGINT or SIGTERM stops accepting,
-cancels calls in flight, closes the sessions and the browsers, and exits
-within 10 seconds whatever is still running; a second signal exits at once.`,
-		Args: cobra.NoArgs,
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if addr != "" {
 				transport = "http"
@@ -94,33 +77,14 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 			if err != nil {
 				return err
 			}
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				if d, ok := ctx.Value(shutdownDeadline{}).(*atomicTime); ok {
-					if t := d.get(); !t.IsZero() {
-						cancel()
-						cctx, cancel = context.WithDeadline(context.Background(), t)
-					}
-				}
-				defer cancel()
-				if err := h.Close(cctx); err != nil {
-					fmt.Fprintln(stderr, "wasmwright: closing the host:", err)
-				}
-			}()
+			defer closeHost(ctx, h, stderr)
 			personality := g.personality
 			if personality == "" {
 				personality = h.DefaultPersonality()
 			}
-			tools, err := h.Tools(personality)
+			tools, err := startPersonality(h, personality, stderr)
 			if err != nil {
 				return err
-			}
-			if b := h.Browser(); b != nil && b.Config().Prewarm {
-				h.Prewarm(personality) // in the background: tools/list does not wait
-			}
-			problems, _ := h.Problems(personality)
-			for _, p := range problems {
-				fmt.Fprintln(stderr, "note:", p)
 			}
 			cfg := h.Config()
 			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
@@ -142,16 +106,8 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 			if addr == "" {
 				return fmt.Errorf("no address: pass --http 127.0.0.1:8931 or set serve.http in the config")
 			}
-			if tlsCert == "" && tlsKey == "" {
-				tlsCert, tlsKey = cfg.TLSFiles()
-			}
-			if (tlsCert == "") != (tlsKey == "") {
-				return fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
-			}
-			if tlsCert != "" {
-				if opts.HTTP.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
-					return err
-				}
+			if opts.HTTP.TLS, err = serveTLS(cfg, tlsCert, tlsKey); err != nil {
+				return err
 			}
 			if con.mount != nil {
 				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
@@ -169,6 +125,76 @@ within 10 seconds whatever is still running; a second signal exits at once.`,
 	f.StringVar(&tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
 	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
 	return c
+}
+
+// serveLong is serve's help.
+const serveLong = `serve speaks the Model Context Protocol.
+
+With no transport flag it serves stdin/stdout: the form an agent's MCP config
+launches ("command": "wasmwright", "args": ["serve"]), acting as --personality.
+
+With --http ADDR (or --transport http, which listens on the config's
+serve.http) it serves streamable HTTP at http://ADDR/mcp. Every request needs
+"Authorization: Bearer TOKEN"; a token maps to a personality through the
+config's [[serve.tokens]] (see wasmwright token new). When the config has no
+tokens, serve makes one at start (or takes WASMWRIGHT_TOKEN), prints it once
+on stderr and maps it to --personality. WASMWRIGHT_TOKEN is always accepted.
+HTTP listens on loopback only, unless --allow-remote (or serve.allow_remote)
+says otherwise; then give it --tls-cert and --tls-key (or serve.tls_cert and
+serve.tls_key), else it warns that tokens cross the network in clear.
+
+Each MCP session is one browser session, owned by the token that opened it;
+it is closed when the session ends. SIGINT or SIGTERM stops accepting,
+cancels calls in flight, closes the sessions and the browsers, and exits
+within 10 seconds whatever is still running; a second signal exits at once.`
+
+// closeHost closes the host when serve ends: within 30 seconds, or by the
+// deadline a stopping serve set on ctx.
+func closeHost(ctx context.Context, h *host.Host, stderr io.Writer) {
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if d, ok := ctx.Value(shutdownDeadline{}).(*atomicTime); ok {
+		if t := d.get(); !t.IsZero() {
+			cancel()
+			cctx, cancel = context.WithDeadline(context.Background(), t)
+		}
+	}
+	defer cancel()
+	if err := h.Close(cctx); err != nil {
+		fmt.Fprintln(stderr, "wasmwright: closing the host:", err)
+	}
+}
+
+// startPersonality returns the tools serve offers the personality,
+// prewarms its browser when [browser] prewarm says so, and notes its
+// problems on stderr.
+func startPersonality(h *host.Host, personality string, stderr io.Writer) ([]abi.ToolSpec, error) {
+	tools, err := h.Tools(personality)
+	if err != nil {
+		return nil, err
+	}
+	if b := h.Browser(); b != nil && b.Config().Prewarm {
+		h.Prewarm(personality) // in the background: tools/list does not wait
+	}
+	problems, _ := h.Problems(personality)
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "note:", p)
+	}
+	return tools, nil
+}
+
+// serveTLS is the HTTPS config of --tls-cert and --tls-key, else of
+// serve.tls_cert and serve.tls_key; nil serves plain HTTP.
+func serveTLS(cfg *host.Config, tlsCert, tlsKey string) (*tls.Config, error) {
+	if tlsCert == "" && tlsKey == "" {
+		tlsCert, tlsKey = cfg.TLSFiles()
+	}
+	if (tlsCert == "") != (tlsKey == "") {
+		return nil, fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
+	}
+	if tlsCert != "" {
+		return loadTLS(tlsCert, tlsKey)
+	}
+	return nil, nil
 }
 
 // shutdownDeadline is the context key of the time by which a stopping serve
