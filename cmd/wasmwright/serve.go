@@ -19,6 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
@@ -40,34 +41,26 @@ var shutdownBudget = 8 * time.Second
 const sessionGrace = 3 * time.Second
 
 func serveCmd(g *globals) *cobra.Command {
-	var (
-		addr        string
-		transport   string
-		idle        time.Duration
-		allowRemote bool
-		tlsCert     string
-		tlsKey      string
-		pprofAddr   string
-	)
+	var fl serveFlags
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the personality's tools to agents over MCP: stdio, or streamable HTTP with --http",
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if addr != "" {
-				transport = "http"
+			if fl.addr != "" {
+				fl.transport = "http"
 			}
-			if transport != "stdio" && transport != "http" {
-				return fmt.Errorf("--transport %q: use stdio or http", transport)
+			if fl.transport != "stdio" && fl.transport != "http" {
+				return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
 				ctx = context.Background()
 			}
 			stderr := cmd.ErrOrStderr()
-			if pprofAddr != "" {
-				if err := startPprof(pprofAddr, stderr); err != nil {
+			if fl.pprofAddr != "" {
+				if err := startPprof(fl.pprofAddr, stderr); err != nil {
 					return err
 				}
 			}
@@ -87,44 +80,58 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			cfg := h.Config()
-			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
+			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: fl.idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
-			con, err := startConsole(ctx, h, transport, allowRemote || cfg.Serve.AllowRemote, stderr)
+			con, err := startConsole(ctx, h, fl.transport, fl.allowRemote || cfg.Serve.AllowRemote, stderr)
 			if err != nil {
 				return err
 			}
 			defer con.wait()
-			if transport == "stdio" {
+			if fl.transport == "stdio" {
 				srv := mcp.New(h, opts)
 				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
 				return serveStdio(ctx, srv, cmd.InOrStdin(), cmd.OutOrStdout(), personality)
 			}
-			if addr == "" {
-				addr = cfg.Serve.HTTP
+			if fl.addr == "" {
+				fl.addr = cfg.Serve.HTTP
 			}
-			if addr == "" {
+			if fl.addr == "" {
 				return fmt.Errorf("no address: pass --http 127.0.0.1:8931 or set serve.http in the config")
 			}
-			if opts.HTTP.TLS, err = serveTLS(cfg, tlsCert, tlsKey); err != nil {
+			if opts.HTTP.TLS, err = serveTLS(cfg, fl.tlsCert, fl.tlsKey); err != nil {
 				return err
 			}
 			if con.mount != nil {
 				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
 			}
 			srv := mcp.New(h, opts)
-			return serveHTTP(ctx, srv, h, addr, personality, len(tools), allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
+			return serveHTTP(ctx, srv, h, fl.addr, personality, len(tools), fl.allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
 		},
 	}
-	f := c.Flags()
-	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks a free one) instead of stdio")
-	f.StringVar(&transport, "transport", "stdio", "stdio or http (http listens on --http, else the config's serve.http)")
-	f.DurationVar(&idle, "session-idle", 30*time.Minute, "HTTP: close a session (and its browser) after this long without a request; 0 keeps it until the client ends it")
-	f.BoolVar(&allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
-	f.StringVar(&tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
-	f.StringVar(&tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
-	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
+	fl.bind(c.Flags())
 	return c
+}
+
+// serveFlags are serve's flags.
+type serveFlags struct {
+	addr        string
+	transport   string
+	idle        time.Duration
+	allowRemote bool
+	tlsCert     string
+	tlsKey      string
+	pprofAddr   string
+}
+
+func (fl *serveFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&fl.addr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks a free one) instead of stdio")
+	f.StringVar(&fl.transport, "transport", "stdio", "stdio or http (http listens on --http, else the config's serve.http)")
+	f.DurationVar(&fl.idle, "session-idle", 30*time.Minute, "HTTP: close a session (and its browser) after this long without a request; 0 keeps it until the client ends it")
+	f.BoolVar(&fl.allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
+	f.StringVar(&fl.tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
+	f.StringVar(&fl.tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
+	f.StringVar(&fl.pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
 }
 
 // serveLong is serve's help.
