@@ -86,7 +86,7 @@ type HostConfig struct {
 	// (mode 0600). Default: <user config dir>/wasmwright/grants.
 	GrantsDir string `toml:"grants_dir"`
 	// TrustedKeys are minisign public keys ("RW...", or .pub file paths)
-	// that may sign any plugin (host/signature.go).
+	// that may sign any plugin (host/trust.go; verified by host/signature).
 	TrustedKeys []string `toml:"trusted_keys"`
 }
 
@@ -131,7 +131,7 @@ type PersonalityConfig struct {
 	// large page costs many times the tokens of the compacted one.
 	FullSnapshots bool `toml:"full_snapshots"`
 	// RequireSignatures loads its plugins only when signed by a trusted
-	// key (host/signature.go); an unsigned or altered one is refused.
+	// key (host/trust.go; verified by host/signature); an unsigned or altered one is refused.
 	RequireSignatures bool `toml:"require_signatures"`
 	// DetectFailure says what a navigation gets when its detector fails
 	// (panics, passes hook_timeout, answers nonsense, is not loaded):

@@ -1,8 +1,9 @@
 // Package host is wasmwright's trusted kernel above the sandbox:
-// configuration and personalities, the plugin registry, tool dispatch, the
-// result-hook pipeline (detect → compact → mask), hot swap, and the
-// services (browser, secrets, events) plugins reach through host functions.
-// The front-ends (CLI, MCP) sit on Host.
+// configuration and personalities, tool dispatch, the result-hook pipeline
+// (detect → compact → mask), and the services (browser, secrets, events)
+// plugins reach through host functions. The plugin lifecycle (loading,
+// last good, self-test, swap, rollback) is host/pluginset, which the
+// kernel owns; the front-ends (CLI, MCP, console) sit on Host.
 package host
 
 import (
@@ -68,7 +69,7 @@ type Host struct {
 	pers atomic.Pointer[map[string]*personality]
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
-	// baselines are the agents' last full snapshots (snapdiff.go).
+	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
 	linkMu    sync.Mutex // serializes relinking

@@ -254,7 +254,7 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 // viewArgs are a call's arguments that say how its snapshot is shown: the
 // scope of a scoped snapshot, link URLs (read by the compactor), an
 // uncompacted snapshot and the snapshot mode diff, full or none (read by
-// the host: snapdiff.go).
+// the host: snapshotview.go).
 type viewArgs struct {
 	Ref        string `json:"ref,omitempty"`
 	Links      bool   `json:"links,omitempty"`

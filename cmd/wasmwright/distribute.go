@@ -20,7 +20,7 @@ import (
 )
 
 // Signing and distribution: plugins keygen, sign, push and pull, and the
-// signature part of `plugins verify FILE` (host/signature.go, host/oci.go).
+// signature part of `plugins verify FILE` (host/signature, host/distribute).
 
 // passwordEnv holds the password of an encrypted signing key.
 const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"

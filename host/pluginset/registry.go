@@ -31,7 +31,7 @@ import (
 //	             published atomically; the old one drains, then closes)
 //	           → rolled back (rollback_after hook calls in a row failed:
 //	             the version the swap replaced is published again)
-//	           → closed (Host.Close retires every version).
+//	           → closed (Set.Close retires every version).
 //
 // A slot whose file is missing or refused serves its last good version;
 // without one it is "unavailable": the host starts anyway, and each use
