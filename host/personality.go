@@ -94,17 +94,8 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			case refusal != nil:
 				p.denied[t.Name] = refusal
 			default:
-				if miss := grants.Covers(t.Capabilities); len(miss) > 0 {
-					p.denied[t.Name] = abi.Errorf(abi.CodeRefused, "tool %s needs %s, which personality %s does not grant: add it to personalities.%s.grants",
-						t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
-					continue
-				}
-				if h.vision == nil && needsVision(t) {
-					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a vision model, and this host has none: the operator sets [vision] endpoint and model in the host config", t.Name)
-					continue
-				}
-				if h.desk == nil && needsTakeover(t) {
-					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
+				if why := unoffered(t, name, grants, h.vision != nil, h.desk != nil); why != nil {
+					p.denied[t.Name] = why
 					continue
 				}
 				sch, err := compileSchema(t.InputSchema)
@@ -139,6 +130,23 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 		}
 	}
 	return p
+}
+
+// unoffered says why personality name cannot be offered tool t, though
+// its allowlist names it and its plugin was linked: a capability it does
+// not grant, or a vision model or operator the host lacks; nil: offered.
+func unoffered(t abi.ToolSpec, name string, grants capability.Set, hasVision, hasDesk bool) *abi.Error {
+	if miss := grants.Covers(t.Capabilities); len(miss) > 0 {
+		return abi.Errorf(abi.CodeRefused, "tool %s needs %s, which personality %s does not grant: add it to personalities.%s.grants",
+			t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
+	}
+	if !hasVision && needsVision(t) {
+		return abi.Errorf(abi.CodeNotAvailable, "tool %s needs a vision model, and this host has none: the operator sets [vision] endpoint and model in the host config", t.Name)
+	}
+	if !hasDesk && needsTakeover(t) {
+		return abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
+	}
+	return nil
 }
 
 // hasTakeover reports whether the personality offers a takeover tool, so
