@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/host/snapdiff"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
@@ -43,7 +44,7 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 		t.Errorf("the diff repeats unchanged lines far from the change:\n%s", res.SnapshotDiff)
 	}
 	next := a.call("browser_snapshot", map[string]any{"snapshot": "full"}).Snapshot
-	if got, err := applyDiff(prev, res.SnapshotDiff); err != nil || got != next {
+	if got, err := snapdiff.Apply(prev, res.SnapshotDiff); err != nil || got != next {
 		t.Fatalf("the diff applied to the previous snapshot (%v):\n%s\nis not the next snapshot:\n%s", err, got, next)
 	}
 
@@ -66,7 +67,7 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 		t.Errorf("a change rendered as an empty diff: %s", res.SnapshotDiff)
 	}
 
-	if res := a.call("browser_press", map[string]any{"key": "Shift"}); res.SnapshotDiff != snapshotUnchanged {
+	if res := a.call("browser_press", map[string]any{"key": "Shift"}); res.SnapshotDiff != snapdiff.Unchanged {
 		t.Errorf("an action that changed nothing gave %q, %q", res.SnapshotDiff, res.Snapshot)
 	}
 
@@ -97,7 +98,7 @@ func TestSnapshotSentOnceUntilChanged(t *testing.T) {
 	a := newAgent(t, site, "")
 	first := a.call("browser_navigate", map[string]any{"url": site.URL + "/"}).Snapshot
 	res := a.call("browser_snapshot", map[string]any{})
-	if res.Snapshot != "" || res.SnapshotDiff != snapshotSame {
+	if res.Snapshot != "" || res.SnapshotDiff != snapdiff.Same {
 		t.Fatalf("a snapshot of the page the agent just received was sent again: %+v", res)
 	}
 	if res := a.call("browser_snapshot", map[string]any{"snapshot": "full"}); res.Snapshot != first {
@@ -146,7 +147,7 @@ func TestSnapshotAfterNavigateCompactsOnce(t *testing.T) {
 	a := newAgentWith(t, site, "", Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	a.call("browser_navigate", map[string]any{"url": site.URL + "/p"})
 	res := a.call("browser_snapshot", map[string]any{})
-	if res.SnapshotDiff != snapshotSame {
+	if res.SnapshotDiff != snapdiff.Same {
 		t.Fatalf("the snapshot of an unchanged page: %+v", res)
 	}
 	if n := strings.Count(logs.String(), "role=compact"); n != 1 {

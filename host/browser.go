@@ -26,9 +26,9 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := bc.Validate(); err != nil {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
-	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egressFailure}
-	h.visionOptions(&o)
+	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure}
+	visionOptions(&o, h.vision, h.cfg)
 	s, err := browser.New(bc, o)
 	if err != nil {
 		return nil, err
@@ -58,9 +58,7 @@ func checkBrowserURL(u string) error {
 // of a browser session the browser closed on its own (idle, evicted,
 // crashed, browser_close).
 func (h *Host) browserSessionClosed(personality, session string) {
-	if n := h.network(); n != nil {
-		n.CloseSession(personality, session)
-	}
+	h.egress.closeSession(personality, session)
 	if h.desk != nil {
 		h.desk.SessionClosed(personality, session)
 	}

@@ -14,6 +14,10 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 )
 
 //go:embed default.toml
@@ -32,8 +36,8 @@ type Config struct {
 	Browser       toml.Primitive               `toml:"browser"`
 	Vault         toml.Primitive               `toml:"vault"`
 	Serve         ServeConfig                  `toml:"serve"`
-	Console       ConsoleConfig                `toml:"console"`
-	Vision        VisionConfig                 `toml:"vision"`
+	Console       consoleconfig.Config         `toml:"console"`
+	Vision        vision.Config                `toml:"vision"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
@@ -82,7 +86,7 @@ type HostConfig struct {
 	// (mode 0600). Default: <user config dir>/wasmwright/grants.
 	GrantsDir string `toml:"grants_dir"`
 	// TrustedKeys are minisign public keys ("RW...", or .pub file paths)
-	// that may sign any plugin (host/signature.go).
+	// that may sign any plugin (host/trust.go; verified by host/signature).
 	TrustedKeys []string `toml:"trusted_keys"`
 }
 
@@ -108,8 +112,9 @@ type PersonalityConfig struct {
 	// Grants are capability IDs. Absent or empty: nothing.
 	Grants []string    `toml:"grants"`
 	Hooks  HooksConfig `toml:"hooks"`
-	// Network is what its pages and plugins may reach (host/network.go).
-	Network NetworkPolicy `toml:"network"`
+	// Network is what its pages and plugins may reach: the egress
+	// service's own table (hostfuncs/network.Policy).
+	Network network.Policy `toml:"network"`
 	// AllowEvalWithVault lets a personality hold browser.eval next to
 	// vault.fill. Refused by default: script the agent runs in the page
 	// can read back every credential value the vault filled there.
@@ -126,7 +131,7 @@ type PersonalityConfig struct {
 	// large page costs many times the tokens of the compacted one.
 	FullSnapshots bool `toml:"full_snapshots"`
 	// RequireSignatures loads its plugins only when signed by a trusted
-	// key (host/signature.go); an unsigned or altered one is refused.
+	// key (host/trust.go; verified by host/signature); an unsigned or altered one is refused.
 	RequireSignatures bool `toml:"require_signatures"`
 	// DetectFailure says what a navigation gets when its detector fails
 	// (panics, passes hook_timeout, answers nonsense, is not loaded):
@@ -247,60 +252,15 @@ type ServeConfig struct {
 	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
 }
 
-// ConsoleConfig is the [console] table: the operator console of
-// `wasmwright serve`, where people watch and drive the agents' browsers,
-// answer takeovers and approvals.
-//
-//	[console]
-//	enabled = true
-//	path = "/console"        # on the MCP HTTP listener (default)
-//	addr = "127.0.0.1:8932"  # or its own listener (needed with stdio)
-//	[[console.operators]]
-//	name = "alice"
-//	sha256 = "..."           # wasmwright console token new
-//	personalities = ["shop"] # optional: only these (default: all)
-type ConsoleConfig struct {
-	Enabled   bool             `toml:"enabled"`
-	Path      string           `toml:"path"`
-	Addr      string           `toml:"addr"`
-	Operators []OperatorConfig `toml:"operators"`
-}
-
-// ConsolePath is where the console is served: Path, default "/console".
-func (c ConsoleConfig) ConsolePath() string {
-	if c.Path == "" {
-		return "/console"
-	}
-	return strings.TrimSuffix(c.Path, "/")
-}
-
-// OperatorConfig is one operator of the console, known by the sha256 of
-// their token (never an agent's bearer token).
-type OperatorConfig struct {
-	Name          string   `toml:"name"`
-	SHA256        string   `toml:"sha256"`
-	Personalities []string `toml:"personalities"`
-}
-
 // TokenConfig is one bearer token.
 type TokenConfig struct {
 	SHA256      string `toml:"sha256"`
 	Personality string `toml:"personality"`
 }
 
-// Duration is a time.Duration written as "30s" in TOML.
-type Duration struct{ time.Duration }
-
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("duration %q: %w (write it like \"30s\" or \"2m\")", b, err)
-	}
-	d.Duration = v
-	return nil
-}
-
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// Duration is a time.Duration written as "30s" in TOML (hostfuncs.Duration,
+// which the services' own tables use too).
+type Duration = hostfuncs.Duration
 
 // ConfigError is a configuration mistake, with where it is.
 type ConfigError struct {
@@ -435,7 +395,7 @@ func (c *Config) Validate() error {
 	if err := c.validateKeys(); err != nil {
 		return err
 	}
-	if err := c.Vision.validate(); err != nil {
+	if err := c.Vision.Validate(); err != nil {
 		return bad("%v", err)
 	}
 	for name, p := range c.Plugins {
@@ -444,33 +404,8 @@ func (c *Config) Validate() error {
 		}
 	}
 	for _, pn := range sortedKeys(c.Personalities) {
-		p := c.Personalities[pn]
-		if !validID(pn) {
-			return bad("personality name %q: use letters, digits, _ and - only", pn)
-		}
-		for _, pl := range p.Plugins {
-			if _, ok := c.Plugins[pl]; !ok {
-				return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
-			}
-		}
-		grants, err := capability.Parse(p.Grants)
-		if err != nil {
-			return bad("personality %s: %v", pn, err)
-		}
-		if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
-			return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
-				"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
-		}
-		if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
-			return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
-		}
-		if err := p.checkApproval(pn); err != nil {
-			return bad("%v", err)
-		}
-		for role, pl := range p.Hooks.byRole() {
-			if pl != "" && !contains(p.Plugins, pl) {
-				return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
-			}
+		if err := c.validatePersonality(pn, c.Personalities[pn], bad); err != nil {
+			return err
 		}
 	}
 	if d := c.Host.DefaultPersonality; d != "" {
@@ -497,41 +432,50 @@ func (c *Config) Validate() error {
 			return bad("serve.tokens[%d].sha256 must be the sha256 hex of the token (wasmwright token hash)", i)
 		}
 	}
-	return c.validateConsole(bad)
+	return c.validateConsole()
 }
 
-func (c *Config) validateConsole(bad func(string, ...any) error) error {
-	cc := c.Console
-	if !cc.Enabled {
-		return nil
+// validatePersonality checks one personality's table against the rest of
+// the config: its name, plugins, grants, detect_failure, approval, hooks.
+func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(string, ...any) error) error {
+	if !validID(pn) {
+		return bad("personality name %q: use letters, digits, _ and - only", pn)
 	}
-	if len(cc.Operators) == 0 {
-		return bad("console.enabled needs at least one [[console.operators]] (make one with wasmwright console token new)")
+	for _, pl := range p.Plugins {
+		if _, ok := c.Plugins[pl]; !ok {
+			return bad("personality %s loads plugin %q, which no [plugins.%s] table defines", pn, pl, pl)
+		}
 	}
-	if p := cc.ConsolePath(); !strings.HasPrefix(p, "/") || p == "/" || p == "/mcp" || strings.ContainsAny(p, "?#* ") {
-		return bad("console.path %q: give a path of its own such as /console", cc.Path)
+	grants, err := capability.Parse(p.Grants)
+	if err != nil {
+		return bad("personality %s: %v", pn, err)
 	}
-	agent := map[string]bool{}
+	if grants[capability.BrowserEval] && grants[capability.VaultFill] && !p.AllowEvalWithVault {
+		return bad("personality %s grants both browser.eval and vault.fill: script run in the page could read the credentials the vault fills there. "+
+			"Drop one of the two grants (or split them into two personalities), or, if this is intended, set allow_eval_with_vault = true in [personalities.%s]", pn, pn)
+	}
+	if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
+		return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
+	}
+	if err := p.checkApproval(pn); err != nil {
+		return bad("%v", err)
+	}
+	for role, pl := range p.Hooks.byRole() {
+		if pl != "" && !contains(p.Plugins, pl) {
+			return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateConsole() error {
+	var agents []string
 	for _, t := range c.Serve.Tokens {
-		agent[strings.ToLower(t.SHA256)] = true
+		agents = append(agents, t.SHA256)
 	}
-	names := map[string]bool{}
-	for i, o := range cc.Operators {
-		if !validID(o.Name) || names[o.Name] {
-			return bad("console.operators[%d].name %q: give each operator a distinct name of letters, digits, _ and -", i, o.Name)
-		}
-		names[o.Name] = true
-		if len(o.SHA256) != 64 || strings.Trim(strings.ToLower(o.SHA256), "0123456789abcdef") != "" {
-			return bad("console.operators[%d].sha256 must be the sha256 hex of the operator's token (wasmwright console token new)", i)
-		}
-		if agent[strings.ToLower(o.SHA256)] {
-			return bad("console.operators[%d] (%s) uses an agent's bearer token: operators need tokens of their own (wasmwright console token new)", i, o.Name)
-		}
-		for _, p := range o.Personalities {
-			if _, ok := c.Personalities[p]; !ok {
-				return bad("console.operators[%d] (%s) names unknown personality %q", i, o.Name, p)
-			}
-		}
+	defined := func(p string) bool { _, ok := c.Personalities[p]; return ok }
+	if err := c.Console.Validate(defined, agents); err != nil {
+		return &ConfigError{c.Source, err.Error()}
 	}
 	return nil
 }

@@ -48,9 +48,9 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	defer h.idle.end()
 	h.warm(p, req.Tool)
 	var j judgment
-	h.beginCall(p.name, req.Session)
+	h.egress.beginCall(p.name, req.Session)
 	r, res, err := h.callTool(ctx, p, req, &j)
-	res, err = h.attachBlocked(p.name, req.Session, res, err)
+	res, err = h.egress.attachBlocked(p.name, req.Session, res, err)
 	h.markExternal(p, r, req, res)
 	t1 := time.Now()
 	res, err = h.pipeline(ctx, p, req, res, err)
@@ -156,7 +156,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 		ctx = sandbox.WithQuiet(ctx)
 	}
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	blobs := func(pl *sandbox.Plugin) {
@@ -168,7 +168,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 	blobs(plug)
 	out, err := plug.Call(ctx, op, in)
 	if err != nil && isRetired(err) {
-		if cur := r.slot.cur.Load(); cur != nil && cur != plug {
+		if cur := r.slot.Serving(); cur != nil && cur != plug {
 			blobs(cur)
 			out, err = cur.Call(ctx, op, in)
 		}

@@ -1,8 +1,9 @@
 // Package host is wasmwright's trusted kernel above the sandbox:
-// configuration and personalities, the plugin registry, tool dispatch, the
-// result-hook pipeline (detect → compact → mask), hot swap, and the
-// services (browser, secrets, events) plugins reach through host functions.
-// The front-ends (CLI, MCP) sit on Host.
+// configuration and personalities, tool dispatch, the result-hook pipeline
+// (detect → compact → mask), and the services (browser, secrets, events)
+// plugins reach through host functions. The plugin lifecycle (loading,
+// last good, self-test, swap, rollback) is host/pluginset, which the
+// kernel owns; the front-ends (CLI, MCP, console) sit on Host.
 package host
 
 import (
@@ -16,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
@@ -52,24 +54,26 @@ type Options struct {
 
 // Host is a running kernel. It is safe for concurrent use.
 type Host struct {
-	cfg     *Config
-	log     *slog.Logger
-	eng     *sandbox.Engine
-	slots   map[string]*Slot
+	cfg *Config
+	log *slog.Logger
+	eng *sandbox.Engine
+	// plugins are the plugin slots and their lifecycle (host/pluginset).
+	plugins *pluginset.Set
 	sink    hostfuncs.Sink
 	secrets *hostfuncs.Secrets
 	svcs    []Service
+	// egress is the network service's per-session side (egress.go).
+	egress  egress
 	closers []func() error
 
 	pers atomic.Pointer[map[string]*personality]
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
-	// baselines are the agents' last full snapshots (snapdiff.go).
+	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
 	linkMu    sync.Mutex // serializes relinking
 
-	watchStop func()
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators.
 	desk *operator.Desk
@@ -106,32 +110,87 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 			started.Close(context.Background())
 		}
 	}()
-	h.sink = opts.Sink
-	if h.sink == nil && cfg.Host.EventsFile != "" {
+	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
+		return nil, err
+	}
+	h.sink = teeSink{next: h.sink, ring: &h.recent}
+	if err := h.openServices(opts); err != nil {
+		return nil, err
+	}
+	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	if h.desk == nil {
+		// Plugins importing it still load; the tool is not offered (link).
+		funcs = append(funcs, operator.Unavailable())
+	}
+	for _, s := range h.svcs {
+		funcs = append(funcs, s.HostFuncs()...)
+	}
+	eng, err := newEngine(cfg, h.log, funcs)
+	if err != nil {
+		return nil, err
+	}
+	h.eng = eng
+	files := map[string]string{}
+	for name := range cfg.Plugins {
+		files[name] = cfg.PluginFile(name)
+	}
+	h.plugins = pluginset.Load(ctx, files, pluginset.Options{
+		Engine: eng, Logger: h.log, Emit: h.Emit,
+		HookTimeout: cfg.Host.hookTimeout(), RollbackAfter: cfg.Host.rollbackAfter(),
+		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
+		CheckSignature: h.checkSignature,
+		Admit:          h.admit,
+		Published:      h.relink,
+	})
+	h.relink()
+	// Loading read each plugin and its compiled code into the heap: hand
+	// that garbage back now, not at the next GC cycles (tens of MB).
+	debug.FreeOSMemory()
+	if cfg.Host.WatchPlugins {
+		if err := h.plugins.Watch(cfg.PluginsDir()); err != nil {
+			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)
+		}
+	}
+	h.ReadyAt = time.Now()
+	return h, nil
+}
+
+// openSink is where events go: the embedder's sink, else the config's
+// events_file (its closer added to closers), else nowhere.
+func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfuncs.Sink, error) {
+	if sink == nil && cfg.Host.EventsFile != "" {
 		s, err := hostfuncs.OpenJSONL(cfg.path(cfg.Host.EventsFile))
 		if err != nil {
 			return nil, fmt.Errorf("events_file: %w", err)
 		}
-		h.sink = s
-		h.closers = append(h.closers, s.Close)
+		sink = s
+		*closers = append(*closers, s.Close)
 	}
-	if h.sink == nil {
-		h.sink = discardSink{}
+	if sink == nil {
+		sink = discardSink{}
 	}
-	h.sink = teeSink{next: h.sink, ring: &h.recent}
+	return sink, nil
+}
+
+// openServices opens the kernel's services in the order they depend on
+// each other: the embedder's, the network, the vision model (through the
+// network), the browser, the operator desk, the vault (over the browser).
+func (h *Host) openServices(opts Options) error {
+	cfg := h.cfg
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := h.newNetwork()
+	nw, err := newNetwork(cfg, h.log)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	h.svcs = append(h.svcs, nw)
+	h.egress = egress{nw}
 	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
-		return nil, &ConfigError{cfg.Source, err.Error()}
+		return &ConfigError{cfg.Source, err.Error()}
 	}
 	if !opts.NoBrowser {
 		b, err := h.newBrowser()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if b != nil {
 			h.svcs = append(h.svcs, b)
@@ -141,19 +200,17 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
 		h.svcs = append(h.svcs, h.desk)
 	}
-	v, err := h.newVault()
+	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	h.svcs = append(h.svcs, v)
-	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
-	if h.desk == nil {
-		// Plugins importing it still load; the tool is not offered (link).
-		funcs = append(funcs, operator.Unavailable())
-	}
-	for _, s := range h.svcs {
-		funcs = append(funcs, s.HostFuncs()...)
-	}
+	return nil
+}
+
+// newEngine makes the sandbox engine the plugins run in, with the host
+// functions funcs and the [host] limits.
+func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbox.Engine, error) {
 	if err := os.MkdirAll(cfg.CacheDir(), 0o755); err != nil {
 		return nil, fmt.Errorf("cache_dir: %w", err)
 	}
@@ -169,30 +226,10 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		MaxOutputKey: "host.max_output_mb",
 		MaxCalls:     cfg.Host.MaxCalls,
 		MaxCallsKey:  "host.max_calls",
-		Logger:       h.log,
+		Logger:       log,
 		HostFuncs:    funcs,
 	})
-	if err != nil {
-		return nil, err
-	}
-	h.eng = eng
-	h.slots = map[string]*Slot{}
-	for _, name := range sortedKeys(cfg.Plugins) {
-		s := &Slot{Name: name, File: cfg.PluginFile(name)}
-		h.slots[name] = s
-		h.loadSlot(ctx, s)
-	}
-	h.relink()
-	// Loading read each plugin and its compiled code into the heap: hand
-	// that garbage back now, not at the next GC cycles (tens of MB).
-	debug.FreeOSMemory()
-	if cfg.Host.WatchPlugins {
-		if err := h.watch(); err != nil {
-			h.log.Warn("plugin folder not watched: hot swap by file drop is off", "err", err)
-		}
-	}
-	h.ReadyAt = time.Now()
-	return h, nil
+	return eng, err
 }
 
 type discardSink struct{}
@@ -245,16 +282,14 @@ func (h *Host) Close(ctx context.Context) error {
 
 func (h *Host) close(ctx context.Context) error {
 	var errs []error
-	if h.watchStop != nil {
-		h.watchStop()
+	if h.plugins != nil {
+		h.plugins.StopWatching()
 	}
 	for _, s := range h.svcs {
 		errs = append(errs, s.Close(ctx))
 	}
-	for _, s := range h.slots {
-		if p := s.cur.Swap(nil); p != nil {
-			errs = append(errs, p.Retire(ctx))
-		}
+	if h.plugins != nil {
+		errs = append(errs, h.plugins.Close(ctx))
 	}
 	if h.eng != nil {
 		errs = append(errs, h.eng.Close(ctx))

@@ -445,7 +445,7 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	t.Logf("%d calls, 0 failed, swap latencies %v", calls, lat)
 
 	// A refused version changes nothing.
-	cur, _ := h.slots["misbehave"].Current()
+	cur, _ := h.plugins.Slot("misbehave").Current()
 	bad := readBuilt(t, "host/testdata/testhooks", "-ldflags=-X main.failSelfTest=yes")
 	for _, c := range []struct {
 		name, want string
@@ -469,7 +469,7 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	if _, err := h.Swap(ctx, "testhooks", bad, hex.EncodeToString(s[:])); err == nil || !strings.Contains(err.Error(), "deliberately failing self-test") {
 		t.Errorf("self-test: %v", err)
 	}
-	if now, _ := h.slots["misbehave"].Current(); now != cur {
+	if now, _ := h.plugins.Slot("misbehave").Current(); now != cur {
 		t.Fatal("a refused swap replaced the serving version")
 	}
 	if res, err := h.Call(ctx, Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
@@ -518,12 +518,12 @@ func TestSwapByFileDrop(t *testing.T) {
 	os.WriteFile(file+".tmp", next, 0o644)
 	os.Rename(file+".tmp", file)
 	events.waitEvent(t, "plugin.swap_refused", sum)
-	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 == sum {
 		t.Fatal("an unpinned drop was swapped in")
 	}
 	os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
 	events.waitEvent(t, "plugin.swapped", sum)
-	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 != sum {
+	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 != sum {
 		t.Fatalf("swapped event, but %s serves", cur.SHA256[:12])
 	}
 	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {

@@ -111,8 +111,8 @@ func TestStartSelfTestLeavesNoCompiledCode(t *testing.T) {
 	if n := h.eng.Modules(); n != 0 {
 		t.Fatalf("%d plugin versions hold compiled code after start", n)
 	}
-	for name, s := range h.slots {
-		p, err := s.Current()
+	for _, name := range sortedKeys(h.cfg.Plugins) {
+		p, err := h.plugins.Slot(name).Current()
 		if err != nil || p.Compiled() || p.Instances() != 0 {
 			t.Fatalf("%s after start: %v, compiled %v, %d instances", name, err, p != nil && p.Compiled(), p.Instances())
 		}

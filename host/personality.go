@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -35,7 +36,7 @@ type personality struct {
 
 // route links a name to the plugin version that serves it.
 type route struct {
-	slot   *Slot
+	slot   *pluginset.Slot
 	plugin *sandbox.Plugin
 	spec   abi.ToolSpec
 	grants capability.Set
@@ -64,7 +65,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 	allowAll := contains(cfg.Tools, "*")
 	claimed := map[string]string{}
 	for _, pl := range cfg.Plugins {
-		slot := h.slots[pl]
+		slot := h.plugins.Slot(pl)
 		plug, err := slot.Current()
 		if err != nil {
 			p.problems = append(p.problems, err.Error())
@@ -93,17 +94,8 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			case refusal != nil:
 				p.denied[t.Name] = refusal
 			default:
-				if miss := grants.Covers(t.Capabilities); len(miss) > 0 {
-					p.denied[t.Name] = abi.Errorf(abi.CodeRefused, "tool %s needs %s, which personality %s does not grant: add it to personalities.%s.grants",
-						t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
-					continue
-				}
-				if h.vision == nil && needsVision(t) {
-					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a vision model, and this host has none: the operator sets [vision] endpoint and model in the host config", t.Name)
-					continue
-				}
-				if h.desk == nil && needsTakeover(t) {
-					p.denied[t.Name] = abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
+				if why := unoffered(t, name, grants, h.vision != nil, h.desk != nil); why != nil {
+					p.denied[t.Name] = why
 					continue
 				}
 				sch, err := compileSchema(t.InputSchema)
@@ -125,7 +117,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			if hp != pl {
 				continue
 			}
-			if !hasRole(plug.Manifest(), role) {
+			if !pluginset.HasRole(plug.Manifest(), role) {
 				p.problems = append(p.problems, fmt.Sprintf("hooks.%s names plugin %s, which does not fill the %s role", role, pl, role))
 				continue
 			}
@@ -140,6 +132,23 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 	return p
 }
 
+// unoffered says why personality name cannot be offered tool t, though
+// its allowlist names it and its plugin was linked: a capability it does
+// not grant, or a vision model or operator the host lacks; nil: offered.
+func unoffered(t abi.ToolSpec, name string, grants capability.Set, hasVision, hasDesk bool) *abi.Error {
+	if miss := grants.Covers(t.Capabilities); len(miss) > 0 {
+		return abi.Errorf(abi.CodeRefused, "tool %s needs %s, which personality %s does not grant: add it to personalities.%s.grants",
+			t.Name, strings.Join(miss, ", "), name, name).With("missing", strings.Join(miss, ","))
+	}
+	if !hasVision && needsVision(t) {
+		return abi.Errorf(abi.CodeNotAvailable, "tool %s needs a vision model, and this host has none: the operator sets [vision] endpoint and model in the host config", t.Name)
+	}
+	if !hasDesk && needsTakeover(t) {
+		return abi.Errorf(abi.CodeNotAvailable, "tool %s needs a human who can answer, and no operator console runs: serve with the console enabled ([console] in the config) to offer it", t.Name)
+	}
+	return nil
+}
+
 // hasTakeover reports whether the personality offers a takeover tool, so
 // messages may name it.
 func (p *personality) hasTakeover() bool {
@@ -149,15 +158,6 @@ func (p *personality) hasTakeover() bool {
 
 // TakeoverTool is the tool that hands a browser session to a human.
 const TakeoverTool = "browser_request_takeover"
-
-func hasRole(m abi.Manifest, role abi.HookRole) bool {
-	for _, r := range m.Hooks {
-		if r == role {
-			return true
-		}
-	}
-	return false
-}
 
 func compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 )
 
 // pipeline runs the personality's result hooks in order: detect on
@@ -17,22 +18,45 @@ import (
 // the host itself checks that no raw secret value of the session is left,
 // and withholds the result if one is.
 func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *abi.Result, err error) (*abi.Result, error) {
-	var callErr *abi.Error
+	run := &hookRun{h: h, ctx: ctx, p: p, req: req}
 	if err != nil {
-		callErr = abi.AsError(err)
+		run.callErr = abi.AsError(err)
 	}
 	// A snapshot asked for uncompacted (args.full) is given as the browser
 	// took it, only to a personality that allows it (or has no compactor).
-	full := viewOf(req.Args).Full && callErr == nil && res != nil && res.Snapshot != ""
+	full := viewOf(req.Args).Full && run.callErr == nil && res != nil && res.Snapshot != ""
 	if full && !p.cfg.FullSnapshots && p.hooks[abi.HookCompact] != nil {
-		res, callErr = nil, abi.Errorf(abi.CodeRefused, "personality %s does not give full snapshots (full_snapshots is not set in its config): call without full; use links or link_filter for link URLs, or a ref to unfold a part", p.name)
+		res, run.callErr = nil, abi.Errorf(abi.CodeRefused, "personality %s does not give full snapshots (full_snapshots is not set in its config): call without full; use links or link_filter for link URLs, or a ref to unfold a part", p.name)
 	}
-	hookReq := func(role abi.HookRole, res *abi.Result) *abi.HookRequest {
-		return &abi.HookRequest{Role: role, Tool: req.Tool, Session: req.Session, Args: req.Args, Result: res, Error: callErr, HasTakeover: p.hasTakeover()}
+	res = run.detectAndCompact(res, full)
+	res = withoutPageText(res)
+	values := h.secrets.Values(p.name, req.Session)
+	if len(values) == 0 {
+		return h.viewSnapshot(p, req, res, nil, run.callErr), errOrNil(run.callErr)
 	}
-	// Detect and compact read disjoint parts of the result and do not depend
-	// on each other, so they run side by side; a wall discards the compacted
-	// snapshot.
+	return run.mask(res, values)
+}
+
+// hookRun is one call's pass through the pipeline: the call, and its
+// error as the hooks so far have left it.
+type hookRun struct {
+	h       *Host
+	ctx     context.Context
+	p       *personality
+	req     Request
+	callErr *abi.Error
+}
+
+// request is what a hook of the personality gets for this call.
+func (run *hookRun) request(role abi.HookRole, res *abi.Result) *abi.HookRequest {
+	return &abi.HookRequest{Role: role, Tool: run.req.Tool, Session: run.req.Session, Args: run.req.Args, Result: res, Error: run.callErr, HasTakeover: run.p.hasTakeover()}
+}
+
+// detectAndCompact runs the detector and the compactor. They read
+// disjoint parts of the result and do not depend on each other, so they
+// run side by side; a wall discards the compacted snapshot.
+func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
+	h, p, callErr := run.h, run.p, run.callErr
 	// A navigation result of a personality with a detector is judged by it;
 	// a detector that is not loaded is a failed detector.
 	judge := p.cfg.Hooks.Detect != "" && callErr == nil && res != nil && res.Page != nil
@@ -61,37 +85,19 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			detectResp, detectErr = h.hook(ctx, p, detect, req.Session, hookReq(abi.HookDetect, &in))
+			detectResp, detectErr = h.hook(run.ctx, p, detect, run.req.Session, run.request(abi.HookDetect, &in))
 		}()
 	}
 	if compact != nil {
-		// A compactor rewrites the snapshot: the page's text and HTML (the
-		// detector's inputs, up to 80 KB) are kept out of its request.
-		in := *res
-		if res.Page != nil {
-			pg := *res.Page
-			pg.Text, pg.HTML = "", ""
-			in.Page = &pg
-		}
-		key := compactKey(compact, req.Args, res)
-		if snap, ok := h.compacted.get(key); ok {
-			r := in
-			r.Snapshot = snap
-			compResp = &abi.HookResponse{Result: &r}
-		} else {
-			compResp, compactErr = h.hook(ctx, p, compact, req.Session, hookReq(abi.HookCompact, &in))
-			if compactErr == nil && compResp.Result != nil {
-				h.compacted.put(key, compResp.Result.Snapshot)
-			}
-		}
+		compResp, compactErr = run.compact(compact, res)
 	}
 	wg.Wait()
 	if judge {
 		switch {
 		case detectErr != nil:
-			res, callErr = detectFailed(p, res, detectErr)
+			res, run.callErr = detectFailed(p, res, detectErr)
 		case detectResp.Error != nil:
-			res, callErr = nil, detectResp.Error
+			res, run.callErr = nil, detectResp.Error
 		}
 	}
 	if compact != nil && res != nil {
@@ -105,20 +111,52 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 			res.Page, res.Warnings = page, warnings
 		}
 	}
-	// The page's text and HTML are the detector's inputs, not the agent's:
-	// the snapshot is how the agent reads the page. They go here, before
-	// the masker, which then has less to scan.
+	return res
+}
+
+// compact runs the compactor r on the result's snapshot, or takes its
+// answer from the cache.
+func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.Error) {
+	h := run.h
+	// A compactor rewrites the snapshot: the page's text and HTML (the
+	// detector's inputs, up to 80 KB) are kept out of its request.
+	in := *res
+	if res.Page != nil {
+		pg := *res.Page
+		pg.Text, pg.HTML = "", ""
+		in.Page = &pg
+	}
+	key := compactKey(r, run.req.Args, res)
+	if snap, ok := h.compacted.get(key); ok {
+		out := in
+		out.Snapshot = snap
+		return &abi.HookResponse{Result: &out}, nil
+	}
+	resp, e := h.hook(run.ctx, run.p, r, run.req.Session, run.request(abi.HookCompact, &in))
+	if e == nil && resp.Result != nil {
+		h.compacted.put(key, resp.Result.Snapshot)
+	}
+	return resp, e
+}
+
+// withoutPageText drops the page's text and HTML: they are the detector's
+// inputs, not the agent's (the snapshot is how the agent reads the page).
+// They go before the masker, which then has less to scan.
+func withoutPageText(res *abi.Result) *abi.Result {
 	if res != nil && res.Page != nil {
 		pg := *res.Page
 		pg.Text, pg.HTML = "", ""
 		res.Page = &pg
 	}
-	values := h.secrets.Values(p.name, req.Session)
-	if len(values) == 0 {
-		return h.viewSnapshot(p, req, res, nil, callErr), errOrNil(callErr)
-	}
+	return res
+}
+
+// mask runs the masker over the result, then checks that no value of the
+// session is left raw; either failing withholds the result.
+func (run *hookRun) mask(res *abi.Result, values []string) (*abi.Result, error) {
+	h, p, req := run.h, run.p, run.req
 	if r := p.hooks[abi.HookMask]; r != nil {
-		resp, herr := h.hook(ctx, p, r, req.Session, hookReq(abi.HookMask, res))
+		resp, herr := h.hook(run.ctx, p, r, req.Session, run.request(abi.HookMask, res))
 		if herr != nil {
 			// Fail closed: without the masker, nothing leaves. Its message
 			// is not relayed: the masker sees the values it failed to hide.
@@ -127,14 +165,14 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 		if resp.Result != nil {
 			res = resp.Result
 		}
-		if resp.Error != nil && callErr != nil {
-			callErr = resp.Error
+		if resp.Error != nil && run.callErr != nil {
+			run.callErr = resp.Error
 		}
 	}
-	if leaked(values, res, callErr) {
+	if leaked(values, res, run.callErr) {
 		return nil, abi.Errorf(abi.CodeSecretLeak, "the result held a secret value of this session and was withheld; the action itself may have run: take a new snapshot to continue")
 	}
-	return h.viewSnapshot(p, req, res, values, callErr), errOrNil(callErr)
+	return h.viewSnapshot(p, req, res, values, run.callErr), errOrNil(run.callErr)
 }
 
 func errOrNil(e *abi.Error) error {
@@ -159,7 +197,7 @@ func detectFailed(p *personality, res *abi.Result, e *abi.Error) (*abi.Result, *
 
 // unlinked says why the personality has no route for its hook plugin.
 func (h *Host) unlinked(p *personality, name string) *abi.Error {
-	if _, err := h.slots[name].Current(); err != nil {
+	if _, err := h.plugins.Slot(name).Current(); err != nil {
 		return abi.AsError(err)
 	}
 	return abi.Errorf(abi.CodeRefused, "plugin %s is not linked in personality %s (%s)", name, p.name, strings.Join(p.problems, "; "))
@@ -167,12 +205,12 @@ func (h *Host) unlinked(p *personality, name string) *abi.Error {
 
 func (h *Host) hook(ctx context.Context, p *personality, r *route, session string, req *abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	var inBytes, outBytes int
 	t0 := time.Now()
-	resp, e := h.hookOn(ctx, plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
+	resp, e := pluginset.CallHook(ctx, h.cfg.Host.hookTimeout(), plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
 		out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
 		inBytes, outBytes = len(in), len(out)
 		return out, err
@@ -187,7 +225,7 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 	}
 	if ctx.Err() == nil {
 		// A cancelled call is not the plugin's failure.
-		h.hookResult(r.slot, plug, said)
+		h.plugins.HookResult(r.slot, plug, said)
 	}
 	return resp, e
 }
@@ -216,7 +254,7 @@ func leaked(values []string, res *abi.Result, e *abi.Error) bool {
 // viewArgs are a call's arguments that say how its snapshot is shown: the
 // scope of a scoped snapshot, link URLs (read by the compactor), an
 // uncompacted snapshot and the snapshot mode diff, full or none (read by
-// the host: snapdiff.go).
+// the host: snapshotview.go).
 type viewArgs struct {
 	Ref        string `json:"ref,omitempty"`
 	Links      bool   `json:"links,omitempty"`
@@ -244,7 +282,7 @@ func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
 	view, _ := json.Marshal(v)
 	h := sha256.New()
 	plug := r.plugin
-	if cur := r.slot.cur.Load(); cur != nil {
+	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
 	for _, part := range []string{plug.SHA256, string(view), res.Source, res.Snapshot} {

@@ -114,7 +114,7 @@ type judgment struct {
 // the origin of the session's page (as the browser reports it, never an
 // argument) or an operator approves it from the console.
 func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
-	j.origin = h.pageOrigin(p.name, req.Session)
+	j.origin = pageOrigin(h.browserService(), p.name, req.Session)
 	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, j.risk)
 	switch p.cfg.approvalMode(j.risk) {
 	case ModeAllow:
@@ -125,7 +125,7 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, j.risk)
 	}
 	j.byOrigin = true
-	grants, gerr := h.grantStore()
+	grants, gerr := h.Grants()
 	if gerr == nil && grants.Allows(p.name, r.spec.Name, j.risk, j.origin) {
 		j.decision = DecisionGrant
 		return nil
@@ -155,8 +155,7 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 
 // pageOrigin is the origin of the session's current page, "" when it has
 // none (no session, or not an http(s) page).
-func (h *Host) pageOrigin(personality, session string) string {
-	b := h.browserService()
+func pageOrigin(b operator.Browser, personality, session string) string {
 	if b == nil {
 		return ""
 	}
@@ -167,14 +166,12 @@ func (h *Host) pageOrigin(personality, session string) string {
 	return o
 }
 
-// grantStore opens the grants folder on first use.
-func (h *Host) grantStore() (*operator.Grants, error) {
+// Grants is the store of origin-scoped act grants (host.grants_dir),
+// opened on first use.
+func (h *Host) Grants() (*operator.Grants, error) {
 	h.grantsOnce.Do(func() { h.grants, h.grantsErr = operator.OpenGrants(h.cfg.GrantsDir()) })
 	return h.grants, h.grantsErr
 }
-
-// Grants is the store of origin-scoped act grants (host.grants_dir).
-func (h *Host) Grants() (*operator.Grants, error) { return h.grantStore() }
 
 // argNames summarises a call for an operator without a value: the names
 // of the arguments it was given.

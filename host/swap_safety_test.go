@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
@@ -65,7 +66,7 @@ func TestSwapSelfTestRunsTheRealHook(t *testing.T) {
 			}
 		}
 	}
-	if cur, _ := h.slots["testhooks"].Current(); cur.SHA256 != f.sums["testhooks"] {
+	if cur, _ := h.plugins.Slot("testhooks").Current(); cur.SHA256 != f.sums["testhooks"] {
 		t.Fatal("a refused detector was swapped in")
 	}
 	if _, err := h.Call(ctx, Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
@@ -112,7 +113,7 @@ tools = ["*"]
 grants = ["events"]
 hooks = { detect = "gone" }
 `, nil, `hook_timeout = "300ms"`)
-			if cur, err := h.slots["testhooks"].Current(); err != nil || cur.SHA256 != sha(bad) {
+			if cur, err := h.plugins.Slot("testhooks").Current(); err != nil || cur.SHA256 != sha(bad) {
 				t.Fatalf("the live-failing detector must pass its self-test and load: %v", err)
 			}
 			ctx := context.Background()
@@ -164,7 +165,7 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 		_, err := h.Call(ctx, Request{Personality: "piped", Tool: "page", Args: args})
 		return err
 	}
-	serving := func() string { cur, _ := h.slots["testhooks"].Current(); return cur.SHA256 }
+	serving := func() string { cur, _ := h.plugins.Slot("testhooks").Current(); return cur.SHA256 }
 	for i, title := range []string{"LIVE WALL", "LIVE WALL", "fine", "LIVE WALL", "LIVE WALL"} {
 		err := call(title)
 		if title == "fine" && err != nil || title != "fine" && errCode(err) != abi.CodePluginFailed {
@@ -220,12 +221,12 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	if err != nil || !strings.Contains(string(why), sha(bad)) || !strings.Contains(string(why), "crashed or answered nonsense") {
 		t.Fatalf("why it was refused: %s %v", why, err)
 	}
-	if got, _ := SHA256File(filepath.Join(f.plugins, ".rejected", "testhooks.wasm.refused")); got != sha(bad) {
+	if got, _ := pluginset.SHA256File(filepath.Join(f.plugins, ".rejected", "testhooks.wasm.refused")); got != sha(bad) {
 		t.Fatal("the refused file was not kept aside")
 	}
 
 	h2 := f.host(t, hooksConfig, nil)
-	if cur, err := h2.slots["testhooks"].Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
+	if cur, err := h2.plugins.Slot("testhooks").Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
 		t.Fatalf("restart must serve the last good detector: %v", err)
 	}
 	if _, err := h2.Call(context.Background(), Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
@@ -238,7 +239,7 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
 	os.WriteFile(file, bad, 0o644)
 	h3 := f.host(t, hooksConfig, nil)
-	if cur, err := h3.slots["testhooks"].Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
+	if cur, err := h3.plugins.Slot("testhooks").Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
 		t.Fatalf("a start with a refused file must serve the last good detector: %v", err)
 	}
 	if n := h3.eng.Modules(); n != 0 {

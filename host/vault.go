@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
@@ -37,20 +38,20 @@ func (c *Config) VaultStore() (*vault.Store, error) {
 // importing ww_vault_fill links on every host; with no vault file every
 // credential is not_found. Filled values go to the session's secrets
 // before the fill, and every fill writes one audit event to the sink.
-func (h *Host) newVault() (Service, error) {
-	store, err := h.cfg.VaultStore()
+func newVault(cfg *Config, log *slog.Logger, svcs []Service, secrets *hostfuncs.Secrets, emit func(hostfuncs.Event)) (Service, error) {
+	store, err := cfg.VaultStore()
 	if err != nil {
 		return nil, err
 	}
 	var b vault.Browser
-	for _, s := range h.svcs {
+	for _, s := range svcs {
 		if bs, ok := s.(*browser.Service); ok {
 			b = vaultBrowser{bs}
 		}
 	}
 	return vault.NewService(store, vault.ServiceOptions{
-		Logger: h.log, Browser: b, AddSecret: h.secrets.Add,
-		Emit: func(e hostfuncs.Event) { h.Emit(e) },
+		Logger: log, Browser: b, AddSecret: secrets.Add,
+		Emit: emit,
 	}), nil
 }
 

@@ -20,7 +20,7 @@ func (h *Host) warm(p *personality, tool string) {
 			cold = append(cold, r.plugin) // the call needs it first
 		}
 		for _, name := range p.cfg.Plugins {
-			if pl, err := h.slots[name].Current(); err == nil && !pl.Compiled() {
+			if pl, err := h.plugins.Slot(name).Current(); err == nil && !pl.Compiled() {
 				cold = append(cold, pl)
 			}
 		}

@@ -15,15 +15,28 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/host/signature"
 )
 
 // Signing and distribution: plugins keygen, sign, push and pull, and the
-// signature part of `plugins verify FILE` (host/signature.go, host/oci.go).
+// signature part of `plugins verify FILE` (host/signature, host/distribute).
 
 // passwordEnv holds the password of an encrypted signing key.
 const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"
 
 func distributionCmds(g *globals) []*cobra.Command {
+	// push and pull share the registry options (--plain-http).
+	var ropts distribute.RegistryOptions
+	push, pull := pushCmd(&ropts), pullCmd(g, &ropts)
+	for _, c := range []*cobra.Command{push, pull} {
+		c.Flags().BoolVar(&ropts.PlainHTTP, "plain-http", false, "speak HTTP, not HTTPS, to the registry (one on loopback)")
+	}
+	return []*cobra.Command{keygenCmd(), signCmd(), push, pull}
+}
+
+// keygenCmd is `plugins keygen PREFIX`.
+func keygenCmd() *cobra.Command {
 	keygen := &cobra.Command{
 		Use:   "keygen PREFIX",
 		Short: "Make a minisign signing key: PREFIX.key (secret, mode 0600) and PREFIX.pub (to trust)",
@@ -63,10 +76,15 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 					return err
 				}
 			}
-			return printJSON(cmd.OutOrStdout(), map[string]string{"key_id": host.KeyID(pub.ID()), "public_key": pub.String(),
+			return printJSON(cmd.OutOrStdout(), map[string]string{"key_id": signature.KeyID(pub.ID()), "public_key": pub.String(),
 				"secret_key": args[0] + ".key", "trust_with": fmt.Sprintf("trusted_keys = [%q]  # in [host] or [plugins.NAME]", pub.String())})
 		},
 	}
+	return keygen
+}
+
+// signCmd is `plugins sign FILE --key KEY`.
+func signCmd() *cobra.Command {
 	var keyFile string
 	sign := &cobra.Command{
 		Use:   "sign FILE --key KEY",
@@ -90,16 +108,19 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 			if err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeInputInvalid, "reading %s: %v", args[0], err))
 			}
-			if err := os.WriteFile(args[0]+host.SignatureExt, host.Sign(key, wasm, args[0]), 0o644); err != nil {
+			if err := os.WriteFile(args[0]+signature.Ext, distribute.Sign(key, wasm, args[0]), 0o644); err != nil {
 				return err
 			}
-			return printJSON(cmd.OutOrStdout(), map[string]string{"file": args[0], "signature": args[0] + host.SignatureExt, "key_id": host.KeyID(key.ID()), "sha256": sha256Hex(wasm)})
+			return printJSON(cmd.OutOrStdout(), map[string]string{"file": args[0], "signature": args[0] + signature.Ext, "key_id": signature.KeyID(key.ID()), "sha256": sha256Hex(wasm)})
 		},
 	}
 	sign.Flags().StringVar(&keyFile, "key", "", "the minisign secret key file")
 	sign.MarkFlagRequired("key")
+	return sign
+}
 
-	var ropts host.RegistryOptions
+// pushCmd is `plugins push FILE REF`.
+func pushCmd(ropts *distribute.RegistryOptions) *cobra.Command {
 	var name string
 	push := &cobra.Command{
 		Use:   "push FILE REF",
@@ -113,11 +134,11 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 			if name == "" {
 				name = strings.TrimSuffix(filepath.Base(args[0]), ".wasm")
 			}
-			sig := host.ReadSignature(args[0])
+			sig := signature.Read(args[0])
 			if sig == nil {
-				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s: pushing it unsigned; pull and hosts that require signatures will refuse it (wasmwright plugins sign)\n", args[0], host.SignatureExt)
+				fmt.Fprintf(cmd.ErrOrStderr(), "warning: %s has no %s: pushing it unsigned; pull and hosts that require signatures will refuse it (wasmwright plugins sign)\n", args[0], signature.Ext)
 			}
-			digest, err := host.PushPlugin(cmd.Context(), args[1], name, wasm, sig, ropts)
+			digest, err := distribute.PushPlugin(cmd.Context(), args[1], name, wasm, sig, *ropts)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
@@ -125,6 +146,11 @@ otherwise. Keys of the minisign tool work as well (minisign -G).`,
 		},
 	}
 	push.Flags().StringVar(&name, "name", "", "the plugin's name (default: FILE's name without .wasm)")
+	return push
+}
+
+// pullCmd is `plugins pull REF`.
+func pullCmd(g *globals, ropts *distribute.RegistryOptions) *cobra.Command {
 	pull := &cobra.Command{
 		Use:   "pull REF",
 		Short: "Fetch a signed plugin from an OCI registry into plugins_dir, verified before it is installed",
@@ -139,7 +165,7 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			if err != nil {
 				return err
 			}
-			p, err := host.PullPlugin(cmd.Context(), args[0], ropts)
+			p, err := distribute.PullPlugin(cmd.Context(), args[0], *ropts)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
@@ -147,7 +173,7 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			if err != nil {
 				return err
 			}
-			by, err := host.VerifySignature(p.Name, p.Wasm, p.Sig, keys)
+			by, err := signature.Verify(p.Name, p.Wasm, p.Sig, keys)
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
@@ -165,10 +191,7 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			return printJSON(cmd.OutOrStdout(), map[string]string{"plugin": p.Name, "digest": p.Digest, "sha256": sum, "signed_by": by, "installed": dst})
 		},
 	}
-	for _, c := range []*cobra.Command{push, pull} {
-		c.Flags().BoolVar(&ropts.PlainHTTP, "plain-http", false, "speak HTTP, not HTTPS, to the registry (one on loopback)")
-	}
-	return []*cobra.Command{keygen, sign, push, pull}
+	return pull
 }
 
 // verifyFileSignature is the signature part of `plugins verify FILE`: it
@@ -191,7 +214,7 @@ func verifyFileSignature(cmd *cobra.Command, cfg *host.Config, file string, extr
 			break
 		}
 		var pk minisign.PublicKey
-		pk, err = host.ParseTrustedKey(k, ".")
+		pk, err = signature.ParseTrustedKey(k, ".")
 		keys = append(keys, pk)
 	}
 	var wasm []byte
@@ -202,13 +225,13 @@ func verifyFileSignature(cmd *cobra.Command, cfg *host.Config, file string, extr
 		fmt.Fprintf(out, "FAIL signature %s: %v\n", file, err)
 		return &exitError{code: 1}
 	}
-	sig := host.ReadSignature(file)
+	sig := signature.Read(file)
 	req := cfg.SignatureRequiredBy(name)
 	if sig == nil && len(req) == 0 {
 		fmt.Fprintf(out, "note signature %s: unsigned (hosts with require_signatures refuse it: wasmwright plugins sign)\n", file)
 		return nil
 	}
-	by, err := host.VerifySignature(name, wasm, sig, keys)
+	by, err := signature.Verify(name, wasm, sig, keys)
 	if err != nil {
 		fmt.Fprintf(out, "FAIL signature %s: %v\n", file, err)
 		return &exitError{code: 1}

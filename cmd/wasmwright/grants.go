@@ -32,7 +32,35 @@ its risk) and the origin of the page the session is on. An operator's
 "approve for this origin" adds one; these commands add, list and revoke them.
 A grant names one origin (scheme://host[:port]), never a wildcard.`,
 	}
-	open := func() (*operator.Grants, string, error) {
+	open := grantsOpener(g)
+	c.AddCommand(grantsListCmd(open))
+	// add and revoke share the flags (--tool, --risk, --origin).
+	var gr operator.Grant
+	var risk string
+	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "add", "Let a tool (or a risk) run without asking on one origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
+		gr.By = "cli"
+		if err := st.Add(p, gr); err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("granted %s on %s to personality %s", grantWhat(gr), gr.Origin, p), nil
+	}))
+	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "revoke", "Remove a grant: the tool asks again on that origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
+		found, err := st.Revoke(p, gr)
+		if err != nil {
+			return "", err
+		}
+		if !found {
+			return "", abi.Errorf(abi.CodeNotFound, "personality %s has no grant of %s on %s: see wasmwright grants list", p, grantWhat(gr), gr.Origin)
+		}
+		return fmt.Sprintf("revoked %s on %s from personality %s", grantWhat(gr), gr.Origin, p), nil
+	}))
+	return c
+}
+
+// grantsOpener opens the grants store and names the personality, when a
+// subcommand runs.
+func grantsOpener(g *globals) func() (*operator.Grants, string, error) {
+	return func() (*operator.Grants, string, error) {
 		cfg, err := host.LoadConfig(g.config)
 		if err != nil {
 			return nil, "", err
@@ -47,7 +75,11 @@ A grant names one origin (scheme://host[:port]), never a wildcard.`,
 		st, err := operator.OpenGrants(cfg.GrantsDir())
 		return st, p, err
 	}
-	c.AddCommand(&cobra.Command{
+}
+
+// grantsListCmd is `grants list`.
+func grantsListCmd(open func() (*operator.Grants, string, error)) *cobra.Command {
+	return &cobra.Command{
 		Use:   "list [--personality P]",
 		Short: "List a personality's grants",
 		Args:  cobra.NoArgs,
@@ -67,58 +99,43 @@ A grant names one origin (scheme://host[:port]), never a wildcard.`,
 			}
 			return tw.Flush()
 		},
-	})
-	var gr operator.Grant
-	var risk string
-	change := func(use, short string, fn func(st *operator.Grants, p string, gr operator.Grant) (string, error)) *cobra.Command {
-		cmd := &cobra.Command{
-			Use: use + " --tool T | --risk R --origin O [--personality P]", Short: short, Args: cobra.NoArgs,
-			RunE: func(cmd *cobra.Command, _ []string) error {
-				st, p, err := open()
-				if err != nil {
-					return err
-				}
-				gr.Risk = abi.Risk(risk)
-				if gr.Origin, err = operator.Origin(gr.Origin); err != nil {
-					return err
-				}
-				msg, err := fn(st, p, gr)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(cmd.OutOrStdout(), msg)
-				return nil
-			},
-		}
-		cmd.Flags().StringVar(&gr.Tool, "tool", "", "the tool the grant lets run (or --risk)")
-		cmd.Flags().StringVar(&risk, "risk", "", fmt.Sprintf("every tool of this risk, one of %v (or --tool)", abi.Risks()))
-		cmd.Flags().StringVar(&gr.Origin, "origin", "", "the page origin, scheme://host[:port]")
-		return cmd
 	}
-	what := func(gr operator.Grant) string {
-		if gr.Tool != "" {
-			return gr.Tool
-		}
-		return "every " + string(gr.Risk) + " tool"
+}
+
+// grantsChangeCmd is `grants add` or `grants revoke`: fn changes the store
+// with the grant the flags (gr, risk) name.
+func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator.Grant, risk *string, use, short string, fn func(st *operator.Grants, p string, gr operator.Grant) (string, error)) *cobra.Command {
+	cmd := &cobra.Command{
+		Use: use + " --tool T | --risk R --origin O [--personality P]", Short: short, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			st, p, err := open()
+			if err != nil {
+				return err
+			}
+			gr.Risk = abi.Risk(*risk)
+			if gr.Origin, err = operator.Origin(gr.Origin); err != nil {
+				return err
+			}
+			msg, err := fn(st, p, *gr)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), msg)
+			return nil
+		},
 	}
-	c.AddCommand(change("add", "Let a tool (or a risk) run without asking on one origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
-		gr.By = "cli"
-		if err := st.Add(p, gr); err != nil {
-			return "", err
-		}
-		return fmt.Sprintf("granted %s on %s to personality %s", what(gr), gr.Origin, p), nil
-	}))
-	c.AddCommand(change("revoke", "Remove a grant: the tool asks again on that origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
-		found, err := st.Revoke(p, gr)
-		if err != nil {
-			return "", err
-		}
-		if !found {
-			return "", abi.Errorf(abi.CodeNotFound, "personality %s has no grant of %s on %s: see wasmwright grants list", p, what(gr), gr.Origin)
-		}
-		return fmt.Sprintf("revoked %s on %s from personality %s", what(gr), gr.Origin, p), nil
-	}))
-	return c
+	cmd.Flags().StringVar(&gr.Tool, "tool", "", "the tool the grant lets run (or --risk)")
+	cmd.Flags().StringVar(risk, "risk", "", fmt.Sprintf("every tool of this risk, one of %v (or --tool)", abi.Risks()))
+	cmd.Flags().StringVar(&gr.Origin, "origin", "", "the page origin, scheme://host[:port]")
+	return cmd
+}
+
+// grantWhat names what a grant lets run.
+func grantWhat(gr operator.Grant) string {
+	if gr.Tool != "" {
+		return gr.Tool
+	}
+	return "every " + string(gr.Risk) + " tool"
 }
 
 func orDash(s string) string {

@@ -17,13 +17,21 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 func pluginsCmd(g *globals) *cobra.Command {
 	c := &cobra.Command{Use: "plugins", Short: "List, inspect, verify, swap, sign and distribute plugins"}
 	c.AddCommand(distributionCmds(g)...)
-	c.AddCommand(&cobra.Command{
+	c.AddCommand(pluginsListCmd(g), pluginsPrecompileCmd(), pluginsInspectCmd(g), pluginsVerifyCmd(g), pluginsSwapCmd(g))
+	return c
+}
+
+// pluginsListCmd is `plugins list`.
+func pluginsListCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "list",
 		Short: "List configured plugins: version, sha256, tools, hooks, state",
 		Args:  cobra.NoArgs,
@@ -43,8 +51,12 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return tw.Flush()
 		}),
-	})
-	c.AddCommand(&cobra.Command{
+	}
+}
+
+// pluginsPrecompileCmd is `plugins precompile DIR`.
+func pluginsPrecompileCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "precompile DIR",
 		Short: "Compile every plugin in DIR into DIR/.cache, so a first run with an empty cache_dir does not compile (make build runs it)",
 		Args:  cobra.ExactArgs(1),
@@ -55,8 +67,12 @@ func pluginsCmd(g *globals) *cobra.Command {
 			fmt.Fprintf(cmd.OutOrStdout(), "plugins: compiled into %s\n", filepath.Join(args[0], sandbox.ShippedCache))
 			return nil
 		},
-	})
-	c.AddCommand(&cobra.Command{
+	}
+}
+
+// pluginsInspectCmd is `plugins inspect NAME`.
+func pluginsInspectCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
 		Use:   "inspect NAME",
 		Short: "Print a plugin's manifest, imports and state as JSON",
 		Args:  cobra.ExactArgs(1),
@@ -68,7 +84,11 @@ func pluginsCmd(g *globals) *cobra.Command {
 			}
 			return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeNotFound, "no plugin %q in the config", args[0]))
 		}),
-	})
+	}
+}
+
+// pluginsVerifyCmd is `plugins verify [FILE]`.
+func pluginsVerifyCmd(g *globals) *cobra.Command {
 	var verifyKeys []string
 	verifyAll := g.withHost(func(cmd *cobra.Command, _ []string, h *host.Host) error {
 		bad := 0
@@ -95,7 +115,7 @@ func pluginsCmd(g *globals) *cobra.Command {
 	// one or keys are given.
 	verifyFile := g.withHost(func(cmd *cobra.Command, args []string, h *host.Host) error {
 		ok := printConformance(cmd.OutOrStdout(), args[0], conformance(cmd.Context(), args[0]))
-		if _, err := os.Stat(args[0] + host.SignatureExt); err == nil || len(verifyKeys) > 0 {
+		if _, err := os.Stat(args[0] + signature.Ext); err == nil || len(verifyKeys) > 0 {
 			if err := verifyFileSignature(cmd, h.Config(), args[0], verifyKeys); err != nil {
 				return err
 			}
@@ -117,7 +137,11 @@ func pluginsCmd(g *globals) *cobra.Command {
 		},
 	}
 	verify.Flags().StringSliceVar(&verifyKeys, "key", nil, "also trust this minisign public key (or .pub file) for FILE's signature")
-	c.AddCommand(verify)
+	return verify
+}
+
+// pluginsSwapCmd is `plugins swap NAME FILE`.
+func pluginsSwapCmd(g *globals) *cobra.Command {
 	var (
 		pin  string
 		wait time.Duration
@@ -166,7 +190,7 @@ swap says so.`,
 			if err != nil {
 				return err
 			}
-			sig := host.ReadSignature(file)
+			sig := signature.Read(file)
 			m, err := h.Validate(cmd.Context(), name, wasm, pin, sig)
 			h.Close(context.Background())
 			if err != nil {
@@ -191,8 +215,7 @@ swap says so.`,
 	}
 	swap.Flags().StringVar(&pin, "sha256", "", "expected sha256 of FILE (default: its own hash)")
 	swap.Flags().DurationVar(&wait, "wait", 10*time.Second, "with watch_plugins, how long to wait for a running server to swap the file in")
-	c.AddCommand(swap)
-	return c
+	return swap
 }
 
 // awaitPickup waits for a server watching the plugins folder to swap in
@@ -203,12 +226,12 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 	defer tick.Stop()
 	deadline := time.After(wait)
 	for {
-		if b, err := os.ReadFile(host.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
+		if b, err := os.ReadFile(pluginset.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
 			return true, "a running server swapped it in and serves it", false
 		}
 		var why struct{ SHA256, Reason string }
-		if b, err := os.ReadFile(host.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
-			return false, "a running server refused it and set it aside (" + host.RefusedFile(dst) + "): " + why.Reason, true
+		if b, err := os.ReadFile(pluginset.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
+			return false, "a running server refused it and set it aside (" + pluginset.RefusedFile(dst) + "): " + why.Reason, true
 		}
 		select {
 		case <-ctx.Done():
@@ -224,11 +247,11 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live
 // when sig is nil) and the pin sidecar, then the new file, each renamed
 // into place, so a watching host never sees a half-written plugin.
 func installAtomically(dst string, wasm []byte, sum string, sig []byte) error {
-	if err := writeOrRemove(dst+host.SignatureExt, sig); err != nil {
+	if err := writeOrRemove(dst+signature.Ext, sig); err != nil {
 		return err
 	}
-	if err := host.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
+	if err := pluginset.WriteAtomically(dst+".sha256", []byte(sum+"  "+filepath.Base(dst)+"\n")); err != nil {
 		return err
 	}
-	return host.WriteAtomically(dst, wasm)
+	return pluginset.WriteAtomically(dst, wasm)
 }

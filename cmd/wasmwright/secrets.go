@@ -38,14 +38,29 @@ by whom (personalities) and whether without a human present (--unattended).
 A filled password or TOTP code is masked in every later result; the username
 only with --mask-username (by default the agent reads "Welcome back, ada").`,
 	}
-	store := func() (*vault.Store, error) {
+	store := vaultStore(g)
+	cred := &cobra.Command{Use: "credential", Short: "Add stored logins"}
+	cred.AddCommand(secretsAddCmd(store))
+	c.AddCommand(cred,
+		secretsPolicyCmd(store, "grant NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Allow a credential on more origins or personalities, or unattended; or mask its username", true),
+		secretsPolicyCmd(store, "revoke NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Take back an origin, a personality or unattended use; or stop masking its username", false),
+		secretsListCmd(store), secretsRmCmd(store))
+	return c
+}
+
+// vaultStore opens the vault the config names, when a subcommand runs.
+func vaultStore(g *globals) func() (*vault.Store, error) {
+	return func() (*vault.Store, error) {
 		cfg, err := host.LoadConfig(g.config)
 		if err != nil {
 			return nil, err
 		}
 		return cfg.VaultStore()
 	}
-	cred := &cobra.Command{Use: "credential", Short: "Add stored logins"}
+}
+
+// secretsAddCmd is `secrets credential add`.
+func secretsAddCmd(store func() (*vault.Store, error)) *cobra.Command {
 	var origins, personalities []string
 	var unattended, maskUser bool
 	add := &cobra.Command{
@@ -84,64 +99,68 @@ only with --mask-username (by default the agent reads "Welcome back, ada").`,
 	add.Flags().StringSliceVar(&personalities, "personality", nil, "personality that may fill it; repeat for more")
 	add.Flags().BoolVar(&unattended, "unattended", false, "allow an agent to fill it with no human present")
 	add.Flags().BoolVar(&maskUser, "mask-username", false, "mask the filled username in results too (passwords and codes always are)")
-	cred.AddCommand(add)
+	return add
+}
 
-	policyCmd := func(use, short string, grant bool) *cobra.Command {
-		var o, p []string
-		var un, att, mu bool
-		pc := &cobra.Command{
-			Use: use, Short: short, Args: cobra.ExactArgs(1),
-			RunE: func(cmd *cobra.Command, args []string) error {
-				if len(o) == 0 && len(p) == 0 && !un && !att && !mu {
-					return errors.New("name what to change: --origin, --personality, --unattended or --mask-username")
-				}
-				st, err := store()
-				if err != nil {
-					return err
-				}
-				err = st.Update(args[0], func(c *vault.Credential) error {
-					if grant {
-						c.Policy.Origins = append(c.Policy.Origins, o...)
-						c.Policy.Personalities = append(c.Policy.Personalities, p...)
-						c.Policy.Unattended = c.Policy.Unattended || un
-						c.Policy.MaskUsername = c.Policy.MaskUsername || mu
-						return nil
-					}
-					for _, x := range o {
-						n, err := vault.NormalizeOrigin(x)
-						if err != nil {
-							n = x
-						}
-						c.Policy.Origins = slices.DeleteFunc(c.Policy.Origins, func(v string) bool { return v == n })
-					}
-					c.Policy.Personalities = slices.DeleteFunc(c.Policy.Personalities, func(v string) bool { return slices.Contains(p, v) })
-					c.Policy.Unattended = c.Policy.Unattended && !un
-					c.Policy.MaskUsername = c.Policy.MaskUsername && !mu
+// secretsPolicyCmd is `secrets grant` (grant) or `secrets revoke`.
+func secretsPolicyCmd(store func() (*vault.Store, error), use, short string, grant bool) *cobra.Command {
+	var o, p []string
+	var un, att, mu bool
+	pc := &cobra.Command{
+		Use: use, Short: short, Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(o) == 0 && len(p) == 0 && !un && !att && !mu {
+				return errors.New("name what to change: --origin, --personality, --unattended or --mask-username")
+			}
+			st, err := store()
+			if err != nil {
+				return err
+			}
+			err = st.Update(args[0], func(c *vault.Credential) error {
+				if grant {
+					c.Policy.Origins = append(c.Policy.Origins, o...)
+					c.Policy.Personalities = append(c.Policy.Personalities, p...)
+					c.Policy.Unattended = c.Policy.Unattended || un
+					c.Policy.MaskUsername = c.Policy.MaskUsername || mu
 					return nil
-				})
-				if err != nil {
-					return err
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "updated credential %s\n", args[0])
+				for _, x := range o {
+					n, err := vault.NormalizeOrigin(x)
+					if err != nil {
+						n = x
+					}
+					c.Policy.Origins = slices.DeleteFunc(c.Policy.Origins, func(v string) bool { return v == n })
+				}
+				c.Policy.Personalities = slices.DeleteFunc(c.Policy.Personalities, func(v string) bool { return slices.Contains(p, v) })
+				c.Policy.Unattended = c.Policy.Unattended && !un
+				c.Policy.MaskUsername = c.Policy.MaskUsername && !mu
 				return nil
-			},
-		}
-		pc.Flags().StringSliceVar(&o, "origin", nil, "origin; repeat for more")
-		pc.Flags().StringSliceVar(&p, "personality", nil, "personality; repeat for more")
-		verb := "allow"
-		if !grant {
-			verb = "no longer allow"
-		}
-		pc.Flags().BoolVar(&un, "unattended", false, verb+" filling with no human present")
-		muHelp := "mask the filled username in later results"
-		if !grant {
-			muHelp = "show the filled username again (passwords and codes stay masked)"
-		}
-		pc.Flags().BoolVar(&mu, "mask-username", false, muHelp)
-		return pc
+			})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "updated credential %s\n", args[0])
+			return nil
+		},
 	}
+	pc.Flags().StringSliceVar(&o, "origin", nil, "origin; repeat for more")
+	pc.Flags().StringSliceVar(&p, "personality", nil, "personality; repeat for more")
+	verb := "allow"
+	if !grant {
+		verb = "no longer allow"
+	}
+	pc.Flags().BoolVar(&un, "unattended", false, verb+" filling with no human present")
+	muHelp := "mask the filled username in later results"
+	if !grant {
+		muHelp = "show the filled username again (passwords and codes stay masked)"
+	}
+	pc.Flags().BoolVar(&mu, "mask-username", false, muHelp)
+	return pc
+}
 
-	list := &cobra.Command{
+// secretsListCmd is `secrets list`.
+func secretsListCmd(store func() (*vault.Store, error)) *cobra.Command {
+	return &cobra.Command{
 		Use: "list", Short: "List credentials: names and policies, never values", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := store()
@@ -155,7 +174,11 @@ only with --mask-username (by default the agent reads "Welcome back, ada").`,
 			return printJSON(cmd.OutOrStdout(), infos)
 		},
 	}
-	rm := &cobra.Command{
+}
+
+// secretsRmCmd is `secrets rm NAME`.
+func secretsRmCmd(store func() (*vault.Store, error)) *cobra.Command {
+	return &cobra.Command{
 		Use: "rm NAME", Short: "Remove a credential", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			st, err := store()
@@ -169,11 +192,6 @@ only with --mask-username (by default the agent reads "Welcome back, ada").`,
 			return nil
 		},
 	}
-	c.AddCommand(cred,
-		policyCmd("grant NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Allow a credential on more origins or personalities, or unattended; or mask its username", true),
-		policyCmd("revoke NAME [--personality P] [--origin O] [--unattended] [--mask-username]", "Take back an origin, a personality or unattended use; or stop masking its username", false),
-		list, rm)
-	return c
 }
 
 // readValues gets username, password and TOTP seed: prompted without echo

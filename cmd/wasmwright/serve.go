@@ -19,7 +19,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
@@ -39,19 +41,101 @@ var shutdownBudget = 8 * time.Second
 const sessionGrace = 3 * time.Second
 
 func serveCmd(g *globals) *cobra.Command {
-	var (
-		addr        string
-		transport   string
-		idle        time.Duration
-		allowRemote bool
-		tlsCert     string
-		tlsKey      string
-		pprofAddr   string
-	)
+	var fl serveFlags
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the personality's tools to agents over MCP: stdio, or streamable HTTP with --http",
-		Long: `serve speaks the Model Context Protocol.
+		Long:  serveLong,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if fl.addr != "" {
+				fl.transport = "http"
+			}
+			if fl.transport != "stdio" && fl.transport != "http" {
+				return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
+			}
+			ctx := cmd.Context()
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			stderr := cmd.ErrOrStderr()
+			if fl.pprofAddr != "" {
+				if err := startPprof(fl.pprofAddr, stderr); err != nil {
+					return err
+				}
+			}
+			ctx, stopped := stopOnSignal(ctx, stderr)
+			defer stopped()
+			h, err := g.openWith(ctx, stderr, true)
+			if err != nil {
+				return err
+			}
+			defer closeHost(ctx, h, stderr)
+			personality := g.personality
+			if personality == "" {
+				personality = h.DefaultPersonality()
+			}
+			tools, err := startPersonality(h, personality, stderr)
+			if err != nil {
+				return err
+			}
+			cfg := h.Config()
+			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: fl.idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
+				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
+			}}
+			con, err := startConsole(ctx, h, fl.transport, fl.allowRemote || cfg.Serve.AllowRemote, stderr)
+			if err != nil {
+				return err
+			}
+			defer con.wait()
+			if fl.transport == "stdio" {
+				srv := mcp.New(h, opts)
+				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
+				return serveStdio(ctx, srv, cmd.InOrStdin(), cmd.OutOrStdout(), personality)
+			}
+			if fl.addr == "" {
+				fl.addr = cfg.Serve.HTTP
+			}
+			if fl.addr == "" {
+				return fmt.Errorf("no address: pass --http 127.0.0.1:8931 or set serve.http in the config")
+			}
+			if opts.HTTP.TLS, err = serveTLS(cfg, fl.tlsCert, fl.tlsKey); err != nil {
+				return err
+			}
+			if con.mount != nil {
+				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
+			}
+			srv := mcp.New(h, opts)
+			return serveHTTP(ctx, srv, h, fl.addr, personality, len(tools), fl.allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
+		},
+	}
+	fl.bind(c.Flags())
+	return c
+}
+
+// serveFlags are serve's flags.
+type serveFlags struct {
+	addr        string
+	transport   string
+	idle        time.Duration
+	allowRemote bool
+	tlsCert     string
+	tlsKey      string
+	pprofAddr   string
+}
+
+func (fl *serveFlags) bind(f *pflag.FlagSet) {
+	f.StringVar(&fl.addr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks a free one) instead of stdio")
+	f.StringVar(&fl.transport, "transport", "stdio", "stdio or http (http listens on --http, else the config's serve.http)")
+	f.DurationVar(&fl.idle, "session-idle", 30*time.Minute, "HTTP: close a session (and its browser) after this long without a request; 0 keeps it until the client ends it")
+	f.BoolVar(&fl.allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
+	f.StringVar(&fl.tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
+	f.StringVar(&fl.tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
+	f.StringVar(&fl.pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
+}
+
+// serveLong is serve's help.
+const serveLong = `serve speaks the Model Context Protocol.
 
 With no transport flag it serves stdin/stdout: the form an agent's MCP config
 launches ("command": "wasmwright", "args": ["serve"]), acting as --personality.
@@ -69,106 +153,55 @@ serve.tls_key), else it warns that tokens cross the network in clear.
 Each MCP session is one browser session, owned by the token that opened it;
 it is closed when the session ends. SIGINT or SIGTERM stops accepting,
 cancels calls in flight, closes the sessions and the browsers, and exits
-within 10 seconds whatever is still running; a second signal exits at once.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if addr != "" {
-				transport = "http"
-			}
-			if transport != "stdio" && transport != "http" {
-				return fmt.Errorf("--transport %q: use stdio or http", transport)
-			}
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			stderr := cmd.ErrOrStderr()
-			if pprofAddr != "" {
-				if err := startPprof(pprofAddr, stderr); err != nil {
-					return err
-				}
-			}
-			ctx, stopped := stopOnSignal(ctx, stderr)
-			defer stopped()
-			h, err := g.openWith(ctx, stderr, true)
-			if err != nil {
-				return err
-			}
-			defer func() {
-				cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-				if d, ok := ctx.Value(shutdownDeadline{}).(*atomicTime); ok {
-					if t := d.get(); !t.IsZero() {
-						cancel()
-						cctx, cancel = context.WithDeadline(context.Background(), t)
-					}
-				}
-				defer cancel()
-				if err := h.Close(cctx); err != nil {
-					fmt.Fprintln(stderr, "wasmwright: closing the host:", err)
-				}
-			}()
-			personality := g.personality
-			if personality == "" {
-				personality = h.DefaultPersonality()
-			}
-			tools, err := h.Tools(personality)
-			if err != nil {
-				return err
-			}
-			if b := h.Browser(); b != nil && b.Config().Prewarm {
-				h.Prewarm(personality) // in the background: tools/list does not wait
-			}
-			problems, _ := h.Problems(personality)
-			for _, p := range problems {
-				fmt.Fprintln(stderr, "note:", p)
-			}
-			cfg := h.Config()
-			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
-				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
-			}}
-			con, err := startConsole(ctx, h, transport, allowRemote || cfg.Serve.AllowRemote, stderr)
-			if err != nil {
-				return err
-			}
-			defer con.wait()
-			if transport == "stdio" {
-				srv := mcp.New(h, opts)
-				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
-				return serveStdio(ctx, srv, cmd.InOrStdin(), cmd.OutOrStdout(), personality)
-			}
-			if addr == "" {
-				addr = cfg.Serve.HTTP
-			}
-			if addr == "" {
-				return fmt.Errorf("no address: pass --http 127.0.0.1:8931 or set serve.http in the config")
-			}
-			if tlsCert == "" && tlsKey == "" {
-				tlsCert, tlsKey = cfg.TLSFiles()
-			}
-			if (tlsCert == "") != (tlsKey == "") {
-				return fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
-			}
-			if tlsCert != "" {
-				if opts.HTTP.TLS, err = loadTLS(tlsCert, tlsKey); err != nil {
-					return err
-				}
-			}
-			if con.mount != nil {
-				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
-			}
-			srv := mcp.New(h, opts)
-			return serveHTTP(ctx, srv, h, addr, personality, len(tools), allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
-		},
+within 10 seconds whatever is still running; a second signal exits at once.`
+
+// closeHost closes the host when serve ends: within 30 seconds, or by the
+// deadline a stopping serve set on ctx.
+func closeHost(ctx context.Context, h *host.Host, stderr io.Writer) {
+	cctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	if d, ok := ctx.Value(shutdownDeadline{}).(*atomicTime); ok {
+		if t := d.get(); !t.IsZero() {
+			cancel()
+			cctx, cancel = context.WithDeadline(context.Background(), t)
+		}
 	}
-	f := c.Flags()
-	f.StringVar(&addr, "http", "", "serve streamable HTTP on this address (host:port; port 0 picks a free one) instead of stdio")
-	f.StringVar(&transport, "transport", "stdio", "stdio or http (http listens on --http, else the config's serve.http)")
-	f.DurationVar(&idle, "session-idle", 30*time.Minute, "HTTP: close a session (and its browser) after this long without a request; 0 keeps it until the client ends it")
-	f.BoolVar(&allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
-	f.StringVar(&tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
-	f.StringVar(&tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
-	f.StringVar(&pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
-	return c
+	defer cancel()
+	if err := h.Close(cctx); err != nil {
+		fmt.Fprintln(stderr, "wasmwright: closing the host:", err)
+	}
+}
+
+// startPersonality returns the tools serve offers the personality,
+// prewarms its browser when [browser] prewarm says so, and notes its
+// problems on stderr.
+func startPersonality(h *host.Host, personality string, stderr io.Writer) ([]abi.ToolSpec, error) {
+	tools, err := h.Tools(personality)
+	if err != nil {
+		return nil, err
+	}
+	if b := h.Browser(); b != nil && b.Config().Prewarm {
+		h.Prewarm(personality) // in the background: tools/list does not wait
+	}
+	problems, _ := h.Problems(personality)
+	for _, p := range problems {
+		fmt.Fprintln(stderr, "note:", p)
+	}
+	return tools, nil
+}
+
+// serveTLS is the HTTPS config of --tls-cert and --tls-key, else of
+// serve.tls_cert and serve.tls_key; nil serves plain HTTP.
+func serveTLS(cfg *host.Config, tlsCert, tlsKey string) (*tls.Config, error) {
+	if tlsCert == "" && tlsKey == "" {
+		tlsCert, tlsKey = cfg.TLSFiles()
+	}
+	if (tlsCert == "") != (tlsKey == "") {
+		return nil, fmt.Errorf("--tls-cert and --tls-key go together: give both or neither")
+	}
+	if tlsCert != "" {
+		return loadTLS(tlsCert, tlsKey)
+	}
+	return nil, nil
 }
 
 // shutdownDeadline is the context key of the time by which a stopping serve

@@ -38,6 +38,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/console/config"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
@@ -70,7 +71,7 @@ type Options struct {
 	// Path is the URL path it is served under ("/console").
 	Path string
 	// Operators may log in.
-	Operators []host.OperatorConfig
+	Operators []config.Operator
 	Logger    *slog.Logger
 	// MaxWidth and MaxHeight bound live-view frames (default 1280x800).
 	MaxWidth, MaxHeight int

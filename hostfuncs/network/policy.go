@@ -17,23 +17,25 @@ import (
 	"golang.org/x/net/idna"
 )
 
-// Policy is what one personality may reach. The zero value is the default:
-// public addresses only, on ports 80 and 443.
+// Policy is what one personality may reach: its
+// [personalities.NAME.network] table, decoded straight from the TOML
+// (unknown keys refused) and checked by Validate. The zero value, an
+// absent table, is the default: public addresses only, on ports 80 and 443.
 type Policy struct {
 	// AllowedHosts are reachable whatever they resolve to and on any port:
 	// the operator vouches for them ("intranet.example", "127.0.0.1",
 	// "127.0.0.1:8080" for one port only, "*.corp.example" for subdomains).
-	AllowedHosts []string
+	AllowedHosts []string `toml:"allowed_hosts"`
 	// OnlyHosts, when not empty, are the only hosts reachable besides
 	// AllowedHosts; "*.example.com" covers subdomains, not the apex, and
 	// "host:port" that host on that port only (which Ports must allow).
-	OnlyHosts []string
+	OnlyHosts []string `toml:"only_hosts"`
 	// AllowPrivate lets RFC 1918, CGNAT (100.64/10) and unique-local IPv6
 	// addresses through. Never loopback, link-local (cloud metadata) or
 	// unspecified addresses: those need AllowedHosts.
-	AllowPrivate bool
+	AllowPrivate bool `toml:"allow_private"`
 	// Ports are the ports reachable (default 80 and 443).
-	Ports []int
+	Ports []int `toml:"ports"`
 }
 
 // defaultPorts are the ports a policy allows when it names none. Unexported

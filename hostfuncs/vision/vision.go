@@ -28,54 +28,10 @@ import (
 	"net/url"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
-
-// Config is the operator's [vision] table, resolved.
-type Config struct {
-	// Endpoint is the API's base URL, e.g. http://127.0.0.1:11434/v1: the
-	// request goes to Endpoint + "/chat/completions".
-	Endpoint string
-	Model    string
-	// APIKeyEnv names the environment variable whose value is sent as a
-	// Bearer token; empty sends none.
-	APIKeyEnv string
-	// Timeout bounds one model request (default DefaultTimeout).
-	Timeout time.Duration
-	// MaxImageBytes refuses a larger screenshot (default DefaultMaxImageBytes).
-	MaxImageBytes int
-}
-
-// Defaults.
-const (
-	DefaultTimeout       = 30 * time.Second
-	DefaultMaxImageBytes = 8 << 20
-	// maxAnswerBytes caps what is read of the endpoint's response.
-	maxAnswerBytes = 1 << 20
-	// shownAnswer caps the answer quoted back in results and errors.
-	shownAnswer = 300
-)
-
-// Validate reports a config that cannot work.
-func (c Config) Validate() error {
-	u, err := url.Parse(c.Endpoint)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("endpoint %q: give the API's http(s) base URL, e.g. http://127.0.0.1:11434/v1", c.Endpoint)
-	}
-	if u.User != nil {
-		return fmt.Errorf("endpoint %q carries credentials: put the key in an environment variable and name it in api_key_env", u.Redacted())
-	}
-	if c.Model == "" {
-		return errors.New("model is empty: name a vision model the endpoint serves (e.g. qwen2.5vl or llava)")
-	}
-	if c.Timeout < 0 || c.MaxImageBytes < 0 {
-		return errors.New("timeout and max_image_bytes must not be negative")
-	}
-	return nil
-}
 
 // Model is a configured vision model. Safe for concurrent use.
 type Model struct {
@@ -87,11 +43,11 @@ type Model struct {
 // New returns the model for cfg; client gives the personality's egress
 // client (network.Service.Client).
 func New(cfg Config, client func(personality string) *http.Client) (*Model, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+	if cfg.Timeout.Duration == 0 {
+		cfg.Timeout.Duration = DefaultTimeout
 	}
 	if cfg.MaxImageBytes == 0 {
 		cfg.MaxImageBytes = DefaultMaxImageBytes
@@ -200,7 +156,7 @@ func orUnknown(s string) string {
 
 // send posts body and returns the first choice's message content.
 func (m *Model) send(ctx context.Context, personality, key string, body []byte) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, m.cfg.Timeout.Duration)
 	defer cancel()
 	endpoint := m.cfg.Endpoint + "/chat/completions"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
@@ -271,7 +227,7 @@ func (m *Model) sendErr(ctx context.Context, personality string, err error) erro
 		return abi.Errorf(abi.CodeUnreachable, "the vision endpoint %s could not be reached (%s): is the model server running? The operator should check [vision] endpoint", m.cfg.Endpoint, unreach.Reason)
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		return abi.Errorf(abi.CodeTimeout, "the vision model did not answer within %s ([vision] timeout): nothing was clicked. Retry, or act by ref from browser_snapshot", m.cfg.Timeout)
+		return abi.Errorf(abi.CodeTimeout, "the vision model did not answer within %s ([vision] timeout): nothing was clicked. Retry, or act by ref from browser_snapshot", m.cfg.Timeout.Duration)
 	}
 	return abi.Errorf(abi.CodeExecutionFailed, "asking the vision model failed: %v: nothing was clicked; act by ref from browser_snapshot", err)
 }

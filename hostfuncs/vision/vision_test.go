@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 	"github.com/wasmwright/wasmwright/internal/visiontest"
 )
@@ -141,7 +142,7 @@ func TestAnswers(t *testing.T) {
 // errors.
 func TestEndpointFailures(t *testing.T) {
 	srv := visiontest.New(t)
-	m := newModel(t, srv, Config{Timeout: 300 * time.Millisecond}, srv.HostPort())
+	m := newModel(t, srv, Config{Timeout: hostfuncs.Duration{Duration: 300 * time.Millisecond}}, srv.HostPort())
 	srv.Reply(500, `{"error": "model not loaded"}`)
 	if _, err := m.Locate(context.Background(), query()); abi.AsError(err).Code != abi.CodeExecutionFailed || !strings.Contains(err.Error(), "HTTP 500") {
 		t.Errorf("HTTP 500: %v", err)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"log/slog"
 	"net/url"
 	"strings"
 
@@ -10,79 +11,54 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
 
-// NetworkPolicy is a personality's [personalities.NAME.network] table:
-// what its browser pages and its plugins (ww_network_fetch) may reach.
-// Absent: public addresses on ports 80 and 443.
-type NetworkPolicy struct {
-	// AllowedHosts are reachable whatever they resolve to, on any port
-	// ("host:port" for one port; "*.example.com" for subdomains).
-	AllowedHosts []string `toml:"allowed_hosts"`
-	// OnlyHosts, when set, are the only other hosts reachable.
-	OnlyHosts []string `toml:"only_hosts"`
-	// AllowPrivate lets RFC 1918, CGNAT and unique-local addresses through
-	// (never loopback or link-local/metadata: those need allowed_hosts).
-	AllowPrivate bool `toml:"allow_private"`
-	// Ports reachable (default 80, 443).
-	Ports []int `toml:"ports"`
-}
-
-func (p NetworkPolicy) policy() network.Policy {
-	return network.Policy{AllowedHosts: p.AllowedHosts, OnlyHosts: p.OnlyHosts, AllowPrivate: p.AllowPrivate, Ports: p.Ports}
-}
-
 // newNetwork builds the egress service from every personality's policy.
 // Listeners start lazily, one per browser session (and one shared per
 // distinct policy), so a host that never browses opens no socket.
-func (h *Host) newNetwork() (*network.Service, error) {
+func newNetwork(cfg *Config, log *slog.Logger) (*network.Service, error) {
 	pol := map[string]network.Policy{}
 	var errs []string
-	for _, name := range sortedKeys(h.cfg.Personalities) {
-		p := h.cfg.Personalities[name].Network.policy()
+	for _, name := range sortedKeys(cfg.Personalities) {
+		p := cfg.Personalities[name].Network
 		if err := p.Validate(); err != nil {
 			errs = append(errs, fmt.Sprintf("personality %s: %v", name, strings.ReplaceAll(err.Error(), "\n", "; ")))
 		}
 		pol[name] = p
 	}
 	if len(errs) > 0 {
-		return nil, &ConfigError{h.cfg.Source, strings.Join(errs, "; ")}
+		return nil, &ConfigError{cfg.Source, strings.Join(errs, "; ")}
 	}
 	// The browser's upstream proxy ([browser] proxy) is where the egress
 	// proxy sends what it has checked: pages stay under the policy and
 	// still leave through the operator's proxy.
 	var bc browser.Config
-	if err := h.cfg.DecodeSection("browser", h.cfg.Browser, &bc); err != nil {
+	if err := cfg.DecodeSection("browser", cfg.Browser, &bc); err != nil {
 		return nil, err
 	}
 	if err := bc.Validate(); err != nil {
-		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
+		return nil, &ConfigError{cfg.Source, "[browser]: " + err.Error()}
 	}
 	var upstream *url.URL
 	if bc.Proxy != "" {
 		u, err := url.Parse(bc.Proxy)
 		if err != nil {
-			return nil, &ConfigError{h.cfg.Source, fmt.Sprintf("[browser] proxy: %v", err)}
+			return nil, &ConfigError{cfg.Source, fmt.Sprintf("[browser] proxy: %v", err)}
 		}
 		if err := network.ValidateUpstream(u); err != nil {
-			return nil, &ConfigError{h.cfg.Source, "[browser] proxy: " + err.Error()}
+			return nil, &ConfigError{cfg.Source, "[browser] proxy: " + err.Error()}
 		}
 		upstream = u
 	}
-	return network.New(network.Options{Policies: pol, Logger: h.log, Upstream: upstream})
+	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream})
 }
 
-// network returns the host's network service, if any.
-func (h *Host) network() *network.Service {
-	for _, s := range h.svcs {
-		if n, ok := s.(*network.Service); ok {
-			return n
-		}
-	}
-	return nil
-}
+// egress is the kernel's side of the network service: the per-session
+// hooks the browser and dispatch call. Without a network service (n nil)
+// nothing was refused and pages go direct.
+type egress struct{ n *network.Service }
 
 // sessionProxy is the browser's hook: the session's egress proxy.
-func (h *Host) sessionProxy(personality, session string) string {
-	if n := h.network(); n != nil {
+func (eg egress) sessionProxy(personality, session string) string {
+	if n := eg.n; n != nil {
 		return n.SessionProxy(personality, session)
 	}
 	return ""
@@ -90,18 +66,18 @@ func (h *Host) sessionProxy(personality, session string) string {
 
 // beginCall drops what the session's pages met between calls: a result
 // reports only the refusals of its own call.
-func (h *Host) beginCall(personality, session string) {
-	if n := h.network(); n != nil {
+func (eg egress) beginCall(personality, session string) {
+	if n := eg.n; n != nil {
 		n.BeginCall(personality, session)
 	}
 }
 
-// egressFailure is the browser's hook: when a page it was told to open did
+// failure is the browser's hook: when a page it was told to open did
 // not load, the error saying why, if the session's egress proxy refused it
 // or could not reach it during this call. The page's own answer is not
 // shown: it is the proxy's.
-func (h *Host) egressFailure(personality, session, rawURL string) error {
-	n := h.network()
+func (eg egress) failure(personality, session, rawURL string) error {
+	n := eg.n
 	if n == nil {
 		return nil
 	}
@@ -124,8 +100,8 @@ func (h *Host) egressFailure(personality, session, rawURL string) error {
 
 // attachBlocked reports, once, the requests the session's pages had
 // refused: as events on the result, or appended to the error.
-func (h *Host) attachBlocked(personality, session string, res *abi.Result, err error) (*abi.Result, error) {
-	n := h.network()
+func (eg egress) attachBlocked(personality, session string, res *abi.Result, err error) (*abi.Result, error) {
+	n := eg.n
 	if n == nil {
 		return res, err
 	}
@@ -143,4 +119,11 @@ func (h *Host) attachBlocked(personality, session string, res *abi.Result, err e
 	e := *abi.AsError(err)
 	e.Message += "\n" + strings.Join(blocked, "\n")
 	return nil, &e
+}
+
+// closeSession closes the egress listener of a browser session.
+func (eg egress) closeSession(personality, session string) {
+	if n := eg.n; n != nil {
+		n.CloseSession(personality, session)
+	}
 }

@@ -1,4 +1,4 @@
-package host
+package pluginset
 
 import (
 	"context"
@@ -15,7 +15,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -39,49 +39,49 @@ type SwapReport struct {
 // flight before it is closed. A refused version changes nothing. sig is
 // the new version's signature sidecar, if it has one: a personality with
 // require_signatures refuses a version without a valid one.
-func (h *Host) Swap(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*SwapReport, error) {
+func (set *Set) Swap(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*SwapReport, error) {
 	t0 := time.Now()
-	slot, ok := h.slots[name]
+	slot, ok := set.slots[name]
 	if !ok {
 		return nil, abi.Errorf(abi.CodeNotFound, "no plugin %q in the config: swap replaces a configured plugin", name)
 	}
 	slot.swapMu.Lock()
 	defer slot.swapMu.Unlock()
-	p, compile, err := h.validate(ctx, name, wasm, pin, sig...)
+	p, compile, err := set.validate(ctx, name, wasm, pin, sig...)
 	if err != nil {
 		sum := sha256.Sum256(wasm)
-		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()}))
+		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": hex.EncodeToString(sum[:]), "reason": err.Error()}))
 		return nil, err
 	}
 	v := version{wasm: wasm, pin: pin}
 	if len(sig) > 0 {
 		v.sig = sig[0]
 	}
-	rep := h.publish(slot, p, v)
+	rep := set.publish(slot, p, v)
 	rep.Compile, rep.Total = compile, time.Since(t0)
-	h.Emit(eventOf("plugin.swapped", name, rep))
-	h.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
+	set.emit(eventOf("plugin.swapped", name, rep))
+	set.log.Info("plugin swapped", "plugin", name, "version", rep.NewVersion, "sha256", p.SHA256[:12], "took", rep.Total)
 	return rep, nil
 }
 
 // publish makes p (checked, warm) the slot's serving version, keeps it as
 // the plugin's last good version on disk, and retires the old version once
 // its calls in flight drain. The caller holds slot.swapMu.
-func (h *Host) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
+func (set *Set) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 	old := slot.cur.Swap(p)
 	slot.err.Store(nil)
 	slot.fails.Store(0)
 	slot.prev, slot.good = slot.good, &v
-	h.relink()
-	h.keepGood(slot, v)
+	set.o.Published()
+	set.keepGood(slot, v)
 	rep := &SwapReport{Plugin: slot.Name, NewSHA256: p.SHA256, NewVersion: p.Manifest().Version}
 	if old != nil {
 		rep.OldSHA256 = old.SHA256
 		go func() {
-			dctx, cancel := context.WithTimeout(context.Background(), 2*h.eng.Config().Timeout)
+			dctx, cancel := context.WithTimeout(context.Background(), 2*set.eng.Config().Timeout)
 			defer cancel()
 			if err := old.Retire(dctx); err != nil {
-				h.log.Warn("old plugin version did not drain", "plugin", slot.Name, "err", err)
+				set.log.Warn("old plugin version did not drain", "plugin", slot.Name, "err", err)
 			}
 		}()
 	}
@@ -90,11 +90,11 @@ func (h *Host) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 
 // Validate runs every check Swap runs on a candidate version, without
 // publishing it.
-func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (abi.Manifest, error) {
-	if _, ok := h.slots[name]; !ok {
+func (set *Set) Validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (abi.Manifest, error) {
+	if _, ok := set.slots[name]; !ok {
 		return abi.Manifest{}, abi.Errorf(abi.CodeNotFound, "no plugin %q in the config: swap replaces a configured plugin", name)
 	}
-	p, _, err := h.validate(ctx, name, wasm, pin, sig...)
+	p, _, err := set.validate(ctx, name, wasm, pin, sig...)
 	if err != nil {
 		return abi.Manifest{}, err
 	}
@@ -105,24 +105,24 @@ func (h *Host) Validate(ctx context.Context, name string, wasm []byte, pin strin
 // validate loads a candidate version and checks it: pin, ABI, name,
 // self-test, grants of every personality using it, hook roles. On success
 // the version is compiled and one instance is warm.
-func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*sandbox.Plugin, time.Duration, error) {
+func (set *Set) validate(ctx context.Context, name string, wasm []byte, pin string, sig ...[]byte) (*sandbox.Plugin, time.Duration, error) {
 	var signature []byte // none given: unsigned
 	if len(sig) > 0 {
 		signature = sig[0]
 	}
-	if err := h.checkSignature(name, wasm, signature); err != nil {
+	if err := set.o.CheckSignature(name, wasm, signature); err != nil {
 		return nil, 0, err
 	}
 	sum := sha256.Sum256(wasm)
 	got := hex.EncodeToString(sum[:])
-	if cfgPin := h.cfg.Plugins[name].SHA256; cfgPin != "" && !strings.EqualFold(cfgPin, got) {
+	if cfgPin := set.o.ConfigPin(name); cfgPin != "" && !strings.EqualFold(cfgPin, got) {
 		return nil, 0, abi.Errorf(abi.CodeRefused, "plugin %s: the config pins sha256 %s, the new file is %s: update plugins.%s.sha256 to swap it in", name, cfgPin, got, name)
 	}
 	if pin == "" {
 		return nil, 0, abi.Errorf(abi.CodeRefused, "plugin %s: a new version needs its sha256 pin (a .sha256 file beside it, or --sha256)", name)
 	}
 	tc := time.Now()
-	p, err := h.eng.Load(ctx, name, wasm, pin)
+	p, err := set.eng.Load(ctx, name, wasm, pin)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -134,23 +134,11 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 	if p.Manifest().Name != name {
 		return refuse(abi.Errorf(abi.CodeRefused, "the new file calls itself %q, not %q", p.Manifest().Name, name))
 	}
-	if err := h.selfTest(ctx, p); err != nil {
+	if err := set.selfTest(ctx, p); err != nil {
 		return refuse(err)
 	}
-	for _, pn := range sortedKeys(h.cfg.Personalities) {
-		pc := h.cfg.Personalities[pn]
-		if !contains(pc.Plugins, name) {
-			continue
-		}
-		grants, _ := capability.Parse(pc.Grants)
-		if _, err := capability.Resolve(p.Manifest(), p.Imports(), pn, grants); err != nil {
-			return refuse(abi.Errorf(abi.CodeRefused, "new version of %s: %v", name, err))
-		}
-		for role, hp := range pc.Hooks.byRole() {
-			if hp == name && !hasRole(p.Manifest(), role) {
-				return refuse(abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn))
-			}
-		}
+	if err := set.o.Admit(name, p); err != nil {
+		return refuse(err)
 	}
 	if err := p.Warm(ctx, 1); err != nil {
 		return refuse(err)
@@ -158,25 +146,25 @@ func (h *Host) validate(ctx context.Context, name string, wasm []byte, pin strin
 	return p, compile, nil
 }
 
-// watch swaps in a plugin file that changes in the plugins folder, with
-// the pin from its .sha256 sidecar, the config, or SHA256SUMS.
-func (h *Host) watch() error {
+// Watch swaps in a plugin file that changes in dir, the plugins folder,
+// with the pin from its .sha256 sidecar, the config, or SHA256SUMS, until
+// Close.
+func (set *Set) Watch(dir string) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return err
 	}
-	dir := h.cfg.PluginsDir()
 	if err := w.Add(dir); err != nil {
 		w.Close()
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	byFile := map[string]string{}
-	for name, s := range h.slots {
+	for name, s := range set.slots {
 		byFile[filepath.Clean(s.File)] = name
 	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	// Stopping waits for a swap under way: the engine it uses closes next.
-	h.watchStop = func() { close(done); w.Close(); <-exited }
+	set.watchStop = func() { close(done); w.Close(); <-exited }
 	go func() {
 		defer close(exited)
 		pending := map[string]time.Time{}
@@ -190,7 +178,7 @@ func (h *Host) watch() error {
 				if !ok {
 					return
 				}
-				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), SignatureExt)
+				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), signature.Ext)
 				if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
 					pending[name] = time.Now()
 				}
@@ -198,7 +186,7 @@ func (h *Host) watch() error {
 				if !ok {
 					return
 				}
-				h.log.Warn("plugin folder watch", "err", err)
+				set.log.Warn("plugin folder watch", "err", err)
 			case now := <-tick.C:
 				for name, at := range pending {
 					// Debounce: act once the file has been quiet a moment.
@@ -206,7 +194,7 @@ func (h *Host) watch() error {
 						continue
 					}
 					delete(pending, name)
-					h.swapFromFile(name)
+					set.swapFromFile(name)
 				}
 			}
 		}
@@ -214,38 +202,38 @@ func (h *Host) watch() error {
 	return nil
 }
 
-func (h *Host) swapFromFile(name string) {
-	slot := h.slots[name]
+func (set *Set) swapFromFile(name string) {
+	slot := set.slots[name]
 	sum, err := SHA256File(slot.File)
 	if errors.Is(err, os.ErrNotExist) {
 		return // moved away (set aside by this host, or by hand)
 	} else if err != nil {
-		h.log.Warn("plugin swap: cannot read the new file", "plugin", name, "err", err)
+		set.log.Warn("plugin swap: cannot read the new file", "plugin", name, "err", err)
 		return
 	}
 	if cur := slot.cur.Load(); cur != nil && cur.SHA256 == sum {
 		return
 	}
-	pin, err := h.pinFor(name, slot.File)
+	pin, err := set.pinFor(name, slot.File)
 	if err != nil {
-		h.log.Warn("plugin swap refused", "plugin", name, "err", err)
+		set.log.Warn("plugin swap refused", "plugin", name, "err", err)
 		return
 	}
 	if pin != sum {
-		h.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
-		h.Emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": "does not match its pin " + pin}))
+		set.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
+		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": "does not match its pin " + pin}))
 		return
 	}
-	wasm, err := readFile(slot.File)
+	wasm, err := os.ReadFile(slot.File)
 	if err != nil {
 		return
 	}
-	if _, err := h.Swap(context.Background(), name, wasm, pin, ReadSignature(slot.File)); err != nil {
+	if _, err := set.Swap(context.Background(), name, wasm, pin, signature.Read(slot.File)); err != nil {
 		// Set aside, so a restart loads the last good version, not this.
-		if h.setAside(slot, sum, err.Error()) {
-			h.Emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
+		if set.setAside(slot, sum, err.Error()) {
+			set.emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
 		}
-		h.log.Warn("plugin swap refused, the old version keeps serving; the file is set aside", "plugin", name, "err", err, "to", refusedFile(slot))
+		set.log.Warn("plugin swap refused, the old version keeps serving; the file is set aside", "plugin", name, "err", err, "to", refusedFile(slot))
 	}
 }
 

@@ -1,4 +1,4 @@
-package host
+package pluginset
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -51,7 +52,7 @@ func RefusedFile(pluginFile string) string  { return refusedFile(&Slot{File: plu
 
 // keepGood records v as the slot's last good version, unless it already
 // is. A plugins folder the host cannot write is not an error: it is said.
-func (h *Host) keepGood(s *Slot, v version) {
+func (set *Set) keepGood(s *Slot, v version) {
 	dst := lastGoodFile(s)
 	if b, err := os.ReadFile(dst + ".sha256"); err == nil && strings.HasPrefix(string(b), v.pin) {
 		return
@@ -61,9 +62,9 @@ func (h *Host) keepGood(s *Slot, v version) {
 		err = WriteAtomically(dst, v.wasm)
 	}
 	if err == nil && v.sig != nil {
-		err = WriteAtomically(dst+SignatureExt, v.sig)
+		err = WriteAtomically(dst+signature.Ext, v.sig)
 	} else if err == nil {
-		if err = os.Remove(dst + SignatureExt); errors.Is(err, os.ErrNotExist) {
+		if err = os.Remove(dst + signature.Ext); errors.Is(err, os.ErrNotExist) {
 			err = nil
 		}
 	}
@@ -71,13 +72,13 @@ func (h *Host) keepGood(s *Slot, v version) {
 		err = WriteAtomically(dst+".sha256", []byte(v.pin+"  "+filepath.Base(dst)+"\n"))
 	}
 	if err != nil {
-		h.log.Warn("cannot keep the last good version of a plugin: a restart after a refused drop will have none", "plugin", s.Name, "err", err)
+		set.log.Warn("cannot keep the last good version of a plugin: a restart after a refused drop will have none", "plugin", s.Name, "err", err)
 	}
 }
 
 // loadLastGood loads the slot's last good version, pinned by its sidecar
 // and held to the same signature rule as any plugin file.
-func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, version, error) {
+func (set *Set) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, version, error) {
 	f := lastGoodFile(s)
 	wasm, err := os.ReadFile(f)
 	if err != nil {
@@ -88,15 +89,15 @@ func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, vers
 	if err != nil || len(fields) == 0 {
 		return nil, version{}, abi.Errorf(abi.CodeRefused, "%s has no pin beside it", f)
 	}
-	v := version{wasm: wasm, pin: strings.ToLower(fields[0]), sig: ReadSignature(f)}
-	if err := h.checkSignature(s.Name, wasm, v.sig); err != nil {
+	v := version{wasm: wasm, pin: strings.ToLower(fields[0]), sig: signature.Read(f)}
+	if err := set.o.CheckSignature(s.Name, wasm, v.sig); err != nil {
 		return nil, version{}, err
 	}
-	p, err := h.eng.Load(ctx, s.Name, wasm, v.pin)
+	p, err := set.eng.Load(ctx, s.Name, wasm, v.pin)
 	if err != nil {
 		return nil, version{}, err
 	}
-	if err := h.checkLoaded(ctx, s.Name, f, p); err != nil {
+	if err := set.checkLoaded(ctx, s.Name, f, p); err != nil {
 		return nil, version{}, err
 	}
 	return p, v, nil
@@ -105,7 +106,7 @@ func (h *Host) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, vers
 // setAside moves the slot's file, if it is still the version sum, and its
 // pin sidecar into the rejected folder, with why. It reports whether it
 // moved the file.
-func (h *Host) setAside(s *Slot, sum, reason string) bool {
+func (set *Set) setAside(s *Slot, sum, reason string) bool {
 	if got, err := SHA256File(s.File); err != nil || got != sum {
 		return false
 	}
@@ -118,7 +119,7 @@ func (h *Host) setAside(s *Slot, sum, reason string) bool {
 		err = os.Rename(s.File, dst)
 	}
 	if err != nil {
-		h.log.Warn("cannot set a refused plugin file aside: a restart may load it and fall back to the last good version", "plugin", s.Name, "err", err)
+		set.log.Warn("cannot set a refused plugin file aside: a restart may load it and fall back to the last good version", "plugin", s.Name, "err", err)
 		return false
 	}
 	os.Rename(s.File+".sha256", dst+".sha256")

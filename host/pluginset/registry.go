@@ -1,4 +1,4 @@
-package host
+package pluginset
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/signature"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -30,7 +31,7 @@ import (
 //	             published atomically; the old one drains, then closes)
 //	           → rolled back (rollback_after hook calls in a row failed:
 //	             the version the swap replaced is published again)
-//	           → closed (Host.Close retires every version).
+//	           → closed (Set.Close retires every version).
 //
 // A slot whose file is missing or refused serves its last good version;
 // without one it is "unavailable": the host starts anyway, and each use
@@ -63,6 +64,10 @@ func (s *Slot) Current() (*sandbox.Plugin, error) {
 	return nil, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not loaded", s.Name)
 }
 
+// Serving is the version new calls get, nil when none serves (Current
+// says why).
+func (s *Slot) Serving() *sandbox.Plugin { return s.cur.Load() }
+
 // readSums parses a SHA256SUMS file (sha256sum format) in dir.
 func readSums(dir string) map[string]string {
 	f, err := os.Open(filepath.Join(dir, "SHA256SUMS"))
@@ -84,8 +89,8 @@ func readSums(dir string) map[string]string {
 // pinFor returns the sha256 a plugin file must have: the config's pin, a
 // <file>.sha256 sidecar dropped with a new version, or the plugins
 // folder's SHA256SUMS, in that order.
-func (h *Host) pinFor(name, file string) (string, error) {
-	if p := h.cfg.Plugins[name].SHA256; p != "" {
+func (set *Set) pinFor(name, file string) (string, error) {
+	if p := set.o.ConfigPin(name); p != "" {
 		return strings.ToLower(p), nil
 	}
 	if b, err := os.ReadFile(file + ".sha256"); err == nil {
@@ -101,26 +106,26 @@ func (h *Host) pinFor(name, file string) (string, error) {
 }
 
 // loadFile reads, verifies, compiles and checks one plugin file.
-func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, version, error) {
+func (set *Set) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, version, error) {
 	wasm, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not installed (%s is missing): run `make plugins`, or fix plugins_dir", name, file)
 	} else if err != nil {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)
 	}
-	sig := ReadSignature(file)
-	if err := h.checkSignature(name, wasm, sig); err != nil {
+	sig := signature.Read(file)
+	if err := set.o.CheckSignature(name, wasm, sig); err != nil {
 		return nil, version{}, err
 	}
-	pin, err := h.pinFor(name, file)
+	pin, err := set.pinFor(name, file)
 	if err != nil {
 		return nil, version{}, err
 	}
-	p, err := h.eng.Load(ctx, name, wasm, pin)
+	p, err := set.eng.Load(ctx, name, wasm, pin)
 	if err != nil {
 		return nil, version{}, err
 	}
-	if err := h.checkLoaded(ctx, name, file, p); err != nil {
+	if err := set.checkLoaded(ctx, name, file, p); err != nil {
 		return nil, version{}, err
 	}
 	return p, version{wasm: wasm, pin: p.SHA256, sig: sig}, nil
@@ -128,12 +133,12 @@ func (h *Host) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin
 
 // checkLoaded checks a plugin loaded from file at start: its name, and
 // for a hook plugin, its self-test on fixtures. It retires a refused one.
-func (h *Host) checkLoaded(ctx context.Context, name, file string, p *sandbox.Plugin) error {
+func (set *Set) checkLoaded(ctx context.Context, name, file string, p *sandbox.Plugin) error {
 	err := error(nil)
 	if p.Manifest().Name != name {
 		err = abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest().Name, name)
 	} else if len(p.Manifest().Hooks) > 0 {
-		err = h.selfTest(ctx, p)
+		err = set.selfTest(ctx, p)
 	}
 	if err != nil {
 		p.Retire(ctx)
@@ -143,25 +148,25 @@ func (h *Host) checkLoaded(ctx context.Context, name, file string, p *sandbox.Pl
 
 // loadSlot loads a slot at start: its file, or, when that is missing or
 // refused, its last good version (lastgood.go).
-func (h *Host) loadSlot(ctx context.Context, s *Slot) {
-	p, v, err := h.loadFile(ctx, s.Name, s.File)
+func (set *Set) loadSlot(ctx context.Context, s *Slot) {
+	p, v, err := set.loadFile(ctx, s.Name, s.File)
 	if err == nil {
-		h.keepGood(s, v)
-	} else if lp, lv, lerr := h.loadLastGood(ctx, s); lerr == nil {
-		h.log.Warn("plugin file missing or refused: serving its last good version", "plugin", s.Name, "reason", abi.AsError(err).Message, "sha256", lp.SHA256, "from", lastGoodFile(s))
+		set.keepGood(s, v)
+	} else if lp, lv, lerr := set.loadLastGood(ctx, s); lerr == nil {
+		set.log.Warn("plugin file missing or refused: serving its last good version", "plugin", s.Name, "reason", abi.AsError(err).Message, "sha256", lp.SHA256, "from", lastGoodFile(s))
 		p, v, err = lp, lv, nil
 	}
 	if err != nil {
 		e := abi.AsError(err)
 		s.err.Store(e)
-		h.log.Warn("plugin unavailable", "plugin", s.Name, "code", e.Code, "reason", e.Message)
+		set.log.Warn("plugin unavailable", "plugin", s.Name, "code", e.Code, "reason", e.Message)
 		return
 	}
 	// Its self-test (or describe) compiled it and made instances: until a
 	// call needs it, it need not hold them (it compiles again from the
 	// compilation cache on first use, as a plugin the cache described).
 	if err := p.Release(); err != nil {
-		h.log.Warn("plugin's start-up code not released", "plugin", s.Name, "err", err)
+		set.log.Warn("plugin's start-up code not released", "plugin", s.Name, "err", err)
 	}
 	s.cur.Store(p)
 	s.good = &v
@@ -196,11 +201,11 @@ type PluginInfo struct {
 	Manifest *abi.Manifest `json:"manifest,omitempty"`
 }
 
-// Plugins lists every configured plugin and its state.
-func (h *Host) Plugins() []PluginInfo {
+// Infos lists every configured plugin and its state.
+func (set *Set) Infos() []PluginInfo {
 	var out []PluginInfo
-	for _, name := range sortedKeys(h.slots) {
-		s := h.slots[name]
+	for _, name := range sortedKeys(set.slots) {
+		s := set.slots[name]
 		info := PluginInfo{Name: name, File: s.File}
 		p, err := s.Current()
 		if err != nil {
@@ -220,5 +225,3 @@ func (h *Host) Plugins() []PluginInfo {
 	}
 	return out
 }
-
-func readFile(path string) ([]byte, error) { return os.ReadFile(path) }

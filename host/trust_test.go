@@ -14,6 +14,8 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/host/signature"
 )
 
 func newKey(t testing.TB) (minisign.PublicKey, minisign.PrivateKey) {
@@ -37,9 +39,9 @@ func withCustomSection(wasm []byte) []byte {
 func writePlugin(t testing.TB, file string, wasm, sig []byte) {
 	t.Helper()
 	s := sha256.Sum256(wasm)
-	os.Remove(file + SignatureExt)
+	os.Remove(file + signature.Ext)
 	if sig != nil {
-		os.WriteFile(file+SignatureExt, sig, 0o644)
+		os.WriteFile(file+signature.Ext, sig, 0o644)
 	}
 	os.WriteFile(file+".sha256", []byte(hex.EncodeToString(s[:])+"  "+filepath.Base(file)+"\n"), 0o644)
 	if err := os.WriteFile(file, wasm, 0o644); err != nil {
@@ -93,13 +95,13 @@ func TestRequireSignatures(t *testing.T) {
 		wasm, sig                  []byte
 		want                       string // "" = loads and answers
 	}{
-		{"signed, host key", hostKey, "", wasm, Sign(priv, wasm, file), ""},
-		{"signed, plugin key", "", pluginKey, wasm, Sign(priv, wasm, file), ""},
-		{"altered custom section", hostKey, "", tampered, Sign(priv, wasm, file), "does not match the file"},
+		{"signed, host key", hostKey, "", wasm, distribute.Sign(priv, wasm, file), ""},
+		{"signed, plugin key", "", pluginKey, wasm, distribute.Sign(priv, wasm, file), ""},
+		{"altered custom section", hostKey, "", tampered, distribute.Sign(priv, wasm, file), "does not match the file"},
 		{"unsigned", hostKey, "", wasm, nil, "is not signed"},
 		{"garbage signature", hostKey, "", wasm, []byte("not a signature\n"), "not a minisign signature"},
-		{"stranger's key", hostKey, "", wasm, Sign(stranger, wasm, file), "key " + KeyID(strangerPub.ID()) + ", which this host does not trust"},
-		{"no key trusted", "", "", wasm, Sign(priv, wasm, file), "does not trust: if you trust its author, add their public key to plugins.extract_links.trusted_keys"},
+		{"stranger's key", hostKey, "", wasm, distribute.Sign(stranger, wasm, file), "key " + signature.KeyID(strangerPub.ID()) + ", which this host does not trust"},
+		{"no key trusted", "", "", wasm, distribute.Sign(priv, wasm, file), "does not trust: if you trust its author, add their public key to plugins.extract_links.trusted_keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			// Each case judges its file alone: no last good version of an
@@ -125,7 +127,7 @@ func TestRequireSignatures(t *testing.T) {
 		})
 	}
 	// The altered file is a working plugin: only its signature refused it.
-	writePlugin(t, file, tampered, Sign(priv, wasm, file))
+	writePlugin(t, file, tampered, distribute.Sign(priv, wasm, file))
 	h := f.host(t, strings.Replace(fmt.Sprintf(signedConfig, ""), "require_signatures = true", "", 1), nil, hostKey)
 	if err := call(h); err != nil {
 		t.Fatalf("without require_signatures the same file loads: %v", err)
@@ -139,7 +141,7 @@ func TestSwapRequiresSignature(t *testing.T) {
 	pub, priv := newKey(t)
 	file := filepath.Join(f.plugins, "misbehave.wasm")
 	old, _ := os.ReadFile(file)
-	writePlugin(t, file, old, Sign(priv, old, file))
+	writePlugin(t, file, old, distribute.Sign(priv, old, file))
 	events := make(chanSink, 64)
 	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\nrequire_signatures = true\n", events,
 		"watch_plugins = true", fmt.Sprintf("trusted_keys = [%q]", pub.String()))
@@ -152,17 +154,17 @@ func TestSwapRequiresSignature(t *testing.T) {
 	if _, err := h.Swap(context.Background(), "misbehave", next, sum); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "is not signed") {
 		t.Fatalf("unsigned swap: %v", err)
 	}
-	if _, err := h.Swap(context.Background(), "misbehave", next, sum, Sign(priv, old, file)); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "does not match") {
+	if _, err := h.Swap(context.Background(), "misbehave", next, sum, distribute.Sign(priv, old, file)); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "does not match") {
 		t.Fatalf("swap with another file's signature: %v", err)
 	}
 	// A drop without its signature is refused; its signature arriving
 	// after it swaps it in.
 	writePlugin(t, file, next, nil)
 	events.waitEvent(t, "plugin.swap_refused", sum)
-	if cur, _ := h.slots["misbehave"].Current(); cur.SHA256 == sum {
+	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 == sum {
 		t.Fatal("an unsigned drop was swapped in")
 	}
-	os.WriteFile(file+SignatureExt, Sign(priv, next, file), 0o644)
+	os.WriteFile(file+signature.Ext, distribute.Sign(priv, next, file), 0o644)
 	events.waitEvent(t, "plugin.swapped", sum)
 	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
 		t.Fatal(err)
@@ -200,12 +202,12 @@ func TestLastGoodIsSignedToo(t *testing.T) {
 		_, err := h.Call(context.Background(), Request{Personality: "locked", Tool: "extract_links", Args: []byte(`{"html":"<a href=/q>Q</a>"}`)})
 		return err
 	}
-	writePlugin(t, file, wasm, Sign(priv, wasm, file))
+	writePlugin(t, file, wasm, distribute.Sign(priv, wasm, file))
 	if err := call(f.host(t, fmt.Sprintf(signedConfig, ""), nil, hostKey)); err != nil {
 		t.Fatalf("the signed plugin: %v", err)
 	}
 	lastGood := filepath.Join(f.plugins, ".last-good", "extract_links.wasm")
-	if _, err := os.Stat(lastGood + SignatureExt); err != nil {
+	if _, err := os.Stat(lastGood + signature.Ext); err != nil {
 		t.Fatalf("the last good version was kept without its signature: %v", err)
 	}
 	writePlugin(t, file, wasm, nil) // an unsigned drop

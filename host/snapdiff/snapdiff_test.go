@@ -1,79 +1,15 @@
-package host
+package snapdiff
 
 import (
 	"fmt"
 	"math/rand"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/internal/corpus"
 )
-
-// applyDiff applies a snapshotDiff to prev, the way an agent reads it:
-// a hunk's context lines up to "  …" only say where it is; the lines after
-// it are found reading on from the previous hunk, and the changes follow
-// them. It fails on anything that does not fit prev.
-func applyDiff(prev, diff string) (string, error) {
-	if diff == snapshotUnchanged {
-		return prev, nil
-	}
-	a := strings.Split(prev, "\n")
-	lines := strings.Split(diff, "\n")
-	if !regexp.MustCompile(`^Page snapshot \(changes since your last snapshot: \d+ added, \d+ removed, \d+ changed\):$`).MatchString(lines[0]) {
-		return "", fmt.Errorf("bad header %q", lines[0])
-	}
-	var out []string
-	cursor := 0
-	var ctx []string
-	inChanges := false
-	for _, l := range lines[1:] {
-		tag, text := l[:2], l[2:]
-		if tag == "  " {
-			if inChanges {
-				ctx, inChanges = nil, false
-			}
-			if text == "…" {
-				ctx = nil
-				continue
-			}
-			ctx = append(ctx, text)
-			continue
-		}
-		if !inChanges {
-			at := firstAt(a, cursor, ctx)
-			if at < 0 {
-				return "", fmt.Errorf("context %q not found after line %d", ctx, cursor)
-			}
-			end := at + len(ctx)
-			out = append(out, a[cursor:end]...)
-			cursor, inChanges = end, true
-		}
-		switch tag {
-		case "+ ":
-			out = append(out, text)
-		case "- ", "~ ":
-			if cursor >= len(a) {
-				return "", fmt.Errorf("%q past the end", l)
-			}
-			if tag == "- " && a[cursor] != text {
-				return "", fmt.Errorf("removed %q but the line is %q", text, a[cursor])
-			}
-			if tag == "~ " {
-				if r := refOfLine(text); r == "" || r != refOfLine(a[cursor]) {
-					return "", fmt.Errorf("changed %q but the line is %q", text, a[cursor])
-				}
-				out = append(out, text)
-			}
-			cursor++
-		default:
-			return "", fmt.Errorf("bad line %q", l)
-		}
-	}
-	return strings.Join(append(out, a[cursor:]...), "\n"), nil
-}
 
 // withRefs gives every line of a snapshot a ref, as the browser does for
 // its elements, so changes keep refs as on a live page.
@@ -146,8 +82,8 @@ func TestSnapshotDiffAppliesOnCorpus(t *testing.T) {
 				}
 			}
 			next := strings.Join(a, "\n")
-			d := snapshotDiff(prev, next)
-			got, err := applyDiff(prev, d)
+			d := Diff(prev, next)
+			got, err := Apply(prev, d)
 			if err != nil || got != next {
 				t.Fatalf("%s round %d (%v): applying the diff failed (%v)\nprev:\n%s\ndiff:\n%s\ngot:\n%s\nwant:\n%s", filepath.Base(f), round, names, err, prev, d, got, next)
 			}
@@ -185,31 +121,10 @@ func TestSnapshotDiffFormat(t *testing.T) {
 +   - listitem [ref=e7]: Fig
   - button "Add" [ref=e5]
 ~ - status [ref=e6]: 4 items`
-	if got := snapshotDiff(prev, next); got != want {
+	if got := Diff(prev, next); got != want {
 		t.Fatalf("diff:\n%s\nwant:\n%s", got, want)
 	}
-	if got := snapshotDiff(prev, prev); got != snapshotUnchanged {
+	if got := Diff(prev, prev); got != Unchanged {
 		t.Fatalf("an unchanged page gave %q", got)
-	}
-}
-
-func TestBaselinesBounded(t *testing.T) {
-	b := baselines{max: 2}
-	for _, s := range []string{"a", "b", "c"} {
-		b.put(sessionKey{"p", s}, baseline{snapshot: "snap " + s})
-	}
-	if _, ok := b.get(sessionKey{"p", "a"}); ok {
-		t.Fatal("the least recently used session was kept past max")
-	}
-	if s, ok := b.get(sessionKey{"p", "c"}); !ok || s.snapshot != "snap c" {
-		t.Fatalf("the newest session's baseline is %q, %v", s, ok)
-	}
-	b.forget(sessionKey{"p", "c"})
-	if _, ok := b.get(sessionKey{"p", "c"}); ok || len(b.order) != 1 {
-		t.Fatalf("forget left the baseline (order %v)", b.order)
-	}
-	b.put(sessionKey{"p", "big"}, baseline{snapshot: strings.Repeat("x", maxBaseline+1)})
-	if _, ok := b.get(sessionKey{"p", "big"}); ok {
-		t.Fatal("a snapshot over maxBaseline was kept")
 	}
 }

@@ -1,4 +1,7 @@
-package host
+// Package distribute publishes and fetches plugins: signing them
+// (sign.go) and OCI registries (oci.go). Only the CLI uses it, so oras and
+// the distribution libraries stay out of the kernel's import graph.
+package distribute
 
 import (
 	"context"
@@ -15,6 +18,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote/retry"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/signature"
 )
 
 // Plugins in an OCI registry, through oras-go. A plugin is an OCI image
@@ -85,7 +89,7 @@ func registryError(ref string, err error) error {
 // PushPlugin publishes a plugin (and its signature, when sig is not nil)
 // to ref, and returns the manifest's digest.
 func PushPlugin(ctx context.Context, ref, name string, wasm, sig []byte, opts RegistryOptions) (string, error) {
-	if !validID(name) {
+	if !validName(name) {
 		return "", abi.Errorf(abi.CodeInputInvalid, "plugin name %q: use letters, digits, _ and - only", name)
 	}
 	repo, err := repository(ref, opts)
@@ -103,7 +107,7 @@ func PushPlugin(ctx context.Context, ref, name string, wasm, sig []byte, opts Re
 	}
 	layers := []ocispec.Descriptor{w}
 	if sig != nil {
-		s, err := layer(SignatureMediaType, name+".wasm"+SignatureExt, sig)
+		s, err := layer(SignatureMediaType, name+".wasm"+signature.Ext, sig)
 		if err != nil {
 			return "", registryError(ref, err)
 		}
@@ -137,7 +141,7 @@ func PullPlugin(ctx context.Context, ref string, opts RegistryOptions) (*PulledP
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s is not a wasmwright plugin (media type %s, artifact type %q; want %s): push plugins with `wasmwright plugins push`", ref, desc.MediaType, m.ArtifactType, ArtifactType)
 	}
 	out := &PulledPlugin{Name: m.Annotations[AnnotationPlugin], Digest: desc.Digest.String()}
-	if !validID(out.Name) {
+	if !validName(out.Name) {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s: annotation %s = %q is not a plugin name (letters, digits, _ and - only)", ref, AnnotationPlugin, out.Name)
 	}
 	for _, l := range m.Layers {
@@ -160,4 +164,19 @@ func PullPlugin(ctx context.Context, ref string, opts RegistryOptions) (*PulledP
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s has no %s layer: not a wasmwright plugin", ref, WasmMediaType)
 	}
 	return out, nil
+}
+
+// validName is the config's rule for plugin names (letters, digits, _ and
+// -), the same as the kernel's; kept here so distribute does not import
+// the kernel.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
 }

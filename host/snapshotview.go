@@ -1,0 +1,129 @@
+package host
+
+import (
+	"sync"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/snapdiff"
+)
+
+// Snapshot modes of args.snapshot, which any tool whose result carries a
+// snapshot takes (abi/README.md).
+const (
+	snapDiff = "diff" // the default: changes since the agent's last snapshot
+	snapFull = "full"
+	snapNone = "none"
+)
+
+// maxBaseline bounds one session's remembered snapshot; a larger one is
+// not kept, and the next action returns a full snapshot.
+const maxBaseline = 4 << 20
+
+// baselines remembers, per personality and session, the last full
+// snapshot the agent received, as it received it (compacted and masked),
+// and the URL of its page: an action's diff is against it. It keeps at
+// most max sessions, dropping the least recently used.
+type baselines struct {
+	mu    sync.Mutex
+	max   int
+	order []sessionKey
+	m     map[sessionKey]baseline
+}
+
+type baseline struct{ snapshot, url string }
+
+type sessionKey struct{ personality, session string }
+
+func (b *baselines) get(k sessionKey) (baseline, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	s, ok := b.m[k]
+	return s, ok
+}
+
+func (b *baselines) put(k sessionKey, v baseline) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.drop(k)
+	if len(v.snapshot) > maxBaseline {
+		return
+	}
+	if b.m == nil {
+		b.m = map[sessionKey]baseline{}
+	}
+	b.m[k] = v
+	b.order = append(b.order, k)
+	if len(b.order) > b.max {
+		delete(b.m, b.order[0])
+		b.order = b.order[1:]
+	}
+}
+
+func (b *baselines) forget(k sessionKey) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.drop(k)
+}
+
+func (b *baselines) drop(k sessionKey) {
+	if _, ok := b.m[k]; !ok {
+		return
+	}
+	delete(b.m, k)
+	for i, o := range b.order {
+		if o == k {
+			b.order = append(b.order[:i], b.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// viewSnapshot gives the agent the snapshot the way args.snapshot asks,
+// on the result as it leaves the pipeline (masked): none drops it; after
+// an action (a tool that is not read-only) diff, the default, replaces it
+// by the changes since the agent's last full snapshot of this session,
+// unless the page navigated (result.page is set, or result.source, the
+// page's URL the host notes, is not the baseline's), there is no such
+// snapshot, the diff is no shorter than the snapshot, or it holds one of
+// the session's secret values. A read-only tool's snapshot (such as
+// browser_snapshot) that equals the baseline, on the same page, is
+// replaced by one line saying so, unless snapshot is full. A full,
+// unscoped snapshot the agent receives becomes the session's baseline; views (a read-only tool's ref,
+// links, link_filter, full) neither replace it nor are diffed. A failed
+// call's result is left as it is.
+func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
+	if res == nil || res.Snapshot == "" || callErr != nil {
+		return res
+	}
+	v := viewOf(req.Args)
+	if v.Snapshot == snapNone {
+		res.Snapshot = ""
+		return res
+	}
+	// An action's ref is its target; a read-only tool's is a scope.
+	r := p.tools[req.Tool]
+	action := r != nil && !r.spec.ReadOnly
+	if (v.Ref != "" && !action) || v.Links || v.LinkFilter != "" || v.Full {
+		return res
+	}
+	key := sessionKey{p.name, req.Session}
+	prev, had := h.baselines.get(key)
+	h.baselines.put(key, baseline{res.Snapshot, res.Source})
+	if !had || res.Page != nil || prev.url != res.Source || v.Snapshot == snapFull {
+		return res
+	}
+	if !action {
+		// A snapshot the agent asks for is sent again only when it changed:
+		// the agent holds the same one already.
+		if prev.snapshot == res.Snapshot {
+			res.SnapshotDiff, res.Snapshot = snapdiff.Same, ""
+		}
+		return res
+	}
+	// The removed lines come from an earlier snapshot, which may predate a
+	// value the session now holds (masked since): such a diff is not sent.
+	if d := snapdiff.Diff(prev.snapshot, res.Snapshot); len(d) < len(res.Snapshot) && !leaked(values, &abi.Result{SnapshotDiff: d}, nil) {
+		res.SnapshotDiff, res.Snapshot = d, ""
+	}
+	return res
+}
