@@ -143,14 +143,13 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 // j, for a tool call, is how the host judged it: an approval by origin
 // travels to the host functions, which check it again before they act.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) ([]byte, *hostfuncs.Blobs, error) {
-	caller := &hostfuncs.Caller{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: p.cfg.Hooks.Detect == ""}
+	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: p.cfg.Hooks.Detect == ""}
 	if j != nil {
-		caller.OriginJudged, caller.Origin = j.byOrigin, j.origin
+		info.OriginJudged, info.Origin = j.byOrigin, j.origin
 	}
 	if op == abi.OpCall {
-		caller.AgentInput = in
+		info.AgentInput = in
 	}
-	ctx = hostfuncs.WithCaller(ctx, caller)
 	if r.grants.Has(capability.SecretsMask) {
 		// It sees secret values: nothing it says reaches the host's log.
 		ctx = sandbox.WithQuiet(ctx)
@@ -159,21 +158,23 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
-	blobs := func(pl *sandbox.Plugin) {
-		caller.Blobs = nil
+	// call runs pl with a caller of its own, holding a blob store when pl
+	// takes blobs.
+	call := func(pl *sandbox.Plugin) ([]byte, *hostfuncs.Blobs, error) {
+		info.Blobs = nil
 		if op == abi.OpCall && pl.HasFeature(abi.FeatureBlobs) {
-			caller.Blobs = hostfuncs.NewBlobs()
+			info.Blobs = hostfuncs.NewBlobs()
 		}
+		out, err := pl.Call(hostfuncs.WithCaller(ctx, hostfuncs.NewCaller(info)), op, in)
+		return out, info.Blobs, err
 	}
-	blobs(plug)
-	out, err := plug.Call(ctx, op, in)
+	out, blobs, err := call(plug)
 	if err != nil && isRetired(err) {
 		if cur := r.slot.Serving(); cur != nil && cur != plug {
-			blobs(cur)
-			out, err = cur.Call(ctx, op, in)
+			out, blobs, err = call(cur)
 		}
 	}
-	return out, caller.Blobs, err
+	return out, blobs, err
 }
 
 func isRetired(err error) bool {

@@ -35,10 +35,10 @@ func NewBlobs() *Blobs {
 // Blob returns s, or a token standing for it when the calling plugin takes
 // blobs and s is large.
 func (c *Caller) Blob(s string) string {
-	if c == nil || c.Blobs == nil || len(s) < BlobMin {
+	if c == nil || c.Blobs() == nil || len(s) < BlobMin {
 		return s
 	}
-	return c.Blobs.put(s)
+	return c.Blobs().put(s)
 }
 
 func (b *Blobs) put(s string) string {

@@ -92,7 +92,7 @@ func Events(sink Sink) sandbox.HostFunc {
 		if c.events++; c.events > MaxEventsPerCall {
 			return abi.Empty{}, abi.Errorf(abi.CodeResourceLimit, "more than %d events in one call: emit fewer, larger events", MaxEventsPerCall)
 		}
-		err := sink.Emit(Event{Time: time.Now().UTC(), Kind: req.Kind, Personality: c.Personality, Session: c.Session, Plugin: c.Plugin, Data: req.Data})
+		err := sink.Emit(Event{Time: time.Now().UTC(), Kind: req.Kind, Personality: c.Personality(), Session: c.Session(), Plugin: c.Plugin(), Data: req.Data})
 		if err != nil {
 			return abi.Empty{}, abi.Errorf(abi.CodeExecutionFailed, "event sink: %v", err)
 		}

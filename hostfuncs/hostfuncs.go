@@ -14,9 +14,29 @@ import (
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
-// Caller is who is calling: set by the host on the context of every plugin
-// call, read by host functions.
+// Caller is who is calling: made by the host for every plugin call
+// (NewCaller) and read by host functions through its accessors. Its
+// fields are unexported so that no host function, in this package or
+// another, can change who is calling or what it was granted.
 type Caller struct {
+	personality, session, callID, plugin string
+	grants                               capability.Set
+	secrets                              *Secrets
+	agentInput                           []byte
+	takeover                             bool
+	originJudged                         bool
+	origin                               string
+	noDetector                           bool
+	hook                                 abi.HookRole
+	blobs                                *Blobs
+
+	// events counts the events emitted in this call; one call's host
+	// functions run one at a time, on the plugin's goroutine.
+	events int
+}
+
+// CallerInfo is what the host knows of a call when it starts it.
+type CallerInfo struct {
 	Personality string
 	Session     string
 	CallID      string
@@ -41,10 +61,6 @@ type Caller struct {
 	// NoDetector says the personality has no detect hook: a navigation's
 	// page text and HTML, which only a detector reads, are not read.
 	NoDetector bool
-
-	// events counts the events emitted in this call; one call's host
-	// functions run one at a time, on the plugin's goroutine.
-	events int
 	// Hook is the pipeline role the plugin runs as (detect, compact, mask),
 	// or empty for a tool call.
 	Hook abi.HookRole
@@ -53,6 +69,74 @@ type Caller struct {
 	// manifest declares abi.FeatureBlobs.
 	Blobs *Blobs
 }
+
+// NewCaller returns the caller in, holding its own copies of the grants
+// and the agent's input: changing in afterwards changes nothing.
+func NewCaller(in CallerInfo) *Caller {
+	grants := make(capability.Set, len(in.Grants))
+	for id, ok := range in.Grants {
+		if ok {
+			grants[id] = true
+		}
+	}
+	return &Caller{
+		personality: in.Personality, session: in.Session, callID: in.CallID, plugin: in.Plugin,
+		grants: grants, secrets: in.Secrets, agentInput: append([]byte(nil), in.AgentInput...),
+		takeover: in.Takeover, originJudged: in.OriginJudged, origin: in.Origin,
+		noDetector: in.NoDetector, hook: in.Hook, blobs: in.Blobs,
+	}
+}
+
+// Personality is the personality the call runs under.
+func (c *Caller) Personality() string { return c.personality }
+
+// Session is the caller's session (its browser session, its secrets).
+func (c *Caller) Session() string { return c.session }
+
+// CallID names this call in the event log.
+func (c *Caller) CallID() string { return c.callID }
+
+// Plugin is the calling plugin's name.
+func (c *Caller) Plugin() string { return c.plugin }
+
+// Has reports whether the plugin holds capability id under this
+// personality.
+func (c *Caller) Has(id capability.ID) bool { return c.grants.Has(id) }
+
+// Grants returns a copy of the plugin's capabilities under this
+// personality.
+func (c *Caller) Grants() capability.Set {
+	out := make(capability.Set, len(c.grants))
+	for id, ok := range c.grants {
+		out[id] = ok
+	}
+	return out
+}
+
+// Secrets is the store of the session's secret values, or nil.
+func (c *Caller) Secrets() *Secrets { return c.secrets }
+
+// AgentInput returns a copy of what the agent sent this tool call.
+func (c *Caller) AgentInput() []byte { return append([]byte(nil), c.agentInput...) }
+
+// Takeover says the personality offers browser_request_takeover.
+func (c *Caller) Takeover() bool { return c.takeover }
+
+// OriginJudged says the call's approval was judged by the page's origin
+// (Origin).
+func (c *Caller) OriginJudged() bool { return c.originJudged }
+
+// Origin is the origin of the page the approval was judged on.
+func (c *Caller) Origin() string { return c.origin }
+
+// NoDetector says the personality has no detect hook.
+func (c *Caller) NoDetector() bool { return c.noDetector }
+
+// Hook is the pipeline role the plugin runs as, or empty for a tool call.
+func (c *Caller) Hook() abi.HookRole { return c.hook }
+
+// Blobs is this call's store of large strings, or nil.
+func (c *Caller) Blobs() *Blobs { return c.blobs }
 
 type callerKey struct{}
 
@@ -82,12 +166,12 @@ func Guard(name string, fn func(ctx context.Context, c *Caller, req []byte) ([]b
 		if !known {
 			return nil, abi.Errorf(abi.CodeRefused, "host function %s has no capability mapping", name)
 		}
-		if need != "" && !c.Grants.Has(need) {
+		if need != "" && !c.Has(need) {
 			return nil, abi.Errorf(abi.CodeRefused, "plugin %s is not granted %s (needed by %s) under personality %s: add it to the personality's grants",
-				plugin, need, name, c.Personality).With("missing", string(need))
+				plugin, need, name, c.Personality()).With("missing", string(need))
 		}
-		if c.Secrets != nil && carriesOut(name) {
-			if kind := c.Secrets.Carried(c.Personality, c.Session, req, c.AgentInput); kind != "" {
+		if c.Secrets() != nil && carriesOut(name) {
+			if kind := c.Secrets().Carried(c.Personality(), c.Session(), req, c.AgentInput()); kind != "" {
 				return nil, abi.Errorf(abi.CodeRefused, "plugin %s asked %s to carry a secret value of this session (%s); refused: secret values leave the kernel only through browser_fill_credential",
 					plugin, name, kind)
 			}

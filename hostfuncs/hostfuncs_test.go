@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -34,8 +35,8 @@ func transcript(t *testing.T, c *Caller, fn func(context.Context, string, []byte
 func TestGrantCheckedAtCallTime(t *testing.T) {
 	sink := &MemorySink{}
 	ev := Events(sink).Fn
-	granted := &Caller{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}}
-	bare := &Caller{Personality: "locked", Session: "s", Grants: capability.Set{}}
+	granted := NewCaller(CallerInfo{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}})
+	bare := NewCaller(CallerInfo{Personality: "locked", Session: "s", Grants: capability.Set{}})
 	for _, c := range []struct {
 		caller *Caller
 		req    string
@@ -59,7 +60,7 @@ func TestGrantCheckedAtCallTime(t *testing.T) {
 	if got := transcript(t, granted, ev, big); !strings.HasPrefix(got, "<== resource_limit: event of") {
 		t.Fatalf("big event: %s", got)
 	}
-	flood := &Caller{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}}
+	flood := NewCaller(CallerInfo{Personality: "dev", Session: "s", Grants: capability.Set{capability.Events: true}})
 	for i := 0; i < MaxEventsPerCall; i++ {
 		if got := transcript(t, flood, ev, `{"kind":"k"}`); got != "<== {}" {
 			t.Fatalf("event %d: %s", i, got)
@@ -77,7 +78,7 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	s.Add("dev", "s1", "x") // too short to mask
 	s.Add("dev", "s2", "other")
 	fn := s.MaskValues().Fn
-	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}, Hook: abi.HookMask}
+	c := NewCaller(CallerInfo{Personality: "dev", Session: "s1", Grants: capability.Set{capability.SecretsMask: true}, Hook: abi.HookMask})
 	got := transcript(t, c, fn, `{"session":"s1"}`)
 	if got != `<== {"values":["correct horse","hunter2"]}` {
 		t.Fatalf("got %s", got)
@@ -87,12 +88,12 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 	}
 	// Granted, but running as a tool or another hook: no values.
 	for _, role := range []abi.HookRole{"", abi.HookDetect, abi.HookCompact} {
-		tool := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.SecretsMask: true}, Hook: role}
+		tool := NewCaller(CallerInfo{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.SecretsMask: true}, Hook: role})
 		if got := transcript(t, tool, fn, `{}`); !strings.HasPrefix(got, "<== refused: plugin p asked for secret values outside a mask hook") {
 			t.Fatalf("role %q: %s", role, got)
 		}
 	}
-	noGrant := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{}, Hook: abi.HookMask}
+	noGrant := NewCaller(CallerInfo{Personality: "dev", Session: "s1", Grants: capability.Set{}, Hook: abi.HookMask})
 	if got := transcript(t, noGrant, fn, `{}`); !strings.Contains(got, "not granted secrets.mask") {
 		t.Fatalf("no grant: %s", got)
 	}
@@ -103,7 +104,7 @@ func TestMaskValuesOnlyForTheCallersSession(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
-	c := &Caller{Personality: "dev", Session: "s1", Grants: capability.Set{capability.Events: true}}
+	c := NewCaller(CallerInfo{Personality: "dev", Session: "s1", Grants: capability.Set{capability.Events: true}})
 	var r abi.HostInfoResponse
 	got := strings.TrimPrefix(transcript(t, c, Info().Fn, `{}`), "<== ")
 	if err := json.Unmarshal([]byte(got), &r); err != nil || r.Personality != "dev" || r.Grants[0] != "events" || r.ABI != abi.Version() {
@@ -122,7 +123,7 @@ func TestGuardRefusesSecretsOutbound(t *testing.T) {
 		ran++
 		return []byte(`{}`), nil
 	}).Fn
-	c := &Caller{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.Network: true}, Secrets: s}
+	c := NewCaller(CallerInfo{Personality: "dev", Session: "s1", Plugin: "p", Grants: capability.Set{capability.Network: true}, Secrets: s})
 	for _, req := range []string{
 		`{"url":"http://x.test/","body":"hunter2/ü"}`,
 		`{"url":"http://x.test/?p=hunter2%2F%C3%BC"}`,
@@ -141,13 +142,32 @@ func TestGuardRefusesSecretsOutbound(t *testing.T) {
 	// Other sessions' values and plain requests pass; so does a value the
 	// agent sent itself.
 	other := *c
-	other.Session = "s2"
+	other.session = "s2"
 	if got := transcript(t, &other, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
 		t.Fatalf("other session: %s", got)
 	}
 	echo := *c
-	echo.AgentInput = []byte(`{"text":"hunter2/ü"}`)
+	echo.agentInput = []byte(`{"text":"hunter2/ü"}`)
 	if got := transcript(t, &echo, fn, `{"body":"hunter2/ü"}`); got != "<== {}" {
 		t.Fatalf("agent's own value: %s", got)
+	}
+}
+
+// The caller is sealed: a host function (of this package or another)
+// reads who is calling through accessors and cannot change it, and
+// NewCaller keeps its own copy of the grants.
+func TestCallerIsSealed(t *testing.T) {
+	ty := reflect.TypeOf(Caller{})
+	for i := 0; i < ty.NumField(); i++ {
+		if f := ty.Field(i); f.IsExported() {
+			t.Errorf("Caller.%s is exported: any host function could change who is calling", f.Name)
+		}
+	}
+	grants := capability.Set{capability.Events: true}
+	c := NewCaller(CallerInfo{Personality: "dev", Grants: grants})
+	grants[capability.Network] = true
+	c.Grants()[capability.BrowserEval] = true
+	if c.Has(capability.Network) || c.Has(capability.BrowserEval) || !c.Has(capability.Events) {
+		t.Fatalf("the caller's grants changed from outside: %v", c.Grants().Sorted())
 	}
 }

@@ -12,7 +12,7 @@ func Info() sandbox.HostFunc {
 	return JSON(abi.HostInfo, func(ctx context.Context, c *Caller, _ abi.Empty) (abi.HostInfoResponse, error) {
 		return abi.HostInfoResponse{
 			ABI: abi.Version(), Host: "wasmwright",
-			Personality: c.Personality, Session: c.Session, Grants: c.Grants.Sorted(),
+			Personality: c.Personality(), Session: c.Session(), Grants: c.Grants().Sorted(),
 		}, nil
 	})
 }

@@ -121,12 +121,12 @@ func sortLongestFirst(v []string) {
 // values of the session it is masking.
 func (s *Secrets) MaskValues() sandbox.HostFunc {
 	return JSON(abi.HostSecretsMaskValues, func(ctx context.Context, c *Caller, req abi.SecretsMaskValuesRequest) (abi.SecretsMaskValuesResponse, error) {
-		if c.Hook != abi.HookMask {
-			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "plugin %s asked for secret values outside a mask hook: only the masker, while masking a result, may read them", c.Plugin)
+		if c.Hook() != abi.HookMask {
+			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "plugin %s asked for secret values outside a mask hook: only the masker, while masking a result, may read them", c.Plugin())
 		}
-		if req.Session != "" && req.Session != c.Session {
-			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "a masker may read only the session it masks (%q), not %q", c.Session, req.Session)
+		if req.Session != "" && req.Session != c.Session() {
+			return abi.SecretsMaskValuesResponse{}, abi.Errorf(abi.CodeRefused, "a masker may read only the session it masks (%q), not %q", c.Session(), req.Session)
 		}
-		return abi.SecretsMaskValuesResponse{Values: s.Values(c.Personality, c.Session)}, nil
+		return abi.SecretsMaskValuesResponse{Values: s.Values(c.Personality(), c.Session())}, nil
 	})
 }

@@ -15,7 +15,7 @@ import (
 func hf[Req, Resp any](name string, fn func(context.Context, *hostfuncs.Caller, Req) (Resp, error)) sandbox.HostFunc {
 	return hostfuncs.JSON(name, func(ctx context.Context, c *hostfuncs.Caller, req Req) (Resp, error) {
 		out, err := fn(ctx, c, req)
-		if err == nil && c.Blobs != nil {
+		if err == nil && c.Blobs() != nil {
 			blobify(c, &out)
 		}
 		return out, err

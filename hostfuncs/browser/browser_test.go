@@ -92,6 +92,12 @@ func quietLogger() *slog.Logger {
 }
 
 func caller(session string, grants ...capability.ID) *hostfuncs.Caller {
+	return hostfuncs.NewCaller(callerInfo(session, grants...))
+}
+
+// callerInfo is what caller makes its caller from, for a test that sets
+// more of it.
+func callerInfo(session string, grants ...capability.ID) hostfuncs.CallerInfo {
 	if len(grants) == 0 {
 		grants = []capability.ID{capability.BrowserRead, capability.BrowserAct, capability.BrowserEval}
 	}
@@ -99,7 +105,7 @@ func caller(session string, grants ...capability.ID) *hostfuncs.Caller {
 	for _, g := range grants {
 		set[g] = true
 	}
-	return &hostfuncs.Caller{Personality: "tester", Session: session, Plugin: "browser", Grants: set}
+	return hostfuncs.CallerInfo{Personality: "tester", Session: session, Plugin: "browser", Grants: set}
 }
 
 // call runs a host function the way a plugin would reach it: by name,
@@ -652,7 +658,7 @@ func TestSessionsAreIsolatedAndListed(t *testing.T) {
 	if sa.State.Title != "Home" {
 		t.Fatalf("session a sees %q", sa.State.Title)
 	}
-	other := &hostfuncs.Caller{Personality: "someone-else", Session: "x", Grants: a.Grants}
+	other := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: "someone-else", Session: "x", Grants: a.Grants()})
 	ls := must[abi.BrowserSessionsResponse](t, svc, a, abi.HostBrowserSessions, abi.BrowserSessionsRequest{})
 	names := map[string]bool{}
 	for _, s := range ls.Sessions {
@@ -828,8 +834,8 @@ func TestPersistentProfileLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	k1 := &hostfuncs.Caller{Personality: "keeper", Session: "s1", Grants: caller("").Grants}
-	k2 := &hostfuncs.Caller{Personality: "keeper", Session: "s2", Grants: caller("").Grants}
+	k1 := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: "keeper", Session: "s1", Grants: caller("").Grants()})
+	k2 := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: "keeper", Session: "s2", Grants: caller("").Grants()})
 	r := must[abi.BrowserNavigateResponse](t, s, k1, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/console"})
 	if len(r.State.Warnings) != 0 {
 		t.Fatalf("first session warned: %v", r.State.Warnings)
@@ -998,8 +1004,9 @@ func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
 // status and snapshot, but not the page's text and HTML (the detector's
 // inputs, which nothing else reads): they are not read at all.
 func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
-	c := caller(t.Name())
-	c.NoDetector = true
+	info := callerInfo(t.Name())
+	info.NoDetector = true
+	c := hostfuncs.NewCaller(info)
 	r := nav(t, c, "/")
 	if r.Page.Text != "" || r.Page.HTML != "" {
 		t.Fatalf("the page's text and HTML were read for a personality without a detector: %q / %q", r.Page.Text, r.Page.HTML)

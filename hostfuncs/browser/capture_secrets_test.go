@@ -40,7 +40,7 @@ func heldSecrets(personality, session string) []string {
 // holdSecret makes v one of c's session's secrets, as a vault fill does.
 func holdSecret(c *hostfuncs.Caller, v string) {
 	secretsMu.Lock()
-	secrets = append(secrets, c.Personality+"/"+key(c.Personality, c.Session).session+"="+v)
+	secrets = append(secrets, c.Personality()+"/"+key(c.Personality(), c.Session()).session+"="+v)
 	secretsMu.Unlock()
 }
 
@@ -294,7 +294,7 @@ func TestPDFHidesHeldSecrets(t *testing.T) {
 func TestCaptureFilesArePrivate(t *testing.T) {
 	c := caller(t.Name())
 	nav(t, c, "/")
-	dir := filepath.Join(svc.cfg.WorkspaceDir, personalityDir(c.Personality))
+	dir := filepath.Join(svc.cfg.WorkspaceDir, personalityDir(c.Personality()))
 	os.MkdirAll(dir, 0o755)
 	os.Chmod(dir, 0o755)
 	os.WriteFile(filepath.Join(dir, "loose.png"), []byte("old"), 0o644)

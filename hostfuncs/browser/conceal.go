@@ -553,7 +553,7 @@ type concealer struct {
 // masker (Options.OnSecret), under the caller's session.
 func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
 	if value != "" && s.opts.OnSecret != nil {
-		s.opts.OnSecret(c.Personality, key(c.Personality, c.Session).session, value)
+		s.opts.OnSecret(c.Personality(), key(c.Personality(), c.Session()).session, value)
 	}
 }
 

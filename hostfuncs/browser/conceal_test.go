@@ -64,7 +64,7 @@ func TestCaptureRefusedWhenPageUndoesHiding(t *testing.T) {
 	wantCode(t, err, abi.CodeSecretLeak, "retry")
 	_, err = call[abi.BrowserPDFResponse](t, svc, c, abi.HostBrowserPDF, abi.BrowserPDFRequest{Name: "undo"})
 	wantCode(t, err, abi.CodeSecretLeak, "the PDF was not taken")
-	dir := filepath.Join(svc.cfg.WorkspaceDir, personalityDir(c.Personality))
+	dir := filepath.Join(svc.cfg.WorkspaceDir, personalityDir(c.Personality()))
 	for _, f := range []string{"undo.png", "undo.pdf"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
 			t.Errorf("%s was written", f)

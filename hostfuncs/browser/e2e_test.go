@@ -71,7 +71,7 @@ func browserPlugin(t testing.TB) *sandbox.Plugin {
 func tool(t testing.TB, c *hostfuncs.Caller, name string, args string) (*abi.Result, *abi.Error) {
 	t.Helper()
 	p := browserPlugin(t)
-	in, _ := abi.Frame(abi.CallHeader{Tool: name, Session: c.Session, Personality: c.Personality}, []byte(args))
+	in, _ := abi.Frame(abi.CallHeader{Tool: name, Session: c.Session(), Personality: c.Personality()}, []byte(args))
 	ctx, cancel := context.WithTimeout(hostfuncs.WithCaller(context.Background(), c), 30*time.Second)
 	defer cancel()
 	out, err := p.Call(ctx, abi.OpCall, in)

@@ -103,9 +103,11 @@ func TestOnSessionClosed(t *testing.T) {
 // A caller that takes blobs gets the large strings as tokens that resolve
 // to exactly what a caller without blobs gets.
 func TestBlobsStandInForLargeStrings(t *testing.T) {
-	c := caller(t.Name())
+	info := callerInfo(t.Name())
+	c := hostfuncs.NewCaller(info)
 	plain := nav(t, c, "/form")
-	c.Blobs = hostfuncs.NewBlobs()
+	info.Blobs = hostfuncs.NewBlobs()
+	c = hostfuncs.NewCaller(info)
 	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/form"})
 	for _, v := range []string{r.Snapshot, r.Page.HTML} {
 		if !strings.HasPrefix(v, abi.BlobPrefix) {
@@ -113,15 +115,15 @@ func TestBlobsStandInForLargeStrings(t *testing.T) {
 		}
 	}
 	res := &abi.Result{Snapshot: r.Snapshot, Page: &r.Page}
-	c.Blobs.ResolveResult(res)
+	c.Blobs().ResolveResult(res)
 	if res.Page.HTML != plain.Page.HTML || res.Page.Text != plain.Page.Text {
 		t.Fatalf("resolved page facts differ: %+v", res.Page)
 	}
 	// The same document, snapshotted without blobs (refs changed with the
 	// navigation, so compare against this one).
-	noBlobs := *c
-	noBlobs.Blobs = nil
-	again := must[abi.BrowserSnapshotResponse](t, svc, &noBlobs, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	info.Blobs = nil
+	noBlobs := hostfuncs.NewCaller(info)
+	again := must[abi.BrowserSnapshotResponse](t, svc, noBlobs, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
 	if res.Snapshot != again.Snapshot {
 		t.Fatalf("resolved snapshot differs:\n%s\n---\n%s", res.Snapshot, again.Snapshot)
 	}
@@ -130,7 +132,7 @@ func TestBlobsStandInForLargeStrings(t *testing.T) {
 		t.Fatalf("screenshot: %+v", shot)
 	}
 	img := &abi.Result{Images: []abi.Image{{MIME: shot.MIME, Data: shot.Data}}}
-	c.Blobs.ResolveResult(img)
+	c.Blobs().ResolveResult(img)
 	if len(img.Images[0].Data) < 100 || strings.HasPrefix(img.Images[0].Data, abi.BlobPrefix) {
 		t.Fatalf("screenshot data not resolved: %.80q", img.Images[0].Data)
 	}

@@ -175,7 +175,7 @@ func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi
 	if req.Marks && f.cdp {
 		return out, abi.Errorf(abi.CodeInputInvalid, "a marked screenshot is PNG or JPEG (the host draws the marks and does not encode WebP): use format png or jpeg")
 	}
-	path, err := s.pages.workspaceFile(c.Personality, req.Name, "screenshot", f.ext)
+	path, err := s.pages.workspaceFile(c.Personality(), req.Name, "screenshot", f.ext)
 	if err != nil {
 		return out, err
 	}
@@ -190,7 +190,7 @@ func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi
 		if req.Marks {
 			img, out.Marks, out.MarksTotal, err = s.markedCapture(ss, t, f)
 		} else {
-			img, err = s.capture(ss, t, f, mode, loc, s.concealer.secretValues(c.Personality, c.Session))
+			img, err = s.capture(ss, t, f, mode, loc, s.concealer.secretValues(c.Personality(), c.Session()))
 		}
 		if err != nil {
 			return out, err
@@ -283,7 +283,7 @@ func elementClip(p pw.Page, loc pw.Locator) (*pw.Rect, bool, error) {
 // pdf is ww_browser_pdf.
 func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserPDFRequest) (abi.BrowserPDFResponse, error) {
 	var out abi.BrowserPDFResponse
-	path, err := s.pages.workspaceFile(c.Personality, req.Name, "page", ".pdf")
+	path, err := s.pages.workspaceFile(c.Personality(), req.Name, "page", ".pdf")
 	if err != nil {
 		return out, err
 	}
@@ -292,7 +292,7 @@ func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.Browse
 		if format == "" {
 			format = "A4"
 		}
-		secrets := s.concealer.secretValues(c.Personality, c.Session)
+		secrets := s.concealer.secretValues(c.Personality(), c.Session())
 		b, dialog, err := race(ss, func() ([]byte, error) {
 			return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
 				return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})

@@ -48,10 +48,10 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 // call waited for an operator, and the approval was for the other page.
 // The acting host functions call it right before they act.
 func stillJudged(c *hostfuncs.Caller, t *tab) error {
-	if !c.OriginJudged {
+	if !c.OriginJudged() {
 		return nil
 	}
-	want := c.Origin
+	want := c.Origin()
 	if want == "" {
 		want = "null"
 	}
@@ -483,7 +483,7 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 		pg.Status, pg.Headers = d.status, d.headers
 	}
 	max := s.cfg.DetectMaxMB << 20
-	if c := hostfuncs.CallerFrom(ss.ctx); c != nil && c.NoDetector {
+	if c := hostfuncs.CallerFrom(ss.ctx); c != nil && c.NoDetector() {
 		max = 0
 	}
 	type reads struct {

@@ -64,7 +64,7 @@ func (s *profiles) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi
 	if req.Action != "list" && req.Name == "" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "action %q needs a profile name", req.Action)
 	}
-	root, err := s.profileRoot(c.Personality, req.Name)
+	root, err := s.profileRoot(c.Personality(), req.Name)
 	if err != nil {
 		return out, err
 	}
@@ -92,7 +92,7 @@ func (s *profiles) profileCall(ctx context.Context, c *hostfuncs.Caller, req abi
 	default:
 		return out, abi.Errorf(abi.CodeInputInvalid, "action %q: use create, list or delete", req.Action)
 	}
-	out.Profiles = s.listProfiles(c.Personality, root)
+	out.Profiles = s.listProfiles(c.Personality(), root)
 	return out, nil
 }
 

@@ -13,8 +13,9 @@ import (
 // deleted; bad names and actions are refused with input_invalid.
 func TestNamedProfiles(t *testing.T) {
 	a, b := caller(t.Name()+"-a"), caller(t.Name()+"-b")
-	other := caller(t.Name() + "-other")
-	other.Personality = "someone-else"
+	otherInfo := callerInfo(t.Name() + "-other")
+	otherInfo.Personality = "someone-else"
+	other := hostfuncs.NewCaller(otherInfo)
 	prof := func(req abi.BrowserProfileRequest) (abi.BrowserProfileResponse, *abi.Error) {
 		return call[abi.BrowserProfileResponse](t, svc, a, abi.HostBrowserProfile, req)
 	}
@@ -32,7 +33,7 @@ func TestNamedProfiles(t *testing.T) {
 	if _, err := open(a); err != nil {
 		t.Fatal(err)
 	}
-	if l, _ := prof(abi.BrowserProfileRequest{Action: "list"}); len(l.Profiles) != 1 || l.Profiles[0].InUse != a.Session {
+	if l, _ := prof(abi.BrowserProfileRequest{Action: "list"}); len(l.Profiles) != 1 || l.Profiles[0].InUse != a.Session() {
 		t.Errorf("list while open: %+v", l)
 	}
 	_, err = open(b)

@@ -55,7 +55,7 @@ type sessions struct {
 // set. A crashed session is discarded and reported as browser_crashed; the
 // next call gets a fresh one and is told so.
 func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool) (*session, error) {
-	k := key(c.Personality, c.Session)
+	k := key(c.Personality(), c.Session())
 	s.launcher.checkDriver()
 	for {
 		s.mu.Lock()
@@ -780,13 +780,13 @@ func key(personality, session string) sessKey {
 
 // closeCall is ww_browser_close.
 func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserCloseRequest) (abi.BrowserCloseResponse, error) {
-	k := key(c.Personality, c.Session)
+	k := key(c.Personality(), c.Session())
 	s.mu.Lock()
 	_, open := s.byKey[k]
 	delete(s.crashed, k)
 	delete(s.reaped, k)
 	s.mu.Unlock()
-	if err := s.closeByKey(c.Personality, c.Session); err != nil {
+	if err := s.closeByKey(c.Personality(), c.Session()); err != nil {
 		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
 	}
 	return abi.BrowserCloseResponse{Closed: open}, nil
@@ -799,7 +799,7 @@ func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Bro
 // query values or fragment.
 func (s *sessions) sessionsCall(ctx context.Context, c *hostfuncs.Caller, _ abi.BrowserSessionsRequest) (abi.BrowserSessionsResponse, error) {
 	out := abi.BrowserSessionsResponse{Sessions: []abi.BrowserSessionInfo{}}
-	k := key(c.Personality, c.Session)
+	k := key(c.Personality(), c.Session())
 	for _, i := range s.list() {
 		if i.Personality != k.personality || i.Session != k.session {
 			continue

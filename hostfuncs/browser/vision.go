@@ -41,10 +41,10 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 		if d := openDialog(ss, t); d != nil {
 			return out, errDialogOpen(d)
 		}
-		if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality) {
-			if why := holdsSecret(t.page, s.concealer.secretValues(c.Personality, c.Session)); why != "" {
+		if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality()) {
+			if why := holdsSecret(t.page, s.concealer.secretValues(c.Personality(), c.Session())); why != "" {
 				return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
-					why, c.Personality)
+					why, c.Personality())
 			}
 		}
 		img, marks, err := s.markShot(ss, t)
@@ -52,7 +52,7 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 			return out, s.sessions.mapErr(ss, err, "taking the screenshot for the vision model")
 		}
 		w, h := imageSize(img)
-		out, err = s.opts.Vision(ctx, c.Personality, VisionQuery{Image: img, Width: w, Height: h, Marks: marks, Description: req.Description, Action: req.Action})
+		out, err = s.opts.Vision(ctx, c.Personality(), VisionQuery{Image: img, Width: w, Height: h, Marks: marks, Description: req.Description, Action: req.Action})
 		if err != nil {
 			return out, err
 		}

@@ -209,7 +209,7 @@ window.__done = Promise.all([
 }
 
 func callerFor(personality, session string) *hostfuncs.Caller {
-	return &hostfuncs.Caller{Personality: personality, Session: session, Plugin: "web_fetch", Grants: capability.Set{capability.Network: true}}
+	return hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "web_fetch", Grants: capability.Set{capability.Network: true}})
 }
 
 func doFetch(s *Service, c *hostfuncs.Caller, req abi.NetworkFetchRequest) (abi.NetworkFetchResponse, *abi.Error) {

@@ -193,8 +193,8 @@ self.addEventListener("message", e => {
 });`
 
 func evaluate(b *browser.Service, personality, session, expr string) (json.RawMessage, *abi.Error) {
-	c := &hostfuncs.Caller{Personality: personality, Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true, capability.BrowserEval: true}}
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser",
+		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true, capability.BrowserEval: true}})
 	for _, f := range b.HostFuncs() {
 		if f.Name == abi.HostBrowserEvaluate {
 			in, _ := json.Marshal(abi.BrowserEvaluateRequest{Expression: expr})
@@ -316,8 +316,8 @@ func noWayOut(t *testing.T, persistent bool) {
 	}
 	if !persistent {
 		// Device emulation makes a new context: it authenticates too, once.
-		c := &hostfuncs.Caller{Personality: "p", Session: "s1", Plugin: "browser",
-			Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}}
+		c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: "p", Session: "s1", Plugin: "browser",
+			Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}})
 		for _, f := range b.HostFuncs() {
 			if f.Name == abi.HostBrowserEmulate {
 				in, _ := json.Marshal(abi.BrowserEmulateRequest{Device: "Pixel 7"})

@@ -466,7 +466,7 @@ func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.Networ
 	if limit > MaxFetchBytes {
 		limit = MaxFetchBytes
 	}
-	r := s.rulesFor(c.Personality)
+	r := s.rulesFor(c.Personality())
 	ctx, cancel := context.WithTimeout(ctx, s.opts.FetchTimeout)
 	defer cancel()
 	var body io.Reader

@@ -368,7 +368,7 @@ func (d *Desk) CloseSession(personality, session string) error {
 func (d *Desk) HostFuncs() []sandbox.HostFunc {
 	return []sandbox.HostFunc{
 		hostfuncs.JSON(abi.HostTakeoverRequest, func(ctx context.Context, c *hostfuncs.Caller, req abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
-			return d.RequestTakeover(ctx, c.Personality, c.Session, req)
+			return d.RequestTakeover(ctx, c.Personality(), c.Session(), req)
 		}),
 	}
 }

@@ -151,7 +151,7 @@ type audit struct {
 // the page moved during it, error when the browser failed). Values are
 // read from the credential only after every check passed.
 func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFillRequest) (resp abi.VaultFillResponse, err error) {
-	session := c.Session
+	session := c.Session()
 	if session == "" {
 		session = "default"
 	}
@@ -191,7 +191,7 @@ func (s *Service) fill(ctx context.Context, c *hostfuncs.Caller, req abi.VaultFi
 		return resp, err
 	}
 	masked := MaskedKinds(cred.Policy)
-	s.addSecrets(c.Personality, session, todo, values, masked)
+	s.addSecrets(c.Personality(), session, todo, values, masked)
 	filled, lastRef, err := setFields(fill, top, todo, values)
 	if err != nil {
 		return resp, err
@@ -233,8 +233,8 @@ func (s *Service) audit(c *hostfuncs.Caller, session string, ev *audit, err erro
 		ev.Outcome = abi.VaultFilled
 	}
 	data, _ := json.Marshal(ev)
-	s.opts.Emit(hostfuncs.Event{Time: time.Now().UTC(), Kind: "vault.fill", Personality: c.Personality, Session: session, Plugin: c.Plugin, Data: data})
-	s.log.Info("credential fill", "credential", ev.Credential, "outcome", ev.Outcome, "origin", ev.Origin, "personality", c.Personality, "session", session)
+	s.opts.Emit(hostfuncs.Event{Time: time.Now().UTC(), Kind: "vault.fill", Personality: c.Personality(), Session: session, Plugin: c.Plugin(), Data: data})
+	s.log.Info("credential fill", "credential", ev.Credential, "outcome", ev.Outcome, "origin", ev.Origin, "personality", c.Personality(), "session", session)
 }
 
 // fieldRef is a field the request names: which value goes to which ref.
@@ -270,13 +270,13 @@ func (s *Service) checkPolicy(ctx context.Context, c *hostfuncs.Caller, session 
 	if !ok {
 		return cred, refusal(abi.VaultNotFound, abi.CodeNotFound, "no credential named "+req.Credential+" in the vault: ask the operator for the credential name to use (wasmwright secrets list)")
 	}
-	if !contains(cred.Policy.Personalities, c.Personality) {
-		return cred, refusal(abi.VaultRefusedPersonality, abi.CodeRefused, "credential "+cred.Name+" may not be filled by personality "+c.Personality+": the operator can allow it with wasmwright secrets grant")
+	if !contains(cred.Policy.Personalities, c.Personality()) {
+		return cred, refusal(abi.VaultRefusedPersonality, abi.CodeRefused, "credential "+cred.Name+" may not be filled by personality "+c.Personality()+": the operator can allow it with wasmwright secrets grant")
 	}
-	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality, session))
+	ev.Attended = HumanPresent(ctx) || (s.opts.Browser != nil && s.opts.Browser.HumanDriving(c.Personality(), session))
 	if !ev.Attended && !cred.Policy.Unattended {
 		next := "ask the user to open the operator console (a connected operator makes calls attended), or the operator to allow unattended use (wasmwright secrets grant " + cred.Name + " --unattended)"
-		if c.Takeover {
+		if c.Takeover() {
 			next = "call browser_request_takeover so a human logs in, or " + next
 		}
 		return cred, refusal(abi.VaultRefusedUnattended, abi.CodeRefused, "credential "+cred.Name+" may be filled only with a human present, and this call is unattended: "+next)

@@ -318,7 +318,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 func (h *harness) call(ctx context.Context, personality string, req abi.VaultFillRequest) (abi.VaultFillResponse, *abi.Error) {
-	c := &hostfuncs.Caller{Personality: personality, Session: "s1", Plugin: "browser", Grants: capability.Set{capability.VaultFill: true}}
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: "s1", Plugin: "browser", Grants: capability.Set{capability.VaultFill: true}})
 	fn := h.svc.HostFuncs()[0].Fn
 	in, _ := json.Marshal(req)
 	out, err := fn(hostfuncs.WithCaller(ctx, c), "browser", in)
@@ -468,7 +468,7 @@ func TestHumanDrivingCountsAsAttended(t *testing.T) {
 
 func TestGrantCheckedAtCallTime(t *testing.T) {
 	h := newHarness(t)
-	c := &hostfuncs.Caller{Personality: "default", Session: "s1", Plugin: "browser", Grants: capability.Set{capability.BrowserAct: true}}
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: "default", Session: "s1", Plugin: "browser", Grants: capability.Set{capability.BrowserAct: true}})
 	_, err := h.svc.HostFuncs()[0].Fn(hostfuncs.WithCaller(WithHumanPresent(context.Background()), c), "browser", []byte(`{"credential":"site","password_ref":"e2"}`))
 	if e := abi.AsError(err); e == nil || e.Code != abi.CodeRefused || e.Details["missing"] != "vault.fill" {
 		t.Fatalf("without the grant: %v", err)

@@ -153,8 +153,8 @@ func main() {
 
 func navigate(b *browser.Service, personality, session, u string) (abi.BrowserNavigateResponse, *abi.Error) {
 	var out abi.BrowserNavigateResponse
-	c := &hostfuncs.Caller{Personality: personality, Session: session, Plugin: "bench",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}}
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "bench",
+		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}})
 	for _, f := range b.HostFuncs() {
 		if f.Name == abi.HostBrowserNavigate {
 			in, _ := json.Marshal(abi.BrowserNavigateRequest{URL: u, NoSnapshot: true})
