@@ -10,10 +10,11 @@
 // valid credential (the handler says so with [Authenticated]). Until then
 // it lives in a separate, smaller pool:
 //
-//   - A new connection is always admitted, and for its grace (1 s by
-//     default) it is never evicted: that is the time a real client needs
-//     to send a request with its token, however many sockets its address
-//     already holds.
+//   - A new connection is always admitted (unless every connection is
+//     serving a request), and for its grace (1 s by default) it is not
+//     evicted while an older one can be: that is the time a real client
+//     needs to send a request with its token, however many sockets its
+//     address already holds.
 //   - One client address keeps PerClient unauthenticated connections;
 //     beyond that, each new one from it closes the address's oldest
 //     unauthenticated connections that have had their grace, so an
