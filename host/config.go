@@ -243,8 +243,10 @@ type ServeConfig struct {
 	// requests are accepted besides loopback and the server's own host; a
 	// request with any other Origin header is refused.
 	AllowedOrigins []string `toml:"allowed_origins"`
-	// MaxConns and MaxConnsPerIP cap open HTTP connections, in all and per
-	// client address (defaults 1024 and 64).
+	// MaxConns caps open HTTP connections (default 1024), half of them
+	// reserved for connections that authenticated (host/listen);
+	// MaxConnsPerIP is how many unauthenticated connections one client
+	// address keeps before its oldest make way for its newest (default 64).
 	MaxConns      int `toml:"max_conns"`
 	MaxConnsPerIP int `toml:"max_conns_per_ip"`
 	// MaxSessionsPerToken caps one token's open MCP sessions, each a

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -428,7 +427,7 @@ func startConsole(ctx context.Context, h *host.Host, transport string, allowRemo
 		ln.Close()
 		return runningConsole{}, fmt.Errorf("refusing to serve the console on %s: it is not a loopback address; listen on 127.0.0.1, or set serve.allow_remote = true (and serve.tls_cert/tls_key)", ln.Addr())
 	}
-	srv := &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 5 * time.Second, IdleTimeout: 60 * time.Second, MaxHeaderBytes: 64 << 10}
+	opts := console.ServeOptions{ShutdownGrace: sessionGrace, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP}
 	scheme := "http://"
 	if cert, key := cfg.TLSFiles(); cert != "" {
 		tc, err := loadTLS(cert, key)
@@ -436,19 +435,13 @@ func startConsole(ctx context.Context, h *host.Host, transport string, allowRemo
 			ln.Close()
 			return runningConsole{}, err
 		}
-		ln, scheme = tls.NewListener(ln, tc), "https://"
+		opts.TLS, scheme = tc, "https://"
 	}
 	fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), c.Path())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		go srv.Serve(ln)
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), sessionGrace)
-		defer cancel()
-		if srv.Shutdown(sctx) != nil {
-			srv.Close()
-		}
+		c.Serve(ctx, ln, opts)
 	}()
 	return runningConsole{done: done}, nil
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/host/listen"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
@@ -275,6 +276,7 @@ func (c *Console) authed(fn func(http.ResponseWriter, *http.Request, *operatorEn
 			http.Error(w, "401 unauthorized: log in to the console with an operator token", http.StatusUnauthorized)
 			return
 		}
+		listen.Authenticated(r) // its connection is an operator's from now on
 		fn(w, r, o)
 	}
 }
@@ -319,6 +321,7 @@ func (c *Console) login(w http.ResponseWriter, r *http.Request) {
 	}
 	c.logins[id] = &login{operator: o, expires: now.Add(loginTTL)}
 	c.mu.Unlock()
+	listen.Authenticated(r)
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: c.opts.Path + "/", HttpOnly: true, Secure: r.TLS != nil,
 		SameSite: http.SameSiteStrictMode, MaxAge: int(loginTTL / time.Second)})
 	c.log.Info("console: operator logged in", "operator", o.name, "remote", r.RemoteAddr)

@@ -23,6 +23,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/listen"
 )
 
 // Path is where the streamable HTTP endpoint is served.
@@ -126,8 +127,9 @@ func tokenInfo(req *sdk.CallToolRequest) *auth.TokenInfo {
 // HTTPOptions bound what HTTP clients can hold of the server. Zero values
 // take the defaults.
 type HTTPOptions struct {
-	// ReadHeaderTimeout bounds reading a request's headers, and a new
-	// connection's wait for its first byte. Default 5s.
+	// ReadHeaderTimeout bounds reading a request's whole header, and a new
+	// connection's wait for its first byte. Default 5s. A new connection
+	// is safe from eviction (see MaxConnsPerIP) for a fifth of it.
 	ReadHeaderTimeout time.Duration
 	// BodyTimeout bounds reading a request's body. Default 30s.
 	BodyTimeout time.Duration
@@ -137,8 +139,13 @@ type HTTPOptions struct {
 	WriteTimeout time.Duration
 	// IdleTimeout closes a kept-alive connection with no request. Default 60s.
 	IdleTimeout time.Duration
-	// MaxConns and MaxConnsPerIP cap open connections, in all and per
-	// client address. Defaults 1024 and 64.
+	// MaxConns caps open connections in all, half of them at most not yet
+	// authenticated (no request on them has carried a valid token): the
+	// other half is kept for agents. MaxConnsPerIP is how many
+	// unauthenticated connections one client address keeps: beyond it a
+	// new connection from the address closes its oldest ones, once they
+	// have had their grace, instead of being refused, since every local
+	// client shares 127.0.0.1 (host/listen). Defaults 1024 and 64.
 	MaxConns, MaxConnsPerIP int
 	// MaxBodyBytes caps a request body. Default 4 MiB.
 	MaxBodyBytes int64
@@ -212,6 +219,7 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 			refuse(w, rc, http.StatusUnauthorized, "401 unauthorized: send the header \"Authorization: Bearer <token>\" with a token this server accepts (wasmwright serve prints one at start; `wasmwright token new` makes one for the config)")
 			return
 		}
+		listen.Authenticated(r)
 		// Read the body under its own deadline, then lift every read
 		// deadline so a long call's stream or a GET stream is not cut.
 		if r.Body != nil && r.Body != http.NoBody {
@@ -326,15 +334,18 @@ const DefaultShutdownGrace = 10 * time.Second
 // session (the host frees their browser sessions) and the connections,
 // waiting at most Options.ShutdownGrace. The host is the caller's to close.
 //
-// Connections are capped in all and per client, and timed out while they
-// send headers or a body, while they idle, and per response write
-// (HTTPOptions), so idle or slow sockets cannot starve real clients.
+// Connections are capped in all and, until they authenticate, per client,
+// and timed out while they send headers or a body, while they idle, and
+// per response write (HTTPOptions); a flood of idle or slow sockets,
+// even from the agents' own address, only displaces other connections
+// that have not authenticated (host/listen).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) error {
 	if tokens == nil || tokens.Len() == 0 {
 		return errors.New("mcp: refusing to serve HTTP without a bearer token")
 	}
 	o := s.opts.HTTP.withDefaults()
-	lim := newConnLimiter(ln, o.MaxConns, o.MaxConnsPerIP, o.ReadHeaderTimeout, s.log)
+	lim := listen.New(ln, listen.Options{MaxConns: o.MaxConns, PerClient: o.MaxConnsPerIP,
+		Grace: o.ReadHeaderTimeout / 5, FirstByte: o.ReadHeaderTimeout, Name: "mcp", Logger: s.log})
 	var l net.Listener = lim
 	if o.TLS != nil {
 		l = tls.NewListener(lim, o.TLS)
@@ -344,9 +355,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) err
 		ReadHeaderTimeout: o.ReadHeaderTimeout,
 		IdleTimeout:       o.IdleTimeout,
 		MaxHeaderBytes:    64 << 10,
-		ConnState:         lim.track,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 	}
+	lim.Install(srv)
 	s.mu.Lock()
 	s.limiter = lim
 	s.mu.Unlock()
@@ -368,4 +379,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) err
 	}
 	<-errc
 	return errors.Join(errs...)
+}
+
+// connCounts reports Serve's connection counts (tests).
+func (s *Server) connCounts() listen.Counts {
+	s.mu.Lock()
+	l := s.limiter
+	s.mu.Unlock()
+	if l == nil {
+		return listen.Counts{}
+	}
+	return l.Counts()
 }

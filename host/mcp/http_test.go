@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/listen/listentest"
 )
 
 // serveReal runs Serve on a loopback listener (not httptest: Serve's own
@@ -61,24 +64,48 @@ func TestHTTPIdleFlood(t *testing.T) {
 		flood []net.Conn
 		wg    sync.WaitGroup
 	)
-	// One address opening 30 silent sockets: beyond 10 they are refused.
+	// One address opening 30 silent sockets: each is admitted, for its
+	// grace (a fifth of ReadHeaderTimeout) at least, but beyond 10 they do
+	// not stay: the next socket from the address, after their grace, closes
+	// the oldest down to 10 (if the header timeout has not closed them yet).
 	one := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 250)}, Timeout: 5 * time.Second}
+	var silent []net.Conn
 	for range 30 {
 		c, err := one.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
+		silent = append(silent, c)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if c, err := one.Dial("tcp", addr); err != nil {
+		t.Fatal(err)
+	} else {
 		flood = append(flood, c)
 	}
 	// The listener accepts in order: once a later request is answered,
-	// the server has admitted or refused all 30.
+	// the server has admitted all 31.
 	if resp, err := http.Get("http://" + addr + "/"); err != nil {
 		t.Fatal(err)
 	} else {
 		resp.Body.Close()
 	}
-	if _, refused, _ := s.connCounts(); refused < 20 {
-		t.Errorf("%d of 30 sockets from one address refused with a per-client cap of 10", refused)
+	var closed atomic.Int32
+	var sg sync.WaitGroup
+	for _, c := range silent {
+		sg.Go(func() {
+			c.SetReadDeadline(time.Now().Add(300 * time.Millisecond))
+			if _, err := c.Read(make([]byte, 1)); err != nil {
+				if ne, ok := err.(net.Error); !ok || !ne.Timeout() {
+					closed.Add(1)
+				}
+			}
+			c.Close()
+		})
+	}
+	sg.Wait()
+	if n := closed.Load(); n < 20 {
+		t.Errorf("%d of 30 silent sockets from one address closed once a newer one came, with a per-client budget of 10", n)
 	}
 
 	// 20 source addresses × 40 sockets = 800, in four kinds: silent, a
@@ -147,7 +174,7 @@ func TestHTTPIdleFlood(t *testing.T) {
 	if n := open.Load(); n > 0 {
 		t.Errorf("%d of %d idle or slow sockets still open after %v", n, len(flood), 6*time.Second)
 	}
-	if _, _, evicted := s.connCounts(); evicted == 0 {
+	if evicted := s.connCounts().Evicted; evicted == 0 {
 		t.Errorf("the global cap never applied: 800 sockets over a cap of 100, none evicted")
 	}
 }
@@ -291,4 +318,53 @@ func TestHTTPSessionsPerToken(t *testing.T) {
 	}
 	cs.Close()
 	open[1].Close()
+}
+
+// Issue 22: 200 sockets from 127.0.0.1, the address every local client
+// shares, send "POST /mcp" and then a header line every 500 ms, and
+// redial the moment the server drops one. An agent with a valid token
+// still has its initialize answered, each on a new connection, 99 times
+// in 100 (default limits; generous client timeouts for a busy machine).
+func TestHTTPTrickleFloodFromOneAddress(t *testing.T) {
+	h, _ := newHost(t)
+	s := New(h, Options{Logger: quiet(), MaxSessionsPerToken: 1000})
+	f, _ := serveReal(t, s)
+	addr := strings.TrimSuffix(strings.TrimPrefix(f.url, "http://"), Path)
+
+	sockets, requests := 200, 100
+	if n, err := strconv.Atoi(os.Getenv("WW_FLOOD_SOCKETS")); err == nil {
+		sockets = n // for measuring other sizes
+	}
+	stop := listentest.Trickle(addr, Path, sockets)
+	time.Sleep(2 * time.Second) // the flood holds every socket it can
+	if n := s.connCounts().Unauthenticated; n < sockets/2 {
+		t.Fatalf("the flood holds only %d sockets", n)
+	}
+	cl := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	// Spread over some 8 s: past the flood's header timeouts (5 s), when
+	// its sockets are closed and redialled.
+	res := listentest.Measure(requests, 80*time.Millisecond, func() error {
+		req, _ := http.NewRequest("POST", f.url, strings.NewReader(initializeBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.tokens["agent"])
+		resp, err := cl.Do(req)
+		if err != nil {
+			return err
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "serverInfo") {
+			return fmt.Errorf("%s %.200s", resp.Status, body)
+		}
+		return nil
+	})
+	dials := stop()
+	t.Logf("authenticated initialize under %d trickling sockets (%d dials): %v", sockets, dials, res)
+	if res.OK < requests*99/100 {
+		t.Errorf("authenticated initialize under a flood of %d trickling sockets from the same address: %v", sockets, res)
+	}
 }

@@ -33,6 +33,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/listen"
 )
 
 // Host is what the MCP front-end needs of a host; *host.Host has it.
@@ -93,7 +94,7 @@ type Server struct {
 	bindings map[*binding]bool      // every live server, to sync tools and close sessions on Shutdown
 	syncing  bool
 	watched  map[*sdk.ServerSession]chan struct{}
-	limiter  *connLimiter // Serve's, for tests
+	limiter  *listen.Listener // Serve's, for tests
 	// owners binds each HTTP session to the principal that opened it.
 	owners map[*sdk.ServerSession]owner
 	// watchers counts sessions whose end is awaited; Shutdown waits for
