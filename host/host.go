@@ -161,6 +161,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		CacheDir:    cfg.CacheDir(),
 		ShippedDir:  cfg.PluginsDir(),
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
+		MemoryKey:   "host.memory_mb",
 		Timeout:     cfg.Host.CallTimeout.Duration,
 		PoolSize:    cfg.Host.PoolSize,
 		// A plugin's result or host request over this is refused with
