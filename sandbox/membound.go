@@ -353,7 +353,11 @@ func ensureSection(secs []section, id byte) []section {
 }
 
 func rebuild(header []byte, secs []section) []byte {
-	out := append([]byte(nil), header...)
+	size := len(header)
+	for _, s := range secs {
+		size += 6 + len(s.body)
+	}
+	out := append(make([]byte, 0, size), header...)
 	for _, s := range secs {
 		out = append(out, s.id)
 		out = appendU32(out, uint32(len(s.body)))
@@ -377,7 +381,8 @@ func (g *growCheck) rewriteCode(b []byte, types, params []uint32) ([]byte, error
 	if r.err == nil && int(n) != len(types) {
 		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(types))
 	}
-	out := appendU32(nil, n)
+	out := appendU32(make([]byte, 0, len(b)+len(b)/8), n)
+	var f []byte // one function's rewritten body, its buffer reused
 	for k := uint32(0); k < n && r.err == nil; k++ {
 		size := r.u32()
 		if r.err != nil || int(size) > len(b)-r.p {
@@ -388,7 +393,8 @@ func (g *growCheck) rewriteCode(b []byte, types, params []uint32) ([]byte, error
 			return nil, fmt.Errorf("function %d has type %d, out of range", k, types[k])
 		}
 		fr := &reader{b: b[:end], p: r.p}
-		f, err := g.rewriteBody(fr, params[types[k]])
+		var err error
+		f, err = g.rewriteBody(fr, params[types[k]], f[:0])
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", k, err)
 		}
@@ -399,9 +405,10 @@ func (g *growCheck) rewriteCode(b []byte, types, params []uint32) ([]byte, error
 	return out, r.err
 }
 
-// rewriteBody returns one function's body (locals and instructions) with a
-// check before each grow; the delta is kept in one added i32 local.
-func (g *growCheck) rewriteBody(r *reader, nParams uint32) ([]byte, error) {
+// rewriteBody appends to out one function's body (locals and
+// instructions) with a check before each grow; the delta is kept in one
+// added i32 local.
+func (g *growCheck) rewriteBody(r *reader, nParams uint32, out []byte) ([]byte, error) {
 	nDecl := r.u32()
 	declStart := r.p
 	total := uint64(nParams)
@@ -417,7 +424,14 @@ func (g *growCheck) rewriteBody(r *reader, nParams uint32) ([]byte, error) {
 	}
 	decls := r.b[declStart:r.p]
 	d := uint32(total) // the added local
-	var code []byte
+	// The instructions are copied after a placeholder for the local
+	// declarations, which grow by one if a grow is seen.
+	base := len(out)
+	out = appendU32(out, nDecl+1)
+	out = append(out, decls...)
+	out = append(out, 0x01, 0x7f)
+	head := len(out)
+	code := out
 	used := false
 	depth := 0
 	for r.err == nil {
@@ -447,24 +461,21 @@ func (g *growCheck) rewriteBody(r *reader, nParams uint32) ([]byte, error) {
 			depth++
 		case 0x0b:
 			if depth == 0 {
-				out := appendU32(nil, nDecl+boolU32(used))
-				out = append(out, decls...)
 				if used {
-					out = append(out, 0x01, 0x7f)
+					return code, nil
 				}
-				return append(out, code...), nil
+				// No grow: the declarations as they were.
+				decl := appendU32(nil, nDecl)
+				start := base
+				n := copy(code[start:], decl)
+				n += copy(code[start+n:], decls)
+				n += copy(code[start+n:], code[head:])
+				return code[:start+n], nil
 			}
 			depth--
 		}
 	}
 	return nil, r.err
-}
-
-func boolU32(b bool) uint32 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // usedBytes appends, as an i64, the bytes the instance holds now plus
