@@ -23,7 +23,7 @@ const (
 	refNullFunc   = 0x70
 	refNullExtern = 0x6f
 	boundKey      = "host.memory_mb"
-	smallPages    = 256 // 16 MiB
+	smallPages    = 512 // 32 MiB
 )
 
 func opTableGrow(t uint32) []byte { return appendU32([]byte{0xfc, 15}, t) }
@@ -70,12 +70,12 @@ func boundModules() map[string][]byte {
 	// Small grows that add up: 1M entries (8 MB) at a time, forever.
 	withTable("table_grow_steps", refNullFunc, 0, loopForever(refNull(refNullFunc), i32c(1<<20), opTableGrow(0), opDrop))
 	// Tables and memory share the budget, whichever grows first (the
-	// tests run these under a 16 MiB limit): 8 MiB of table, then 9.4 MiB
-	// of memory (the plugin crashes if it got it)...
-	withTable("memory_after_table", refNullFunc, 0, refNull(refNullFunc), i32c(1<<20), opTableGrow(0), opDrop,
-		i32c(150), opMemGrow, i32c(-1), []byte{0x47, 0x04, 0x40, 0x00, 0x0b}) // i32.ne; if; unreachable; end
-	// ... and 12.5 MiB of memory, then 8 MiB of table.
-	withTable("table_after_memory", refNullFunc, 0, i32c(200), opMemGrow, opDrop, refNull(refNullFunc), i32c(1<<20), opTableGrow(0), opDrop)
+	// tests run these under a 32 MiB limit): 16 MiB of table, then 18.75
+	// MiB of memory (the plugin crashes if it got it)...
+	withTable("memory_after_table", refNullFunc, 0, refNull(refNullFunc), i32c(2<<20), opTableGrow(0), opDrop,
+		i32c(300), opMemGrow, i32c(-1), []byte{0x47, 0x04, 0x40, 0x00, 0x0b}) // i32.ne; if; unreachable; end
+	// ... and 25 MiB of memory, then 8 MiB of table.
+	withTable("table_after_memory", refNullFunc, 0, i32c(400), opMemGrow, opDrop, refNull(refNullFunc), i32c(1<<20), opTableGrow(0), opDrop)
 	// Declared, not grown: a table of 2^27-1 entries (1 GiB), the most
 	// wazero's decoder takes.
 	withTable("table_min_huge", refNullFunc, 1<<27-1)
@@ -144,11 +144,19 @@ func heapInUse() uint64 {
 // another plugin is served.
 func TestHostileTableGrowth(t *testing.T) {
 	h := newHostileEngine(t, Config{MemoryKey: boundKey})
-	// Grows that add up are checked against a 16 MiB limit: up to 128
+	// Grows that add up are checked against a 32 MiB limit: up to 128
 	// MiB, the allocations alone (fresh pages, one copy per grow) can hold
 	// GC off for over a second on a loaded machine, as growing linear
 	// memory to its limit does.
 	small := newHostileEngine(t, Config{MemoryPages: smallPages, MemoryKey: boundKey})
+	for _, h := range []*hostileEngine{h, small} {
+		// Not during an attack: its manifest cached, the well-behaved
+		// plugin would compile at its first call, which takes seconds on
+		// a loaded machine.
+		if err := h.good.Compile(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	for _, name := range []string{"table_grow_funcref", "table_grow_externref", "table_grow_steps", "table_after_memory"} {
 		t.Run(name, func(t *testing.T) {
 			h := h
@@ -188,7 +196,7 @@ func TestMemoryGrowCountsTables(t *testing.T) {
 		t.Fatalf("memory.grow past tables + memory = memory_mb must return -1: %v", err)
 	}
 	// The pooled instance keeps its table: the next call's table.grow
-	// (another 8 MiB) does not fit beside it.
+	// (another 16 MiB) does not fit beside it.
 	if _, err := callTool(t, p, "x", `{}`); code(err) != abi.CodeResourceLimit {
 		t.Fatalf("a second 64 MiB table.grow in the same instance: want resource_limit, got %v", err)
 	}
