@@ -419,8 +419,8 @@ func (g *growCheck) rewriteBody(r *reader, nParams uint32, out []byte) ([]byte, 
 	if r.err != nil {
 		return nil, r.err
 	}
-	if total > maxLocals {
-		return nil, fmt.Errorf("%w: %d locals in one function (at most %d)", errUnsupported, total, maxLocals)
+	if total+1 > maxLocals { // with the local added, as the fuel rewriter counts
+		return nil, fmt.Errorf("%w: %d locals in one function (at most %d)", errUnsupported, total, maxLocals-1)
 	}
 	decls := r.b[declStart:r.p]
 	d := uint32(total) // the added local

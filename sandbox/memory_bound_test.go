@@ -319,3 +319,39 @@ func TestBoundMemorySpecModules(t *testing.T) {
 	}
 	t.Logf("%d valid spec-test modules, %d rewritten", valid, rewritten)
 }
+
+// FuzzBoundMemory holds boundMemory to what Load needs of it: it never
+// panics, and a module wazero compiles is refused with a reason or
+// rewritten into one that compiles.
+func FuzzBoundMemory(f *testing.F) {
+	for _, m := range spectestModules(f) {
+		f.Add(m)
+	}
+	for _, m := range boundModules() {
+		f.Add(m)
+	}
+	f.Fuzz(func(t *testing.T, wasm []byte) {
+		out, err := boundMemory(wasm, smallPages<<16)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("refused without a reason")
+			}
+			return
+		}
+		// wazero allocates by declared counts before checking them: it
+		// sees only what the fuel rewriter (which Load runs next, and
+		// which checks every count) takes.
+		if _, err := instrument(wasm, fuelOptions{}); err != nil {
+			return
+		}
+		if _, err := instrument(out, fuelOptions{}); err != nil {
+			t.Fatalf("the fuel rewriter took the module but not its bounded version: %v", err)
+		}
+		if compiles(withoutNames(wasm)) != nil {
+			return // nothing is promised for an invalid module
+		}
+		if err := compiles(withoutNames(out)); err != nil {
+			t.Fatalf("the bounded module does not compile: %v", err)
+		}
+	})
+}
