@@ -218,6 +218,7 @@ func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbo
 		CacheDir:    cfg.CacheDir(),
 		ShippedDir:  cfg.PluginsDir(),
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
+		MemoryKey:   "host.memory_mb",
 		Timeout:     cfg.Host.CallTimeout.Duration,
 		PoolSize:    cfg.Host.PoolSize,
 		// A plugin's result or host request over this is refused with

@@ -68,8 +68,11 @@ type Config struct {
 	// ShippedDir is a plugins folder whose .cache (Precompile) seeds
 	// CacheDir with compiled code it lacks, verified. Empty: none.
 	ShippedDir string
-	// MemoryPages caps each instance's linear memory, in 64 KiB pages.
+	// MemoryPages caps each instance's linear memory and tables together,
+	// in 64 KiB pages (membound.go).
 	MemoryPages uint32
+	// MemoryKey names the setting behind MemoryPages in refusals.
+	MemoryKey string
 	// Timeout is the deadline of a call whose context has none sooner.
 	Timeout time.Duration
 	// MaxInput caps the input of one call, in bytes.
@@ -125,6 +128,9 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxCallsKey == "" {
 		cfg.MaxCallsKey = "MaxCalls"
+	}
+	if cfg.MemoryKey == "" {
+		cfg.MemoryKey = "sandbox.Config.MemoryPages"
 	}
 	if cfg.MaxOutput <= 0 {
 		cfg.MaxOutput = DefaultMaxOutput
@@ -295,7 +301,12 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 	e := p.eng
 	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
 	// that cannot be is refused, since nothing else would bound it.
-	code, err := instrument(wasm, fuelOptions{noLoops: e.cfg.NoLoopFuel})
+	// Memory: tables and growth count against the memory limit (membound.go).
+	bounded, err := boundMemory(wasm, uint64(e.cfg.MemoryPages)<<16)
+	if err != nil {
+		return p.boundErr(err)
+	}
+	code, err := instrument(bounded, fuelOptions{noLoops: e.cfg.NoLoopFuel})
 	if err != nil {
 		return loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", p.Name, err)
 	}
@@ -674,6 +685,9 @@ func (captureFactory) NewFunctionListener(def api.FunctionDefinition) experiment
 		return wasiListener{}
 	}
 	for _, n := range def.ExportNames() {
+		if n == limitExport {
+			return limitListener{}
+		}
 		if n == "_initialize" || n == abi.ExportDescribe || n == abi.ExportFastABI {
 			return captureListener{}
 		}

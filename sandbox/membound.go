@@ -1,0 +1,558 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Memory bound: what one instance may make the host allocate.
+//
+// wazero caps linear memory (WithMemoryLimitPages) and nothing else: a
+// table is a Go slice of 8-byte references ([]uintptr, internal/wasm/
+// table.go) that table.grow extends without limit, so a plugin with no
+// capabilities could take the host's memory 800 MB per
+// `ref.null; i32.const 100000000; table.grow`, and keep it in its pooled
+// instance. The rule is instead: everything an instance can make the host
+// allocate counts against one budget, memory_mb (Config.MemoryPages x
+// 64 KiB):
+//
+//	linear memory pages x 64 KiB + table entries x 8  <=  memory_mb
+//
+// checked where each can grow:
+//
+//   - at load (boundMemory), from the declarations: the memory's and the
+//     tables' minimums, plus what instantiation allocates per element
+//     segment entry (8 bytes, wazero keeps every segment as references)
+//     and per global (globalCost); over the budget, the load is refused
+//     with resource_limit naming the key. At most one memory (no memory64,
+//     no shared memory) and maxTables tables; every defined table's
+//     maximum is lowered to the budget, so wazero itself refuses a grow
+//     past it even if the checks below had a gap.
+//   - at table.grow: the module is rewritten so that a grow that would
+//     take the instance past the budget calls limitExport, a function the
+//     rewriter appends, whose listener (limitListener) fails the call with
+//     resource_limit naming the key and the plugin. A plain -1 would be
+//     ignored by code that does not check it, and say nothing to the
+//     user; no plugin toolchain we ship grows tables at run time.
+//   - at memory.grow, in a module with tables: a grow that would take the
+//     instance past the budget gets a delta of -1, which wazero refuses:
+//     memory.grow returns -1 as it does at the memory limit, and a Go
+//     plugin panics "out of memory" (resource_limit) as it always did.
+//
+// table.fill, table.copy and table.init only write inside a table's
+// current size (they trap out of bounds; fuel charges their length); data
+// segments stay in the compiled module, shared by all instances, and
+// active ones are copied into linear memory, which the rule counts. The
+// other per-instance costs (functions, imports) are bounded by the size of
+// the module, which the operator installs.
+//
+// The host's memory for plugins is thus at most memory_mb x max_calls per
+// plugin version (plus Extism's kernel memory, see RATIONALE.md), plus the
+// transient copy Go makes when a table or a memory grows (append).
+
+const (
+	// tableEntryBytes is what wazero stores per table entry (a uintptr).
+	tableEntryBytes = 8
+	// globalCost bounds what wazero allocates per global per instance
+	// (a *GlobalInstance of about 40 bytes, its slot and its pointer).
+	globalCost = 64
+	// maxTables caps the tables of a module (Go and AssemblyScript builds
+	// have one): the memory.grow check adds up every table's size.
+	maxTables = 16
+	// limitExport names the function the rewriter appends, which a grow
+	// past the budget calls; a module may not export the name itself.
+	limitExport = "ww_limit_exceeded"
+)
+
+// errOverBudget marks a module whose declarations alone exceed the budget.
+var errOverBudget = errors.New("over the memory limit")
+
+// boundMemory returns wasm with its tables and growth bounded by budget
+// bytes (see above), or an error: errOverBudget-wrapped when the module
+// asks for more than the budget at instantiation, errUnsupported-wrapped
+// for what the rule cannot count (several memories, memory64, shared
+// memory, too many tables).
+func boundMemory(wasm []byte, budget uint64) ([]byte, error) {
+	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
+		return nil, errNotWasm
+	}
+	var secs []section
+	r := &reader{b: wasm, p: 8}
+	for r.p < len(wasm) {
+		id := r.byte()
+		n := r.u32()
+		if r.err != nil || int(n) > len(wasm)-r.p {
+			return nil, errShort
+		}
+		secs = append(secs, section{id, wasm[r.p : r.p+int(n)]})
+		r.p += int(n)
+	}
+	find := func(id byte) int {
+		for i, s := range secs {
+			if s.id == id {
+				return i
+			}
+		}
+		return -1
+	}
+	body := func(id byte) []byte {
+		if i := find(id); i >= 0 {
+			return secs[i].body
+		}
+		return nil
+	}
+
+	var static uint64 // bytes instantiation allocates
+	nTables, nMems, nFuncImports := 0, 0, uint32(0)
+	hasMemory := false
+	addMemory := func(r *reader) error {
+		flags := r.byte()
+		min := r.u32()
+		if flags&1 != 0 {
+			r.u32()
+		}
+		switch {
+		case r.err != nil:
+			return r.err
+		case flags > 1:
+			return fmt.Errorf("%w: memory limits flags 0x%02x (shared memory or memory64)", errUnsupported, flags)
+		}
+		nMems++
+		hasMemory = true
+		static += uint64(min) << 16
+		return nil
+	}
+	// Imports: functions are counted for the index of the appended
+	// function; imported tables and memories count like defined ones.
+	if b := body(2); b != nil {
+		ir := &reader{b: b}
+		n := ir.u32()
+		for k := uint32(0); k < n && ir.err == nil; k++ {
+			ir.name()
+			ir.name()
+			switch kind := ir.byte(); kind {
+			case 0:
+				ir.u32()
+				nFuncImports++
+			case 1:
+				if err := refType(ir.byte()); err != nil && ir.err == nil {
+					return nil, err
+				}
+				flags := ir.byte()
+				min := ir.u32()
+				if flags&1 != 0 {
+					ir.u32()
+				}
+				nTables++
+				static += uint64(min) * tableEntryBytes
+			case 2:
+				if err := addMemory(ir); err != nil {
+					return nil, err
+				}
+			case 3:
+				ir.byte()
+				ir.byte()
+				static += globalCost
+			default:
+				return nil, fmt.Errorf("%w: import kind %d", errUnsupported, kind)
+			}
+		}
+		if ir.err != nil {
+			return nil, fmt.Errorf("import section: %w", ir.err)
+		}
+	}
+	// Tables: each maximum lowered to the budget (flags 1: min and max).
+	if i := find(4); i >= 0 {
+		tr := &reader{b: secs[i].body}
+		n := tr.u32()
+		out := appendU32(nil, n)
+		maxEntries := uint32(min(budget/tableEntryBytes, 1<<32-1))
+		for k := uint32(0); k < n && tr.err == nil; k++ {
+			t := tr.byte()
+			if err := refType(t); err != nil && tr.err == nil {
+				return nil, err
+			}
+			flags := tr.byte()
+			lo := tr.u32()
+			hi := uint32(1<<32 - 1)
+			if flags&1 != 0 {
+				hi = tr.u32()
+			}
+			if flags > 1 && tr.err == nil {
+				return nil, fmt.Errorf("%w: table limits flags 0x%02x", errUnsupported, flags)
+			}
+			nTables++
+			static += uint64(lo) * tableEntryBytes
+			out = append(out, t, 1)
+			out = appendU32(out, lo)
+			out = appendU32(out, max(lo, min(hi, maxEntries)))
+		}
+		if tr.err != nil {
+			return nil, fmt.Errorf("table section: %w", tr.err)
+		}
+		secs[i].body = out
+	}
+	if b := body(5); b != nil {
+		mr := &reader{b: b}
+		n := mr.u32()
+		for k := uint32(0); k < n && mr.err == nil; k++ {
+			if err := addMemory(mr); err != nil {
+				return nil, err
+			}
+		}
+		if mr.err != nil {
+			return nil, fmt.Errorf("memory section: %w", mr.err)
+		}
+	}
+	switch {
+	case nMems > 1:
+		return nil, fmt.Errorf("%w: %d memories", errUnsupported, nMems)
+	case nTables > maxTables:
+		return nil, fmt.Errorf("%w: %d tables (at most %d)", errUnsupported, nTables, maxTables)
+	}
+	if b := body(6); b != nil {
+		gr := &reader{b: b}
+		static += uint64(gr.u32()) * globalCost
+	}
+	if b := body(9); b != nil {
+		n, err := elemEntries(b)
+		if err != nil {
+			return nil, fmt.Errorf("element section: %w", err)
+		}
+		static += n * tableEntryBytes
+	}
+	if b := body(7); b != nil {
+		er := &reader{b: b}
+		n := er.u32()
+		for k := uint32(0); k < n && er.err == nil; k++ {
+			if er.name() == limitExport {
+				return nil, fmt.Errorf("%w: the module exports %s itself, which only the rewriter may add", errUnsupported, limitExport)
+			}
+			er.byte()
+			er.u32()
+		}
+		if er.err != nil {
+			return nil, fmt.Errorf("export section: %w", er.err)
+		}
+	}
+	if static > budget {
+		return nil, fmt.Errorf("%w: its declarations (memory, tables, element segments, globals) take %d MiB at instantiation", errOverBudget, (static+1<<20-1)>>20)
+	}
+	if nTables == 0 || find(10) < 0 {
+		return rebuild(wasm[:8], secs), nil // nothing can grow a table
+	}
+
+	// Code: a check before every table.grow and memory.grow.
+	params, err := readTypes(body(1))
+	if err != nil {
+		return nil, fmt.Errorf("type section: %w", err)
+	}
+	var types []uint32
+	if b := body(3); b != nil {
+		fr := &reader{b: b}
+		n := fr.u32()
+		for k := uint32(0); k < n && fr.err == nil; k++ {
+			types = append(types, fr.u32())
+		}
+		if fr.err != nil {
+			return nil, fmt.Errorf("function section: %w", fr.err)
+		}
+	}
+	g := &growCheck{budget: budget, tables: uint32(nTables), memory: hasMemory, limit: nFuncImports + uint32(len(types))}
+	ci := find(10)
+	code, err := g.rewriteCode(secs[ci].body, types, params)
+	if err != nil {
+		return nil, fmt.Errorf("code section: %w", err)
+	}
+	secs[ci].body = code
+	if !g.grows {
+		return rebuild(wasm[:8], secs), nil
+	}
+
+	// The appended function: () -> (), body unreachable (its listener
+	// fails the call first), exported as limitExport.
+	limitType := uint32(len(params))
+	secs = ensureSection(secs, 1)
+	secs = ensureSection(secs, 3)
+	secs = ensureSection(secs, 7)
+	for i := range secs {
+		s := &secs[i]
+		switch s.id {
+		case 1:
+			s.body = appendVec(s.body, leb32Len(s.body), limitType+1, []byte{0x60, 0x00, 0x00})
+		case 3:
+			s.body = appendVec(s.body, leb32Len(s.body), uint32(len(types))+1, appendU32(nil, limitType))
+		case 7:
+			cnt := (&reader{b: s.body}).u32()
+			exp := append(appendName(nil, limitExport), 0x00)
+			s.body = appendVec(s.body, leb32Len(s.body), cnt+1, appendU32(exp, g.limit))
+		case 10:
+			s.body = appendVec(s.body, leb32Len(s.body), uint32(len(types))+1, []byte{3, 0, 0x00, 0x0b})
+		}
+	}
+	return rebuild(wasm[:8], secs), nil
+}
+
+// elemEntries counts the entries of every element segment.
+func elemEntries(b []byte) (uint64, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	var total uint64
+	for k := uint32(0); k < n && r.err == nil; k++ {
+		flags := r.u32()
+		if flags > 7 {
+			return 0, fmt.Errorf("element segment flags %d", flags)
+		}
+		if flags == 2 || flags == 6 {
+			r.u32()
+		}
+		if flags&1 == 0 {
+			if _, err := rewriteExpr(r, func(f uint32) uint32 { return f }); err != nil {
+				return 0, err
+			}
+		}
+		if flags&3 != 0 { // elemkind 0, or a reftype (flags&4)
+			if k := r.byte(); flags&4 != 0 && r.err == nil {
+				if err := refType(k); err != nil {
+					return 0, err
+				}
+			}
+		}
+		cnt := r.u32()
+		total += uint64(cnt)
+		for j := uint32(0); j < cnt && r.err == nil; j++ {
+			if flags&4 == 0 {
+				r.u32()
+			} else if _, err := rewriteExpr(r, func(f uint32) uint32 { return f }); err != nil {
+				return 0, err
+			}
+		}
+	}
+	return total, r.err
+}
+
+// ensureSection inserts an empty vector section id in canonical order when
+// secs has none.
+func ensureSection(secs []section, id byte) []section {
+	pos := len(secs)
+	for i, s := range secs {
+		if s.id == id {
+			return secs
+		}
+		if s.id != 0 && sectionRank(s.id) > sectionRank(id) && pos == len(secs) {
+			pos = i
+		}
+	}
+	return append(secs[:pos], append([]section{{id, []byte{0}}}, secs[pos:]...)...)
+}
+
+func rebuild(header []byte, secs []section) []byte {
+	size := len(header)
+	for _, s := range secs {
+		size += 6 + len(s.body)
+	}
+	out := append(make([]byte, 0, size), header...)
+	for _, s := range secs {
+		out = append(out, s.id)
+		out = appendU32(out, uint32(len(s.body)))
+		out = append(out, s.body...)
+	}
+	return out
+}
+
+// growCheck inserts the budget checks before table.grow and memory.grow.
+type growCheck struct {
+	budget uint64
+	tables uint32 // tables in the index space (imported and defined)
+	memory bool   // whether memory 0 exists
+	limit  uint32 // index of the appended limit function
+	grows  bool   // whether a table.grow was seen (the function is needed)
+}
+
+func (g *growCheck) rewriteCode(b []byte, types, params []uint32) ([]byte, error) {
+	r := &reader{b: b}
+	n := r.u32()
+	if r.err == nil && int(n) != len(types) {
+		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(types))
+	}
+	out := appendU32(make([]byte, 0, len(b)+len(b)/8), n)
+	var f []byte // one function's rewritten body, its buffer reused
+	for k := uint32(0); k < n && r.err == nil; k++ {
+		size := r.u32()
+		if r.err != nil || int(size) > len(b)-r.p {
+			return nil, errShort
+		}
+		end := r.p + int(size)
+		if types[k] >= uint32(len(params)) {
+			return nil, fmt.Errorf("function %d has type %d, out of range", k, types[k])
+		}
+		fr := &reader{b: b[:end], p: r.p}
+		var err error
+		f, err = g.rewriteBody(fr, params[types[k]], f[:0])
+		if err != nil {
+			return nil, fmt.Errorf("function %d: %w", k, err)
+		}
+		out = appendU32(out, uint32(len(f)))
+		out = append(out, f...)
+		r.p = end
+	}
+	return out, r.err
+}
+
+// rewriteBody appends to out one function's body (locals and
+// instructions) with a check before each grow; the delta is kept in one
+// added i32 local.
+func (g *growCheck) rewriteBody(r *reader, nParams uint32, out []byte) ([]byte, error) {
+	nDecl := r.u32()
+	declStart := r.p
+	total := uint64(nParams)
+	for j := uint32(0); j < nDecl && r.err == nil; j++ {
+		total += uint64(r.u32())
+		r.byte()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	if total+1 > maxLocals { // with the local added, as the fuel rewriter counts
+		return nil, fmt.Errorf("%w: %d locals in one function (at most %d)", errUnsupported, total, maxLocals-1)
+	}
+	decls := r.b[declStart:r.p]
+	d := uint32(total) // the added local
+	// The instructions are copied after a placeholder for the local
+	// declarations, which grow by one if a grow is seen.
+	base := len(out)
+	out = appendU32(out, nDecl+1)
+	out = append(out, decls...)
+	out = append(out, 0x01, 0x7f)
+	head := len(out)
+	code := out
+	used := false
+	depth := 0
+	for r.err == nil {
+		op := r.byte()
+		if r.err != nil {
+			break
+		}
+		switch {
+		case op == 0x40: // memory.grow
+			used = true
+			code = g.memoryGrow(code, d)
+		case op == 0xfc:
+			save := r.p
+			if r.u32() == 15 { // table.grow
+				used = true
+				g.grows = true
+				code = g.tableGrow(code, d)
+			}
+			r.p = save
+		}
+		var err error
+		if code, err = copyInstr(r, op, code, func(f uint32) uint32 { return f }); err != nil {
+			return nil, err
+		}
+		switch op {
+		case 0x02, 0x03, 0x04:
+			depth++
+		case 0x0b:
+			if depth == 0 {
+				if used {
+					return code, nil
+				}
+				// No grow: the declarations as they were.
+				decl := appendU32(nil, nDecl)
+				start := base
+				n := copy(code[start:], decl)
+				n += copy(code[start+n:], decls)
+				n += copy(code[start+n:], code[head:])
+				return code[:start+n], nil
+			}
+			depth--
+		}
+	}
+	return nil, r.err
+}
+
+// usedBytes appends, as an i64, the bytes the instance holds now plus
+// delta (in local d) entries of tables (entryBytes 8) or pages of memory
+// (entryBytes 65536): every table's size x 8 plus memory 0's size x 64 KiB.
+func (g *growCheck) usedBytes(b []byte, d uint32, deltaShift byte) []byte {
+	b = append(b, 0x20) // local.get d
+	b = appendU32(b, d)
+	b = append(b, 0xad, 0x42, deltaShift, 0x86) // i64.extend_i32_u; i64.const shift; i64.shl
+	for t := uint32(0); t < g.tables; t++ {
+		b = append(b, 0xfc, 16) // table.size t
+		b = appendU32(b, t)
+		b = append(b, 0xad, 0x42, 3, 0x86, 0x7c) // extend; << 3; i64.add
+	}
+	if g.memory {
+		b = append(b, 0x3f, 0x00, 0xad, 0x42, 16, 0x86, 0x7c) // memory.size; extend; << 16; i64.add
+	}
+	b = append(b, 0x42) // i64.const budget
+	b = appendSLEB64(b, int64(g.budget))
+	return append(b, 0x56) // i64.gt_u
+}
+
+// tableGrow: [ref delta] -> [ref delta], calling the limit function first
+// when the grow would pass the budget.
+func (g *growCheck) tableGrow(b []byte, d uint32) []byte {
+	b = append(b, 0x22) // local.tee d
+	b = appendU32(b, d)
+	b = g.usedBytes(b, d, 3)
+	b = append(b, 0x04, 0x40, 0x10) // if; call limit; end
+	b = appendU32(b, g.limit)
+	return append(b, 0x0b)
+}
+
+// memoryGrow: [delta] -> [delta or -1 when the grow would pass the budget].
+func (g *growCheck) memoryGrow(b []byte, d uint32) []byte {
+	b = append(b, 0x21) // local.set d
+	b = appendU32(b, d)
+	b = append(b, 0x41, 0x7f, 0x20) // i32.const -1; local.get d
+	b = appendU32(b, d)
+	b = g.usedBytes(b, d, 16)
+	return append(b, 0x1b) // select
+}
+
+// limitListener fails the call that reached the limit function.
+type limitListener struct{}
+
+func (limitListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	name, limit, key := "?", uint32(0), "memory_mb"
+	if inst := instanceFrom(ctx); inst != nil {
+		c := inst.p.eng.cfg
+		name, limit, key = inst.p.Name, c.MemoryPages/16, c.MemoryKey
+	}
+	panic(abi.Errorf(abi.CodeResourceLimit, "plugin %s: a table.grow would take its instance past the %d MiB memory limit (%s, which counts linear memory and tables); the instance was discarded: have the plugin use less, or raise %s", name, limit, key, key))
+}
+func (limitListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+func (limitListener) Abort(context.Context, api.Module, api.FunctionDefinition, error)    {}
+
+// boundErr is the refusal of a module boundMemory refused.
+func (p *Plugin) boundErr(err error) error {
+	c := p.eng.cfg
+	switch {
+	case errors.Is(err, errOverBudget):
+		return loadErr(abi.CodeResourceLimit, "plugin %s: %v, over the %d MiB memory limit (%s, which counts linear memory and tables): have the plugin declare less, or raise %s", p.Name, err, c.MemoryPages/16, c.MemoryKey, c.MemoryKey)
+	case errors.Is(err, errUnsupported):
+		return loadErr(abi.CodeRefused, "plugin %s cannot be run within a memory limit: %v: build it without that feature (wasmwright runs WebAssembly 2.0 with one 32-bit memory and at most %d tables)", p.Name, err, maxTables)
+	}
+	return loadErr(abi.CodeInputInvalid, "plugin %s: malformed wasm: %v", p.Name, err)
+}
+
+// appendSLEB64 appends v as a signed LEB128 (an i64.const immediate).
+func appendSLEB64(b []byte, v int64) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
