@@ -1,0 +1,315 @@
+package main
+
+import (
+	"html"
+	"strings"
+	"unicode/utf8"
+)
+
+// How much a page may hold and still be a wall. Walls say one thing and
+// link to little (the 24 walls of the shared corpus: at most 917 visible
+// runes once hidden elements are left out, and 4 links; a multilingual
+// branded error page, 2,860 runes); a page past either is a page of its
+// own, whatever scripts it loads.
+const (
+	wallMaxText  = 3000 // visible runes
+	wallMaxLinks = 20   // <a href> elements
+)
+
+// docFacts is what one pass over a document finds: the title, the visible
+// text, how much the page holds, and the markup a rule may search, split
+// into what is built (elements outside scripts) and what is script.
+type docFacts struct {
+	title     string
+	text      strings.Builder // visible text, whitespace collapsed, up to wallMaxText+1 runes
+	textRunes int             // visible runes, counted up to where reading stopped
+	links     int             // <a href>
+	fields    int             // inputs a person types into or picks from
+	srcs      int             // <script src>
+	sheets    int             // <link rel=stylesheet>
+	elements  int             // start tags, scripts left out
+	built     strings.Builder // the start tags outside scripts, and iframe fallback content
+	script    strings.Builder // inline scripts, and the start tags of scripts (src, id)
+	// rich is set when the page holds more than any wall
+	// (wallMaxText, wallMaxLinks): reading stopped there.
+	rich bool
+}
+
+// rawTextElems hold text that is not markup; their content is skipped
+// whole (script content goes to the script haystack, iframe fallback to the
+// built one). None of it is visible in a browser that runs scripts.
+var rawTextElems = map[string]bool{"script": true, "style": true, "noscript": true, "template": true, "iframe": true, "xmp": true, "noembed": true, "noframes": true, "title": true}
+
+// voidElems never have content, so hiding one hides nothing after it.
+var voidElems = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+
+// readDoc reads doc once, front to back, and stops as soon as the page is
+// rich (holds more text or links than any wall): cost is at most linear in
+// the document, and for an ordinary page it is the cost of its first few
+// thousand words. With withText false the visible text is not collected
+// (the host gave the rendered text); the rest is.
+func readDoc(doc string, withText bool) *docFacts {
+	f := &docFacts{}
+	hidden, depth := "", 0 // the element that hides its content (display:none, hidden), and its nesting
+	for i := 0; i < len(doc); {
+		if f.links > wallMaxLinks || f.textRunes > wallMaxText {
+			f.rich = true
+			return f
+		}
+		j := strings.IndexByte(doc[i:], '<')
+		if j < 0 {
+			j = len(doc) - i
+		}
+		if j > 0 {
+			if withText && hidden == "" {
+				f.addText(doc[i : i+j])
+			}
+			i += j
+			continue
+		}
+		// doc[i] == '<'
+		rest := doc[i:]
+		switch {
+		case strings.HasPrefix(rest, "<!--"):
+			e := strings.Index(rest[4:], "-->")
+			if e < 0 {
+				return f
+			}
+			i += 4 + e + 3
+			continue
+		case len(rest) > 1 && (rest[1] == '!' || rest[1] == '?'):
+			i += tagEnd(rest)
+			continue
+		case len(rest) > 1 && rest[1] == '/':
+			n := tagEnd(rest)
+			if hidden != "" && tagName(rest[2:n]) == hidden {
+				if depth--; depth == 0 {
+					hidden = ""
+				}
+			}
+			i += n
+			continue
+		case len(rest) < 2 || !isLetter(rest[1]):
+			if withText && hidden == "" {
+				f.addText("<")
+			}
+			i++
+			continue
+		}
+		n := tagEnd(rest)
+		tag := rest[:n]
+		name := tagName(tag[1:])
+		i += n
+		if name == "script" {
+			f.script.WriteString(tag)
+			f.script.WriteByte('\n')
+			if attrValue(tag, "src") != "" {
+				f.srcs++
+			}
+			end, closeAt := closing(doc, i, "</script")
+			f.script.WriteString(doc[i:closeAt])
+			f.script.WriteByte('\n')
+			i = end
+			continue
+		}
+		f.elements++
+		f.built.WriteString(tag)
+		f.built.WriteByte('\n')
+		switch name {
+		case "a":
+			if attrValue(tag, "href") != "" {
+				f.links++
+			}
+		case "link":
+			if strings.Contains(asciiLower(attrValue(tag, "rel")), "stylesheet") {
+				f.sheets++
+			}
+		case "input":
+			switch asciiLower(attrValue(tag, "type")) {
+			case "hidden", "submit", "button", "image", "reset", "checkbox", "radio":
+			default:
+				f.fields++
+			}
+		case "select", "textarea":
+			f.fields++
+		}
+		if rawTextElems[name] {
+			end, closeAt := closing(doc, i, "</"+name)
+			switch name {
+			case "title":
+				if f.title == "" {
+					f.title = collapse(html.UnescapeString(doc[i:closeAt]))
+				}
+			case "iframe":
+				f.built.WriteString(doc[i:closeAt])
+				f.built.WriteByte('\n')
+			}
+			i = end
+			continue
+		}
+		if voidElems[name] || strings.HasSuffix(tag, "/>") {
+			continue
+		}
+		switch {
+		case hidden == name:
+			depth++
+		case hidden == "" && hides(tag):
+			hidden, depth = name, 1
+		}
+	}
+	return f
+}
+
+// addText adds a run of character data to the visible text: entities
+// decoded, whitespace collapsed, runes counted (past what is kept).
+func (f *docFacts) addText(s string) {
+	if strings.IndexByte(s, '&') >= 0 {
+		s = html.UnescapeString(s)
+	}
+	space := f.text.Len() > 0
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		if isSpace(r) {
+			space = f.text.Len() > 0
+			s = s[size:]
+			continue
+		}
+		if f.textRunes <= wallMaxText {
+			if space {
+				f.text.WriteByte(' ')
+			}
+			f.text.WriteString(s[:size])
+		}
+		space = false
+		f.textRunes++
+		s = s[size:]
+	}
+	if space && f.textRunes <= wallMaxText {
+		f.text.WriteByte(' ')
+	}
+}
+
+func isSpace(r rune) bool {
+	return r == ' ' || r == '\n' || r == '\t' || r == '\r' || r == '\f' || r == 0xa0
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// collapse joins s's words with single spaces.
+func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// countRunes counts the non-space runes of a rendered text, stopping past
+// limit: a page's size is known from its first limit words.
+func countRunes(s string, limit int) int {
+	n := 0
+	for _, r := range s {
+		if !isSpace(r) {
+			if n++; n > limit {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// tagEnd is the length of the tag at the start of s (through its '>'),
+// quoted attribute values skipped, or len(s) when it does not end.
+func tagEnd(s string) int {
+	var quote byte
+	for k := 1; k < len(s); k++ {
+		c := s[k]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			// A quote opens a value only after '='.
+			if s[k-1] == '=' || s[k-1] == ' ' && k > 1 && s[k-2] == '=' {
+				quote = c
+			}
+		case c == '>':
+			return k + 1
+		}
+	}
+	return len(s)
+}
+
+// tagName is the lower-cased name at the start of t (after '<' or '</').
+func tagName(t string) string {
+	j := 0
+	for j < len(t) && (isLetter(t[j]) || j > 0 && t[j] >= '0' && t[j] <= '9' || j > 0 && t[j] == '-') {
+		j++
+	}
+	return asciiLower(t[:j])
+}
+
+// closing finds the end tag that starts with prefix (case-insensitive, as
+// "</script") at or after i: it returns the index past it and where it
+// starts, or len(doc) twice.
+func closing(doc string, i int, prefix string) (end, at int) {
+	for i < len(doc) {
+		k := strings.Index(doc[i:], "</")
+		if k < 0 {
+			break
+		}
+		i += k
+		if hasPrefixFold(doc[i:], prefix) {
+			return i + tagEnd(doc[i:]), i
+		}
+		i += 2
+	}
+	return len(doc), len(doc)
+}
+
+// attrValue is the value of attribute name (lower-case) in a start tag, or
+// "" (also for an attribute without a value).
+func attrValue(tag, name string) string {
+	for k := 1; k+len(name) < len(tag); k++ {
+		if !hasPrefixFold(tag[k:], name) {
+			continue
+		}
+		if c := tag[k-1]; !(c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '/') {
+			continue
+		}
+		v := strings.TrimLeft(tag[k+len(name):], " \t\n\r")
+		if !strings.HasPrefix(v, "=") {
+			continue
+		}
+		v = strings.TrimLeft(v[1:], " \t\n\r")
+		if v == "" {
+			return ""
+		}
+		if q := v[0]; q == '"' || q == '\'' {
+			if e := strings.IndexByte(v[1:], q); e >= 0 {
+				return v[1 : 1+e]
+			}
+			return v[1:]
+		}
+		e := strings.IndexAny(v, " \t\n\r>")
+		if e < 0 {
+			e = len(v)
+		}
+		return v[:e]
+	}
+	return ""
+}
+
+// hides reports a start tag whose element shows nothing: the hidden
+// attribute, or an inline style with display: none.
+func hides(tag string) bool {
+	if s := attrValue(tag, "style"); s != "" {
+		s = strings.ReplaceAll(asciiLower(s), " ", "")
+		if strings.Contains(s, "display:none") {
+			return true
+		}
+	}
+	for k := 1; k+6 < len(tag); k++ {
+		if hasPrefixFold(tag[k:], "hidden") && (tag[k-1] == ' ' || tag[k-1] == '\t' || tag[k-1] == '\n') {
+			if c := tag[k+6]; c == ' ' || c == '>' || c == '/' || c == '=' || c == '\t' || c == '\n' {
+				return true
+			}
+		}
+	}
+	return false
+}
