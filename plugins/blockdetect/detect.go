@@ -17,10 +17,9 @@ type page struct {
 	// text, else the document's), as a person would read them.
 	shownText string
 	textRunes int
-	// hay holds each place's haystack (shown, built, script) and found
-	// where each registered needle of that place first occurs in it;
-	// both are filled only for a page that could be a wall.
-	hay   [nPlaces]string
+	// found holds, per place, where each registered needle of that place
+	// first occurs: in shownText for shown, in the document for built and
+	// script. It is filled only for a page that could be a wall.
 	found [nPlaces]map[string]int
 }
 
@@ -68,11 +67,10 @@ func newPage(status int, headers map[string]string, title, text, doc string) *pa
 	}
 	if p.little() {
 		p.shownText = p.title + "\n" + text
-		p.hay = [nPlaces]string{p.shownText, p.doc.built.String(), p.doc.script.String()}
 		t := tables()
-		for at := place(0); at < nPlaces; at++ {
-			p.found[at] = t[at].scan(p.hay[at])
-		}
+		p.found[shown] = t[shown].scan(p.shownText)
+		p.found[built] = t[built].scanSpans(doc, p.doc.built)
+		p.found[script] = t[script].scanSpans(doc, p.doc.script)
 	}
 	return p
 }
@@ -91,7 +89,7 @@ func (p *page) little() bool {
 // element tree to fill) is not one.
 func (p *page) stub() bool {
 	d := p.doc
-	return p.little() && p.textRunes < 40 && d.links <= 2 && d.fields == 0 && d.sheets == 0 && d.srcs <= 4 && d.elements <= 40
+	return p.little() && p.textRunes < stubMaxText && d.links <= 2 && d.fields == 0 && d.sheets == 0 && d.srcs <= 4 && d.elements <= 40
 }
 
 // has returns the first of ns found in its place, as found, or "".
@@ -102,18 +100,45 @@ func (p *page) has(ns needles) string {
 	}
 	for _, n := range ns.list {
 		if i, ok := f[n]; ok {
-			return p.hay[ns.at][i : i+len(n)]
+			if ns.at == shown {
+				return p.shownText[i : i+len(n)]
+			}
+			return p.html[i : i+len(n)]
 		}
 	}
 	return ""
 }
 
-// re returns the first match of r in the haystack of place at.
-func (p *page) re(at place, r *regexp.Regexp) string {
-	if p.found[at] == nil {
-		return ""
+// spans are the parts of the document that make place at (built, script).
+func (p *page) spans(at place) []span {
+	if at == built {
+		return p.doc.built
 	}
-	return r.FindString(p.hay[at])
+	return p.doc.script
+}
+
+// re returns the first match of r in place at, or "".
+func (p *page) re(at place, r *regexp.Regexp) string {
+	if m := p.reSub(at, r); m != nil {
+		return m[0]
+	}
+	return ""
+}
+
+// reSub returns the first match of r in place at with its groups, or nil.
+func (p *page) reSub(at place, r *regexp.Regexp) []string {
+	if p.found[at] == nil {
+		return nil
+	}
+	if at == shown {
+		return r.FindStringSubmatch(p.shownText)
+	}
+	for _, s := range p.spans(at) {
+		if m := r.FindStringSubmatch(p.html[s.lo:s.hi]); m != nil {
+			return m
+		}
+	}
+	return nil
 }
 
 func (p *page) header(k string) string { return p.headers[k] }
@@ -235,7 +260,7 @@ var cfBlockCodes = map[string]bool{"1005": true, "1006": true, "1007": true, "10
 // hCaptcha or Turnstile box to tick; managed and non-interactive pass by
 // themselves), else a captcha path or form.
 func cfKind(p *page) string {
-	if m := reCFType.FindStringSubmatch(p.hay[script]); m != nil {
+	if m := p.reSub(script, reCFType); m != nil {
 		if m[1] == "interactive" {
 			return kindCaptcha
 		}

@@ -14,6 +14,10 @@ import (
 const (
 	wallMaxText  = 3000 // visible runes
 	wallMaxLinks = 20   // <a href> elements
+	// A stub shows at most a line ("Please enable JS and disable any ad
+	// blocker"): below this many visible runes, a page whose only other
+	// content is a vendor's script is that vendor's challenge.
+	stubMaxText = 80
 )
 
 // docFacts is what one pass over a document finds: the title, the visible
@@ -28,8 +32,11 @@ type docFacts struct {
 	srcs      int             // <script src>
 	sheets    int             // <link rel=stylesheet>
 	elements  int             // start tags, scripts left out
-	built     strings.Builder // the start tags outside scripts, and iframe fallback content
-	script    strings.Builder // inline scripts, and the start tags of scripts (src, id)
+	// Where the markup a rule may search lies in the document, as spans
+	// (not copies: a document may be megabytes of markup):
+	built  []span // the tags outside scripts, and iframe fallback content
+	script []span // inline scripts, and the start tags of scripts (src, id)
+	doc    string
 	// rich is set when the page holds more than any wall
 	// (wallMaxText, wallMaxLinks): reading stopped there.
 	rich bool
@@ -49,7 +56,7 @@ var voidElems = map[string]bool{"area": true, "base": true, "br": true, "col": t
 // thousand words. With withText false the visible text is not collected
 // (the host gave the rendered text); the rest is.
 func readDoc(doc string, withText bool) *docFacts {
-	f := &docFacts{}
+	f := &docFacts{doc: doc}
 	hidden, depth := "", 0 // the element that hides its content (display:none, hidden), and its nesting
 	for i := 0; i < len(doc); {
 		if f.links > wallMaxLinks || f.textRunes > wallMaxText {
@@ -87,6 +94,9 @@ func readDoc(doc string, withText bool) *docFacts {
 					hidden = ""
 				}
 			}
+			// End tags carry no marker; kept in the built spans, they join
+			// a run of markup into one span.
+			f.built = addSpan(doc, f.built, i, i+n)
 			i += n
 			continue
 		case len(rest) < 2 || !isLetter(rest[1]):
@@ -101,20 +111,16 @@ func readDoc(doc string, withText bool) *docFacts {
 		name := tagName(tag[1:])
 		i += n
 		if name == "script" {
-			f.script.WriteString(tag)
-			f.script.WriteByte('\n')
 			if attrValue(tag, "src") != "" {
 				f.srcs++
 			}
 			end, closeAt := closing(doc, i, "</script")
-			f.script.WriteString(doc[i:closeAt])
-			f.script.WriteByte('\n')
+			f.script = addSpan(doc, f.script, i-n, closeAt)
 			i = end
 			continue
 		}
 		f.elements++
-		f.built.WriteString(tag)
-		f.built.WriteByte('\n')
+		f.built = addSpan(doc, f.built, i-n, i)
 		switch name {
 		case "a":
 			if attrValue(tag, "href") != "" {
@@ -141,8 +147,7 @@ func readDoc(doc string, withText bool) *docFacts {
 					f.title = collapse(html.UnescapeString(doc[i:closeAt]))
 				}
 			case "iframe":
-				f.built.WriteString(doc[i:closeAt])
-				f.built.WriteByte('\n')
+				f.built = addSpan(doc, f.built, i, closeAt)
 			}
 			i = end
 			continue
@@ -158,6 +163,30 @@ func readDoc(doc string, withText bool) *docFacts {
 		}
 	}
 	return f
+}
+
+// span is a part of the document, doc[lo:hi].
+type span struct{ lo, hi int }
+
+// addSpan appends doc[lo:hi] to spans, joined to the last span when only a
+// little white space lies between them (adjacent tags), so a run of markup
+// is one span whatever its number of tags.
+func addSpan(doc string, spans []span, lo, hi int) []span {
+	if n := len(spans); n > 0 && lo-spans[n-1].hi <= 16 && strings.TrimSpace(doc[spans[n-1].hi:lo]) == "" {
+		spans[n-1].hi = hi
+		return spans
+	}
+	return append(spans, span{lo, hi})
+}
+
+// joined is the text of spans, one a line (for tests and messages).
+func (f *docFacts) joined(spans []span) string {
+	var b strings.Builder
+	for _, s := range spans {
+		b.WriteString(f.doc[s.lo:s.hi])
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // addText adds a run of character data to the visible text: entities

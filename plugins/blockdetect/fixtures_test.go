@@ -134,15 +134,15 @@ func TestDocumentReading(t *testing.T) {
 	if f.title != "T & U" || f.text.String() != "Visible & counted after link" || f.links != 1 || f.fields != 1 || f.srcs != 1 || f.rich {
 		t.Fatalf("title %q text %q links %d fields %d srcs %d rich %v", f.title, f.text.String(), f.links, f.fields, f.srcs, f.rich)
 	}
-	if !strings.Contains(f.built.String(), `<form id="challenge-form"`) || strings.Contains(f.built.String(), "px-captcha") || !strings.Contains(f.built.String(), "fallback") {
-		t.Fatalf("built: %s", f.built.String())
+	if !strings.Contains(f.joined(f.built), `<form id="challenge-form"`) || strings.Contains(f.joined(f.built), "px-captcha") || !strings.Contains(f.joined(f.built), "fallback") {
+		t.Fatalf("built: %s", f.joined(f.built))
 	}
-	if !strings.Contains(f.script.String(), "px-captcha") || !strings.Contains(f.script.String(), `src="/a.js"`) {
-		t.Fatalf("script: %s", f.script.String())
+	if !strings.Contains(f.joined(f.script), "px-captcha") || !strings.Contains(f.joined(f.script), `src="/a.js"`) {
+		t.Fatalf("script: %s", f.joined(f.script))
 	}
 	// A page with more text than any wall stops the reading early.
 	long := "<p>" + strings.Repeat("word ", wallMaxText+10) + "</p><script>window._cf_chl_opt={}</script>"
-	if f := readDoc(long, true); !f.rich || strings.Contains(f.script.String(), "_cf_chl_opt") {
+	if f := readDoc(long, true); !f.rich || strings.Contains(f.joined(f.script), "_cf_chl_opt") {
 		t.Fatalf("a long page was read whole: rich %v", f.rich)
 	}
 }

@@ -118,6 +118,31 @@ func (t *needleTable) scan(h string) map[string]int {
 	return found
 }
 
+// scanSpans is scan over the spans of doc: offsets are doc's; a needle is
+// found only whole inside one span.
+func (t *needleTable) scanSpans(doc string, spans []span) map[string]int {
+	found := map[string]int{}
+	if len(t.grp) == 0 {
+		return found
+	}
+	idx := t.idx
+	for _, s := range spans {
+		h := doc[:s.hi]
+		for i := s.lo; i+1 < s.hi; i++ {
+			g := idx[uint16(h[i])<<8|uint16(h[i+1])]
+			if g == 0 {
+				continue
+			}
+			for _, n := range t.grp[g-1] {
+				if _, ok := found[n]; !ok && strings.HasPrefix(h[i:], n) {
+					found[n] = i
+				}
+			}
+		}
+	}
+	return found
+}
+
 func lowerByte(c byte) byte {
 	if c >= 'A' && c <= 'Z' {
 		return c + 32
