@@ -17,9 +17,13 @@ type page struct {
 	// text, else the document's), as a person would read them.
 	shownText string
 	textRunes int
+	// searchable is set for a page that could be a wall (page.little):
+	// only then are its places searched.
+	searchable bool
 	// found holds, per place, where each registered needle of that place
 	// first occurs: in shownText for shown, in the document for built and
-	// script. It is filled only for a page that could be a wall.
+	// script. A place is searched when a rule first asks about it: most
+	// pages that hold little never have their scripts searched.
 	found [nPlaces]map[string]int
 }
 
@@ -67,10 +71,7 @@ func newPage(status int, headers map[string]string, title, text, doc string) *pa
 	}
 	if p.little() {
 		p.shownText = p.title + "\n" + text
-		t := tables()
-		p.found[shown] = t[shown].scan(p.shownText)
-		p.found[built] = t[built].scanSpans(doc, p.doc.built)
-		p.found[script] = t[script].scanSpans(doc, p.doc.script)
+		p.searchable = true
 	}
 	return p
 }
@@ -92,9 +93,26 @@ func (p *page) stub() bool {
 	return p.little() && p.textRunes < stubMaxText && d.links <= 2 && d.fields == 0 && d.sheets == 0 && d.srcs <= 4 && d.elements <= 40
 }
 
+// where is where the needles of place at first occur, searching the place
+// on first use; nil for a page that cannot be a wall.
+func (p *page) where(at place) map[string]int {
+	if !p.searchable {
+		return nil
+	}
+	if p.found[at] == nil {
+		t := tables()
+		if at == shown {
+			p.found[at] = t[at].scan(p.shownText)
+		} else {
+			p.found[at] = t[at].scanSpans(p.html, p.spans(at))
+		}
+	}
+	return p.found[at]
+}
+
 // has returns the first of ns found in its place, as found, or "".
 func (p *page) has(ns needles) string {
-	f := p.found[ns.at]
+	f := p.where(ns.at)
 	if f == nil {
 		return ""
 	}
@@ -127,7 +145,7 @@ func (p *page) re(at place, r *regexp.Regexp) string {
 
 // reSub returns the first match of r in place at with its groups, or nil.
 func (p *page) reSub(at place, r *regexp.Regexp) []string {
-	if p.found[at] == nil {
+	if !p.searchable {
 		return nil
 	}
 	if at == shown {
@@ -191,9 +209,14 @@ var (
 	// only on a challenge: its options, its frame, its token URLs
 	cfChlOpt         = scriptCode("window._cf_chl_opt", "_cf_chl_opt")
 	cfChallengeBuilt = builtMarkup("challenges.cloudflare.com", "__cf_chl_", "/cdn-cgi/challenge-platform/h/")
-	cfAround         = builtMarkup("/cdn-cgi/", "challenges.cloudflare.com", "cf-wrapper", "cf-error-details")
-	cfNamed          = shownText("Cloudflare")
-	cfShown          = shownText("Checking if the site connection is secure", "needs to review the security of your connection before proceeding",
+	// where the orchestration path can be, so its regular expressions
+	// run only there
+	cfOrchestrateAt    = scriptCode("orchestrate/")
+	cfOrchestrateBuilt = builtMarkup("orchestrate/")
+	cfErrorCode        = builtMarkup(`class="cf-error-code"`)
+	cfAround           = builtMarkup("/cdn-cgi/", "challenges.cloudflare.com", "cf-wrapper", "cf-error-details")
+	cfNamed            = shownText("Cloudflare")
+	cfShown            = shownText("Checking if the site connection is secure", "needs to review the security of your connection before proceeding",
 		"Checking your browser before accessing", "Verifying you are human", "Enable JavaScript and cookies to continue", "DDoS protection by Cloudflare")
 	cfRayID = shownText("Ray ID")
 
@@ -266,10 +289,21 @@ func cfKind(p *page) string {
 		}
 		return kindChallenge
 	}
-	if p.re(script, reCFCaptchaPath) != "" || p.re(built, reCFCaptchaPath) != "" || p.has(cfCaptchaBuilt) != "" {
+	if p.has(cfCaptchaBuilt) != "" ||
+		p.has(cfOrchestrateAt) != "" && p.re(script, reCFCaptchaPath) != "" ||
+		p.has(cfOrchestrateBuilt) != "" && p.re(built, reCFCaptchaPath) != "" {
 		return kindCaptcha
 	}
 	return kindChallenge
+}
+
+// cfOrchestrate is the path of Cloudflare's challenge orchestration script
+// in the page's scripts, or "".
+func cfOrchestrate(p *page) string {
+	if p.has(cfOrchestrateAt) == "" {
+		return "" // the regular expression only where it can match
+	}
+	return p.re(script, reCFOrchestrate)
 }
 
 // awsKind is the action AWS WAF's header names, else what the page loads.
@@ -356,11 +390,12 @@ var signatures = []sig{
 	{"Cloudflare", kindChallenge, func(p *page) string { return p.has(cfBuilt) }, cfKind},
 	{"Cloudflare", kindChallenge, func(p *page) string { return both(p.has(cfJschlVC), p.has(cfJschlAnswer)) }, cfKind},
 	{"Cloudflare", kindBlock, func(p *page) string {
-		if p.found[built] == nil {
-			return ""
-		}
-		if m := reCFErrorCode.FindStringSubmatch(p.html); m != nil && cfBlockCodes[m[1]] {
-			return m[0]
+		// the error page's code span (read from the document: its number
+		// is text)
+		if p.has(cfErrorCode) != "" {
+			if m := reCFErrorCode.FindStringSubmatch(p.html); m != nil && cfBlockCodes[m[1]] {
+				return m[0]
+			}
 		}
 		if strings.Contains(p.title, "used Cloudflare to restrict access") {
 			return "title " + strconv.Quote(p.title)
@@ -375,7 +410,11 @@ var signatures = []sig{
 		// itself around them (its options, its frame, its token URLs): not
 		// the bot-management or email-protection scripts Cloudflare puts
 		// on every page of a site, where a post may quote the wording.
-		return both(either(p.has(challengeBuilt), p.has(cfShown)), either(p.has(cfChlOpt), p.re(script, reCFOrchestrate), p.has(cfChallengeBuilt)))
+		said := either(p.has(challengeBuilt), p.has(cfShown))
+		if said == "" {
+			return ""
+		}
+		return both(said, either(p.has(cfChlOpt), p.has(cfChallengeBuilt), cfOrchestrate(p)))
 	}, cfKind},
 	{"Cloudflare", kindChallenge, func(p *page) string {
 		// A challenge or Bot Fight Mode stub: the challenge script and
@@ -383,7 +422,7 @@ var signatures = []sig{
 		if !p.stub() {
 			return ""
 		}
-		return either(p.has(cfChlScript), p.re(script, reCFOrchestrate))
+		return either(p.has(cfChlScript), cfOrchestrate(p))
 	}, cfKind},
 
 	{"DataDome", kindCaptcha, func(p *page) string {
@@ -406,7 +445,11 @@ var signatures = []sig{
 	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string { return p.has(pxAutomation) }, nil},
 	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string { return p.has(pxWhy) }, nil},
 	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string {
-		return both(p.has(pxCaptcha), either(p.has(pxShown), p.has(pxScript)))
+		c := p.has(pxCaptcha)
+		if c == "" {
+			return ""
+		}
+		return both(c, either(p.has(pxShown), p.has(pxScript)))
 	}, nil},
 	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string {
 		if p.stub() {
@@ -462,14 +505,13 @@ var signatures = []sig{
 	}, nil},
 
 	{"AWS WAF", kindChallenge, func(p *page) string {
-		m := p.has(awsScript)
-		if m == "" {
-			return ""
-		}
 		if p.stub() {
-			return m
+			return p.has(awsScript)
 		}
-		return both(m, p.has(awsBuilt))
+		if b := p.has(awsBuilt); b != "" {
+			return both(p.has(awsScript), b)
+		}
+		return ""
 	}, awsKind},
 	{"AWS WAF (CloudFront)", kindBlock, func(p *page) string { return both(p.has(cloudfrontBlock), p.has(cloudfrontGen)) }, nil},
 
@@ -491,8 +533,8 @@ var signatures = []sig{
 		return both(p.titleIs("Robot Check", "Amazon.com", "Sorry! Something went wrong!"), p.has(amazonShown))
 	}, nil},
 	{"Anubis", kindChallenge, func(p *page) string {
-		if m := p.has(anubisCode); m != "" && (p.stub() || p.has(anubisShown) != "") {
-			return m
+		if p.stub() || p.has(anubisShown) != "" {
+			return p.has(anubisCode)
 		}
 		return ""
 	}, nil},
@@ -503,7 +545,11 @@ var signatures = []sig{
 		if p.textRunes > 600 || p.doc.links > 5 || p.doc.fields > 0 {
 			return ""
 		}
-		return both(p.has(captchaAsk), either(p.has(captchaWidget), p.has(captchaWidgetScript)))
+		ask := p.has(captchaAsk)
+		if ask == "" {
+			return ""
+		}
+		return both(ask, either(p.has(captchaWidget), p.has(captchaWidgetScript)))
 	}, nil},
 }
 

@@ -42,13 +42,26 @@ type docFacts struct {
 	rich bool
 }
 
-// rawTextElems hold text that is not markup; their content is skipped
-// whole (script content goes to the script haystack, iframe fallback to the
-// built one). None of it is visible in a browser that runs scripts.
-var rawTextElems = map[string]bool{"script": true, "style": true, "noscript": true, "template": true, "iframe": true, "xmp": true, "noembed": true, "noframes": true, "title": true}
+// rawText reports the elements whose content is text, not markup; it is
+// skipped whole (script content goes to the script spans, iframe fallback
+// to the built ones). None of it is visible in a browser that runs scripts.
+func rawText(name string) bool {
+	switch name {
+	case "script", "style", "noscript", "template", "iframe", "xmp", "noembed", "noframes", "title":
+		return true
+	}
+	return false
+}
 
-// voidElems never have content, so hiding one hides nothing after it.
-var voidElems = map[string]bool{"area": true, "base": true, "br": true, "col": true, "embed": true, "hr": true, "img": true, "input": true, "link": true, "meta": true, "source": true, "track": true, "wbr": true}
+// void reports the elements that never have content, so hiding one hides
+// nothing after it.
+func void(name string) bool {
+	switch name {
+	case "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr":
+		return true
+	}
+	return false
+}
 
 // readDoc reads doc once, front to back, and stops as soon as the page is
 // rich (holds more text or links than any wall): cost is at most linear in
@@ -85,10 +98,11 @@ func readDoc(doc string, withText bool) *docFacts {
 			i += 4 + e + 3
 			continue
 		case len(rest) > 1 && (rest[1] == '!' || rest[1] == '?'):
-			i += tagEnd(rest)
+			n, _ := tagEnd(rest)
+			i += n
 			continue
 		case len(rest) > 1 && rest[1] == '/':
-			n := tagEnd(rest)
+			n, _ := tagEnd(rest)
 			if hidden != "" && tagName(rest[2:n]) == hidden {
 				if depth--; depth == 0 {
 					hidden = ""
@@ -106,7 +120,7 @@ func readDoc(doc string, withText bool) *docFacts {
 			i++
 			continue
 		}
-		n := tagEnd(rest)
+		n, maybe := tagEnd(rest)
 		tag := rest[:n]
 		name := tagName(tag[1:])
 		i += n
@@ -139,7 +153,7 @@ func readDoc(doc string, withText bool) *docFacts {
 		case "select", "textarea":
 			f.fields++
 		}
-		if rawTextElems[name] {
+		if rawText(name) {
 			end, closeAt := closing(doc, i, "</"+name)
 			switch name {
 			case "title":
@@ -152,13 +166,13 @@ func readDoc(doc string, withText bool) *docFacts {
 			i = end
 			continue
 		}
-		if voidElems[name] || strings.HasSuffix(tag, "/>") {
+		if void(name) || strings.HasSuffix(tag, "/>") {
 			continue
 		}
 		switch {
 		case hidden == name:
 			depth++
-		case hidden == "" && hides(tag):
+		case hidden == "" && maybe && hides(tag):
 			hidden, depth = name, 1
 		}
 	}
@@ -242,11 +256,20 @@ func countRunes(s string, limit int) int {
 }
 
 // tagEnd is the length of the tag at the start of s (through its '>'),
-// quoted attribute values skipped, or len(s) when it does not end.
-func tagEnd(s string) int {
+// quoted attribute values skipped, or len(s) when it does not end. maybe
+// reports whether the tag says "none" or "hidden" (any case), the words
+// that can hide an element: found in the same pass, since under the
+// sandbox every pass over a byte is charged.
+func tagEnd(s string) (n int, maybe bool) {
 	var quote byte
+	var window uint32 // the last four bytes, lower-cased
+	const none, hidd, idde = 'n'<<24 | 'o'<<16 | 'n'<<8 | 'e', 'h'<<24 | 'i'<<16 | 'd'<<8 | 'd', 'i'<<24 | 'd'<<16 | 'd'<<8 | 'e'
 	for k := 1; k < len(s); k++ {
 		c := s[k]
+		window = window<<8 | uint32(c|0x20)
+		if window == none || window == hidd || window == idde {
+			maybe = true
+		}
 		switch {
 		case quote != 0:
 			if c == quote {
@@ -258,10 +281,10 @@ func tagEnd(s string) int {
 				quote = c
 			}
 		case c == '>':
-			return k + 1
+			return k + 1, maybe
 		}
 	}
-	return len(s)
+	return len(s), maybe
 }
 
 // tagName is the lower-cased name at the start of t (after '<' or '</').
@@ -284,7 +307,8 @@ func closing(doc string, i int, prefix string) (end, at int) {
 		}
 		i += k
 		if hasPrefixFold(doc[i:], prefix) {
-			return i + tagEnd(doc[i:]), i
+			n, _ := tagEnd(doc[i:])
+			return i + n, i
 		}
 		i += 2
 	}

@@ -107,11 +107,10 @@ func (t *needleTable) scan(h string) map[string]int {
 			continue
 		}
 		for _, n := range t.grp[g-1] {
-			if _, ok := found[n]; ok {
-				continue
-			}
 			if t.fold && hasPrefixFold(h[i:], n) || !t.fold && strings.HasPrefix(h[i:], n) {
-				found[n] = i
+				if _, ok := found[n]; !ok {
+					found[n] = i
+				}
 			}
 		}
 	}
@@ -134,8 +133,10 @@ func (t *needleTable) scanSpans(doc string, spans []span) map[string]int {
 				continue
 			}
 			for _, n := range t.grp[g-1] {
-				if _, ok := found[n]; !ok && strings.HasPrefix(h[i:], n) {
-					found[n] = i
+				if strings.HasPrefix(h[i:], n) {
+					if _, ok := found[n]; !ok {
+						found[n] = i
+					}
 				}
 			}
 		}
