@@ -220,7 +220,8 @@ var (
 		"Checking your browser before accessing", "Verifying you are human", "Enable JavaScript and cookies to continue", "DDoS protection by Cloudflare")
 	cfRayID = shownText("Ray ID")
 
-	ddBuilt  = builtMarkup("geo.captcha-delivery.com", "captcha-delivery.com")
+	// DataDome's captcha or device-check frame (not a preconnect link)
+	ddBuilt  = builtMarkup("captcha-delivery.com/captcha", "captcha-delivery.com/interstitial")
 	ddScript = scriptCode("geo.captcha-delivery.com", "ct.captcha-delivery.com", "captcha-delivery.com")
 
 	pxAutomation = shownText("denied because we believe you are using automation tools")

@@ -168,3 +168,27 @@ func TestHostileMarkup(t *testing.T) {
 		})
 	}
 }
+
+// TestShortPagesWithVendorCode: a page that holds little (so every rule
+// looks at it) but shows content of its own, with a vendor's code or links
+// in it, is not a wall: the code only supports.
+func TestShortPagesWithVendorCode(t *testing.T) {
+	body := `<h1>Opening hours</h1><p>We are open Monday to Friday from nine to five, and on Saturday mornings. Call us or write to the front desk for an appointment outside these hours.</p><a href="/contact">Contact</a>`
+	for name, extra := range map[string]string{
+		"datadome tag and preconnect": `<link rel="preconnect" href="https://geo.captcha-delivery.com"><script src="https://js.datadome.co/tags.js" async></script><script>window.ddjskey='ABC';window.ddoptions={ajaxListenerPath:['captcha-delivery.com']}</script>`,
+		"cloudflare email protection": `<a href="/cdn-cgi/l/email-protection#1a2b3c">[email&#160;protected]</a><script data-cfasync="false" src="/cdn-cgi/scripts/5c5dd728/cloudflare-static/email-decode.min.js"></script><script>window['__CF$cv$params']={r:'8a1b'}</script>`,
+		"turnstile on a form":         `<form action="/subscribe"><input type="email" name="email"><div class="cf-turnstile" data-sitekey="0x4AAAAAAA"></div><button>Subscribe</button></form><script src="https://challenges.cloudflare.com/turnstile/v0/api.js" async defer></script>`,
+		"perimeterx sensor":           `<script>window._pxAppId='PXu6b0qd2S';</script><script src="/u6b0qd2S/init.js"></script>`,
+		"akamai sensor":               `<script type="text/javascript" src="/akam/13/4f5c5ea5" defer></script><script src="/_sec/cp_challenge/sec-4-4.js"></script>`,
+		"incapsula script":            `<script src="/_Incapsula_Resource?SWJIYLWA=719d34d31c8e3a6e6fffd425f7e032f3"></script>`,
+		"kasada sdk":                  `<script>KPSDK.configure([{"protocol":"https:","method":"POST","domain":"shop.example","path":"/api/cart"}])</script><script src="/149e9513/2d206a39/p.js"></script>`,
+		"aws waf integration":         `<script src="https://3f2a.token.awswaf.com/3f2a/0a1b/jsapi.js" defer></script><script>window.awsWafCookieDomainList=['shop.example'];</script>`,
+	} {
+		for _, status := range statusesForPages {
+			doc := `<html><head><title>Front desk</title>` + extra + `</head><body>` + body + `</body></html>`
+			if resp := hookVia(t, nav(abi.Page{URL: "https://ok.test/", Status: status, HTML: doc}, false)); resp.Error != nil {
+				t.Errorf("%s at HTTP %d: flagged: %v", name, status, resp.Error.Details)
+			}
+		}
+	}
+}
