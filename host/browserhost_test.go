@@ -10,16 +10,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 func needBrowser(t *testing.T) {
 	t.Helper()
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
+		testenv.Require(t, false, "needs Chromium (make deps)")
 	}
 	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
+		testenv.Require(t, false, "needs the Playwright driver in build/driver (make deps)")
 	}
 }
 

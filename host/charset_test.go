@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,7 +17,6 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/secretforms"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // legacyPass has characters each legacy charset lacks (so each submits
@@ -32,12 +29,7 @@ const legacyPass = "pÜß€ あ密ё-Zq"
 // charset's bytes, percent-encoded, with &#NNNN; for what the charset
 // lacks. Through the full pipeline, none of it reaches the agent unmasked.
 func TestLegacyCharsetFormsMasked(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
-	}
+	needBrowser(t)
 	var mu sync.Mutex
 	sent := map[string]string{} // charset -> the pw parameter as Chromium sent it
 	mux := http.NewServeMux()

@@ -81,10 +81,7 @@ tools = ["*"]
 	if _, err := call("nogrant", site.URL+"/article"); errCode(err) != abi.CodeRefused {
 		t.Errorf("without the network grant: %v", err)
 	}
-	dir, ok := corpus.Sub("ssrf")
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
+	dir := corpus.Need(t, "ssrf")
 	b, rerr := os.ReadFile(filepath.Join(dir, "doyensec-safeurl-blocked-urls.txt"))
 	if rerr != nil {
 		t.Fatal(rerr)

@@ -117,12 +117,7 @@ var refOf = func(snap, role, name string) string {
 // everywhere, and no raw value ever reaches the agent, the events or the
 // log.
 func TestFillCredentialEndToEnd(t *testing.T) {
-	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
-		t.Skip("needs Chromium (make deps)")
-	}
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core")); err != nil {
-		t.Skip("needs the Playwright driver in build/driver (make deps)")
-	}
+	needBrowser(t)
 	srv := loginSite(t)
 	mods := map[string]string{"browser": "plugins/browser"}
 	mask := ""

@@ -55,10 +55,7 @@ var edits = map[string]func(r *rand.Rand, a []string) []string{
 }
 
 func TestSnapshotDiffAppliesOnCorpus(t *testing.T) {
-	dir, ok := corpus.Sub(filepath.Join("a11y", "playwright-aria-snapshot"))
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
+	dir := corpus.Need(t, filepath.Join("a11y", "playwright-aria-snapshot"))
 	files, _ := filepath.Glob(filepath.Join(dir, "*.aria.yml"))
 	if len(files) == 0 {
 		t.Fatalf("no *.aria.yml snapshots in %s", dir)

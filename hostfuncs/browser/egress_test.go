@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // TestEgressArgsRefused: browser.args cannot reopen a way around the egress
@@ -92,7 +95,7 @@ func TestLaunchOptions(t *testing.T) {
 func TestPlaywrightFeaturesInSync(t *testing.T) {
 	opts, err := runOptions(Config{}, io.Discard)
 	if err != nil {
-		t.Skipf("no driver: %v", err)
+		testenv.Require(t, false, fmt.Sprintf("no driver: %v", err))
 	}
 	var src []byte
 	for _, p := range []string{filepath.Join(opts.DriverDirectory, "lib", "coreBundle.js"), filepath.Join(opts.DriverDirectory, "package", "lib", "coreBundle.js")} {
@@ -101,7 +104,7 @@ func TestPlaywrightFeaturesInSync(t *testing.T) {
 		}
 	}
 	if src == nil {
-		t.Skipf("driver bundle not found under %s", opts.DriverDirectory)
+		testenv.Require(t, false, fmt.Sprintf("driver bundle not found under %s", opts.DriverDirectory))
 	}
 	m := regexp.MustCompile(`(?s)disabledFeatures = \[(.*?)\]\.filter`).FindSubmatch(src)
 	if m == nil {

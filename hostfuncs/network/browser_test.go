@@ -12,6 +12,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // browserWith starts the browser service with contexts behind s's
@@ -19,7 +20,7 @@ import (
 func browserWith(t *testing.T, s *Service) *browser.Service {
 	t.Helper()
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(2 * time.Second), NavigationTimeout: browser.Duration(4 * time.Second)},

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // namesPage makes Chromium want names resolved in every way a page can
@@ -63,7 +64,7 @@ func TestBrowserResolvesNoNames(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	netlog := filepath.Join(t.TempDir(), "netlog.json")
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), Args: []string{"--log-net-log=" + netlog},

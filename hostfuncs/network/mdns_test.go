@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // TestBrowserNoMulticast: a page gives WebRTC a remote ICE candidate named
@@ -72,7 +73,7 @@ window.__done = (async () => {
 	}
 	defer s.Close(context.Background())
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), ActionTimeout: browser.Duration(20 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})

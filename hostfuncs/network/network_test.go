@@ -75,10 +75,7 @@ var extraHostile = []string{
 // the test when the corpus is absent.
 func hostileURLs(t testing.TB) []string {
 	t.Helper()
-	dir, ok := corpus.Sub("ssrf")
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
+	dir := corpus.Need(t, "ssrf")
 	var out []string
 	for _, f := range []string{"code.dny.dev-ssrf-denied-urls.txt", "doyensec-safeurl-blocked-urls.txt"} {
 		out = append(out, readLines(t, filepath.Join(dir, f))...)

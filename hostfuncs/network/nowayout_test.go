@@ -17,6 +17,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // sink is a loopback listener that must see nothing: UDP datagrams (STUN,
@@ -246,7 +247,7 @@ func noWayOut(t *testing.T, persistent bool) {
 	}
 	defer s.Close(context.Background())
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	cfg := browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)}

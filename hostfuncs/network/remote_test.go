@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // remoteServer starts a Playwright server (playwright-core's launchServer)
@@ -25,7 +26,7 @@ func remoteServer(t *testing.T) string {
 	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
 	exe, err := exec.LookPath("chromium")
 	if cli == "" || err != nil {
-		t.Skip("needs PLAYWRIGHT_CLI_PATH (playwright-core) and chromium on PATH")
+		testenv.Require(t, false, "needs PLAYWRIGHT_CLI_PATH (playwright-core) and chromium on PATH")
 	}
 	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
 	if node == "" {
@@ -97,7 +98,7 @@ window.__done = fetch("http://127.0.0.1:%d/", {mode: "no-cors"}).then(() => "set
 	}
 	defer s.Close(context.Background())
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs the Playwright driver: %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs the Playwright driver: %v", err))
 	}
 	ws := remoteServer(t)
 	b, err := browser.New(browser.Config{RemoteWS: ws, WorkspaceDir: t.TempDir(),

@@ -7,7 +7,9 @@ package corpus
 import (
 	"os"
 	"path/filepath"
+	"testing"
 
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -32,4 +34,13 @@ func Sub(sub string) (string, bool) {
 // Absent is the message a test skips with when the corpus is not there.
 func Absent(dir string) string {
 	return "the shared corpus is absent (" + dir + "): put it at ../shared/corpus beside the repository root, or set " + Env
+}
+
+// Need is Dir's folder sub for a test that reads it: absent, the test
+// skips (Absent's message), or fails when CI=true.
+func Need(t testing.TB, sub string) string {
+	t.Helper()
+	dir, ok := Sub(sub)
+	testenv.Require(t, ok, Absent(dir))
+	return dir
 }

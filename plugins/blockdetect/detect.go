@@ -1,30 +1,30 @@
 package main
 
 import (
-	"html"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"unicode/utf8"
 )
 
-// page is what a detector looks at, prepared once per call.
+// page is what a detector looks at, read once per call.
 type page struct {
 	status  int
 	headers map[string]string // lower-case keys
 	title   string
-	text    string   // rendered text
-	html    string   // start of the document, raw
-	decoded string   // html with entities decoded (markers hidden as &#46;...)
-	visible string   // text, or when absent a crude extraction from html
-	hays    []string // html, decoded (when it differs), text
-	markup  []string // html, decoded (when it differs)
-	// found holds, per haystack, where each registered needle first
-	// occurs (exact, or ignoring ASCII case): one pass per haystack
-	// for all needles instead of one strings.Index per needle.
-	found, foundFold  []map[string]int
-	exactSet, foldSet *needleSet
+	html    string // the document as the host sent it
+	doc     *docFacts
+	// shownText is the title and the visible text (the host's rendered
+	// text, else the document's), as a person would read them.
+	shownText string
+	textRunes int
+	// searchable is set for a page that could be a wall (page.little):
+	// only then are its places searched.
+	searchable bool
+	// found holds, per place, where each registered needle of that place
+	// first occurs: in shownText for shown, in the document for built and
+	// script. A place is searched when a rule first asks about it: most
+	// pages that hold little never have their scripts searched.
+	found [nPlaces]map[string]int
 }
 
 // wall is a detected block page.
@@ -46,199 +46,120 @@ const (
 	kindBlock     = "block"
 )
 
-// sig is one named signature: a vendor, a kind and a test that returns the
-// marker it matched. kindOf, when set, reads the kind from the page (one
-// vendor page type serves both a challenge and a captcha).
-type sig struct {
-	vendor, kind string
-	match        func(p *page) string
-	kindOf       func(p *page) string
-}
-
-var (
-	reCFInteractive = regexp.MustCompile(`cType:\s*['"]interactive['"]`)
-	reCFCaptchaPath = regexp.MustCompile(`/cdn-cgi/challenge-platform/\S{0,80}?orchestrate/captcha/`)
-)
-
-// cfKind tells a Cloudflare challenge page that waits for a person (cType
-// interactive: an hCaptcha or Turnstile box to tick) from one that passes
-// by itself (non-interactive, managed, the old jschl).
-func cfKind(p *page) string {
-	if p.re(reCFInteractive) != "" || p.re(reCFCaptchaPath) != "" {
-		return kindCaptcha
-	}
-	return kindChallenge
-}
-
-// awsKind is the action AWS WAF's header names.
-func awsKind(p *page) string {
-	switch strings.ToLower(strings.TrimSpace(p.header("x-amzn-waf-action"))) {
-	case "captcha":
-		return kindCaptcha
-	case "block":
-		return kindBlock
-	}
-	return kindChallenge
-}
-
 func newPage(status int, headers map[string]string, title, text, doc string) *page {
-	p := &page{status: status, headers: map[string]string{}, title: strings.TrimSpace(title), text: text, html: doc}
+	p := &page{status: status, headers: map[string]string{}, title: collapse(title), html: doc}
 	for k, v := range headers {
 		p.headers[strings.ToLower(k)] = v
 	}
-	if strings.Contains(doc, "&") {
-		p.decoded = html.UnescapeString(doc)
+	// The host's rendered text (innerText) is what the page shows; without
+	// it, the document's text outside scripts and hidden elements.
+	text = strings.TrimSpace(text)
+	if text != "" {
+		p.textRunes = countRunes(text, wallMaxText)
+		if p.textRunes > wallMaxText {
+			p.doc = &docFacts{rich: true}
+		} else {
+			p.doc = readDoc(doc, false)
+		}
 	} else {
-		p.decoded = doc
+		p.doc = readDoc(doc, true)
+		p.textRunes = p.doc.textRunes
+		text = p.doc.text.String()
 	}
 	if p.title == "" {
-		p.title = htmlTitle(p.decoded)
+		p.title = p.doc.title
 	}
-	p.visible = strings.TrimSpace(text)
-	if p.visible == "" {
-		p.visible = crudeText(p.decoded, visibleEnough)
-	}
-	p.markup = []string{doc}
-	if p.decoded != doc {
-		p.markup = append(p.markup, p.decoded)
-	}
-	p.hays = append(append([]string{}, p.markup...), text)
-	p.exactSet, p.foldSet = exactNeedles.snapshot(), foldNeedles.snapshot()
-	for _, h := range p.hays {
-		exact, fold := scan(h, p.exactSet, p.foldSet)
-		p.found, p.foundFold = append(p.found, exact), append(p.foundFold, fold)
+	if p.little() {
+		p.shownText = p.title + "\n" + text
+		p.searchable = true
 	}
 	return p
 }
 
-// index finds needle n in haystack k of the page, from the page's scan
-// when n was registered before it, else directly (and registers it, so the
-// next page finds it in its scan).
-func (p *page) index(k int, n string, fold bool) int {
-	set, found := p.exactSet, p.found
-	if fold {
-		set, found = p.foldSet, p.foundFold
-	}
-	if set.has(n) {
-		if i, ok := found[k][n]; ok {
-			return i
-		}
-		return -1
-	}
-	if fold {
-		foldNeedles.add(n)
-		return indexFold(p.hays[k], n)
-	}
-	exactNeedles.add(n)
-	return strings.Index(p.hays[k], n)
+// little reports a page that holds no more than a wall does: little
+// visible text and few links. Only such a page can be a wall, whatever
+// vendor markers it carries: a vendor's script, sensor or captcha library
+// on a page with content of its own is not a wall.
+func (p *page) little() bool {
+	return !p.doc.rich && p.textRunes <= wallMaxText && p.doc.links <= wallMaxLinks
 }
 
-func lowerByte(c byte) byte {
-	if c >= 'A' && c <= 'Z' {
-		return c + 32
-	}
-	return c
+// stub reports a page that shows next to nothing and loads next to
+// nothing besides: a challenge shell whose only content is the vendor's
+// script. An application shell (its own scripts and stylesheets, an
+// element tree to fill) is not one.
+func (p *page) stub() bool {
+	d := p.doc
+	return p.little() && p.textRunes < stubMaxText && d.links <= 2 && d.fields == 0 && d.sheets == 0 && d.srcs <= 4 && d.elements <= 40
 }
 
-// hasPrefixFold reports whether s starts with lower (lower-case ASCII),
-// ignoring ASCII case.
-func hasPrefixFold(s, lower string) bool {
-	if len(s) < len(lower) {
-		return false
+// where is where the needles of place at first occur, searching the place
+// on first use; nil for a page that cannot be a wall.
+func (p *page) where(at place) map[string]int {
+	if !p.searchable {
+		return nil
 	}
-	for i := 0; i < len(lower); i++ {
-		if lowerByte(s[i]) != lower[i] {
-			return false
+	if p.found[at] == nil {
+		t := tables()
+		if at == shown {
+			p.found[at] = t[at].scan(p.shownText)
+		} else {
+			p.found[at] = t[at].scanSpans(p.html, p.spans(at))
 		}
 	}
-	return true
+	return p.found[at]
 }
 
-// indexFold is strings.Index ignoring ASCII case; lower is lower-case.
-func indexFold(s, lower string) int {
-	for i := 0; i+len(lower) <= len(s); i++ {
-		if hasPrefixFold(s[i:], lower) {
-			return i
-		}
+// has returns the first of ns found in its place, as found, or "".
+func (p *page) has(ns needles) string {
+	f := p.where(ns.at)
+	if f == nil {
+		return ""
 	}
-	return -1
-}
-
-// asciiLower lower-cases ASCII letters only, so offsets stay valid.
-func asciiLower(s string) string {
-	i := 0
-	for i < len(s) && !(s[i] >= 'A' && s[i] <= 'Z') {
-		i++
-	}
-	if i == len(s) {
-		return s
-	}
-	b := []byte(s)
-	for ; i < len(b); i++ {
-		if c := b[i]; c >= 'A' && c <= 'Z' {
-			b[i] = c + 32
-		}
-	}
-	return string(b)
-}
-
-// in returns the first of needles found in the document (raw or decoded)
-// or the rendered text, as found.
-func (p *page) in(needles ...string) string {
-	for _, n := range needles {
-		for k, hay := range p.hays {
-			if i := p.index(k, n, false); i >= 0 {
-				return hay[i : i+len(n)]
+	for _, n := range ns.list {
+		if i, ok := f[n]; ok {
+			if ns.at == shown {
+				return p.shownText[i : i+len(n)]
 			}
+			return p.html[i : i+len(n)]
 		}
 	}
 	return ""
 }
 
-// code returns the first of needles found in the document's markup but not
-// in its rendered text: a script, id or path marker. A page that merely
-// talks about the marker (a blog post on scrapers) shows it as text.
-func (p *page) code(needles ...string) string {
-	for _, n := range needles {
-		if p.index(len(p.hays)-1, n, false) >= 0 {
-			continue // in the rendered text
-		}
-		for k, hay := range p.markup {
-			if i := p.index(k, n, false); i >= 0 {
-				return hay[i : i+len(n)]
-			}
-		}
+// spans are the parts of the document that make place at (built, script).
+func (p *page) spans(at place) []span {
+	if at == built {
+		return p.doc.built
+	}
+	return p.doc.script
+}
+
+// re returns the first match of r in place at, or "".
+func (p *page) re(at place, r *regexp.Regexp) string {
+	if m := p.reSub(at, r); m != nil {
+		return m[0]
 	}
 	return ""
 }
 
-// inFold is in, ignoring case.
-func (p *page) inFold(needles ...string) string {
-	for _, n := range needles {
-		ln := asciiLower(n)
-		for k := range p.hays {
-			if i := p.index(k, ln, true); i >= 0 {
-				return p.hays[k][i : i+len(n)]
-			}
-		}
+// reSub returns the first match of r in place at with its groups, or nil.
+func (p *page) reSub(at place, r *regexp.Regexp) []string {
+	if !p.searchable {
+		return nil
 	}
-	return ""
-}
-
-func (p *page) re(r *regexp.Regexp) string {
-	for _, hay := range p.hays {
-		if m := r.FindString(hay); m != "" {
+	if at == shown {
+		return r.FindStringSubmatch(p.shownText)
+	}
+	for _, s := range p.spans(at) {
+		if m := r.FindStringSubmatch(p.html[s.lo:s.hi]); m != nil {
 			return m
 		}
 	}
-	return ""
+	return nil
 }
 
 func (p *page) header(k string) string { return p.headers[k] }
-
-// empty reports a page with next to no visible text: a challenge stub that
-// only loads a vendor script.
-func (p *page) empty() bool { return utf8.RuneCountInString(p.visible) < 40 }
 
 func (p *page) titleIs(ts ...string) string {
 	for _, t := range ts {
@@ -256,10 +177,100 @@ func both(a, b string) string {
 	return a + " with " + b
 }
 
+func either(ms ...string) string {
+	for _, m := range ms {
+		if m != "" {
+			return m
+		}
+	}
+	return ""
+}
+
+// The markers the rules look for, by where they must be found.
 var (
+	// Cloudflare's challenge and error pages: their own ids, classes and
+	// form actions (the challenge form posts to a __cf_chl_ token URL).
+	cfBuilt = builtMarkup("__cf_chl_captcha_tk__", "__cf_chl_jschl_tk__", "__cf_chl_f_tk=", "__cf_chl_rt_tk=",
+		"cf-browser-verification", "cf-im-under-attack", "cf-challenge-running", "cf-please-wait",
+		"cf-hcaptcha-container", "cf_captcha_kind", "cf-turnstile-wrapper", "cf-norobot-container",
+		"trk_jschal_js", "trk_captcha_js", "cf_chl_prog",
+		// the old captcha form's action, and not a longer path that
+		// starts the same (a reCAPTCHA v3 endpoint chk_captcha_v3)
+		`/cdn-cgi/l/chk_jschl"`, `/cdn-cgi/l/chk_jschl?`, `/cdn-cgi/l/chk_captcha"`, `/cdn-cgi/l/chk_captcha?`, `/cdn-cgi/l/chk_captcha'`)
+	cfCaptchaBuilt = builtMarkup("__cf_chl_captcha_tk__", "cf_captcha_kind", "cf-hcaptcha-container", "cf-norobot-container", `/cdn-cgi/l/chk_captcha"`, `/cdn-cgi/l/chk_captcha?`, `/cdn-cgi/l/chk_captcha'`)
+	// the old jschl challenge's two hidden inputs, together
+	cfJschlVC, cfJschlAnswer = builtMarkup(`name="jschl_vc"`, "jschl_vc"), builtMarkup("jschl_answer")
+	// ids a challenge page shares with others: Cloudflare only with
+	// Cloudflare around them
+	challengeBuilt = builtMarkup(`id="challenge-form"`, `id="challenge-running"`, `id="challenge-stage"`, `id="challenge-spinner"`,
+		`id="challenge-error-text"`, `id="challenge-body-text"`, `id="challenge-success-text"`, `id="turnstile-wrapper"`)
+	cfScript    = scriptCode("window._cf_chl_opt", "_cf_chl_opt", "__CF$cv$params", "/cdn-cgi/bm/cv/", "/cdn-cgi/challenge-platform/", "challenges.cloudflare.com")
+	cfChlScript = scriptCode("window._cf_chl_opt", "_cf_chl_opt", "__CF$cv$params", "/cdn-cgi/bm/cv/")
+	// only on a challenge: its options, its frame, its token URLs
+	cfChlOpt         = scriptCode("window._cf_chl_opt", "_cf_chl_opt")
+	cfChallengeBuilt = builtMarkup("challenges.cloudflare.com", "__cf_chl_", "/cdn-cgi/challenge-platform/h/")
+	// where the orchestration path can be, so its regular expressions
+	// run only there
+	cfOrchestrateAt    = scriptCode("orchestrate/")
+	cfOrchestrateBuilt = builtMarkup("orchestrate/")
+	cfErrorCode        = builtMarkup(`class="cf-error-code"`)
+	cfAround           = builtMarkup("/cdn-cgi/", "challenges.cloudflare.com", "cf-wrapper", "cf-error-details")
+	cfNamed            = shownText("Cloudflare")
+	cfShown            = shownText("Checking if the site connection is secure", "needs to review the security of your connection before proceeding",
+		"Checking your browser before accessing", "Verifying you are human", "Enable JavaScript and cookies to continue", "DDoS protection by Cloudflare")
+	cfRayID = shownText("Ray ID")
+
+	// DataDome's captcha or device-check frame (not a preconnect link)
+	ddBuilt  = builtMarkup("captcha-delivery.com/captcha", "captcha-delivery.com/interstitial")
+	ddScript = scriptCode("geo.captcha-delivery.com", "ct.captcha-delivery.com", "captcha-delivery.com")
+
+	pxAutomation = shownText("denied because we believe you are using automation tools")
+	pxCaptcha    = builtMarkup(`id="px-captcha"`, "#px-captcha")
+	pxScript     = scriptCode("_pxAppId", "captcha.px-cdn.net", "px-cdn.net", "perimeterx")
+	pxShown      = shownText("Access to this page has been denied", "Press & Hold", "Press and hold")
+	pxWhy        = builtMarkup("www.perimeterx.com/whywasiblocked", "perimeterx.net/whywasiblocked", "perimeterx.com/whywasiblocked")
+	pxCaptchaJS  = scriptCode("captcha.px-cdn.net")
+
+	akamaiPermission = shownText("You don't have permission to access")
+	akamaiBuilt      = builtMarkup("sec-if-cpt-container", "/_sec/cp_challenge/")
+	akamaiScript     = scriptCode("/_sec/cp_challenge/", "ak-challenge-")
+
+	incapFrame  = builtMarkup("_Incapsula_Resource?CWUDNSAI=")
+	incapScript = scriptCode("/_Incapsula_Resource")
+
+	distilBuilt  = builtMarkup("distilCaptchaForm", "distil_r_captcha", "cdn.distilnetworks.com/images/anomaly")
+	distilScript = scriptCode("distilCallbackGuard", "distil_r_captcha")
+	distilShown  = shownText("made us think you were a bot", "you were a bot", "As you were browsing something about your browser")
+
+	kasadaScript = scriptCode("/ips.js", "KPSDK.scriptStart", "KPSDK")
+
+	awsScript       = scriptCode("window.gokuProps", "gokuProps", "awsWafCookieDomainList")
+	awsCaptchaJS    = scriptCode("captcha.awswaf.com")
+	awsBuilt        = builtMarkup(`id="challenge-container"`, `id="captcha-container"`)
+	cloudfrontBlock = shownText("Request blocked.")
+	cloudfrontGen   = shownText("Generated by cloudfront (CloudFront)")
+
+	sucuriShown = shownText("Access Denied - Sucuri Website Firewall", "Sucuri WebSite Firewall - Access Denied", "cloudproxy@sucuri.net")
+	sucuriBuilt = builtMarkup("sucuri_firewall_block.css", "sucuri-firewall-block.css")
+
+	googleShown = shownText("Our systems have detected unusual traffic from your computer network")
+	amazonShown = shownText("Sorry, we just need to make sure you're not a robot", "Enter the characters you see below")
+	anubisCode  = scriptCode("anubis_challenge", "techaro.lol-anubis", "within.website/x/cmd/anubis")
+	anubisShown = shownText("not a bot")
+
+	captchaAsk = shownText("verify you are human", "verify that you are human", "verify you are a human",
+		"are you a robot", "not a robot", "prove you are human", "checking your browser",
+		"checking if the site connection is secure", "complete the security check")
+	captchaWidget       = builtMarkup("g-recaptcha", "h-captcha", "cf-turnstile", "frc-captcha", "hcaptcha.com", "google.com/recaptcha", "arkoselabs.com", "funcaptcha")
+	captchaWidgetScript = scriptCode("hcaptcha.com/1/api.js", "recaptcha/api.js", "challenges.cloudflare.com/turnstile", "arkoselabs.com", "funcaptcha")
+)
+
+var (
+	reCFType        = regexp.MustCompile(`cType:\s*['"]([a-z-]+)['"]`)
+	reCFCaptchaPath = regexp.MustCompile(`/cdn-cgi/challenge-platform/\S{0,80}?orchestrate/(?:captcha|managed)/`)
 	reCFOrchestrate = regexp.MustCompile(`/cdn-cgi/challenge-platform/\S{0,80}?orchestrate/[a-z]+/v\d`)
 	reCFErrorCode   = regexp.MustCompile(`<span class="cf-error-code">(\d{4})</span>`)
-	reCFBlockError  = regexp.MustCompile(`Error\s*(?:<[^>]*>\s*)*(100[5-9]|101[0-2]|1015|1020|1025)\b`)
+	reCFBlockError  = regexp.MustCompile(`Error\s*(?:code\s*)?(100[5-9]|101[0-2]|1015|1020|1025)\b`)
 	reAkamaiRef     = regexp.MustCompile(`Reference\s*#\s*18\.[0-9a-f]+\.\d+\.[0-9a-f]+`)
 	reIncapIncident = regexp.MustCompile(`Incapsula incident ID:?\s*[0-9-]+`)
 )
@@ -268,182 +279,289 @@ var (
 // to edge errors such as 1016 origin DNS error).
 var cfBlockCodes = map[string]bool{"1005": true, "1006": true, "1007": true, "1008": true, "1009": true, "1010": true, "1011": true, "1012": true, "1015": true, "1020": true, "1025": true}
 
-// signatures, most specific first. Each names the vendor and returns the
-// exact marker it matched. A vendor's script or header on a healthy page is
-// not enough: every signature needs a marker only a wall carries, or a
-// vendor marker on a page with no content of its own.
-var signatures = []sig{
+// cfKind tells a Cloudflare challenge page that waits for a person from
+// one that passes by itself: the page's cType first (interactive: an
+// hCaptcha or Turnstile box to tick; managed and non-interactive pass by
+// themselves), else a captcha path or form.
+func cfKind(p *page) string {
+	if m := p.reSub(script, reCFType); m != nil {
+		if m[1] == "interactive" {
+			return kindCaptcha
+		}
+		return kindChallenge
+	}
+	if p.has(cfCaptchaBuilt) != "" ||
+		p.has(cfOrchestrateAt) != "" && p.re(script, reCFCaptchaPath) != "" ||
+		p.has(cfOrchestrateBuilt) != "" && p.re(built, reCFCaptchaPath) != "" {
+		return kindCaptcha
+	}
+	return kindChallenge
+}
+
+// cfOrchestrate is the path of Cloudflare's challenge orchestration script
+// in the page's scripts, or "".
+func cfOrchestrate(p *page) string {
+	if p.has(cfOrchestrateAt) == "" {
+		return "" // the regular expression only where it can match
+	}
+	return p.re(script, reCFOrchestrate)
+}
+
+// awsKind is the action AWS WAF's header names, else what the page loads.
+func awsKind(p *page) string {
+	switch strings.ToLower(strings.TrimSpace(p.header("x-amzn-waf-action"))) {
+	case "captcha":
+		return kindCaptcha
+	case "block":
+		return kindBlock
+	case "challenge":
+		return kindChallenge
+	}
+	if p.has(awsCaptchaJS) != "" || strings.Contains(p.has(awsBuilt), "captcha") {
+		return kindCaptcha
+	}
+	return kindChallenge
+}
+
+// cloudflareAround is evidence that a page comes from Cloudflare: its
+// server header, its name on the page, or its paths in the markup.
+func cloudflareAround(p *page) string {
+	if strings.HasPrefix(strings.ToLower(p.header("server")), "cloudflare") {
+		return "server: cloudflare"
+	}
+	return either(p.has(cfAround), p.has(cfScript), p.has(cfNamed))
+}
+
+// sig is one named signature: a vendor, a kind and a test that returns the
+// marker it matched. kindOf, when set, reads the kind from the page (one
+// vendor page type serves both a challenge and a captcha).
+type sig struct {
+	vendor, kind string
+	match        func(p *page) string
+	kindOf       func(p *page) string
+}
+
+// headerSignatures decide from a response header that the vendor sends on
+// its walls alone, so they apply to a page of any size.
+var headerSignatures = []sig{
 	// Cloudflare documents cf-mitigated: challenge on every challenge page.
-	{"Cloudflare", "challenge", func(p *page) string {
+	{"Cloudflare", kindChallenge, func(p *page) string {
 		if strings.EqualFold(strings.TrimSpace(p.header("cf-mitigated")), "challenge") {
 			return "header cf-mitigated: challenge"
 		}
 		return ""
 	}, cfKind},
-	{"Cloudflare", "challenge", func(p *page) string { return p.code("window._cf_chl_opt", "_cf_chl_opt") }, cfKind},
-	{"Cloudflare", "challenge", func(p *page) string { return p.re(reCFOrchestrate) }, cfKind},
-	{"Cloudflare", "challenge", func(p *page) string { return both(p.code("jschl_vc"), p.code("jschl_answer")) }, nil},
-	{"Cloudflare", "challenge", func(p *page) string {
-		return p.code("cf-browser-verification", "__cf_chl_jschl_tk__", "__cf_chl_f_tk=", "__cf_chl_rt_tk=", "cf_chl_prog", "cf-challenge-running", "cf-please-wait")
-	}, nil},
-	{"Cloudflare", "captcha", func(p *page) string {
-		return p.code("cf-hcaptcha-container", "cf_captcha_kind", "__cf_chl_captcha_tk__", "/cdn-cgi/l/chk_captcha", "cf-turnstile-wrapper", "cf-norobot-container")
-	}, nil},
-	{"Cloudflare", "captcha", func(p *page) string { return p.titleIs("Attention Required! | Cloudflare") }, nil},
-	{"Cloudflare", "challenge", func(p *page) string {
-		// The title alone is a common word: it needs Cloudflare around it.
-		t := p.titleIs("Just a moment...", "Please Wait... | Cloudflare")
-		if t == "" {
-			return ""
-		}
-		if strings.HasPrefix(strings.ToLower(p.header("server")), "cloudflare") {
-			return t + " from server: cloudflare"
-		}
-		return both(t, p.in("/cdn-cgi/", "cloudflare", "Cloudflare"))
-	}, nil},
-	{"Cloudflare", "block", func(p *page) string {
-		if m := reCFErrorCode.FindStringSubmatch(p.html); m != nil && cfBlockCodes[m[1]] {
-			return m[0]
-		}
-		if strings.Contains(p.title, "used Cloudflare to restrict access") {
-			return "title " + strconv.Quote(p.title)
-		}
-		if m := p.re(reCFBlockError); m != "" && p.in("Cloudflare", "cloudflare") != "" && p.in("Ray ID") != "" {
-			return strings.Join(strings.Fields(stripTags(m)), " ")
-		}
-		return ""
-	}, nil},
-	{"Cloudflare", "challenge", func(p *page) string {
-		// Bot Fight Mode stub: the bot-management script and nothing else.
-		// The same script on a page with content is not a wall.
-		if !p.empty() {
-			return ""
-		}
-		return p.code("__CF$cv$params", "/cdn-cgi/bm/cv/")
-	}, nil},
-
-	{"DataDome", "captcha", func(p *page) string {
-		return p.code("geo.captcha-delivery.com", "ct.captcha-delivery.com", "captcha-delivery.com")
-	}, nil},
-	{"DataDome", "block", func(p *page) string {
-		if p.header("x-datadome") != "" && (p.status == 403 || p.status == 405 || p.status == 429) {
-			return "header x-datadome on HTTP " + strconv.Itoa(p.status)
-		}
-		return ""
-	}, nil},
-
-	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
-		return p.inFold("denied because we believe you are using automation tools")
-	}, nil},
-	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
-		return p.code("captcha.px-cdn.net", "www.perimeterx.com/whywasiblocked", "perimeterx.net/whywasiblocked")
-	}, nil},
-	{"PerimeterX (HUMAN)", "captcha", func(p *page) string {
-		return both(p.code(`id="px-captcha"`, "#px-captcha"), p.code("_pxAppId", "Press & Hold", "Press &amp; Hold"))
-	}, nil},
-
-	{"Akamai", "block", func(p *page) string {
-		// Akamai's edge deny page; the same Reference # on "Invalid URL"
-		// (a 400-type edge error, reference #9.x) is not a wall.
-		return both(p.re(reAkamaiRef), p.inFold("You don't have permission to access"))
-	}, nil},
-	{"Akamai", "challenge", func(p *page) string {
-		return p.code("/_sec/cp_challenge/", "sec-if-cpt-container", "ak-challenge-")
-	}, nil},
-
-	{"Imperva (Incapsula)", "block", func(p *page) string { return p.re(reIncapIncident) }, nil},
-	{"Imperva (Incapsula)", "block", func(p *page) string { return p.code("_Incapsula_Resource?CWUDNSAI=") }, nil},
-	{"Imperva (Incapsula)", "challenge", func(p *page) string {
-		if !p.empty() {
-			return ""
-		}
-		return p.code("/_Incapsula_Resource")
-	}, nil},
-
-	{"Distil Networks (Imperva)", "captcha", func(p *page) string {
-		return p.code("distilCaptchaForm", "distilCallbackGuard", "cdn.distilnetworks.com/images/anomaly", "distil_r_captcha")
-	}, nil},
-	{"Imperva (Distil)", "captcha", func(p *page) string {
-		t := p.titleIs("Pardon Our Interruption", "Pardon Our Interruption...")
-		if t == "" {
-			return ""
-		}
-		return both(t, p.inFold("made us think you were a bot", "you were a bot", "As you were browsing something about your browser"))
-	}, nil},
-
-	{"Kasada", "challenge", func(p *page) string {
-		if m := p.code("KPSDK.scriptStart"); m != "" {
-			return m
-		}
-		if p.code("KPSDK") != "" && (p.status == 429 || p.empty()) {
-			return p.code("/ips.js", "KPSDK")
-		}
-		return ""
-	}, nil},
-
-	{"AWS WAF", "challenge", func(p *page) string {
+	{"AWS WAF", kindChallenge, func(p *page) string {
 		if a := strings.ToLower(strings.TrimSpace(p.header("x-amzn-waf-action"))); a == "captcha" || a == "challenge" || a == "block" {
 			return "header x-amzn-waf-action: " + a
 		}
 		return ""
 	}, awsKind},
-	{"AWS WAF", "challenge", func(p *page) string {
-		if m := p.code("window.gokuProps", "gokuProps", "awsWafCookieDomainList"); m != "" {
-			return m
-		}
-		if p.empty() {
-			return p.code("token.awswaf.com", "captcha.awswaf.com")
-		}
-		return ""
-	}, nil},
-	{"AWS WAF (CloudFront)", "block", func(p *page) string {
-		return both(p.in("Request blocked."), p.in("Generated by cloudfront (CloudFront)"))
-	}, nil},
-
-	{"Sucuri", "block", func(p *page) string {
+	{"Sucuri", kindBlock, func(p *page) string {
 		if v := p.header("x-sucuri-block"); v != "" {
 			return "header x-sucuri-block: " + v
 		}
-		return p.inFold("Access Denied - Sucuri Website Firewall", "Sucuri WebSite Firewall - Access Denied", "cloudproxy@sucuri.net", "sucuri_firewall_block.css", "sucuri-firewall-block.css")
+		return ""
+	}, nil},
+}
+
+// signatures, most specific first. Each names the vendor and returns the
+// exact marker it matched. Each applies only to a page that holds little
+// (page.little), and decides from what it shows (title, visible text) or how it is built (a challenge form, a
+// captcha frame, a wall's ids). A marker inside a script only supports:
+// it decides alone only on a stub, a page that shows and loads nothing
+// else (page.stub).
+var signatures = []sig{
+	{"Cloudflare", kindCaptcha, func(p *page) string { return p.titleIs("Attention Required! | Cloudflare") }, nil},
+	{"Cloudflare", kindChallenge, func(p *page) string {
+		// The title alone is a common phrase: it needs Cloudflare around it.
+		if t := p.titleIs("Please Wait... | Cloudflare"); t != "" {
+			return t
+		}
+		if t := p.titleIs("Just a moment..."); t != "" {
+			if a := cloudflareAround(p); a != "" {
+				if a == "server: cloudflare" {
+					return t + " from server: cloudflare"
+				}
+				return t + " with " + a
+			}
+		}
+		return ""
+	}, cfKind},
+	{"Cloudflare", kindChallenge, func(p *page) string { return p.has(cfBuilt) }, cfKind},
+	{"Cloudflare", kindChallenge, func(p *page) string { return both(p.has(cfJschlVC), p.has(cfJschlAnswer)) }, cfKind},
+	{"Cloudflare", kindBlock, func(p *page) string {
+		// the error page's code span (read from the document: its number
+		// is text)
+		if p.has(cfErrorCode) != "" {
+			if m := reCFErrorCode.FindStringSubmatch(p.html); m != nil && cfBlockCodes[m[1]] {
+				return m[0]
+			}
+		}
+		if strings.Contains(p.title, "used Cloudflare to restrict access") {
+			return "title " + strconv.Quote(p.title)
+		}
+		if m := p.re(shown, reCFBlockError); m != "" && p.has(cfNamed) != "" && p.has(cfRayID) != "" {
+			return m
+		}
+		return ""
+	}, nil},
+	{"Cloudflare", kindChallenge, func(p *page) string {
+		// A challenge page's ids or wording, with Cloudflare's challenge
+		// itself around them (its options, its frame, its token URLs): not
+		// the bot-management or email-protection scripts Cloudflare puts
+		// on every page of a site, where a post may quote the wording.
+		said := either(p.has(challengeBuilt), p.has(cfShown))
+		if said == "" {
+			return ""
+		}
+		return both(said, either(p.has(cfChlOpt), p.has(cfChallengeBuilt), cfOrchestrate(p)))
+	}, cfKind},
+	{"Cloudflare", kindChallenge, func(p *page) string {
+		// A challenge or Bot Fight Mode stub: the challenge script and
+		// nothing else. The same script on a page with content is not a wall.
+		if !p.stub() {
+			return ""
+		}
+		return either(p.has(cfChlScript), cfOrchestrate(p))
+	}, cfKind},
+
+	{"DataDome", kindCaptcha, func(p *page) string {
+		// the captcha or device-check frame
+		if m := p.has(ddBuilt); m != "" {
+			return m
+		}
+		if p.stub() {
+			return p.has(ddScript)
+		}
+		return ""
+	}, nil},
+	{"DataDome", kindBlock, func(p *page) string {
+		if p.header("x-datadome") != "" && p.stub() && (p.status == 403 || p.status == 405 || p.status == 429) {
+			return "header x-datadome on HTTP " + strconv.Itoa(p.status) + " with an empty page"
+		}
+		return ""
 	}, nil},
 
-	{"DDoS-Guard", "challenge", func(p *page) string {
+	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string { return p.has(pxAutomation) }, nil},
+	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string { return p.has(pxWhy) }, nil},
+	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string {
+		c := p.has(pxCaptcha)
+		if c == "" {
+			return ""
+		}
+		return both(c, either(p.has(pxShown), p.has(pxScript)))
+	}, nil},
+	{"PerimeterX (HUMAN)", kindCaptcha, func(p *page) string {
+		if p.stub() {
+			return p.has(pxCaptchaJS)
+		}
+		return ""
+	}, nil},
+
+	{"Akamai", kindBlock, func(p *page) string {
+		// Akamai's edge deny page; the same Reference # on "Invalid URL"
+		// (a 400-type edge error, reference #9.x) is not a wall.
+		return both(p.re(shown, reAkamaiRef), p.has(akamaiPermission))
+	}, nil},
+	{"Akamai", kindChallenge, func(p *page) string {
+		if m := p.has(akamaiBuilt); m != "" {
+			return m
+		}
+		if p.stub() {
+			return p.has(akamaiScript)
+		}
+		return ""
+	}, nil},
+
+	{"Imperva (Incapsula)", kindBlock, func(p *page) string { return p.re(shown, reIncapIncident) }, nil},
+	{"Imperva (Incapsula)", kindBlock, func(p *page) string {
+		// the block page's frame; its fallback text names the incident
+		if m := p.has(incapFrame); m != "" {
+			return either(p.re(built, reIncapIncident), m)
+		}
+		return ""
+	}, nil},
+	{"Imperva (Incapsula)", kindChallenge, func(p *page) string {
+		if p.stub() {
+			return p.has(incapScript)
+		}
+		return ""
+	}, nil},
+
+	{"Distil Networks (Imperva)", kindCaptcha, func(p *page) string { return p.has(distilBuilt) }, nil},
+	{"Imperva (Distil)", kindCaptcha, func(p *page) string {
+		t := p.titleIs("Pardon Our Interruption", "Pardon Our Interruption...")
+		if t == "" {
+			return ""
+		}
+		return both(t, either(p.has(distilShown), p.has(distilScript)))
+	}, nil},
+
+	{"Kasada", kindChallenge, func(p *page) string {
+		if p.stub() || p.status == 429 {
+			return p.has(kasadaScript)
+		}
+		return ""
+	}, nil},
+
+	{"AWS WAF", kindChallenge, func(p *page) string {
+		if p.stub() {
+			return p.has(awsScript)
+		}
+		if b := p.has(awsBuilt); b != "" {
+			return both(p.has(awsScript), b)
+		}
+		return ""
+	}, awsKind},
+	{"AWS WAF (CloudFront)", kindBlock, func(p *page) string { return both(p.has(cloudfrontBlock), p.has(cloudfrontGen)) }, nil},
+
+	{"Sucuri", kindBlock, func(p *page) string { return either(p.has(sucuriShown), p.has(sucuriBuilt)) }, nil},
+
+	{"DDoS-Guard", kindChallenge, func(p *page) string {
 		if t := p.titleIs("DDoS-Guard", "DDOS-GUARD"); t != "" {
 			return t
 		}
-		if strings.EqualFold(p.header("server"), "ddos-guard") && (p.status == 403 || p.empty()) {
-			return "server: ddos-guard on HTTP " + strconv.Itoa(p.status)
+		if strings.EqualFold(p.header("server"), "ddos-guard") && p.stub() {
+			return "server: ddos-guard with an empty page"
 		}
 		return ""
 	}, nil},
 
 	// Captcha interstitials of the big sites.
-	{"Google", "captcha", func(p *page) string {
-		return p.inFold("Our systems have detected unusual traffic from your computer network")
+	{"Google", kindCaptcha, func(p *page) string { return p.has(googleShown) }, nil},
+	{"Amazon", kindCaptcha, func(p *page) string {
+		return both(p.titleIs("Robot Check", "Amazon.com", "Sorry! Something went wrong!"), p.has(amazonShown))
 	}, nil},
-	{"Amazon", "captcha", func(p *page) string {
-		return both(p.titleIs("Robot Check", "Amazon.com", "Sorry! Something went wrong!"), p.inFold("Sorry, we just need to make sure you're not a robot", "Enter the characters you see below"))
-	}, nil},
-	{"Anubis", "challenge", func(p *page) string {
-		return p.code("techaro.lol-anubis", "anubis_challenge", "within.website/x/cmd/anubis")
+	{"Anubis", kindChallenge, func(p *page) string {
+		if p.stub() || p.has(anubisShown) != "" {
+			return p.has(anubisCode)
+		}
+		return ""
 	}, nil},
 	// An unbranded captcha interstitial: a page that asks to prove you are
-	// human, carries a captcha widget and little else.
-	{"captcha interstitial", "captcha", func(p *page) string {
-		if utf8.RuneCountInString(p.visible) > 1500 {
+	// human, carries a captcha widget, and has nothing else to fill in or
+	// follow (a login or contact form with a captcha is a page).
+	{"captcha interstitial", kindCaptcha, func(p *page) string {
+		if p.textRunes > 600 || p.doc.links > 5 || p.doc.fields > 0 {
 			return ""
 		}
-		ask := p.inFold("verify you are human", "verify that you are human", "verify you are a human",
-			"are you a robot", "not a robot", "prove you are human", "checking your browser",
-			"checking if the site connection is secure", "complete the security check")
-		widget := p.in("g-recaptcha", "h-captcha", "hcaptcha.com/1/api.js", "cf-turnstile", "recaptcha/api.js", "funcaptcha", "arkoselabs.com")
-		return both(ask, widget)
+		ask := p.has(captchaAsk)
+		if ask == "" {
+			return ""
+		}
+		return both(ask, either(p.has(captchaWidget), p.has(captchaWidgetScript)))
 	}, nil},
 }
 
 // detect returns the wall a page is, if any.
 func detect(p *page) *wall {
-	for _, s := range signatures {
+	little := p.little()
+	sigs := headerSignatures
+	if little {
+		sigs = append(sigs[:len(sigs):len(sigs)], signatures...)
+	}
+	for _, s := range sigs {
 		if m := s.match(p); m != "" {
 			kind := s.kind
 			if s.kindOf != nil {
@@ -452,9 +570,11 @@ func detect(p *page) *wall {
 			return &wall{Vendor: s.vendor, Kind: kind, Marker: clip(m, 160)}
 		}
 	}
-	switch p.status {
-	case 403, 429, 503:
-		return &wall{Kind: "block", Marker: "HTTP " + strconv.Itoa(p.status) + " with no vendor signature"}
+	// A rate limit that says nothing else. A bare 403 or 503 is not a
+	// wall: a site's own error page, or a page served with the wrong
+	// status, shows content of its own.
+	if p.status == 429 && little && p.textRunes < 200 {
+		return &wall{Kind: kindBlock, Marker: "HTTP 429 with no vendor signature"}
 	}
 	return nil
 }
@@ -469,182 +589,4 @@ func clip(s string, n int) string {
 		return s
 	}
 	return string(r[:n]) + "…"
-}
-
-var reTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
-
-func htmlTitle(doc string) string {
-	if m := reTitle.FindStringSubmatch(doc); m != nil {
-		return strings.Join(strings.Fields(m[1]), " ")
-	}
-	return ""
-}
-
-var reTag = regexp.MustCompile(`(?s)<[^>]*>`)
-
-// visibleEnough is as much crude text as any signature needs to judge a
-// page's size (empty below 40 runes, too long for an interstitial above
-// 1500).
-const visibleEnough = 2000
-
-// hiddenElems hold no visible text: their content is skipped whole.
-var hiddenElems = []string{"script", "style", "noscript", "template", "head"}
-
-// crudeText is the text of an HTML document without scripts, styles or the
-// head, whitespace collapsed, up to about max runes: enough to tell a stub
-// from a page. One pass, however long the document.
-func crudeText(doc string, max int) string {
-	var b strings.Builder
-	n, space := 0, false
-	for i := 0; i < len(doc) && n < max; {
-		c := doc[i]
-		if c != '<' {
-			if c == ' ' || c == '\n' || c == '\t' || c == '\r' || c == '\f' {
-				space = b.Len() > 0
-			} else {
-				if space {
-					b.WriteByte(' ')
-					space = false
-				}
-				b.WriteByte(c)
-				if c < 0x80 || c >= 0xC0 {
-					n++
-				}
-			}
-			i++
-			continue
-		}
-		space = b.Len() > 0
-		end := strings.IndexByte(doc[i:], '>')
-		if end < 0 {
-			break
-		}
-		name := tagName(doc[i+1 : i+end])
-		i += end + 1
-		for _, h := range hiddenElems {
-			if name == h {
-				i = skipTo(doc, i, "</"+h)
-				break
-			}
-		}
-	}
-	return b.String()
-}
-
-// tagName is the lower-cased name of an opening tag ("" for closing tags,
-// comments and the rest).
-func tagName(t string) string {
-	j := 0
-	for j < len(t) && (t[j] >= 'a' && t[j] <= 'z' || t[j] >= 'A' && t[j] <= 'Z') {
-		j++
-	}
-	if j < len(t) && t[j] != ' ' && t[j] != '\t' && t[j] != '\n' && t[j] != '\r' && t[j] != '/' {
-		return ""
-	}
-	return asciiLower(t[:j])
-}
-
-// skipTo returns the index just past the tag that starts with closing
-// (case-insensitive) at or after i, or len(doc).
-func skipTo(doc string, i int, closing string) int {
-	for i < len(doc) {
-		k := strings.Index(doc[i:], "</")
-		if k < 0 {
-			return len(doc)
-		}
-		i += k
-		if len(doc)-i >= len(closing) && strings.EqualFold(doc[i:i+len(closing)], closing) {
-			if e := strings.IndexByte(doc[i:], '>'); e >= 0 {
-				return i + e + 1
-			}
-			return len(doc)
-		}
-		i += 2
-	}
-	return len(doc)
-}
-
-func stripTags(s string) string { return reTag.ReplaceAllString(s, " ") }
-
-// needleSet is a growing set of needles found in one pass over a text: a
-// bitset of their first two bytes, then the needles by those bytes.
-type needleSet struct {
-	mu   sync.Mutex
-	list []string
-	idx  []uint16   // by first two bytes: 0, or 1 + the group in groups
-	grp  [][]string // needles sharing their first two bytes
-	set  map[string]bool
-	snap *needleSet
-}
-
-var exactNeedles, foldNeedles = &needleSet{}, &needleSet{}
-
-func (s *needleSet) add(n string) {
-	if len(n) < 2 {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.set[n] {
-		return
-	}
-	s.list = append(s.list, n)
-	s.snap = nil
-	if s.set == nil {
-		s.set = map[string]bool{}
-	}
-	s.set[n] = true
-}
-
-// snapshot is an immutable copy to scan with.
-func (s *needleSet) snapshot() *needleSet {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.snap != nil {
-		return s.snap
-	}
-	c := &needleSet{idx: make([]uint16, 1<<16), set: map[string]bool{}}
-	for _, n := range s.list {
-		k := uint16(n[0])<<8 | uint16(n[1])
-		if c.idx[k] == 0 {
-			c.grp = append(c.grp, nil)
-			c.idx[k] = uint16(len(c.grp))
-		}
-		g := c.idx[k] - 1
-		c.grp[g] = append(c.grp[g], n)
-		c.set[n] = true
-	}
-	s.snap = c
-	return c
-}
-
-func (s *needleSet) has(n string) bool { return s.set[n] }
-
-// scan returns where each needle of exact first occurs in h, and each of
-// fold (lower-case needles) ignoring ASCII case: one pass for both sets,
-// with no lower-cased copy of h.
-func scan(h string, exact, fold *needleSet) (map[string]int, map[string]int) {
-	foundExact, foundFold := map[string]int{}, map[string]int{}
-	if len(exact.grp) == 0 && len(fold.grp) == 0 {
-		return foundExact, foundFold
-	}
-	ei, fi := exact.idx, fold.idx
-	for i := 0; i+1 < len(h); i++ {
-		a, b := h[i], h[i+1]
-		if g := ei[uint16(a)<<8|uint16(b)]; g != 0 {
-			for _, n := range exact.grp[g-1] {
-				if _, seen := foundExact[n]; !seen && strings.HasPrefix(h[i:], n) {
-					foundExact[n] = i
-				}
-			}
-		}
-		if g := fi[uint16(lowerByte(a))<<8|uint16(lowerByte(b))]; g != 0 {
-			for _, n := range fold.grp[g-1] {
-				if _, seen := foundFold[n]; !seen && hasPrefixFold(h[i:], n) {
-					foundFold[n] = i
-				}
-			}
-		}
-	}
-	return foundExact, foundFold
 }

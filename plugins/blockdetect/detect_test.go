@@ -129,11 +129,19 @@ func TestNotANavigation(t *testing.T) {
 // for this module too, through the replace directive), or skips the test.
 func corpusDir(t *testing.T, sub string) string {
 	t.Helper()
-	dir, ok := corpus.Sub(sub)
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
+	dir := corpus.Need(t, sub)
 	return dir
+}
+
+// corpusFiles is the .html files of a corpus folder; none is a failure.
+func corpusFiles(t *testing.T, sub string) []string {
+	t.Helper()
+	dir := corpusDir(t, sub)
+	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	if len(files) == 0 {
+		t.Fatalf("the corpus folder %s holds no .html file", dir)
+	}
+	return files
 }
 
 type corpusMeta struct {
@@ -169,11 +177,7 @@ func corpusPage(t *testing.T, f string) (abi.Page, corpusMeta) {
 // TestCorpusWalls runs the saved walls of the shared corpus: each is caught
 // with its vendor and the kind its meta records; the controls pass.
 func TestCorpusWalls(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir(t, "walls"), "*.html"))
-	if len(files) == 0 {
-		t.Fatal("the corpus has no walls/*.html")
-	}
-	for _, f := range files {
+	for _, f := range corpusFiles(t, "walls") {
 		p, meta := corpusPage(t, f)
 		resp := hookVia(t, nav(p, false))
 		name := filepath.Base(f)
@@ -205,17 +209,62 @@ func TestCorpusWalls(t *testing.T) {
 	}
 }
 
-// TestCorpusPagesAreNotWalls: no normal page of the corpus, read whole, is
-// called a wall.
+// statusesForPages are the statuses a normal page must pass at: a site's
+// page served with an error status is still not a wall.
+var statusesForPages = []int{200, 403, 404, 500, 503}
+
+// TestCorpusPagesAreNotWalls: no normal page of the corpus, read whole, and
+// no not-a-wall control is called a wall, at any status.
 func TestCorpusPagesAreNotWalls(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(corpusDir(t, "pages"), "*.html"))
-	if len(files) == 0 {
-		t.Fatal("the corpus has no pages/*.html")
+	files := corpusFiles(t, "pages")
+	for _, f := range corpusFiles(t, "walls") {
+		if _, meta := corpusPage(t, f); meta.Kind == "not-a-wall" {
+			files = append(files, f)
+		}
 	}
+	if len(files) < 180+3 {
+		t.Fatalf("the corpus has %d normal pages and controls, want at least 183", len(files))
+	}
+	flagged := 0
 	for _, f := range files {
 		p, _ := corpusPage(t, f)
-		if resp := hookVia(t, nav(p, false)); resp.Error != nil {
-			t.Errorf("%s: flagged: %v", filepath.Base(f), resp.Error.Details)
+		for _, status := range statusesForPages {
+			p.Status = status
+			if resp := hookVia(t, nav(p, false)); resp.Error != nil {
+				flagged++
+				t.Errorf("%s at HTTP %d: flagged: %v", filepath.Base(f), status, resp.Error.Details)
+			}
+		}
+	}
+	t.Logf("%d normal pages and controls at %d statuses: %d flagged", len(files), len(statusesForPages), flagged)
+}
+
+// TestCorpusWallsAtEveryStatus: a wall is caught with its vendor and kind
+// whatever status it comes with (most were saved without theirs).
+func TestCorpusWallsAtEveryStatus(t *testing.T) {
+	for _, f := range corpusFiles(t, "walls") {
+		p, meta := corpusPage(t, f)
+		if meta.Kind == "not-a-wall" {
+			continue
+		}
+		want := strings.Split(meta.Vendor, "-")[0]
+		if want == "imperva" {
+			want = "incapsula"
+		}
+		wantKind := meta.Kind
+		if wantKind == "bot-fight-mode-script" {
+			wantKind = kindChallenge
+		}
+		for _, status := range []int{200, 403, 429, 503} {
+			p.Status = status
+			resp := hookVia(t, nav(p, false))
+			if resp.Error == nil {
+				t.Errorf("%s at HTTP %d: %s wall missed", filepath.Base(f), status, meta.Vendor)
+				continue
+			}
+			if v, k := resp.Error.Details["vendor"], resp.Error.Details["kind"]; !strings.Contains(strings.ToLower(v), want) || k != wantKind {
+				t.Errorf("%s at HTTP %d: %s %s, want %s %s", filepath.Base(f), status, v, k, meta.Vendor, wantKind)
+			}
 		}
 	}
 }

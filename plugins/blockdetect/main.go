@@ -4,9 +4,14 @@
 // interstitials) in a navigation's result and turns the result into a
 // bot_wall error, so an agent never mistakes a block page for the page.
 //
-// Named vendor signatures come first; failing those, a bare 403, 429 or 503
-// is an unnamed wall. It is narrow on purpose: a vendor's header or script on
-// a healthy page (server: cloudflare, a sensor script) is not a wall.
+// It decides from what the page shows and how it is built: only a page that
+// holds little (little visible text, few links) can be a wall, and then only
+// with its vendor's title, wording, challenge form or frame; a marker inside
+// a script only supports, and decides alone only on a page that shows and
+// loads nothing else. A vendor's header, script, sensor or captcha library on
+// a healthy page (server: cloudflare, a sensor script) is not a wall, nor is
+// a page with content served with an error status; a near-empty 429 is an
+// unnamed wall.
 //
 // Build: GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o blockdetect.wasm .
 package main

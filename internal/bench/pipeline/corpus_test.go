@@ -19,10 +19,7 @@ import (
 // element stays addressable by ref, in the compacted snapshot or in a fold
 // it names (browser_snapshot ref=...). It needs no `make bench` output.
 func TestCompactKeepsEveryRefOnCorpusPages(t *testing.T) {
-	dir, ok := corpus.Sub("pages")
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
+	dir := corpus.Need(t, "pages")
 	pages, _, err := loadCorpus(filepath.Dir(dir))
 	if err != nil {
 		t.Fatal(err)
