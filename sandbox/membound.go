@@ -82,221 +82,275 @@ func boundMemory(wasm []byte, budget uint64) ([]byte, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
 		return nil, errNotWasm
 	}
-	var secs []section
-	r := &reader{b: wasm, p: 8}
-	for r.p < len(wasm) {
-		id := r.byte()
-		n := r.u32()
-		if r.err != nil || int(n) > len(wasm)-r.p {
-			return nil, errShort
-		}
-		secs = append(secs, section{id, wasm[r.p : r.p+int(n)]})
-		r.p += int(n)
+	secs, err := splitSections(wasm)
+	if err != nil {
+		return nil, err
 	}
-	find := func(id byte) int {
-		for i, s := range secs {
-			if s.id == id {
-				return i
-			}
+	m := &memBound{budget: budget, secs: secs}
+	for _, step := range []func() error{m.imports, m.tables, m.memories, m.counts, m.globalsAndElements, m.exports, m.declared} {
+		if err := step(); err != nil {
+			return nil, err
 		}
-		return -1
 	}
-	body := func(id byte) []byte {
-		if i := find(id); i >= 0 {
-			return secs[i].body
+	if m.nTables > 0 && m.secs.find(10) >= 0 { // else nothing can grow a table
+		if err := m.checkGrows(); err != nil {
+			return nil, err
 		}
-		return nil
 	}
+	return rebuild(wasm[:8], m.secs), nil
+}
 
-	var static uint64 // bytes instantiation allocates
-	nTables, nMems, nFuncImports := 0, 0, uint32(0)
-	hasMemory := false
-	addMemory := func(r *reader) error {
-		flags := r.byte()
-		min := r.u32()
-		if flags&1 != 0 {
-			r.u32()
-		}
-		switch {
-		case r.err != nil:
-			return r.err
-		case flags > 1:
-			return fmt.Errorf("%w: memory limits flags 0x%02x (shared memory or memory64)", errUnsupported, flags)
-		}
-		nMems++
-		hasMemory = true
-		static += uint64(min) << 16
-		return nil
+// memBound is boundMemory's work on one module: what its declarations
+// allocate at instantiation, and the sections as rewritten so far.
+type memBound struct {
+	budget       uint64
+	secs         sections
+	static       uint64 // bytes instantiation allocates
+	nTables      int
+	nMems        int
+	nFuncImports uint32
+	hasMemory    bool
+}
+
+// body is section id's body, or nil.
+func (m *memBound) body(id byte) []byte {
+	if i := m.secs.find(id); i >= 0 {
+		return m.secs[i].body
 	}
-	// Imports: functions are counted for the index of the appended
-	// function; imported tables and memories count like defined ones.
-	if b := body(2); b != nil {
-		ir := &reader{b: b}
-		n := ir.u32()
-		for k := uint32(0); k < n && ir.err == nil; k++ {
-			ir.name()
-			ir.name()
-			switch kind := ir.byte(); kind {
-			case 0:
-				ir.u32()
-				nFuncImports++
-			case 1:
-				if err := refType(ir.byte()); err != nil && ir.err == nil {
-					return nil, err
-				}
-				flags := ir.byte()
-				min := ir.u32()
-				if flags&1 != 0 {
-					ir.u32()
-				}
-				nTables++
-				static += uint64(min) * tableEntryBytes
-			case 2:
-				if err := addMemory(ir); err != nil {
-					return nil, err
-				}
-			case 3:
-				ir.byte()
-				ir.byte()
-				static += globalCost
-			default:
-				return nil, fmt.Errorf("%w: import kind %d", errUnsupported, kind)
-			}
-		}
-		if ir.err != nil {
-			return nil, fmt.Errorf("import section: %w", ir.err)
-		}
-	}
-	// Tables: each maximum lowered to the budget (flags 1: min and max).
-	if i := find(4); i >= 0 {
-		tr := &reader{b: secs[i].body}
-		n := tr.u32()
-		out := appendU32(nil, n)
-		maxEntries := uint32(min(budget/tableEntryBytes, 1<<32-1))
-		for k := uint32(0); k < n && tr.err == nil; k++ {
-			t := tr.byte()
-			if err := refType(t); err != nil && tr.err == nil {
-				return nil, err
-			}
-			flags := tr.byte()
-			lo := tr.u32()
-			hi := uint32(1<<32 - 1)
-			if flags&1 != 0 {
-				hi = tr.u32()
-			}
-			if flags > 1 && tr.err == nil {
-				return nil, fmt.Errorf("%w: table limits flags 0x%02x", errUnsupported, flags)
-			}
-			nTables++
-			static += uint64(lo) * tableEntryBytes
-			out = append(out, t, 1)
-			out = appendU32(out, lo)
-			out = appendU32(out, max(lo, min(hi, maxEntries)))
-		}
-		if tr.err != nil {
-			return nil, fmt.Errorf("table section: %w", tr.err)
-		}
-		secs[i].body = out
-	}
-	if b := body(5); b != nil {
-		mr := &reader{b: b}
-		n := mr.u32()
-		for k := uint32(0); k < n && mr.err == nil; k++ {
-			if err := addMemory(mr); err != nil {
-				return nil, err
-			}
-		}
-		if mr.err != nil {
-			return nil, fmt.Errorf("memory section: %w", mr.err)
-		}
+	return nil
+}
+
+// addMemory counts one memory type (limits) read from r.
+func (m *memBound) addMemory(r *reader) error {
+	flags := r.byte()
+	min := r.u32()
+	if flags&1 != 0 {
+		r.u32()
 	}
 	switch {
-	case nMems > 1:
-		return nil, fmt.Errorf("%w: %d memories", errUnsupported, nMems)
-	case nTables > maxTables:
-		return nil, fmt.Errorf("%w: %d tables (at most %d)", errUnsupported, nTables, maxTables)
+	case r.err != nil:
+		return r.err
+	case flags > 1:
+		return fmt.Errorf("%w: memory limits flags 0x%02x (shared memory or memory64)", errUnsupported, flags)
 	}
-	if b := body(6); b != nil {
+	m.nMems++
+	m.hasMemory = true
+	m.static += uint64(min) << 16
+	return nil
+}
+
+// imports counts imported functions (for the index of the appended
+// function); imported tables and memories count like defined ones.
+func (m *memBound) imports() error {
+	b := m.body(2)
+	if b == nil {
+		return nil
+	}
+	ir := &reader{b: b}
+	n := ir.u32()
+	for k := uint32(0); k < n && ir.err == nil; k++ {
+		ir.name()
+		ir.name()
+		switch kind := ir.byte(); kind {
+		case 0:
+			ir.u32()
+			m.nFuncImports++
+		case 1:
+			if err := refType(ir.byte()); err != nil && ir.err == nil {
+				return err
+			}
+			flags := ir.byte()
+			min := ir.u32()
+			if flags&1 != 0 {
+				ir.u32()
+			}
+			m.nTables++
+			m.static += uint64(min) * tableEntryBytes
+		case 2:
+			if err := m.addMemory(ir); err != nil {
+				return err
+			}
+		case 3:
+			ir.byte()
+			ir.byte()
+			m.static += globalCost
+		default:
+			return fmt.Errorf("%w: import kind %d", errUnsupported, kind)
+		}
+	}
+	if ir.err != nil {
+		return fmt.Errorf("import section: %w", ir.err)
+	}
+	return nil
+}
+
+// tables lowers each defined table's maximum to the budget (flags 1: min
+// and max) and counts its minimum.
+func (m *memBound) tables() error {
+	i := m.secs.find(4)
+	if i < 0 {
+		return nil
+	}
+	tr := &reader{b: m.secs[i].body}
+	n := tr.u32()
+	out := appendU32(nil, n)
+	maxEntries := uint32(min(m.budget/tableEntryBytes, 1<<32-1))
+	for k := uint32(0); k < n && tr.err == nil; k++ {
+		t := tr.byte()
+		if err := refType(t); err != nil && tr.err == nil {
+			return err
+		}
+		flags := tr.byte()
+		lo := tr.u32()
+		hi := uint32(1<<32 - 1)
+		if flags&1 != 0 {
+			hi = tr.u32()
+		}
+		if flags > 1 && tr.err == nil {
+			return fmt.Errorf("%w: table limits flags 0x%02x", errUnsupported, flags)
+		}
+		m.nTables++
+		m.static += uint64(lo) * tableEntryBytes
+		out = append(out, t, 1)
+		out = appendU32(out, lo)
+		out = appendU32(out, max(lo, min(hi, maxEntries)))
+	}
+	if tr.err != nil {
+		return fmt.Errorf("table section: %w", tr.err)
+	}
+	m.secs[i].body = out
+	return nil
+}
+
+// memories counts the defined memories.
+func (m *memBound) memories() error {
+	b := m.body(5)
+	if b == nil {
+		return nil
+	}
+	mr := &reader{b: b}
+	n := mr.u32()
+	for k := uint32(0); k < n && mr.err == nil; k++ {
+		if err := m.addMemory(mr); err != nil {
+			return err
+		}
+	}
+	if mr.err != nil {
+		return fmt.Errorf("memory section: %w", mr.err)
+	}
+	return nil
+}
+
+// counts refuses more than one memory and more than maxTables tables.
+func (m *memBound) counts() error {
+	switch {
+	case m.nMems > 1:
+		return fmt.Errorf("%w: %d memories", errUnsupported, m.nMems)
+	case m.nTables > maxTables:
+		return fmt.Errorf("%w: %d tables (at most %d)", errUnsupported, m.nTables, maxTables)
+	}
+	return nil
+}
+
+// globalsAndElements counts what globals and element segments allocate.
+func (m *memBound) globalsAndElements() error {
+	if b := m.body(6); b != nil {
 		gr := &reader{b: b}
-		static += uint64(gr.u32()) * globalCost
+		m.static += uint64(gr.u32()) * globalCost
 	}
-	if b := body(9); b != nil {
+	if b := m.body(9); b != nil {
 		n, err := elemEntries(b)
 		if err != nil {
-			return nil, fmt.Errorf("element section: %w", err)
+			return fmt.Errorf("element section: %w", err)
 		}
-		static += n * tableEntryBytes
+		m.static += n * tableEntryBytes
 	}
-	if b := body(7); b != nil {
-		er := &reader{b: b}
-		n := er.u32()
-		for k := uint32(0); k < n && er.err == nil; k++ {
-			if er.name() == limitExport {
-				return nil, fmt.Errorf("%w: the module exports %s itself, which only the rewriter may add", errUnsupported, limitExport)
-			}
-			er.byte()
-			er.u32()
-		}
-		if er.err != nil {
-			return nil, fmt.Errorf("export section: %w", er.err)
-		}
-	}
-	if static > budget {
-		return nil, fmt.Errorf("%w: its declarations (memory, tables, element segments, globals) take %d MiB at instantiation", errOverBudget, (static+1<<20-1)>>20)
-	}
-	if nTables == 0 || find(10) < 0 {
-		return rebuild(wasm[:8], secs), nil // nothing can grow a table
-	}
+	return nil
+}
 
-	// Code: a check before every table.grow and memory.grow.
-	params, err := readTypes(body(1))
+// exports refuses a module that exports the rewriter's own function name.
+func (m *memBound) exports() error {
+	b := m.body(7)
+	if b == nil {
+		return nil
+	}
+	er := &reader{b: b}
+	n := er.u32()
+	for k := uint32(0); k < n && er.err == nil; k++ {
+		if er.name() == limitExport {
+			return fmt.Errorf("%w: the module exports %s itself, which only the rewriter may add", errUnsupported, limitExport)
+		}
+		er.byte()
+		er.u32()
+	}
+	if er.err != nil {
+		return fmt.Errorf("export section: %w", er.err)
+	}
+	return nil
+}
+
+// declared refuses a module whose declarations alone pass the budget.
+func (m *memBound) declared() error {
+	if m.static > m.budget {
+		return fmt.Errorf("%w: its declarations (memory, tables, element segments, globals) take %d MiB at instantiation", errOverBudget, (m.static+1<<20-1)>>20)
+	}
+	return nil
+}
+
+// checkGrows puts a check before every table.grow and memory.grow of the
+// code, and appends the function a failed check calls when one is needed.
+func (m *memBound) checkGrows() error {
+	params, err := readTypes(m.body(1))
 	if err != nil {
-		return nil, fmt.Errorf("type section: %w", err)
+		return fmt.Errorf("type section: %w", err)
 	}
 	var types []uint32
-	if b := body(3); b != nil {
+	if b := m.body(3); b != nil {
 		fr := &reader{b: b}
 		n := fr.u32()
 		for k := uint32(0); k < n && fr.err == nil; k++ {
 			types = append(types, fr.u32())
 		}
 		if fr.err != nil {
-			return nil, fmt.Errorf("function section: %w", fr.err)
+			return fmt.Errorf("function section: %w", fr.err)
 		}
 	}
-	g := &growCheck{budget: budget, tables: uint32(nTables), memory: hasMemory, limit: nFuncImports + uint32(len(types))}
-	ci := find(10)
-	code, err := g.rewriteCode(secs[ci].body, types, params)
+	g := &growCheck{budget: m.budget, tables: uint32(m.nTables), memory: m.hasMemory, limit: m.nFuncImports + uint32(len(types))}
+	ci := m.secs.find(10)
+	code, err := g.rewriteCode(m.secs[ci].body, types, params)
 	if err != nil {
-		return nil, fmt.Errorf("code section: %w", err)
+		return fmt.Errorf("code section: %w", err)
 	}
-	secs[ci].body = code
-	if !g.grows {
-		return rebuild(wasm[:8], secs), nil
+	m.secs[ci].body = code
+	if g.grows {
+		m.appendLimit(g.limit, uint32(len(params)), uint32(len(types)))
 	}
+	return nil
+}
 
-	// The appended function: () -> (), body unreachable (its listener
-	// fails the call first), exported as limitExport.
-	limitType := uint32(len(params))
-	secs = ensureSection(secs, 1)
-	secs = ensureSection(secs, 3)
-	secs = ensureSection(secs, 7)
-	for i := range secs {
-		s := &secs[i]
+// appendLimit appends the function a failed check calls: () -> (), body
+// unreachable (its listener fails the call first), exported as
+// limitExport. limitType is the index its new type gets, defined the
+// count of functions the module defines.
+func (m *memBound) appendLimit(limit, limitType, defined uint32) {
+	for _, id := range []byte{1, 3, 7} {
+		m.secs.ensure(id)
+	}
+	for i := range m.secs {
+		s := &m.secs[i]
 		switch s.id {
 		case 1:
 			s.body = appendVec(s.body, leb32Len(s.body), limitType+1, []byte{0x60, 0x00, 0x00})
 		case 3:
-			s.body = appendVec(s.body, leb32Len(s.body), uint32(len(types))+1, appendU32(nil, limitType))
+			s.body = appendVec(s.body, leb32Len(s.body), defined+1, appendU32(nil, limitType))
 		case 7:
 			cnt := (&reader{b: s.body}).u32()
 			exp := append(appendName(nil, limitExport), 0x00)
-			s.body = appendVec(s.body, leb32Len(s.body), cnt+1, appendU32(exp, g.limit))
+			s.body = appendVec(s.body, leb32Len(s.body), cnt+1, appendU32(exp, limit))
 		case 10:
-			s.body = appendVec(s.body, leb32Len(s.body), uint32(len(types))+1, []byte{3, 0, 0x00, 0x0b})
+			s.body = appendVec(s.body, leb32Len(s.body), defined+1, []byte{3, 0, 0x00, 0x0b})
 		}
 	}
-	return rebuild(wasm[:8], secs), nil
 }
 
 // elemEntries counts the entries of every element segment.
@@ -335,21 +389,6 @@ func elemEntries(b []byte) (uint64, error) {
 		}
 	}
 	return total, r.err
-}
-
-// ensureSection inserts an empty vector section id in canonical order when
-// secs has none.
-func ensureSection(secs []section, id byte) []section {
-	pos := len(secs)
-	for i, s := range secs {
-		if s.id == id {
-			return secs
-		}
-		if s.id != 0 && sectionRank(s.id) > sectionRank(id) && pos == len(secs) {
-			pos = i
-		}
-	}
-	return append(secs[:pos], append([]section{{id, []byte{0}}}, secs[pos:]...)...)
 }
 
 func rebuild(header []byte, secs []section) []byte {

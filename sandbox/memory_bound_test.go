@@ -34,7 +34,7 @@ var opMemGrow = []byte{0x40, 0x00}
 // withSection returns wasm with section id set to body (inserted in
 // canonical order, or replacing the one there).
 func withSection(wasm []byte, id byte, body []byte) []byte {
-	var secs []section
+	var secs sections
 	r := &reader{b: wasm, p: 8}
 	for r.p < len(wasm) {
 		sid := r.byte()
@@ -44,12 +44,7 @@ func withSection(wasm []byte, id byte, body []byte) []byte {
 		}
 		r.p += int(n)
 	}
-	secs = ensureSection(secs, id)
-	for i := range secs {
-		if secs[i].id == id {
-			secs[i].body = body
-		}
-	}
+	secs[secs.ensure(id)].body = body
 	return rebuild(wasm[:8], secs)
 }
 
