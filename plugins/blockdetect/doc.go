@@ -69,114 +69,143 @@ func void(name string) bool {
 // thousand words. With withText false the visible text is not collected
 // (the host gave the rendered text); the rest is.
 func readDoc(doc string, withText bool) *docFacts {
-	f := &docFacts{doc: doc}
-	hidden, depth := "", 0 // the element that hides its content (display:none, hidden), and its nesting
-	for i := 0; i < len(doc); {
-		if f.links > wallMaxLinks || f.textRunes > wallMaxText {
-			f.rich = true
-			return f
+	r := &docReader{f: &docFacts{doc: doc}, doc: doc, withText: withText}
+	for r.i < len(doc) {
+		if r.f.links > wallMaxLinks || r.f.textRunes > wallMaxText {
+			r.f.rich = true
+			return r.f
 		}
-		j := strings.IndexByte(doc[i:], '<')
+		j := strings.IndexByte(doc[r.i:], '<')
 		if j < 0 {
-			j = len(doc) - i
+			j = len(doc) - r.i
 		}
 		if j > 0 {
-			if withText && hidden == "" {
-				f.addText(doc[i : i+j])
+			if withText && r.hidden == "" {
+				r.f.addText(doc[r.i : r.i+j])
 			}
-			i += j
+			r.i += j
 			continue
 		}
-		// doc[i] == '<'
-		rest := doc[i:]
-		switch {
-		case strings.HasPrefix(rest, "<!--"):
-			e := strings.Index(rest[4:], "-->")
-			if e < 0 {
-				return f
-			}
-			i += 4 + e + 3
-			continue
-		case len(rest) > 1 && (rest[1] == '!' || rest[1] == '?'):
-			n, _ := tagEnd(rest)
-			i += n
-			continue
-		case len(rest) > 1 && rest[1] == '/':
-			n, _ := tagEnd(rest)
-			if hidden != "" && tagName(rest[2:n]) == hidden {
-				if depth--; depth == 0 {
-					hidden = ""
-				}
-			}
-			// End tags carry no marker; kept in the built spans, they join
-			// a run of markup into one span.
-			f.built = addSpan(doc, f.built, i, i+n)
-			i += n
-			continue
-		case len(rest) < 2 || !isLetter(rest[1]):
-			if withText && hidden == "" {
-				f.addText("<")
-			}
-			i++
-			continue
-		}
-		n, maybe := tagEnd(rest)
-		tag := rest[:n]
-		name := tagName(tag[1:])
-		i += n
-		if name == "script" {
-			if attrValue(tag, "src") != "" {
-				f.srcs++
-			}
-			end, closeAt := closing(doc, i, "</script")
-			f.script = addSpan(doc, f.script, i-n, closeAt)
-			i = end
-			continue
-		}
-		f.elements++
-		f.built = addSpan(doc, f.built, i-n, i)
-		switch name {
-		case "a":
-			if attrValue(tag, "href") != "" {
-				f.links++
-			}
-		case "link":
-			if strings.Contains(asciiLower(attrValue(tag, "rel")), "stylesheet") {
-				f.sheets++
-			}
-		case "input":
-			switch asciiLower(attrValue(tag, "type")) {
-			case "hidden", "submit", "button", "image", "reset", "checkbox", "radio":
-			default:
-				f.fields++
-			}
-		case "select", "textarea":
-			f.fields++
-		}
-		if rawText(name) {
-			end, closeAt := closing(doc, i, "</"+name)
-			switch name {
-			case "title":
-				if f.title == "" {
-					f.title = collapse(html.UnescapeString(doc[i:closeAt]))
-				}
-			case "iframe":
-				f.built = addSpan(doc, f.built, i, closeAt)
-			}
-			i = end
-			continue
-		}
-		if void(name) || strings.HasSuffix(tag, "/>") {
-			continue
-		}
-		switch {
-		case hidden == name:
-			depth++
-		case hidden == "" && maybe && hides(tag):
-			hidden, depth = name, 1
+		if !r.markup(doc[r.i:]) {
+			return r.f
 		}
 	}
-	return f
+	return r.f
+}
+
+// docReader is readDoc's walk over one document: where it is, and the
+// element that hides what it holds (display:none, hidden) with its
+// nesting.
+type docReader struct {
+	f        *docFacts
+	doc      string
+	withText bool
+	i        int
+	hidden   string
+	depth    int
+}
+
+// markup reads what starts at rest, doc[i:], which begins with '<': a
+// comment, a declaration, an end tag, a start tag, or a lone '<'. It
+// returns false when the document ends inside a comment.
+func (r *docReader) markup(rest string) bool {
+	switch {
+	case strings.HasPrefix(rest, "<!--"):
+		e := strings.Index(rest[4:], "-->")
+		if e < 0 {
+			return false
+		}
+		r.i += 4 + e + 3
+	case len(rest) > 1 && (rest[1] == '!' || rest[1] == '?'):
+		n, _ := tagEnd(rest)
+		r.i += n
+	case len(rest) > 1 && rest[1] == '/':
+		n, _ := tagEnd(rest)
+		if r.hidden != "" && tagName(rest[2:n]) == r.hidden {
+			if r.depth--; r.depth == 0 {
+				r.hidden = ""
+			}
+		}
+		// End tags carry no marker; kept in the built spans, they join a
+		// run of markup into one span.
+		r.f.built = addSpan(r.doc, r.f.built, r.i, r.i+n)
+		r.i += n
+	case len(rest) < 2 || !isLetter(rest[1]):
+		if r.withText && r.hidden == "" {
+			r.f.addText("<")
+		}
+		r.i++
+	default:
+		r.startTag(rest)
+	}
+	return true
+}
+
+// startTag reads the start tag at the head of rest and, for a script or
+// an element of raw text (title, iframe...), its content.
+func (r *docReader) startTag(rest string) {
+	f, doc := r.f, r.doc
+	n, maybe := tagEnd(rest)
+	tag := rest[:n]
+	name := tagName(tag[1:])
+	r.i += n
+	if name == "script" {
+		if attrValue(tag, "src") != "" {
+			f.srcs++
+		}
+		end, closeAt := closing(doc, r.i, "</script")
+		f.script = addSpan(doc, f.script, r.i-n, closeAt)
+		r.i = end
+		return
+	}
+	f.elements++
+	f.built = addSpan(doc, f.built, r.i-n, r.i)
+	f.countElement(name, tag)
+	if rawText(name) {
+		end, closeAt := closing(doc, r.i, "</"+name)
+		switch name {
+		case "title":
+			if f.title == "" {
+				f.title = collapse(html.UnescapeString(doc[r.i:closeAt]))
+			}
+		case "iframe":
+			f.built = addSpan(doc, f.built, r.i, closeAt)
+		}
+		r.i = end
+		return
+	}
+	if void(name) || strings.HasSuffix(tag, "/>") {
+		return
+	}
+	switch {
+	case r.hidden == name:
+		r.depth++
+	case r.hidden == "" && maybe && hides(tag):
+		r.hidden, r.depth = name, 1
+	}
+}
+
+// countElement counts what element name (its start tag tag) adds to how
+// much the page holds: links, stylesheets, form fields.
+func (f *docFacts) countElement(name, tag string) {
+	switch name {
+	case "a":
+		if attrValue(tag, "href") != "" {
+			f.links++
+		}
+	case "link":
+		if strings.Contains(asciiLower(attrValue(tag, "rel")), "stylesheet") {
+			f.sheets++
+		}
+	case "input":
+		switch asciiLower(attrValue(tag, "type")) {
+		case "hidden", "submit", "button", "image", "reset", "checkbox", "radio":
+		default:
+			f.fields++
+		}
+	case "select", "textarea":
+		f.fields++
+	}
 }
 
 // span is a part of the document, doc[lo:hi].
