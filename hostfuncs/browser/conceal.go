@@ -718,30 +718,43 @@ type focusedField struct {
 	Key string
 }
 
+// focusWait bounds how long a frame is waited for when finding the
+// focus: a frame that does not answer (a stuck ad frame) must not hold up
+// every key an operator types.
+const focusWait = time.Second
+
 // findFocused returns the focused element of p; found is false when no
 // frame said it holds the focus, and unsure is set when a frame could not
-// be asked (so the focus may be in it).
+// be asked or did not answer in time (so the focus may be in it).
 func findFocused(p pw.Page) (f focusedField, found, unsure bool) {
 	frames := p.Frames()
-	answers := make([]any, len(frames))
-	failed := make([]bool, len(frames))
-	var wg sync.WaitGroup
+	type answer struct {
+		i      int
+		v      any
+		failed bool
+	}
+	answers := make(chan answer, len(frames))
 	for i, fr := range frames {
-		wg.Add(1)
 		go func() {
-			defer wg.Done()
 			v, err := fr.Evaluate(focusedFieldJS)
-			answers[i], failed[i] = v, err != nil && !fr.IsDetached()
+			answers <- answer{i, v, err != nil && !fr.IsDetached()}
 		}()
 	}
-	wg.Wait()
-	for i, v := range answers {
-		unsure = unsure || failed[i]
-		m, ok := v.(map[string]any)
+	deadline := time.NewTimer(focusWait)
+	defer deadline.Stop()
+	for range frames {
+		var a answer
+		select {
+		case a = <-answers:
+		case <-deadline.C:
+			return f, found, true
+		}
+		unsure = unsure || a.failed
+		m, ok := a.v.(map[string]any)
 		if !ok || found {
 			continue
 		}
-		f.frame, found = frames[i], true
+		f.frame, found = frames[a.i], true
 		f.Field, _ = m["field"].(bool)
 		f.Secret, _ = m["secret"].(bool)
 		f.Value, _ = m["value"].(string)

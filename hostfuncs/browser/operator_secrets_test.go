@@ -265,3 +265,41 @@ func lineWith(s, sub string) string {
 	}
 	return ""
 }
+
+// scrubProfile removes the files holding a secret in any stored form,
+// with a database's journals, and leaves the others.
+func TestScrubProfileRemovesFilesHoldingSecrets(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"Default/History":          "\x00https://site.test/login?pw=s3cret%2Fv%C3%A4l&x=1\x00",
+		"Default/History-journal":  "",
+		"Default/Web Data":         "plain s3cret/väl in a form entry",
+		"Default/Sessions/Tabs_1":  "title " + string([]byte{'s', 0, '3', 0, 'c', 0, 'r', 0, 'e', 0, 't', 0, '/', 0, 'v', 0, 0xe4, 0, 'l', 0}),
+		"Default/Cache/entry_0":    "key https://site.test/?q=s3cret%2fv%c3%a4l",
+		"Default/Cookies":          "session=abc; other bytes",
+		"Default/Favicons-journal": "https://site.test/?pw=s3cret%2Fv%C3%A4l",
+		"Default/Favicons":         "icons",
+		"Default/Preferences":      `{"short": "ab"}`,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	removed, err := scrubProfile(dir, []string{"s3cret/väl", "ab"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Default/Cache/entry_0", "Default/Favicons", "Default/Favicons-journal", "Default/History", "Default/History-journal",
+		"Default/Sessions/Tabs_1", "Default/Web Data"}
+	if !slices.Equal(removed, want) {
+		t.Errorf("removed %q, want %q", removed, want)
+	}
+	for _, keep := range []string{"Default/Cookies", "Default/Preferences"} {
+		if _, err := os.Stat(filepath.Join(dir, keep)); err != nil {
+			t.Errorf("%s was removed: it holds no secret (a two-byte value is not searched for)", keep)
+		}
+	}
+}
