@@ -867,9 +867,14 @@ func (s *concealer) settleTyped(k sessKey) {
 	s.keep(k.personality, k.session, v)
 }
 
-// forgetTyped drops what was kept of k's session's typing (it closed).
+// forgetTyped drops what was kept of k's session's typing (it closed);
+// a value still held (typed since settleTyped) becomes a secret first.
 func (s *concealer) forgetTyped(k sessKey) {
 	s.typingMu.Lock()
+	st := s.typing[k]
 	delete(s.typing, k)
 	s.typingMu.Unlock()
+	if st != nil && st.field != nil {
+		s.keep(k.personality, k.session, st.field.value)
+	}
 }

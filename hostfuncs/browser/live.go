@@ -230,8 +230,9 @@ func endsTyping(in OperatorInput) bool {
 }
 
 // noteFocus reads, after an operator's key, text or click, the field that
-// holds the focus (bounded: findFocused): typing into a secret field holds its value
-// (operatorTyped), a click that focused one remembers it as secret.
+// holds the focus (bounded: findFocused): typing into a secret field holds
+// its value (operatorTyped), a click that focused one remembers it as
+// secret.
 func (s *operator) noteFocus(k sessKey, p pw.Page, in OperatorInput) {
 	if in.Kind != InputType && in.Kind != InputKey && in.Kind != InputClick {
 		return

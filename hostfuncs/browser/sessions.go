@@ -589,7 +589,7 @@ func (s *sessions) closeSession(ss *session) error {
 // closed (or gone): what an operator was typing in it becomes a secret,
 // its persistent profile drops every file a secret of the session reached
 // (scrubProfile) and is unlocked, and the typing is forgotten. The caller
-// holds ss.mu, or no call can reach ss any more.
+// holds ss.mu, or has stopped waiting for a call that hung.
 func (s *sessions) ended(ss *session) {
 	s.concealer.settleTyped(ss.key)
 	if ss.profile != nil {
