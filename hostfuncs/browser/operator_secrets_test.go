@@ -70,6 +70,10 @@ func operatorPages() *httptest.Server {
 	return opPagesSrv
 }
 
+// opLoadMS bounds loading the login page, whose frame comes from another
+// origin: on a busy machine that takes longer than the tests' default.
+const opLoadMS = 20000
+
 // The operator's clicks, in CSS pixels of the viewport.
 var (
 	atPassword = OperatorInput{Kind: InputClick, X: 100, Y: 75}
@@ -126,7 +130,7 @@ func TestOperatorTypedPasswordIsSecret(t *testing.T) {
 	ops := operatorPages()
 	c := caller(t.Name())
 	sess := key(c.Personality, c.Session).session
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin"})
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin", TimeoutMS: opLoadMS})
 
 	// The agent asks for a takeover; the human signs in through the live
 	// view, with a typo fixed, and the code in the frame; then looks at the
@@ -169,14 +173,14 @@ func TestOperatorTypedPasswordIsSecret(t *testing.T) {
 	// the GET form with Enter: the password goes into the URL, and is a
 	// secret before the request leaves.
 	const second = "Second-Pass-42"
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin", NoSnapshot: true})
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin", NoSnapshot: true, TimeoutMS: opLoadMS})
 	operatorDoes(t, svc, c, atPassword)
 	operatorTypes(t, svc, c, second)
 	operatorDoes(t, svc, c, OperatorInput{Kind: InputKey, Key: "Enter"})
 	if held := heldSecrets(c.Personality, sess); !slices.Contains(held, second) {
 		t.Errorf("the password the operator submitted with Enter is not a secret once the form is sent: %q", held)
 	}
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(opLoadMS * time.Millisecond)
 	for !strings.Contains(svc.PageURL(c.Personality, sess), "/opwelcome") && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -200,6 +204,7 @@ func TestOperatorPasswordLeavesNoTraceInProfile(t *testing.T) {
 	ops := operatorPages()
 	cfg := testConfig(t.TempDir())
 	cfg.PersistentProfiles = []string{"keeper"}
+	cfg.ActionTimeout = Duration(10 * time.Second) // its own browser starts on a busy machine
 	var mu sync.Mutex
 	kept := map[string][]string{}
 	s, err := New(cfg, Options{
@@ -212,14 +217,14 @@ func TestOperatorPasswordLeavesNoTraceInProfile(t *testing.T) {
 	}
 	defer s.Close(context.Background())
 	c := &hostfuncs.Caller{Personality: "keeper", Session: "s1", Grants: caller("").Grants}
-	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin", NoSnapshot: true})
+	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/oplogin", NoSnapshot: true, TimeoutMS: opLoadMS})
 
 	const password = "Profile-Pass-77"
 	s.SetDriving("keeper", "s1", true)
 	operatorDoes(t, s, c, atPassword)
 	operatorTypes(t, s, c, password)
 	operatorDoes(t, s, c, OperatorInput{Kind: InputKey, Key: "Enter"})
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(opLoadMS * time.Millisecond)
 	for !strings.Contains(s.PageURL("keeper", "s1"), "pw="+password) && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -249,7 +254,7 @@ func TestOperatorPasswordLeavesNoTraceInProfile(t *testing.T) {
 	}
 
 	// What the profile is for stays: the site's cookie.
-	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/opwelcome", NoSnapshot: true})
+	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: ops.URL + "/opwelcome", NoSnapshot: true, TimeoutMS: opLoadMS})
 	st := must[abi.BrowserStorageResponse](t, s, c, abi.HostBrowserStorage, abi.BrowserStorageRequest{Kind: "cookies", Values: true})
 	if len(st.Cookies) != 1 || st.Cookies[0].Value != "yes" {
 		t.Errorf("the profile lost its cookie: %+v", st.Cookies)
