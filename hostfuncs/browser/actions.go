@@ -472,14 +472,15 @@ func (a *actCall) check() (func() error, error) {
 // typeAt types at a viewport point, for a field with no ref (a canvas
 // app's, a widget's): it clicks there, selects what the focused element
 // holds unless Append, and types through the keyboard. The text is kept
-// for the masker, as a typed password is, unless the focused element is
-// known not to be a password field.
+// for the masker, as a typed password is, unless the focused element,
+// found in whichever frame holds it, is known not to be a secret field
+// (secretFieldFn).
 func (s *actions) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequest) func() error {
 	return func() error {
 		if err := p.Mouse().Click(*req.X, *req.Y); err != nil {
 			return err
 		}
-		if plain, err := p.Evaluate(focusedPlainJS); err != nil || plain != true {
+		if f, found, _ := findFocused(p); !found || f.Secret {
 			s.concealer.keepSecret(c, req.Text)
 		}
 		if !req.Append {
@@ -496,20 +497,6 @@ func (s *actions) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequ
 		return nil
 	}
 }
-
-// focusedPlainJS is true when the focused element, followed into
-// same-origin frames, is not a password input; a frame it cannot enter
-// (cross-origin) counts as one, so an unknown field is kept secret.
-const focusedPlainJS = `() => {
-	let e = document.activeElement;
-	while (e && (e.tagName === "IFRAME" || e.tagName === "FRAME")) {
-		let d = null;
-		try { d = e.contentDocument } catch {}
-		if (!d) return false;
-		e = d.activeElement;
-	}
-	return !(e && e.tagName === "INPUT" && e.type === "password");
-}`
 
 func mouseButton(b string) (*pw.MouseButton, error) {
 	switch strings.ToLower(b) {

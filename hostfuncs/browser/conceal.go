@@ -543,22 +543,26 @@ func concealed[T any](p pw.Page, values []string, what string, capture func() (T
 }
 
 // concealer keeps what a session must not show out of its results: the
-// values typed into password inputs go to the masker (keepSecret), and
-// snapshots show them as masked (redact).
+// values typed into password inputs, by the agent (keepSecret) or by an
+// operator (operatorTyped, settleTyped), go to the masker, and snapshots
+// show them as masked (redact).
 type concealer struct {
 	*env
+
+	typingMu sync.Mutex
+	typing   map[sessKey]*operatorTyping
 }
 
 // keepSecret hands a value typed or filled into a password field to the
 // masker (Options.OnSecret), under the caller's session.
 func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
-	if value != "" && s.opts.OnSecret != nil {
-		s.opts.OnSecret(c.Personality(), key(c.Personality(), c.Session()).session, value)
-	}
+	s.keep(c.Personality(), c.Session(), value)
 }
 
-// redact replaces the value of every password input in a snapshot:
-// Playwright prints a filled password as the textbox's value. Each textbox
+// redact replaces the value of every secret field (secretFieldFn: a
+// password input, or one the page marks as one, or one a "show password"
+// button turned into text) in a snapshot: Playwright prints a filled
+// password as the textbox's value. Each textbox
 // line that carries a value is checked, all at once (a round trip per
 // field, one after another, cost a form-heavy page tens of milliseconds);
 // when a check fails the value is redacted anyway. Lines are scanned by
@@ -603,7 +607,7 @@ func (s *concealer) redact(t *tab, snap string) string {
 			if !time.Now().Before(deadline) {
 				return
 			}
-			v, err := t.page.GetByRef(f.ref).Evaluate(`e => e instanceof HTMLInputElement && e.type.toLowerCase() === "password"`, nil,
+			v, err := t.page.GetByRef(f.ref).Evaluate(secretFieldFn, nil,
 				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
 			isPwd, ok := v.(bool)
 			plain[i] = err == nil && ok && !isPwd
@@ -664,4 +668,213 @@ func textboxLine(line string) (head, ref string, ok bool) {
 
 func isWordByte(c byte) bool {
 	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+}
+
+// Secret fields. A value typed into a field the page marks as a password
+// is a session secret, whoever types it: the agent (typeText, typeAt,
+// fillForm) or an operator in the live view (operator.input). The rule and
+// the search for the focused field are shared by both.
+
+// secretFieldFn is the rule: an input of type password; one the page marks
+// for a password or a one-time code (autocomplete); or a text input named
+// for a password (password, passwd, passcode, pwd, pw), which is what a
+// "show password" button leaves behind when it turns the type to text (the
+// name and id stay).
+const secretFieldFn = `function secretField(e) {
+	if (!e || e.tagName !== "INPUT") return false;
+	const type = String(e.type).toLowerCase();
+	if (type === "password") return true;
+	const ac = String(e.getAttribute("autocomplete") || "").toLowerCase().split(/\s+/);
+	if (ac.includes("current-password") || ac.includes("new-password") || ac.includes("one-time-code")) return true;
+	return type === "text" && /pass(word|wd|code)|pwd|(^|[\s_.\-\[])pw($|[\s_.\-\]])/i.test(String(e.name) + " " + String(e.id));
+}`
+
+// focusedFieldJS answers, in one frame, for the element focused in it when
+// the frame's document holds the page's focus (and it is not the frame
+// element of a deeper frame, which answers for itself): whether it is a
+// text field, whether a secret one, its value, and what names it in the
+// frame (its place among the frame's fields, with its name and id). A
+// frame that does not hold the focus answers null.
+const focusedFieldJS = `() => {
+	const secretField = ` + secretFieldFn + `;
+	if (!document.hasFocus()) return null;
+	let e = document.activeElement, shadow = false;
+	while (e && e.shadowRoot && e.shadowRoot.activeElement) { e = e.shadowRoot.activeElement; shadow = true; }
+	if (!e || e.tagName === "IFRAME" || e.tagName === "FRAME") return null;
+	const field = e.tagName === "INPUT" || e.tagName === "TEXTAREA";
+	if (!field) return {field: false, secret: false, value: "", key: ""};
+	const at = shadow ? -1 : Array.prototype.indexOf.call(document.querySelectorAll("input, textarea"), e);
+	return {field: true, secret: secretField(e), value: String(e.value), key: at + "|" + e.name + "|" + e.id};
+}`
+
+// focusedField is the element that holds a page's focus, found in
+// whichever frame it is, of any origin: every frame is asked at once.
+type focusedField struct {
+	frame pw.Frame
+	// Field: a text input or textarea; Secret: one the rule marks.
+	Field, Secret bool
+	Value         string
+	// Key names the field within its frame (see focusedFieldJS).
+	Key string
+}
+
+// focusWait bounds how long a frame is waited for when finding the
+// focus: a frame that does not answer (a stuck ad frame) must not hold up
+// every key an operator types.
+const focusWait = time.Second
+
+// findFocused returns the focused element of p; found is false when no
+// frame said it holds the focus, and unsure is set when a frame could not
+// be asked or did not answer in time (so the focus may be in it).
+func findFocused(p pw.Page) (f focusedField, found, unsure bool) {
+	frames := p.Frames()
+	type answer struct {
+		i      int
+		v      any
+		failed bool
+	}
+	answers := make(chan answer, len(frames))
+	for i, fr := range frames {
+		go func() {
+			v, err := fr.Evaluate(focusedFieldJS)
+			answers <- answer{i, v, err != nil && !fr.IsDetached()}
+		}()
+	}
+	deadline := time.NewTimer(focusWait)
+	defer deadline.Stop()
+	for range frames {
+		var a answer
+		select {
+		case a = <-answers:
+		case <-deadline.C:
+			return f, found, true
+		}
+		unsure = unsure || a.failed
+		m, ok := a.v.(map[string]any)
+		if !ok || found {
+			continue
+		}
+		f.frame, found = frames[a.i], true
+		f.Field, _ = m["field"].(bool)
+		f.Secret, _ = m["secret"].(bool)
+		f.Value, _ = m["value"].(string)
+		f.Key, _ = m["key"].(string)
+	}
+	return f, found, unsure
+}
+
+// operatorTyping is what the concealer keeps of an operator's typing in a
+// session: the secret field being typed into, with its value so far, and
+// the fields seen as secret (so one a "show password" button turned into
+// plain text stays secret).
+type operatorTyping struct {
+	field  *typedField
+	secret map[fieldID]bool
+}
+
+// fieldID names a field: its frame and its key in the frame.
+type fieldID struct {
+	frame pw.Frame
+	key   string
+}
+
+// typedField is a secret field an operator is typing into, and its value
+// after the latest keystroke.
+type typedField struct {
+	id    fieldID
+	value string
+}
+
+// keep hands value to the masker (Options.OnSecret) as a secret of
+// personality's session.
+func (s *concealer) keep(personality, session, value string) {
+	if value != "" && s.opts.OnSecret != nil {
+		s.opts.OnSecret(personality, key(personality, session).session, value)
+	}
+}
+
+// operatorTyped records what the operator's latest input left in the
+// focused element of k's session. A human types a password one key at a
+// time, so the value is held until the typing ends (settleTyped) rather
+// than kept at each key: every prefix would become a secret, and a two-
+// letter prefix masked everywhere shreds every result. Typing moving to
+// another field ends the typing in the last one.
+func (s *concealer) operatorTyped(k sessKey, f focusedField) {
+	s.typingMu.Lock()
+	defer s.typingMu.Unlock()
+	st := s.typing[k]
+	if st == nil {
+		st = &operatorTyping{secret: map[fieldID]bool{}}
+		s.typing[k] = st
+	}
+	id := fieldID{f.frame, f.Key}
+	if f.Secret {
+		st.remember(id)
+	}
+	if st.field != nil && st.field.id != id {
+		s.keep(k.personality, k.session, st.field.value)
+		st.field = nil
+	}
+	if f.Field && st.secret[id] {
+		st.field = &typedField{id: id, value: f.Value}
+	}
+}
+
+// operatorFocused notes that the operator's input focused f (a click): a
+// secret field is remembered as one before a "show password" button turns
+// it into plain text.
+func (s *concealer) operatorFocused(k sessKey, f focusedField) {
+	if !f.Field || !f.Secret {
+		return
+	}
+	s.typingMu.Lock()
+	defer s.typingMu.Unlock()
+	st := s.typing[k]
+	if st == nil {
+		st = &operatorTyping{secret: map[fieldID]bool{}}
+		s.typing[k] = st
+	}
+	st.remember(fieldID{f.frame, f.Key})
+}
+
+// maxSecretFields bounds the secret fields remembered per session.
+const maxSecretFields = 256
+
+// remember marks id as a secret field. Past the bound the oldest
+// memories go (all at once): a page with that many password fields is no
+// login form, and a field forgotten is still secret while its type is.
+func (st *operatorTyping) remember(id fieldID) {
+	if len(st.secret) >= maxSecretFields && !st.secret[id] {
+		clear(st.secret)
+	}
+	st.secret[id] = true
+}
+
+// settleTyped ends the operator's typing in k's session: the value of the
+// secret field typed into becomes a session secret. It runs before
+// anything the typing could reach leaves the service: before and after
+// every host function call of the session, before an operator input that
+// can submit or leave the field (a click, Enter, a navigation), when the
+// human hands the session back, and before the session closes.
+func (s *concealer) settleTyped(k sessKey) {
+	s.typingMu.Lock()
+	st := s.typing[k]
+	var v string
+	if st != nil && st.field != nil {
+		v, st.field = st.field.value, nil
+	}
+	s.typingMu.Unlock()
+	s.keep(k.personality, k.session, v)
+}
+
+// forgetTyped drops what was kept of k's session's typing (it closed);
+// a value still held (typed since settleTyped) becomes a secret first.
+func (s *concealer) forgetTyped(k sessKey) {
+	s.typingMu.Lock()
+	st := s.typing[k]
+	delete(s.typing, k)
+	s.typingMu.Unlock()
+	if st != nil && st.field != nil {
+		s.keep(k.personality, k.session, st.field.value)
+	}
 }

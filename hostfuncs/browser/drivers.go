@@ -287,10 +287,7 @@ func (s *launcher) driverExited(d *sharedDriver) {
 			// profile lock is shared with the call that may still hold
 			// ss.mu, so it is released once that call is done.
 			ss.mu.Lock()
-			if ss.profile != nil {
-				unlockProfile(ss.profile)
-				ss.profile = nil
-			}
+			s.sessions.ended(ss)
 			ss.mu.Unlock()
 			s.sessions.notifyClosed(ss.key)
 		}()

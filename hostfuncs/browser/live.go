@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -160,7 +161,12 @@ type OperatorInput struct {
 	Button string  `json:"button,omitempty"`
 }
 
-// input is Service.Input (see there).
+// input is Service.Input (see there). What the operator types into a
+// secret field becomes a session secret, as the agent's typing does: after
+// each key or text the focused field is read, in whichever frame it is,
+// and its value held (concealer.operatorTyped) until the typing ends; an
+// input that can submit the form or leave the field ends it first
+// (endsTyping), so the value is a secret before any request carries it.
 func (s *operator) input(personality, session string, in OperatorInput) error {
 	p := s.sessions.currentPage(personality, session)
 	if p == nil {
@@ -169,6 +175,7 @@ func (s *operator) input(personality, session string, in OperatorInput) error {
 	if len(in.Text) > 4096 || len(in.Key) > 64 || len(in.URL) > 8192 {
 		return abi.Errorf(abi.CodeInputInvalid, "operator input too long: type at most 4096 bytes at once")
 	}
+	k := key(personality, session)
 	var do func() error
 	switch in.Kind {
 	case InputClick:
@@ -198,22 +205,62 @@ func (s *operator) input(personality, session string, in OperatorInput) error {
 	default:
 		return abi.Errorf(abi.CodeInputInvalid, "unknown operator input %q: use click, scroll, type, key, navigate or back", in.Kind)
 	}
+	if endsTyping(in) {
+		s.concealer.settleTyped(k)
+	}
 	if err := bounded(s.cfg.NavigationTimeout.D()+operatorWait, do); err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "the page did not take the operator's %s: %v", in.Kind, err)
 	}
+	s.noteFocus(k, p, in)
 	return nil
+}
+
+// endsTyping reports whether in may end the operator's typing in a field:
+// anything but text, scrolling and keys that edit in place (Backspace,
+// arrows...). Enter submits a form, Tab and a click move the focus.
+func endsTyping(in OperatorInput) bool {
+	switch in.Kind {
+	case InputType, InputScroll:
+		return false
+	case InputKey:
+		last := in.Key[strings.LastIndexByte(in.Key, '+')+1:]
+		return strings.Contains(in.Key, "+") || last == "Enter" || last == "NumpadEnter" || last == "Tab" || last == "Escape"
+	}
+	return true
+}
+
+// noteFocus reads, after an operator's key, text or click, the field that
+// holds the focus (bounded: findFocused): typing into a secret field holds
+// its value (operatorTyped), a click that focused one remembers it as
+// secret.
+func (s *operator) noteFocus(k sessKey, p pw.Page, in OperatorInput) {
+	if in.Kind != InputType && in.Kind != InputKey && in.Kind != InputClick {
+		return
+	}
+	f, found, _ := findFocused(p)
+	if !found {
+		return
+	}
+	if in.Kind == InputClick {
+		s.concealer.operatorFocused(k, f)
+		return
+	}
+	s.concealer.operatorTyped(k, f)
 }
 
 // operator serves the operator desk and console: the live view of a
 // session's current tab and the operator's input on it.
 type operator struct {
 	*env
-	sessions *sessions
-	pages    *pages
+	sessions  *sessions
+	pages     *pages
+	concealer *concealer
 }
 
-// pageURL is Service.PageURL (see there).
+// pageURL is Service.PageURL (see there). The operator's typing ends
+// first: the URL (a GET form's) may carry it, and goes to the agent.
 func (s *operator) pageURL(personality, session string) string {
+	s.concealer.settleTyped(key(personality, session))
 	if p := s.sessions.currentPage(personality, session); p != nil {
 		return p.URL()
 	}

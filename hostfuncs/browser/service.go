@@ -130,19 +130,19 @@ func New(cfg Config, opts Options) (*Service, error) {
 	var endLife context.CancelFunc
 	e.life, endLife = context.WithCancel(context.Background())
 	s := &Service{env: e, endLife: endLife}
+	s.concealer = &concealer{env: e, typing: map[sessKey]*operatorTyping{}}
 	s.launcher = &launcher{env: e, mode: "not started"}
 	s.sessions = &sessions{
-		env: e, launcher: s.launcher,
+		env: e, launcher: s.launcher, concealer: s.concealer,
 		byKey: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.launcher.sessions = s.sessions
-	s.concealer = &concealer{env: e}
 	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
 	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.inspector.markShot = s.inspector.markedShot
-	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages}
+	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.profiles = &profiles{env: e, sessions: s.sessions}
 	go s.sessions.sweep()
 	return s, nil
@@ -154,7 +154,7 @@ func (s *Service) Config() Config { return s.cfg }
 // HostFuncs returns every ww_browser_* host function, each guarded by the
 // capability it needs, checked at call time.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
-	return []sandbox.HostFunc{
+	fns := []sandbox.HostFunc{
 		hf(abi.HostBrowserNavigate, s.actions.navigate),
 		hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall),
 		hf(abi.HostBrowserAct, s.actions.act),
@@ -182,11 +182,38 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall),
 		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
 	}
+	for i := range fns {
+		fns[i].Fn = s.settlingTyped(fns[i].Fn)
+	}
+	return fns
+}
+
+// settlingTyped wraps a host function so that an operator's typing in the
+// caller's session (concealer.settleTyped) becomes a secret before the call
+// reads the page and again before its result goes to the masker: an
+// operator may type while the agent's call runs.
+func (s *Service) settlingTyped(fn func(context.Context, string, []byte) ([]byte, error)) func(context.Context, string, []byte) ([]byte, error) {
+	return func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
+		c := hostfuncs.CallerFrom(ctx)
+		if c == nil {
+			return fn(ctx, plugin, req)
+		}
+		k := key(c.Personality(), c.Session())
+		s.concealer.settleTyped(k)
+		out, err := fn(ctx, plugin, req)
+		s.concealer.settleTyped(k)
+		return out, err
+	}
 }
 
 // SetDriving marks a session as driven by a human (takeover): the idle
-// sweeper and LRU eviction leave it alone while on.
+// sweeper and LRU eviction leave it alone while on. Turning it off (the
+// human hands back) makes what the human was typing into a secret field a
+// session secret (concealer.settleTyped).
 func (s *Service) SetDriving(personality, session string, on bool) {
+	if !on {
+		s.concealer.settleTyped(key(personality, session))
+	}
 	s.sessions.setDriving(personality, session, on)
 }
 

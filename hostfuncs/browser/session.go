@@ -28,6 +28,7 @@ type session struct {
 	browser    pw.Browser // the shared browser, nil for a persistent context
 	persistent bool
 	profile    *os.File // the profile's flock, held while open
+	profileDir string   // the persistent profile's folder, or ""
 	named      string   // the named profile it runs on (browser_profile), or ""
 	created    time.Time
 	lastUsed   atomic.Int64 // unix nanos

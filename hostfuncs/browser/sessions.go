@@ -26,6 +26,9 @@ type sessions struct {
 	*env
 	// launcher starts the driver and the browser a session opens on.
 	launcher *launcher
+	// concealer holds what an operator was typing in a session, and the
+	// secrets a closing session's persistent profile must not keep.
+	concealer *concealer
 
 	// proxyMu orders reading a session's proxy against telling
 	// OnSessionClosed a key's session is gone (notifyClosed).
@@ -233,9 +236,7 @@ func (s *sessions) dropCrashed(ss *session) {
 		if ss.bctx != nil {
 			ss.bctx.Close()
 		}
-		if ss.profile != nil {
-			unlockProfile(ss.profile)
-		}
+		s.ended(ss)
 		s.notifyClosed(ss.key)
 	}()
 }
@@ -404,7 +405,7 @@ func (s *sessions) launchProfile(ss *session, p profileChoice, proxy string) ([]
 		unlockProfile(lock)
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "opening browser profile %q: %v", p.label, firstLine(err.Error()))
 	}
-	ss.bctx, ss.persistent, ss.profile, ss.named = bctx, true, lock, p.named
+	ss.bctx, ss.persistent, ss.profile, ss.profileDir, ss.named = bctx, true, lock, dir, p.named
 	bctx.OnClose(func(pw.BrowserContext) { ss.markCrashed("the browser closed unexpectedly") })
 	return warnings, nil
 }
@@ -579,12 +580,31 @@ func (s *sessions) closeSession(ss *session) error {
 			err = fmt.Errorf("browser: closing session %s: %w", ss.key, e)
 		}
 	}
+	s.ended(ss)
+	s.log.Debug("session closed", "session", ss.key.String())
+	return err
+}
+
+// ended lets go of what a session held once its browser context is
+// closed (or gone): what an operator was typing in it becomes a secret,
+// its persistent profile drops every file a secret of the session reached
+// (scrubProfile) and is unlocked, and the typing is forgotten. The caller
+// holds ss.mu, or has stopped waiting for a call that hung.
+func (s *sessions) ended(ss *session) {
+	s.concealer.settleTyped(ss.key)
 	if ss.profile != nil {
+		if ss.profileDir != "" {
+			values := s.concealer.secretValues(ss.key.personality, ss.key.session)
+			if removed, err := scrubProfile(ss.profileDir, values); err != nil {
+				s.log.Warn("removing a session's secrets from its browser profile", "session", ss.key.String(), "err", err)
+			} else if len(removed) > 0 {
+				s.log.Info("removed the browser profile's files that held a secret of the session", "session", ss.key.String(), "files", removed)
+			}
+		}
 		unlockProfile(ss.profile)
 		ss.profile = nil
 	}
-	s.log.Debug("session closed", "session", ss.key.String())
-	return err
+	s.concealer.forgetTyped(ss.key)
 }
 
 // notifyClosed tells Options.OnSessionClosed that k's session is gone,
