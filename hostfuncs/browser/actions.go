@@ -65,7 +65,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
 		}
 		if resp != nil {
-			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {
 				return out, err
 			}
 		}

@@ -448,10 +448,10 @@ var fetchMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT
 // policy, redirects followed (each re-checked, at most 5), the body capped.
 func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.NetworkFetchRequest) (abi.NetworkFetchResponse, error) {
 	var out abi.NetworkFetchResponse
-	u, err := CheckURL(req.URL)
-	if err != nil {
-		return out, refusal(err)
+	if err := CheckOpenURL(req.URL); err != nil {
+		return out, err
 	}
+	u, _ := CheckURL(req.URL)
 	method := strings.ToUpper(req.Method)
 	if method == "" {
 		method = "GET"
@@ -551,6 +551,22 @@ func (s *Service) Client(personality string) *http.Client {
 	tr.ResponseHeaderTimeout = 0
 	tr.MaxIdleConnsPerHost, tr.IdleConnTimeout = 1, 5*time.Second
 	return s.client(r, tr)
+}
+
+// CheckOpenURL is CheckURL as the error a tool answers, for the browser's
+// URL check (browser.Options.CheckURL): everything CheckURL refuses in a
+// URL is refused, as ww_network_fetch (web_fetch) refuses it, so the two
+// tools answer one code for one cause; only text that is not a URL at all
+// is input_invalid.
+func CheckOpenURL(raw string) error {
+	_, err := CheckURL(raw)
+	if err == nil {
+		return nil
+	}
+	if _, perr := url.Parse(strings.TrimSpace(raw)); perr != nil {
+		return abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capStr(raw, 200), perr)
+	}
+	return refusal(err)
 }
 
 // refusal maps a fetch error to the wire.
