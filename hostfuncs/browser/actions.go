@@ -59,7 +59,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, err
 		}
 		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
-			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
 			return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)

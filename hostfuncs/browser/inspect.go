@@ -195,6 +195,9 @@ func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi
 		if err != nil {
 			return out, err
 		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err // a picture of the egress proxy's answer, not of a page
+		}
 		if err := writePrivate(path, img); err != nil {
 			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
 		}
@@ -307,6 +310,9 @@ func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.Browse
 			}
 			return out, s.sessions.mapErr(ss, err, "printing to PDF")
 		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err
+		}
 		if err := writePrivate(path, b); err != nil {
 			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
 		}
@@ -354,6 +360,9 @@ func (s *inspector) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.B
 				return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
 			}
 			return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
+		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err // the script read the egress proxy's answer
 		}
 		b, err := json.Marshal(v)
 		if err != nil {

@@ -508,6 +508,39 @@ func (s *pages) egressShown(ss *session, t *tab) error {
 // errorPage is the document Chromium shows for a navigation that failed.
 const errorPage = "chrome-error://chromewebdata/"
 
+// gotoSettled is Page.Goto, except for a navigation cut short on its way
+// (interrupted): by the error page of an earlier one that failed (in a tab
+// already on an error page, settleErrorPage cannot tell whether the
+// earlier failure's page has yet to commit, and it commits over the next
+// navigation), it is started again, once; by Chromium starting it over
+// itself (leaving an error page, it moves the navigation to a new
+// renderer), the one that took over is waited for. Either way it answers
+// for itself (refused, unreachable, loaded) rather than execution_failed:
+// with a nil response, the caller judges the tab as it then is.
+func gotoSettled(t *tab, u string, o pw.PageGotoOptions) (pw.Response, error) {
+	before := t.navSeq.Load()
+	resp, err := t.page.Goto(u, o)
+	m := interruptedRe.FindStringSubmatch(fmt.Sprint(err))
+	if err != nil && m != nil && m[2] == errorPage {
+		resp, err = t.page.Goto(u, o)
+		m = interruptedRe.FindStringSubmatch(fmt.Sprint(err))
+	}
+	if err == nil || m == nil || m[2] != m[1] {
+		return resp, err // loaded, failed, or cut short by another navigation (a script's)
+	}
+	if werr := t.page.WaitForURL(m[2], pw.PageWaitForURLOptions{WaitUntil: o.WaitUntil, Timeout: o.Timeout}); werr != nil {
+		if f := t.navFail.Load(); f != nil && f.seq > before {
+			return nil, errors.New(f.err) // net::ERR_...: the caller says why
+		}
+		return nil, werr
+	}
+	return nil, nil
+}
+
+// interruptedRe is Playwright's message for a navigation another one cut
+// short: the URL of each.
+var interruptedRe = regexp.MustCompile(`Navigation to "([^"]*)" is interrupted by another navigation to "([^"]*)"`)
+
 // settleErrorPage waits, briefly, for the error page of a failed
 // navigation to commit: Playwright reports the failure first, and a
 // navigation started before the error page arrives is interrupted by it.

@@ -342,3 +342,38 @@ func TestOneCodePerCause(t *testing.T) {
 		t.Errorf("the honeypot was reached %d times", hp.hits.Load())
 	}
 }
+
+// TestRefusedAfterFailedNavigation: a tab left on the error page of a
+// failed navigation answers the next refused one refused too (its
+// navigation was seen cut short, execution_failed "interrupted by another
+// navigation", by the earlier failure's late error page, or by Chromium
+// starting it over when it leaves the error page).
+func TestRefusedAfterFailedNavigation(t *testing.T) {
+	s, err := New(Options{Logger: quiet(), DialTimeout: time.Second, Resolver: everywhereResolver{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	b := hostedBrowser(t, s)
+	codeOf := func(e *abi.Error) abi.Code {
+		if e == nil {
+			return "ok"
+		}
+		return e.Code
+	}
+	_, dials0 := s.Stats()
+	// A tab on the error page of a failed navigation, failing again: the
+	// second failure's error page commits late, over the next navigation
+	// (seen as execution_failed "interrupted by another navigation").
+	for i := range 3 {
+		for _, u := range []string{"https://169.254.169.254/", "http://127.0.0.1:22/", "http://127.0.0.1./", "http://127.0.0.1:80/"} {
+			_, err := callBrowser[abi.BrowserNavigateResponse](s, b, "p", "errorpages", abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: u})
+			if codeOf(err) != abi.CodeRefused {
+				t.Errorf("round %d, %s after a failed navigation: %s (%v), want refused", i, u, codeOf(err), err)
+			}
+		}
+	}
+	if _, dials := s.Stats(); dials != dials0 {
+		t.Errorf("the proxy made %d connections", dials-dials0)
+	}
+}
