@@ -164,7 +164,7 @@ func TestProxyNeverSpeaksAsSite(t *testing.T) {
 	// refusedSoon: a navigation the page starts on its own lands after the
 	// call that loaded the page, or during it: whichever result first shows
 	// it answers refused.
-	refusedSoon := func(what, session, addr string, first *abi.Error, firstRes any) {
+	refusedSoon := func(t *testing.T, what, session, addr string, first *abi.Error, firstRes any) {
 		t.Helper()
 		noProxyWords(t, what, firstRes)
 		if first != nil {
@@ -190,12 +190,12 @@ func TestProxyNeverSpeaksAsSite(t *testing.T) {
 	t.Run("script redirect", func(t *testing.T) {
 		res, err := nav("js", base+"/script-redirect")
 		t.Logf("navigate: err %v, page %q", err, res.Snapshot)
-		refusedSoon("script redirect", "js", "http://10.0.0.1/script-target", err, res)
+		refusedSoon(t, "script redirect", "js", "http://10.0.0.1/script-target", err, res)
 	})
 	t.Run("meta refresh", func(t *testing.T) {
 		res, err := nav("meta", base+"/meta")
 		t.Logf("navigate: err %v, page %q", err, res.Snapshot)
-		refusedSoon("meta refresh", "meta", "http://169.254.169.254/latest/meta-data/", err, res)
+		refusedSoon(t, "meta refresh", "meta", "http://169.254.169.254/latest/meta-data/", err, res)
 	})
 	t.Run("click", func(t *testing.T) {
 		res, err := nav("click", base+"/link")
