@@ -528,7 +528,8 @@ func gotoSettled(t *tab, u string, o pw.PageGotoOptions) (pw.Response, error) {
 	if err == nil || m == nil || m[2] != m[1] {
 		return resp, err // loaded, failed, or cut short by another navigation (a script's)
 	}
-	if werr := t.page.WaitForURL(m[2], pw.PageWaitForURLOptions{WaitUntil: o.WaitUntil, Timeout: o.Timeout}); werr != nil {
+	took := m[2] // a URL, not a glob: its "?" and "*" are its own
+	if werr := t.page.WaitForURL(func(at string) bool { return at == took }, pw.PageWaitForURLOptions{WaitUntil: o.WaitUntil, Timeout: o.Timeout}); werr != nil {
 		if f := t.navFail.Load(); f != nil && f.seq > before {
 			return nil, errors.New(f.err) // net::ERR_...: the caller says why
 		}

@@ -405,7 +405,7 @@ func (l *listener) answer(w http.ResponseWriter, status int, msg string) {
 func (l *listener) block(w http.ResponseWriter, b *Blocked) {
 	l.svc.record(l.key, b)
 	l.svc.failed(l.key, b.URL, true, b.Reason)
-	w.Header().Set(BlockedHeader, b.Reason)
+	w.Header().Set(BlockedHeader, headerSafe(b.Reason))
 	l.answer(w, http.StatusForbidden, "wasmwright refused this request under the personality's network policy: "+b.Error())
 }
 

@@ -377,3 +377,48 @@ func TestRefusedAfterFailedNavigation(t *testing.T) {
 		t.Errorf("the proxy made %d connections", dials-dials0)
 	}
 }
+
+// TestProxyAnswersMarked: the proxy's own answers carry its listener's
+// mark and refuse to be framed; a site's copies of the proxy's headers
+// never pass through it.
+func TestProxyAnswersMarked(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set(AnswerHeader, "forged")
+		w.Header().Set(BlockedHeader, "forged")
+		w.Header().Set(ReasonHeader, "forged")
+		fmt.Fprint(w, "site")
+	}))
+	defer site.Close()
+	s, err := New(Options{Logger: quiet(), DialTimeout: time.Second, Resolver: everywhereResolver{},
+		Policies: map[string]Policy{"p": {AllowedHosts: []string{strings.TrimPrefix(site.URL, "http://")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	pu, _ := url.Parse(s.SessionProxy("p", "s"))
+	pass, _ := pu.User.Password()
+	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(pu)}}
+	get := func(u string) *http.Response {
+		t.Helper()
+		resp, err := client.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	resp := get("http://10.0.0.1/")
+	if resp.StatusCode != 403 || resp.Header.Get(AnswerHeader) != AnswerMark(pass) || resp.Header.Get(BlockedHeader) != "private address" ||
+		resp.Header.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("refusal: %d %v", resp.StatusCode, resp.Header)
+	}
+	if AnswerMark(pass) == AnswerMark("other") || len(AnswerMark(pass)) != 64 {
+		t.Error("the mark does not depend on the password")
+	}
+	resp = get(site.URL + "/")
+	for _, h := range []string{AnswerHeader, BlockedHeader, ReasonHeader} {
+		if v := resp.Header.Get(h); v != "" {
+			t.Errorf("the site's %s: %q passed through the proxy", h, v)
+		}
+	}
+}

@@ -448,10 +448,10 @@ var fetchMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT
 // policy, redirects followed (each re-checked, at most 5), the body capped.
 func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.NetworkFetchRequest) (abi.NetworkFetchResponse, error) {
 	var out abi.NetworkFetchResponse
-	if err := CheckOpenURL(req.URL); err != nil {
-		return out, err
+	u, err := CheckURL(req.URL)
+	if err != nil {
+		return out, checkFailed(req.URL, err)
 	}
-	u, _ := CheckURL(req.URL)
 	method := strings.ToUpper(req.Method)
 	if method == "" {
 		method = "GET"
@@ -559,10 +559,14 @@ func (s *Service) Client(personality string) *http.Client {
 // tools answer one code for one cause; only text that is not a URL at all
 // is input_invalid.
 func CheckOpenURL(raw string) error {
-	_, err := CheckURL(raw)
-	if err == nil {
-		return nil
+	if _, err := CheckURL(raw); err != nil {
+		return checkFailed(raw, err)
 	}
+	return nil
+}
+
+// checkFailed is the error for raw, which CheckURL refused with err.
+func checkFailed(raw string, err error) error {
 	if _, perr := url.Parse(strings.TrimSpace(raw)); perr != nil {
 		return abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capStr(raw, 200), perr)
 	}
