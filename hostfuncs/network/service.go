@@ -450,7 +450,7 @@ func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.Networ
 	var out abi.NetworkFetchResponse
 	u, err := CheckURL(req.URL)
 	if err != nil {
-		return out, checkFailed(req.URL, err)
+		return out, refusal(err)
 	}
 	method := strings.ToUpper(req.Method)
 	if method == "" {
@@ -554,23 +554,14 @@ func (s *Service) Client(personality string) *http.Client {
 }
 
 // CheckOpenURL is CheckURL as the error a tool answers, for the browser's
-// URL check (browser.Options.CheckURL): everything CheckURL refuses in a
-// URL is refused, as ww_network_fetch (web_fetch) refuses it, so the two
-// tools answer one code for one cause; only text that is not a URL at all
-// is input_invalid.
+// URL check (browser.Options.CheckURL): everything CheckURL refuses is
+// refused, as ww_network_fetch (web_fetch) refuses it, so the two tools
+// answer one code for one cause.
 func CheckOpenURL(raw string) error {
 	if _, err := CheckURL(raw); err != nil {
-		return checkFailed(raw, err)
+		return refusal(err)
 	}
 	return nil
-}
-
-// checkFailed is the error for raw, which CheckURL refused with err.
-func checkFailed(raw string, err error) error {
-	if _, perr := url.Parse(strings.TrimSpace(raw)); perr != nil {
-		return abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capStr(raw, 200), perr)
-	}
-	return refusal(err)
 }
 
 // refusal maps a fetch error to the wire.
