@@ -59,13 +59,13 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			return out, err
 		}
 		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
-			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
 			return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
 		}
 		if resp != nil {
-			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Status()); err != nil {
+			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {
 				return out, err
 			}
 		}

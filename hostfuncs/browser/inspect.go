@@ -195,6 +195,9 @@ func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi
 		if err != nil {
 			return out, err
 		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err // a picture of the egress proxy's answer, not of a page
+		}
 		if err := writePrivate(path, img); err != nil {
 			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the screenshot: %v", err)
 		}
@@ -307,6 +310,9 @@ func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.Browse
 			}
 			return out, s.sessions.mapErr(ss, err, "printing to PDF")
 		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err
+		}
 		if err := writePrivate(path, b); err != nil {
 			return out, abi.Errorf(abi.CodeExecutionFailed, "writing the PDF: %v", err)
 		}
@@ -354,6 +360,9 @@ func (s *inspector) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.B
 				return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
 			}
 			return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
+		}
+		if err := s.pages.egressShown(ss, t); err != nil {
+			return out, err // the script read the egress proxy's answer
 		}
 		b, err := json.Marshal(v)
 		if err != nil {
@@ -614,6 +623,9 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 		// response): bounded, then fetched afresh below.
 		limit := s.cfg.ActionTimeout.D()
 		if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
+			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {
+				return nil, err // the egress proxy's answer, not the body
+			}
 			if b, _, err := await(ss, limit, false, resp.Body); err == nil {
 				body, mime = b, resp.Headers()["content-type"]
 			}
@@ -621,17 +633,23 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 	}
 	if body == nil {
 		type fetched struct {
-			body []byte
-			mime string
+			body    []byte
+			headers map[string]string
+			status  int
 		}
 		f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
-			resp, err := ss.bctx.Request().Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			rc, done, err := s.requestContext(ss)
+			if err != nil {
+				return fetched{}, err
+			}
+			defer done()
+			resp, err := rc.Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
 			if err != nil {
 				return fetched{}, err
 			}
 			defer resp.Dispose()
 			b, err := resp.Body()
-			return fetched{b, resp.Headers()["content-type"]}, err
+			return fetched{b, resp.Headers(), resp.Status()}, err
 		})
 		if isStalled(err) {
 			return nil, s.sessions.mapErr(ss, err, "fetching "+u)
@@ -639,10 +657,41 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 		if err != nil {
 			return nil, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: %s", u, cleanMsg(err.Error()))
 		}
-		body, mime = f.body, f.mime
+		if err := s.pages.proxyAnswered(ss, u, f.headers); err != nil {
+			return nil, err // the egress proxy's answer, not the body
+		}
+		if f.status == 407 {
+			// Only a proxy challenges (the egress proxy refuses a site's 407):
+			// its words are not the body.
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: the proxy did not accept the request (407 Proxy Authentication Required): retry; if it persists, see the host log", u)
+		}
+		body, mime = f.body, f.headers["content-type"]
 	}
 	mime, _, _ = strings.Cut(mime, ";")
 	return bodyOf(u, mime, body, maxB), nil
+}
+
+// requestContext is where fetchURL fetches afresh: the session context's
+// own request context, or, behind an egress proxy, one made for the fetch
+// with the context's cookies and the proxy's credentials (the context's
+// own has no credentials: the browser authenticates once, primeProxy, and
+// Playwright's requests, made outside the browser, would meet the proxy's
+// challenge). done disposes of what was made.
+func (s *inspector) requestContext(ss *session) (rc pw.APIRequestContext, done func(), err error) {
+	server, user, pass := splitProxy(ss.proxy)
+	if user == "" || ss.drv == nil || s.opts.SessionProxy == nil && s.opts.ProxyFor == nil {
+		return ss.bctx.Request(), func() {}, nil
+	}
+	state, err := ss.bctx.StorageState()
+	if err != nil {
+		return nil, nil, err
+	}
+	rc, err = ss.drv.pw.Request.NewContext(pw.APIRequestNewContextOptions{StorageState: state,
+		Proxy: &pw.Proxy{Server: server, Username: pw.String(user), Password: pw.String(pass), Bypass: pw.String("<-loopback>")}})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rc, func() { rc.Dispose() }, nil
 }
 
 // inspector are the host functions that read a page without changing it:

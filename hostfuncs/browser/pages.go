@@ -98,6 +98,9 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 		} else {
 			st.Title = pageTitle(t.page)
 		}
+		if s.egressShown(ss, t) != nil {
+			st.Title = "" // the egress proxy's, not a site's
+		}
 	}
 	ss.evMu.Lock()
 	tabs := append([]*tab(nil), ss.tabs...)
@@ -124,6 +127,9 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 				bt.Title = st.Title
 			} else if titles[i] != nil {
 				bt.Title = titleBy(titles[i], deadline)
+				if s.egressShown(ss, x) != nil {
+					bt.Title = ""
+				}
 			}
 			st.Tabs = append(st.Tabs, bt)
 		}
@@ -396,7 +402,7 @@ func (s *pages) navFailed(ss *session, t *tab, navBefore int64) error {
 		settleErrorPage(t)
 		err = s.loadFailed(ss, f.url, code)
 	} else if d := t.doc.Load(); d != nil && d.seq > navBefore {
-		err = s.proxyAnswered(ss, d.url, d.status)
+		err = s.proxyAnswered(ss, d.url, d.headers)
 	}
 	if e, ok := err.(*abi.Error); ok {
 		return abi.Errorf(e.Code, "the action ran, but the page it opened did not load: %s", e.Message).With("url", e.Details["url"])
@@ -411,6 +417,9 @@ func (s *pages) loadFailed(ss *session, u, code string) error {
 	if err := s.egressFailure(ss, u); err != nil {
 		return err
 	}
+	if why := chromiumRefuses(code); why != "" {
+		return abi.Errorf(abi.CodeRefused, "%s was not loaded: %s (%s)", u, why, code).With("url", u)
+	}
 	for _, e := range unreachableErrs {
 		if strings.HasSuffix(code, "ERR_"+e) {
 			return abi.Errorf(abi.CodeUnreachable, "could not reach %s (%s): check the URL's host name and port; if they are right, the site may be down: retry later", u, code).With("url", u)
@@ -424,6 +433,22 @@ func (s *pages) loadFailed(ss *session, u, code string) error {
 var unreachableErrs = []string{"NAME_NOT_RESOLVED", "CONNECTION_REFUSED", "CONNECTION_TIMED_OUT", "ADDRESS_UNREACHABLE",
 	"TUNNEL_CONNECTION_FAILED", "PROXY_CONNECTION_FAILED", "CONNECTION_RESET", "CONNECTION_CLOSED", "EMPTY_RESPONSE", "INTERNET_DISCONNECTED", "TIMED_OUT"}
 
+// chromiumRefuses says why Chromium itself refused to load a URL, before
+// any request (code: net::ERR_...), or "" for any other failure.
+func chromiumRefuses(code string) string {
+	switch {
+	case strings.HasSuffix(code, "ERR_UNSAFE_PORT"):
+		return "the browser never opens this port (an unsafe port: SSH, SMTP and other non-web services)"
+	case strings.HasSuffix(code, "ERR_UNSAFE_REDIRECT"):
+		return "the site redirected to an address the browser never follows (not http or https)"
+	case strings.HasSuffix(code, "ERR_ACCESS_DENIED"), strings.HasSuffix(code, "ERR_BLOCKED_BY_CLIENT"), strings.HasSuffix(code, "ERR_BLOCKED_BY_ADMINISTRATOR"):
+		return "the browser refused to open it"
+	case strings.HasSuffix(code, "ERR_INVALID_URL"), strings.HasSuffix(code, "ERR_DISALLOWED_URL_SCHEME"), strings.HasSuffix(code, "ERR_UNKNOWN_URL_SCHEME"):
+		return "the browser does not open such an address"
+	}
+	return ""
+}
+
 // egressFailure asks Options.EgressFailure why u did not load.
 func (s *pages) egressFailure(ss *session, u string) error {
 	if s.opts.EgressFailure == nil {
@@ -432,18 +457,90 @@ func (s *pages) egressFailure(ss *session, u string) error {
 	return s.opts.EgressFailure(ss.key.personality, ss.key.session, u)
 }
 
-// proxyAnswered is the error for a document the egress proxy answered
-// itself (403: refused under the policy; 502: the site could not be
-// reached), or nil for a site's own answer.
-func (s *pages) proxyAnswered(ss *session, u string, status int) error {
-	if status != 403 && status != 502 {
+// proxyAnswered is the error for a document the session's egress proxy
+// answered itself instead of the site at u (its mark is on headers):
+// refused under the policy, or the site could not be reached; nil for a
+// site's own answer, whatever its status, title or words. The proxy's
+// page is never shown: the error names the address and why.
+func (s *pages) proxyAnswered(ss *session, u string, headers map[string]string) error {
+	if !ss.egressAnswered(headers) {
 		return nil
 	}
-	return s.egressFailure(ss, u)
+	if err := s.egressFailure(ss, u); err != nil {
+		return err
+	}
+	// The host's hook did not say (none, or the call that met it is over):
+	// the proxy's own headers do.
+	shown := shownURL(u)
+	if why := headers[egressBlockedHeader]; why != "" {
+		return abi.Errorf(abi.CodeRefused, "%s was not loaded: the network policy refused it (%s)", shown, why).With("url", shown)
+	}
+	return abi.Errorf(abi.CodeUnreachable, "%s could not be reached: %s. Check the URL's host name and port; if they are right, the site may be down: retry later",
+		shown, headers[egressReasonHeader]).With("url", shown)
+}
+
+// shownURL is u without credentials, query or fragment, as an error names it.
+func shownURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return capString(u, 300)
+	}
+	p.User, p.RawQuery, p.Fragment = nil, "", ""
+	return capString(p.String(), 300)
+}
+
+// egressShown is the error for a tab that shows its egress proxy's answer
+// instead of a page (a link, a script, a meta refresh or a redirect led it
+// to an address the proxy refused or could not reach), or nil: whatever
+// was read from such a tab is the proxy's words, not the site's, and is
+// never returned as content.
+func (s *pages) egressShown(ss *session, t *tab) error {
+	d := t.doc.Load()
+	if d == nil || !ss.egressAnswered(d.headers) {
+		return nil
+	}
+	if d.seq != t.navSeq.Load() && t.page.URL() != d.url {
+		return nil // the tab has moved on since
+	}
+	return s.proxyAnswered(ss, d.url, d.headers)
 }
 
 // errorPage is the document Chromium shows for a navigation that failed.
 const errorPage = "chrome-error://chromewebdata/"
+
+// gotoSettled is Page.Goto, except for a navigation cut short on its way
+// (interrupted): by the error page of an earlier one that failed (in a tab
+// already on an error page, settleErrorPage cannot tell whether the
+// earlier failure's page has yet to commit, and it commits over the next
+// navigation), it is started again, once; by Chromium starting it over
+// itself (leaving an error page, it moves the navigation to a new
+// renderer), the one that took over is waited for. Either way it answers
+// for itself (refused, unreachable, loaded) rather than execution_failed:
+// with a nil response, the caller judges the tab as it then is.
+func gotoSettled(t *tab, u string, o pw.PageGotoOptions) (pw.Response, error) {
+	before := t.navSeq.Load()
+	resp, err := t.page.Goto(u, o)
+	m := interruptedRe.FindStringSubmatch(fmt.Sprint(err))
+	if err != nil && m != nil && m[2] == errorPage {
+		resp, err = t.page.Goto(u, o)
+		m = interruptedRe.FindStringSubmatch(fmt.Sprint(err))
+	}
+	if err == nil || m == nil || m[2] != m[1] {
+		return resp, err // loaded, failed, or cut short by another navigation (a script's)
+	}
+	took := m[2] // a URL, not a glob: its "?" and "*" are its own
+	if werr := t.page.WaitForURL(func(at string) bool { return at == took }, pw.PageWaitForURLOptions{WaitUntil: o.WaitUntil, Timeout: o.Timeout}); werr != nil {
+		if f := t.navFail.Load(); f != nil && f.seq > before {
+			return nil, errors.New(f.err) // net::ERR_...: the caller says why
+		}
+		return nil, werr
+	}
+	return nil, nil
+}
+
+// interruptedRe is Playwright's message for a navigation another one cut
+// short: the URL of each.
+var interruptedRe = regexp.MustCompile(`Navigation to "([^"]*)" is interrupted by another navigation to "([^"]*)"`)
 
 // settleErrorPage waits, briefly, for the error page of a failed
 // navigation to commit: Playwright reports the failure first, and a
@@ -509,6 +606,9 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 	})
 	if dialog {
 		return pg, "", nil, nil
+	}
+	if err := s.egressShown(ss, t); err != nil {
+		return &abi.Page{URL: pg.URL}, "", nil, err
 	}
 	if m, ok := r.v.(map[string]any); ok && r.verr == nil {
 		pg.Title, _ = m["title"].(string)
@@ -586,6 +686,9 @@ func (s *pages) evalInto(ss *session, t *tab, js string, arg any, into any) erro
 	}
 	if err != nil {
 		return s.sessions.mapErr(ss, err, "reading the page")
+	}
+	if err := s.egressShown(ss, t); err != nil {
+		return err
 	}
 	b, err := json.Marshal(v)
 	if err != nil {

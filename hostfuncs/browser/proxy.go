@@ -1,6 +1,10 @@
 package browser
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
 	"net/url"
 	"slices"
 	"strings"
@@ -146,6 +150,39 @@ func splitProxy(raw string) (server, user, pass string) {
 	pass, _ = u.User.Password()
 	u.User = nil
 	return u.String(), user, pass
+}
+
+// The egress proxy's own answers (a refusal, a site it could not reach)
+// carry its mark (network.AnswerHeader): Chromium shows such an answer as
+// the page at the refused URL, in the proxy's words, and only the mark
+// tells it from a site's page (a site may title a page like the proxy's).
+// The names are network's, lower-cased as Playwright gives headers.
+const (
+	egressAnswerHeader  = "x-wasmwright-egress"
+	egressBlockedHeader = "x-wasmwright-blocked"
+	egressReasonHeader  = "x-wasmwright-reason"
+)
+
+// answerMark is the mark of the egress proxy at raw: network.AnswerMark of
+// its password, hex(HMAC-SHA256(password, "wasmwright egress answer")).
+// A site cannot make it: the password is known only to the host and to
+// the browser context's auth cache, never to a page. "" for a proxy
+// without credentials (no egress proxy: nothing to recognise).
+func answerMark(raw string) string {
+	_, _, pass := splitProxy(raw)
+	if pass == "" {
+		return ""
+	}
+	m := hmac.New(sha256.New, []byte(pass))
+	m.Write([]byte("wasmwright egress answer"))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// egressAnswered reports whether a response with headers is the session's
+// egress proxy speaking for itself rather than a site.
+func (ss *session) egressAnswered(headers map[string]string) bool {
+	got := headers[egressAnswerHeader]
+	return ss.egressMark != "" && got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(ss.egressMark)) == 1
 }
 
 // authCheckURL is answered by the egress proxy itself once the request

@@ -30,12 +30,19 @@ type session struct {
 	profile    *os.File // the profile's flock, held while open
 	profileDir string   // the persistent profile's folder, or ""
 	named      string   // the named profile it runs on (browser_profile), or ""
-	created    time.Time
-	lastUsed   atomic.Int64 // unix nanos
-	driving    atomic.Bool
-	crashed    atomic.Bool
-	closing    atomic.Bool
-	crashWhy   atomic.Value // string
+	// egressMark is the mark its egress proxy puts on the answers it gives
+	// itself instead of a site's (answerMark), "" without one.
+	egressMark string
+	// proxy is its context's proxy URL, credentials included: a fetch the
+	// host makes for it outside the page (browser_sources) goes the same
+	// way, authenticated.
+	proxy    string
+	created  time.Time
+	lastUsed atomic.Int64 // unix nanos
+	driving  atomic.Bool
+	crashed  atomic.Bool
+	closing  atomic.Bool
+	crashWhy atomic.Value // string
 
 	env *env          // the service's life and call budget (await); nil in unit tests
 	drv *sharedDriver // the driver this session's objects live on

@@ -300,6 +300,7 @@ func (s *sessions) open(k sessKey, named string) (*session, error) {
 	s.proxyMu.Lock()
 	proxy := s.launcher.proxyServer(k)
 	s.proxyMu.Unlock()
+	ss.proxy, ss.egressMark = proxy, answerMark(proxy)
 
 	prof, warnings, err := s.profileFor(k, named)
 	if err != nil {

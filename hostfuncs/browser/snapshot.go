@@ -35,6 +35,9 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 	if err != nil {
 		return "", s.sessions.mapErr(ss, err, "taking a snapshot")
 	}
+	if err := s.egressShown(ss, t); err != nil {
+		return "", err
+	}
 	s.keepRefs(t, snap)
 	if scope != "" {
 		sub, ok := subtree(snap, scope, depth)

@@ -3,7 +3,9 @@ package network
 import (
 	"bufio"
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
@@ -77,6 +79,9 @@ type listener struct {
 	// user and pass are the credentials; basic is "Basic base64(user:pass)",
 	// what a client sends in Proxy-Authorization.
 	user, pass, basic string
+	// mark is AnswerMark(pass): the value of AnswerHeader on every answer
+	// the listener gives itself instead of a site's.
+	mark string
 
 	mu     sync.Mutex
 	tunnel map[net.Conn]bool
@@ -94,7 +99,7 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 		return nil, fmt.Errorf("egress proxy credentials: %w", err)
 	}
 	l := &listener{svc: s, r: r, key: key, ln: ln, addr: "http://" + ln.Addr().String(), tunnel: map[net.Conn]bool{},
-		user: user, pass: pass, basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
+		user: user, pass: pass, basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), mark: AnswerMark(pass)}
 	l.tr = &http.Transport{
 		Proxy: nil, // never an environment proxy
 		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -119,6 +124,11 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 				return errSiteChallenge
 			}
 			resp.Header.Del("Proxy-Authenticate")
+			// Only the proxy speaks for itself: a site's copy of its
+			// headers is dropped (a forged mark could not match anyway).
+			resp.Header.Del(AnswerHeader)
+			resp.Header.Del(BlockedHeader)
+			resp.Header.Del(ReasonHeader)
 			return nil
 		},
 		Transport:     l.tr,
@@ -138,12 +148,39 @@ func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
 			if errors.Is(err, context.Canceled) {
 				return
 			}
-			http.Error(w, "wasmwright egress proxy: "+err.Error(), http.StatusBadGateway)
+			l.answer(w, http.StatusBadGateway, "wasmwright egress proxy: "+err.Error())
 		},
 	}
 	l.srv = &http.Server{Handler: l, ReadHeaderTimeout: 30 * time.Second, ErrorLog: nil}
 	go l.srv.Serve(ln)
 	return l, nil
+}
+
+// AnswerHeader marks every answer a listener gives itself (a refusal, a
+// site it could not reach) instead of a site's: its value is the
+// listener's AnswerMark. A browser shows such an answer as a page at the
+// refused URL, with the listener's text; the browser service reads the
+// mark on a document's headers to tell it from a site's page, however
+// that page is titled or worded, and answers "refused" instead of
+// showing it. A site cannot forge the mark: it is derived from the
+// listener's password, which only the host and its browser context know,
+// and the proxy drops the header from every response it passes on.
+const AnswerHeader = "X-Wasmwright-Egress"
+
+// BlockedHeader carries the policy's reason on a refusal, ReasonHeader
+// the proxy's message on every answer of its own (with AnswerHeader).
+const (
+	BlockedHeader = "X-Wasmwright-Blocked"
+	ReasonHeader  = "X-Wasmwright-Reason"
+)
+
+// AnswerMark is the AnswerHeader value of the listener whose proxy
+// password is pass: hex(HMAC-SHA256(pass, "wasmwright egress answer")).
+// hostfuncs/browser computes the same from the session's proxy URL.
+func AnswerMark(pass string) string {
+	m := hmac.New(sha256.New, []byte(pass))
+	m.Write([]byte("wasmwright egress answer"))
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 var errSiteChallenge = errors.New("the site answered 407 Proxy Authentication Required, which only a proxy may send")
@@ -223,7 +260,7 @@ func (l *listener) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !req.URL.IsAbs() || req.URL.Host == "" {
-		http.Error(w, "wasmwright egress proxy: send proxy requests only", http.StatusBadRequest)
+		l.answer(w, http.StatusBadRequest, "wasmwright egress proxy: send proxy requests only")
 		return
 	}
 	display := displayURL(req.URL)
@@ -268,7 +305,7 @@ func (l *listener) connect(w http.ResponseWriter, req *http.Request) {
 			l.unreachable(w, u)
 			return
 		}
-		http.Error(w, "wasmwright egress proxy: "+err.Error(), http.StatusBadGateway)
+		l.answer(w, http.StatusBadGateway, "wasmwright egress proxy: "+err.Error())
 		return
 	}
 	hj, ok := w.(http.Hijacker)
@@ -343,13 +380,21 @@ func (l *listener) untrack(cs ...net.Conn) {
 // for the session (EgressFailure).
 func (l *listener) unreachable(w http.ResponseWriter, u *Unreachable) {
 	l.svc.failed(l.key, u.URL, false, u.Reason)
-	answer(w, http.StatusBadGateway, "wasmwright could not reach this site: "+u.Reason)
+	l.answer(w, http.StatusBadGateway, "wasmwright could not reach this site: "+u.Reason)
 }
 
 // answer is the proxy's own answer to a request it did not pass on: a page
 // whose icon is inline, so the browser asks for no favicon that would be
-// refused in its turn after the call that caused it.
-func answer(w http.ResponseWriter, status int, msg string) {
+// refused in its turn after the call that caused it. It carries the
+// listener's mark (AnswerHeader), so the browser service never takes it
+// for the site's page.
+func (l *listener) answer(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set(AnswerHeader, l.mark)
+	w.Header().Set(ReasonHeader, headerSafe(msg))
+	// Never inside a page: a frame the proxy answers stays empty (Chromium
+	// blocks it) rather than showing the proxy's words within the site's.
+	w.Header().Set("X-Frame-Options", "DENY")
+	w.Header().Set("Content-Security-Policy", "frame-ancestors 'none'")
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
@@ -360,8 +405,8 @@ func answer(w http.ResponseWriter, status int, msg string) {
 func (l *listener) block(w http.ResponseWriter, b *Blocked) {
 	l.svc.record(l.key, b)
 	l.svc.failed(l.key, b.URL, true, b.Reason)
-	w.Header().Set("X-Wasmwright-Blocked", b.Reason)
-	answer(w, http.StatusForbidden, "wasmwright refused this request under the personality's network policy: "+b.Error())
+	w.Header().Set(BlockedHeader, headerSafe(b.Reason))
+	l.answer(w, http.StatusForbidden, "wasmwright refused this request under the personality's network policy: "+b.Error())
 }
 
 func (l *listener) close() {
@@ -373,6 +418,16 @@ func (l *listener) close() {
 	l.mu.Unlock()
 	l.srv.Close()
 	l.tr.CloseIdleConnections()
+}
+
+// headerSafe is msg as one header value: no line breaks, at most 500 bytes.
+func headerSafe(msg string) string {
+	return capStr(strings.Map(func(r rune) rune {
+		if r < ' ' || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, msg), 500)
 }
 
 func displayURL(u *url.URL) string {

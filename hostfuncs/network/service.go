@@ -553,6 +553,17 @@ func (s *Service) Client(personality string) *http.Client {
 	return s.client(r, tr)
 }
 
+// CheckOpenURL is CheckURL as the error a tool answers, for the browser's
+// URL check (browser.Options.CheckURL): everything CheckURL refuses is
+// refused, as ww_network_fetch (web_fetch) refuses it, so the two tools
+// answer one code for one cause.
+func CheckOpenURL(raw string) error {
+	if _, err := CheckURL(raw); err != nil {
+		return refusal(err)
+	}
+	return nil
+}
+
 // refusal maps a fetch error to the wire.
 func refusal(err error) error {
 	var b *Blocked
