@@ -46,26 +46,23 @@ const ReadableJS = `() => {
 		"[role=navigation], [role=banner], [role=contentinfo], [role=search], [role=complementary], [role=form], [role=menu], [role=menubar]";
 	const pageEdge = e => (e.tagName === "HEADER" || e.tagName === "FOOTER") && !e.parentElement.closest("article, section, main, [role=main]");
 
-	// Seen is what a person can see: every text node is judged by the
-	// element it sits in (its style, and what its ancestors pass down) and
-	// by the boxes its text is laid out in.
+	// What a person can see: every text node is judged by the element it
+	// sits in (its style, and what its ancestors pass down) and by the
+	// boxes its text is laid out in.
 	const INF = 1e9, MIN_W = 2, MIN_H = 4, MIN_OPACITY = 0.1, MIN_CONTRAST = 1.5;
 	const cut = (a, b) => ({l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b)});
 	const box = r => ({l: r.left, t: r.top, r: r.right, b: r.bottom});
-	const se = document.scrollingElement || document.documentElement;
 	const html = document.documentElement, body = document.body;
 	const hs = getComputedStyle(html), bs = body ? getComputedStyle(body) : hs;
-	const clipsX = v => v !== "visible";
 	// The viewport's overflow is html's, else body's (propagated): it does
-	// not clip to either box. Hidden horizontally, nothing right of the
-	// viewport can be scrolled to; vertically the scroll height still counts
-	// (pages hide it while a dialog is open).
+	// not clip to either box. Nothing left of or above the document can be
+	// scrolled to; its scroll size holds everything else, except what is
+	// right of the viewport when its horizontal overflow is hidden. (A
+	// document not laid out yet has no size: nothing is cut by it.)
 	const vpStyle = hs.overflowX !== "visible" || hs.overflowY !== "visible" ? hs : bs;
-	const vw = html.clientWidth || innerWidth, vh = html.clientHeight || innerHeight;
-	const docW = clipsX(vpStyle.overflowX) ? vw : Math.max(se.scrollWidth, vw);
-	const docH = Math.max(se.scrollHeight, vh);
+	const vw = innerWidth || html.clientWidth || INF, vh = innerHeight || html.clientHeight || INF;
 	// The document's area and the viewport, in viewport coordinates.
-	const docArea = {l: -scrollX, t: -scrollY, r: docW - scrollX, b: docH - scrollY};
+	const docArea = {l: -scrollX, t: -scrollY, r: vpStyle.overflowX !== "visible" ? vw - scrollX : INF, b: INF};
 	const viewport = {l: 0, t: 0, r: vw, b: vh};
 
 	const rgba = s => {
