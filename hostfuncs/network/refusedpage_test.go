@@ -70,8 +70,8 @@ func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 func callBrowser[Resp any](s *Service, b *browser.Service, personality, session, name string, req any) (Resp, *abi.Error) {
 	var out Resp
 	s.BeginCall(personality, session)
-	c := &hostfuncs.Caller{Personality: personality, Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}}
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser",
+		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}})
 	for _, f := range b.HostFuncs() {
 		if f.Name == name {
 			in, _ := json.Marshal(req)
