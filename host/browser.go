@@ -1,8 +1,7 @@
 package host
 
 import (
-	"errors"
-	"strings"
+	"net/url"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
@@ -36,22 +35,16 @@ func (h *Host) newBrowser() (Service, error) {
 	return s, nil
 }
 
-// checkBrowserURL is the browser's URL check: network.CheckURL, so a URL
-// with credentials is refused and one with a bad host or port is invalid
-// before the browser starts loading it.
+// checkBrowserURL is the browser's URL check before it starts loading:
+// text that does not parse as a URL is invalid input; a URL that parses
+// but that the policy's rules refuse (credentials, a scheme other than
+// http(s), a bad host or port) is refused, as web_fetch answers it (one
+// code per cause, network.CheckOpenURL).
 func checkBrowserURL(u string) error {
-	_, err := network.CheckURL(u)
-	if err == nil {
-		return nil
+	if _, err := url.Parse(u); err != nil {
+		return abi.Errorf(abi.CodeInputInvalid, "the URL does not parse (%v): check it", err)
 	}
-	var b *network.Blocked
-	if !errors.As(err, &b) {
-		return abi.Errorf(abi.CodeInputInvalid, "the URL was refused: %v", err)
-	}
-	if strings.Contains(b.Reason, "credentials") || strings.Contains(b.Reason, "scheme") {
-		return abi.Errorf(abi.CodeRefused, "%s: %s", b.URL, b.Reason).With("url", b.URL)
-	}
-	return abi.Errorf(abi.CodeInputInvalid, "%s: %s: check the URL", b.URL, b.Reason).With("url", b.URL)
+	return network.CheckOpenURL(u)
 }
 
 // browserSessionClosed lets the network service close the egress listener

@@ -8,7 +8,8 @@ import (
 )
 
 // The browser refuses, before loading, what network.CheckURL refuses:
-// credentials are a refusal, a bad host or port is invalid input.
+// a URL that parses is refused (credentials, a bad port), as web_fetch
+// refuses it; only text that does not parse is invalid input.
 func TestCheckBrowserURL(t *testing.T) {
 	for _, tc := range []struct {
 		url  string
@@ -17,7 +18,7 @@ func TestCheckBrowserURL(t *testing.T) {
 		{"https://example.org/path?q=1", ""},
 		{"http://127.0.0.1:8080/", ""},
 		{"https://user:secret@example.org/", abi.CodeRefused},
-		{"http://example.org:99999/", abi.CodeInputInvalid},
+		{"http://example.org:99999/", abi.CodeRefused},
 		{"http://exa mple.org/", abi.CodeInputInvalid},
 		{"http://[::1/", abi.CodeInputInvalid},
 	} {
