@@ -31,7 +31,7 @@ type docFacts struct {
 	fields    int             // inputs a person types into or picks from
 	srcs      int             // <script src>
 	sheets    int             // <link rel=stylesheet>
-	elements  int             // start tags, scripts left out
+	elements  int             // start tags shown: scripts and hidden elements left out
 	// Where the markup a rule may search lies in the document, as spans
 	// (not copies: a document may be megabytes of markup):
 	built  []span // the tags outside scripts, and iframe fallback content
@@ -158,7 +158,11 @@ func (r *docReader) startTag(rest string) {
 		r.i = end
 		return
 	}
-	f.elements++
+	// What a hidden element holds is not what the page shows: padding a
+	// challenge page with hidden markup does not make it rich.
+	if r.hidden == "" && !(maybe && hides(tag)) {
+		f.elements++
+	}
 	f.built = addSpan(doc, f.built, r.i-n, r.i)
 	f.countElement(name, tag)
 	if rawText(name) {
