@@ -106,6 +106,8 @@ type netEntry struct {
 	req   pw.Request
 	start time.Time
 	tab   *tab
+	// mainDoc: a navigation of the tab's main frame (a new document).
+	mainDoc bool
 	// withheld: the tab's page was withheld when or after it was logged,
 	// so its body is not given (withheld.go).
 	withheld atomic.Bool
@@ -248,13 +250,14 @@ func (s *session) followTab(p pw.Page, t *tab) {
 // that failed.
 func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 	p.OnRequest(func(r pw.Request) {
-		if r.IsNavigationRequest() && r.Frame() == main {
+		mainDoc := r.IsNavigationRequest() && r.Frame() == main
+		if mainDoc {
 			t.navSeq.Add(1)
 		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()
 		s.netSeq++
-		e := &netEntry{req: r, start: time.Now(), tab: t}
+		e := &netEntry{req: r, start: time.Now(), tab: t, mainDoc: mainDoc}
 		e.withheld.Store(t.withheld.Load() != nil)
 		e.ID, e.Method, e.URL, e.ResourceType = s.netSeq, r.Method(), capString(r.URL(), 2000), r.ResourceType()
 		e.Tab = s.indexLocked(t)

@@ -143,9 +143,30 @@ func (s *Service) Withhold(personality, session string, e *abi.Error) {
 // Release serves the session's current tab again: the kernel judged the
 // page a navigation landed on, and it passed.
 func (s *Service) Release(personality, session string) {
-	if ss := s.sessions.byName(personality, session); ss != nil {
-		if t := ss.current(); t != nil {
-			t.withheld.Store(nil)
+	ss := s.sessions.byName(personality, session)
+	if ss == nil {
+		return
+	}
+	t := ss.current()
+	if t == nil || t.withheld.Swap(nil) == nil {
+		return
+	}
+	// The page judged clean was requested while the tab was withheld: its
+	// document and what it loaded (logged from its navigation request on)
+	// are served; what the withheld page loaded before stays withheld.
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	items := ss.network.items
+	from := len(items)
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].tab == t && items[i].mainDoc {
+			from = i
+			break
+		}
+	}
+	for _, n := range items[from:] {
+		if n.tab == t {
+			n.withheld.Store(false)
 		}
 	}
 }
