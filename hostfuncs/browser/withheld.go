@@ -29,6 +29,18 @@ import (
 // the call is one of leavesWithheld: fail closed, a host function added
 // later refuses until it is listed there. ww_browser_close, _sessions and
 // _profile touch no tab and return no page content.
+//
+// What refuses, and why: snapshot, read, screenshot (and its marks), pdf,
+// vision_locate (a screenshot sent to a model), images, computed_style,
+// evaluate, sources and console return the page or what it ran; storage
+// and cookies what the wall may have set; network its requests and their
+// bodies; act, fill_form, upload, wait_for, dialog, emulate, resize and a
+// stored login's fill act on a page the agent was not shown, and answer
+// with its snapshot or state. The network log's bodies of a withheld page
+// stay refused after the tab is left (bodyWithheld); its entries' URLs and
+// the console's past messages stay listed once the agent is on a page it
+// may read. The operator's live view is not a host function: the human
+// sees the page.
 
 // leavesWithheld are the host functions that still run on a withheld
 // page: the ways off it.
@@ -147,27 +159,10 @@ func (s *Service) Release(personality, session string) {
 	if ss == nil {
 		return
 	}
-	t := ss.current()
-	if t == nil || t.withheld.Swap(nil) == nil {
-		return
-	}
-	// The page judged clean was requested while the tab was withheld: its
-	// document and what it loaded (logged from its navigation request on)
-	// are served; what the withheld page loaded before stays withheld.
-	ss.evMu.Lock()
-	defer ss.evMu.Unlock()
-	items := ss.network.items
-	from := len(items)
-	for i := len(items) - 1; i >= 0; i-- {
-		if items[i].tab == t && items[i].mainDoc {
-			from = i
-			break
-		}
-	}
-	for _, n := range items[from:] {
-		if n.tab == t {
-			n.withheld.Store(false)
-		}
+	if t := ss.current(); t != nil && t.withheld.Swap(nil) != nil {
+		ss.evMu.Lock()
+		defer ss.evMu.Unlock()
+		ss.serveBodiesLocked(t)
 	}
 }
 
@@ -181,7 +176,29 @@ func (s *Service) HandedBack(personality, session string) {
 	ss.evMu.Lock()
 	defer ss.evMu.Unlock()
 	for _, t := range ss.tabs {
-		t.withheld.Store(nil)
+		if t.withheld.Swap(nil) != nil {
+			ss.serveBodiesLocked(t)
+		}
+	}
+}
+
+// serveBodiesLocked serves the network bodies of the page t now shows: its
+// document was requested while the tab was withheld, so it and what it
+// loaded (logged from its navigation request on) were marked; what the
+// withheld page loaded before stays withheld. The caller holds evMu.
+func (ss *session) serveBodiesLocked(t *tab) {
+	items := ss.network.items
+	from := len(items)
+	for i := len(items) - 1; i >= 0; i-- {
+		if items[i].tab == t && items[i].mainDoc {
+			from = i
+			break
+		}
+	}
+	for _, n := range items[from:] {
+		if n.tab == t {
+			n.withheld.Store(false)
+		}
 	}
 }
 
