@@ -99,6 +99,7 @@ func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 		case detectResp.Error != nil:
 			res, run.callErr = nil, detectResp.Error
 		}
+		run.pageJudged()
 	}
 	if compact != nil && res != nil {
 		switch {

@@ -37,6 +37,10 @@ func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) 
 		ss.mu.Unlock()
 		return nil, err
 	}
+	if err := refuseWithheld(ctx, t); err != nil {
+		ss.mu.Unlock()
+		return nil, err
+	}
 	return &CredentialFill{pages: s.pages, sessions: s.sessions, ss: ss, t: t, navBefore: t.navSeq.Load(), frames: map[string]pw.Frame{}, locs: map[string]pw.Locator{}}, nil
 }
 

@@ -807,6 +807,9 @@ func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req ab
 			if body == nil {
 				return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)
 			}
+			if err := bodyWithheld(body); err != nil {
+				return out, err
+			}
 			// Chromium never answers for some bodies (an opaque no-cors
 			// response, one refused by the network policy): bounded.
 			limit := s.cfg.ActionTimeout.D()

@@ -40,6 +40,10 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 		return none, err
 	}
 	defer ss.mu.Unlock()
+	if err := refuseWithheld(ctx, t); err != nil {
+		var none R
+		return none, err
+	}
 	return fn(ss, t)
 }
 
@@ -116,7 +120,7 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 		// stuck tab costs the call a second, not a second per tab.
 		titles := make([]func() string, len(tabs))
 		for i, x := range tabs {
-			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() {
+			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() && x.withheld.Load() == nil { // a withheld page's title is its content
 				titles[i] = titleSoon(x.page)
 			}
 		}

@@ -154,7 +154,7 @@ func (s *Service) Config() Config { return s.cfg }
 // HostFuncs returns every ww_browser_* host function, each guarded by the
 // capability it needs, checked at call time.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
-	fns := []sandbox.HostFunc{
+	fns := s.letLeaveWithheld([]sandbox.HostFunc{
 		hf(abi.HostBrowserNavigate, s.actions.navigate),
 		hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall),
 		hf(abi.HostBrowserAct, s.actions.act),
@@ -181,7 +181,7 @@ func (s *Service) HostFuncs() []sandbox.HostFunc {
 		hf(abi.HostBrowserRead, s.inspector.read),
 		hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall),
 		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
-	}
+	})
 	for i := range fns {
 		fns[i].Fn = s.settlingTyped(fns[i].Fn)
 	}

@@ -88,6 +88,9 @@ type tab struct {
 	// unmarked is navSeq+1 when the latest snapshot of that document found
 	// no marked elements (aria), 0 otherwise.
 	unmarked atomic.Int64
+	// withheld is set while the kernel withholds this tab's page from the
+	// agent (withheld.go).
+	withheld atomic.Pointer[abi.Error]
 }
 
 // docInfo is what a main-frame navigation response said; seq is the
@@ -110,6 +113,12 @@ type netEntry struct {
 	abi.BrowserNetworkEntry
 	req   pw.Request
 	start time.Time
+	tab   *tab
+	// mainDoc: a navigation of the tab's main frame (a new document).
+	mainDoc bool
+	// withheld: the tab's page was withheld when or after it was logged,
+	// so its body is not given (withheld.go).
+	withheld atomic.Bool
 }
 
 // ring keeps the last n items and counts the ones dropped.
@@ -249,13 +258,15 @@ func (s *session) followTab(p pw.Page, t *tab) {
 // that failed.
 func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 	p.OnRequest(func(r pw.Request) {
-		if r.IsNavigationRequest() && r.Frame() == main {
+		mainDoc := r.IsNavigationRequest() && r.Frame() == main
+		if mainDoc {
 			t.navSeq.Add(1)
 		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()
 		s.netSeq++
-		e := &netEntry{req: r, start: time.Now()}
+		e := &netEntry{req: r, start: time.Now(), tab: t, mainDoc: mainDoc}
+		e.withheld.Store(t.withheld.Load() != nil)
 		e.ID, e.Method, e.URL, e.ResourceType = s.netSeq, r.Method(), capString(r.URL(), 2000), r.ResourceType()
 		e.Tab = s.indexLocked(t)
 		if s.netByReq == nil {

@@ -38,6 +38,10 @@ type Browser interface {
 	Raise(personality, session string)
 	// PageURL is the URL of the session's current tab, "" when none.
 	PageURL(personality, session string) string
+	// HandedBack is told when a human hands the session back: a page
+	// withheld from the agent (a bot wall) is served again, the human
+	// having dealt with it.
+	HandedBack(personality, session string)
 }
 
 // Options configure a Desk.
@@ -173,6 +177,9 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	case abi.TakeoverUser, abi.TakeoverCancel:
 		r := &abi.TakeoverResponse{HandedBack: end.outcome == abi.TakeoverUser, Outcome: end.outcome}
 		if b := d.opts.Browser; b != nil {
+			if r.HandedBack {
+				b.HandedBack(personality, session)
+			}
 			r.URL = b.PageURL(personality, session)
 		}
 		return r, nil

@@ -29,6 +29,7 @@ func (b *fakeBrowser) SetDriving(p, s string, on bool) {
 }
 func (b *fakeBrowser) Raise(string, string)          { b.mu.Lock(); b.raised++; b.mu.Unlock() }
 func (b *fakeBrowser) PageURL(string, string) string { return "http://127.0.0.1:1/after" }
+func (b *fakeBrowser) HandedBack(string, string)     {}
 func (b *fakeBrowser) isDriving(k string) bool {
 	b.mu.Lock()
 	defer b.mu.Unlock()
