@@ -77,7 +77,7 @@ func countdown(n int32) []byte {
 	fp.m.local(fp.work, 1, tI32)
 	fp.m.setCode(fp.work,
 		i32c(n), []byte{0x21, 0x00}, // local.set 0
-		[]byte{0x03, 0x40}, // loop
+		[]byte{0x03, 0x40},                                 // loop
 		localGet(0), i32c(1), opI32Sub, []byte{0x22, 0x00}, // local.tee 0
 		[]byte{0x0d, 0x00}, // br_if 0
 		[]byte{0x0b})

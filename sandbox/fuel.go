@@ -50,7 +50,7 @@ const (
 	// each call with a known ration and read what is left at its end: the
 	// work a call did is then counted exactly (budget.go).
 	fuelExportName = "ww_fuel"
-	tickFuel         = 1 << 22
+	tickFuel       = 1 << 22
 	// Bulk operations cost their length shifted right by these: one unit
 	// per 16 bytes of memory, one per 2 table elements (a shift of at
 	// least 1 keeps every cost positive as an i32).
