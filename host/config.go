@@ -162,9 +162,10 @@ const (
 	// snapshot; snapcompact 33 M; blockdetect 5 M on a 4 MB page it reads
 	// whole). RATIONALE.md, "Hook budgets in work", has the figures.
 	DefaultHookFuelPerKB = 600_000_000
-	// DefaultHookTimeout is a backstop only: the largest first-party hook
-	// call measured (masking a 376 KB snapshot) takes under 3 s on an idle
-	// core, so 60 s still lets it finish at twenty times that load.
+	// DefaultHookTimeout is a backstop only: the longest first-party hook
+	// call measured (blockdetect reading a 4 MB page whole) took 3.4 s on
+	// a busy 2-core machine, so 60 s still lets it finish at over fifteen
+	// times that load.
 	DefaultHookTimeout   = 60 * time.Second
 	DefaultRollbackAfter = 3
 )
