@@ -15,6 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
@@ -65,8 +66,15 @@ type HostConfig struct {
 	CallTimeout        Duration `toml:"call_timeout"`
 	MemoryMB           int      `toml:"memory_mb"`
 	PoolSize           int      `toml:"pool_size"`
-	// HookTimeout is the deadline of one result-hook call (detect, compact,
-	// mask), apart from call_timeout. Default 2s.
+	// HookFuelPerKB is the work budget of one result-hook call (detect,
+	// compact, mask), in fuel per KiB of its input: the call may use
+	// HookFuelPerKB × (input KiB + pluginset.HookFuelBaseKB) fuel, and is
+	// stopped with resource_limit past it. 0: DefaultHookFuelPerKB.
+	HookFuelPerKB int64 `toml:"hook_fuel_per_kb"`
+	// HookTimeout is the wall-clock deadline of one result-hook call, apart
+	// from call_timeout: a backstop against a stuck host, never what stops
+	// a hook doing its work on a slow machine (the work budget does that).
+	// Default 60s.
 	HookTimeout Duration `toml:"hook_timeout"`
 	// RollbackAfter is how many hook calls in a row may fail on a swapped-in
 	// version before the host rolls it back to the version before. Default 3.
@@ -148,16 +156,31 @@ const (
 
 // Defaults of the hook keys of [host].
 const (
-	DefaultHookTimeout   = 2 * time.Second
+	// DefaultHookFuelPerKB is ten times the most fuel per KiB of input a
+	// first-party hook was measured to use, on the largest pages of the
+	// shared corpus on a fresh instance (secretmask: 57 M per KiB of
+	// snapshot; snapcompact 33 M; blockdetect 5 M on a 4 MB page it reads
+	// whole). RATIONALE.md, "Hook budgets in work", has the figures.
+	DefaultHookFuelPerKB = 600_000_000
+	// DefaultHookTimeout is a backstop only: the longest first-party hook
+	// call measured (blockdetect reading a 4 MB page whole) took 3.4 s on
+	// a busy 2-core machine, so 60 s still lets it finish at over fifteen
+	// times that load.
+	DefaultHookTimeout   = 60 * time.Second
 	DefaultRollbackAfter = 3
 )
 
-// hookTimeout is host.hook_timeout, or its default.
-func (c HostConfig) hookTimeout() time.Duration {
-	if c.HookTimeout.Duration > 0 {
-		return c.HookTimeout.Duration
+// hookLimits are host.hook_fuel_per_kb and host.hook_timeout, or their
+// defaults.
+func (c HostConfig) hookLimits() pluginset.HookLimits {
+	l := pluginset.HookLimits{FuelPerKB: c.HookFuelPerKB, Timeout: c.HookTimeout.Duration}
+	if l.FuelPerKB <= 0 {
+		l.FuelPerKB = DefaultHookFuelPerKB
 	}
-	return DefaultHookTimeout
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultHookTimeout
+	}
+	return l
 }
 
 // rollbackAfter is host.rollback_after, or its default.
@@ -389,7 +412,10 @@ func (c *Config) Validate() error {
 		return bad("host.max_calls = %d: give a number of calls from 1 to 1024 (0 or absent: 16)", c.Host.MaxCalls)
 	}
 	if d := c.Host.HookTimeout.Duration; d < 0 || d > 10*time.Minute {
-		return bad("host.hook_timeout = %s: give a duration from 1ms to 10m, like \"2s\" (absent: 2s)", d)
+		return bad("host.hook_timeout = %s: give a duration from 1ms to 10m, like \"60s\" (absent: 60s); it is a backstop, the work budget (host.hook_fuel_per_kb) bounds a hook's work", d)
+	}
+	if n := c.Host.HookFuelPerKB; n != 0 && (n < 1_000_000 || n > 1_000_000_000_000) {
+		return bad("host.hook_fuel_per_kb = %d: give fuel per KiB of hook input from 1_000_000 to 1_000_000_000_000 (absent: %d, ten times the most a first-party hook uses)", n, DefaultHookFuelPerKB)
 	}
 	if c.Host.RollbackAfter < 0 || c.Host.RollbackAfter > 1000 {
 		return bad("host.rollback_after = %d: give a number of failed hook calls from 1 to 1000 (0 or absent: 3)", c.Host.RollbackAfter)

@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	}
 	h.plugins = pluginset.Load(ctx, files, pluginset.Options{
 		Engine: eng, Logger: h.log, Emit: h.Emit,
-		HookTimeout: cfg.Host.hookTimeout(), RollbackAfter: cfg.Host.rollbackAfter(),
+		Hooks: cfg.Host.hookLimits(), RollbackAfter: cfg.Host.rollbackAfter(),
 		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
 		CheckSignature: h.checkSignature,
 		Admit:          h.admit,

@@ -259,6 +259,8 @@ func TestConfigErrors(t *testing.T) {
 		{"[personalities.p.approval]\ntimeout = \"0s\"\n", "personalities.p.approval.timeout"},
 		{"[personalities.p]\ndetect_failure = \"ignore\"\n", `personalities.p.detect_failure = "ignore": use "fail_closed"`},
 		{"[host]\nhook_timeout = \"-1s\"\n", "host.hook_timeout = -1s"},
+		{"[host]\nhook_fuel_per_kb = 5\n", "host.hook_fuel_per_kb = 5: give fuel per KiB"},
+		{"[host]\nhook_fuel_per_kb = -1\n", "host.hook_fuel_per_kb = -1"},
 		{"[host]\nrollback_after = -2\n", "host.rollback_after = -2"},
 	} {
 		_, err := ParseConfig(c.text, "t.toml", t.TempDir())

@@ -211,12 +211,15 @@ func (h *Host) hook(ctx context.Context, p *personality, r *route, session strin
 	}
 	var inBytes, outBytes int
 	t0 := time.Now()
-	resp, e := pluginset.CallHook(ctx, h.cfg.Host.hookTimeout(), plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
+	lim := h.cfg.Host.hookLimits()
+	resp, fuel, e := pluginset.CallHook(ctx, lim, plug, req, func(ctx context.Context, in []byte) ([]byte, error) {
 		out, _, err := h.invoke(ctx, p, r, session, "", req.Role, abi.OpHook, in, nil)
 		inBytes, outBytes = len(in), len(out)
 		return out, err
 	})
-	h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", inBytes, "out_bytes", outBytes, "took", time.Since(t0))
+	// The fuel is the hook's work, the same on an idle machine and a busy
+	// one; took is what the machine made of it.
+	h.log.Debug("hook", "role", req.Role, "plugin", r.slot.Name, "in_bytes", inBytes, "out_bytes", outBytes, "fuel", fuel, "fuel_budget", lim.Budget(inBytes), "took", time.Since(t0))
 	said := e
 	if e != nil {
 		if req.Role == abi.HookMask {

@@ -27,8 +27,9 @@ import (
 //	global.get $fuel; i32.const cost; i32.sub; global.set $fuel
 //	global.get $fuel; i32.const 0; i32.lt_s; if; call $ww_tick; global.set $fuel; end
 //
-// ww_tick checks the call's deadline (and traps the plugin past it) and
-// hands out tickFuel more; being a Go function call, it is also where the Go
+// ww_tick checks the call's deadline and work budget (budget.go; it traps
+// the plugin past either) and hands out the next ration, at most tickFuel;
+// being a Go function call, it is also where the Go
 // runtime can stop a spinning plugin's goroutine for GC. Charges are upper
 // bounds of the work done (a loop body's full size is charged even when an
 // iteration runs a small part of it, as in Go's compiled wasm, where each
@@ -45,7 +46,11 @@ import (
 const (
 	tickImportModule = "extism:host/user"
 	tickImportName   = "ww_tick"
-	tickFuel         = 1 << 22
+	// fuelExportName exports the fuel counter, so that the host can start
+	// each call with a known ration and read what is left at its end: the
+	// work a call did is then counted exactly (budget.go).
+	fuelExportName = "ww_fuel"
+	tickFuel       = 1 << 22
 	// Bulk operations cost their length shifted right by these: one unit
 	// per 16 bytes of memory, one per 2 table elements (a shift of at
 	// least 1 keeps every cost positive as an i32).
@@ -121,6 +126,9 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 	}
 	fuelGlobal, err := secs.addFuelGlobal(nGlobalImports, remap)
 	if err != nil {
+		return nil, err
+	}
+	if err := secs.exportFuel(fuelGlobal); err != nil {
 		return nil, err
 	}
 	if secs.find(8) >= 0 {
@@ -322,6 +330,30 @@ func (secs *sections) addFuelGlobal(nGlobalImports uint32, remap func(uint32) ui
 	}
 	s[gi].body = appendVec(nil, 0, nGlobals+1, append(globals, newGlobal...))
 	return nGlobalImports + nGlobals, nil
+}
+
+// exportFuel exports the fuel counter, global index fuel, as ww_fuel. A
+// module exporting that name itself is refused: the host would read and
+// set the module's global as if it were the counter.
+func (secs *sections) exportFuel(fuel uint32) error {
+	ei := secs.ensure(7)
+	s := *secs
+	er := &reader{b: s[ei].body}
+	n := er.u32()
+	for k := uint32(0); k < n && er.err == nil; k++ {
+		name := er.name()
+		er.byte()
+		er.u32()
+		if name == fuelExportName && er.err == nil {
+			return fmt.Errorf("the module exports %s itself, which only the rewriter may add", fuelExportName)
+		}
+	}
+	if er.err != nil {
+		return fmt.Errorf("export section: %w", er.err)
+	}
+	exp := append(appendName(nil, fuelExportName), 0x03) // a global
+	s[ei].body = appendVec(s[ei].body, leb32Len(s[ei].body), n+1, appendU32(exp, fuel))
+	return nil
 }
 
 // assemble writes header and the sections, the ones naming functions

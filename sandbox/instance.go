@@ -37,6 +37,10 @@ type instance struct {
 	// call (WithQuiet); logged counts the lines it logged in this call.
 	quiet  atomic.Bool
 	logged atomic.Int64
+	// fuel is the module's fuel counter (fuelGlobal); meter counts the
+	// running call's fuel against its budget (budget.go).
+	fuel  api.MutableGlobal
+	meter meter
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -44,7 +48,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &instance{p: p}
+	inst := &instance{p: p, meter: meter{ration: tickFuel}}
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
 	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.cfg.Timeout)
@@ -150,6 +154,18 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 	inst.stderr.Reset()
 	inst.quiet.Store(isQuiet(ctx))
 	inst.logged.Store(0)
+	f := fuelOf(ctx)
+	var budget int64
+	if f != nil {
+		budget = f.Budget
+	}
+	inst.meter.start(inst.fuelGlobal(), budget)
+	defer func() {
+		used := inst.meter.stop(inst.fuelGlobal())
+		if f != nil {
+			f.Used = used
+		}
+	}()
 	if inst.p.Fast {
 		return inst.runFast(ctx, op, input)
 	}
@@ -374,15 +390,25 @@ func extismLevel(l extism.LogLevel) slog.Level {
 var errTicked = errors.New("plugin stopped at its deadline")
 
 // tickFunction is ww_tick, which instrumented code calls when its fuel runs
-// out (fuel.go): it stops the plugin once the call's context is done and
-// returns the next ration of fuel. Being a Go call, it also lets the Go
-// runtime stop a spinning plugin's goroutine for GC.
+// out (fuel.go): it stops the plugin once the call's context is done or its
+// work budget spent (budget.go), and returns the next ration of fuel. Being
+// a Go call, it also lets the Go runtime stop a spinning plugin's goroutine
+// for GC.
 func tickFunction() extism.HostFunction {
 	return extism.NewHostFunctionWithStack(tickImportName, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
 		if err := ctx.Err(); err != nil {
 			panic(fmt.Errorf("%w: %v", errTicked, err))
 		}
-		stack[0] = tickFuel
+		inst := instanceFrom(ctx)
+		if inst == nil {
+			stack[0] = tickFuel
+			return
+		}
+		next, ok := inst.meter.tick(inst.fuelGlobal())
+		if !ok {
+			panic(errFuelSpent)
+		}
+		stack[0] = api.EncodeI32(next)
 	}, nil, []api.ValueType{api.ValueTypeI32})
 }
 

@@ -549,6 +549,13 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 	if stderr != "" && !quiet {
 		p.log.Warn("plugin call failed", "err", err.Error(), "stderr", stderr)
 	}
+	if errors.Is(err, errFuelSpent) {
+		var f Fuel
+		if pf := fuelOf(ctx); pf != nil {
+			f = *pf
+		}
+		return p.spent(f.Budget, f.Key)
+	}
 	var exit *sys.ExitError
 	if errors.As(err, &exit) && (exit.ExitCode() == sys.ExitCodeDeadlineExceeded || exit.ExitCode() == sys.ExitCodeContextCanceled) ||
 		ctx.Err() != nil || errors.Is(err, errTicked) {

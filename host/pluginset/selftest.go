@@ -25,7 +25,8 @@ var hostCases = func() []abi.SelfTestCase {
 
 // selfTest runs the plugin's self_test export, then its real hook on the
 // host's fixtures (for a detector) and on the cases the plugin ships in its
-// report, each under hook_timeout. Hook plugins must have a self_test; a
+// report, each under the hook limits (a work budget, and hook_timeout as a
+// backstop). Hook plugins must have a self_test; a
 // tool plugin without it (a plain Extism plugin) passes. The error is
 // refused, naming the case and why (cause: the code the hook failed with).
 func (set *Set) selfTest(ctx context.Context, p *sandbox.Plugin) error {
@@ -52,7 +53,7 @@ func (set *Set) selfTest(ctx context.Context, p *sandbox.Plugin) error {
 		if !HasRole(m, c.Role) || c.Result == nil {
 			return abi.Errorf(abi.CodeRefused, "plugin %s ships self-test case %q for role %q with result %v: a case needs a role the plugin fills and a result", p.Name, c.Name, c.Role, c.Result != nil)
 		}
-		resp, e := CallHook(ctx, set.o.HookTimeout, p, &abi.HookRequest{Role: c.Role, Tool: "browser_navigate", Result: c.Result}, func(ctx context.Context, in []byte) ([]byte, error) {
+		resp, _, e := CallHook(ctx, set.o.Hooks, p, &abi.HookRequest{Role: c.Role, Tool: "browser_navigate", Result: c.Result}, func(ctx context.Context, in []byte) ([]byte, error) {
 			return p.Call(ctx, abi.OpHook, in)
 		})
 		if e != nil {
@@ -78,10 +79,12 @@ func codeOrNone(c abi.Code) string {
 
 // failedHow says in words how a hook call failed.
 func failedHow(e *abi.Error) string {
-	switch e.Code {
-	case abi.CodeTimeout:
-		return "did not answer in time (looped or stalled)"
-	case abi.CodePluginFailed:
+	switch {
+	case e.Code == abi.CodeResourceLimit && e.Details["limit"] == HookFuelKey:
+		return "ran past its work budget (looped?)"
+	case e.Code == abi.CodeTimeout:
+		return "did not answer in time (stalled)"
+	case e.Code == abi.CodePluginFailed:
 		return "crashed or answered nonsense"
 	}
 	return "failed with " + string(e.Code)

@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
@@ -25,9 +24,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Emit writes an event (plugin.swapped, plugin.rolled_back...).
 	Emit func(hostfuncs.Event)
-	// HookTimeout is host.hook_timeout; RollbackAfter host.rollback_after
-	// (both with their defaults applied).
-	HookTimeout   time.Duration
+	// Hooks bound each hook call (host.hook_fuel_per_kb, host.hook_timeout);
+	// RollbackAfter is host.rollback_after (all with their defaults
+	// applied).
+	Hooks         HookLimits
 	RollbackAfter int
 	// ConfigPin is plugins.NAME.sha256, "" when the config does not pin it.
 	ConfigPin func(name string) string

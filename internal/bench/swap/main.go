@@ -2,7 +2,8 @@
 // calls flow through a personality's pipeline: the latency of each swap,
 // the calls that failed during the swaps (goal: 0) and the wall pages
 // that reached the caller unflagged (goal: 0); then how long a swap takes
-// to refuse a detector that loops (bounded by hook_timeout). It prints a
+// to refuse a detector that loops (bounded by its work budget,
+// host.hook_fuel_per_kb). It prints a
 // markdown section.
 package main
 
@@ -142,5 +143,5 @@ func main() {
 		fmt.Printf("First failure: %s\n", v)
 	}
 	fmt.Println()
-	fmt.Printf("A swap to a detector whose hook loops is refused in **%s**, compiling it included (its self-test case hits hook_timeout, %s by default): %s\n", measure.D(refuse), host.DefaultHookTimeout, abi.AsError(err).Code)
+	fmt.Printf("A swap to a detector whose hook loops is refused in **%s**, compiling it included (its self-test case runs past its work budget, host.hook_fuel_per_kb = %d by default): %s\n", measure.D(refuse), host.DefaultHookFuelPerKB, abi.AsError(err).Code)
 }
