@@ -95,8 +95,8 @@ grants_dir = "grants"
 
 [browser]
 headed = "false"
-navigation_timeout = "10s"
-action_timeout = "5s"
+navigation_timeout = "30s"
+action_timeout = "20s"
 
 [vault]
 file = "vault.age"
