@@ -34,6 +34,22 @@ run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
 test: deps asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector)
+	@$(MAKE) --no-print-directory test-suite
+
+# test-busy runs the same suite while two busy loops per core keep every
+# core saturated: no test may depend on a quiet machine (timing goals live
+# in `make bench`). The loops stop when the recipe's shell exits, however it
+# exits: the trap kills them, and each loop also ends once that shell is gone.
+test-busy: deps asc plugins inspector ## run every test while 2 busy loops per core saturate the CPUs
+	@n=$$((2 * $$(nproc))); pids=""; \
+	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
+	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
+	echo "test-busy: $$n busy loops on $$(nproc) cores"; t0=$$(date +%s); \
+	$(MAKE) --no-print-directory test-suite && echo "test-busy: passed in $$(($$(date +%s) - t0)) s"
+
+# test-suite is what test and test-busy run once their prerequisites are built.
+.PHONY: test-suite test-busy
+test-suite:
 	$(GO) test -count=1 -timeout 30m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 

@@ -99,12 +99,12 @@ func newAgentSite(t *testing.T) *agentSite {
 
 // agentHost is a host with the browser plugin, one personality allowed to
 // reach site (and nothing else on loopback), and the [browser] settings
-// given.
+// given (over browserConfig's generous timeouts).
 func agentHost(t *testing.T, site *agentSite, browserCfg string) *Host {
 	t.Helper()
 	needBrowser(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser"})
-	return f.browserHost(t, f.browserConfig(`default_personality = "agent"`, withDefaults(browserCfg, `navigation_timeout = "5s"`, `action_timeout = "3s"`), fmt.Sprintf(`[plugins.browser]
+	return f.browserHost(t, f.browserConfig(`default_personality = "agent"`, browserCfg, fmt.Sprintf(`[plugins.browser]
 
 [personalities.agent]
 plugins = ["browser"]
@@ -151,8 +151,11 @@ func TestAgentCancelledWaitsEnd(t *testing.T) {
 		started func(since time.Time) // returns once the call waits
 		lasts   time.Duration         // how long the wait would have run
 	}{
-		{"browser_wait_for", map[string]any{"seconds": 20}, func(since time.Time) { waitCallIn(t, h, "s", since) }, 20 * time.Second},
-		{"browser_navigate", map[string]any{"url": site.URL + "/hang"}, func(time.Time) { <-site.hung }, 5 * time.Second},
+		// Long waits (30 s: the wait's maximum, and the navigation
+		// timeout) so that the call after them answers first on a busy
+		// machine too.
+		{"browser_wait_for", map[string]any{"seconds": 30}, func(since time.Time) { waitCallIn(t, h, "s", since) }, 30 * time.Second},
+		{"browser_navigate", map[string]any{"url": site.URL + "/hang"}, func(time.Time) { <-site.hung }, 30 * time.Second},
 	} {
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan *abi.Error, 1)
@@ -215,11 +218,13 @@ func waitCallIn(t *testing.T, h *Host, session string, since time.Time) {
 // loads, a snapshot answers, and the tab keeps its history.
 func TestAgentNavigationTimeoutRecovers(t *testing.T) {
 	site := newAgentSite(t)
-	h := agentHost(t, site, `navigation_timeout = "1s"`)
+	// The hanging navigation times out at its own 1 s; the others load
+	// under the generous navigation_timeout, on a busy machine too.
+	h := agentHost(t, site, "")
 	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/"})
 	for i := 0; i < 2; i++ {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		_, err := agentCall(ctx, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/hang"})
+		_, err := agentCall(ctx, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/hang", "timeout_seconds": 1})
 		cancel()
 		if err == nil || err.Code != abi.CodeNavTimeout {
 			t.Fatalf("navigating to a page that never answers: %v", err)

@@ -19,12 +19,20 @@ import (
 // model. Without model, the host has no [vision] table.
 func visionAgent(t *testing.T, site *httptest.Server, model *visiontest.Server, extra string) *agent {
 	t.Helper()
+	return visionAgentTimeout(t, site, model, extra, "30s")
+}
+
+// visionAgentTimeout is visionAgent with [vision] timeout given: generous
+// in visionAgent (a model request with a screenshot can take seconds on a
+// busy machine), short where a test wants it to fire.
+func visionAgentTimeout(t *testing.T, site *httptest.Server, model *visiontest.Server, extra, timeout string) *agent {
+	t.Helper()
 	needBrowser(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "snapcompact": "plugins/snapcompact", "secretmask": "plugins/secretmask"})
 	siteHost := fmt.Sprintf("%q", strings.TrimPrefix(site.URL, "http://"))
 	visionTable, both := "", siteHost
 	if model != nil {
-		visionTable = fmt.Sprintf("[vision]\nendpoint = %q\nmodel = \"test-vl\"\ntimeout = \"1500ms\"\n", model.Endpoint())
+		visionTable = fmt.Sprintf("[vision]\nendpoint = %q\nmodel = \"test-vl\"\ntimeout = %q\n", model.Endpoint(), timeout)
 		both += fmt.Sprintf(", %q", model.HostPort())
 	}
 	personality := func(name, grants, hosts string) string {
@@ -151,7 +159,6 @@ func TestVisionUnusableAnswersClickNothing(t *testing.T) {
 		{"outside", func() { model.Answer(`{"x": 5000, "y": 78}`) }, abi.CodeExecutionFailed, "outside the"},
 		{"none", func() { model.Answer(`{"none": "no such button"}`) }, abi.CodeNotFound, "no such button"},
 		{"http 500", func() { model.Reply(500, `{"error":"overloaded"}`) }, abi.CodeExecutionFailed, "HTTP 500"},
-		{"timeout", func() { model.Answer(`{"x": 308, "y": 78}`); model.Hold() }, abi.CodeTimeout, "[vision] timeout"},
 	} {
 		c.script()
 		_, e := a.try("", "browser_vision_click", map[string]any{"description": "the Green button"})
@@ -161,6 +168,19 @@ func TestVisionUnusableAnswersClickNothing(t *testing.T) {
 		if got := a.title(); got != "no clicks" {
 			t.Fatalf("%s: the page was clicked: %q", c.name, got)
 		}
+	}
+	// A model slower than the timeout: an agent whose [vision] timeout is
+	// short, so the test does not wait out visionAgent's generous one.
+	slow := visionAgentTimeout(t, site, model, "", "1500ms")
+	slow.call("browser_navigate", map[string]any{"url": site.URL + "/canvas"})
+	model.Answer(`{"x": 308, "y": 78}`)
+	model.Hold()
+	_, e := slow.try("", "browser_vision_click", map[string]any{"description": "the Green button"})
+	if e == nil || e.Code != abi.CodeTimeout || !strings.Contains(e.Message, "[vision] timeout") {
+		t.Errorf("timeout: want %s ([vision] timeout), got %v", abi.CodeTimeout, e)
+	}
+	if got := slow.title(); got != "no clicks" {
+		t.Fatalf("timeout: the page was clicked: %q", got)
 	}
 }
 

@@ -70,8 +70,8 @@ default_personality = "default"
 [browser]
 headed = "false"
 workspace_dir = "ws"
-action_timeout = "5s"
-navigation_timeout = "10s"
+action_timeout = "20s"
+navigation_timeout = "30s"
 
 [plugins.browser]
 [plugins.secretmask]

@@ -19,6 +19,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 var testCache = func() string {
@@ -56,9 +57,12 @@ func readBuilt(t testing.TB, dir string, extra ...string) []byte {
 	return b
 }
 
+// host starts a host without a browser from cfgText, the fixture's plugins
+// and the [host] keys given. Its call_timeout is generous unless hostKeys
+// set one: plugin calls must not hit it on a busy machine.
 func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKeys ...string) *Host {
 	t.Helper()
-	cfgText = fmt.Sprintf("[host]\nplugins_dir = %q\ncache_dir = %q\ncall_timeout = \"3s\"\n%s\n", f.plugins, testCache, strings.Join(hostKeys, "\n")) + cfgText
+	cfgText = "[host]\n" + withDefaults(strings.Join(hostKeys, "\n"), fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "60s"`) + "\n" + cfgText
 	cfg, err := ParseConfig(cfgText, "test.toml", f.dir)
 	if err != nil {
 		t.Fatal(err)
@@ -104,14 +108,14 @@ tools = ["*"]
 grants = ["events"]
 `
 
-func linksFixture(t *testing.T) (*Host, *hostfuncs.MemorySink) {
+func linksFixture(t *testing.T, hostKeys ...string) (*Host, *hostfuncs.MemorySink) {
 	f := newFixture(t, map[string]string{
 		"extract_links": "examples/extract_links",
 		"misbehave":     "sandbox/testdata/misbehave",
 		"undeclared":    "sandbox/testdata/undeclared",
 	})
 	sink := &hostfuncs.MemorySink{}
-	return f.host(t, linksConfig, sink), sink
+	return f.host(t, linksConfig, sink, hostKeys...), sink
 }
 
 func TestGrantsDecideWhatRuns(t *testing.T) {
@@ -179,8 +183,11 @@ func TestArgsMustMatchSchema(t *testing.T) {
 }
 
 func TestMisbehavingPluginsThroughHost(t *testing.T) {
-	h, _ := linksFixture(t)
-	ctx := context.Background()
+	// call_timeout stops the loop below; every other call gets a minute
+	// of its own (sandbox.WithTimeout): on a busy machine growing to the
+	// memory limit (oom) can take longer than 3 s.
+	h, _ := linksFixture(t, `call_timeout = "3s"`)
+	ctx := sandbox.WithTimeout(context.Background(), time.Minute)
 	call := func(tool string) error {
 		_, err := h.Call(ctx, Request{Personality: "granted", Tool: tool})
 		return err
@@ -194,8 +201,10 @@ func TestMisbehavingPluginsThroughHost(t *testing.T) {
 	if err := call("oom"); errCode(err) != abi.CodeResourceLimit {
 		t.Errorf("oom: %v", err)
 	}
+	// Stopped at call_timeout (3 s); 30 s only catches a loop that was
+	// not stopped.
 	t0 := time.Now()
-	if err := call("loop"); errCode(err) != abi.CodeTimeout || time.Since(t0) > 6*time.Second {
+	if _, err := h.Call(context.Background(), Request{Personality: "granted", Tool: "loop"}); errCode(err) != abi.CodeTimeout || time.Since(t0) > 30*time.Second {
 		t.Errorf("loop: %v after %v", err, time.Since(t0))
 	}
 	// The host keeps serving after all of that.

@@ -15,6 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 // takeoverHost is a host with a real browser whose default personality
@@ -88,8 +89,13 @@ func TestTakeoverThroughTheHost(t *testing.T) {
 		}
 	})
 
+	// call_timeout is short so that the 9 s takeover below outlasts it;
+	// the other calls get a minute of their own (sandbox.WithTimeout, as
+	// the host gives a takeover its wait): on a busy machine a navigation
+	// can take longer than 8 s.
 	h := takeoverHost(t, f, srv.URL, true, "8s")
 	d := h.Desk()
+	ctx = sandbox.WithTimeout(ctx, time.Minute)
 	if _, e := callJSON(h, ctx, "s", "browser_navigate", `{"url":"`+srv.URL+`/wall"}`); e != nil {
 		t.Fatal(e)
 	}

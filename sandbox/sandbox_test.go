@@ -170,7 +170,10 @@ func announced() (HostFunc, chan struct{}) {
 
 func TestMisbehaviour(t *testing.T) {
 	info, spinning := announced()
-	e := engine(t, Config{Timeout: 2 * time.Second, MemoryPages: 1024, HostFuncs: []HostFunc{info}})
+	// A generous deadline: on a busy machine growing to the memory limit
+	// (oom) takes seconds, and must still end in resource_limit, not
+	// timeout. The loop below gets a deadline of its own.
+	e := engine(t, Config{Timeout: time.Minute, MemoryPages: 1024, HostFuncs: []HostFunc{info}})
 	p := load(t, e, "sandbox/testdata/misbehave")
 
 	t.Run("panic", func(t *testing.T) {
@@ -208,14 +211,20 @@ func TestMisbehaviour(t *testing.T) {
 		}
 	})
 	t.Run("loop is stopped while others are served and GC runs", func(t *testing.T) {
+		// The loop spins until its deadline: GC and another call must
+		// complete before then, that is while it spins (no wall-clock
+		// bound of their own, so a busy machine only makes them slower).
+		const loopDeadline = 8 * time.Second
 		var loopErr error
-		var wg sync.WaitGroup
-		wg.Add(1)
+		loopDone := make(chan struct{})
 		start := time.Now()
-		go func() { defer wg.Done(); _, loopErr = callTool(t, p, "loop", `{"announce":true}`) }()
+		go func() {
+			defer close(loopDone)
+			_, loopErr = p.Call(WithTimeout(context.Background(), loopDeadline), abi.OpCall, frameArgs(t, "loop", `{"announce":true}`))
+		}()
 		select {
 		case <-spinning:
-		case <-time.After(5 * time.Second):
+		case <-time.After(60 * time.Second):
 			t.Fatal("the loop never started")
 		}
 		// While the loop spins: a GC completes and another call is served.
@@ -225,19 +234,28 @@ func TestMisbehaviour(t *testing.T) {
 			t.Fatalf("echo during loop: %v", err)
 		}
 		select {
+		case <-loopDone:
+			t.Fatalf("the echo took until the loop's deadline (%v): it waited for the loop", time.Since(start))
+		default:
+		}
+		select {
 		case d := <-gcDone:
-			if time.Since(start) > 1900*time.Millisecond {
-				t.Fatalf("GC took %v: it waited for the loop", d)
+			select {
+			case <-loopDone:
+				t.Fatalf("GC took %v, until the loop's deadline: it waited for the loop", d)
+			default:
 			}
-		case <-time.After(1500 * time.Millisecond):
+		case <-loopDone:
 			t.Fatal("GC did not complete while the plugin looped")
 		}
-		wg.Wait()
+		<-loopDone
 		if code(loopErr) != abi.CodeTimeout {
 			t.Fatalf("loop: got %v", loopErr)
 		}
-		if el := time.Since(start); el > 4*time.Second {
-			t.Fatalf("loop stopped after %v, deadline 2s", el)
+		// Stopped at its deadline, not long after (a hang-catcher: 10 s of
+		// slack against a few ms on a quiet machine).
+		if el := time.Since(start); el > loopDeadline+10*time.Second {
+			t.Fatalf("loop stopped after %v, deadline %v", el, loopDeadline)
 		}
 	})
 	t.Run("instances are discarded after a trap", func(t *testing.T) {

@@ -95,8 +95,8 @@ grants_dir = "grants"
 
 [browser]
 headed = "false"
-navigation_timeout = "10s"
-action_timeout = "5s"
+navigation_timeout = "30s"
+action_timeout = "20s"
 
 [vault]
 file = "vault.age"
@@ -134,7 +134,7 @@ sha256 = %q
 	tokens.Add(r.agentToken, "default")
 	r.srv = httptest.NewServer(srv.Handler(tokens))
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		srv.Shutdown(ctx)
 		r.srv.Close()
@@ -539,7 +539,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	must(t, op.Close())
 	changes, unsub := r.h.Desk().Subscribe()
 	defer unsub()
-	for timeout := time.After(10 * time.Second); r.h.Desk().Attended("default"); {
+	for timeout := time.After(30 * time.Second); r.h.Desk().Attended("default"); {
 		select {
 		case <-changes:
 		case <-timeout:

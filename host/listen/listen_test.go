@@ -89,11 +89,14 @@ func TestLimitKeepsAuthenticatedConns(t *testing.T) {
 // address already holds and however many arrive after it; past their
 // grace, an address's connections beyond PerClient make way for new ones.
 func TestLimitNewcomerGetsItsGrace(t *testing.T) {
-	l, addr := serve(t, Options{MaxConns: 200, PerClient: 2, Grace: time.Second})
+	// A 3 s grace: the newcomer's 20 dials and request take some 100 ms
+	// on a quiet machine, and must fit in it on a busy one too.
+	const grace = 3 * time.Second
+	l, addr := serve(t, Options{MaxConns: 200, PerClient: 2, Grace: grace})
 	for range 10 {
 		dial(t, addr)
 	}
-	time.Sleep(1100 * time.Millisecond)
+	time.Sleep(grace + 100*time.Millisecond)
 	c := dial(t, addr) // past the others' grace: they make way
 	for range 20 {
 		dial(t, addr)

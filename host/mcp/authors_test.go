@@ -47,7 +47,7 @@ default_personality = "agent"
 [browser]
 headed = "false"
 workspace_dir = "ws"
-navigation_timeout = "10s"
+navigation_timeout = "30s"
 
 [plugins.page_title]
 sha256 = %q

@@ -22,8 +22,10 @@ func browserWith(t *testing.T, s *Service) *browser.Service {
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
+	// Generous timeouts: a snapshot or a local page can take seconds on a
+	// busy machine; what these tests expect to fail is refused at once.
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
-		ActionTimeout: browser.Duration(2 * time.Second), NavigationTimeout: browser.Duration(4 * time.Second)},
+		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(30 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
 	if err != nil {
 		t.Fatal(err)

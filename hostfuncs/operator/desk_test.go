@@ -50,7 +50,7 @@ func pending(t *testing.T, d *Desk, n int) []Takeover {
 	t.Helper()
 	ch, cancel := d.Subscribe()
 	defer cancel()
-	deadline := time.After(5 * time.Second)
+	deadline := time.After(30 * time.Second) // a hang-catcher
 	for {
 		if ts := d.Takeovers(); len(ts) == n {
 			return ts
