@@ -187,7 +187,7 @@ func TestGrantsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/path"}); err != nil {
+	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/"}); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example/cart?x=1") {
@@ -201,7 +201,8 @@ func TestGrantsStore(t *testing.T) {
 	if g.Allows("p", "browser_type", abi.RiskAct, "https://shop.example") || g.Allows("q", "browser_click", abi.RiskAct, "https://shop.example") {
 		t.Fatal("grant widened to another tool or personality")
 	}
-	for _, bad := range []Grant{{Tool: "x", Origin: "*"}, {Tool: "x", Origin: "https://*.example"}, {Tool: "x", Origin: "file:///etc"}, {Origin: "https://a.example"}, {Tool: "x", Risk: abi.RiskAct, Origin: "https://a.example"}, {Risk: "nuke", Origin: "https://a.example"}} {
+	for _, bad := range []Grant{{Tool: "x", Origin: "*"}, {Tool: "x", Origin: "https://*.example"}, {Tool: "x", Origin: "file:///etc"},
+		{Tool: "x", Origin: "HTTPS://Shop.Example:443/path"}, {Tool: "x", Origin: "http://user@shop.example"}, {Tool: "x", Origin: "https://shop.example/?q"}, {Origin: "https://a.example"}, {Tool: "x", Risk: abi.RiskAct, Origin: "https://a.example"}, {Risk: "nuke", Origin: "https://a.example"}} {
 		if err := g.Add("p", bad); code(err) != abi.CodeInputInvalid {
 			t.Errorf("grant %+v: want input_invalid, got %v", bad, err)
 		}
