@@ -14,7 +14,7 @@ import (
 // VaultConfig is the [vault] table (unknown keys refused):
 //
 //	[vault]
-//	file = "vault.age"        # default: <user config dir>/wasmwright/vault.age
+//	file = "vault.age"        # default: <user config dir>/wasmwright/vault.age (never the temp folder)
 //	key_file = "vault.key"    # age X25519 identity, created on first write; default: <file>.key
 //
 // When WASMWRIGHT_VAULT_PASSPHRASE is set, the vault is encrypted to that
