@@ -3,7 +3,6 @@ package host
 import (
 	_ "embed"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -19,6 +18,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 //go:embed default.toml
@@ -208,6 +208,16 @@ func (p PersonalityConfig) approvalMode(r abi.Risk) string {
 		return m
 	}
 	return ModeAllow
+}
+
+// asks reports whether any risk's approval mode is ask.
+func (p PersonalityConfig) asks() bool {
+	for k, v := range p.Approval {
+		if k != "timeout" && v == ModeAsk {
+			return true
+		}
+	}
+	return false
 }
 
 // approvalTimeout is approval.timeout (validated), or the default.
@@ -448,8 +458,8 @@ func (c *Config) Validate() error {
 		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
 	}
 	for i, o := range c.Serve.AllowedOrigins {
-		if u, err := url.Parse(o); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return bad("serve.allowed_origins[%d] %q is not an origin: write scheme://host[:port], as browsers send it", i, o)
+		if _, err := weborigin.Parse(o); err != nil {
+			return bad("serve.allowed_origins[%d] %q is not an origin: write scheme://host[:port], as browsers send it (%v)", i, o, err)
 		}
 	}
 	for i, t := range c.Serve.Tokens {
@@ -577,15 +587,19 @@ func (c *Config) PluginFile(name string) string {
 	return filepath.Join(c.PluginsDir(), f)
 }
 
-// GrantsDir is the effective folder of the origin-scoped act grants.
-func (c *Config) GrantsDir() string {
+// GrantsDir is the effective folder of the origin-scoped act grants:
+// host.grants_dir, or <user config dir>/wasmwright/grants. Without either
+// it is an error (not_available) naming the key to set: grants are never
+// kept in the system temp folder, which every user shares.
+func (c *Config) GrantsDir() (string, error) {
 	if c.Host.GrantsDir != "" {
-		return c.path(c.Host.GrantsDir)
+		return c.path(c.Host.GrantsDir), nil
 	}
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "wasmwright", "grants")
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", abi.Errorf(abi.CodeNotAvailable, "no folder for the act grants: %v, and grants are never kept in the shared temp folder: set grants_dir in the config's [host] table (host.grants_dir), or HOME", err)
 	}
-	return filepath.Join(os.TempDir(), "wasmwright-grants")
+	return filepath.Join(d, "wasmwright", "grants"), nil
 }
 
 // TLSFiles are serve.tls_cert and serve.tls_key, relative paths taken from

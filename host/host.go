@@ -205,6 +205,17 @@ func (h *Host) openServices(opts Options) error {
 		return err
 	}
 	h.svcs = append(h.svcs, v)
+	// A personality that asks for approval reads the grants: their folder
+	// must be known and private before the host starts, not at the first
+	// call (where a failure would quietly make every call ask).
+	for _, pn := range sortedKeys(cfg.Personalities) {
+		if cfg.Personalities[pn].asks() {
+			if _, err := h.Grants(); err != nil {
+				return fmt.Errorf("personality %s asks for approval: %w", pn, err)
+			}
+			break
+		}
+	}
 	return nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -153,14 +154,15 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 	return nil
 }
 
-// pageOrigin is the origin of the session's current page, "" when it has
-// none (no session, or not an http(s) page).
+// pageOrigin is the origin of the session's current page (weborigin.Of,
+// the one spelling grants are stored in), "" when it has none (no
+// session, or not an http(s) page).
 func pageOrigin(b operator.Browser, personality, session string) string {
 	if b == nil {
 		return ""
 	}
-	o, err := operator.Origin(b.PageURL(personality, session))
-	if err != nil {
+	o := weborigin.Of(b.PageURL(personality, session))
+	if o == weborigin.Opaque {
 		return ""
 	}
 	return o
@@ -169,7 +171,14 @@ func pageOrigin(b operator.Browser, personality, session string) string {
 // Grants is the store of origin-scoped act grants (host.grants_dir),
 // opened on first use.
 func (h *Host) Grants() (*operator.Grants, error) {
-	h.grantsOnce.Do(func() { h.grants, h.grantsErr = operator.OpenGrants(h.cfg.GrantsDir()) })
+	h.grantsOnce.Do(func() {
+		dir, err := h.cfg.GrantsDir()
+		if err != nil {
+			h.grantsErr = err
+			return
+		}
+		h.grants, h.grantsErr = operator.OpenGrants(dir)
+	})
 	return h.grants, h.grantsErr
 }
 

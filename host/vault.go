@@ -2,8 +2,10 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
+	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
@@ -12,7 +14,7 @@ import (
 // VaultConfig is the [vault] table (unknown keys refused):
 //
 //	[vault]
-//	file = "vault.age"        # default: <user config dir>/wasmwright/vault.age
+//	file = "vault.age"        # default: <user config dir>/wasmwright/vault.age (never the temp folder)
 //	key_file = "vault.key"    # age X25519 identity, created on first write; default: <file>.key
 //
 // When WASMWRIGHT_VAULT_PASSPHRASE is set, the vault is encrypted to that
@@ -42,6 +44,16 @@ func newVault(cfg *Config, log *slog.Logger, svcs []Service, secrets *hostfuncs.
 	store, err := cfg.VaultStore()
 	if err != nil {
 		return nil, err
+	}
+	// With no place for the vault (no [vault] file, no user config
+	// folder) a host whose personalities may fill credentials refuses to
+	// start; any other runs, its (unreachable) fills refused.
+	if err := store.Err(); err != nil {
+		for _, pn := range sortedKeys(cfg.Personalities) {
+			if g, _ := capability.Parse(cfg.Personalities[pn].Grants); g[capability.VaultFill] {
+				return nil, fmt.Errorf("personality %s may fill credentials (vault.fill): %w", pn, err)
+			}
+		}
 	}
 	var b vault.Browser
 	for _, s := range svcs {

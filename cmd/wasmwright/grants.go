@@ -10,6 +10,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 func init() {
@@ -72,7 +73,11 @@ func grantsOpener(g *globals) func() (*operator.Grants, string, error) {
 		if _, ok := cfg.Personalities[p]; !ok {
 			return nil, "", abi.Errorf(abi.CodeNotFound, "unknown personality %q: pass --personality with one the config defines", p)
 		}
-		st, err := operator.OpenGrants(cfg.GrantsDir())
+		dir, err := cfg.GrantsDir()
+		if err != nil {
+			return nil, "", err
+		}
+		st, err := operator.OpenGrants(dir)
 		return st, p, err
 	}
 }
@@ -113,7 +118,7 @@ func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator
 				return err
 			}
 			gr.Risk = abi.Risk(*risk)
-			if gr.Origin, err = operator.Origin(gr.Origin); err != nil {
+			if gr.Origin, err = weborigin.Parse(gr.Origin); err != nil {
 				return err
 			}
 			msg, err := fn(st, p, *gr)
@@ -126,7 +131,7 @@ func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator
 	}
 	cmd.Flags().StringVar(&gr.Tool, "tool", "", "the tool the grant lets run (or --risk)")
 	cmd.Flags().StringVar(risk, "risk", "", fmt.Sprintf("every tool of this risk, one of %v (or --tool)", abi.Risks()))
-	cmd.Flags().StringVar(&gr.Origin, "origin", "", "the page origin, scheme://host[:port]")
+	cmd.Flags().StringVar(&gr.Origin, "origin", "", "the page origin, scheme://host[:port] (a Unicode host is stored in punycode)")
 	return cmd
 }
 

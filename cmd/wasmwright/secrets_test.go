@@ -83,3 +83,19 @@ func TestSecretsCLI(t *testing.T) {
 		t.Fatalf("after rm: %s", out)
 	}
 }
+
+// TestSecretsNoConfigDir: without [vault] file and a user config folder
+// the secrets commands refuse, naming the key, instead of keeping the
+// vault in the shared temp folder.
+func TestSecretsNoConfigDir(t *testing.T) {
+	t.Setenv(vault.PassphraseEnv, "")
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	cfg := filepath.Join(t.TempDir(), "c.toml")
+	os.WriteFile(cfg, []byte("[host]\n"), 0o644)
+	var out, errb bytes.Buffer
+	code := run([]string{"--config", cfg, "secrets", "list"}, strings.NewReader(""), &out, &errb)
+	if all := out.String() + errb.String(); code == 0 || !strings.Contains(all, "vault.file") || !strings.Contains(all, "not_available") {
+		t.Fatalf("%d %s", code, all)
+	}
+}

@@ -30,7 +30,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -44,6 +43,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 //go:embed assets
@@ -197,7 +197,10 @@ func (c *Console) Handler() http.Handler {
 	mux.HandleFunc("GET "+p+"/ws", c.authed(c.stateStream))
 	mux.HandleFunc("GET "+p+"/live", c.authed(c.live))
 	mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, p+"/", http.StatusSeeOther) })
-	return securityHeaders(mux)
+	// sameOrigin compares Origin with the request's own Host: on a
+	// loopback listener that Host must be a loopback name, or a rebound
+	// one (evil.example -> 127.0.0.1) would pass it.
+	return securityHeaders(listen.RefuseReboundHost(c.log, "console", mux))
 }
 
 // securityHeaders: no framing, no sniffing, no referrer to other sites, and a CSP that
@@ -241,15 +244,15 @@ func sameOrigin(r *http.Request) bool {
 	if len(vals) != 1 {
 		return false
 	}
-	u, err := url.Parse(vals[0])
-	if err != nil || u.Host == "" || (u.Path != "" && u.Path != "/") || u.User != nil {
+	o, err := weborigin.Parse(vals[0])
+	if err != nil {
 		return false
 	}
 	scheme := "http"
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return strings.EqualFold(u.Scheme, scheme) && strings.EqualFold(u.Host, r.Host)
+	return o == weborigin.Of(scheme+"://"+r.Host)
 }
 
 // stateChanging: every method but GET and HEAD, and every WebSocket.

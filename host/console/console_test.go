@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -695,5 +696,48 @@ func TestConsoleCookieSecureUnderTLS(t *testing.T) {
 	res := login(srv.URL)
 	if len(res.Cookies()) != 1 || !res.Cookies()[0].Secure || !res.Cookies()[0].HttpOnly {
 		t.Fatalf("cookie under TLS: %+v", res.Cookies())
+	}
+}
+
+// TestConsoleRefusesReboundHost: on a loopback listener the console
+// answers only to a loopback Host. A page on evil.example whose name was
+// re-pointed at 127.0.0.1 sends Host: evil.example and an Origin that
+// matches it: the Origin check alone would let it log in.
+func TestConsoleRefusesReboundHost(t *testing.T) {
+	tok := console.NewToken()
+	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
+		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "rebind.toml", t.TempDir())
+	must(t, err)
+	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	must(t, err)
+	defer h.Close(context.Background())
+	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
+	must(t, err)
+	srv := httptest.NewServer(c.Handler())
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	do := func(method, hostHeader, path string) *http.Response {
+		req, _ := http.NewRequest(method, srv.URL+"/console"+path, strings.NewReader(url.Values{"token": {tok}}.Encode()))
+		req.Host = hostHeader
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", "http://"+hostHeader)
+		res, err := cl.Do(req)
+		must(t, err)
+		res.Body.Close()
+		return res
+	}
+	for _, bad := range []string{"evil.example:" + port, "evil.example", "127.0.0.1.evil.example:" + port, "localhost.evil.example:" + port} {
+		if res := do("POST", bad, "/login"); res.StatusCode != http.StatusForbidden || len(res.Cookies()) != 0 {
+			t.Errorf("login with Host %q: %d, cookies %v", bad, res.StatusCode, res.Cookies())
+		}
+		if res := do("GET", bad, "/login"); res.StatusCode != http.StatusForbidden {
+			t.Errorf("login page with Host %q: %d", bad, res.StatusCode)
+		}
+	}
+	for _, good := range []string{"127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port} {
+		if res := do("POST", good, "/login"); res.StatusCode != http.StatusSeeOther || len(res.Cookies()) != 1 {
+			t.Errorf("login with Host %q: %d, cookies %v", good, res.StatusCode, res.Cookies())
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/listen"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // Path is where the streamable HTTP endpoint is served.
@@ -187,14 +188,18 @@ func (o HTTPOptions) withDefaults() HTTPOptions {
 // bearer token that tokens accept: without one the answer is 401 and
 // nothing of the server (not even its tool names) is shown. A request
 // whose Origin header names a foreign site is refused (403) before that.
-// The go-sdk handler behind it refuses a session id with any token but the
-// one that opened it (403) and, on a loopback listener, a Host header that
-// is not loopback (403, against DNS rebinding).
+// On a loopback listener a Host header that is not loopback is refused
+// (403, against DNS rebinding) on every path, the mounted console's too
+// (listen.RefuseReboundHost; the go-sdk handler checks it again). The
+// go-sdk handler refuses a session id with any token but the one that
+// opened it (403).
 func (s *Server) Handler(tokens *Tokens) http.Handler {
 	o := s.opts.HTTP.withDefaults()
 	origins := map[string]bool{}
 	for _, x := range o.AllowedOrigins {
-		origins[strings.ToLower(strings.TrimSuffix(x, "/"))] = true
+		if n, err := weborigin.Parse(x); err == nil {
+			origins[n] = true
+		}
 	}
 	streamable := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		ti := auth.TokenInfoFromContext(r.Context())
@@ -246,7 +251,7 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		refuse(w, http.NewResponseController(w), http.StatusNotFound, "not found: the MCP endpoint is "+Path)
 	})
-	return mux
+	return listen.RefuseReboundHost(s.log, "mcp", mux)
 }
 
 // refuse answers with an error and closes the connection: a client that
@@ -276,18 +281,18 @@ func originAllowed(r *http.Request, allowed map[string]bool) bool {
 	if len(vals) > 1 {
 		return false
 	}
-	o := strings.ToLower(strings.TrimSpace(vals[0]))
+	o, err := weborigin.Parse(vals[0])
+	if err != nil {
+		return false
+	}
 	if allowed[o] {
 		return true
 	}
-	u, err := url.Parse(o)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil || (u.Path != "" && u.Path != "/") {
-		return false
-	}
+	u, _ := url.Parse(o)
 	if isLoopbackHost(u.Hostname()) {
 		return true
 	}
-	return r.Host != "" && strings.EqualFold(u.Host, r.Host)
+	return r.Host != "" && o == weborigin.Of(u.Scheme+"://"+r.Host)
 }
 
 // isLoopbackHost: localhost (and its subdomains, RFC 6761) or a loopback IP.

@@ -372,3 +372,41 @@ func TestHTTPTrickleFloodFromOneAddress(t *testing.T) {
 		t.Errorf("authenticated initialize under a flood of %d trickling sockets from the same address: %v", sockets, res)
 	}
 }
+
+// TestHTTPReboundHost: on a loopback listener a request naming another
+// Host (a DNS-rebound name) is refused on every path, the mounted
+// console's too, even with a valid token and an Origin matching that
+// Host.
+func TestHTTPReboundHost(t *testing.T) {
+	h, _ := newHost(t)
+	mount := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "console") })
+	s := New(h, Options{Logger: quiet(), HTTP: HTTPOptions{Mount: mount, MountPath: "/console"}})
+	f := serveHTTPTest(t, s)
+	base := strings.TrimSuffix(f.url, Path)
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	do := func(hostHeader, path string) (int, string) {
+		req, _ := http.NewRequest("POST", base+path, strings.NewReader(initializeBody))
+		req.Host = hostHeader
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+f.tokens["agent"])
+		req.Header.Set("Origin", "http://"+hostHeader)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	for _, path := range []string{Path, "/console/x"} {
+		for _, bad := range []string{"evil.example:" + port, "localhost.evil.example:" + port} {
+			if code, body := do(bad, path); code != http.StatusForbidden || strings.Contains(body, "serverInfo") || strings.Contains(body, "console") {
+				t.Errorf("%s with Host %q: %d %s", path, bad, code, body)
+			}
+		}
+		if code, body := do("localhost:"+port, path); code != http.StatusOK {
+			t.Errorf("%s with a loopback Host: %d %s", path, code, body)
+		}
+	}
+}

@@ -188,7 +188,7 @@ func TestGrantsStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/path"}); err != nil {
+	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/"}); err != nil {
 		t.Fatal(err)
 	}
 	if !g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example/cart?x=1") {
@@ -202,7 +202,8 @@ func TestGrantsStore(t *testing.T) {
 	if g.Allows("p", "browser_type", abi.RiskAct, "https://shop.example") || g.Allows("q", "browser_click", abi.RiskAct, "https://shop.example") {
 		t.Fatal("grant widened to another tool or personality")
 	}
-	for _, bad := range []Grant{{Tool: "x", Origin: "*"}, {Tool: "x", Origin: "https://*.example"}, {Tool: "x", Origin: "file:///etc"}, {Origin: "https://a.example"}, {Tool: "x", Risk: abi.RiskAct, Origin: "https://a.example"}, {Risk: "nuke", Origin: "https://a.example"}} {
+	for _, bad := range []Grant{{Tool: "x", Origin: "*"}, {Tool: "x", Origin: "https://*.example"}, {Tool: "x", Origin: "file:///etc"},
+		{Tool: "x", Origin: "HTTPS://Shop.Example:443/path"}, {Tool: "x", Origin: "http://user@shop.example"}, {Tool: "x", Origin: "https://shop.example/?q"}, {Origin: "https://a.example"}, {Tool: "x", Risk: abi.RiskAct, Origin: "https://a.example"}, {Risk: "nuke", Origin: "https://a.example"}} {
 		if err := g.Add("p", bad); code(err) != abi.CodeInputInvalid {
 			t.Errorf("grant %+v: want input_invalid, got %v", bad, err)
 		}
@@ -222,5 +223,59 @@ func TestGrantsStore(t *testing.T) {
 	}
 	if g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example") {
 		t.Fatal("revoked grant still allows")
+	}
+}
+
+// TestGrantsIDN: a grant written with a Unicode host is stored in
+// punycode and matches the page the browser reports on that host; one
+// stored in Unicode before origins were normalised matches too, and can
+// be revoked by either spelling.
+func TestGrantsIDN(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "grants")
+	g, err := OpenGrants(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "http://bücher.example"}); err != nil {
+		t.Fatal(err)
+	}
+	if gs, _ := g.List("p"); len(gs) != 1 || gs[0].Origin != "http://xn--bcher-kva.example" {
+		t.Fatalf("stored: %+v", gs)
+	}
+	if !g.Allows("p", "browser_click", abi.RiskAct, "http://xn--bcher-kva.example/katalog") {
+		t.Fatal("a Unicode grant does not match its punycode page")
+	}
+	if g.Allows("p", "browser_click", abi.RiskAct, "https://xn--bcher-kva.example/") {
+		t.Fatal("the grant widened to https")
+	}
+	legacy := `[{"tool":"browser_type","origin":"https://Bücher.example.:443","created":"2026-01-01T00:00:00Z"}]`
+	if err := os.WriteFile(filepath.Join(dir, "q.json"), []byte(legacy), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if !g.Allows("q", "browser_type", abi.RiskAct, "https://xn--bcher-kva.example/") {
+		t.Fatal("a grant stored in Unicode does not match")
+	}
+	if ok, err := g.Revoke("q", Grant{Tool: "browser_type", Origin: "https://xn--bcher-kva.example"}); !ok || err != nil {
+		t.Fatalf("revoke the legacy grant: %v %v", ok, err)
+	}
+}
+
+// TestGrantsFolder: the grants folder is made 0700; an existing one open
+// to other users is refused (not_available) naming it and the fix.
+func TestGrantsFolder(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "grants")
+	if _, err := OpenGrants(dir); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("grants folder: %v %v", st.Mode(), err)
+	}
+	os.Chmod(dir, 0o755)
+	_, err := OpenGrants(dir)
+	if code(err) != abi.CodeNotAvailable || !strings.Contains(err.Error(), "chmod 700 "+dir) || !strings.Contains(err.Error(), "host.grants_dir") {
+		t.Fatalf("a grants folder open to others: %v", err)
+	}
+	if _, err := OpenGrants(""); code(err) != abi.CodeNotAvailable {
+		t.Fatalf("no folder: %v", err)
 	}
 }

@@ -6,21 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/privatedir"
 )
 
 // Grant lets one tool (or every tool of one risk) act without asking on
 // one origin. A grant never widens to every origin: Origin is a single
-// scheme://host[:port].
+// scheme://host[:port], normalised by weborigin.Parse.
 type Grant struct {
 	Tool    string    `json:"tool,omitempty"`
 	Risk    abi.Risk  `json:"risk,omitempty"`
@@ -36,10 +36,15 @@ type Grants struct {
 	mu  sync.Mutex
 }
 
-// OpenGrants returns the store in dir, creating the folder.
+// OpenGrants returns the store in dir, creating the folder (mode 0700).
+// It refuses (not_available) a folder that exists but is not private to
+// the user: whoever else can write there could grant themselves any tool.
 func OpenGrants(dir string) (*Grants, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("grants folder: %w", err)
+	if dir == "" {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "no folder for the act grants: set host.grants_dir in the config")
+	}
+	if err := privatedir.Ensure(dir, privatedir.Private); err != nil {
+		return nil, abi.Errorf(abi.CodeNotAvailable, "grants folder: %v (or set host.grants_dir to a private folder)", err)
 	}
 	return &Grants{dir: dir}, nil
 }
@@ -53,31 +58,6 @@ func (g *Grants) file(personality string) string {
 		name = "p-" + hex.EncodeToString(h[:8])
 	}
 	return filepath.Join(g.dir, name+".json")
-}
-
-// Origin normalises a URL or origin to scheme://host[:port] (default ports
-// dropped, host lowercased). Only http and https pages have an origin a
-// grant can name.
-func Origin(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not an http(s) origin: write it as https://host[:port]", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	if strings.ContainsAny(host, "*?") {
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q: a grant names one origin, never a wildcard", raw)
-	}
-	port := u.Port()
-	if (u.Scheme == "http" && port == "80") || (u.Scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return u.Scheme + "://" + host, nil
 }
 
 func (g *Grants) load(personality string) ([]Grant, error) {
@@ -126,12 +106,18 @@ func (g *Grants) List(personality string) ([]Grant, error) {
 	return g.load(personality)
 }
 
+// same reports whether gr and o are one grant; gr is checked (its origin
+// normalised), o may be a stored one written before origins were.
 func (gr Grant) same(o Grant) bool {
-	return gr.Tool == o.Tool && gr.Risk == o.Risk && gr.Origin == o.Origin
+	stored, err := weborigin.Parse(o.Origin)
+	if err != nil {
+		stored = o.Origin
+	}
+	return gr.Tool == o.Tool && gr.Risk == o.Risk && gr.Origin == stored
 }
 
 func (gr *Grant) check() error {
-	o, err := Origin(gr.Origin)
+	o, err := weborigin.Parse(gr.Origin)
 	if err != nil {
 		return err
 	}
@@ -185,11 +171,13 @@ func (g *Grants) Revoke(personality string, gr Grant) (bool, error) {
 }
 
 // Allows reports whether a stored grant lets tool (of risk) act on the
-// page origin. An empty or unparsable origin is never allowed. A store
-// that cannot be read allows nothing.
-func (g *Grants) Allows(personality, tool string, risk abi.Risk, origin string) bool {
-	o, err := Origin(origin)
-	if err != nil || origin == "" {
+// page, given by its URL or origin (weborigin.Of). An empty or opaque
+// origin is never allowed. A store that cannot be read allows nothing.
+// A stored origin is normalised again before the comparison, so a grant
+// written before origins were normalised (in Unicode, say) still matches.
+func (g *Grants) Allows(personality, tool string, risk abi.Risk, page string) bool {
+	o := weborigin.Of(page)
+	if o == weborigin.Opaque {
 		return false
 	}
 	gs, err := g.List(personality)
@@ -197,6 +185,7 @@ func (g *Grants) Allows(personality, tool string, risk abi.Risk, origin string) 
 		return false
 	}
 	return slices.ContainsFunc(gs, func(gr Grant) bool {
-		return gr.Origin == o && (gr.Tool == tool || (gr.Tool == "" && gr.Risk == risk))
+		stored, err := weborigin.Parse(gr.Origin)
+		return err == nil && stored == o && (gr.Tool == tool || (gr.Tool == "" && gr.Risk == risk))
 	})
 }

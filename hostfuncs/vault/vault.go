@@ -31,6 +31,10 @@ import (
 	"time"
 
 	"filippo.io/age"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/privatedir"
 )
 
 // PassphraseEnv names the environment variable holding the vault
@@ -157,20 +161,15 @@ func (c *Credential) Validate() error {
 }
 
 // NormalizeOrigin checks an allowed origin and returns it in the form the
-// page's origin is compared with: lower-case scheme and host, no default
-// port, nothing after the host. https only, but http on loopback.
+// page's origin is compared with (weborigin.Parse: lower-case scheme and
+// host, punycode, no default port, nothing after the host). https only,
+// but http on loopback.
 func NormalizeOrigin(o string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(o))
-	if err != nil || u.Host == "" || u.Opaque != "" {
-		return "", fmt.Errorf("origin %q: write it as https://host[:port]", o)
+	origin, err := weborigin.Parse(o)
+	if err != nil {
+		return "", err
 	}
-	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("origin %q: an origin is only scheme://host[:port], no path, query or user", o)
-	}
-	if strings.Contains(u.Hostname(), "*") {
-		return "", fmt.Errorf("origin %q: wildcards are not allowed: list each origin", o)
-	}
-	origin := Origin(u)
+	u, _ := url.Parse(origin)
 	switch u.Scheme {
 	case "https":
 	case "http":
@@ -189,34 +188,10 @@ func Loopback(host string) bool {
 	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }
 
-// Origin is the ASCII serialisation of u's origin: scheme://host[:port]
-// with the scheme's default port left out.
-func Origin(u *url.URL) string {
-	scheme := strings.ToLower(u.Scheme)
-	host := strings.ToLower(u.Hostname())
-	port := u.Port()
-	if (scheme == "https" && port == "443") || (scheme == "http" && port == "80") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		return scheme + "://" + host + ":" + port
-	}
-	return scheme + "://" + host
-}
-
-// OriginOf is the origin of a page or frame URL; "null" for anything that
-// is not http(s) (about:blank, data:, srcdoc frames), which matches no
-// allowed origin.
-func OriginOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "null"
-	}
-	return Origin(u)
-}
+// OriginOf is the origin of a page or frame URL (weborigin.Of); "null"
+// for anything that is not http(s) (about:blank, data:, srcdoc frames),
+// which matches no allowed origin.
+func OriginOf(raw string) string { return weborigin.Of(raw) }
 
 func sortedUnique(s []string) []string {
 	sort.Strings(s)
@@ -248,6 +223,10 @@ type Options struct {
 // every fill. It is safe for concurrent use.
 type Store struct {
 	opts Options
+	err  error // from Open: the store cannot be used
+	// defaultDir: the vault is in its default folder, which holds
+	// nothing else and so must be private.
+	defaultDir bool
 
 	mu    sync.Mutex
 	stamp fileStamp
@@ -264,30 +243,63 @@ type fileData struct {
 	Credentials map[string]Credential `json:"credentials"`
 }
 
-// DefaultFile is the vault used when the config names none.
-func DefaultFile() string {
-	if d, err := os.UserConfigDir(); err == nil {
-		return filepath.Join(d, "wasmwright", "vault.age")
+// DefaultFile is the vault used when the config names none:
+// <user config dir>/wasmwright/vault.age. Without a user config folder it
+// is an error (not_available) naming the key to set: the vault is never
+// kept in the system temp folder, which every user shares.
+func DefaultFile() (string, error) {
+	d, err := os.UserConfigDir()
+	if err != nil {
+		return "", abi.Errorf(abi.CodeNotAvailable, "no place for the credential vault: %v, and the vault is never kept in the shared temp folder: set file in the config's [vault] table (vault.file), or HOME", err)
 	}
-	return filepath.Join(os.TempDir(), "wasmwright-vault.age")
+	return filepath.Join(d, "wasmwright", "vault.age"), nil
 }
 
-// Open returns the store; nothing is read until it is used.
+// Open returns the store; nothing is read until it is used. Without a
+// File and a user config folder, every use fails with DefaultFile's error
+// (Err reports it).
 func Open(o Options) *Store {
-	if o.File == "" {
-		o.File = DefaultFile()
+	var err error
+	defaultDir := o.File == ""
+	if defaultDir {
+		o.File, err = DefaultFile()
 	}
-	if o.KeyFile == "" {
+	if o.KeyFile == "" && o.File != "" {
 		o.KeyFile = o.File + ".key"
 	}
 	if o.Passphrase == "" {
 		o.Passphrase = os.Getenv(PassphraseEnv)
 	}
-	return &Store{opts: o}
+	return &Store{opts: o, err: err, defaultDir: defaultDir}
 }
+
+// Err is why the store cannot be used at all (no place for the vault),
+// nil when it can.
+func (s *Store) Err() error { return s.err }
 
 // File is the vault's path.
 func (s *Store) File() string { return s.opts.File }
+
+// folder refuses the folder of the vault or of its key file when it is
+// not the user's (internal/privatedir): the default folder must be
+// private, one the config named must not be writable by others (it may
+// be the config's own folder; the files are 0600). create makes it when
+// missing, mode 0700.
+func (s *Store) folder(what, file string, create bool) error {
+	dir := filepath.Dir(file)
+	level := privatedir.Unwritable
+	if s.defaultDir && dir == filepath.Dir(s.opts.File) {
+		level = privatedir.Private
+	}
+	check := privatedir.Check
+	if create {
+		check = privatedir.Ensure
+	}
+	if err := check(dir, level); err != nil {
+		return abi.Errorf(abi.CodeNotAvailable, "%s folder: %v (or set the [vault] table's file and key_file in a folder of your own)", what, err)
+	}
+	return nil
+}
 
 // ErrNoKey means the vault exists but its key is missing or wrong.
 var ErrNoKey = errors.New("the vault cannot be decrypted with the configured key")
@@ -300,6 +312,9 @@ func (s *Store) identities() ([]age.Identity, error) {
 			return nil, errors.New("vault passphrase refused by age")
 		}
 		ids = append(ids, id)
+	}
+	if err := s.folder("vault key", s.opts.KeyFile, false); err != nil {
+		return nil, err
 	}
 	b, err := os.ReadFile(s.opts.KeyFile)
 	switch {
@@ -319,6 +334,12 @@ func (s *Store) identities() ([]age.Identity, error) {
 // load returns every credential, decrypting only when the file changed.
 // Caller holds s.mu.
 func (s *Store) load() (map[string]Credential, error) {
+	if s.err != nil {
+		return nil, s.err
+	}
+	if err := s.folder("vault", s.opts.File, false); err != nil {
+		return nil, err
+	}
 	st, err := os.Stat(s.opts.File)
 	if errors.Is(err, fs.ErrNotExist) {
 		s.cache, s.stamp = map[string]Credential{}, fileStamp{}
@@ -372,14 +393,14 @@ func (s *Store) recipient() (age.Recipient, error) {
 		}
 		return r, nil
 	}
+	if err := s.folder("vault key", s.opts.KeyFile, true); err != nil {
+		return nil, err
+	}
 	b, err := os.ReadFile(s.opts.KeyFile)
 	if errors.Is(err, fs.ErrNotExist) {
 		id, err := age.GenerateX25519Identity()
 		if err != nil {
 			return nil, err
-		}
-		if err := os.MkdirAll(filepath.Dir(s.opts.KeyFile), 0o700); err != nil {
-			return nil, fmt.Errorf("vault key file: %w", err)
 		}
 		text := fmt.Sprintf("# wasmwright vault key, created %s\n# public key: %s\n%s\n", time.Now().UTC().Format(time.RFC3339), id.Recipient(), id)
 		f, err := os.OpenFile(s.opts.KeyFile, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
@@ -421,8 +442,8 @@ func (s *Store) save(m map[string]Credential) error {
 	}
 	defer clear(plain)
 	dir := filepath.Dir(s.opts.File)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("vault: %w", err)
+	if err := s.folder("vault", s.opts.File, true); err != nil {
+		return err
 	}
 	tmp, err := os.CreateTemp(dir, ".vault-*.tmp")
 	if err != nil {
@@ -552,10 +573,12 @@ func (s *Store) update(fn func(map[string]Credential) error) error {
 	return s.save(m)
 }
 
-// originAllowed reports whether origin is exactly one of allowed.
+// originAllowed reports whether origin is one of allowed. An allowed
+// origin is normalised again, so one stored before origins were
+// normalised (in Unicode, say) matches the page's punycode host.
 func originAllowed(allowed []string, origin string) bool {
 	for _, a := range allowed {
-		if a == origin {
+		if n, err := weborigin.Parse(a); a == origin || (err == nil && n == origin) {
 			return true
 		}
 	}

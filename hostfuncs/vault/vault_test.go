@@ -517,3 +517,77 @@ func TestFillMasksUsernameByPolicy(t *testing.T) {
 		t.Errorf("the username is not masked: %s", out)
 	}
 }
+
+// TestVaultNoConfigDir: with no [vault] file and no user config folder
+// (neither XDG_CONFIG_HOME nor HOME) the store refuses every use
+// (not_available, naming vault.file) instead of falling back to the
+// shared temp folder.
+func TestVaultNoConfigDir(t *testing.T) {
+	t.Setenv("HOME", "")
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv(PassphraseEnv, "")
+	if _, err := DefaultFile(); err == nil {
+		t.Fatal("a default vault file without a config folder")
+	}
+	s := Open(Options{})
+	if s.File() != "" || s.Err() == nil || !strings.Contains(s.Err().Error(), "vault.file") || abi.AsError(s.Err()).Code != abi.CodeNotAvailable {
+		t.Fatalf("file %q, err %v", s.File(), s.Err())
+	}
+	if _, _, err := s.Get("site"); err != s.Err() {
+		t.Fatalf("get: %v", err)
+	}
+	if err := s.Put(testCred("site")); err != s.Err() {
+		t.Fatalf("put: %v", err)
+	}
+}
+
+// TestVaultFolder: the default folder is made 0700 and refused once open
+// to other users (with chmod 700); a folder the config names may be
+// listable by others but not writable; the vault and key files are 0600.
+func TestVaultFolder(t *testing.T) {
+	t.Setenv(PassphraseEnv, "")
+	cfgDir := filepath.Join(t.TempDir(), "config")
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	s := Open(Options{})
+	if err := s.Put(testCred("site")); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(cfgDir, "wasmwright")
+	for f, mode := range map[string]os.FileMode{dir: 0o700, s.File(): 0o600, s.File() + ".key": 0o600} {
+		if st, err := os.Stat(f); err != nil || st.Mode().Perm() != mode {
+			t.Fatalf("%s: %v %v, want %#o", f, st.Mode(), err, mode)
+		}
+	}
+	os.Chmod(dir, 0o750)
+	if _, _, err := Open(Options{}).Get("site"); err == nil || !strings.Contains(err.Error(), "chmod 700 "+dir) {
+		t.Fatalf("a default folder open to the group: %v", err)
+	}
+
+	named := t.TempDir()
+	os.Chmod(named, 0o755)
+	file := filepath.Join(named, "v.age")
+	if err := Open(Options{File: file}).Put(testCred("site")); err != nil {
+		t.Fatalf("a named folder others may list: %v", err)
+	}
+	os.Chmod(named, 0o777)
+	if _, _, err := Open(Options{File: file}).Get("site"); err == nil || !strings.Contains(err.Error(), "chmod go-w "+named) {
+		t.Fatalf("a named folder others may write in: %v", err)
+	}
+	os.Chmod(named, 0o755)
+}
+
+// TestOriginsIDN: an allowed origin written in Unicode is stored in
+// punycode and matches the page's (punycode) origin; one stored in
+// Unicode before origins were normalised matches too.
+func TestOriginsIDN(t *testing.T) {
+	if o, err := NormalizeOrigin("https://Bücher.example:443/"); err != nil || o != "https://xn--bcher-kva.example" {
+		t.Fatalf("NormalizeOrigin: %q %v", o, err)
+	}
+	top := OriginOf("https://xn--bcher-kva.example/login")
+	if !originAllowed([]string{"https://xn--bcher-kva.example"}, top) || !originAllowed([]string{"https://bücher.example"}, top) {
+		t.Fatal("a Unicode origin does not match its punycode page")
+	}
+	if originAllowed([]string{"https://bücher.example"}, "null") || originAllowed([]string{"https://bücher.example"}, "http://xn--bcher-kva.example") {
+		t.Fatal("widened")
+	}
+}

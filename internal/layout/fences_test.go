@@ -25,6 +25,7 @@ const (
 var internalKinds = map[string]kind{
 	"internal/abischema":   production, // cmd/wasmwright prints the ABI's schemas
 	"internal/procfs":      production, // reads Linux /proc; the bench harness measures with it
+	"internal/privatedir":  production, // the vault's and the grants' folders
 	"internal/secretforms": production, // hostfuncs/browser's masking and plugins/secretmask
 	"internal/corpus":      testHelper,
 	"internal/layout":      testHelper, // holds only tests
