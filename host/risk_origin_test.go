@@ -13,6 +13,7 @@ type pageAt string
 
 func (pageAt) SetDriving(string, string, bool) {}
 func (pageAt) Raise(string, string)            {}
+func (pageAt) HandedBack(string, string)       {}
 func (p pageAt) PageURL(string, string) string { return string(p) }
 
 // TestUnicodeGrantMatchesPunycodePage: a grant an operator adds with a

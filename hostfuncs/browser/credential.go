@@ -2,13 +2,12 @@ package browser
 
 import (
 	"context"
-	"net/url"
-	"strings"
 
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // CredentialFill is a credential fill in progress (hostfuncs/vault): it
@@ -55,23 +54,7 @@ const fieldJS = `e => {
 }`
 
 // originOf is the origin of a URL, "null" for anything but http(s).
-func originOf(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "null"
-	}
-	host, port := strings.ToLower(u.Hostname()), u.Port()
-	if (u.Scheme == "https" && port == "443") || (u.Scheme == "http" && port == "80") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return u.Scheme + "://" + host
-}
+func originOf(raw string) string { return weborigin.Of(raw) }
 
 // TopOrigin is the origin of the tab's top-level document, as the browser
 // reports it (not as the page's script could claim).
