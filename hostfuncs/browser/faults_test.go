@@ -284,13 +284,13 @@ func TestOpaqueResponseBodyIsBounded(t *testing.T) {
 		t.Fatal("the no-cors request was not logged")
 	}
 	var err *abi.Error
-	// Bounded by ActionTimeout (the test config's generous 30 s), plus a
-	// busy machine's slack.
+	// Reading the body and fetching its URL are bounded by ActionTimeout
+	// (the test config's generous 30 s), plus a busy machine's slack.
 	timed(t, testConfig("").ActionTimeout.D()+30*time.Second, "reading an opaque body", func() {
 		_, err = call[abi.BrowserNetworkResponse](t, svc, c, abi.HostBrowserNetwork, abi.BrowserNetworkRequest{BodyOf: id})
 	})
 	wantCode(t, err, abi.CodeNotFound, "no readable body")
-	timed(t, 30*time.Second, "fetching the opaque response's URL as a source", func() {
+	timed(t, testConfig("").ActionTimeout.D()+30*time.Second, "fetching the opaque response's URL as a source", func() {
 		src := must[abi.BrowserSourcesResponse](t, svc, c, abi.HostBrowserSources, abi.BrowserSourcesRequest{Fetch: h.other.URL + "/forbidden"})
 		if src.Fetched == nil || !strings.Contains(src.Fetched.Text, "refused under the network policy") {
 			t.Fatalf("fetched: %+v", src.Fetched)
