@@ -1,4 +1,5 @@
-// Package layout fences the architecture: arrows point down (DESIGN.md).
+// Package layout fences the architecture: arrows point down (the layers
+// table in README.md, "How it is built").
 package layout
 
 import (
