@@ -518,17 +518,9 @@ func (c *Config) validateConsole() error {
 	return nil
 }
 
-func validID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
+// validID is the config's rule for names, kept in one place
+// (consoleconfig.ValidID: the console's package cannot import the kernel).
+func validID(s string) bool { return consoleconfig.ValidID(s) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

@@ -64,7 +64,7 @@ func (cc Config) Validate(defined func(string) bool, agentTokens []string) error
 	}
 	names := map[string]bool{}
 	for i, o := range cc.Operators {
-		if !validID(o.Name) || names[o.Name] {
+		if !ValidID(o.Name) || names[o.Name] {
 			return fmt.Errorf("console.operators[%d].name %q: give each operator a distinct name of letters, digits, _ and -", i, o.Name)
 		}
 		names[o.Name] = true
@@ -83,9 +83,9 @@ func (cc Config) Validate(defined func(string) bool, agentTokens []string) error
 	return nil
 }
 
-// validID is the config's rule for names (letters, digits, _ and -), the
+// ValidID is the config's rule for names (letters, digits, _ and -), the
 // kernel's too; kept here so this package does not import the kernel.
-func validID(s string) bool {
+func ValidID(s string) bool {
 	if s == "" {
 		return false
 	}
