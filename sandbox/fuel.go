@@ -640,13 +640,32 @@ type block struct {
 }
 
 func (cw *codeWriter) rewriteCode(b []byte, types, params []uint32) ([]byte, error) {
+	var locals, body []byte
+	return rewriteFunctions(b, types, params, len(b), func(r *reader, nParams uint32, out []byte) ([]byte, error) {
+		var err error
+		locals, body, err = cw.rewriteBody(r, nParams, locals[:0], body[:0])
+		if err != nil {
+			return nil, err
+		}
+		out = appendU32(out, uint32(len(locals)+len(body)))
+		out = append(out, locals...)
+		return append(out, body...), nil
+	})
+}
+
+// rewriteFunctions walks a code section (b), whose functions have the
+// given type indices, and appends to a fresh output each body as rewrite
+// appends it (its size first); rewrite reads exactly one body from r. Both
+// instrumentations (fuel, grow checks) share it, so a body that does not
+// end where its size says, or bytes after the last body, refuse the module
+// in both.
+func rewriteFunctions(b []byte, types, params []uint32, sizeHint int, rewrite func(r *reader, nParams uint32, out []byte) ([]byte, error)) ([]byte, error) {
 	r := &reader{b: b}
 	n := r.u32()
 	if r.err == nil && int(n) != len(types) {
 		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(types))
 	}
-	out := appendU32(nil, n)
-	var body, locals []byte
+	out := appendU32(make([]byte, 0, sizeHint), n)
 	for k := uint32(0); k < n && r.err == nil; k++ {
 		size := r.u32()
 		if r.err != nil || int(size) > len(b)-r.p {
@@ -658,16 +677,13 @@ func (cw *codeWriter) rewriteCode(b []byte, types, params []uint32) ([]byte, err
 		}
 		fr := &reader{b: b[:end], p: r.p}
 		var err error
-		locals, body, err = cw.rewriteBody(fr, params[types[k]], locals[:0], body[:0])
+		out, err = rewrite(fr, params[types[k]], out)
 		if err != nil {
 			return nil, fmt.Errorf("function %d: %w", k, err)
 		}
 		if fr.p != end {
 			return nil, fmt.Errorf("function %d: bytes after its end", k)
 		}
-		out = appendU32(out, uint32(len(locals)+len(body)))
-		out = append(out, locals...)
-		out = append(out, body...)
 		r.p = end
 	}
 	if r.err == nil && r.p != len(b) {

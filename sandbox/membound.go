@@ -415,33 +415,15 @@ type growCheck struct {
 }
 
 func (g *growCheck) rewriteCode(b []byte, types, params []uint32) ([]byte, error) {
-	r := &reader{b: b}
-	n := r.u32()
-	if r.err == nil && int(n) != len(types) {
-		return nil, fmt.Errorf("%d function bodies for %d functions", n, len(types))
-	}
-	out := appendU32(make([]byte, 0, len(b)+len(b)/8), n)
 	var f []byte // one function's rewritten body, its buffer reused
-	for k := uint32(0); k < n && r.err == nil; k++ {
-		size := r.u32()
-		if r.err != nil || int(size) > len(b)-r.p {
-			return nil, errShort
-		}
-		end := r.p + int(size)
-		if types[k] >= uint32(len(params)) {
-			return nil, fmt.Errorf("function %d has type %d, out of range", k, types[k])
-		}
-		fr := &reader{b: b[:end], p: r.p}
+	return rewriteFunctions(b, types, params, len(b)+len(b)/8, func(r *reader, nParams uint32, out []byte) ([]byte, error) {
 		var err error
-		f, err = g.rewriteBody(fr, params[types[k]], f[:0])
-		if err != nil {
-			return nil, fmt.Errorf("function %d: %w", k, err)
+		if f, err = g.rewriteBody(r, nParams, f[:0]); err != nil {
+			return nil, err
 		}
 		out = appendU32(out, uint32(len(f)))
-		out = append(out, f...)
-		r.p = end
-	}
-	return out, r.err
+		return append(out, f...), nil
+	})
 }
 
 // rewriteBody appends to out one function's body (locals and
