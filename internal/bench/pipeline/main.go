@@ -18,7 +18,8 @@ import (
 func main() {
 	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (pages/, walls/); default ../shared/corpus beside the repository, or $WASMWRIGHT_CORPUS")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
-	only := flag.String("only", "", "run one section: detect, compact or mask")
+	only := flag.String("only", "", "run one section: detect, cost, compact or mask")
+	costCalls := flag.Int("cost-calls", 5, "detect calls per page for the cost section (the median is kept)")
 	secrets := flag.Int("secrets", 300, "generated secrets for the masking run")
 	verbose := flag.Bool("v", false, "list per-page figures")
 	flag.Parse()
@@ -56,6 +57,9 @@ func main() {
 	fmt.Println()
 	if *only == "" || *only == "detect" {
 		detectSection(h, pageR, wallR, walls, *verbose)
+	}
+	if *only == "" || *only == "cost" {
+		costSection(h, pageR, pages, *costCalls, logf)
 	}
 	if *only == "" || *only == "compact" {
 		compactSection(h, pageR, *verbose)
