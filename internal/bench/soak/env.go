@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -27,6 +28,7 @@ type env struct {
 	site           *site
 	op             *opclient.Operator
 	detectors      [2]string // the served blockdetect.wasm and another build of it
+	log            *os.File  // the server's log (info and above)
 }
 
 // setUp copies the built plugins into a plugins folder of the soak's own
@@ -70,7 +72,10 @@ func setUp(o options) (*env, error) {
 		e.pprof, err = sut.FreeAddr()
 	}
 	if err == nil {
-		e.srv, err = sut.ServeWasmwright("wasmwright", o.bin, filepath.Join(dir, "run"), e.conf, "--pprof", e.pprof)
+		e.log, err = os.Create(filepath.Join(dir, "serve.log"))
+	}
+	if err == nil {
+		e.srv, err = sut.ServeWasmwrightLogging("wasmwright", o.bin, filepath.Join(dir, "run"), e.conf, e.log, "--pprof", e.pprof, "--log-level", "info")
 	}
 	if err == nil {
 		e.op, err = opclient.Login(strings.TrimSuffix(e.srv.URL, "/mcp"), "/console", token)
@@ -88,6 +93,9 @@ func (e *env) tearDown() {
 	}
 	if e.site != nil {
 		e.site.close()
+	}
+	if e.log != nil {
+		e.log.Close()
 	}
 	os.RemoveAll(e.dir)
 }
@@ -175,3 +183,22 @@ func swaps(r *run, e *env, start time.Time, d time.Duration) []swapResult {
 	}
 	return out
 }
+
+// logLines counts the server's warnings and errors by message (slog's
+// text format: level=WARN msg="..."), read before the folder is removed.
+func (e *env) logLines() map[string]int {
+	out := map[string]int{}
+	b, err := os.ReadFile(e.log.Name())
+	if err != nil {
+		return out
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		m := logLine.FindStringSubmatch(line)
+		if m != nil {
+			out[m[1]+": "+strings.Trim(m[2], `"`)]++
+		}
+	}
+	return out
+}
+
+var logLine = regexp.MustCompile(`level=(WARN|ERROR) msg=("(?:[^"\\]|\\.)*"|\S+)`)

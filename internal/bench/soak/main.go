@@ -110,6 +110,7 @@ func soak(ctx context.Context, o options) (*report, error) {
 	// What the server holds once every session has closed: given a few
 	// seconds to close browser contexts, and read at the same cadence.
 	rep.after = settle(env, start, o.every)
+	rep.logged = env.logLines()
 	if o.csv != "" {
 		if err := writeCSV(o.csv, rep.samples); err != nil {
 			fmt.Fprintln(os.Stderr, "soak: writing", o.csv+":", err)

@@ -21,6 +21,7 @@ type report struct {
 	before, after sample
 	swaps         []swapResult
 	worked        time.Duration
+	logged        map[string]int // the server's warnings and errors, by message
 }
 
 func (t *tally) callsTotal() int {
@@ -78,6 +79,9 @@ func (r *report) print(o options) {
 	r.printFailures()
 	r.printSwaps()
 	r.printSlopes()
+	if len(r.logged) > 0 {
+		fmt.Printf("\nThe server logged: %s.\n", joinCounts(r.logged))
+	}
 }
 
 func pagesLabel(dir string) string {

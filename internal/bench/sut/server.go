@@ -3,6 +3,7 @@ package sut
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -30,6 +31,12 @@ type Server struct {
 // loopback port) in dir with a token of its own, extra arguments after, and
 // waits until a session opens on it.
 func ServeWasmwright(name, bin, dir, conf string, extra ...string) (*Server, error) {
+	return ServeWasmwrightLogging(name, bin, dir, conf, nil, extra...)
+}
+
+// ServeWasmwrightLogging is ServeWasmwright with the server's stderr (its
+// log) written to stderr.
+func ServeWasmwrightLogging(name, bin, dir, conf string, stderr io.Writer, extra ...string) (*Server, error) {
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("%v: build it with make build", err)
 	}
@@ -40,6 +47,7 @@ func ServeWasmwright(name, bin, dir, conf string, extra ...string) (*Server, err
 	s := &Server{Name: name, URL: "http://" + addr + "/mcp", Token: "bench-" + strconv.Itoa(os.Getpid()), Dir: dir}
 	s.Cmd = exec.Command(bin, append([]string{"serve", "--config", conf, "--http", addr}, extra...)...)
 	s.Cmd.Env = append(os.Environ(), "WASMWRIGHT_TOKEN="+s.Token)
+	s.Cmd.Stderr = stderr
 	return s, s.Start()
 }
 
