@@ -208,12 +208,15 @@ func (s *session) lap(i, k int) {
 	if _, ok := s.call("browser_navigate", map[string]any{"url": pages[(i*17+k)%len(pages)]}, ""); ok {
 		s.call("browser_snapshot", map[string]any{}, "")
 	}
+	if s.r.over() {
+		return
+	}
 	s.form(fmt.Sprintf("%s lap %d", s.name, k))
-	if k%3 == i%3 {
+	if k%3 == i%3 && !s.r.over() {
 		s.call("browser_navigate", map[string]any{"url": s.r.site.url("/wall")}, abi.CodeBotWall)
 		s.call("browser_navigate", map[string]any{"url": "http://10.255.0.1/"}, abi.CodeRefused)
 	}
-	if n := s.r.takeoverDue.Load(); n > 0 && s.r.takeoverDue.CompareAndSwap(n, n-1) {
+	if n := s.r.takeoverDue.Load(); n > 0 && !s.r.over() && s.r.takeoverDue.CompareAndSwap(n, n-1) {
 		s.takeover()
 	}
 	s.r.t.add(func(t *tally) { t.laps++ })
