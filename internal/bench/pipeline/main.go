@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,7 +19,7 @@ import (
 func main() {
 	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (pages/, walls/); default ../shared/corpus beside the repository, or $WASMWRIGHT_CORPUS")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
-	only := flag.String("only", "", "run one section: detect, cost, compact or mask")
+	only := flag.String("only", "", "run only these sections, comma-separated: detect, cost, compact, mask")
 	costCalls := flag.Int("cost-calls", 5, "detect calls per page for the cost section (the median is kept)")
 	secrets := flag.Int("secrets", 300, "generated secrets for the masking run")
 	verbose := flag.Bool("v", false, "list per-page figures")
@@ -55,16 +56,16 @@ func main() {
 	}
 	fmt.Println("## Result-hook pipeline benchmark")
 	fmt.Println()
-	if *only == "" || *only == "detect" {
+	if runs(*only, "detect") {
 		detectSection(h, pageR, wallR, walls, *verbose)
 	}
-	if *only == "" || *only == "cost" {
+	if runs(*only, "cost") {
 		costSection(h, pageR, pages, *costCalls, logf)
 	}
-	if *only == "" || *only == "compact" {
+	if runs(*only, "compact") {
 		compactSection(h, pageR, *verbose)
 	}
-	if *only == "" || *only == "mask" {
+	if runs(*only, "mask") {
 		maskSection(h, *secrets)
 		maskPages(h, pageR)
 	}
@@ -98,4 +99,10 @@ func loadCorpus(dir string) (pages, walls []doc, err error) {
 		walls = append(walls, d)
 	}
 	return pages, walls, nil
+}
+
+// runs says whether -only (a comma-separated list, empty for all) names
+// section.
+func runs(only, section string) bool {
+	return only == "" || slices.Contains(strings.Split(only, ","), section)
 }

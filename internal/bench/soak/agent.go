@@ -30,6 +30,10 @@ type tally struct {
 	opened, closed     int
 	takeovers, handed  int
 	laps, checkedForms int
+	// warm is when as many laps as agents were done (since the start):
+	// every agent has warmed up, or near enough.
+	warm  time.Duration
+	start time.Time
 }
 
 func newTally() *tally {
@@ -99,6 +103,7 @@ type run struct {
 	t           *tally
 	end         time.Time
 	takeoverDue atomic.Int32 // takeovers asked for and not yet claimed by an agent
+	agents      int
 }
 
 func (r *run) over() bool { return time.Now().After(r.end) || r.ctx.Err() != nil }
@@ -219,7 +224,12 @@ func (s *session) lap(i, k int) {
 	if n := s.r.takeoverDue.Load(); n > 0 && !s.r.over() && s.r.takeoverDue.CompareAndSwap(n, n-1) {
 		s.takeover()
 	}
-	s.r.t.add(func(t *tally) { t.laps++ })
+	s.r.t.add(func(t *tally) {
+		t.laps++
+		if t.laps == s.r.agents {
+			t.warm = time.Since(t.start)
+		}
+	})
 }
 
 // form navigates to the form, types into its field and clicks its button

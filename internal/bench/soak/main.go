@@ -92,7 +92,7 @@ func soak(ctx context.Context, o options) (*report, error) {
 	rep := &report{t: r.t, pagesDir: o.pagesDir, pages: len(env.site.pages)}
 	rep.before = take(env.srv.Pid(), env.pprof, 0)
 	start := time.Now()
-	r.end = start.Add(o.duration)
+	r.end, r.agents, r.t.start = start.Add(o.duration), o.sessions, start
 	opDone := make(chan struct{})
 	var side sync.WaitGroup
 	side.Go(func() { rep.samples = sampler(r, env, start, o.every, opDone) })

@@ -38,7 +38,7 @@ func (t *tally) callsTotal() int {
 // minute (or the first fifth of a shorter run), when every session has
 // opened and the plugins have warmed up.
 func (r *report) steady() []sample {
-	skip := min(time.Minute, r.worked/5)
+	skip := max(min(time.Minute, r.worked/5), r.t.warm)
 	var out []sample
 	for _, s := range r.samples {
 		if s.at >= skip {
@@ -56,7 +56,7 @@ func (r *report) growing() []string {
 	}
 	window := ss[len(ss)-1].at - ss[0].at
 	for _, m := range metrics {
-		if fitLine(ss, m.get).grows(window) {
+		if m.judged && fitLine(ss, m.get).grows(window) {
 			out = append(out, m.name)
 		}
 	}
@@ -179,7 +179,7 @@ func (r *report) printSlopes() {
 		return
 	}
 	window := ss[len(ss)-1].at - ss[0].at
-	fmt.Printf("Resources of the server, sampled every %s; the line is a least-squares fit over the %d samples from %s to %s (the first minute, while sessions open and plugins warm up, is left out). Goroutines come from serve's `--pprof` endpoint. *Idle* is before the first session and after the last one closed.\n\n",
+	fmt.Printf("Resources of the server, sampled every %s; the line is a least-squares fit over the %d samples from %s to %s (left out: the first minute, or until every agent has done a lap if later, while sessions open and plugins warm up). Goroutines come from serve's `--pprof` endpoint. *Idle* is before the first session and after the last one closed.\n\n",
 		(r.samples[1].at - r.samples[0].at).Round(time.Second), len(ss), ss[0].at.Round(time.Second), ss[len(ss)-1].at.Round(time.Second))
 	fmt.Println("| measure | idle before | mean | min-max | slope per minute (95%) | scatter (SD) | rise over the window | idle after | grows beyond noise |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -190,7 +190,10 @@ func (r *report) printSlopes() {
 			lo, hi = math.Min(lo, m.get(s)), math.Max(hi, m.get(s))
 		}
 		verdict := "no"
-		if f.grows(window) {
+		switch {
+		case !m.judged:
+			verdict = "not judged"
+		case f.grows(window):
 			verdict = "**yes**"
 		}
 		u := m.unit

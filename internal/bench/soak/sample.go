@@ -27,16 +27,19 @@ type sample struct {
 }
 
 // metrics name the sample's fields the report fits a line to.
+// OS threads are shown but not judged: the Go runtime keeps every thread
+// it has made, so their count only steps up.
 var metrics = []struct {
 	name, unit string
 	get        func(s sample) float64
+	judged     bool
 }{
-	{"serve RSS", "MB", func(s sample) float64 { return s.rssMB }},
-	{"goroutines", "", func(s sample) float64 { return s.goroutines }},
-	{"OS threads", "", func(s sample) float64 { return s.threads }},
-	{"open fds", "", func(s sample) float64 { return s.fds }},
-	{"Chromium processes", "", func(s sample) float64 { return s.chromium }},
-	{"process tree RSS", "MB", func(s sample) float64 { return s.treeMB }},
+	{"serve RSS", "MB", func(s sample) float64 { return s.rssMB }, true},
+	{"goroutines", "", func(s sample) float64 { return s.goroutines }, true},
+	{"OS threads", "", func(s sample) float64 { return s.threads }, false},
+	{"open fds", "", func(s sample) float64 { return s.fds }, true},
+	{"Chromium processes", "", func(s sample) float64 { return s.chromium }, true},
+	{"process tree RSS", "MB", func(s sample) float64 { return s.treeMB }, true},
 }
 
 // take reads one sample of pid; pprof is its --pprof address.
