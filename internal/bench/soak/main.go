@@ -41,6 +41,7 @@ type options struct {
 	pagesDir        string
 	takeovers       int
 	csv             string
+	goroutinesAfter string
 }
 
 func main() {
@@ -55,6 +56,7 @@ func main() {
 	flag.StringVar(&o.bin, "wasmwright", filepath.Join(root, "build", "wasmwright"), "the wasmwright binary to serve (make build)")
 	flag.StringVar(&o.plugins, "plugins", defaultPlugins(root), "the built plugins to copy into the server's own plugins folder (make plugins)")
 	flag.StringVar(&o.csv, "csv", "", "also write every sample to this CSV file")
+	flag.StringVar(&o.goroutinesAfter, "goroutines-after", "", "write the server's goroutine profile, once every session has closed, to this file")
 	flag.Parse()
 	if *corpus != "" {
 		o.pagesDir = filepath.Join(*corpus, "pages")
@@ -111,6 +113,11 @@ func soak(ctx context.Context, o options) (*report, error) {
 	// seconds to close browser contexts, and read at the same cadence.
 	rep.after = settle(env, start, o.every)
 	rep.logged = env.logLines()
+	if o.goroutinesAfter != "" {
+		if err := saveGoroutines(env.pprof, o.goroutinesAfter); err != nil {
+			fmt.Fprintln(os.Stderr, "soak: saving the goroutine profile:", err)
+		}
+	}
 	if o.csv != "" {
 		if err := writeCSV(o.csv, rep.samples); err != nil {
 			fmt.Fprintln(os.Stderr, "soak: writing", o.csv+":", err)

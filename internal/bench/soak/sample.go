@@ -156,3 +156,19 @@ func fitLine(ss []sample, get func(sample) float64) fit {
 func (f fit) grows(window time.Duration) bool {
 	return f.n >= 3 && f.slope-f.ci > 0 && f.slope*window.Minutes() > 2*f.resid
 }
+
+// saveGoroutines writes the server's goroutine profile (grouped by stack)
+// to path: what is still running once the sessions have closed.
+func saveGoroutines(addr, path string) error {
+	c := &http.Client{Timeout: 30 * time.Second}
+	res, err := c.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	if err != nil {
+		return err
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
