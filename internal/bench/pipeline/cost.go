@@ -15,7 +15,7 @@ import (
 // per 100 KB of its HTML, and as a share of the time the same page takes
 // to load in Chromium from loopback, timed in this run. It prints a
 // markdown subsection.
-func costSection(h *hooks, pages []rendered, docs []doc, calls int, logf func(string, ...any)) {
+func costSection(h *hooks, pages []rendered, docs, htmlOnly []doc, calls int, logf func(string, ...any)) {
 	load0 := loadNow()
 	nav, err := navigateTimes(docs, logf)
 	if err != nil {
@@ -66,6 +66,7 @@ func costSection(h *hooks, pages []rendered, docs []doc, calls int, logf func(st
 	fmt.Printf("| detect per 100 KB of HTML, pages of 100 KB or more (%d) | %.2f ms | %.2f ms | %.2f ms |\n", len(per100), median(per100), percentile(per100, 0.9), percentile(per100, 1))
 	fmt.Printf("| detect as a share of the page's load, every page (%d) | %.2f%% | %.2f%% | %.2f%% |\n", len(shares), median(shares), percentile(shares, 0.9), percentile(shares, 1))
 	fmt.Printf("\nIn aggregate (detect summed over load summed): %.2f%%. Goal: under 5%% of a navigate on every corpus page.\n\n", 100*sumD/max(sumL, 1))
+	htmlOnlyCost(h, htmlOnly, calls)
 	sort.Slice(rows, func(i, j int) bool { return rows[i].kb > rows[j].kb })
 	fmt.Println("| largest pages | HTML | detect | per 100 KB | load | share |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
@@ -123,4 +124,32 @@ func loadNow() string {
 		return f[0]
 	}
 	return "?"
+}
+
+// htmlOnlyCost is the detect hook's time per 100 KB of HTML over every
+// corpus page given as its HTML alone (the detector reads the text out of
+// it), no browser needed: the median of calls per page.
+func htmlOnlyCost(h *hooks, docs []doc, calls int) {
+	var per100, all []float64
+	for _, d := range docs {
+		b, err := os.ReadFile(d.Path)
+		if err != nil {
+			continue
+		}
+		req := detectReq(rendered{URL: "http://corpus.test/" + d.Name + ".html", Status: 200, HTML: string(b)}, false)
+		var ds []float64
+		for range calls {
+			t0 := time.Now()
+			if _, err := h.call(h.detect, req); err != nil {
+				fmt.Fprintf(os.Stderr, "detect %s: %v\n", d.Name, err)
+			}
+			ds = append(ds, float64(time.Since(t0).Microseconds())/1000)
+		}
+		all = append(all, median(ds))
+		if kb := float64(len(b)) / 1024; kb >= 100 {
+			per100 = append(per100, median(ds)/(kb/100))
+		}
+	}
+	fmt.Printf("Every corpus page as HTML alone (%d pages, the detector reads the text out of it): detect per call median %.2f ms, max %.2f ms; per 100 KB of HTML over the %d pages of 100 KB or more, median %.2f ms, p90 %.2f ms, max %.2f ms.\n\n",
+		len(all), median(all), percentile(all, 1), len(per100), median(per100), percentile(per100, 0.9), percentile(per100, 1))
 }
