@@ -29,7 +29,12 @@ func costSection(h *hooks, pages []rendered, docs, htmlOnly []doc, calls int, lo
 		per100, sharePct float64
 	}
 	var rows []row
+	skipped := 0
 	for i, p := range pages {
+		if p.HTML == "" { // its render failed (a load past 15 s): nothing to time
+			skipped++
+			continue
+		}
 		var ds []float64
 		for range calls {
 			t0 := time.Now()
@@ -65,8 +70,15 @@ func costSection(h *hooks, pages []rendered, docs, htmlOnly []doc, calls int, lo
 	fmt.Println("|---|---:|---:|---:|")
 	fmt.Printf("| detect per 100 KB of HTML, pages of 100 KB or more (%d) | %.2f ms | %.2f ms | %.2f ms |\n", len(per100), median(per100), percentile(per100, 0.9), percentile(per100, 1))
 	fmt.Printf("| detect as a share of the page's load, every page (%d) | %.2f%% | %.2f%% | %.2f%% |\n", len(shares), median(shares), percentile(shares, 0.9), percentile(shares, 1))
-	fmt.Printf("\nIn aggregate (detect summed over load summed): %.2f%%. Goal: under 5%% of a navigate on every corpus page.\n\n", 100*sumD/max(sumL, 1))
+	fmt.Printf("\nIn aggregate (detect summed over load summed): %.2f%%. Goal: under 5%% of a navigate on every corpus page.", 100*sumD/max(sumL, 1))
+	if skipped > 0 {
+		fmt.Printf(" Left out: %d page(s) whose render got no HTML (the load took over 15 s).", skipped)
+	}
+	fmt.Print("\n\n")
 	htmlOnlyCost(h, htmlOnly, calls)
+	if len(rows) == 0 {
+		return
+	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].kb > rows[j].kb })
 	fmt.Println("| largest pages | HTML | detect | per 100 KB | load | share |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
