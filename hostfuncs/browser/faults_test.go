@@ -532,7 +532,7 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 	case <-time.After(20 * time.Second): // its deadline is 3 s; the budget it would run to otherwise, a minute
 		t.Fatal("the evaluate outlived its call's deadline")
 	}
-	timed(t, 30*time.Second, "navigating after the stuck evaluate", func() {
+	timed(t, stuckAnswer+45*time.Second, "navigating after the stuck evaluate", func() {
 		r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 		if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
 			t.Fatalf("after the stuck evaluate: %+v %v", r.Page, r.State.Warnings)
