@@ -56,6 +56,24 @@ test-suite:
 bench: deps build peer ## run the benchmarks and write BENCHMARKS.md
 	./scripts/bench.sh
 
+# soak drives a real `serve --http` (build/wasmwright) for SOAK_DURATION with
+# SOAK_SESSIONS agents over MCP (navigate, snapshot, type and click by ref, a
+# detector hot swap, takeovers handed back through the console, sessions
+# closing and opening), samples the server's RSS, goroutines, fds and
+# Chromium processes, and fails on an unexpected call failure or a measure
+# that grows beyond its noise. It prints a markdown section (BENCHMARKS.md).
+SOAK_DURATION ?= 10m
+SOAK_SESSIONS ?= 10
+.PHONY: soak bench-busy
+soak: deps build ## run SOAK_SESSIONS agents on serve --http for SOAK_DURATION (10m); report slopes and failures by code
+	$(GO) run ./internal/bench/soak -duration $(SOAK_DURATION) -sessions $(SOAK_SESSIONS)
+
+# bench-busy navigates the 10 largest corpus pages through the real host
+# (default personality, detector on) while two busy loops per core spin, as
+# test-busy's do, and counts pages returned against plugin_failed and bot_wall.
+bench-busy: deps plugins ## navigate the 10 largest corpus pages under 2 busy loops per core; count what each returned
+	$(GO) run ./internal/bench/busynav
+
 .PHONY: peer
 peer: $(BUILD)/peer/node_modules/@playwright/mcp/package.json ## install Playwright MCP (npm), the browser benchmark's peer
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -23,25 +22,9 @@ import (
 
 // largestPages are the n largest pages of the shared corpus's pages folder.
 func largestPages(t *testing.T, n int) []string {
-	dir := corpus.Need(t, "pages")
-	ents, err := os.ReadDir(dir)
+	out, err := corpus.Largest(corpus.Need(t, "pages"), n)
 	if err != nil {
 		t.Fatal(err)
-	}
-	type page struct {
-		path string
-		size int64
-	}
-	var ps []page
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".html") {
-			ps = append(ps, page{filepath.Join(dir, e.Name()), fi.Size()})
-		}
-	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].size > ps[j].size })
-	var out []string
-	for _, p := range ps[:min(n, len(ps))] {
-		out = append(out, p.path)
 	}
 	return out
 }

@@ -13,6 +13,12 @@ import (
 // mapErr turns a Playwright error into a coded one: crashes, timeouts and
 // elements that cannot be acted on get their own codes.
 func (s *sessions) mapErr(ss *session, err error, what string) error {
+	return s.mapErrWithin(ss, err, what, s.cfg.ActionTimeout.D())
+}
+
+// mapErrWithin is mapErr for a Playwright call bounded by limit rather
+// than action_timeout: a timeout says so.
+func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.Duration) error {
 	if err == nil {
 		return nil
 	}
@@ -52,7 +58,7 @@ func (s *sessions) mapErr(ss *session, err error, what string) error {
 			}
 		}
 		ss.suspect.Store(true)
-		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, s.cfg.ActionTimeout.D(), line)
+		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, limit, line)
 	}
 	for _, w := range []string{"is not an <input>", "Not a checkbox or radio", "Element is not a <select>", "Cannot type text into", "Malformed value", "not a <select>"} {
 		if strings.Contains(msg, w) {

@@ -38,14 +38,33 @@ const (
 	maxTabs = 20
 	// closeWait bounds closing a page, a context or the browser.
 	closeWait = 5 * time.Second
-	// stuckProbe is how long a suspect tab has to answer a trivial script.
+	// stuckProbe bounds the brief waits of a failed or abandoned
+	// navigation (stopping its load, its error page committing).
 	stuckProbe = 1500 * time.Millisecond
+	// stuckAnswer is how long a suspect tab has to answer a trivial script
+	// before it is called stuck and replaced. A tab stuck in a script never
+	// answers; a tab on a busy machine answers late (1.5 s, the bound this
+	// had, closed tabs and reset sessions at a load average of 50: issue 23's
+	// soak). Ten times that keeps a slow tab, at the price of waiting that
+	// long, once, for a tab that is really stuck.
+	stuckAnswer = 15 * time.Second
 )
 
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
 func (s *env) callBudget() time.Duration {
 	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
+}
+
+// readBudget bounds reading a whole page: its ARIA snapshot and the marks
+// read beside it. That is work that grows with the page, not a wait for an
+// element to become actionable, so it gets a page load's bound
+// (navigation_timeout), not action_timeout: the 5 s of action_timeout
+// withheld 7 of the 10 largest corpus pages at a load average of 40, each
+// loaded and passed by the detector (issue 23). The call's own deadline
+// still ends it sooner.
+func (s *env) readBudget() time.Duration {
+	return max(s.cfg.ActionTimeout.D(), s.cfg.NavigationTimeout.D())
 }
 
 // stalled is a Playwright call the host stopped waiting for. mapErr turns
@@ -178,7 +197,7 @@ func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 		// to handle (browser_dialog), not a stuck tab.
 		return t, nil
 	}
-	if _, _, err := await(ss, stuckProbe, false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
+	if _, _, err := await(ss, stuckAnswer, false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
 		ss.suspect.Store(false)
 		return t, nil
 	}
@@ -200,7 +219,9 @@ func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 		err := bounded(closeWait, func() error { return stuck.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) })
 		s.log.Debug("closed a stuck tab", "took", time.Since(t0), "err", err)
 	}()
-	p, _, err := await(ss, closeWait, false, func() (pw.Page, error) { return ss.bctx.NewPage() })
+	// Opening a tab is bounded like any call on the context: closeWait
+	// (5 s) reset sessions on a busy machine.
+	p, _, err := await(ss, ss.budget(), false, func() (pw.Page, error) { return ss.bctx.NewPage() })
 	if err != nil {
 		ss.markCrashed("a tab stopped responding and no new tab could be opened")
 		return nil, s.discardCrashed(ss)

@@ -53,6 +53,7 @@ func hostile(t *testing.T) *hostileServer {
 	page("/", `<title>Good</title><h1>A good page</h1>`)
 	page("/busy", `<title>Busy</title><h1>Busy</h1><script>while (true) {}</script>`)
 	page("/busyclick", `<title>Busy click</title><button onclick="while (true) {}">Spin</button>`)
+	page("/slow", `<title>Slow</title><h1>Slow</h1><script>const end = Date.now() + 5000; while (Date.now() < end) {}</script>`)
 	page("/popups", `<title>Popups</title><h1>Popups</h1><script>for (let i = 0; i < 200; i++) window.open('/small?' + i)</script>`)
 	page("/small", `<title>Small</title><p>small</p>`)
 	page("/nocors", fmt.Sprintf(`<title>No-cors</title><h1>No-cors</h1><script src="%s"></script>
@@ -150,7 +151,8 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 	})
 	wantAnyCode(t, err, abi.CodeNavTimeout, abi.CodeTimeout)
 	var r abi.BrowserNavigateResponse
-	timed(t, 30*time.Second, "navigating away from the busy page", func() {
+	// A stuck tab gets stuckAnswer to answer before it is replaced.
+	timed(t, stuckAnswer+45*time.Second, "navigating away from the busy page", func() {
 		r = must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 	})
 	if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
@@ -168,7 +170,7 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 	if err != nil {
 		wantAnyCode(t, err, abi.CodeTimeout, abi.CodeNotInteractable)
 	}
-	timed(t, 30*time.Second, "navigating after the spinning click", func() {
+	timed(t, stuckAnswer+45*time.Second, "navigating after the spinning click", func() {
 		r = must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 	})
 	if r.Page.Title != "Good" {
@@ -176,6 +178,27 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 	}
 	if len(r.State.Tabs) > 1 {
 		t.Fatalf("the stuck tab was kept: %+v", r.State.Tabs)
+	}
+}
+
+// A tab busy for a few seconds is slow, not stuck: after a navigation
+// that gave up on it, the next call waits for the tab to answer and keeps
+// it, history and all (on a busy machine every tab answers late; issue 23).
+func TestSlowTabIsKept(t *testing.T) {
+	h := hostile(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+	// The page's script keeps it busy for 5 s of wall time; the navigation
+	// gives up after 1 s, and the next call comes at once.
+	_, err := call[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/slow", TimeoutMS: 1000})
+	wantAnyCode(t, err, abi.CodeNavTimeout, abi.CodeTimeout)
+	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
+	if w := strings.Join(r.State.Warnings, " "); r.Page.Title != "Good" || strings.Contains(w, "stopped responding") {
+		t.Fatalf("after a slow page: title %q, warnings %s", r.Page.Title, w)
+	}
+	back := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserHistory, abi.BrowserHistoryRequest{Direction: "back"})
+	if back.Page.Title != "Slow" && back.Page.Title != "Good" {
+		t.Fatalf("the slow tab lost its history: back went to %q", back.Page.Title)
 	}
 }
 
@@ -509,7 +532,7 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 	case <-time.After(20 * time.Second): // its deadline is 3 s; the budget it would run to otherwise, a minute
 		t.Fatal("the evaluate outlived its call's deadline")
 	}
-	timed(t, 30*time.Second, "navigating after the stuck evaluate", func() {
+	timed(t, stuckAnswer+45*time.Second, "navigating after the stuck evaluate", func() {
 		r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 		if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
 			t.Fatalf("after the stuck evaluate: %+v %v", r.Page, r.State.Warnings)
@@ -615,5 +638,35 @@ func TestEmulateReadsTheSessionsDriver(t *testing.T) {
 	_, _, err = s.emulateDevice(&session{}, nil, "Pixel 7")
 	if !errors.As(err, &e) || e.Code != abi.CodeNotAvailable {
 		t.Fatalf("session without a driver: %v", err)
+	}
+}
+
+// Reading a whole page (its snapshot, its marks) is bounded like a page
+// load, not like an action: a large page's snapshot outlasts
+// action_timeout on a busy machine, and the page it belongs to was loaded
+// and checked already (issue 23).
+func TestReadingAPageIsBoundedLikeALoad(t *testing.T) {
+	e := &env{cfg: Config{ActionTimeout: Duration(5 * time.Second), NavigationTimeout: Duration(30 * time.Second)}}
+	if got := e.readBudget(); got != 30*time.Second {
+		t.Fatalf("action_timeout 5s, navigation_timeout 30s: reading a page gets %s, want 30s", got)
+	}
+	e.cfg.ActionTimeout = Duration(time.Minute)
+	if got := e.readBudget(); got != time.Minute {
+		t.Fatalf("action_timeout 1m, navigation_timeout 30s: reading a page gets %s, want the longer 1m", got)
+	}
+	var bounds []float64
+	snapshotTaken = func(o pw.PageAriaSnapshotOptions) { bounds = append(bounds, *o.Timeout) }
+	t.Cleanup(func() { snapshotTaken = nil })
+	c := caller(t.Name())
+	nav(t, c, "/other")
+	must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	want := float64(svc.readBudget().Milliseconds())
+	if len(bounds) == 0 {
+		t.Fatal("no snapshot was taken")
+	}
+	for _, b := range bounds {
+		if b != want {
+			t.Fatalf("snapshots bounded by %v ms, want the read budget %v ms", bounds, want)
+		}
 	}
 }

@@ -624,7 +624,7 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 	}
 	if withSnap {
 		if r.serr != nil {
-			return pg, "", title, s.sessions.mapErr(ss, r.serr, "taking a snapshot")
+			return pg, "", title, s.sessions.mapErrWithin(ss, r.serr, "taking a snapshot", s.readBudget())
 		}
 		s.keepRefs(t, r.snap)
 		snap = s.concealer.redact(t, r.snap)

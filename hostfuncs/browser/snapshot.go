@@ -33,7 +33,7 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 		return "", nil
 	}
 	if err != nil {
-		return "", s.sessions.mapErr(ss, err, "taking a snapshot")
+		return "", s.sessions.mapErrWithin(ss, err, "taking a snapshot", s.readBudget())
 	}
 	if err := s.egressShown(ss, t); err != nil {
 		return "", err
@@ -58,7 +58,7 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 // boxes, so marks are never lost. (Reading the marks first instead costs
 // every snapshot one more round trip to the page.)
 func (s *pages) aria(t *tab, depth int) (string, error) {
-	wait := s.cfg.ActionTimeout.D()
+	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
 	unmarked := t.unmarked.Load() == doc
 	found := findMarks(t.page)

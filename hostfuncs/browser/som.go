@@ -105,7 +105,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	}
 	got, dialog, err := race(ss, func() (shot, error) {
 		var sh shot
-		wait := s.cfg.ActionTimeout.D()
+		wait := s.readBudget()
 		found := findMarks(t.page)
 		regions := findRegions(t.page)
 		snap, err := takeSnapshot(t, snapshotOptions(0, true, wait))
@@ -122,7 +122,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		return nil, nil, 0, errDialogOpen(openDialog(ss, t))
 	}
 	if err != nil {
-		return nil, nil, 0, s.sessions.mapErr(ss, err, "taking a marked screenshot")
+		return nil, nil, 0, s.sessions.mapErrWithin(ss, err, "taking a marked screenshot", s.readBudget())
 	}
 	s.pages.keepRefs(t, got.snap)
 	pic, err := png.Decode(bytes.NewReader(got.pngData))

@@ -7,6 +7,8 @@ package corpus
 import (
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/internal/testenv"
@@ -43,4 +45,29 @@ func Need(t testing.TB, sub string) string {
 	dir, ok := Sub(sub)
 	testenv.Require(t, ok, Absent(dir))
 	return dir
+}
+
+// Largest lists the paths of the n largest .html files in dir, largest
+// first (all of them when there are fewer).
+func Largest(dir string, n int) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	type page struct {
+		path string
+		size int64
+	}
+	var ps []page
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil && strings.HasSuffix(e.Name(), ".html") {
+			ps = append(ps, page{filepath.Join(dir, e.Name()), fi.Size()})
+		}
+	}
+	sort.Slice(ps, func(i, j int) bool { return ps[i].size > ps[j].size })
+	var out []string
+	for _, p := range ps[:min(n, len(ps))] {
+		out = append(out, p.path)
+	}
+	return out, nil
 }

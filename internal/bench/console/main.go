@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -31,6 +30,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/bench/opclient"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -90,7 +90,7 @@ sha256 = %q
 	c := measure.Must(console.New(h, console.Options{Operators: cfg.Console.Operators}))
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
-	cookie := login(srv.URL, c.Path(), token)
+	cookie := measure.Must(opclient.Login(srv.URL, c.Path(), token)).Cookie()
 
 	const sess = "bench"
 	open := func(path string) {
@@ -158,21 +158,6 @@ A session of the host's headless Chromium watched through the console's live vie
 | CPU, animated page, after the viewer left | %.0f %% |
 
 `, secs, len(lat), measure.D(lat[len(lat)/2]), measure.D(lat[len(lat)*9/10]), float64(frames)/secs, secs, still, 100*idle/secs, 100*viewed/secs, 100*left/secs)
-}
-
-// login logs in as the operator and returns the Cookie header.
-func login(base, path, token string) string {
-	req := measure.Must(http.NewRequest("POST", base+path+"/login", strings.NewReader(url.Values{"token": {token}}.Encode())))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Origin", base)
-	cl := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	res := measure.Must(cl.Do(req))
-	res.Body.Close()
-	for _, ck := range res.Cookies() {
-		return ck.Name + "=" + ck.Value
-	}
-	log.Fatal("console login refused")
-	return ""
 }
 
 type frame struct {

@@ -30,9 +30,27 @@ var IsolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0
 // added to its [browser] table. The driver is this checkout's
 // build/driver, whichever binary runs (a before build has none beside it).
 func BenchConfig(cacheDir, pluginsDir, workspace, browserKeys string) string {
-	host := fmt.Sprintf("cache_dir = %q\n", cacheDir)
-	if pluginsDir != "" {
-		host += fmt.Sprintf("plugins_dir = %q\n", pluginsDir)
+	return Bench{CacheDir: cacheDir, PluginsDir: pluginsDir, Workspace: workspace, BrowserKeys: browserKeys}.Config()
+}
+
+// Bench is BenchConfig's setup, with what a long run needs besides:
+// a server that watches its plugins folder (hot swap) and more grants
+// (takeover, with the console the caller appends).
+type Bench struct {
+	CacheDir, PluginsDir, Workspace, BrowserKeys string
+	WatchPlugins                                 bool
+	ExtraGrants                                  []string
+}
+
+// Config is the config's text.
+func (b Bench) Config() string {
+	host := fmt.Sprintf("cache_dir = %q\nwatch_plugins = %t\n", b.CacheDir, b.WatchPlugins)
+	if b.PluginsDir != "" {
+		host += fmt.Sprintf("plugins_dir = %q\n", b.PluginsDir)
+	}
+	grants := `"browser.read", "browser.act", "secrets.mask"`
+	for _, g := range b.ExtraGrants {
+		grants += fmt.Sprintf(", %q", g)
 	}
 	// wasmwright's browser needs no IsolateArgs: it resolves no names
 	// itself (its own --host-resolver-rules) and the proxy allows only
@@ -40,7 +58,6 @@ func BenchConfig(cacheDir, pluginsDir, workspace, browserKeys string) string {
 	return fmt.Sprintf(`
 [host]
 %sdefault_personality = "bench"
-watch_plugins = false
 [browser]
 headed = "false"
 workspace_dir = %q
@@ -53,10 +70,10 @@ driver_dir = %q
 [personalities.bench]
 plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
 tools = ["*"]
-grants = ["browser.read", "browser.act", "secrets.mask"]
+grants = [%s]
 hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, host, workspace, filepath.Join(wasmbuild.Root(), "build", "driver"), browserKeys)
+`, host, b.Workspace, filepath.Join(wasmbuild.Root(), "build", "driver"), b.BrowserKeys, grants)
 }
 
 // StartWasmwright starts `bin serve` over stdio with conf (BenchConfig's

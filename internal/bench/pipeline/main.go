@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -18,9 +19,11 @@ import (
 func main() {
 	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (pages/, walls/); default ../shared/corpus beside the repository, or $WASMWRIGHT_CORPUS")
 	cache := flag.String("cache", filepath.Join(wasmbuild.Root(), "build", "snapshots"), "cache of rendered pages")
-	only := flag.String("only", "", "run one section: detect, compact or mask")
+	only := flag.String("only", "", "run only these sections, comma-separated: detect, cost, compact, mask")
+	costCalls := flag.Int("cost-calls", 5, "detect calls per page for the cost section (the median is kept)")
 	secrets := flag.Int("secrets", 300, "generated secrets for the masking run")
 	verbose := flag.Bool("v", false, "list per-page figures")
+	largest := flag.Int("largest", 0, "render and measure only the N largest corpus pages (0: all; for a quick cost run)")
 	flag.Parse()
 	logf := func(f string, a ...any) { fmt.Fprintf(os.Stderr, f+"\n", a...) }
 	if _, err := os.Stat(filepath.Join(*corpus, "pages")); err != nil {
@@ -31,6 +34,13 @@ func main() {
 	if err != nil {
 		logf("corpus: %v", err)
 		os.Exit(1)
+	}
+	htmlOnly := pages // the cost section reads every page's HTML, rendered or not
+	if *largest > 0 {
+		pages = largestDocs(pages, *largest)
+	}
+	if !runs(*only, "detect") {
+		walls = nil // only the detect section reads them
 	}
 	all := append(append([]doc{}, pages...), walls...)
 	rs, err := renderAll(all, *cache, logf)
@@ -54,13 +64,16 @@ func main() {
 	}
 	fmt.Println("## Result-hook pipeline benchmark")
 	fmt.Println()
-	if *only == "" || *only == "detect" {
+	if runs(*only, "detect") {
 		detectSection(h, pageR, wallR, walls, *verbose)
 	}
-	if *only == "" || *only == "compact" {
+	if runs(*only, "cost") {
+		costSection(h, pageR, pages, htmlOnly, *costCalls, logf)
+	}
+	if runs(*only, "compact") {
 		compactSection(h, pageR, *verbose)
 	}
-	if *only == "" || *only == "mask" {
+	if runs(*only, "mask") {
 		maskSection(h, *secrets)
 		maskPages(h, pageR)
 	}
@@ -94,4 +107,24 @@ func loadCorpus(dir string) (pages, walls []doc, err error) {
 		walls = append(walls, d)
 	}
 	return pages, walls, nil
+}
+
+// runs says whether -only (a comma-separated list, empty for all) names
+// section.
+func runs(only, section string) bool {
+	return only == "" || slices.Contains(strings.Split(only, ","), section)
+}
+
+// largestDocs keeps the n largest docs, largest first.
+func largestDocs(docs []doc, n int) []doc {
+	size := func(d doc) int64 {
+		fi, err := os.Stat(d.Path)
+		if err != nil {
+			return 0
+		}
+		return fi.Size()
+	}
+	out := append([]doc(nil), docs...)
+	sort.Slice(out, func(i, j int) bool { return size(out[i]) > size(out[j]) })
+	return out[:min(n, len(out))]
 }

@@ -26,12 +26,18 @@ func Chromium() string { return mcpclient.Chromium() }
 // once; the cap leaves room for sessions still closing from a previous
 // round. cache and plugins "" are build/cache and the binary's default.
 func WasmwrightConfig(dir, cache, plugins string, sessions int) (string, error) {
+	return WriteConfig(dir, mcpclient.Bench{CacheDir: cache, PluginsDir: plugins}, sessions, "")
+}
+
+// WriteConfig is WasmwrightConfig for any setup b (its Workspace is set
+// in dir, an empty CacheDir is build/cache), with TOML tables appended.
+func WriteConfig(dir string, b mcpclient.Bench, sessions int, tables string) (string, error) {
 	conf := filepath.Join(dir, "bench.toml")
-	if cache == "" {
-		cache = filepath.Join(wasmbuild.Root(), "build", "cache")
+	if b.CacheDir == "" {
+		b.CacheDir = filepath.Join(wasmbuild.Root(), "build", "cache")
 	}
-	text := mcpclient.BenchConfig(cache, plugins, filepath.Join(dir, "workspace"), "") +
-		fmt.Sprintf("[serve]\nmax_sessions_per_token = %d\n", max(4*sessions, 8))
+	b.Workspace = filepath.Join(dir, "workspace")
+	text := b.Config() + fmt.Sprintf("[serve]\nmax_sessions_per_token = %d\n", max(4*sessions, 8)) + tables
 	return conf, os.WriteFile(conf, []byte(text), 0o644)
 }
 

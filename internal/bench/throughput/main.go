@@ -51,14 +51,7 @@ import (
 const title = "## Throughput: N agents on one server process, wasmwright vs Playwright MCP 0.0.83, both over streamable HTTP"
 
 // server is one side: a running server process and its MCP endpoint.
-type server struct {
-	name  string
-	url   string
-	token string
-	cmd   *exec.Cmd
-	dir   string
-	done  chan struct{} // closed when the process has exited
-}
+type server struct{ *sut.Server }
 
 // tally is what one side measured at one N.
 type tally struct {
@@ -126,7 +119,7 @@ func main() {
 			fmt.Fprintln(os.Stderr, "wasmwright:", err)
 			os.Exit(1)
 		}
-		defer ww.stop()
+		defer ww.Stop()
 		sides = append(sides, ww)
 	}
 	var before *server
@@ -138,7 +131,7 @@ func main() {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", *beforeName, err)
 		} else {
 			before = b
-			defer before.stop()
+			defer before.Stop()
 		}
 	}
 	if *only != "wasmwright" {
@@ -148,7 +141,7 @@ func main() {
 		} else if pc, err := startPeer(cli); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
-			defer pc.stop()
+			defer pc.Stop()
 			sides = append(sides, pc)
 		}
 	}
@@ -158,7 +151,7 @@ func main() {
 
 	res := map[string]map[int]*tally{}
 	for _, s := range sides {
-		res[s.name] = map[int]*tally{}
+		res[s.Name] = map[int]*tally{}
 	}
 	for _, n := range ns {
 		for r := 0; r < *rounds; r++ {
@@ -169,15 +162,15 @@ func main() {
 				}
 			}
 			for _, s := range order {
-				t := res[s.name][n]
+				t := res[s.Name][n]
 				if t == nil {
 					t = &tally{errs: map[string]int{}}
-					res[s.name][n] = t
+					res[s.Name][n] = t
 				}
 				if err := s.run(n, urls, *window, t); err != nil {
-					fmt.Fprintf(os.Stderr, "%s, %d sessions: %v\n", s.name, n, err)
+					fmt.Fprintf(os.Stderr, "%s, %d sessions: %v\n", s.Name, n, err)
 				}
-				fmt.Fprintf(os.Stderr, "%s n=%d round %d: %.1f calls/s so far\n", s.name, n, r+1, t.rate())
+				fmt.Fprintf(os.Stderr, "%s n=%d round %d: %.1f calls/s so far\n", s.Name, n, r+1, t.rate())
 			}
 		}
 	}
@@ -186,14 +179,14 @@ func main() {
 	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
 		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
 	if before != nil {
-		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.name)
+		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.Name)
 	}
 	const peer = "Playwright MCP"
 	head, sep := "| sessions |", "|---:|"
 	for _, sd := range sides {
-		head += " " + sd.name + " calls/s | p50 | p90 | failed | CPU/call |"
+		head += " " + sd.Name + " calls/s | p50 | p90 | failed | CPU/call |"
 		sep += "---:|---:|---:|---:|---:|"
-		if sd.name != peer && res[peer] != nil {
+		if sd.Name != peer && res[peer] != nil {
 			head += " ratio |"
 			sep += "---:|"
 		}
@@ -203,13 +196,13 @@ func main() {
 	for _, n := range ns {
 		line := fmt.Sprintf("| %d |", n)
 		for _, sd := range sides {
-			t := res[sd.name][n]
+			t := res[sd.Name][n]
 			if t == nil {
 				line += " - | - | - | - | - |"
 			} else {
 				line += fmt.Sprintf(" %.1f | %s | %s | %d | %s |", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
 			}
-			if sd.name != peer && res[peer] != nil {
+			if sd.Name != peer && res[peer] != nil {
 				line += " " + ratioOf(t, res[peer][n], (*tally).rate) + " |"
 			}
 		}
@@ -221,8 +214,8 @@ func main() {
 	fmt.Println()
 	for _, s := range sides {
 		for _, n := range ns {
-			if t := res[s.name][n]; t != nil && len(t.errs) > 0 {
-				fmt.Printf("%s at %d sessions failed with: %s.\n", s.name, n, topErrs(t.errs))
+			if t := res[s.Name][n]; t != nil && len(t.errs) > 0 {
+				fmt.Printf("%s at %d sessions failed with: %s.\n", s.Name, n, topErrs(t.errs))
 			}
 		}
 	}
@@ -239,7 +232,7 @@ func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
 		line := "| " + what + " |"
 		var pv float64
 		for _, sd := range sides {
-			if sd.name == peer {
+			if sd.Name == peer {
 				pv, _ = f(sd)
 			}
 		}
@@ -248,7 +241,7 @@ func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
 			cell := "-"
 			if ok {
 				cell = fmt.Sprintf("%.0f", v)
-				if sd.name != peer && pv > 0 {
+				if sd.Name != peer && pv > 0 {
 					cell += fmt.Sprintf(" (%.2fx)", v/pv)
 				}
 			}
@@ -262,7 +255,7 @@ func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
 	}{{"USS", func(t *tally) int64 { return t.uss }}, {"PSS", func(t *tally) int64 { return t.pss }}} {
 		at := func(n int) func(sd *server) (float64, bool) {
 			return func(sd *server) (float64, bool) {
-				t := res[sd.name][n]
+				t := res[sd.Name][n]
 				if t == nil || m.get(t) == 0 {
 					return 0, false
 				}
@@ -282,7 +275,7 @@ func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
 func names(sides []*server) []string {
 	var out []string
 	for _, sd := range sides {
-		out = append(out, sd.name)
+		out = append(out, sd.Name)
 	}
 	return out
 }
@@ -325,7 +318,7 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, err := mcphttp.Dial(ctx, hc, s.url, s.token)
+			c, err := mcphttp.Dial(ctx, hc, s.URL, s.Token)
 			if err != nil {
 				errc <- fmt.Errorf("session %d: opening: %w", i, err)
 				return
@@ -357,11 +350,11 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 	default:
 	}
 	time.Sleep(time.Second) // what the warm-up's pages leave settles
-	pids := append([]int{s.cmd.Process.Pid}, sut.Descendants(s.cmd.Process.Pid)...)
+	pids := append([]int{s.Pid()}, sut.Descendants(s.Pid())...)
 	if uss := mcpclient.USS(pids); t.uss == 0 || uss < t.uss {
 		t.uss, t.pss = uss, mcpclient.PSS(pids)
 	}
-	cpu0 := sut.CPUTime(s.cmd.Process.Pid)
+	cpu0 := sut.CPUTime(s.Pid())
 	start := time.Now()
 	end := start.Add(window)
 	for i, c := range clients {
@@ -386,7 +379,7 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 	wg.Wait()
 	// The window ends when the last call started in it has answered.
 	t.window += time.Since(start)
-	t.cpu += sut.CPUTime(s.cmd.Process.Pid) - cpu0
+	t.cpu += sut.CPUTime(s.Pid()) - cpu0
 	return nil
 }
 
@@ -411,9 +404,6 @@ func lap(ctx context.Context, c *mcphttp.Client, u string) ([]time.Duration, err
 // token of its own, and waits until it answers. plugins "" is the
 // binary's default; cache "" is build/cache.
 func startWasmwright(name, bin, plugins, cache string, sessions int, pprofAddr string) (*server, error) {
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("%v: build it with make build", err)
-	}
 	dir, err := os.MkdirTemp("", "ww-tput-")
 	if err != nil {
 		return nil, err
@@ -422,18 +412,12 @@ func startWasmwright(name, bin, plugins, cache string, sessions int, pprofAddr s
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
-	if err != nil {
-		return nil, err
-	}
-	s := &server{name: name, url: "http://" + addr + "/mcp", token: "bench-" + strconv.Itoa(os.Getpid()), dir: dir}
-	args := []string{"serve", "--config", conf, "--http", addr}
+	var extra []string
 	if pprofAddr != "" {
-		args = append(args, "--pprof", pprofAddr)
+		extra = append(extra, "--pprof", pprofAddr)
 	}
-	s.cmd = exec.Command(bin, args...)
-	s.cmd.Env = append(os.Environ(), "WASMWRIGHT_TOKEN="+s.token)
-	return s, s.start()
+	s, err := sut.ServeWasmwright(name, bin, dir, conf, extra...)
+	return &server{s}, err
 }
 
 // startPeer runs Playwright MCP's HTTP server on a free loopback port.
@@ -442,7 +426,7 @@ func startPeer(cli string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	addr, err := freeAddr()
+	addr, err := sut.FreeAddr()
 	if err != nil {
 		return nil, err
 	}
@@ -451,65 +435,8 @@ func startPeer(cli string) (*server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &server{name: "Playwright MCP", url: "http://" + addr + "/mcp", dir: dir}
-	s.cmd = exec.Command("node", args...)
-	return s, s.start()
-}
-
-// start starts the process and waits (up to three minutes: a build that
-// compiles its plugins at start, on a cold cache and a loaded machine)
-// until a session opens on it.
-func (s *server) start() error {
-	s.cmd.Dir = s.dir
-	if err := s.cmd.Start(); err != nil {
-		return err
-	}
-	s.done = make(chan struct{})
-	var werr error
-	go func() { werr = s.cmd.Wait(); close(s.done) }()
-	hc := &http.Client{Timeout: 5 * time.Second}
-	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := mcphttp.Dial(ctx, hc, s.url, s.token)
-		if err == nil {
-			c.Close(ctx)
-			cancel()
-			return nil
-		}
-		cancel()
-		select {
-		case <-s.done:
-			return fmt.Errorf("%s exited before it served: %v", s.name, werr)
-		case <-time.After(200 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			s.stop()
-			return fmt.Errorf("%s did not serve within three minutes: %v", s.name, err)
-		}
-	}
-}
-
-func (s *server) stop() {
-	if s.done != nil {
-		s.cmd.Process.Signal(os.Interrupt)
-		select {
-		case <-s.done:
-		case <-time.After(15 * time.Second):
-			s.cmd.Process.Kill()
-			<-s.done
-		}
-	}
-	os.RemoveAll(s.dir)
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
+	s := &sut.Server{Name: "Playwright MCP", URL: "http://" + addr + "/mcp", Dir: dir, Cmd: exec.Command("node", args...)}
+	return &server{s}, s.Start()
 }
 
 func listPages(dir string) ([]string, error) {
