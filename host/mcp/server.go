@@ -34,6 +34,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/listen"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // Host is what the MCP front-end needs of a host; *host.Host has it.
@@ -550,6 +551,9 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
 		defer stopProgress()
+	}
+	if c := clientOf(ss); c != nil {
+		ctx = operator.WithClient(ctx, c)
 	}
 	t0 := time.Now()
 	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})

@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -68,6 +69,7 @@ type Desk struct {
 	control   map[sessKey]int
 	subs      map[chan struct{}]bool
 	closed    bool
+	linker    Linker
 }
 
 type sessKey struct{ personality, session string }
@@ -152,6 +154,9 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	}
 	d.event("takeover.requested", personality, session, map[string]any{"id": t.ID, "reason": t.Reason, "timeout_s": int(timeout / time.Second)})
 	d.log.Info("takeover requested", "personality", personality, "session", session, "timeout", timeout)
+	if end := d.offerLink(ctx, t); end != nil {
+		defer end()
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -189,6 +194,46 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "the browser session was closed during the takeover; nothing was handed back: start again with browser_navigate")
 	}
 	return nil, abi.Errorf(abi.CodeTimeout, "the takeover request was cancelled before anyone handed the browser back")
+}
+
+// offerLink sends the agent's client, when it can open a URL (MCP URL-mode
+// elicitation), a one-time link to the takeover's live view, and returns
+// what ends it once the takeover is over: the link revoked, then the
+// client told the elicitation is complete. A user who declines to open it
+// while no console is connected cancels the takeover: nobody else would.
+// nil when no link went out.
+func (d *Desk) offerLink(ctx context.Context, t *Takeover) (end func()) {
+	c := ClientOf(ctx)
+	d.mu.Lock()
+	l := d.linker
+	d.mu.Unlock()
+	if c == nil || l == nil || !c.CanOpenURL() {
+		return nil
+	}
+	url, revoke, err := l.TakeoverLink(*t, t.Deadline)
+	if err != nil {
+		d.log.Warn("takeover: no link for the agent's client", "personality", t.Personality, "err", err)
+		return nil
+	}
+	octx, stop := context.WithCancel(ctx)
+	msg := fmt.Sprintf("The agent asks you to take over its browser: %s\nOpen the link to see and drive the page, then press Hand back (it works once, until %s).", t.Reason, t.Deadline.UTC().Format(time.TimeOnly+" UTC"))
+	go func() {
+		accepted, err := c.OpenURL(octx, t.ID, msg, url)
+		if octx.Err() != nil || accepted {
+			return
+		}
+		if err != nil {
+			d.log.Warn("takeover: the agent's client could not open the link", "personality", t.Personality, "err", err)
+		}
+		if !d.Attended(t.Personality) {
+			d.EndTakeover(t.ID, false)
+		}
+	}()
+	return func() {
+		stop()
+		revoke()
+		c.Complete(t.ID)
+	}
 }
 
 // Held returns the pending takeover of a session.
