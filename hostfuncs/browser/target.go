@@ -58,11 +58,7 @@ func (s *Service) DescribeTarget(personality, session, ref string, picture bool)
 	var loc pw.Locator
 	if r, err := normRef(ref); err == nil && t.refs[r] {
 		info.Ref, loc = r, t.page.GetByRef(r)
-		bounded(targetWait, func() error {
-			snap, err := loc.AriaSnapshot(pw.LocatorAriaSnapshotOptions{Timeout: pw.Float(float64(targetWait.Milliseconds()))})
-			info.Role, info.Name = roleAndName(snap)
-			return err
-		})
+		info.Role, info.Name = roleAndName(t.refLines[r])
 	}
 	if picture {
 		info.PNG = boxedShot(t.page, loc)
