@@ -157,8 +157,9 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 }
 
 // describeTarget is what an approval shows of the element a call names
-// (its "ref" argument) and its page, nil without a browser session. The
-// picture is taken only when a console may show it.
+// (its "ref" argument) and its page, nil without a browser session. No
+// picture: the console takes one when it shows the card, so asking is
+// not slowed by a screenshot.
 func (h *Host) describeTarget(personality, session string, args json.RawMessage) *operator.Target {
 	b := h.Browser()
 	if b == nil {
@@ -168,11 +169,11 @@ func (h *Host) describeTarget(personality, session string, args json.RawMessage)
 		Ref string `json:"ref"`
 	}
 	json.Unmarshal(args, &a) // validated against the schema already
-	info := b.DescribeTarget(personality, session, a.Ref, h.desk.Attended(personality))
+	info := b.DescribeTarget(personality, session, a.Ref, false)
 	if info.URL == "" && info.Ref == "" {
 		return nil
 	}
-	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: info.Title, URL: info.URL, Picture: info.PNG}
+	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: info.Title, URL: info.URL}
 }
 
 // pageOrigin is the origin of the session's current page (weborigin.Of,

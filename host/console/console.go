@@ -199,6 +199,7 @@ func (c *Console) Handler() http.Handler {
 	}))
 	mux.HandleFunc("POST "+p+"/api/takeover", c.authed(c.takeover))
 	mux.HandleFunc("POST "+p+"/api/approval", c.authed(c.approval))
+	mux.HandleFunc("GET "+p+"/api/approval/{id}/picture", c.authed(c.approvalPicture))
 	mux.HandleFunc("POST "+p+"/api/close", c.authed(c.closeSession))
 	mux.HandleFunc("GET "+p+"/ws", c.authed(c.stateStream))
 	mux.HandleFunc("GET "+p+"/live", c.authed(c.live))

@@ -16,6 +16,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // asker is the agent's MCP client side of elicitation: each request the
@@ -259,4 +261,24 @@ func shot(t *testing.T, pg pw.Page, name string) {
 		t.Fatalf("screenshot %s: %v", name, err)
 	}
 	t.Logf("screenshot: %s", path)
+}
+
+func contextWithCancel(t *testing.T) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	return ctx, cancel
+}
+
+// regexpRef is the ref of the first snapshot line holding what.
+func regexpRef(t *testing.T, snap, what string) string {
+	t.Helper()
+	m := regexp.MustCompile(regexp.QuoteMeta(what) + `[^\n]*\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
+	if m == nil {
+		t.Fatalf("no %s in the snapshot: %s", what, snap)
+	}
+	return m[1]
+}
+
+func decision(verdict string) operator.Decision {
+	return operator.Decision{Verdict: verdict, By: "test"}
 }

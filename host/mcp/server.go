@@ -47,6 +47,12 @@ type Host interface {
 
 var _ Host = (*host.Host)(nil)
 
+// sessionNamer is a Host that shows sessions to operators by their MCP
+// client's name (*host.Host).
+type sessionNamer interface {
+	NameSession(personality, session, client string)
+}
+
 // StdioSession is the browser session of the one stdio connection.
 const StdioSession = "stdio"
 
@@ -554,6 +560,9 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	}
 	if c := clientOf(ss); c != nil {
 		ctx = operator.WithClient(ctx, c)
+	}
+	if n, ok := b.s.h.(sessionNamer); ok && ss != nil {
+		n.NameSession(b.personality, session, ClientName(ss))
 	}
 	t0 := time.Now()
 	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})

@@ -73,8 +73,4 @@ type Target struct {
 	Name  string `json:"name,omitempty"`
 	Title string `json:"title,omitempty"`
 	URL   string `json:"url,omitempty"`
-	// Picture is a PNG of the page with the target boxed, for the console
-	// only (served by the approval's id, never sent to clients or
-	// webhooks).
-	Picture []byte `json:"-"`
 }

@@ -70,6 +70,7 @@ type Desk struct {
 	subs      map[chan struct{}]bool
 	closed    bool
 	linker    Linker
+	clients   map[sessKey]string // the MCP client's name of a session (NameSession)
 }
 
 type sessKey struct{ personality, session string }
@@ -86,6 +87,7 @@ func New(opts Options) *Desk {
 		opts: opts, log: opts.Logger.With("service", "operator"),
 		takeovers: map[sessKey]*Takeover{}, approvals: map[string]*Approval{},
 		presence: map[string]int{}, control: map[sessKey]int{}, subs: map[chan struct{}]bool{},
+		clients: map[sessKey]string{},
 	}
 }
 
@@ -297,8 +299,27 @@ func (d *Desk) SessionClosed(personality, session string) {
 		}
 	}
 	delete(d.control, k)
+	delete(d.clients, k)
 	d.mu.Unlock()
 	d.changed()
+}
+
+// NameSession records the name of the MCP client a session serves (its
+// clientInfo), which the console shows; forgotten when the session closes.
+func (d *Desk) NameSession(personality, session, client string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || client == "" {
+		return
+	}
+	d.clients[sessKey{personality, session}] = client
+}
+
+// ClientName is the MCP client's name of a session, "" when unknown.
+func (d *Desk) ClientName(personality, session string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.clients[sessKey{personality, session}]
 }
 
 // Attach records a console connected for personality ("*": every
