@@ -282,3 +282,5 @@ func regexpRef(t *testing.T, snap, what string) string {
 func decision(verdict string) operator.Decision {
 	return operator.Decision{Verdict: verdict, By: "test"}
 }
+
+func selectValue(v string) pw.SelectOptionValues { return pw.SelectOptionValues{Values: &[]string{v}} }

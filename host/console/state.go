@@ -99,10 +99,11 @@ func (c *Console) sessions(o *operatorEntry, st *State) {
 				x.LastTool, x.LastAt = d.Tool, e.Time
 			}
 			_, held := c.desk.Held(s.Personality, s.Session)
+			controlled := c.desk.Driven(s.Personality, s.Session)
 			switch {
-			case held:
-				x.State = StateTakeover
-			case c.desk.Controlled(s.Personality, s.Session):
+			case held && !controlled:
+				x.State = StateTakeover // waiting for a human to act
+			case held || c.desk.Controlled(s.Personality, s.Session):
 				x.State = StateOperator
 			case s.Busy:
 				x.State = StateAgent

@@ -377,6 +377,14 @@ func (d *Desk) Controlled(personality, session string) bool {
 	return held || d.control[k] > 0
 }
 
+// Driven reports whether an operator's input holds the session's page
+// (the live view's control), apart from a pending takeover.
+func (d *Desk) Driven(personality, session string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.control[sessKey{personality, session}] > 0
+}
+
 // Subscribe returns a channel that receives (coalesced) whenever the
 // desk's state changes, and its cancel.
 func (d *Desk) Subscribe() (<-chan struct{}, func()) {
