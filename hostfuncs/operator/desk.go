@@ -149,11 +149,13 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	}
 	d.takeovers[k] = t
 	d.mu.Unlock()
-	d.changed()
+	// The browser learns of the takeover before anyone is told it is
+	// pending: a watcher woken by changed sees the session driven.
 	if b := d.opts.Browser; b != nil {
 		b.SetDriving(personality, session, true)
 		b.Raise(personality, session)
 	}
+	d.changed()
 	d.event("takeover.requested", personality, session, map[string]any{"id": t.ID, "reason": t.Reason, "timeout_s": int(timeout / time.Second)})
 	d.log.Info("takeover requested", "personality", personality, "session", session, "timeout", timeout)
 	if end := d.offerLink(ctx, t); end != nil {
