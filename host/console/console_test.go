@@ -517,8 +517,9 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("the moved page was clicked:\n%s", text)
 	}
 
-	// The event log tail shows the calls and the decisions.
-	waitFor(t, op, `() => document.getElementById("events").textContent.includes("tool.call") && document.getElementById("events").textContent.includes("approval.decided")`)
+	// The event log tail shows the calls and the decisions, as sentences.
+	waitFor(t, op, `() => !!document.querySelector('#events li[data-kind="tool.call"]') && !!document.querySelector('#events li[data-kind="approval.decided"]') &&
+		document.getElementById("events").textContent.includes("browser_click was denied by olivia")`)
 
 	// Stored logins: names and policies, never values.
 	waitFor(t, op, `() => document.getElementById("logins").textContent.includes("attended")`)
