@@ -17,6 +17,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
@@ -131,9 +132,10 @@ type PersonalityConfig struct {
 	// field with a value, a credential value shown) go to the vision
 	// model. Off by default: the model is a third party to the session.
 	VisionAllowSecrets bool `toml:"vision_allow_secrets"`
-	// Approval maps a risk (abi.Risks) to allow, ask or deny, and "timeout"
-	// to how long an ask waits for an operator. Absent risks are allowed.
-	Approval map[string]string `toml:"approval"`
+	// Approval maps a risk (abi.Risks) to allow, ask or deny, "timeout"
+	// to how long an ask waits for an operator, and "via" to where an ask
+	// goes. Absent risks are allowed.
+	Approval ApprovalTable `toml:"approval"`
 	// FullSnapshots lets its agents ask for a snapshot uncompacted
 	// (browser_snapshot full = true). Off by default: a full snapshot of a
 	// large page costs many times the tokens of the compacted one.
@@ -202,9 +204,50 @@ const (
 // not set.
 const DefaultApprovalTimeout = 120 * time.Second
 
+// ApprovalTable is [personalities.NAME.approval]: a mode per risk and
+// "timeout" (strings, Modes), and "via" (a list: where an ask goes,
+// operator.ViaConsole and operator.ViaClient; absent: the console only).
+type ApprovalTable struct {
+	Modes map[string]string
+	Via   []string
+	// bad holds the keys whose values had the wrong type, for checkApproval.
+	bad []string
+}
+
+// UnmarshalTOML reads the table; a value of the wrong type is reported by
+// checkApproval with the personality's name.
+func (a *ApprovalTable) UnmarshalTOML(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("approval must be a table, like [personalities.NAME.approval]")
+	}
+	a.Modes = map[string]string{}
+	for k, x := range m {
+		if k == "via" {
+			list, ok := x.([]any)
+			for _, e := range list {
+				s, isStr := e.(string)
+				ok = ok && isStr
+				a.Via = append(a.Via, s)
+			}
+			if !ok || len(list) == 0 {
+				a.bad = append(a.bad, k)
+			}
+			continue
+		}
+		s, ok := x.(string)
+		if !ok {
+			a.bad = append(a.bad, k)
+			continue
+		}
+		a.Modes[k] = s
+	}
+	return nil
+}
+
 // approvalMode is the mode of a risk: allow unless the table says otherwise.
 func (p PersonalityConfig) approvalMode(r abi.Risk) string {
-	if m := p.Approval[string(r)]; m != "" {
+	if m := p.Approval.Modes[string(r)]; m != "" {
 		return m
 	}
 	return ModeAllow
@@ -212,7 +255,7 @@ func (p PersonalityConfig) approvalMode(r abi.Risk) string {
 
 // asks reports whether any risk's approval mode is ask.
 func (p PersonalityConfig) asks() bool {
-	for k, v := range p.Approval {
+	for k, v := range p.Approval.Modes {
 		if k != "timeout" && v == ModeAsk {
 			return true
 		}
@@ -222,7 +265,7 @@ func (p PersonalityConfig) asks() bool {
 
 // approvalTimeout is approval.timeout (validated), or the default.
 func (p PersonalityConfig) approvalTimeout() time.Duration {
-	if d, err := time.ParseDuration(p.Approval["timeout"]); err == nil {
+	if d, err := time.ParseDuration(p.Approval.Modes["timeout"]); err == nil {
 		return d
 	}
 	return DefaultApprovalTimeout
@@ -230,8 +273,24 @@ func (p PersonalityConfig) approvalTimeout() time.Duration {
 
 // checkApproval validates [personalities.NAME.approval].
 func (p PersonalityConfig) checkApproval(name string) error {
-	for _, k := range sortedKeys(p.Approval) {
-		v := p.Approval[k]
+	for _, k := range p.Approval.bad {
+		if k == "via" {
+			return fmt.Errorf("personalities.%s.approval.via: give a list of where approvals are asked, like [\"client\", \"console\"]", name)
+		}
+		return fmt.Errorf("personalities.%s.approval.%s: give a string (allow, ask or deny; timeout: a duration like \"120s\")", name, k)
+	}
+	seen := map[string]bool{}
+	for _, v := range p.Approval.Via {
+		if v != operator.ViaClient && v != operator.ViaConsole {
+			return fmt.Errorf("personalities.%s.approval.via: unknown way %q: use \"client\" (the agent's MCP client, by elicitation) and/or \"console\" (the operator console)", name, v)
+		}
+		if seen[v] {
+			return fmt.Errorf("personalities.%s.approval.via names %q twice: list each way once", name, v)
+		}
+		seen[v] = true
+	}
+	for _, k := range sortedKeys(p.Approval.Modes) {
+		v := p.Approval.Modes[k]
 		if k == "timeout" {
 			if d, err := time.ParseDuration(v); err != nil || d <= 0 || d > 24*time.Hour {
 				return fmt.Errorf("personalities.%s.approval.timeout = %q: give a duration from 1s to 24h, like \"120s\"", name, v)

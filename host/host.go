@@ -311,3 +311,11 @@ func (h *Host) close(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// NameSession records the name of the MCP client a session serves, for
+// the operator console (nothing without an operator desk).
+func (h *Host) NameSession(personality, session, client string) {
+	if h.desk != nil {
+		h.desk.NameSession(personality, session, client)
+	}
+}

@@ -135,7 +135,9 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 		j.decision = "ask:unattended"
 		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console runs. Ask the user to approve it in the wasmwright console (wasmwright serve), or to allow it with personalities.%s.approval.%s, then call it again.", what, p.name, j.risk)
 	}
-	dec, err := h.desk.Ask(ctx, operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: j.risk, Origin: j.origin, Summary: argNames(req.Args)}, p.cfg.approvalTimeout())
+	a := operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: j.risk, Origin: j.origin, Summary: argNames(req.Args), Via: p.cfg.Approval.Via}
+	a.Target = h.describeTarget(p.name, req.Session, req.Args)
+	dec, err := h.desk.Ask(ctx, a, p.cfg.approvalTimeout())
 	j.decision = "ask:" + dec.Verdict
 	if dec.Verdict == "" {
 		j.decision = "ask:unattended"
@@ -152,6 +154,26 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 		}
 	}
 	return nil
+}
+
+// describeTarget is what an approval shows of the element a call names
+// (its "ref" argument) and its page, nil without a browser session. No
+// picture: the console takes one when it shows the card, so asking is
+// not slowed by a screenshot.
+func (h *Host) describeTarget(personality, session string, args json.RawMessage) *operator.Target {
+	b := h.Browser()
+	if b == nil {
+		return nil
+	}
+	var a struct {
+		Ref string `json:"ref"`
+	}
+	json.Unmarshal(args, &a) // validated against the schema already
+	info := b.DescribeTarget(personality, session, a.Ref, false)
+	if info.URL == "" && info.Ref == "" {
+		return nil
+	}
+	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: info.Title, URL: info.URL}
 }
 
 // pageOrigin is the origin of the session's current page (weborigin.Of,

@@ -105,7 +105,7 @@ func serveCmd(g *globals) *cobra.Command {
 				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
 			}
 			srv := mcp.New(h, opts)
-			return serveHTTP(ctx, srv, h, fl.addr, personality, len(tools), fl.allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, stderr)
+			return serveHTTP(ctx, srv, h, fl.addr, personality, len(tools), fl.allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, con.mount, stderr)
 		},
 	}
 	fl.bind(c.Flags())
@@ -276,7 +276,7 @@ func serveStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Write
 	return joinErr(err, srv.Shutdown(sctx))
 }
 
-func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, personality string, ntools int, allowRemote, useTLS bool, stderr io.Writer) error {
+func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, personality string, ntools int, allowRemote, useTLS bool, mounted *console.Console, stderr io.Writer) error {
 	cfg := h.Config()
 	tokens, err := mcp.NewTokens(cfg.Serve.Tokens)
 	if err != nil {
@@ -313,7 +313,8 @@ func serveHTTP(ctx context.Context, srv *mcp.Server, h *host.Host, addr, persona
 	}
 	url := scheme + ln.Addr().String() + mcp.Path
 	fmt.Fprint(stderr, connectHelp(url, token, origin, personality, ntools, len(cfg.Serve.Tokens)))
-	if cfg.Console.Enabled && cfg.Console.Addr == "" {
+	if mounted != nil {
+		mounted.Advertise(scheme + ln.Addr().String())
 		fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), cfg.Console.ConsolePath())
 	}
 	return srv.Serve(ctx, ln, tokens)
@@ -413,6 +414,12 @@ func startConsole(ctx context.Context, h *host.Host, transport string, allowRemo
 	if err != nil {
 		return runningConsole{}, err
 	}
+	if n := cfg.Console.Notify; n.URL != "" {
+		if os.Getenv(n.SecretEnv) == "" {
+			return runningConsole{}, fmt.Errorf("console.notify: the environment variable %s (secret_env) is empty: set it to the webhook's signing secret", n.SecretEnv)
+		}
+		go c.Notify(ctx, n)
+	}
 	if cfg.Console.Addr == "" {
 		if transport != "http" {
 			return runningConsole{}, fmt.Errorf("the console needs a listener: set console.addr (serving MCP over stdio), or serve MCP over HTTP (--http) to share its listener")
@@ -437,6 +444,7 @@ func startConsole(ctx context.Context, h *host.Host, transport string, allowRemo
 		}
 		opts.TLS, scheme = tc, "https://"
 	}
+	c.Advertise(scheme + ln.Addr().String())
 	fmt.Fprintf(stderr, "wasmwright: operator console at %s%s%s/ (log in with an operator token)\n", scheme, ln.Addr(), c.Path())
 	done := make(chan struct{})
 	go func() {

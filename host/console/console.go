@@ -33,6 +33,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -90,6 +91,10 @@ type Console struct {
 	mu     sync.Mutex
 	logins map[string]*login
 
+	// base is the console's own URL (Advertise), for takeover links.
+	base  atomic.Pointer[string]
+	links links
+
 	loginsMu    sync.Mutex
 	stored      []vault.Info
 	storedAt    time.Time
@@ -128,7 +133,8 @@ func New(h *host.Host, opts Options) (*Console, error) {
 	if opts.MaxWidth <= 0 || opts.MaxHeight <= 0 {
 		opts.MaxWidth, opts.MaxHeight = 1280, 800
 	}
-	c := &Console{h: h, desk: h.Desk(), br: h.Browser(), opts: opts, log: opts.Logger.With("service", "console"), logins: map[string]*login{}}
+	c := &Console{h: h, desk: h.Desk(), br: h.Browser(), opts: opts, log: opts.Logger.With("service", "console"), logins: map[string]*login{},
+		links: links{byLink: map[[sha256.Size]byte]*capLink{}, byView: map[[sha256.Size]byte]*capLink{}}}
 	for i, o := range opts.Operators {
 		b, err := hex.DecodeString(strings.TrimSpace(o.SHA256))
 		if err != nil || len(b) != sha256.Size {
@@ -193,9 +199,11 @@ func (c *Console) Handler() http.Handler {
 	}))
 	mux.HandleFunc("POST "+p+"/api/takeover", c.authed(c.takeover))
 	mux.HandleFunc("POST "+p+"/api/approval", c.authed(c.approval))
+	mux.HandleFunc("GET "+p+"/api/approval/{id}/picture", c.authed(c.approvalPicture))
 	mux.HandleFunc("POST "+p+"/api/close", c.authed(c.closeSession))
 	mux.HandleFunc("GET "+p+"/ws", c.authed(c.stateStream))
 	mux.HandleFunc("GET "+p+"/live", c.authed(c.live))
+	c.linkHandlers(mux, static)
 	mux.HandleFunc(p, func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, p+"/", http.StatusSeeOther) })
 	// sameOrigin compares Origin with the request's own Host: on a
 	// loopback listener that Host must be a loopback name, or a rebound

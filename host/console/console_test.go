@@ -57,6 +57,8 @@ func agentSite(t *testing.T) *httptest.Server {
 // bearer token, and an operator token.
 type rig struct {
 	h          *host.Host
+	console    *console.Console
+	cfg        *host.Config
 	site       *httptest.Server
 	srv        *httptest.Server
 	base       string // the console's URL
@@ -74,6 +76,23 @@ func pluginsDir(t testing.TB) string {
 
 func newRig(t *testing.T) *rig {
 	t.Helper()
+	return newRigWith(t, rigOptions{})
+}
+
+// rigOptions vary the rig: the personality's approval table (default:
+// act asks, on the console), more of the [console] table, and the agent's
+// client options (elicitation handlers).
+type rigOptions struct {
+	approval string
+	console  string
+	client   *sdk.ClientOptions
+}
+
+func newRigWith(t *testing.T, o rigOptions) *rig {
+	t.Helper()
+	if o.approval == "" {
+		o.approval = `{ act = "ask", timeout = "90s" }`
+	}
 	plugins := pluginsDir(t)
 	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
 		t.Fatalf("%s/browser.wasm is missing: run `make plugins`", plugins)
@@ -109,14 +128,15 @@ plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "takeover", "vault.fill"]
 network = { allowed_hosts = [%q, %q] }
-approval = { act = "ask", timeout = "90s" }
+approval = %s
 
 [console]
 enabled = true
+%s
 [[console.operators]]
 name = "olivia"
 sha256 = %q
-`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), strings.Replace(strings.TrimPrefix(r.site.URL, "http://"), "127.0.0.1", "localhost", 1), console.HashToken(r.opToken)), "console.toml", dir)
+`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), strings.Replace(strings.TrimPrefix(r.site.URL, "http://"), "127.0.0.1", "localhost", 1), o.approval, o.console, console.HashToken(r.opToken)), "console.toml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +161,9 @@ sha256 = %q
 		r.srv.Close()
 	})
 	r.base = r.srv.URL + c.Path()
-	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil)
+	r.console, r.cfg = c, cfg
+	c.Advertise(r.srv.URL)
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o.client)
 	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: bearer(r.agentToken)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -495,8 +517,9 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("the moved page was clicked:\n%s", text)
 	}
 
-	// The event log tail shows the calls and the decisions.
-	waitFor(t, op, `() => document.getElementById("events").textContent.includes("tool.call") && document.getElementById("events").textContent.includes("approval.decided")`)
+	// The event log tail shows the calls and the decisions, as sentences.
+	waitFor(t, op, `() => !!document.querySelector('#events li[data-kind="tool.call"]') && !!document.querySelector('#events li[data-kind="approval.decided"]') &&
+		document.getElementById("events").textContent.includes("browser_click was denied by olivia")`)
 
 	// Stored logins: names and policies, never values.
 	waitFor(t, op, `() => document.getElementById("logins").textContent.includes("attended")`)

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"encoding/json"
 	"net/http"
 	"slices"
 	"time"
@@ -28,6 +29,12 @@ type Session struct {
 	State       string `json:"state"`
 	// Created dates the session (the page shows its age).
 	Created time.Time `json:"created"`
+	// Client is the agent's MCP client name (clientInfo), when known.
+	Client string `json:"client,omitempty"`
+	// LastTool is the session's latest tool call in the event tail, and
+	// LastAt its time.
+	LastTool string    `json:"last_tool,omitempty"`
+	LastAt   time.Time `json:"last_at,omitzero"`
 }
 
 // State is what an operator sees, filtered to their personalities.
@@ -46,24 +53,8 @@ type State struct {
 
 func (c *Console) state(o *operatorEntry) State {
 	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []operator.Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
-	if c.br != nil {
-		for _, s := range c.br.OperatorSessions() {
-			if !o.sees(s.Personality) {
-				continue
-			}
-			x := Session{Personality: s.Personality, Session: s.Session, URL: s.URL, Title: s.Title, Created: s.Created, State: StateIdle}
-			_, held := c.desk.Held(s.Personality, s.Session)
-			switch {
-			case held:
-				x.State = StateTakeover
-			case c.desk.Controlled(s.Personality, s.Session):
-				x.State = StateOperator
-			case s.Busy:
-				x.State = StateAgent
-			}
-			st.Sessions = append(st.Sessions, x)
-		}
-	}
+	c.events(o, &st)
+	c.sessions(o, &st)
 	for _, t := range c.desk.Takeovers() {
 		if o.sees(t.Personality) {
 			st.Takeovers = append(st.Takeovers, t)
@@ -74,15 +65,6 @@ func (c *Console) state(o *operatorEntry) State {
 			st.Approvals = append(st.Approvals, a)
 		}
 	}
-	if src, ok := any(c.h).(eventSource); ok {
-		for _, e := range src.RecentEvents(eventTail) {
-			if e.Personality == "" || o.sees(e.Personality) {
-				st.Events = append(st.Events, e)
-			}
-		}
-	} else {
-		st.EventsNote = "this host keeps no event tail; see the config's events_file"
-	}
 	logins, note := c.storedLogins()
 	st.LoginsNote = note
 	for _, l := range logins {
@@ -91,6 +73,58 @@ func (c *Console) state(o *operatorEntry) State {
 		}
 	}
 	return st
+}
+
+// sessions lists the browser sessions the operator sees, named by their
+// MCP client, with their latest tool call (from st.Events).
+func (c *Console) sessions(o *operatorEntry, st *State) {
+	last := map[[2]string]hostfuncs.Event{}
+	for _, e := range st.Events {
+		if e.Kind == "tool.call" {
+			last[[2]string{e.Personality, e.Session}] = e // oldest first: the latest stays
+		}
+	}
+	if c.br != nil {
+		for _, s := range c.br.OperatorSessions() {
+			if !o.sees(s.Personality) {
+				continue
+			}
+			x := Session{Personality: s.Personality, Session: s.Session, URL: s.URL, Title: s.Title, Created: s.Created, State: StateIdle,
+				Client: c.desk.ClientName(s.Personality, s.Session)}
+			if e, ok := last[[2]string{s.Personality, s.Session}]; ok {
+				var d struct {
+					Tool string `json:"tool"`
+				}
+				json.Unmarshal(e.Data, &d)
+				x.LastTool, x.LastAt = d.Tool, e.Time
+			}
+			_, held := c.desk.Held(s.Personality, s.Session)
+			controlled := c.desk.Driven(s.Personality, s.Session)
+			switch {
+			case held && !controlled:
+				x.State = StateTakeover // waiting for a human to act
+			case held || c.desk.Controlled(s.Personality, s.Session):
+				x.State = StateOperator
+			case s.Busy:
+				x.State = StateAgent
+			}
+			st.Sessions = append(st.Sessions, x)
+		}
+	}
+}
+
+// events is the host's event tail the operator may see, oldest first.
+func (c *Console) events(o *operatorEntry, st *State) {
+	src, ok := any(c.h).(eventSource)
+	if !ok {
+		st.EventsNote = "this host keeps no event tail; see the config's events_file"
+		return
+	}
+	for _, e := range src.RecentEvents(eventTail) {
+		if e.Personality == "" || o.sees(e.Personality) {
+			st.Events = append(st.Events, e)
+		}
+	}
 }
 
 func anySeen(o *operatorEntry, ps []string) bool {
@@ -191,4 +225,29 @@ func (c *Console) closeSession(w http.ResponseWriter, r *http.Request, o *operat
 	}
 	c.log.Info("console: session closed by an operator", "operator", o.name, "personality", req.Personality, "session", req.Session)
 	writeJSON(w, http.StatusOK, map[string]bool{"ok": true})
+}
+
+// approvalPicture is GET /api/approval/{id}/picture: the page of a pending
+// approval with its target boxed (PNG), taken now. 404 once it is decided.
+func (c *Console) approvalPicture(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
+	id := r.PathValue("id")
+	pending := c.desk.Approvals()
+	i := slices.IndexFunc(pending, func(a operator.Approval) bool { return a.ID == id && o.sees(a.Personality) })
+	if i < 0 || c.br == nil {
+		http.Error(w, "no such pending approval", http.StatusNotFound)
+		return
+	}
+	a := pending[i]
+	ref := ""
+	if a.Target != nil {
+		ref = a.Target.Ref
+	}
+	info := c.br.DescribeTarget(a.Personality, a.Session, ref, true)
+	if len(info.PNG) == 0 {
+		http.Error(w, "the page gave no picture in time", http.StatusServiceUnavailable)
+		return
+	}
+	w.Header().Set("Content-Type", "image/png")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(info.PNG)
 }

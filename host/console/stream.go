@@ -110,6 +110,12 @@ func (c *Console) live(w http.ResponseWriter, r *http.Request, o *operatorEntry)
 		http.Error(w, "403 forbidden: you may not watch personality "+p, http.StatusForbidden)
 		return
 	}
+	c.liveView(w, r, p, s, nil)
+}
+
+// liveView serves the live view of one session on r's WebSocket; it ends
+// when the viewer leaves or stop (when not nil) is done.
+func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, stop <-chan struct{}) {
 	if c.br == nil {
 		http.Error(w, "this host has no browser", http.StatusNotFound)
 		return
@@ -117,6 +123,15 @@ func (c *Console) live(w http.ResponseWriter, r *http.Request, o *operatorEntry)
 	upgrade(w, r, func(ctx context.Context, conn *wsConn) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		if stop != nil {
+			go func() {
+				select {
+				case <-stop:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
+		}
 		var release func()
 		defer func() {
 			if release != nil {

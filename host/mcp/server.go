@@ -34,6 +34,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/listen"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // Host is what the MCP front-end needs of a host; *host.Host has it.
@@ -45,6 +46,12 @@ type Host interface {
 }
 
 var _ Host = (*host.Host)(nil)
+
+// sessionNamer is a Host that shows sessions to operators by their MCP
+// client's name (*host.Host).
+type sessionNamer interface {
+	NameSession(personality, session, client string)
+}
 
 // StdioSession is the browser session of the one stdio connection.
 const StdioSession = "stdio"
@@ -550,6 +557,12 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
 		defer stopProgress()
+	}
+	if c := clientOf(ss); c != nil {
+		ctx = operator.WithClient(ctx, c)
+	}
+	if n, ok := b.s.h.(sessionNamer); ok && ss != nil {
+		n.NameSession(b.personality, session, ClientName(ss))
 	}
 	t0 := time.Now()
 	res, err := b.s.h.Call(ctx, host.Request{Personality: b.personality, Session: session, Tool: req.Params.Name, Args: req.Params.Arguments})

@@ -75,11 +75,13 @@ type session struct {
 
 // tab is one page.
 type tab struct {
-	page   pw.Page
-	refs   map[string]bool // refs of the latest snapshot
-	navSeq atomic.Int64    // main-frame navigation requests seen
-	dialog atomic.Pointer[pw.Dialog]
-	doc    atomic.Pointer[docInfo] // the last main-frame document response
+	page pw.Page
+	refs map[string]bool // refs of the latest snapshot
+	// refLines are the latest snapshot's lines by ref (refLines).
+	refLines map[string]string
+	navSeq   atomic.Int64 // main-frame navigation requests seen
+	dialog   atomic.Pointer[pw.Dialog]
+	doc      atomic.Pointer[docInfo] // the last main-frame document response
 	// navFail is the last main-frame navigation that failed (no response).
 	navFail atomic.Pointer[navFailure]
 	// probed holds the probes locateToAct started in this call, for ready

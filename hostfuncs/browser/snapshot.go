@@ -109,6 +109,25 @@ func (s *pages) keepRefs(t *tab, snap string) {
 	refs := map[string]bool{}
 	snapRefs(snap, refs)
 	t.refs = refs
+	t.refLines = refLines(snap)
+}
+
+// refLines maps each ref of a snapshot to its line (`- button "Go"
+// [ref=e5]`), which an approval shows of the element the call names: read
+// back, never asked of the page again (an aria snapshot of the element
+// would renumber the page's refs).
+func refLines(snap string) map[string]string {
+	out := map[string]string{}
+	for line := range strings.Lines(snap) {
+		i := strings.Index(line, "[ref=")
+		if i < 0 {
+			continue
+		}
+		if r, n := refAt(line[i+len("[ref="):]); n > 0 {
+			out[r] = strings.TrimSpace(line[:i])
+		}
+	}
+	return out
 }
 
 // subtree cuts the element with ref, and what is nested under it, out of a

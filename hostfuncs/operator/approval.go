@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -15,7 +16,9 @@ const (
 	ApproveOrigin = "origin" // this call, and store a grant for the tool on this origin
 	Deny          = "deny"
 
-	verdictClosed = "closed" // the session closed while waiting
+	verdictClosed    = "closed"    // the session closed while waiting
+	verdictDismissed = "dismissed" // the agent's client closed the question without an answer
+	verdictNoClient  = "unasked"   // the agent's client could not ask, and no console was there
 )
 
 // Approval is one call waiting for an operator's decision.
@@ -31,8 +34,16 @@ type Approval struct {
 	Summary  string    `json:"summary,omitempty"`
 	Created  time.Time `json:"created"`
 	Deadline time.Time `json:"deadline"`
+	// Target is the element the call acts on and its page, when known.
+	Target *Target `json:"target,omitempty"`
+	// Client is the name of the agent's MCP client (clientInfo), when known.
+	Client string `json:"client,omitempty"`
+	// Via is where it may be asked (ViaConsole, ViaClient); empty: the
+	// console only.
+	Via []string `json:"-"`
 
-	done chan Decision
+	done    chan Decision
+	console bool // a card on the console: listed by Approvals
 }
 
 // Decision is an operator's answer.
@@ -48,18 +59,29 @@ func (a *Approval) settle(dec Decision) {
 	}
 }
 
-// Ask puts a call before the operators and waits for a decision, at most
-// timeout. With no console connected for the personality it fails at once
+// Ask puts a call before the people who may approve it and waits for a
+// decision, at most timeout: a console card while an operator's console
+// is connected for the personality, and a question in the agent's own
+// client (WithClient) when a.Via names ViaClient; both at once, the first
+// answer wins and the other is withdrawn. With neither it fails at once
 // with a refusal the agent can relay: never a silent wait. The returned
-// Decision is ApproveOnce or ApproveOrigin; a denial, a timeout or a
-// closed session is an error.
+// Decision is ApproveOnce or ApproveOrigin; a denial, a dismissal, a
+// timeout or a closed session is an error.
 func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Decision, error) {
 	what := fmt.Sprintf("%s (risk %s)", a.Tool, a.Risk)
 	if a.Origin != "" {
 		what += " on " + a.Origin
 	}
-	if !d.Attended(a.Personality) {
-		return Decision{}, abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console is connected for this personality. Ask the user to open the wasmwright console and approve, then call it again.", what)
+	a.console = d.Attended(a.Personality) && (len(a.Via) == 0 || slices.Contains(a.Via, ViaConsole))
+	client := ClientOf(ctx)
+	if !slices.Contains(a.Via, ViaClient) {
+		client = nil
+	}
+	if client != nil {
+		a.Client = client.Name()
+	}
+	if !a.console && client == nil {
+		return Decision{}, abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and %s. Ask the user to open the wasmwright console and approve, then call it again.", what, nobodyAsked(a.Via))
 	}
 	now := d.opts.Now()
 	a.ID, a.Created, a.Deadline, a.done = newID(), now, now.Add(timeout), make(chan Decision, 1)
@@ -71,7 +93,12 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 	d.approvals[a.ID] = &a
 	d.mu.Unlock()
 	d.changed()
-	d.event("approval.requested", a.Personality, a.Session, map[string]any{"id": a.ID, "tool": a.Tool, "risk": a.Risk, "origin": a.Origin})
+	d.event("approval.requested", a.Personality, a.Session, map[string]any{"id": a.ID, "tool": a.Tool, "risk": a.Risk, "origin": a.Origin, "via": asked(a.console, client != nil)})
+	askCtx, withdraw := context.WithCancel(ctx)
+	defer withdraw()
+	if client != nil {
+		go d.askClient(askCtx, client, &a)
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -83,22 +110,77 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 	case <-ctx.Done():
 		dec.Verdict = "cancelled"
 	}
+	withdraw()
 	d.mu.Lock()
 	delete(d.approvals, a.ID)
 	d.mu.Unlock()
 	d.changed()
 	d.event("approval.decided", a.Personality, a.Session, map[string]any{"id": a.ID, "tool": a.Tool, "risk": a.Risk, "origin": a.Origin, "verdict": dec.Verdict, "by": dec.By})
+	return dec, refusal(dec, what, timeout)
+}
+
+// askClient asks the agent's client and settles a with its answer. A
+// client that cannot ask settles nothing while a console card waits.
+func (d *Desk) askClient(ctx context.Context, c Client, a *Approval) {
+	v, err := c.Approve(ctx, *a)
+	if ctx.Err() != nil {
+		return // settled elsewhere, timed out or cancelled: withdrawn
+	}
+	by := "client " + c.Name()
+	switch {
+	case err != nil:
+		d.log.Warn("the agent's client could not ask for approval", "personality", a.Personality, "tool", a.Tool, "err", err)
+		if !a.console {
+			a.settle(Decision{Verdict: verdictNoClient, By: by})
+		}
+	case v == "":
+		a.settle(Decision{Verdict: verdictDismissed, By: by})
+	case v == ApproveOrigin && a.Origin == "":
+		a.settle(Decision{Verdict: ApproveOnce, By: by})
+	default:
+		a.settle(Decision{Verdict: v, By: by})
+	}
+}
+
+// refusal is the error of a decision: nil for an approval.
+func refusal(dec Decision, what string, timeout time.Duration) error {
 	switch dec.Verdict {
 	case ApproveOnce, ApproveOrigin:
-		return dec, nil
+		return nil
 	case Deny:
-		return dec, abi.Errorf(abi.CodeRefused, "The operator denied %s. Do not retry it; tell the user what you wanted to do.", what)
+		return abi.Errorf(abi.CodeRefused, "The operator denied %s. Do not retry it; tell the user what you wanted to do.", what)
+	case verdictDismissed:
+		return abi.Errorf(abi.CodeRefused, "The user dismissed the approval of %s without approving it. Do not retry it unasked; tell the user what you wanted to do.", what)
+	case verdictNoClient:
+		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs approval and the agent's client could not ask for it (its elicitation failed) and no operator console is connected. Ask the user to open the wasmwright console and approve, then call it again.", what)
 	case "timeout":
-		return dec, abi.Errorf(abi.CodeRefused, "Approval required: no operator decided on %s within %s. Ask the user to approve it in the wasmwright console, then call it again.", what, timeout.Round(time.Second))
+		return abi.Errorf(abi.CodeRefused, "Approval required: no operator decided on %s within %s. Ask the user to approve it in the wasmwright console, then call it again.", what, timeout.Round(time.Second))
 	case verdictClosed:
-		return dec, abi.Errorf(abi.CodeExecutionFailed, "the browser session closed while %s waited for approval", what)
+		return abi.Errorf(abi.CodeExecutionFailed, "the browser session closed while %s waited for approval", what)
 	}
-	return dec, abi.Errorf(abi.CodeTimeout, "the call was cancelled while %s waited for approval", what)
+	return abi.Errorf(abi.CodeTimeout, "the call was cancelled while %s waited for approval", what)
+}
+
+// nobodyAsked says why no one could be asked, after the ways allowed.
+func nobodyAsked(via []string) string {
+	switch {
+	case len(via) == 0 || !slices.Contains(via, ViaClient):
+		return "no operator console is connected for this personality"
+	case !slices.Contains(via, ViaConsole):
+		return "the agent's MCP client cannot ask its user (it declared no elicitation capability), the only way approval.via allows"
+	}
+	return "no operator console is connected for this personality, and the agent's MCP client cannot ask its user (it declared no elicitation capability)"
+}
+
+func asked(console, client bool) []string {
+	var via []string
+	if console {
+		via = append(via, ViaConsole)
+	}
+	if client {
+		via = append(via, ViaClient)
+	}
+	return via
 }
 
 // Approvals lists the pending approvals, oldest first.
@@ -106,7 +188,9 @@ func (d *Desk) Approvals() []Approval {
 	d.mu.Lock()
 	out := make([]Approval, 0, len(d.approvals))
 	for _, a := range d.approvals {
-		out = append(out, *a)
+		if a.console {
+			out = append(out, *a)
+		}
 	}
 	d.mu.Unlock()
 	sort.Slice(out, func(i, j int) bool { return out[i].Created.Before(out[j].Created) })
@@ -124,7 +208,7 @@ func (d *Desk) Decide(id string, dec Decision) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	a, ok := d.approvals[id]
-	if !ok {
+	if !ok || !a.console {
 		return abi.Errorf(abi.CodeNotFound, "no pending approval %q: it was decided, timed out or its call ended", id)
 	}
 	if dec.Verdict == ApproveOrigin && a.Origin == "" {

@@ -17,6 +17,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sort"
 	"strings"
@@ -68,6 +69,8 @@ type Desk struct {
 	control   map[sessKey]int
 	subs      map[chan struct{}]bool
 	closed    bool
+	linker    Linker
+	clients   map[sessKey]string // the MCP client's name of a session (NameSession)
 }
 
 type sessKey struct{ personality, session string }
@@ -84,6 +87,7 @@ func New(opts Options) *Desk {
 		opts: opts, log: opts.Logger.With("service", "operator"),
 		takeovers: map[sessKey]*Takeover{}, approvals: map[string]*Approval{},
 		presence: map[string]int{}, control: map[sessKey]int{}, subs: map[chan struct{}]bool{},
+		clients: map[sessKey]string{},
 	}
 }
 
@@ -145,13 +149,18 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	}
 	d.takeovers[k] = t
 	d.mu.Unlock()
-	d.changed()
+	// The browser learns of the takeover before anyone is told it is
+	// pending: a watcher woken by changed sees the session driven.
 	if b := d.opts.Browser; b != nil {
 		b.SetDriving(personality, session, true)
 		b.Raise(personality, session)
 	}
+	d.changed()
 	d.event("takeover.requested", personality, session, map[string]any{"id": t.ID, "reason": t.Reason, "timeout_s": int(timeout / time.Second)})
 	d.log.Info("takeover requested", "personality", personality, "session", session, "timeout", timeout)
+	if end := d.offerLink(ctx, t); end != nil {
+		defer end()
+	}
 
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
@@ -189,6 +198,46 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 		return nil, abi.Errorf(abi.CodeExecutionFailed, "the browser session was closed during the takeover; nothing was handed back: start again with browser_navigate")
 	}
 	return nil, abi.Errorf(abi.CodeTimeout, "the takeover request was cancelled before anyone handed the browser back")
+}
+
+// offerLink sends the agent's client, when it can open a URL (MCP URL-mode
+// elicitation), a one-time link to the takeover's live view, and returns
+// what ends it once the takeover is over: the link revoked, then the
+// client told the elicitation is complete. A user who declines to open it
+// while no console is connected cancels the takeover: nobody else would.
+// nil when no link went out.
+func (d *Desk) offerLink(ctx context.Context, t *Takeover) (end func()) {
+	c := ClientOf(ctx)
+	d.mu.Lock()
+	l := d.linker
+	d.mu.Unlock()
+	if c == nil || l == nil || !c.CanOpenURL() {
+		return nil
+	}
+	url, revoke, err := l.TakeoverLink(*t, t.Deadline)
+	if err != nil {
+		d.log.Warn("takeover: no link for the agent's client", "personality", t.Personality, "err", err)
+		return nil
+	}
+	octx, stop := context.WithCancel(ctx)
+	msg := fmt.Sprintf("The agent asks you to take over its browser: %s\nOpen the link to see and drive the page, then press Hand back (it works once, until %s).", t.Reason, t.Deadline.UTC().Format(time.TimeOnly+" UTC"))
+	go func() {
+		accepted, err := c.OpenURL(octx, t.ID, msg, url)
+		if octx.Err() != nil || accepted {
+			return
+		}
+		if err != nil {
+			d.log.Warn("takeover: the agent's client could not open the link", "personality", t.Personality, "err", err)
+		}
+		if !d.Attended(t.Personality) {
+			d.EndTakeover(t.ID, false)
+		}
+	}()
+	return func() {
+		stop()
+		revoke()
+		c.Complete(t.ID)
+	}
 }
 
 // Held returns the pending takeover of a session.
@@ -252,8 +301,27 @@ func (d *Desk) SessionClosed(personality, session string) {
 		}
 	}
 	delete(d.control, k)
+	delete(d.clients, k)
 	d.mu.Unlock()
 	d.changed()
+}
+
+// NameSession records the name of the MCP client a session serves (its
+// clientInfo), which the console shows; forgotten when the session closes.
+func (d *Desk) NameSession(personality, session, client string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed || client == "" {
+		return
+	}
+	d.clients[sessKey{personality, session}] = client
+}
+
+// ClientName is the MCP client's name of a session, "" when unknown.
+func (d *Desk) ClientName(personality, session string) string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.clients[sessKey{personality, session}]
 }
 
 // Attach records a console connected for personality ("*": every
@@ -309,6 +377,14 @@ func (d *Desk) Controlled(personality, session string) bool {
 	defer d.mu.Unlock()
 	_, held := d.takeovers[k]
 	return held || d.control[k] > 0
+}
+
+// Driven reports whether an operator's input holds the session's page
+// (the live view's control), apart from a pending takeover.
+func (d *Desk) Driven(personality, session string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.control[sessKey{personality, session}] > 0
 }
 
 // Subscribe returns a channel that receives (coalesced) whenever the

@@ -55,6 +55,7 @@ function render() {
   if (changed("approvals", state.approvals)) renderApprovals();
   if (changed("sessions", state.sessions)) renderSessions();
   if (changed("events", [state.events, state.events_note])) renderEvents();
+  placeLive();
   if (changed("logins", [state.logins, state.logins_note])) renderLogins();
   if (watching) {
     const s = state.sessions.find((x) => x.personality === watching.personality && x.session === watching.session);
@@ -64,16 +65,45 @@ function render() {
   }
 }
 
+// A takeover card holds the live view of its session beside it (a
+// .live-slot); the panel moves there while that session is watched.
 function renderTakeovers() {
+  parkLive();
   const box = $("takeovers");
-  box.replaceChildren(...state.takeovers.map((t) => el("div", { class: "card takeover", "data-id": t.id },
-    el("div", {}, `${t.personality} / ${t.session} asks for a human:`),
-    el("div", { class: "reason" }, t.reason),
-    el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": t.deadline }, fmtLeft(t.deadline))),
-    el("button", { class: "watch", onclick: () => watch(t.personality, t.session) }, "Open live view"), " ",
-    el("button", { class: "handback", onclick: () => endTakeover(t, true) }, "Hand back"), " ",
-    el("button", { class: "cancel", onclick: () => endTakeover(t, false) }, "Cancel"))));
+  box.replaceChildren(...state.takeovers.map((t) => el("div", { class: "card takeover with-live", "data-id": t.id, "data-live-for": t.personality + "\n" + t.session },
+    el("div", { class: "card-body" },
+      el("div", {}, `${sessionLabel(t.personality, t.session)} asks for a human:`),
+      el("div", { class: "reason" }, t.reason),
+      el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": t.deadline }, fmtLeft(t.deadline))),
+      el("button", { class: "watch", onclick: () => watch(t.personality, t.session) }, "Open live view"), " ",
+      el("button", { class: "handback", onclick: () => endTakeover(t, true) }, "Hand back"), " ",
+      el("button", { class: "cancel", onclick: () => endTakeover(t, false) }, "Cancel")),
+    el("div", { class: "live-slot" }))));
   $("no-takeovers").hidden = state.takeovers.length > 0;
+}
+
+// sessionLabel names a session as an operator knows it: its MCP client
+// and personality, and the end of its id.
+function sessionLabel(personality, session) {
+  const s = (state.sessions || []).find((x) => x.personality === personality && x.session === session);
+  const client = s && s.client ? s.client + " · " : "";
+  return `${client}${personality} · …${session.slice(-6)}`;
+}
+
+// parkLive puts the live panel back in its home before cards are rebuilt;
+// placeLive moves it into the card of the watched session, if any.
+function parkLive() {
+  const p = $("live-panel");
+  if (p.parentElement !== $("live-home")) $("live-home").append(p);
+}
+
+function placeLive() {
+  if (!watching) return parkLive();
+  const key = watching.personality + "\n" + watching.session;
+  const card = [...document.querySelectorAll("[data-live-for]")].find((c) => c.dataset.liveFor === key);
+  const slot = card && card.querySelector(".live-slot");
+  if (slot && $("live-panel").parentElement !== slot) slot.append($("live-panel"));
+  if (!slot) parkLive();
 }
 
 // endTakeover lets go of the page first (when watching it), so the agent
@@ -93,31 +123,90 @@ function releaseFor(personality, session) {
   });
 }
 
+// An approval card says what is at stake: the tool and its risk, the
+// element (role, name, ref), the page's title and URL, a picture of the
+// page with the element boxed, and the live view in place on demand.
 function renderApprovals() {
-  $("approvals").replaceChildren(...state.approvals.map((a) => el("div", { class: "card approval", "data-id": a.id },
-    el("div", {}, `${a.personality} / ${a.session}: `, el("b", {}, a.tool), ` (risk ${a.risk})`, a.origin ? " on " + a.origin : ""),
-    a.summary ? el("div", { class: "summary" }, a.summary) : "",
-    el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": a.deadline }, fmtLeft(a.deadline))),
-    el("button", { class: "approve-once", onclick: () => post("/api/approval", { id: a.id, verdict: "once" }) }, "Approve once"), " ",
-    a.origin ? el("button", { class: "approve-origin", onclick: () => post("/api/approval", { id: a.id, verdict: "origin" }) }, "Approve for " + a.origin) : "", " ",
-    el("button", { class: "deny", onclick: () => post("/api/approval", { id: a.id, verdict: "deny" }) }, "Deny"))));
+  parkLive();
+  $("approvals").replaceChildren(...state.approvals.map((a) => {
+    const t = a.target || {};
+    return el("div", { class: "card approval with-live", "data-id": a.id, "data-live-for": a.personality + "\n" + a.session },
+      el("div", { class: "card-body" },
+        el("div", {}, sessionLabel(a.personality, a.session), ": ", el("b", {}, a.tool), ` (risk ${a.risk})`, a.origin ? " on " + a.origin : ""),
+        t.ref ? el("div", { class: "target" }, "element: ", el("b", { class: "element" }, `${t.role || "element"} "${t.name || ""}"`), ` [ref ${t.ref}]`) : "",
+        t.title || t.url ? el("div", { class: "page" }, "page: ", el("span", { class: "page-title" }, t.title || ""), " ", el("span", { class: "url" }, t.url || "")) : "",
+        a.summary ? el("div", { class: "summary" }, a.summary) : "",
+        a.client ? el("div", { class: "summary" }, `also asked in the agent's client (${a.client}); the first answer wins`) : "",
+        el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": a.deadline }, fmtLeft(a.deadline))),
+        el("button", { class: "approve-once", onclick: () => post("/api/approval", { id: a.id, verdict: "once" }) }, "Approve once"), " ",
+        a.origin ? el("button", { class: "approve-origin", onclick: () => post("/api/approval", { id: a.id, verdict: "origin" }) }, "Approve for " + a.origin) : "", " ",
+        el("button", { class: "deny", onclick: () => post("/api/approval", { id: a.id, verdict: "deny" }) }, "Deny"), " ",
+        el("button", { class: "watch", onclick: () => watch(a.personality, a.session) }, "Watch live here")),
+      el("div", { class: "live-slot" },
+        el("img", { class: "shot", alt: "the page, the element boxed in red", src: `${base}/api/approval/${encodeURIComponent(a.id)}/picture` })));
+  }));
   $("no-approvals").hidden = state.approvals.length > 0;
 }
 
 function renderSessions() {
   $("sessions").tBodies[0].replaceChildren(...state.sessions.map((s) => el("tr", { "data-personality": s.personality, "data-session": s.session },
-    el("td", {}, s.personality), el("td", {}, s.session), el("td", {}, s.title), el("td", { class: "url" }, s.url),
+    el("td", { class: "client" }, s.client || "unknown client"), el("td", {}, s.personality), el("td", { class: "sid", title: s.session }, "…" + s.session.slice(-6)),
+    el("td", {}, s.title), el("td", { class: "url" }, s.url),
     el("td", {}, el("span", { class: "badge state state-" + s.state.replace(/ /g, "-") }, s.state)),
+    el("td", { class: "last" }, s.last_tool ? [s.last_tool, " ", el("span", { class: "age", "data-created": s.last_at }, fmtAge(s.last_at)), " ago"].reduce((n, k) => (n.append(k), n), el("span")) : ""),
     el("td", {}, el("span", { class: "age", "data-created": s.created }, fmtAge(s.created))),
     el("td", {},
       el("button", { class: "watch", onclick: () => watch(s.personality, s.session) }, "Watch"), " ",
       el("button", { class: "close", onclick: () => confirm(`Close ${s.personality}/${s.session}? The agent loses its page.`) && post("/api/close", { personality: s.personality, session: s.session }) }, "Close")))));
+  renderFilterChoices();
+}
+
+// The event log reads as sentences, newest first, filtered by session,
+// tool and outcome.
+function sentence(e) {
+  const d = e.data || {};
+  const who = e.session ? sessionLabel(e.personality, e.session) : e.personality || "host";
+  switch (e.kind) {
+    case "tool.call": {
+      const how = d.outcome === "ok" ? "ran" : `failed (${d.code || "error"})`;
+      const why = d.decision && d.decision !== "allow" ? `, decision ${d.decision}` : "";
+      return `${who}: ${d.tool} ${how}${d.origin ? " on " + d.origin : ""} in ${d.ms ?? "?"} ms${why}.`;
+    }
+    case "approval.requested": return `${who}: ${d.tool} (risk ${d.risk}) waits for approval${d.origin ? " on " + d.origin : ""}${d.via ? ", asked via " + d.via.join(" and ") : ""}.`;
+    case "approval.decided": return `${who}: ${d.tool} ${d.verdict === "deny" ? "was denied" : d.verdict === "once" ? "was approved once" : d.verdict === "origin" ? "was approved for " + d.origin : "ended without approval (" + d.verdict + ")"}${d.by ? " by " + d.by : ""}.`;
+    case "takeover.requested": return `${who} asked for a human: "${d.reason}".`;
+    case "takeover.ended": return `${who}: the takeover ended (${d.outcome}) after ${Math.round((d.ms || 0) / 1000)} s.`;
+  }
+  return `${who}: ${e.kind}${e.data ? " " + JSON.stringify(e.data) : ""}`;
+}
+
+function outcomeOf(e) {
+  const d = e.data || {};
+  if (e.kind === "tool.call") return d.outcome === "ok" ? "ok" : "error";
+  if (e.kind === "approval.decided") return ["once", "origin"].includes(d.verdict) ? "ok" : "refused";
+  if (e.kind === "takeover.ended") return d.outcome === "user" ? "ok" : "refused";
+  return "pending";
+}
+
+function renderFilterChoices() {
+  const keep = (sel, values) => {
+    const cur = sel.value;
+    sel.replaceChildren(el("option", { value: "" }, "all"), ...values.map(([v, label]) => el("option", { value: v }, label)));
+    sel.value = values.some(([v]) => v === cur) ? cur : "";
+  };
+  const sessions = new Map();
+  for (const e of state.events) if (e.session) sessions.set(e.personality + "\n" + e.session, sessionLabel(e.personality, e.session));
+  keep($("f-session"), [...sessions]);
+  keep($("f-tool"), [...new Set(state.events.map((e) => (e.data || {}).tool).filter(Boolean))].sort().map((t) => [t, t]));
 }
 
 function renderEvents() {
   $("events-note").textContent = state.events_note || "";
-  $("events").replaceChildren(...state.events.map((e) => el("li", {},
-    `${e.time.slice(11, 19)} ${e.kind} ${e.personality || ""}/${e.session || ""} ${e.data ? JSON.stringify(e.data) : ""}`)));
+  renderFilterChoices();
+  const fs = $("f-session").value, ft = $("f-tool").value, fo = $("f-outcome").value;
+  const shownEvents = state.events.filter((e) => (!fs || e.personality + "\n" + e.session === fs) && (!ft || (e.data || {}).tool === ft) && (!fo || outcomeOf(e) === fo)).reverse();
+  $("events").replaceChildren(...shownEvents.map((e) => el("li", { class: "event outcome-" + outcomeOf(e), "data-kind": e.kind },
+    el("time", {}, e.time.slice(11, 19)), " ", sentence(e))));
 }
 
 function renderLogins() {
@@ -149,7 +238,8 @@ function watch(personality, session) {
   const ws = new WebSocket(`${wsBase}/live?personality=${encodeURIComponent(personality)}&session=${encodeURIComponent(session)}`);
   watching = { personality, session, ws, w: 0, h: 0 };
   $("live-panel").hidden = false;
-  $("live-name").textContent = `${personality} / ${session}`;
+  $("live-name").textContent = sessionLabel(personality, session);
+  placeLive();
   $("live-error").textContent = "";
   const img = $("live");
   ws.onmessage = (m) => {
@@ -177,6 +267,7 @@ function stopWatching() {
   if (watching) watching.ws.close();
   watching = null;
   $("live-panel").hidden = true;
+  parkLive();
 }
 
 function send(input) {
@@ -205,5 +296,6 @@ document.addEventListener("DOMContentLoaded", () => {
   $("live-back").addEventListener("click", () => send({ kind: "back" }));
   $("live-release").addEventListener("click", () => watching && releaseFor(watching.personality, watching.session));
   $("live-stop").addEventListener("click", stopWatching);
+  for (const id of ["f-session", "f-tool", "f-outcome"]) $(id).addEventListener("change", () => state && renderEvents());
   connect();
 });

@@ -6,6 +6,8 @@ package config
 
 import (
 	"fmt"
+	"net"
+	"net/url"
 	"strings"
 )
 
@@ -27,6 +29,27 @@ type Config struct {
 	Path      string     `toml:"path"`
 	Addr      string     `toml:"addr"`
 	Operators []Operator `toml:"operators"`
+	// Notify, when its url is set, posts takeover requests and pending
+	// approvals to a webhook where the operators are.
+	Notify Notify `toml:"notify"`
+}
+
+// Notify is [console.notify]: a webhook the console posts to when an
+// agent asks for a human (a takeover) or a call waits for approval. The
+// body is JSON with a "text" field (a chat incoming webhook's shape, so
+// one takes it as is) plus the fields apart; it is signed with HMAC-SHA256
+// under a secret read from the environment variable secret_env, never
+// from this file. It holds no secret: no typed value, no vault data, no
+// token, no page URL (the origin only).
+//
+//	[console.notify]
+//	url = "https://hooks.example.com/T000/B000/XXXX"
+//	secret_env = "WASMWRIGHT_NOTIFY_SECRET"
+//	allow_loopback = false   # true: an http:// URL on a loopback address is allowed
+type Notify struct {
+	URL           string `toml:"url"`
+	SecretEnv     string `toml:"secret_env"`
+	AllowLoopback bool   `toml:"allow_loopback"`
 }
 
 // ConsolePath is where the console is served: Path, default "/console".
@@ -58,6 +81,9 @@ func (cc Config) Validate(defined func(string) bool, agentTokens []string) error
 	if p := cc.ConsolePath(); !strings.HasPrefix(p, "/") || p == "/" || p == "/mcp" || strings.ContainsAny(p, "?#* ") {
 		return fmt.Errorf("console.path %q: give a path of its own such as /console", cc.Path)
 	}
+	if err := cc.Notify.validate(); err != nil {
+		return err
+	}
 	agent := map[string]bool{}
 	for _, t := range agentTokens {
 		agent[strings.ToLower(t)] = true
@@ -79,6 +105,39 @@ func (cc Config) Validate(defined func(string) bool, agentTokens []string) error
 				return fmt.Errorf("console.operators[%d] (%s) names unknown personality %q", i, o.Name, p)
 			}
 		}
+	}
+	return nil
+}
+
+// validate checks [console.notify]: an https URL (or http on a loopback
+// address with allow_loopback), no credentials in it, and the name of the
+// environment variable holding the signing secret.
+func (n Notify) validate() error {
+	if n.URL == "" {
+		if n.SecretEnv != "" || n.AllowLoopback {
+			return fmt.Errorf("console.notify: give the webhook's url, or remove the table")
+		}
+		return nil
+	}
+	u, err := url.Parse(n.URL)
+	if err != nil || u.Host == "" || u.User != nil || u.Fragment != "" {
+		return fmt.Errorf("console.notify.url %q: give an absolute https URL without a user name or fragment", n.URL)
+	}
+	host := u.Hostname()
+	ip := net.ParseIP(host)
+	loop := host == "localhost" || ip != nil && ip.IsLoopback()
+	switch {
+	case loop && !n.AllowLoopback:
+		return fmt.Errorf("console.notify.url %q is on a loopback address: set console.notify.allow_loopback = true if you mean it (a receiver on this machine)", n.URL)
+	case u.Scheme == "http" && !loop:
+		return fmt.Errorf("console.notify.url %q: use https (plain http only to a loopback receiver, with allow_loopback)", n.URL)
+	case u.Scheme != "https" && u.Scheme != "http":
+		return fmt.Errorf("console.notify.url %q: use https", n.URL)
+	case ip != nil && (ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast()):
+		return fmt.Errorf("console.notify.url %q: a link-local, unspecified or multicast address is never a webhook", n.URL)
+	}
+	if n.SecretEnv == "" {
+		return fmt.Errorf("console.notify.secret_env: name the environment variable holding the webhook's signing secret (the body is signed with HMAC-SHA256; the secret never sits in the config)")
 	}
 	return nil
 }

@@ -1,0 +1,194 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+)
+
+// The webhook ping ([console.notify]): when an agent asks for a human or
+// a call waits for approval on the console, the console posts it where
+// the operators are, once per takeover or approval, with a link to its
+// card.
+//
+// This is the host's own outbound call to a URL the operator configured,
+// not the agent's: it does not go through the personalities' egress
+// proxy. It is held to what the config allows instead: the address it
+// dials is checked when dialling (after DNS), so a name that resolves to
+// loopback reaches it only with allow_loopback, and a link-local
+// (metadata), unspecified or multicast address never; redirects are not
+// followed; each post is bounded.
+
+// Headers of a signed post. The signature is HMAC-SHA256, hex, of the
+// timestamp, a dot and the body: "sha256=" + hex(HMAC(secret, ts + "." + body)).
+const (
+	SignatureHeader = "X-Wasmwright-Signature"
+	TimestampHeader = "X-Wasmwright-Timestamp"
+)
+
+// notifyWait bounds one post.
+const notifyWait = 10 * time.Second
+
+// Ping is the body of a webhook post: "text" for chat webhooks, the
+// fields apart for anything else. Never a secret or a page's full URL.
+type Ping struct {
+	Text        string   `json:"text"`
+	Kind        string   `json:"kind"` // "takeover" or "approval"
+	ID          string   `json:"id"`
+	Personality string   `json:"personality"`
+	Client      string   `json:"client,omitempty"`
+	Tool        string   `json:"tool,omitempty"`
+	Risk        string   `json:"risk,omitempty"`
+	Origin      string   `json:"origin,omitempty"`
+	Element     string   `json:"element,omitempty"`
+	Reason      string   `json:"reason,omitempty"`
+	Deadline    string   `json:"deadline"`
+	Link        string   `json:"link,omitempty"`
+	Via         []string `json:"via,omitempty"`
+}
+
+// Notify posts the desk's new takeovers and console approvals to n's
+// webhook until ctx is done. It fails at once, naming the fix, when the
+// signing secret is not in the environment.
+func (c *Console) Notify(ctx context.Context, n config.Notify) error {
+	secret := os.Getenv(n.SecretEnv)
+	if secret == "" {
+		return fmt.Errorf("console.notify: the environment variable %s (secret_env) is empty: set it to the webhook's signing secret", n.SecretEnv)
+	}
+	client := notifyClient(n.AllowLoopback)
+	changes, unsub := c.desk.Subscribe()
+	defer unsub()
+	seen := map[string]bool{}
+	for {
+		now := map[string]bool{}
+		for _, p := range c.pings() {
+			now[p.ID] = true
+			if !seen[p.ID] {
+				go c.post(ctx, client, n.URL, []byte(secret), p)
+			}
+		}
+		seen = now
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-changes:
+		}
+	}
+}
+
+// pings are the pending takeovers and console approvals, as posted.
+func (c *Console) pings() []Ping {
+	var out []Ping
+	for _, t := range c.desk.Takeovers() {
+		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: capText(t.Reason, 300), Deadline: t.Deadline.UTC().Format(time.RFC3339),
+			Link: c.cardLink("takeover", t.ID),
+			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human: %q. Open the console to take over before %s: %s", t.Personality, capText(t.Reason, 300), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.cardLink("takeover", t.ID))})
+	}
+	for _, a := range c.desk.Approvals() {
+		p := Ping{Kind: "approval", ID: a.ID, Personality: a.Personality, Client: a.Client, Tool: a.Tool, Risk: string(a.Risk), Origin: a.Origin,
+			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.cardLink("approval", a.ID), Via: a.Via}
+		if t := a.Target; t != nil && t.Ref != "" {
+			p.Element = fmt.Sprintf("%s [ref %s]", t.Role, t.Ref)
+		}
+		where := ""
+		if a.Origin != "" {
+			where = " on " + a.Origin
+		}
+		p.Text = fmt.Sprintf("wasmwright: %s (risk %s)%s waits for approval (personality %s). Decide before %s: %s", a.Tool, a.Risk, where, a.Personality, a.Deadline.UTC().Format(time.TimeOnly+" UTC"), p.Link)
+		out = append(out, p)
+	}
+	return out
+}
+
+// cardLink is the console URL of a card: the console's page with the
+// card's anchor (the page asks for a login first).
+func (c *Console) cardLink(kind, id string) string {
+	base := c.baseURL()
+	if base == "" {
+		return ""
+	}
+	return base + c.opts.Path + "/#" + kind + "-" + id
+}
+
+// post sends one ping, signed; failures are logged, never retried (the
+// card is on the console either way).
+func (c *Console) post(ctx context.Context, client *http.Client, url string, secret []byte, p Ping) {
+	body, _ := json.Marshal(p)
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	ctx, cancel := context.WithTimeout(ctx, notifyWait)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		c.log.Warn("console: webhook", "err", err)
+		return
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(TimestampHeader, ts)
+	req.Header.Set(SignatureHeader, Sign(secret, ts, body))
+	res, err := client.Do(req)
+	if err != nil {
+		c.log.Warn("console: webhook post failed", "kind", p.Kind, "err", err)
+		return
+	}
+	res.Body.Close()
+	if res.StatusCode/100 != 2 {
+		c.log.Warn("console: webhook refused the post", "kind", p.Kind, "status", res.StatusCode)
+	}
+}
+
+// Sign is the signature header's value of a post: what a receiver
+// recomputes with the shared secret to check it came from this console.
+func Sign(secret []byte, ts string, body []byte) string {
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(ts))
+	m.Write([]byte("."))
+	m.Write(body)
+	return "sha256=" + hex.EncodeToString(m.Sum(nil))
+}
+
+// notifyClient dials only addresses the config allows (checked after
+// DNS, on the address dialled) and follows no redirect.
+func notifyClient(allowLoopback bool) *http.Client {
+	d := &net.Dialer{Timeout: notifyWait, Control: func(_, address string, _ syscall.RawConn) error {
+		host, _, _ := net.SplitHostPort(address)
+		ip := net.ParseIP(host)
+		switch {
+		case ip == nil:
+			return fmt.Errorf("console.notify: refusing to dial %s: not an IP address", address)
+		case ip.IsLoopback() && !allowLoopback:
+			return fmt.Errorf("console.notify: refusing to dial loopback %s (console.notify.allow_loopback is off)", address)
+		case ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast() || ip.IsLinkLocalMulticast():
+			return fmt.Errorf("console.notify: refusing to dial %s: link-local, unspecified or multicast", address)
+		}
+		return nil
+	}}
+	return &http.Client{
+		Timeout:       notifyWait,
+		Transport:     &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: notifyWait, ResponseHeaderTimeout: notifyWait},
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+}
+
+// capText is s cut to n runes.
+func capText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n]) + "…"
+}
+
+var _ operator.Linker = (*Console)(nil)

@@ -1,0 +1,184 @@
+package console
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+)
+
+// Takeover links: when the agent's MCP client can open a URL (URL-mode
+// elicitation), a takeover sends it a capability link to the live view of
+// that one session. The link is the only credential, so it is narrow:
+//
+//   - one session of one personality, one takeover: it opens that live
+//     view and hands back or cancels that takeover, nothing else (no
+//     sessions list, no other session, no approvals, no event log);
+//   - single use: the first GET of /t/{token} spends the token and gives
+//     that browser a cookie (HttpOnly, SameSite=Strict, path /t/) holding
+//     a second secret, which the page's requests carry;
+//   - expiring at the takeover's deadline, and revoked when the takeover
+//     ends (hand-back, cancel, timeout, closed session): its page and
+//     live view stop at once;
+//   - only sha256 digests of either secret are kept.
+//
+// It needs no operator token, for this page only.
+
+const linkCookie = "ww_takeover"
+
+// capLink is one takeover link.
+type capLink struct {
+	t       operator.Takeover
+	expires time.Time
+	spent   bool
+	viewer  [sha256.Size]byte // digest of the cookie secret, once spent
+	revoked chan struct{}
+}
+
+// links holds the takeover links of a console.
+type links struct {
+	mu     sync.Mutex
+	byLink map[[sha256.Size]byte]*capLink
+	// byView maps the cookie secret's digest to its link.
+	byView map[[sha256.Size]byte]*capLink
+}
+
+// Advertise tells the console the URL it is reached at (scheme, host and
+// port, like "http://127.0.0.1:8931"): from then on a takeover asked by an
+// agent whose MCP client opens URLs sends it a link there.
+func (c *Console) Advertise(base string) {
+	base = strings.TrimSuffix(base, "/")
+	c.base.Store(&base)
+	c.desk.SetLinker(c)
+}
+
+// baseURL is the console's own URL (Advertise), "" when not known.
+func (c *Console) baseURL() string {
+	if b := c.base.Load(); b != nil {
+		return *b
+	}
+	return ""
+}
+
+// TakeoverLink mints the link of takeover t (operator.Linker).
+func (c *Console) TakeoverLink(t operator.Takeover, expires time.Time) (string, func(), error) {
+	base := c.baseURL()
+	if base == "" {
+		return "", nil, fmt.Errorf("the console does not know its own URL (Advertise)")
+	}
+	token := rand.Text() + rand.Text()
+	l := &capLink{t: t, expires: expires, revoked: make(chan struct{})}
+	sum := sha256.Sum256([]byte(token))
+	c.links.mu.Lock()
+	c.links.byLink[sum] = l
+	c.links.mu.Unlock()
+	var once sync.Once
+	revoke := func() {
+		once.Do(func() {
+			c.links.mu.Lock()
+			delete(c.links.byLink, sum)
+			delete(c.links.byView, l.viewer)
+			c.links.mu.Unlock()
+			close(l.revoked)
+		})
+	}
+	return base + c.opts.Path + "/t/" + token, revoke, nil
+}
+
+// openLink is GET /t/{token}: spends the token and serves the takeover
+// page with its cookie. A spent, expired or revoked token gets 410.
+func (c *Console) openLink(w http.ResponseWriter, r *http.Request, static fs.FS) {
+	sum := sha256.Sum256([]byte(r.PathValue("token")))
+	viewer := rand.Text() + rand.Text()
+	now := time.Now()
+	c.links.mu.Lock()
+	l := c.links.byLink[sum]
+	ok := l != nil && !l.spent && now.Before(l.expires)
+	if ok {
+		l.spent = true
+		l.viewer = sha256.Sum256([]byte(viewer))
+		c.links.byView[l.viewer] = l
+		delete(c.links.byLink, sum)
+	}
+	c.links.mu.Unlock()
+	if !ok {
+		c.log.Warn("console: takeover link refused (spent, expired, revoked or unknown)", "remote", r.RemoteAddr)
+		c.page(w, []byte(`<!doctype html><meta charset="utf-8"><title>Link not valid</title><p id="gone">This takeover link was already used, has expired, or the takeover is over.</p>`), http.StatusGone)
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: linkCookie, Value: viewer, Path: c.opts.Path + "/t/", HttpOnly: true, Secure: r.TLS != nil,
+		SameSite: http.SameSiteStrictMode, Expires: l.expires})
+	c.log.Info("console: takeover link opened", "personality", l.t.Personality, "session", l.t.Session, "remote", r.RemoteAddr)
+	b, _ := fs.ReadFile(static, "takeover.html")
+	c.page(w, b, http.StatusOK)
+}
+
+// viewerLink is the live link of r's cookie, nil when none (spent by
+// another browser, revoked, expired).
+func (c *Console) viewerLink(r *http.Request) *capLink {
+	ck, err := r.Cookie(linkCookie)
+	if err != nil || ck.Value == "" {
+		return nil
+	}
+	sum := sha256.Sum256([]byte(ck.Value))
+	c.links.mu.Lock()
+	defer c.links.mu.Unlock()
+	l := c.links.byView[sum]
+	if l == nil || time.Now().After(l.expires) {
+		return nil
+	}
+	return l
+}
+
+// linkHandlers serves the takeover page's requests: its state, its live
+// view and its hand-back or cancel. Each needs the cookie of a live link;
+// the state-changing ones come from the console's own origin.
+func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
+	p := c.opts.Path + "/t/"
+	mux.HandleFunc("GET "+p+"{token}", func(w http.ResponseWriter, r *http.Request) { c.openLink(w, r, static) })
+	for _, f := range []string{"takeover.js", "app.css"} {
+		mux.HandleFunc("GET "+p+"static/"+f, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Cache-Control", "no-store")
+			http.ServeFileFS(w, r, static, f)
+		})
+	}
+	withLink := func(fn func(http.ResponseWriter, *http.Request, *capLink)) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			if stateChanging(r) && !sameOrigin(r) {
+				http.Error(w, "403 forbidden: requests must come from the takeover page", http.StatusForbidden)
+				return
+			}
+			l := c.viewerLink(r)
+			if l == nil {
+				http.Error(w, "410 gone: this takeover link is over", http.StatusGone)
+				return
+			}
+			fn(w, r, l)
+		}
+	}
+	mux.HandleFunc("GET "+p+"api/state", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
+		writeJSON(w, http.StatusOK, map[string]any{"takeover": l.t, "now": time.Now()})
+	}))
+	mux.HandleFunc("GET "+p+"api/live", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
+		c.liveView(w, r, l.t.Personality, l.t.Session, l.revoked)
+	}))
+	mux.HandleFunc("POST "+p+"api/end", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
+		var req struct {
+			HandBack bool `json:"hand_back"`
+		}
+		if !readJSON(w, r, &req) {
+			return
+		}
+		if err := c.desk.EndTakeover(l.t.ID, req.HandBack); err != nil {
+			writeError(w, err)
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
+	}))
+}

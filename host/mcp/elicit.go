@@ -1,0 +1,157 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+)
+
+// The agent's own client as an operator.Client: approvals asked in form
+// mode (elicitation/create) and takeover links sent in URL mode, when the
+// client declared the elicitation capability. A client on a protocol
+// version that forbids server-initiated requests during a call (2026-07-28
+// and later: multi round-trip requests) is not asked; the console is.
+
+// Form answers of an approval question.
+const (
+	choiceField = "decision"
+)
+
+// elicitClient asks through one MCP session.
+type elicitClient struct {
+	ss   *sdk.ServerSession
+	name string
+	url  bool
+}
+
+// clientOf is the operator.Client of ss, nil when its client cannot be
+// asked during a call.
+func clientOf(ss *sdk.ServerSession) operator.Client {
+	if ss == nil {
+		return nil
+	}
+	ip := ss.InitializeParams()
+	if ip == nil || ip.Capabilities == nil || ip.Capabilities.Elicitation == nil || ip.ProtocolVersion >= "2026-07-28" {
+		return nil
+	}
+	c := &elicitClient{ss: ss, name: ClientName(ss), url: ip.Capabilities.Elicitation.URL != nil}
+	return c
+}
+
+// ClientName is the name an MCP session's client gave (clientInfo: its
+// title, else its name), "" when it gave none.
+func ClientName(ss *sdk.ServerSession) string {
+	ip := ss.InitializeParams()
+	if ip == nil || ip.ClientInfo == nil {
+		return ""
+	}
+	if ip.ClientInfo.Title != "" {
+		return capText(ip.ClientInfo.Title, 60)
+	}
+	return capText(ip.ClientInfo.Name, 60)
+}
+
+func capText(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, s)
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+func (c *elicitClient) Name() string     { return c.name }
+func (c *elicitClient) CanOpenURL() bool { return c.url }
+
+// Approve asks in form mode: one choice, approve once, approve for the
+// page's origin (offered only when the page has one) or deny.
+func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string, error) {
+	choices := []any{map[string]any{"const": operator.ApproveOnce, "title": "Approve once"}}
+	if a.Origin != "" {
+		choices = append(choices, map[string]any{"const": operator.ApproveOrigin, "title": "Approve " + a.Tool + " on " + a.Origin + " from now on"})
+	}
+	choices = append(choices, map[string]any{"const": operator.Deny, "title": "Deny"})
+	schema := map[string]any{
+		"type": "object",
+		"properties": map[string]any{
+			choiceField: map[string]any{"type": "string", "title": "Decision", "oneOf": choices},
+		},
+		"required": []string{choiceField},
+	}
+	res, err := c.ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: ApprovalMessage(a), RequestedSchema: schema})
+	if err != nil {
+		return "", err
+	}
+	switch res.Action {
+	case "accept":
+		v, _ := res.Content[choiceField].(string)
+		switch v {
+		case operator.ApproveOnce, operator.ApproveOrigin, operator.Deny:
+			return v, nil
+		}
+		return "", fmt.Errorf("the client answered %q, not one of the choices offered", v)
+	case "decline":
+		return operator.Deny, nil
+	}
+	return "", nil // cancel: dismissed
+}
+
+// ApprovalMessage is the question an approval puts to a person: the
+// tool, its risk, the element (role, name, ref), the page's title and
+// origin. Never an argument's value.
+func ApprovalMessage(a operator.Approval) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The agent wants to run %s (risk %s)", a.Tool, a.Risk)
+	if t := a.Target; t != nil && t.Ref != "" {
+		what := strings.TrimSpace(t.Role + " " + quoteName(t.Name))
+		if what == "" {
+			what = "element"
+		}
+		fmt.Fprintf(&b, " on the %s [ref %s]", what, t.Ref)
+	}
+	if t := a.Target; t != nil && t.Title != "" {
+		fmt.Fprintf(&b, " of the page %q", capText(t.Title, 120))
+	}
+	if a.Origin != "" {
+		fmt.Fprintf(&b, " at %s", a.Origin)
+	}
+	b.WriteString(".")
+	if a.Summary != "" {
+		fmt.Fprintf(&b, " (%s.)", a.Summary)
+	}
+	fmt.Fprintf(&b, " Approve it within %s?", a.Deadline.Sub(a.Created).Round(time.Second))
+	return b.String()
+}
+
+func quoteName(n string) string {
+	if n == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", n)
+}
+
+// OpenURL sends the user to url in URL mode.
+func (c *elicitClient) OpenURL(ctx context.Context, id, message, url string) (bool, error) {
+	res, err := c.ss.Elicit(ctx, &sdk.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: id})
+	if err != nil {
+		return false, err
+	}
+	return res.Action == "accept", nil
+}
+
+// Complete ends the URL elicitation id. Bounded: a client that stopped
+// reading does not hold the hand-back.
+func (c *elicitClient) Complete(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	c.ss.NotifyElicitationComplete(ctx, &sdk.ElicitationCompleteParams{ElicitationID: id})
+}
