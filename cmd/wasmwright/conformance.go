@@ -73,7 +73,7 @@ func conformance(ctx context.Context, file string) []check {
 	}
 	out = append(out, check{"declared capabilities known", err})
 	all, _ := capability.Parse(capability.Known())
-	if _, err = capability.Resolve(m, p.Imports(), "any", all); err != nil {
+	if _, err = capability.Resolve(m, p.ImportNames(), "any", all); err != nil {
 		err = fmt.Errorf("%v", err)
 	}
 	return append(out, check{"imports need only declared capabilities", err})
