@@ -69,6 +69,9 @@ type Host struct {
 	pers atomic.Pointer[map[string]*personality]
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
+	// chains caches detector-chain checks by the members' versions
+	// (detectors.go).
+	chains chainChecks
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)

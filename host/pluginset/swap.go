@@ -137,7 +137,7 @@ func (set *Set) validate(ctx context.Context, name string, wasm []byte, pin stri
 	if err := set.selfTest(ctx, p); err != nil {
 		return refuse(err)
 	}
-	if err := set.o.Admit(name, p); err != nil {
+	if err := set.o.Admit(ctx, name, p); err != nil {
 		return refuse(err)
 	}
 	if err := p.Warm(ctx, 1); err != nil {
