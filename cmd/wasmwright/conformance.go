@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/internal/abischema"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -53,12 +57,17 @@ func conformance(ctx context.Context, file string) []check {
 		return []check{{"load", err}}
 	}
 	defer e.Close(context.Background())
+	load := "load (exports, ABI and protocol versions, imports)"
+	if builtByGo(wasm) {
+		// Only Go needs a flag to build a library, and forgets it most.
+		load = "load (exports, -buildmode=c-shared, ABI and protocol versions, imports)"
+	}
 	p, err := e.Load(ctx, strings.TrimSuffix(filepath.Base(file), ".wasm"), wasm, "")
 	if err != nil {
-		return []check{{"load (exports, -buildmode=c-shared, ABI and protocol versions, imports)", err}}
+		return []check{{load, err}}
 	}
 	defer p.Retire(context.Background())
-	out := []check{{"load (exports, -buildmode=c-shared, ABI and protocol versions, imports)", nil}}
+	out := []check{{load, nil}}
 	raw, err := p.Call(ctx, abi.OpDescribe, nil)
 	if err == nil {
 		err = abischema.Validate("manifest.schema.json", raw)
@@ -76,13 +85,71 @@ func conformance(ctx context.Context, file string) []check {
 	if _, err = capability.Resolve(m, p.ImportNames(), "any", all); err != nil {
 		err = fmt.Errorf("%v", err)
 	}
-	return append(out, check{"imports need only declared capabilities", err})
+	out = append(out, check{"imports need only declared capabilities", err})
+	return append(out, selfTestChecks(ctx, p)...)
+}
+
+// selfTestChecks run the self-test a host runs before a plugin serves (its
+// self_test export, then its real hook on the host's fixtures and its own
+// cases, under the default hook limits): a hook plugin that panics, loops
+// or answers wrong fails verify as it would fail a swap. A tool plugin's
+// self-test is listed only when it fails. For a detector, whether it
+// catches the host's walls alone is a note: in a chain, another member
+// may (README, "Detector chains").
+func selfTestChecks(ctx context.Context, p *sandbox.Plugin) []check {
+	lim := pluginset.HookLimits{FuelPerKB: host.DefaultHookFuelPerKB, Timeout: host.DefaultHookTimeout}
+	err := pluginset.SelfTest(ctx, lim, p)
+	if err == nil && len(p.Manifest().Hooks) == 0 {
+		return nil
+	}
+	out := []check{{"self-test (self_test export, the real hook on the host's fixtures and the plugin's own cases)", err}}
+	if err == nil && pluginset.HasRole(p.Manifest(), abi.HookDetect) {
+		if cerr := pluginset.CheckChain(ctx, lim, []*sandbox.Plugin{p}); cerr != nil {
+			out = append(out, check{"note alone it lets the host's wall through; list it after a detector that catches it: " + oneLine(cerr), errNote})
+		} else {
+			out = append(out, check{"detector alone catches the host's walls", nil})
+		}
+	}
+	return out
+}
+
+// errNote marks a check that is said, not failed.
+var errNote = errors.New("note")
+
+// builtByGo reports whether a module was built by the Go toolchain, which
+// writes a "go:buildid" custom section (wasm custom sections: id 0, then a
+// name); nothing else needs -buildmode=c-shared.
+func builtByGo(wasm []byte) bool {
+	if len(wasm) < 8 {
+		return false
+	}
+	b := wasm[8:]
+	for len(b) > 0 {
+		id := b[0]
+		size, n := binary.Uvarint(b[1:])
+		if n <= 0 || uint64(len(b)-1-n) < size {
+			return false
+		}
+		body := b[1+n : 1+n+int(size)]
+		if id == 0 {
+			nl, m := binary.Uvarint(body)
+			if m > 0 && uint64(len(body)-m) >= nl && string(body[m:m+int(nl)]) == "go:buildid" {
+				return true
+			}
+		}
+		b = b[1+n+int(size):]
+	}
+	return false
 }
 
 // printConformance writes the report; it returns whether every check passed.
 func printConformance(w io.Writer, file string, checks []check) bool {
 	ok := true
 	for _, c := range checks {
+		if c.Err == errNote {
+			fmt.Fprintln(w, c.Name)
+			continue
+		}
 		if c.Err != nil {
 			ok = false
 			fmt.Fprintf(w, "FAIL %s: %s\n", c.Name, oneLine(c.Err))
