@@ -70,6 +70,7 @@ func (set *Set) Swap(ctx context.Context, name string, wasm []byte, pin string, 
 func (set *Set) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 	old := slot.cur.Swap(p)
 	slot.err.Store(nil)
+	slot.fileErr.Store(nil)
 	slot.fails.Store(0)
 	slot.prev, slot.good = slot.good, &v
 	set.o.Published()
@@ -212,14 +213,17 @@ func (set *Set) swapFromFile(name string) {
 		return
 	}
 	if cur := slot.cur.Load(); cur != nil && cur.SHA256 == sum {
+		slot.fileErr.Store(nil)
 		return
 	}
 	pin, err := set.pinFor(name, slot.File)
 	if err != nil {
+		slot.fileErr.Store(abi.AsError(err))
 		set.log.Warn("plugin swap refused", "plugin", name, "err", err)
 		return
 	}
 	if pin != sum {
+		slot.fileErr.Store(abi.Errorf(abi.CodeRefused, "%s (sha256 %s) does not match its pin %s", slot.File, sum, pin))
 		set.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
 		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": "does not match its pin " + pin}))
 		return
@@ -229,6 +233,7 @@ func (set *Set) swapFromFile(name string) {
 		return
 	}
 	if _, err := set.Swap(context.Background(), name, wasm, pin, signature.Read(slot.File)); err != nil {
+		slot.fileErr.Store(abi.AsError(err))
 		// Set aside, so a restart loads the last good version, not this.
 		if set.setAside(slot, sum, err.Error()) {
 			set.emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
