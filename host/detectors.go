@@ -48,6 +48,34 @@ func (h *Host) checkChain(ctx context.Context, chain []*sandbox.Plugin) *abi.Err
 	return e
 }
 
+// checkChainsAtStart runs each personality's chain check before the first
+// link, then frees the code the checks compiled, as a start-up self-test
+// does (pluginset's loadSlot): until a call needs a detector it holds
+// none. The links that follow find the verdicts cached.
+func (h *Host) checkChainsAtStart(ctx context.Context) {
+	ran := map[*sandbox.Plugin]bool{}
+	for _, pn := range sortedKeys(h.cfg.Personalities) {
+		var chain []*sandbox.Plugin
+		for _, name := range h.cfg.Personalities[pn].Hooks.Detect {
+			if p, err := h.plugins.Slot(name).Current(); err == nil {
+				chain = append(chain, p)
+			}
+		}
+		if len(chain) == 0 || len(chain) < len(h.cfg.Personalities[pn].Hooks.Detect) {
+			continue
+		}
+		h.checkChain(ctx, chain)
+		for _, p := range chain {
+			ran[p] = true
+		}
+	}
+	for p := range ran {
+		if err := p.Release(); err != nil {
+			h.log.Warn("detector's start-up code not released", "plugin", p.Name, "err", err)
+		}
+	}
+}
+
 // linkDetectors orders the personality's linked detectors as its chain
 // lists them and checks the chain when every member is linked (a missing
 // member fails each navigation already, naming it).

@@ -145,6 +145,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		Admit:          h.admit,
 		Published:      h.relink,
 	})
+	h.checkChainsAtStart(ctx)
 	h.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).
