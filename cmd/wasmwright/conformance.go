@@ -38,25 +38,11 @@ func conformance(ctx context.Context, file string) []check {
 	if err != nil {
 		return []check{{"read", abi.Errorf(abi.CodeInputInvalid, "reading %s: %v", file, err)}}
 	}
-	var funcs []sandbox.HostFunc
-	for _, hf := range capability.HostFuncs() {
-		if hf[0] == abi.ImportHostTake || hf[0] == abi.ImportLog {
-			continue
-		}
-		funcs = append(funcs, sandbox.HostFunc{Name: hf[0], Fn: func(context.Context, string, []byte) ([]byte, error) {
-			return nil, abi.Errorf(abi.CodeNotAvailable, "a conformance check runs no host functions")
-		}})
-	}
-	dir, err := os.MkdirTemp("", "ww-verify-")
+	e, done, err := offlineEngine()
 	if err != nil {
 		return []check{{"load", err}}
 	}
-	defer os.RemoveAll(dir)
-	e, err := sandbox.NewEngine(sandbox.Config{CacheDir: dir, HostFuncs: funcs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		return []check{{"load", err}}
-	}
-	defer e.Close(context.Background())
+	defer done()
 	load := "load (exports, ABI and protocol versions, imports)"
 	if builtByGo(wasm) {
 		// Only Go needs a flag to build a library, and forgets it most.
@@ -140,6 +126,47 @@ func builtByGo(wasm []byte) bool {
 		b = b[1+n+int(size):]
 	}
 	return false
+}
+
+// offlineEngine is a sandbox that links any plugin and runs none of the
+// host's services: every host function answers not_available. done closes
+// it and removes its compilation cache.
+func offlineEngine() (e *sandbox.Engine, done func(), err error) {
+	var funcs []sandbox.HostFunc
+	for _, hf := range capability.HostFuncs() {
+		if hf[0] == abi.ImportHostTake || hf[0] == abi.ImportLog {
+			continue
+		}
+		funcs = append(funcs, sandbox.HostFunc{Name: hf[0], Fn: func(context.Context, string, []byte) ([]byte, error) {
+			return nil, abi.Errorf(abi.CodeNotAvailable, "a conformance check runs no host functions")
+		}})
+	}
+	dir, err := os.MkdirTemp("", "ww-verify-")
+	if err != nil {
+		return nil, nil, err
+	}
+	e, err = sandbox.NewEngine(sandbox.Config{CacheDir: dir, HostFuncs: funcs, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return e, func() { e.Close(context.Background()); os.RemoveAll(dir) }, nil
+}
+
+// describedName loads wasm offline and returns the name its manifest
+// gives itself.
+func describedName(ctx context.Context, wasm []byte, as string) (string, error) {
+	e, done, err := offlineEngine()
+	if err != nil {
+		return "", err
+	}
+	defer done()
+	p, err := e.Load(ctx, as, wasm, "")
+	if err != nil {
+		return "", err
+	}
+	defer p.Retire(context.Background())
+	return p.Manifest().Name, nil
 }
 
 // printConformance writes the report; it returns whether every check passed.
