@@ -130,9 +130,20 @@ plugins: asc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA2
 	done
 	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"
 
-build: plugins ## build the wasmwright binary to $(BUILD)/wasmwright, and the plugins' compiled code to $(PLUGINS_OUT)/.cache
+# SIGN_KEY: a minisign secret key (wasmwright plugins keygen); with it,
+# make build signs every plugin it built (NAME.wasm.minisig beside it), so
+# personalities with require_signatures load them once the key's .pub is in
+# host.trusted_keys. An encrypted key reads its password from
+# $$WASMWRIGHT_KEY_PASSWORD.
+SIGN_KEY ?=
+
+build: plugins ## build the wasmwright binary to $(BUILD)/wasmwright, and the plugins' compiled code to $(PLUGINS_OUT)/.cache; SIGN_KEY=FILE also signs the plugins
 	$(GO) build -trimpath -o $(BUILD)/wasmwright ./cmd/wasmwright
 	$(BUILD)/wasmwright plugins precompile $(PLUGINS_OUT)
+	@if [ -n "$(SIGN_KEY)" ]; then \
+		for f in $(PLUGINS_OUT)/*.wasm; do $(BUILD)/wasmwright plugins sign $$f --key "$(SIGN_KEY)" >/dev/null || exit 1; done; \
+		echo "plugins: signed with $(SIGN_KEY)"; \
+	fi
 
 clean: ## remove build output
 	rm -rf $(BUILD)

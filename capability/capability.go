@@ -237,7 +237,10 @@ func Resolve(m abi.Manifest, imports []string, personality string, granted Set) 
 	}
 	var undeclared []string
 	for _, imp := range sortedUnique(imports) {
-		c, ok := ForHostFunc(imp)
+		// imports may be named as the plugin imported them, in either
+		// convention (wwx_ is Extism's): messages say the name it used.
+		canon, _ := abi.CanonicalHostFunc(imp)
+		c, ok := ForHostFunc(canon)
 		if !ok {
 			return nil, &Refusal{Plugin: m.Name, Reason: fmt.Sprintf(
 				"plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d or upgrade wasmwright",

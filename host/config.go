@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -309,13 +310,56 @@ func (p PersonalityConfig) checkApproval(name string) error {
 
 // HooksConfig names the plugin filling each pipeline role; empty: none.
 type HooksConfig struct {
-	Detect  string `toml:"detect"`
-	Compact string `toml:"compact"`
-	Mask    string `toml:"mask"`
+	// Detect is the detector chain: one plugin name (detect = "blockdetect",
+	// as before chains) or several in order (detect = ["blockdetect",
+	// "humancheck"]); a page is a bot wall when any of them flags it.
+	Detect  DetectorChain `toml:"detect"`
+	Compact string        `toml:"compact"`
+	Mask    string        `toml:"mask"`
 }
 
-func (h HooksConfig) byRole() map[abi.HookRole]string {
-	return map[abi.HookRole]string{abi.HookDetect: h.Detect, abi.HookCompact: h.Compact, abi.HookMask: h.Mask}
+// byRole maps each role to the plugins filling it, in order (one for
+// compact and mask, the chain for detect).
+func (h HooksConfig) byRole() map[abi.HookRole][]string {
+	one := func(s string) []string {
+		if s == "" {
+			return nil
+		}
+		return []string{s}
+	}
+	return map[abi.HookRole][]string{abi.HookDetect: h.Detect, abi.HookCompact: one(h.Compact), abi.HookMask: one(h.Mask)}
+}
+
+// DetectorChain is hooks.detect: the detectors of a personality, in the
+// order they run. A TOML string is a chain of one, so configs written for
+// a single detector keep working.
+type DetectorChain []string
+
+// UnmarshalTOML takes a plugin name or an array of them.
+func (d *DetectorChain) UnmarshalTOML(v any) error {
+	switch x := v.(type) {
+	case string:
+		*d = nil
+		if x != "" {
+			*d = DetectorChain{x}
+		}
+		return nil
+	case []any:
+		out := DetectorChain{}
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok || s == "" {
+				return fmt.Errorf("hooks.detect: %v is not a plugin name: list plugin names, like [\"blockdetect\", \"my_detector\"]", e)
+			}
+			if slices.Contains(out, s) {
+				return fmt.Errorf("hooks.detect lists %q twice", s)
+			}
+			out = append(out, s)
+		}
+		*d = out
+		return nil
+	}
+	return fmt.Errorf("hooks.detect = %v: give a plugin name, or a list of them in the order they run", v)
 }
 
 // ServeConfig is the [serve] table, for `wasmwright serve`.
@@ -557,9 +601,11 @@ func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(st
 	if err := p.checkApproval(pn); err != nil {
 		return bad("%v", err)
 	}
-	for role, pl := range p.Hooks.byRole() {
-		if pl != "" && !contains(p.Plugins, pl) {
-			return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
+	for role, pls := range p.Hooks.byRole() {
+		for _, pl := range pls {
+			if !contains(p.Plugins, pl) {
+				return bad("personality %s: hooks.%s names plugin %q, which is not in its plugins list", pn, role, pl)
+			}
 		}
 	}
 	return nil

@@ -69,6 +69,9 @@ type Host struct {
 	pers atomic.Pointer[map[string]*personality]
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
+	// chains caches detector-chain checks by the members' versions
+	// (detectors.go).
+	chains chainChecks
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
@@ -142,6 +145,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		Admit:          h.admit,
 		Published:      h.relink,
 	})
+	h.checkChainsAtStart(ctx)
 	h.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).

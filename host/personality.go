@@ -25,6 +25,11 @@ type personality struct {
 	// denied maps tool names this personality cannot call to why.
 	denied map[string]*abi.Error
 	hooks  map[abi.HookRole]*route
+	// detectors is the detector chain (hooks.detect), in its order: nil
+	// where a member is not linked. chainErr is why the chain as a whole
+	// may not judge pages (it lets one of the host's walls through).
+	detectors []*route
+	chainErr  *abi.Error
 	// problems are link refusals, reported by `tools` and logged.
 	problems []string
 	// unloaded are the load failures of its plugins that did not load: a
@@ -64,6 +69,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 	p := &personality{name: name, cfg: cfg, grants: grants, tools: map[string]*route{}, denied: map[string]*abi.Error{}, hooks: map[abi.HookRole]*route{}}
 	allowAll := contains(cfg.Tools, "*")
 	claimed := map[string]string{}
+	linked := map[string]*route{} // detectors, by plugin
 	for _, pl := range cfg.Plugins {
 		slot := h.plugins.Slot(pl)
 		plug, err := slot.Current()
@@ -72,7 +78,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			p.unloaded = append(p.unloaded, abi.AsError(err))
 			continue
 		}
-		pg, err := capability.Resolve(plug.Manifest(), plug.Imports(), name, grants)
+		pg, err := capability.Resolve(plug.Manifest(), plug.ImportNames(), name, grants)
 		var refusal *abi.Error
 		if err != nil {
 			if r, ok := err.(*capability.Refusal); ok {
@@ -113,17 +119,23 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 		if refusal != nil {
 			continue
 		}
-		for role, hp := range cfg.Hooks.byRole() {
-			if hp != pl {
+		for role, hps := range cfg.Hooks.byRole() {
+			if !contains(hps, pl) {
 				continue
 			}
 			if !pluginset.HasRole(plug.Manifest(), role) {
 				p.problems = append(p.problems, fmt.Sprintf("hooks.%s names plugin %s, which does not fill the %s role", role, pl, role))
 				continue
 			}
-			p.hooks[role] = &route{slot: slot, plugin: plug, grants: pg}
+			r := &route{slot: slot, plugin: plug, grants: pg}
+			if role == abi.HookDetect {
+				linked[pl] = r
+				continue
+			}
+			p.hooks[role] = r
 		}
 	}
+	h.linkDetectors(p, linked)
 	for _, t := range cfg.Tools {
 		if t != "*" && claimed[t] == "" {
 			p.problems = append(p.problems, fmt.Sprintf("tool %s is allowlisted but none of the personality's plugins provides it", t))

@@ -56,27 +56,21 @@ func (run *hookRun) request(role abi.HookRole, res *abi.Result) *abi.HookRequest
 // disjoint parts of the result and do not depend on each other, so they
 // run side by side; a wall discards the compacted snapshot.
 func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
-	h, p, callErr := run.h, run.p, run.callErr
-	// A navigation result of a personality with a detector is judged by it;
-	// a detector that is not loaded is a failed detector.
-	judge := p.cfg.Hooks.Detect != "" && callErr == nil && res != nil && res.Page != nil
-	detect := p.hooks[abi.HookDetect]
-	if !judge {
-		detect = nil
-	}
+	p, callErr := run.p, run.callErr
+	// A navigation result of a personality with detectors is judged by
+	// its chain; a detector that is not loaded is a failed detector.
+	judge := len(p.cfg.Hooks.Detect) > 0 && callErr == nil && res != nil && res.Page != nil
 	compact := p.hooks[abi.HookCompact]
 	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || full {
 		compact = nil
 	}
 	var (
-		wg                    sync.WaitGroup
-		detectResp, compResp  *abi.HookResponse
-		detectErr, compactErr *abi.Error
+		wg               sync.WaitGroup
+		compResp         *abi.HookResponse
+		compactErr, flag *abi.Error
+		failed           []memberFailure
 	)
-	if judge && detect == nil {
-		detectErr = h.unlinked(p, p.cfg.Hooks.Detect)
-	}
-	if detect != nil {
+	if judge {
 		// A detector judges the page: it gets the result without the
 		// snapshot and images, which it does not read and which would only
 		// cost it decoding. Its result is never used, only its error.
@@ -85,7 +79,7 @@ func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			detectResp, detectErr = h.hook(run.ctx, p, detect, run.req.Session, run.request(abi.HookDetect, &in))
+			flag, failed = run.detect(&in)
 		}()
 	}
 	if compact != nil {
@@ -93,11 +87,11 @@ func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 	}
 	wg.Wait()
 	if judge {
-		switch {
-		case detectErr != nil:
-			res, run.callErr = detectFailed(p, res, detectErr)
-		case detectResp.Error != nil:
-			res, run.callErr = nil, detectResp.Error
+		for _, f := range failed {
+			res, run.callErr = detectFailed(p, f.name, res, f.err)
+		}
+		if flag != nil {
+			res, run.callErr = nil, flag
 		}
 		run.pageJudged()
 	}
@@ -186,8 +180,7 @@ func errOrNil(e *abi.Error) error {
 // detectFailed applies the personality's detect_failure to a detector
 // that failed: fail_closed withholds the result, naming the detector;
 // fail_open lets it through with a warning on it. Never silence.
-func detectFailed(p *personality, res *abi.Result, e *abi.Error) (*abi.Result, *abi.Error) {
-	name := p.cfg.Hooks.Detect
+func detectFailed(p *personality, name string, res *abi.Result, e *abi.Error) (*abi.Result, *abi.Error) {
 	if p.cfg.DetectFailure == FailOpen {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("bot-wall detection did not run: detector %s failed (%s), and personality %s lets pages through unchecked (detect_failure = \"fail_open\"): this page may be a block page", name, e.Error(), p.name))
 		return res, nil

@@ -31,20 +31,23 @@ func (h *Host) Plugins() []pluginset.PluginInfo { return h.plugins.Infos() }
 // admit refuses a new version of plugin name that a personality loading
 // it could not use: grants it does not hold, or a hook role it no longer
 // fills.
-func (h *Host) admit(name string, p *sandbox.Plugin) error {
+func (h *Host) admit(ctx context.Context, name string, p *sandbox.Plugin) error {
 	for _, pn := range sortedKeys(h.cfg.Personalities) {
 		pc := h.cfg.Personalities[pn]
 		if !contains(pc.Plugins, name) {
 			continue
 		}
 		grants, _ := capability.Parse(pc.Grants)
-		if _, err := capability.Resolve(p.Manifest(), p.Imports(), pn, grants); err != nil {
+		if _, err := capability.Resolve(p.Manifest(), p.ImportNames(), pn, grants); err != nil {
 			return abi.Errorf(abi.CodeRefused, "new version of %s: %v", name, err)
 		}
-		for role, hp := range pc.Hooks.byRole() {
-			if hp == name && !pluginset.HasRole(p.Manifest(), role) {
+		for role, hps := range pc.Hooks.byRole() {
+			if contains(hps, name) && !pluginset.HasRole(p.Manifest(), role) {
 				return abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn)
 			}
+		}
+		if err := h.admitDetector(ctx, pn, pc, name, p); err != nil {
+			return err
 		}
 	}
 	return nil

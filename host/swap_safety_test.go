@@ -53,7 +53,10 @@ func TestSwapSelfTestRunsTheRealHook(t *testing.T) {
 		{"panic", brokenDetector(t, "panic", ""), []string{`case "host fixture: Cloudflare challenge page"`, "crashed or answered nonsense"}, "plugin_failed"},
 		{"loop", brokenDetector(t, "loop", ""), []string{"ran past its work budget", "used its work budget of", "host.hook_fuel_per_kb = 600000000 per KiB"}, "resource_limit"},
 		{"garbage", brokenDetector(t, "garbage", ""), []string{`error code "ok", which is not one of abi's codes`}, "plugin_failed"},
-		{"blind", brokenDetector(t, "blind", ""), []string{"Cloudflare challenge page", "answered no error, the case wants bot_wall"}, "wrong_answer"},
+		// Blind to the host's wall only (its own case still passes): the
+		// personality's chain, testhooks alone, lets the wall through.
+		{"blind", brokenDetector(t, "blind", "moment..."), []string{"Cloudflare challenge page", "answered no error, the case wants bot_wall"}, "wrong_answer"},
+		{"blind to all", brokenDetector(t, "blind", ""), []string{`case "a page titled WALL"`, "answered no error, the case wants bot_wall"}, "wrong_answer"},
 		{"own case", readBuilt(t, "host/testdata/testhooks", "-ldflags=-X main.ownCase=wrong"), []string{`case "a page titled WALL"`, "answered bot_wall, the case wants no error"}, "wrong_answer"},
 	} {
 		_, err := h.Swap(ctx, "testhooks", c.wasm, sha(c.wasm))

@@ -189,9 +189,11 @@ type Plugin struct {
 	Name   string
 	SHA256 string
 	// manifest and imports decide linking: read-only after Load, handed
-	// out as copies (Manifest, Imports).
-	manifest abi.Manifest
-	imports  []string
+	// out as copies (Manifest, Imports). importNames are the imports as
+	// the plugin named them (ImportNames).
+	manifest    abi.Manifest
+	imports     []string
+	importNames []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
 
@@ -253,6 +255,7 @@ func (e *Engine) Load(ctx context.Context, name string, wasm []byte, wantSHA256 
 		// grants and linking see one function either way.
 		canon, ext := abi.CanonicalHostFunc(imp.Name)
 		p.imports = append(p.imports, canon)
+		p.importNames = append(p.importNames, imp.Name)
 		if _, ok := e.funcs[canon]; !ok && (ext || canon != abi.ImportHostTake && canon != abi.ImportLog) {
 			return nil, loadErr(abi.CodeRefused, "plugin %s imports %s/%s, which this host does not provide: rebuild it against plugin-sdk v%d, or enable that service in the host", name, abi.HostModule, imp.Name, abi.VersionMajor)
 		}
@@ -652,6 +655,11 @@ func (p *Plugin) Manifest() abi.Manifest { return p.manifest.Clone() }
 // Imports returns a copy of the host functions it imports from
 // abi.HostModule.
 func (p *Plugin) Imports() []string { return append([]string(nil), p.imports...) }
+
+// ImportNames returns the same imports named as the plugin imported them
+// (wwx_ for Extism's convention), for messages that must name what the
+// author wrote; capability.Resolve takes either.
+func (p *Plugin) ImportNames() []string { return append([]string(nil), p.importNames...) }
 
 // HasFeature reports whether the plugin's manifest asks for feature f.
 func (p *Plugin) HasFeature(f string) bool { return p.manifest.HasFeature(f) }

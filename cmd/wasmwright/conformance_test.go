@@ -37,3 +37,35 @@ func TestVerifyFileConformance(t *testing.T) {
 		t.Fatalf("sloppy: exit %d\n%s", code, out)
 	}
 }
+
+// `plugins verify FILE` runs a hook's self-test as a swap would: a detector
+// that panics fails verify; a sound one passes, and whether it catches the
+// host's walls alone is said. An AssemblyScript module's load check does
+// not speak of Go's -buildmode=c-shared.
+func TestVerifyFileRunsSelfTest(t *testing.T) {
+	panics, err := wasmbuild.Build("host/testdata/testhooks", "-ldflags=-X main.broken=panic")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := cli(t, "plugins", "verify", panics)
+	if code != 1 || !strings.Contains(out, "FAIL self-test") || !strings.Contains(out, "crashed or answered nonsense") || strings.Contains(out, "conforms") {
+		t.Fatalf("a detector that panics must fail verify: exit %d\n%s", code, out)
+	}
+	sound, err := wasmbuild.Build("host/testdata/humancheck")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "plugins", "verify", sound)
+	if code != 0 || !strings.Contains(out, "ok   self-test") || !strings.Contains(out, "note alone it lets the host's wall through") ||
+		!strings.Contains(out, "ok   load (exports, -buildmode=c-shared,") {
+		t.Fatalf("a detector for one vendor passes verify, with a note: exit %d\n%s", code, out)
+	}
+	as, err := wasmbuild.Build("examples/page_title")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "plugins", "verify", as)
+	if code != 0 || strings.Contains(out, "c-shared") || !strings.Contains(out, "ok   load (exports, ABI and protocol versions, imports)") {
+		t.Fatalf("AssemblyScript module: exit %d\n%s", code, out)
+	}
+}

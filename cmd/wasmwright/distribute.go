@@ -177,6 +177,16 @@ nothing. A host serving with watch_plugins = true swaps it in.`,
 			if err != nil {
 				return printError(cmd.OutOrStdout(), err)
 			}
+			// The annotation is what the registry says; the wasm is what a
+			// host will load, and refuses under another name: check it now,
+			// before anything is installed.
+			described, err := describedName(cmd.Context(), p.Wasm, p.Name)
+			if err != nil {
+				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeRefused, "%s: its wasm does not load (%v): nothing was installed", args[0], abi.AsError(err).Message))
+			}
+			if described != p.Name {
+				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeRefused, "%s is published as plugin %q, but its wasm calls itself %q: a host would refuse it under that name; nothing was installed (its publisher pushes it with --name %s)", args[0], p.Name, described, described))
+			}
 			dst := cfg.PluginFile(p.Name)
 			if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 				return err

@@ -181,6 +181,41 @@ func TestSignPushPullVerify(t *testing.T) {
 		t.Errorf("pull of a blob altered in storage: %d %s", code, out)
 	}
 	op.nothingInstalled(t)
+	// The registry keeps the damaged blob under its digest: pushing the
+	// same file again (here under a new tag) changes nothing, as the
+	// refusal says; a new build (new bytes, signed again) pulls.
+	again := reg + "/plugins/extract_links:again"
+	if code, out, stderr := cli(t, "plugins", "push", file, again, "--plain-http"); code != 0 {
+		t.Fatalf("push again: %d %s %s", code, out, stderr)
+	}
+	op = newOperator(t, pub)
+	if code, out := op.pull(t, again); code != 1 || !strings.Contains(out, "Pushing the same file again changes nothing") || !strings.Contains(out, "blob sha256:"+sum) {
+		t.Errorf("pull after the same file was pushed again: %d %s", code, out)
+	}
+	op.nothingInstalled(t)
+	rebuilt := filepath.Join(dir, "extract_links.wasm")
+	os.WriteFile(rebuilt, append(append(append([]byte(nil), wasm...), 0, 10, 5), "build, v2"...), 0o644)
+	cli(t, "plugins", "sign", rebuilt, "--key", key+".key")
+	next := reg + "/plugins/extract_links:1.0.1"
+	if code, out, stderr := cli(t, "plugins", "push", rebuilt, next, "--plain-http"); code != 0 {
+		t.Fatalf("push a new build: %d %s %s", code, out, stderr)
+	}
+	if code, out := newOperator(t, pub).pull(t, next); code != 0 {
+		t.Errorf("pull of a new build: %d %s", code, out)
+	}
+
+	// An artifact whose wasm calls itself another plugin than it is
+	// published as: a host would refuse it at load, so pull installs
+	// nothing.
+	misnamed := reg + "/plugins/page_tools:1"
+	if code, out, stderr := cli(t, "plugins", "push", rebuilt, misnamed, "--plain-http", "--name", "page_tools"); code != 0 {
+		t.Fatalf("push misnamed: %d %s %s", code, out, stderr)
+	}
+	op = newOperator(t, pub)
+	if code, out := op.pull(t, misnamed); code != 1 || !strings.Contains(out, `its wasm calls itself \"extract_links\"`) {
+		t.Errorf("pull of a misnamed plugin: %d %s", code, out)
+	}
+	op.nothingInstalled(t)
 
 	// A reference that is not there.
 	if code, out := op.pull(t, reg+"/plugins/nothing:1"); code != 1 || !strings.Contains(out, `"code": "not_found"`) {

@@ -40,8 +40,13 @@ func pluginsListCmd(g *globals) *cobra.Command {
 			fmt.Fprintln(tw, "NAME\tVERSION\tABI\tSHA256\tTOOLS\tHOOKS\tSTATE")
 			for _, p := range h.Plugins() {
 				state := "ok"
-				if p.Error != nil {
+				switch {
+				case p.Error != nil:
 					state = string(p.Error.Code) + ": " + p.Error.Message
+				case p.FileError != nil:
+					// The sha256 shown is the last good version's, not the
+					// file's: say so on the same line.
+					state = "last good version serves; its file was refused: " + string(p.FileError.Code) + ": " + p.FileError.Message
 				}
 				sha := p.SHA256
 				if len(sha) > 12 {
@@ -96,6 +101,11 @@ func pluginsVerifyCmd(g *globals) *cobra.Command {
 			if p.Error != nil {
 				bad++
 				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: %s: %s\n", p.Name, p.Error.Code, p.Error.Message)
+				continue
+			}
+			if p.FileError != nil {
+				bad++
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: its file %s was refused (%s: %s); its last good version %s serves\n", p.Name, p.File, p.FileError.Code, p.FileError.Message, p.SHA256)
 				continue
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "ok   %s %s sha256 %s\n", p.Name, p.Version, p.SHA256)

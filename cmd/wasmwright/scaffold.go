@@ -36,7 +36,7 @@ current folder).`,
 				return printError(cmd.OutOrStdout(), err)
 			}
 			return printJSON(cmd.OutOrStdout(), map[string]string{"plugin": args[0], "dir": out,
-				"build": "GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o " + args[0] + ".wasm ."})
+				"build": "GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o " + args[0] + ".wasm ."})
 		},
 	}
 	nw.Flags().StringVar(&dir, "dir", ".", "folder to create the module in")
@@ -139,7 +139,7 @@ replace {{.Module}} => {{printf "%q" .SDK}}
 `,
 	"main.go": `// Command {{.Name}} is a wasmwright tool plugin. Build it with
 //
-//	GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o {{.Name}}.wasm .
+//	GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o {{.Name}}.wasm .
 package main
 
 import (
@@ -194,10 +194,11 @@ func TestShout(t *testing.T) {
 A wasmwright tool plugin. Test and build:
 
     go test ./...
-    GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared -o {{.Name}}.wasm .
+    GOOS=wasip1 GOARCH=wasm go build -trimpath -buildmode=c-shared -o {{.Name}}.wasm .
 
 (-buildmode=c-shared is required: without it the module is a WASI command
-the host refuses.) Then copy {{.Name}}.wasm into the host's plugins_dir, pin
+the host refuses. -trimpath keeps this folder's path out of the module, so
+the same source builds the same bytes, and the same sha256 pin, anywhere.) Then copy {{.Name}}.wasm into the host's plugins_dir, pin
 it (sha256sum {{.Name}}.wasm >> SHA256SUMS there), add [plugins.{{.Name}}]
 and the plugin to a personality, and check it:
 

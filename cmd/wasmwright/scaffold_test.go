@@ -119,3 +119,31 @@ tools = ["*"]
 		t.Fatalf("a plugin built without -buildmode=c-shared: want its load error naming the flag, got %s", out)
 	}
 }
+
+// The build command `plugin new` gives makes the same bytes in any folder
+// (-trimpath): two copies of the scaffold, in two folders, built with it,
+// have one sha256, so a pin holds wherever the author builds.
+func TestPluginNewBuildIsReproducibleAcrossFolders(t *testing.T) {
+	var sums []string
+	for _, dir := range []string{t.TempDir(), t.TempDir()} {
+		code, out, stderr := cli(t, "plugin", "new", "same", "--dir", dir, "--sdk", wasmbuild.Root())
+		var res struct{ Dir, Build string }
+		if code != 0 || json.Unmarshal([]byte(out), &res) != nil {
+			t.Fatalf("plugin new: exit %d\n%s\n%s", code, out, stderr)
+		}
+		args, ok := strings.CutPrefix(res.Build, "GOOS=wasip1 GOARCH=wasm go ")
+		if !ok {
+			t.Fatalf("build command %q", res.Build)
+		}
+		goIn(t, res.Dir, true, strings.Fields(args)...)
+		b, err := os.ReadFile(filepath.Join(res.Dir, "same.wasm"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sha256.Sum256(b)
+		sums = append(sums, hex.EncodeToString(s[:]))
+	}
+	if sums[0] != sums[1] {
+		t.Fatalf("the scaffold's build command made different modules in two folders: %s, %s (without -trimpath the folder's path is in the module)", sums[0][:12], sums[1][:12])
+	}
+}

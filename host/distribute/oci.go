@@ -79,11 +79,25 @@ func registryError(ref string, err error) error {
 	case errors.Is(err, errdef.ErrNotFound):
 		return abi.Errorf(abi.CodeNotFound, "%s: not in the registry: check the repository and tag", ref)
 	case errors.Is(err, content.ErrMismatchedDigest), errors.Is(err, content.ErrTrailingData), errors.Is(err, content.ErrInvalidDescriptorSize):
-		return abi.Errorf(abi.CodeRefused, "%s: the registry served content that does not match its digest (altered in the registry): nothing was installed; ask its publisher to push it again", ref)
+		return alteredBlob(ref, "")
 	case errors.Is(err, errdef.ErrSizeExceedsLimit):
 		return abi.Errorf(abi.CodeResourceLimit, "%s: %v: this is not a wasmwright plugin", ref, err)
 	}
 	return abi.Errorf(abi.CodeUnreachable, "%s: %v: check the registry address, --plain-http for a registry without TLS, and credentials (docker login)", ref, err)
+}
+
+// alteredBlob is the refusal of content that does not match its digest.
+// A registry keeps a blob under its digest: pushing the same file again,
+// under this tag or another, uploads nothing and leaves the damaged bytes
+// in place, so the advice is what changes the digest or the stored bytes.
+func alteredBlob(ref, digest string) error {
+	which := "a blob"
+	if digest != "" {
+		which = "blob " + digest
+	}
+	return abi.Errorf(abi.CodeRefused, "%s: the registry served %s with content that does not match its digest (altered in the registry's storage): nothing was installed. "+
+		"Pushing the same file again changes nothing (the registry keeps the blob it has under that digest, whatever the tag). "+
+		"Ask the registry's operator to delete the damaged blob (or the repository) before it is pushed again, or its publisher for a new build (new bytes, a new digest, signed again) or a copy in another registry", ref, which).With("digest", digest)
 }
 
 // PushPlugin publishes a plugin (and its signature, when sig is not nil)
@@ -157,6 +171,9 @@ func PullPlugin(ctx context.Context, ref string, opts RegistryOptions) (*PulledP
 			return nil, abi.Errorf(abi.CodeInputInvalid, "%s: more than one %s layer, or one over %d bytes: not a wasmwright plugin", ref, l.MediaType, max)
 		}
 		if *dst, err = content.FetchAll(ctx, repo, l); err != nil {
+			if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, content.ErrInvalidDescriptorSize) {
+				return nil, alteredBlob(ref, l.Digest.String())
+			}
 			return nil, registryError(ref, err)
 		}
 	}

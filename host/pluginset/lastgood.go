@@ -20,7 +20,12 @@ import (
 //	                                       loaded or swapped in, checked
 //	plugins/.rejected/NAME.wasm.refused    a drop the host refused, or a
 //	                                       version it rolled back, with
-//	                                       NAME.wasm.refused.json (why)
+//	                                       NAME.wasm.refused.json (why);
+//	                                       the latest one
+//	plugins/.rejected/NAME.wasm.refused.log one JSON line per refusal
+//	                                       (sha256, reason, time): the
+//	                                       history, appended, never
+//	                                       overwritten
 //
 // A restart whose NAME.wasm is missing or refused loads the last good one.
 
@@ -111,9 +116,13 @@ func (set *Set) setAside(s *Slot, sum, reason string) bool {
 		return false
 	}
 	dst := refusedFile(s)
+	record := mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339Nano)})
 	err := os.MkdirAll(filepath.Dir(dst), 0o755)
 	if err == nil {
-		err = WriteAtomically(dst+".json", mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339)}))
+		err = appendLine(dst+".log", record)
+	}
+	if err == nil {
+		err = WriteAtomically(dst+".json", record)
 	}
 	if err == nil {
 		err = os.Rename(s.File, dst)
@@ -124,6 +133,19 @@ func (set *Set) setAside(s *Slot, sum, reason string) bool {
 	}
 	os.Rename(s.File+".sha256", dst+".sha256")
 	return true
+}
+
+// appendLine appends b and a newline to the file at path, made if needed.
+func appendLine(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // WriteAtomically writes b to a temporary file beside dst and renames it

@@ -51,6 +51,10 @@ type Slot struct {
 	good, prev *version
 	// fails counts the serving version's hook calls that failed in a row.
 	fails atomic.Int32
+	// fileErr is why the plugin's file on disk is not the version that
+	// serves (refused at start or at a drop), nil when it is (`plugins
+	// list` tells them apart).
+	fileErr atomic.Pointer[abi.Error]
 }
 
 // Current returns the serving version, or the reason there is none.
@@ -153,6 +157,7 @@ func (set *Set) loadSlot(ctx context.Context, s *Slot) {
 	if err == nil {
 		set.keepGood(s, v)
 	} else if lp, lv, lerr := set.loadLastGood(ctx, s); lerr == nil {
+		s.fileErr.Store(abi.AsError(err))
 		set.log.Warn("plugin file missing or refused: serving its last good version", "plugin", s.Name, "reason", abi.AsError(err).Message, "sha256", lp.SHA256, "from", lastGoodFile(s))
 		p, v, err = lp, lv, nil
 	}
@@ -199,6 +204,11 @@ type PluginInfo struct {
 	Imports  []string      `json:"imports,omitempty"`
 	Error    *abi.Error    `json:"error,omitempty"`
 	Manifest *abi.Manifest `json:"manifest,omitempty"`
+	// Serving says which version serves: "file" (the plugin's file),
+	// "last_good" (its file is missing or was refused: FileError says
+	// why) or "none" (Error says why).
+	Serving   string     `json:"serving"`
+	FileError *abi.Error `json:"file_error,omitempty"`
 }
 
 // Infos lists every configured plugin and its state.
@@ -208,8 +218,12 @@ func (set *Set) Infos() []PluginInfo {
 		s := set.slots[name]
 		info := PluginInfo{Name: name, File: s.File}
 		p, err := s.Current()
+		info.Serving, info.FileError = "file", s.fileErr.Load()
+		if info.FileError != nil {
+			info.Serving = "last_good"
+		}
 		if err != nil {
-			info.Error = abi.AsError(err)
+			info.Error, info.Serving = abi.AsError(err), "none"
 		} else {
 			m := p.Manifest()
 			info.SHA256, info.Version, info.ABI, info.Fast, info.Compiled = p.SHA256, m.Version, m.ABI.String(), p.Fast, p.Compiled()

@@ -36,7 +36,7 @@ type Options struct {
 	CheckSignature func(name string, wasm, sig []byte) error
 	// Admit checks a candidate version against every personality loading
 	// it (grants, hook roles) before a swap publishes it.
-	Admit func(name string, p *sandbox.Plugin) error
+	Admit func(ctx context.Context, name string, p *sandbox.Plugin) error
 	// Published is told a new version serves (the kernel relinks).
 	Published func()
 }

@@ -70,6 +70,7 @@ func (set *Set) Swap(ctx context.Context, name string, wasm []byte, pin string, 
 func (set *Set) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 	old := slot.cur.Swap(p)
 	slot.err.Store(nil)
+	slot.fileErr.Store(nil)
 	slot.fails.Store(0)
 	slot.prev, slot.good = slot.good, &v
 	set.o.Published()
@@ -137,7 +138,7 @@ func (set *Set) validate(ctx context.Context, name string, wasm []byte, pin stri
 	if err := set.selfTest(ctx, p); err != nil {
 		return refuse(err)
 	}
-	if err := set.o.Admit(name, p); err != nil {
+	if err := set.o.Admit(ctx, name, p); err != nil {
 		return refuse(err)
 	}
 	if err := p.Warm(ctx, 1); err != nil {
@@ -167,74 +168,131 @@ func (set *Set) Watch(dir string) error {
 	set.watchStop = func() { close(done); w.Close(); <-exited }
 	go func() {
 		defer close(exited)
-		pending := map[string]time.Time{}
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case ev, ok := <-w.Events:
-				if !ok {
-					return
-				}
-				f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), signature.Ext)
-				if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
-					pending[name] = time.Now()
-				}
-			case err, ok := <-w.Errors:
-				if !ok {
-					return
-				}
-				set.log.Warn("plugin folder watch", "err", err)
-			case now := <-tick.C:
-				for name, at := range pending {
-					// Debounce: act once the file has been quiet a moment.
-					if now.Sub(at) < 300*time.Millisecond {
-						continue
-					}
-					delete(pending, name)
-					set.swapFromFile(name)
-				}
-			}
-		}
+		set.watchLoop(w, byFile, done)
 	}()
 	return nil
 }
 
-func (set *Set) swapFromFile(name string) {
+// SignatureWait bounds how long a watched drop that needs a signature
+// waits for a valid one after its file arrived: its .minisig may be
+// written after the .wasm (README, "Signed plugins").
+const SignatureWait = 10 * time.Second
+
+// watchLoop turns the folder's events into swaps: a drop is acted on once
+// its files have been quiet a moment, and one waiting for its signature
+// is looked at again when a file of it changes, or when its wait is over.
+func (set *Set) watchLoop(w *fsnotify.Watcher, byFile map[string]string, done chan struct{}) {
+	// due: when to look at a plugin's drop; arrived: when the drop began.
+	due, arrived := map[string]time.Time{}, map[string]time.Time{}
+	const quiet = 300 * time.Millisecond
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			f := strings.TrimSuffix(strings.TrimSuffix(filepath.Clean(ev.Name), ".sha256"), signature.Ext)
+			if name, ok := byFile[f]; ok && ev.Op&(fsnotify.Create|fsnotify.Write|fsnotify.Rename) != 0 {
+				due[name] = time.Now().Add(quiet)
+				if _, ok := arrived[name]; !ok {
+					arrived[name] = time.Now()
+				}
+			}
+		case err, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			set.log.Warn("plugin folder watch", "err", err)
+		case now := <-tick.C:
+			for name, at := range due {
+				if now.Before(at) {
+					continue
+				}
+				delete(due, name)
+				if until := set.swapFromFile(name, arrived[name]); !until.IsZero() {
+					due[name] = until // waiting for its signature
+					continue
+				}
+				delete(arrived, name)
+			}
+		}
+	}
+}
+
+// swapFromFile swaps in the plugin's file as dropped. When the drop needs
+// a signature it does not have yet (none, or an older .minisig than the
+// file), it is not judged before SignatureWait from its arrival: it
+// returns when to look again (zero: done with this drop).
+func (set *Set) swapFromFile(name string, arrived time.Time) (lookAgain time.Time) {
 	slot := set.slots[name]
 	sum, err := SHA256File(slot.File)
 	if errors.Is(err, os.ErrNotExist) {
-		return // moved away (set aside by this host, or by hand)
+		return time.Time{} // moved away (set aside by this host, or by hand)
 	} else if err != nil {
 		set.log.Warn("plugin swap: cannot read the new file", "plugin", name, "err", err)
-		return
+		return time.Time{}
 	}
 	if cur := slot.cur.Load(); cur != nil && cur.SHA256 == sum {
-		return
+		slot.fileErr.Store(nil)
+		return time.Time{}
 	}
 	pin, err := set.pinFor(name, slot.File)
 	if err != nil {
+		slot.fileErr.Store(abi.AsError(err))
 		set.log.Warn("plugin swap refused", "plugin", name, "err", err)
-		return
+		return time.Time{}
 	}
 	if pin != sum {
+		slot.fileErr.Store(abi.Errorf(abi.CodeRefused, "%s (sha256 %s) does not match its pin %s", slot.File, sum, pin))
 		set.log.Warn("plugin swap refused: the file does not match its pin", "plugin", name, "sha256", sum, "pin", pin)
 		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": "does not match its pin " + pin}))
-		return
+		return time.Time{}
 	}
 	wasm, err := os.ReadFile(slot.File)
 	if err != nil {
-		return
+		return time.Time{}
 	}
-	if _, err := set.Swap(context.Background(), name, wasm, pin, signature.Read(slot.File)); err != nil {
+	sig := signature.Read(slot.File)
+	if sigErr := set.o.CheckSignature(name, wasm, sig); sigErr != nil {
+		if deadline := arrived.Add(SignatureWait); signatureMayFollow(slot.File, sig) && time.Now().Before(deadline) {
+			set.log.Info("plugin drop waits for its signature", "plugin", name, "sha256", sum[:12], "until", deadline.Format(time.RFC3339))
+			set.emit(eventOf("plugin.awaiting_signature", name, map[string]string{"sha256": sum, "until": deadline.UTC().Format(time.RFC3339)}))
+			return deadline
+		}
+		// Like a drop whose pin does not match, it stays in place: its
+		// signature may still come, and a start refuses it anyway.
+		e := abi.AsError(sigErr)
+		slot.fileErr.Store(e)
+		set.log.Warn("plugin swap refused: no valid signature arrived with the drop, the old version keeps serving", "plugin", name, "waited", SignatureWait, "err", e.Message)
+		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": e.Message}))
+		return time.Time{}
+	}
+	if _, err := set.Swap(context.Background(), name, wasm, pin, sig); err != nil {
+		slot.fileErr.Store(abi.AsError(err))
 		// Set aside, so a restart loads the last good version, not this.
 		if set.setAside(slot, sum, err.Error()) {
 			set.emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
 		}
 		set.log.Warn("plugin swap refused, the old version keeps serving; the file is set aside", "plugin", name, "err", err, "to", refusedFile(slot))
 	}
+	return time.Time{}
+}
+
+// signatureMayFollow reports whether a drop's signature may still be on
+// its way: it has none, or the one beside it is older than the file (the
+// previous version's). A signature written after the file that does not
+// verify is the drop's own, and final.
+func signatureMayFollow(file string, sig []byte) bool {
+	if sig == nil {
+		return true
+	}
+	fi, err := os.Stat(file)
+	si, serr := os.Stat(file + signature.Ext)
+	return err == nil && serr == nil && si.ModTime().Before(fi.ModTime())
 }
 
 func mustJSON(v any) json.RawMessage {

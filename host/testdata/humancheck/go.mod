@@ -1,0 +1,7 @@
+module example.com/humancheck
+
+go 1.26.8
+
+require github.com/wasmwright/wasmwright v0.0.0
+
+replace github.com/wasmwright/wasmwright => ../../..
