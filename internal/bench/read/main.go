@@ -165,8 +165,11 @@ network = { allowed_hosts = [%q] }
 			continue
 		}
 		if verbose {
-			fmt.Fprintf(os.Stderr, "%-50s %-8s visible recall %5.1f%% precision %5.1f%%  readability recall %5.1f%% precision %5.1f%%\n",
-				name, r.root, 100*r.visRecall, 100*r.visPrecision, 100*share(r.both, r.refWords), 100*share(r.both, r.gotWords))
+			ref := "no expected output"
+			if r.hasRef {
+				ref = fmt.Sprintf("readability recall %5.1f%% precision %5.1f%%", 100*share(r.both, r.refWords), 100*share(r.both, r.gotWords))
+			}
+			fmt.Fprintf(os.Stderr, "%-50s %-8s visible recall %5.1f%% precision %5.1f%%  %s\n", name, r.root, 100*r.visRecall, 100*r.visPrecision, ref)
 		}
 		out = append(out, r)
 	}
