@@ -78,8 +78,13 @@ func mainText(page visibleDOM, pageURL string) (root, text string) {
 		// visible text, read again from the untouched HTML.
 		return "body", mainTextWhole(page)
 	}
-	dropBoilerplate(art.Node)
 	text = blockText(art.Node)
+	dropBoilerplate(art.Node)
+	// A page whose content is all boilerplate by name keeps it: the
+	// names guessed wrong.
+	if t := blockText(art.Node); t != "" {
+		text = t
+	}
 	root = "body"
 	if top := commonAncestor(art.Node, parent, elements); top != nil && top != body {
 		root = top.Data
@@ -110,6 +115,12 @@ func mainTextWhole(page visibleDOM) string {
 // their way into the content when they sit inside the post's container.
 var boilerClass = regexp.MustCompile(`(?i)(^|[-_\s])(share|sharing|sharedaddy|social|newsletter|subscribe|subscription|signup|sign-up|related|relatedposts|recommended|recommendations|more-stories|read-next|comments?|respond|reply|promo|sponsored|advert|advertisement|ads?|cookie|consent|outbrain|taboola|author-bio|author-box)([-_\s]|$)`)
 
+// commentBox matches a class or id token of a comment thread, as blog
+// engines name them: dropped whatever its length, since a thread can be
+// longer than a short post (Readability then falls back to a pass that
+// keeps such boxes).
+var commentBox = regexp.MustCompile(`(?i)^(comments?|comment-?list|comments-area|comment-respond|respond|disqus_thread|comment-body|comment-content|(div-)?comment-\d+)$`)
+
 // boilerText matches a block whose whole text is a stock line of a page's
 // chrome (comment moderation, share and follow calls, newsletter calls).
 var boilerText = regexp.MustCompile(`(?i)^(your comment is awaiting moderation|your email address will not be published|required fields are marked|leave a (reply|comment)|share (this|on)|follow us on|sign up for|subscribe to|get our newsletter|related (posts|articles|stories)|you (may|might) also like|advertisement)\b`)
@@ -119,9 +130,9 @@ var boilerText = regexp.MustCompile(`(?i)^(your comment is awaiting moderation|y
 // share-box rule uses the same bound).
 const boilerMax = 500
 
-// dropBoilerplate removes from the content the boxes boilerClass names
-// that hold less than boilerMax characters, and the blocks boilerText
-// matches.
+// dropBoilerplate removes from the content comment threads (commentBox),
+// the boxes boilerClass names that hold less than boilerMax characters,
+// and the blocks boilerText matches.
 func dropBoilerplate(content *html.Node) {
 	var walk func(n *html.Node)
 	walk = func(n *html.Node) {
@@ -143,6 +154,11 @@ func boilerplate(n *html.Node) bool {
 	for _, a := range n.Attr {
 		if a.Key == "class" || a.Key == "id" {
 			name += " " + a.Val
+			for _, tok := range strings.Fields(a.Val) {
+				if commentBox.MatchString(tok) {
+					return true
+				}
+			}
 		}
 	}
 	named := boilerClass.MatchString(name)
