@@ -416,8 +416,10 @@ type ScreenMark struct {
 }
 
 // BrowserReadRequest asks for the current tab's readable text: the
-// visible text of main or article (else the body), without navigation,
-// forms, page headers and footers. MaxBytes lowers the host's cap
+// visible text of the main content, chosen as Mozilla's Readability
+// chooses it (text and link density, class and id weights, siblings that
+// belong with it), without navigation, forms, comments and boilerplate,
+// its title first. MaxBytes lowers the host's cap
 // (browser.read_max_bytes); it cannot raise it.
 type BrowserReadRequest struct {
 	MaxBytes int `json:"max_bytes,omitempty"`
@@ -432,7 +434,8 @@ type BrowserReadResponse struct {
 	Bytes     int          `json:"bytes"`
 	Limit     int          `json:"limit"`
 	Truncated bool         `json:"truncated,omitempty"`
-	// Root is what was read: "main", "article" or "body".
+	// Root is the tag of the smallest element of the page that holds the
+	// text read ("article", "main", "div"...), "body" for the whole page.
 	Root string `json:"root"`
 }
 

@@ -139,6 +139,20 @@ func agentSite() http.Handler {
 		fmt.Fprintf(&links, `<li><a href="/docs/page-%d">Page %d</a></li>`, i, i)
 	}
 	page("GET /docs", "Docs", `<ul>`+links.String()+`</ul><a href="/files/annual-report.pdf">Annual report</a>`)
+	// Issue 27: a blog post laid out as WordPress lays it out, the post
+	// in a div, a comment the largest <article>, a share box after the
+	// post, the whole page under an anti-flicker snippet (opacity 0 until
+	// a script shows it, 1.5 s on).
+	page("GET /post", "Why we moved to tabs – The Example Blog", `<style>.async-hide { opacity: 0 !important }</style>
+		<script>document.documentElement.classList.add("async-hide"); setTimeout(() => document.documentElement.classList.remove("async-hide"), 1500)</script>
+		<header class="site-header"><p class="site-title"><a href="/">The Example Blog</a></p></header>
+		<div class="post hentry"><h1 class="entry-title">Why we moved to tabs</h1><div class="entry-content">
+		<p>We moved the whole code base from spaces to tabs last spring, after a long argument, three polls and one very patient review.</p>
+		<p>Tabs let each reader choose an indentation width, which matters for people with low vision, who often set a wide one.</p>
+		<p>The change itself took an afternoon: a formatter run, a single commit, and a note in the contributing guide.</p>
+		<div class="sharedaddy"><h3>Share this:</h3><a href="#">Twitter</a> <a href="#">Facebook</a></div></div></div>
+		<div id="comments" class="comments-area"><article class="comment-body"><p>`+strings.Repeat("Great post, but I still think spaces are simpler for everyone, because they look the same everywhere. ", 6)+`</p></article>
+		<p class="comment-awaiting-moderation">Your comment is awaiting moderation.</p></div>`)
 	return mux
 }
 
@@ -233,6 +247,13 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "open a second tab", tool: "browser_click", args: map[string]any{"ref": `@ref:link "Open help"`}},
 		{name: "emulate a phone", tool: "browser_emulate", args: map[string]any{"device": "Pixel 7"}, want: []string{"new browser context", "history"}},
 		{name: "both tabs are there", tool: "browser_tabs", args: map[string]any{"action": "list"}, want: []string{"Tabs", "Help page"}},
+
+		// Issue 27: browser_read reads the post once the page shows, under
+		// its title, not the largest <article> (a comment), the share box
+		// or the moderation note.
+		{name: "open a blog post", tool: "browser_navigate", args: map[string]any{"url": site + "/post", "snapshot": "none"}},
+		{name: "read the post", tool: "browser_read", want: []string{"Why we moved to tabs\nWe moved the whole code base", "patient review.", "low vision", "contributing guide."},
+			avoid: []string{"Great post", "Share this", "Twitter", "awaiting moderation", "The Example Blog", "no readable text"}},
 
 		// Item 11: max_contexts is 1 here; another connection's session
 		// evicts this one, which is told why and which key raises it.
