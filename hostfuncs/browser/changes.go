@@ -1,6 +1,9 @@
 package browser
 
 import (
+	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -17,17 +20,27 @@ import (
 // made while the snapshot is taken counts for the next one.
 //
 // It decides conservatively. Changed is: any DOM mutation (childList,
-// attributes, text) in the document; another focused or hovered element,
-// form control value, checked or selected state, or open popover (compared
-// at each check, so no page handler can hide them); scrolling, resizing,
-// a hash or history change, an element or font loading, a transition or
-// animation event, a content-visibility change (the events, caught before
-// the page's own listeners see them). Unsure, so changed every time: a
+// attributes, text) in the document; another hovered element, form
+// control value, checked or selected state, open popover, or the
+// document gaining or losing focus (compared at each check, so no page
+// handler can hide them); resizing, a hash or history change, an element
+// or font loading, a transition or animation event, a content-visibility
+// change, a popover or details toggle (the events, caught before the
+// page's own listeners see them). Unsure, so changed every time: a
 // document with an open shadow root or a custom element (its shadow tree
 // is not watched; a custom element may attach one when defined), running
 // or filling animations (they can change visibility with no event), and
 // a page with frames (their documents are not asked; aria checks
 // page.Frames). A new document has a new watcher, which starts changed.
+//
+// A focus that moved, with nothing else changed, is answered from the
+// kept snapshot with its [active] mark moved (moveActive) to the newly
+// focused element's line, found by the ref Playwright keeps on that
+// element in the same isolated world. Unless a stylesheet could make
+// focus change more than that mark (:focus-within, :has(), a combinator
+// after :focus, a :focus rule on display, visibility, content, cursor,
+// pointer events or size, or a stylesheet it cannot read): then changed.
+//
 // Not seen: an event handler property assigned by script with nothing else
 // changing ([clickable] and its kin, hints, come with the next change).
 const changesJS = `(() => {
@@ -36,7 +49,7 @@ const changesJS = `(() => {
 	const mark = () => { dirty = true; };
 	const mo = new MutationObserver(mark);
 	mo.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
-	for (const type of ["focusin", "focusout", "input", "change", "toggle", "scroll", "resize", "hashchange", "popstate",
+	for (const type of ["toggle", "resize", "hashchange", "popstate",
 		"pageshow", "load", "error", "transitionrun", "transitionend", "transitioncancel", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
@@ -50,9 +63,10 @@ const changesJS = `(() => {
 		if (!ids.has(e)) ids.set(e, ++nextID);
 		return ids.get(e);
 	};
-	// state is what a check compares rather than trusts an event for.
+	// state is what a check compares rather than trusts an event for;
+	// the focused element apart.
 	const state = () => {
-		let s = id(doc.activeElement) + "|";
+		let s = doc.hasFocus() ? "F|" : "f|";
 		for (const e of doc.querySelectorAll(":hover")) s += id(e) + ",";
 		s += "|";
 		try { for (const e of doc.querySelectorAll(":popover-open")) s += id(e) + ","; } catch (e) { s += "?"; }
@@ -69,15 +83,54 @@ const changesJS = `(() => {
 		}
 		return false;
 	};
+	// focusShows: a stylesheet may show or hide an element other than the
+	// focused one by focus (:focus-within, :has(), a combinator after
+	// :focus), change the focused one's line (its display, visibility,
+	// content, cursor, pointer events or size), or cannot be read (another
+	// origin's): unsure.
+	const focusShows = () => {
+		const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
+		const rules = [];
+		try {
+			for (const sh of sheets) rules.push(...sh.cssRules);
+			for (let i = 0; i < rules.length; i++) {
+				const r = rules[i];
+				if (r.cssRules) rules.push(...r.cssRules);
+				if (r.styleSheet) rules.push(...r.styleSheet.cssRules);
+				const sel = r.selectorText;
+				if (!sel || !sel.includes("focus")) continue;
+				if (/focus-within|:has\(|&/.test(sel) || /:focus[a-z-]*[^,]*?[\s>+~)]/.test(sel)) return true;
+				// On the focused element itself: what can change its line.
+				if (/display|visibility|content|cursor|pointer-events|width|height/.test(r.style ? r.style.cssText : "?")) return true;
+			}
+		} catch (e) {
+			return true;
+		}
+		return false;
+	};
+	let active = null;
+	// check answers 0 when nothing changed, 1 when the page may have, and
+	// 2 + n when only the focus moved, to the element of ref e<n> (Playwright's
+	// ref of it, on the element in this isolated world).
 	const check = () => {
 		if (mo.takeRecords().length) dirty = true;
-		const now = state();
+		const now = state(), was = active;
+		active = doc.activeElement;
 		const changed = dirty || now !== seen || unsure();
 		dirty = false;
 		seen = now;
-		return changed;
+		if (changed) return 1;
+		if (active === was) return 0;
+		const m = /e(\d+)$/.exec((active && active._ariaRef && active._ariaRef.ref) || "");
+		return m && doc.hasFocus() && !focusShows() ? 2 + Number(m[1]) : 1;
 	};
-	const queryAll = (root, body) => body === "check" && check() ? [doc.documentElement] : [];
+	const queryAll = (root, body) => {
+		if (body !== "check") return [];
+		const n = check();
+		if (n < 2) return n ? [doc.documentElement] : [];
+		const all = doc.querySelectorAll("*");
+		return all.length >= n ? [...all].slice(0, n) : [doc.documentElement];
+	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
 })()`
 
@@ -100,24 +153,40 @@ type keptSnapshot struct {
 }
 
 // changedSince asks the main frame's watcher whether the document may have
-// changed since its previous check, which this one ends. Any failure, or a
-// page with frames, is a change.
-func changedSince(t *tab) bool {
+// changed since its previous check, which this one ends: changed, or
+// only the focus moved (to the element of ref number focus, > 0), or
+// neither. Any failure, or a page with frames, is a change.
+func changedSince(t *tab) (changed bool, focus int) {
 	if len(t.page.Frames()) > 1 {
-		return true
+		return true, 0
 	}
 	n, err := t.page.Locator(changeEngine + "=check").Count()
-	return err != nil || n != 0
+	switch {
+	case err != nil || n == 1:
+		return true, 0
+	case n >= 2:
+		return false, n - 2
+	}
+	return false, 0
 }
 
-// unchangedSnapshot is the snapshot aria kept of document doc when the
-// page has not changed since, and whether it was. It checks the page
-// whether or not one was kept: the check starts the period the snapshot
-// aria takes next belongs to.
+// unchangedSnapshot is the snapshot of document doc when the page has not
+// changed since aria kept one, or only its focus moved (the kept one with
+// [active] moved), and whether it was. It checks the page whether or not
+// one was kept: the check starts the period the snapshot aria takes next
+// belongs to.
 func unchangedSnapshot(t *tab, doc int64) (string, bool) {
 	kept := t.kept.Swap(nil)
-	if changedSince(t) || kept == nil || kept.doc != doc || kept.url != t.page.URL() {
+	changed, focus := changedSince(t)
+	if changed || kept == nil || kept.doc != doc || kept.url != t.page.URL() {
 		return "", false
+	}
+	if focus > 0 {
+		snap, ok := moveActive(kept.snap, focus)
+		if !ok {
+			return "", false
+		}
+		kept = &keptSnapshot{doc: kept.doc, url: kept.url, snap: snap}
 	}
 	snapshotsSkipped.Add(1)
 	t.kept.Store(kept)
@@ -133,3 +202,121 @@ func keepSnapshot(t *tab, doc int64, url, snap string) {
 // snapshotsSkipped counts the snapshots answered by unchangedSnapshot,
 // for tests and benchmarks: a skipped snapshot is seen here, not in time.
 var snapshotsSkipped atomic.Int64
+
+// moveActive moves the [active] mark of snap to the line of ref number n
+// (of the main frame: its refs' prefix): taken off the one line that has
+// it, put on that line where Playwright renders it (after [checked],
+// [disabled] and [expanded], before the others). It fails, so the page is
+// snapshot, when the ref is not on exactly one line, or [active] on more
+// than one.
+func moveActive(snap string, n int) (string, bool) {
+	lines := strings.Split(snap, "\n")
+	prefix := ""
+	if i := strings.Index(snap, "[ref="); i >= 0 {
+		if r, _ := refAt(snap[i+len("[ref="):]); strings.Contains(r, "e") {
+			prefix = r[:strings.LastIndex(r, "e")]
+		}
+	}
+	want := "[ref=" + prefix + "e" + strconv.Itoa(n) + "]"
+	target, from := -1, -1
+	for i, l := range lines {
+		attrs := lineAttrs(l)
+		if slices.Contains(attrs, want) {
+			if target >= 0 {
+				return "", false
+			}
+			target = i
+		}
+		if slices.Contains(attrs, "[active]") {
+			if from >= 0 {
+				return "", false
+			}
+			from = i
+		}
+	}
+	if target < 0 {
+		return "", false
+	}
+	if from >= 0 {
+		lines[from] = setActive(lines[from], false)
+	}
+	lines[target] = setActive(lines[target], true)
+	return strings.Join(lines, "\n"), true
+}
+
+// lineAttrs are the [...] attributes of a snapshot line, after its role
+// and quoted name and before its ": text".
+func lineAttrs(line string) []string {
+	_, rest, ok := splitAttrs(line)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for strings.HasPrefix(rest, " [") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			break
+		}
+		out = append(out, rest[1:end+1])
+		rest = rest[end+1:]
+	}
+	return out
+}
+
+// splitAttrs splits a line "  - role "name" [a] [b]: text" after its name:
+// head "  - role "name"", rest " [a] [b]: text".
+func splitAttrs(line string) (head, rest string, ok bool) {
+	body := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(body, "- ") {
+		return "", "", false
+	}
+	i := len(line) - len(body) + 2
+	for i < len(line) && line[i] != ' ' && line[i] != ':' && line[i] != '"' {
+		i++
+	}
+	if i+1 < len(line) && line[i] == ' ' && line[i+1] == '"' {
+		// The name is JSON: skip it, escapes included.
+		j := i + 2
+		for j < len(line) && line[j] != '"' {
+			if line[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			return "", "", false
+		}
+		i = j + 1
+	}
+	return line[:i], line[i:], true
+}
+
+// setActive puts [active] on a line, or takes it off.
+func setActive(line string, on bool) string {
+	head, rest, _ := splitAttrs(line)
+	attrs := lineAttrs(line)
+	n := 0
+	for _, a := range attrs {
+		n += 1 + len(a)
+	}
+	tail := rest[n:]
+	var kept []string
+	placed := false
+	for _, a := range attrs {
+		if a == "[active]" {
+			continue
+		}
+		if on && !placed && !strings.HasPrefix(a, "[checked") && a != "[disabled]" && a != "[expanded]" {
+			kept, placed = append(kept, "[active]"), true
+		}
+		kept = append(kept, a)
+	}
+	if on && !placed {
+		kept = append(kept, "[active]")
+	}
+	out := head
+	for _, a := range kept {
+		out += " " + a
+	}
+	return out + tail
+}

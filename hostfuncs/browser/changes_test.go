@@ -1,12 +1,14 @@
 package browser
 
 import (
+	"context"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -38,6 +40,8 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	page("/hover", `<title>Hover</title><style>.menu { display: none } .host:hover .menu { display: block }</style>
 		<div class="host" style="width:200px;height:60px"><button>Menu host</button><ul class="menu"><li><a href="/x">Hidden entry</a></li></ul></div>
 		<p>elsewhere</p>`)
+	page("/focusmenu", `<title>Focus menu</title><style>.sub { display: none } .nav:focus-within .sub { display: block }</style>
+		<div class="nav"><a href="/a">Products</a><ul class="sub"><li><a href="/b">Shown on focus</a></li></ul></div>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button>Inner</button>" title="inner"></iframe>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -181,5 +185,70 @@ func TestUnchangedAnswerIsMasked(t *testing.T) {
 	}
 	if strings.Contains(a.Snapshot, secret) || !strings.Contains(a.Snapshot, `textbox "Password"`) {
 		t.Fatalf("the kept snapshot, answered again, shows the typed password or lost the field:\n%s", a.Snapshot)
+	}
+}
+
+// A press that only moves the focus answers without a new snapshot: the
+// kept one with [active] moved, the same text a new snapshot has.
+func TestFocusMoveIsPatchedExactly(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/still")
+	// Typing leaves the focus in Name: the value is new, a snapshot is
+	// taken. Tab to Password, then back with Shift+Tab: two moves.
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Name"`), Text: "Ada"})
+	for i, key := range []string{"Tab", "Shift+Tab"} {
+		taken, skipped := *n, snapshotsSkipped.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: key})
+		if *n != taken || snapshotsSkipped.Load() != skipped+1 {
+			t.Fatalf("Tab %d took %d snapshots, want 0 (the focus moved, nothing else)", i+1, *n-taken)
+		}
+		ss, tb, err := svc.sessions.pageTab(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := tb.page.AriaSnapshot(snapshotOptions(0, false, time.Minute))
+		ss.mu.Unlock()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Snapshot != svc.concealer.redact(tb, markLines(fresh, nil)) {
+			t.Fatalf("Tab %d: the patched snapshot differs from a new one:\n%s\n---\n%s", i+1, a.Snapshot, fresh)
+		}
+		if strings.Count(a.Snapshot, "[active]") != 1 {
+			t.Fatalf("Tab %d: want one [active]:\n%s", i+1, a.Snapshot)
+		}
+	}
+}
+
+// A focus that shows more through CSS (:focus-within) is a change, not a
+// moved mark.
+func TestFocusWithinRevealIsAChange(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	r := navTo(t, c, pages.URL+"/focusmenu")
+	if strings.Contains(r.Snapshot, "Shown on focus") {
+		t.Fatalf("the submenu shows before focus:\n%s", r.Snapshot)
+	}
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if !strings.Contains(a.Snapshot, "Shown on focus") {
+		t.Fatalf("the snapshot after Tab misses what :focus-within shows:\n%s", a.Snapshot)
+	}
+}
+
+func TestMoveActive(t *testing.T) {
+	snap := "- generic [active] [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
+	got, ok := moveActive(snap, 2)
+	want := "- generic [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [active] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
+	if !ok || got != want {
+		t.Fatalf("moveActive to e2:\n%s\nwant\n%s", got, want)
+	}
+	got, ok = moveActive(want, 3)
+	if !ok || !strings.Contains(got, `heading "H" [active] [level=2] [ref=e3]: text [active]`) || strings.Contains(got, "[checked] [active]") {
+		t.Fatalf("moveActive to e3:\n%s", got)
+	}
+	if _, ok := moveActive(snap, 9); ok {
+		t.Fatal("moveActive to a ref not in the snapshot succeeded")
 	}
 }
