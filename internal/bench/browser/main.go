@@ -87,7 +87,7 @@ func main() {
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds the commit before issue 13)")
 	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
-	beforeRef := flag.String("before-ref", "", "the commit -before was built from, for the text")
+	beforeRef := flag.String("before-ref", "", "the commit -before was built from, and what it was, for the text")
 	verbose := flag.Bool("v", false, "log each call")
 	flag.Parse()
 	if *corpus != "" {
@@ -177,7 +177,7 @@ func main() {
 	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode).\n\n",
 		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
 	if *beforeBin != "" {
-		fmt.Printf("*before* is wasmwright built from %s, the commit before issue 13 (every action answered with the whole snapshot), run the same way in the same run.\n\n", *beforeRef)
+		fmt.Printf("*before* is wasmwright built from %s, run the same way in the same run.\n\n", *beforeRef)
 	}
 	head, rule := "| call |", "|---|"
 	for _, s := range sides {
