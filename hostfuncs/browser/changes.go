@@ -25,11 +25,13 @@ import (
 // document gaining or losing focus (compared at each check, so no page
 // handler can hide them); resizing, a hash or history change, an element
 // or font loading, a transition or animation event, a content-visibility
-// change, a popover or details toggle (the events, caught before the
-// page's own listeners see them). Unsure, so changed every time: a
-// document with an open shadow root or a custom element (its shadow tree
-// is not watched; a custom element may attach one when defined), running
-// or filling animations (they can change visibility with no event), and
+// change, a popover or details toggle, a transition of anything but
+// colours, outlines and shadows (the events, caught before the page's own
+// listeners see them). Unsure, so changed every time: a document with an
+// open shadow root or a custom element (its shadow tree is not watched; a
+// custom element may attach one when defined), running or filling
+// animations other than such transitions (they can change visibility
+// with no event), and
 // a page with frames (their documents are not asked; aria checks
 // page.Frames). A new document has a new watcher, which starts changed.
 //
@@ -49,8 +51,14 @@ const changesJS = `(() => {
 	const mark = () => { dirty = true; };
 	const mo = new MutationObserver(mark);
 	mo.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
+	// A transition of colours, outlines or shadows (as :focus styles
+	// start) changes no line of a snapshot; any other may.
+	const harmless = /^(color|background-color|border(-(top|right|bottom|left|block|inline)(-(start|end))?)?-color|outline(-color|-width|-style|-offset)?|text-decoration-color|caret-color|fill|stroke|box-shadow|text-shadow|accent-color)$/;
+	for (const type of ["transitionrun", "transitionend", "transitioncancel"]) {
+		window.addEventListener(type, e => { if (!harmless.test(e.propertyName)) dirty = true; }, true);
+	}
 	for (const type of ["toggle", "resize", "hashchange", "popstate",
-		"pageshow", "load", "error", "transitionrun", "transitionend", "transitioncancel", "animationstart", "animationend",
+		"pageshow", "load", "error", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
 		window.addEventListener(type, mark, true);
@@ -77,7 +85,7 @@ const changesJS = `(() => {
 		return s;
 	};
 	const unsure = () => {
-		if (doc.getAnimations && doc.getAnimations().length) return true;
+		if (doc.getAnimations && doc.getAnimations().some(a => !harmless.test(a.transitionProperty || ""))) return true;
 		for (const e of doc.querySelectorAll("*")) {
 			if (e.shadowRoot || e.localName.includes("-")) return true;
 		}

@@ -42,6 +42,8 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 		<p>elsewhere</p>`)
 	page("/focusmenu", `<title>Focus menu</title><style>.sub { display: none } .nav:focus-within .sub { display: block }</style>
 		<div class="nav"><a href="/a">Products</a><ul class="sub"><li><a href="/b">Shown on focus</a></li></ul></div>`)
+	page("/fade", `<title>Fade</title><style>input:focus { background-color: yellow; outline: 3px solid red; transition: background-color 30s, outline-color 30s }</style>
+		<label>First <input></label><label>Second <input></label>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button>Inner</button>" title="inner"></iframe>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -250,5 +252,20 @@ func TestMoveActive(t *testing.T) {
 	}
 	if _, ok := moveActive(snap, 9); ok {
 		t.Fatal("moveActive to a ref not in the snapshot succeeded")
+	}
+}
+
+// A :focus style's colour transition, still running when the action
+// answers, changes no line: the focus move is answered without a snapshot.
+func TestColourTransitionIsNoChange(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/fade")
+	act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: refOf(t, r.Snapshot, `textbox "First"`)})
+	taken := *n
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if *n != taken || !strings.Contains(a.Snapshot, `textbox "Second" [active]`) {
+		t.Fatalf("Tab under a colour transition took %d snapshots, want 0:\n%s", *n-taken, a.Snapshot)
 	}
 }
