@@ -21,7 +21,7 @@ if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
     make -s -C "$before" build >&2
     echo "$before_ref" > "$before/.ref"
   fi
-  before_args=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-ref "$before_ref")
+  before_args=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-ref "$before_ref, the commit before issue 13 (every action answered with the whole snapshot)")
 else
   echo "bench: commit $before_ref is not in this clone; no before columns" >&2
 fi

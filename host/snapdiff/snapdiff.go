@@ -27,6 +27,11 @@ const Same = Unchanged + ` To receive it whole again, call with snapshot "full".
 // Then the changes: "- " a removed line, "+ " an added line, "~ " the new
 // text of a line that kept its ref. Lines keep their indentation and refs.
 func Diff(prev, next string) string {
+	if prev == next {
+		// The common answer of an action that changed nothing: no need to
+		// match the lines.
+		return Unchanged
+	}
 	a, b := strings.Split(prev, "\n"), strings.Split(next, "\n")
 	var (
 		body                    strings.Builder

@@ -1031,6 +1031,8 @@ func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
 
 // An action takes one snapshot of the page, a navigation too (with its
 // page facts read alongside), and an action with snapshot none takes none.
+// A press that only moves the focus takes none either: the kept snapshot
+// is answered with its [active] moved (changes.go).
 func TestOneSnapshotPerAction(t *testing.T) {
 	c := caller(t.Name())
 	n := 0
@@ -1040,8 +1042,9 @@ func TestOneSnapshotPerAction(t *testing.T) {
 	name := refOf(t, r.Snapshot, `textbox "Name"`)
 	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Ada"})
 	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: refOf(t, r.Snapshot, `button "Remove it"`)})
 	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Bo", NoSnapshot: true})
 	if n != 3 {
-		t.Fatalf("a navigate, a type, a press and a type with snapshot none took %d snapshots, want 3", n)
+		t.Fatalf("a navigate, a type, a press moving the focus, a click removing an element and a type with snapshot none took %d snapshots, want 3", n)
 	}
 }

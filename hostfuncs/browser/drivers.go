@@ -324,6 +324,10 @@ func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error)
 		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
 	}
 	log.Info("playwright driver started", "dir", opts.DriverDirectory, "pid", p.Pid(), "took", time.Since(t0).Round(time.Millisecond))
+	if err := registerChanges(p); err != nil {
+		// Every snapshot is then taken: the watcher's check fails as changed.
+		log.Warn("change watcher not installed", "err", err)
+	}
 	d := &sharedDriver{pw: p, dir: opts.DriverDirectory, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
 	drivers.m[opts.DriverDirectory] = d
 	go d.watch()

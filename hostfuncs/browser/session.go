@@ -90,6 +90,9 @@ type tab struct {
 	// unmarked is navSeq+1 when the latest snapshot of that document found
 	// no marked elements (aria), 0 otherwise.
 	unmarked atomic.Int64
+	// kept is the latest whole-page snapshot, for a page that has not
+	// changed since (changes.go).
+	kept atomic.Pointer[keptSnapshot]
 	// withheld is set while the kernel withholds this tab's page from the
 	// agent (withheld.go).
 	withheld atomic.Pointer[abi.Error]

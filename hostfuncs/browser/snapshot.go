@@ -57,12 +57,23 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 // page gained marked elements meanwhile, the snapshot is taken again with
 // boxes, so marks are never lost. (Reading the marks first instead costs
 // every snapshot one more round trip to the page.)
-func (s *pages) aria(t *tab, depth int) (string, error) {
+func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
+	if depth == 0 {
+		url := t.page.URL()
+		if snap, ok := unchangedSnapshot(t, doc); ok {
+			return snap, nil
+		}
+		defer func() {
+			if err == nil {
+				keepSnapshot(t, doc, url, snap)
+			}
+		}()
+	}
 	unmarked := t.unmarked.Load() == doc
 	found := findMarks(t.page)
-	snap, err := takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
+	snap, err = takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
 	marks := found(wait)
 	if err != nil {
 		return "", err
@@ -81,6 +92,9 @@ func (s *pages) aria(t *tab, depth int) (string, error) {
 }
 
 func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
+	// Playwright resolves refs against the latest snapshot: any other one
+	// makes the kept snapshot's refs stale.
+	t.kept.Store(nil)
 	if snapshotTaken != nil {
 		snapshotTaken(o)
 	}

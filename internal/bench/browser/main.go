@@ -39,12 +39,12 @@ import (
 // steps are the task's calls, in the order the tables show them. The
 // task (its bytes and time) is navigate, snapshot, type, click, read;
 // press and the snapshot-"none" calls are timed beside it.
-var steps = []string{"navigate", "snapshot", "type", "click", "read", "press", "type none", "press none"}
+var steps = []string{"navigate", "snapshot", "type", "click", "read", "press", "type none", "press none", "press again", "back"}
 
 // inTask reports whether a step counts in the per-task cost.
 func inTask(step string) bool {
 	switch step {
-	case "press", "type none", "press none":
+	case "press", "type none", "press none", "press again", "back":
 		return false
 	}
 	return true
@@ -52,8 +52,8 @@ func inTask(step string) bool {
 
 // peerTools and wwTools name each step's tool.
 var (
-	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press"}
-	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key"}
+	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press", "back": "browser_back"}
+	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key", "back": "browser_navigate_back"}
 )
 
 // side is one system under test: its MCP client and what it measured.
@@ -87,7 +87,7 @@ func main() {
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds the commit before issue 13)")
 	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
-	beforeRef := flag.String("before-ref", "", "the commit -before was built from, for the text")
+	beforeRef := flag.String("before-ref", "", "the commit -before was built from, and what it was, for the text")
 	verbose := flag.Bool("v", false, "log each call")
 	flag.Parse()
 	if *corpus != "" {
@@ -128,11 +128,20 @@ func main() {
 	}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
+		// PW: Playwright MCP as it ships (it waits for the page to settle
+		// after each action); PW0, last, with --timeout-settle 0, its
+		// fastest. Ratios are to the faster of the two, call by call.
+		if pc, err := mcpclient.StartPeerDefault(cli, *verbose); err != nil {
+			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
+		} else {
+			defer pc.Close()
+			sides = append(sides, &side{name: "PW", c: pc, arg: "target", tools: peerTools})
+		}
 		if pc, err := mcpclient.StartPeer(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
 			defer pc.Close()
-			sides = append(sides, &side{name: "Playwright MCP", c: pc, arg: "target", tools: peerTools})
+			sides = append(sides, &side{name: "PW0", c: pc, arg: "target", tools: peerTools})
 		}
 	} else {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
@@ -150,16 +159,25 @@ func main() {
 		}
 	}
 
-	var peer *side
-	if last := sides[len(sides)-1]; last.name == "Playwright MCP" {
+	var peer, pwDefault *side
+	if last := sides[len(sides)-1]; last.name == "PW0" {
 		peer = last
+	}
+	ours := sides
+	for i, s := range sides {
+		if s.name == "PW" {
+			pwDefault = s
+		}
+		if s.name == "PW" || s.name == "PW0" {
+			ours = sides[:min(i, len(ours))]
+		}
 	}
 	ww := sides[0]
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP (--timeout-settle 0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\". Warm medians of successful calls in ms; failures counted per call; each ratio is against Playwright MCP's same call (for the \"none\" rows, its type and press, which have no such mode).\n\n",
+	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode).\n\n",
 		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
 	if *beforeBin != "" {
-		fmt.Printf("*before* is wasmwright built from %s, the commit before issue 13 (every action answered with the whole snapshot), run the same way in the same run.\n\n", *beforeRef)
+		fmt.Printf("*before* is wasmwright built from %s, run the same way in the same run.\n\n", *beforeRef)
 	}
 	head, rule := "| call |", "|---|"
 	for _, s := range sides {
@@ -167,8 +185,8 @@ func main() {
 		rule += "---:|---:|"
 	}
 	if peer != nil {
-		for _, s := range sides[:len(sides)-1] {
-			head += fmt.Sprintf(" %s / PW MCP |", s.name)
+		for _, s := range ours {
+			head += fmt.Sprintf(" %s / faster PW |", s.name)
 			rule += "---:|"
 		}
 	}
@@ -184,9 +202,15 @@ func main() {
 			row += fmt.Sprintf(" %s | %d |", msStr(median(s.times[st])), s.failed[st])
 		}
 		if peer != nil {
-			ref := strings.TrimSuffix(st, " none")
-			for _, s := range sides[:len(sides)-1] {
-				row += " " + ratio(median(s.times[st]), median(peer.times[ref])) + " |"
+			ref := strings.TrimSuffix(strings.TrimSuffix(st, " none"), " again")
+			faster := median(peer.times[ref])
+			if pwDefault != nil {
+				if d := median(pwDefault.times[ref]); d > 0 && (faster == 0 || d < faster) {
+					faster = d
+				}
+			}
+			for _, s := range ours {
+				row += " " + ratio(median(s.times[st]), faster) + " |"
 			}
 		}
 		fmt.Printf("%s %d |\n", row, len(ww.times[st])+ww.failed[st])
@@ -194,7 +218,7 @@ func main() {
 	fmt.Println()
 	fmt.Println("Per-task cost (navigate, snapshot, type, click, read), summed over the measured pages (every call, failed ones included; bytes are the JSON-RPC responses the agent's client receives):")
 	fmt.Println()
-	fmt.Println("| | calls | failed | bytes received | time (s) | bytes per task | ms per task | bytes / PW MCP | time / PW MCP |")
+	fmt.Println("| | calls | failed | bytes received | time (s) | bytes per task | ms per task | bytes / PW0 | time / PW0 |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range sides {
 		f := 0
@@ -366,7 +390,7 @@ func sharedTargets(snaps []map[string]string, order []string) (textbox, clickabl
 // page had a shared target.
 func runTask(sides []*side, u string, measure bool) bool {
 	call := func(s *side, step string, args map[string]any) (string, error) {
-		tool := s.tools[strings.TrimSuffix(step, " none")]
+		tool := s.tools[strings.TrimSuffix(strings.TrimSuffix(step, " none"), " again")]
 		text, n, d, err := s.c.Tool(tool, args)
 		if !measure {
 			return text, err
@@ -427,12 +451,16 @@ func runTask(sides []*side, u string, measure bool) bool {
 			if s.modes {
 				call(s, "type none", map[string]any{s.arg: ref, "text": "wasmwright", "snapshot": "none"})
 				call(s, "press none", map[string]any{"key": "Tab", "snapshot": "none"})
+				// Shift changes nothing on the page: the default answer is
+				// that the page is unchanged.
+				call(s, "press again", map[string]any{"key": "Shift"})
 			}
 		}
 		if cl != "" {
 			call(s, "click", map[string]any{s.arg: snaps[i][cl]})
 		}
 		call(s, "read", map[string]any{})
+		call(s, "back", map[string]any{})
 	}
 	return tb != "" || cl != ""
 }

@@ -94,8 +94,19 @@ func StartWasmwright(bin, conf string, verbose bool) (*Client, error) {
 }
 
 // StartPeer starts Playwright MCP (its cli.js) over stdio, headless, on
-// the same Chromium, settle timeout 0.
+// the same Chromium, settle timeout 0 ("PW0", its fastest).
 func StartPeer(cli string, verbose bool) (*Client, error) {
+	return startPeer(cli, verbose, "--timeout-settle", "0")
+}
+
+// StartPeerDefault starts Playwright MCP as StartPeer does, with its
+// default settle timeout (it waits after each action for the page to
+// settle).
+func StartPeerDefault(cli string, verbose bool) (*Client, error) {
+	return startPeer(cli, verbose)
+}
+
+func startPeer(cli string, verbose bool, extra ...string) (*Client, error) {
 	dir, err := os.MkdirTemp("", "ww-bench-mcp-")
 	if err != nil {
 		return nil, err
@@ -105,8 +116,9 @@ func StartPeer(cli string, verbose bool) (*Client, error) {
 	if err := os.WriteFile(conf, b, 0o644); err != nil {
 		return nil, err
 	}
-	return Start(exec.Command("node", cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated",
-		"--timeout-settle", "0", "--config", conf, "--output-dir", dir), dir, "mcp", verbose)
+	args := append([]string{cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated"}, extra...)
+	args = append(args, "--config", conf, "--output-dir", dir)
+	return Start(exec.Command("node", args...), dir, "mcp", verbose)
 }
 
 // Client is one MCP server process spoken to over stdio JSON-RPC.
