@@ -133,6 +133,25 @@ func agentSite() http.Handler {
 		<div draggable="true" id="card" ondragstart="event.dataTransfer.setData('text','a')">Card A</div>
 		<div id="zone" style="width:200px;height:80px;border:1px solid" ondragover="event.preventDefault()" ondrop="event.preventDefault();this.textContent='Dropped Card A'">Drop here</div>
 		<p id="out">nothing chosen</p>`)
+	// Issue 27: what a kanban app gives an agent to hover, drag and drop
+	// on, built the ways sites build it: a focusable span whose menu a CSS
+	// :hover rule shows, an inline onmouseenter tooltip, cards that are
+	// draggable=true and columns that take drops through listeners added
+	// with addEventListener; the "Done" column holds only its heading.
+	page("GET /board", "Board", `<style>.acct{display:inline-block}.acct .dropdown{display:none}.acct:hover .dropdown{display:block}
+		.col{display:inline-block;width:220px;min-height:120px;border:1px solid #888;vertical-align:top}</style>
+		<header><div class="acct"><span tabindex="0">Account menu</span><div class="dropdown"><a href="/login">Sign out</a></div></div></header>
+		<p>Quota <span onmouseenter="tip.hidden=false" onmouseleave="tip.hidden=true">(?)</span> resets monthly.</p><div id="tip" role="tooltip" style="position:absolute" hidden>100 cards per board</div>
+		<div class="col"><h2>To do</h2><div class="card" draggable="true" id="c1">Write report</div><div class="card" draggable="true" id="c2">Fix bug</div></div>
+		<div class="col"><h2>Done</h2></div>
+		<p id="moved">nothing moved</p>
+		<script>
+		for (const c of document.querySelectorAll(".card")) c.addEventListener("dragstart", e => e.dataTransfer.setData("text/plain", c.id));
+		for (const col of document.querySelectorAll(".col")) {
+			col.addEventListener("dragover", e => e.preventDefault());
+			col.addEventListener("drop", e => { e.preventDefault(); const c = document.getElementById(e.dataTransfer.getData("text/plain")); col.append(c); moved.textContent = c.textContent + " moved to " + col.querySelector("h2").textContent; });
+		}
+		</script>`)
 	// Many links; the one wanted is a PDF.
 	var links strings.Builder
 	for i := range 60 {
@@ -217,6 +236,17 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "hover the menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Products"}, want: []string{"Phones"}},
 		{name: "click the item by ref", tool: "browser_click", args: map[string]any{"ref": "@ref:Phones"}, want: []string{"Chose phones"}},
 		{name: "drag by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Card A", "target_ref": "@ref:Drop here"}, want: []string{"Dropped Card A"}},
+
+		// Issue 27: hover and drag-and-drop by ref alone, no screenshot:
+		// the menu's span, the tooltip's "(?)" and the "Done" column have
+		// refs and marks after compaction.
+		{name: "open the board", tool: "browser_navigate", args: map[string]any{"url": site + "/board"},
+			want: []string{`[hoverable] [ref=`, `generic [hoverable]`, `[draggable]`, `heading "Done" [level=2] [droppable]`}, avoid: []string{"Sign out", "100 cards"}},
+		// (scoped: a hover answers with a diff; the agent keeps the page's
+		// snapshot for the next refs.)
+		{name: "hover the account menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Account menu"}, want: []string{`link "Sign out"`}, scoped: true},
+		{name: "hover the tooltip by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:(?)"}, want: []string{"100 cards per board"}, scoped: true},
+		{name: "drag a card to Done by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Write report", "target_ref": `@ref:heading "Done"`}, want: []string{"Write report moved to Done"}},
 
 		// Item 7: a link's target on demand.
 		{name: "open docs", tool: "browser_navigate", args: map[string]any{"url": site + "/docs"}},
@@ -361,7 +391,12 @@ only_hosts = [%q, %q]
 		res, err := client.CallTool(ctx, &sdk.CallToolParams{Name: st.tool, Arguments: args})
 		cancel()
 		took := time.Since(t0)
-		t.Logf("step %q (%s): %v", st.name, st.tool, took.Round(time.Millisecond))
+		size := 0
+		if res != nil {
+			sent, _ := json.Marshal(res)
+			size = len(sent)
+		}
+		t.Logf("step %q (%s): %v, %d bytes", st.name, st.tool, took.Round(time.Millisecond), size)
 		if st.cancelAfter > 0 {
 			if err == nil {
 				t.Fatalf("step %q (%s): answered before the client gave up", st.name, st.tool)

@@ -112,7 +112,13 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		if err != nil {
 			return sh, err
 		}
-		sh.snap, sh.marksOf, sh.regions = snap, found(wait), regions(wait)
+		ms := found(wait)
+		if ms.changed { // inline elements got their lines (marks.go)
+			if snap, err = takeSnapshot(t, snapshotOptions(0, true, wait)); err != nil {
+				return sh, err
+			}
+		}
+		sh.snap, sh.marksOf, sh.regions = snap, ms.of(snap), regions(wait)
 		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})

@@ -266,6 +266,7 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	ss.bctx = nctx
 	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	watchListeners(nctx)
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
 	// primeProxy left its blank first page open: that is the first tab.
