@@ -95,6 +95,8 @@ func agentSite() http.Handler {
 		fmt.Fprintf(w, "<!doctype html><title>Welcome</title><h1>Welcome back, %s</h1>", html.EscapeString(r.PostForm.Get("user")))
 	})
 	page("GET /dialog", "Dialogs", `<button onclick="document.getElementById('out').textContent = confirm('Delete everything?') ? 'confirmed' : 'cancelled'">Delete</button><p id="out">waiting</p>`)
+	// A page that asks as soon as it has loaded, as a draft editor does.
+	page("GET /asks", "Asks", `<p id="out">loaded</p><script>addEventListener("load", () => { out.textContent = confirm("Discard your draft?") ? "discarded" : "kept"; });</script>`)
 	page("GET /tabs", "Tabs", `<a href="/tab-two" target="_blank">Open help</a>`)
 	page("GET /tab-two", "Help page", `<h1>Help contents</h1>`)
 	page("GET /frame", "Framed", `<h1>Outer page</h1><iframe src="/inner" title="inner frame"></iframe>`)
@@ -178,6 +180,14 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "accept it", tool: "browser_dialog", args: map[string]any{"accept": true}},
 		{name: "page saw the answer", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{"confirmed"}, avoid: []string{"waiting"}},
 
+		// Issue 27: a page that opens a confirm once loaded blocks the
+		// tools that act on it until the agent answers; leaving the page
+		// answers it (dismissed), and the result says so.
+		{name: "open a page that asks", tool: "browser_navigate", args: map[string]any{"url": site + "/asks"}, want: []string{"Discard your draft?"}},
+		{name: "acting on it asks for an answer", tool: "browser_snapshot", want: []string{"confirm dialog is open", "answer it with browser_dialog"}},
+		{name: "leaving answers it", tool: "browser_navigate", args: map[string]any{"url": site + "/dialog"}, want: []string{`button "Delete"`, "dismissed it", "Discard your draft?"}},
+		{name: "nothing is left open", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{`button "Delete"`}},
+
 		// Tabs: a target=_blank link opens a second tab.
 		{name: "open tabs page", tool: "browser_navigate", args: map[string]any{"url": site + "/tabs"}, want: []string{`link "Open help"`}},
 		{name: "click opens a tab", tool: "browser_click", args: map[string]any{"ref": `@ref:link "Open help"`}},
@@ -247,6 +257,12 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "hover the account menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Account menu"}, want: []string{`link "Sign out"`}, scoped: true},
 		{name: "hover the tooltip by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:(?)"}, want: []string{"100 cards per board"}, scoped: true},
 		{name: "drag a card to Done by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Write report", "target_ref": `@ref:heading "Done"`}, want: []string{"Write report moved to Done"}},
+
+		// Issue 27: the listing tools' structured content says nothing the
+		// text says (every step checks that; these tools repeated it).
+		{name: "console", tool: "browser_console"},
+		{name: "network", tool: "browser_network", want: []string{"/board"}},
+		{name: "list tabs", tool: "browser_tabs", args: map[string]any{"action": "list"}, want: []string{"Board"}},
 
 		// Item 7: a link's target on demand.
 		{name: "open docs", tool: "browser_navigate", args: map[string]any{"url": site + "/docs"}},
@@ -432,8 +448,44 @@ only_hosts = [%q, %q]
 				t.Fatalf("step %q (%s %v): holds %q:\n%s", st.name, st.tool, args, a, out)
 			}
 		}
+		if !res.IsError {
+			if said := saidTwice(res.StructuredContent, out); len(said) > 0 {
+				t.Errorf("step %q (%s): structured content repeats the text: %q", st.name, st.tool, said)
+			}
+		}
 		if refLine.MatchString(out) && !st.scoped && st.session == "" {
 			snap = out
 		}
 	}
+}
+
+// saidTwice lists the strings of structured content (a result's, not an
+// error's) that its text already holds.
+func saidTwice(sc any, text string) []string {
+	var said []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x != "" && strings.Contains(text, x) {
+				said = append(said, x)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	if sc == nil {
+		return nil
+	}
+	b, _ := json.Marshal(sc)
+	var v any
+	json.Unmarshal(b, &v)
+	walk(v)
+	return said
 }

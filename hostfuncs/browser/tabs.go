@@ -119,8 +119,8 @@ func (s *actions) closeTab(ss *session, req abi.BrowserTabsRequest) (*tab, error
 	if err != nil {
 		return nil, err
 	}
-	if d := nt.dialog.Load(); d != nil {
-		await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	if err := s.leaveDialog(ss, nt, "closing the tab"); err != nil {
+		return nil, err
 	}
 	if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
 		return nil, s.sessions.mapErr(ss, err, "closing the tab")
