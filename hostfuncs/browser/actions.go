@@ -146,10 +146,30 @@ func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.
 		code, _, _ := strings.Cut(msg[i:], " ")
 		if code != "net::ERR_ABORTED" {
 			settleErrorPage(t)
+		} else if to := refusedRedirect(t); to != "" {
+			// Chromium hands a redirect to a scheme it has no handler for
+			// (gopher:) to the system and aborts, rather than saying
+			// ERR_UNSAFE_REDIRECT as it does for file:: the same cause.
+			return abi.Errorf(abi.CodeRefused, "%s was not loaded: the site redirected to %s, an address the browser never follows (not http or https)", u, capString(to, 200)).With("url", u)
 		}
 		return s.pages.loadFailed(ss, u, code)
 	}
 	return s.sessions.mapErr(ss, err, "loading "+u)
+}
+
+// refusedRedirect is the Location of the tab's last main-frame response
+// when that is a redirect to another scheme than http or https, else "".
+func refusedRedirect(t *tab) string {
+	d := t.doc.Load()
+	if d == nil || d.status < 300 || d.status > 399 {
+		return ""
+	}
+	loc := d.headers["location"]
+	scheme, _, ok := strings.Cut(loc, ":")
+	if !ok || strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") || strings.ContainsAny(scheme, "/?#") {
+		return "" // a relative Location, or http(s)
+	}
+	return loc
 }
 
 // stopLoading stops the navigation in flight in t (Chromium's stop
