@@ -95,6 +95,8 @@ func agentSite() http.Handler {
 		fmt.Fprintf(w, "<!doctype html><title>Welcome</title><h1>Welcome back, %s</h1>", html.EscapeString(r.PostForm.Get("user")))
 	})
 	page("GET /dialog", "Dialogs", `<button onclick="document.getElementById('out').textContent = confirm('Delete everything?') ? 'confirmed' : 'cancelled'">Delete</button><p id="out">waiting</p>`)
+	// A page that asks as soon as it has loaded, as a draft editor does.
+	page("GET /asks", "Asks", `<p id="out">loaded</p><script>addEventListener("load", () => { out.textContent = confirm("Discard your draft?") ? "discarded" : "kept"; });</script>`)
 	page("GET /tabs", "Tabs", `<a href="/tab-two" target="_blank">Open help</a>`)
 	page("GET /tab-two", "Help page", `<h1>Help contents</h1>`)
 	page("GET /frame", "Framed", `<h1>Outer page</h1><iframe src="/inner" title="inner frame"></iframe>`)
@@ -133,6 +135,25 @@ func agentSite() http.Handler {
 		<div draggable="true" id="card" ondragstart="event.dataTransfer.setData('text','a')">Card A</div>
 		<div id="zone" style="width:200px;height:80px;border:1px solid" ondragover="event.preventDefault()" ondrop="event.preventDefault();this.textContent='Dropped Card A'">Drop here</div>
 		<p id="out">nothing chosen</p>`)
+	// Issue 27: what a kanban app gives an agent to hover, drag and drop
+	// on, built the ways sites build it: a focusable span whose menu a CSS
+	// :hover rule shows, an inline onmouseenter tooltip, cards that are
+	// draggable=true and columns that take drops through listeners added
+	// with addEventListener; the "Done" column holds only its heading.
+	page("GET /board", "Board", `<style>.acct{display:inline-block}.acct .dropdown{display:none}.acct:hover .dropdown{display:block}
+		.col{display:inline-block;width:220px;min-height:120px;border:1px solid #888;vertical-align:top}</style>
+		<header><div class="acct"><span tabindex="0">Account menu</span><div class="dropdown"><a href="/login">Sign out</a></div></div></header>
+		<p>Quota <span onmouseenter="tip.hidden=false" onmouseleave="tip.hidden=true">(?)</span> resets monthly.</p><div id="tip" role="tooltip" style="position:absolute" hidden>100 cards per board</div>
+		<div class="col"><h2>To do</h2><div class="card" draggable="true" id="c1">Write report</div><div class="card" draggable="true" id="c2">Fix bug</div></div>
+		<div class="col"><h2>Done</h2></div>
+		<p id="moved">nothing moved</p>
+		<script>
+		for (const c of document.querySelectorAll(".card")) c.addEventListener("dragstart", e => e.dataTransfer.setData("text/plain", c.id));
+		for (const col of document.querySelectorAll(".col")) {
+			col.addEventListener("dragover", e => e.preventDefault());
+			col.addEventListener("drop", e => { e.preventDefault(); const c = document.getElementById(e.dataTransfer.getData("text/plain")); col.append(c); moved.textContent = c.textContent + " moved to " + col.querySelector("h2").textContent; });
+		}
+		</script>`)
 	// Many links; the one wanted is a PDF.
 	var links strings.Builder
 	for i := range 60 {
@@ -172,6 +193,14 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "click opens a confirm", tool: "browser_click", args: map[string]any{"ref": `@ref:button "Delete"`}, want: []string{"Delete everything?"}},
 		{name: "accept it", tool: "browser_dialog", args: map[string]any{"accept": true}},
 		{name: "page saw the answer", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{"confirmed"}, avoid: []string{"waiting"}},
+
+		// Issue 27: a page that opens a confirm once loaded blocks the
+		// tools that act on it until the agent answers; leaving the page
+		// answers it (dismissed), and the result says so.
+		{name: "open a page that asks", tool: "browser_navigate", args: map[string]any{"url": site + "/asks"}, want: []string{"Discard your draft?"}},
+		{name: "acting on it asks for an answer", tool: "browser_snapshot", want: []string{"confirm dialog is open", "answer it with browser_dialog"}},
+		{name: "leaving answers it", tool: "browser_navigate", args: map[string]any{"url": site + "/dialog"}, want: []string{`button "Delete"`, "dismissed it", "Discard your draft?"}},
+		{name: "nothing is left open", tool: "browser_snapshot", args: map[string]any{"snapshot": "full"}, want: []string{`button "Delete"`}},
 
 		// Tabs: a target=_blank link opens a second tab.
 		{name: "open tabs page", tool: "browser_navigate", args: map[string]any{"url": site + "/tabs"}, want: []string{`link "Open help"`}},
@@ -231,6 +260,23 @@ func agentSteps(site, other, dead string) []agentStep {
 		{name: "hover the menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Products"}, want: []string{"Phones"}},
 		{name: "click the item by ref", tool: "browser_click", args: map[string]any{"ref": "@ref:Phones"}, want: []string{"Chose phones"}},
 		{name: "drag by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Card A", "target_ref": "@ref:Drop here"}, want: []string{"Dropped Card A"}},
+
+		// Issue 27: hover and drag-and-drop by ref alone, no screenshot:
+		// the menu's span, the tooltip's "(?)" and the "Done" column have
+		// refs and marks after compaction.
+		{name: "open the board", tool: "browser_navigate", args: map[string]any{"url": site + "/board"},
+			want: []string{`[hoverable] [ref=`, `generic [hoverable]`, `[draggable]`, `heading "Done" [level=2] [droppable]`}, avoid: []string{"Sign out", "100 cards"}},
+		// (scoped: a hover answers with a diff; the agent keeps the page's
+		// snapshot for the next refs.)
+		{name: "hover the account menu by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:Account menu"}, want: []string{`link "Sign out"`}, scoped: true},
+		{name: "hover the tooltip by ref", tool: "browser_hover", args: map[string]any{"ref": "@ref:(?)"}, want: []string{"100 cards per board"}, scoped: true},
+		{name: "drag a card to Done by ref", tool: "browser_drag", args: map[string]any{"ref": "@ref:Write report", "target_ref": `@ref:heading "Done"`}, want: []string{"Write report moved to Done"}},
+
+		// Issue 27: the listing tools' structured content says nothing the
+		// text says (every step checks that; these tools repeated it).
+		{name: "console", tool: "browser_console"},
+		{name: "network", tool: "browser_network", want: []string{"/board"}},
+		{name: "list tabs", tool: "browser_tabs", args: map[string]any{"action": "list"}, want: []string{"Board"}},
 
 		// Item 7: a link's target on demand.
 		{name: "open docs", tool: "browser_navigate", args: map[string]any{"url": site + "/docs"}},
@@ -382,7 +428,12 @@ only_hosts = [%q, %q]
 		res, err := client.CallTool(ctx, &sdk.CallToolParams{Name: st.tool, Arguments: args})
 		cancel()
 		took := time.Since(t0)
-		t.Logf("step %q (%s): %v", st.name, st.tool, took.Round(time.Millisecond))
+		size := 0
+		if res != nil {
+			sent, _ := json.Marshal(res)
+			size = len(sent)
+		}
+		t.Logf("step %q (%s): %v, %d bytes", st.name, st.tool, took.Round(time.Millisecond), size)
 		if st.cancelAfter > 0 {
 			if err == nil {
 				t.Fatalf("step %q (%s): answered before the client gave up", st.name, st.tool)
@@ -418,8 +469,44 @@ only_hosts = [%q, %q]
 				t.Fatalf("step %q (%s %v): holds %q:\n%s", st.name, st.tool, args, a, out)
 			}
 		}
+		if !res.IsError {
+			if said := saidTwice(res.StructuredContent, out); len(said) > 0 {
+				t.Errorf("step %q (%s): structured content repeats the text: %q", st.name, st.tool, said)
+			}
+		}
 		if refLine.MatchString(out) && !st.scoped && st.session == "" {
 			snap = out
 		}
 	}
+}
+
+// saidTwice lists the strings of structured content (a result's, not an
+// error's) that its text already holds.
+func saidTwice(sc any, text string) []string {
+	var said []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case string:
+			if x != "" && strings.Contains(text, x) {
+				said = append(said, x)
+			}
+		case map[string]any:
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	if sc == nil {
+		return nil
+	}
+	b, _ := json.Marshal(sc)
+	var v any
+	json.Unmarshal(b, &v)
+	walk(v)
+	return said
 }

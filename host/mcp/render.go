@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -16,8 +17,8 @@ import (
 // block (the risk label first, then the text, or the data as JSON when there
 // is no text, then the page snapshot, files, warnings and events) and one
 // image block per image. Structured content goes out only when it adds to
-// the text: the data of a result whose text does not already show it, as
-// {"data": ...}. Nothing the text holds (the text itself, the snapshot,
+// the text: the part of a result's data its text does not already show
+// (unsaid), as {"data": ...}. Nothing the text holds (the text itself, the snapshot,
 // files, warnings, events) is sent twice.
 func render(res *abi.Result) *sdk.CallToolResult {
 	if res == nil {
@@ -41,10 +42,92 @@ func render(res *abi.Result) *sdk.CallToolResult {
 	out := &sdk.CallToolResult{Content: append([]sdk.Content{text}, content...), Meta: externalMeta(res)}
 	if res.Text != "" && len(res.Data) > 0 && json.Valid(res.Data) {
 		// Only what the text does not show, as an object (older clients
-		// accept nothing else): never a second copy of text or snapshot.
-		out.StructuredContent = map[string]json.RawMessage{"data": res.Data}
+		// accept nothing else): never a second copy of text or snapshot,
+		// nor of the values the text already lists (a tab's title and URL).
+		if rest, ok := unsaid(res.Data, text.Text); ok {
+			out.StructuredContent = map[string]json.RawMessage{"data": rest}
+		}
 	}
 	return out
+}
+
+// unsaid is data without what text says: strings the text holds, numbers
+// it holds as a word, booleans and nulls (which say nothing apart from
+// the field they belong to), and objects and arrays left empty by that.
+// ok is false when nothing is left. The text is what an agent reads; the
+// structured content is what a program needs besides (headers, bodies,
+// sizes the text leaves out).
+func unsaid(data json.RawMessage, text string) (json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return data, true
+	}
+	rest, ok := prune(v, text)
+	if !ok {
+		return nil, false
+	}
+	b, err := json.Marshal(rest)
+	if err != nil {
+		return data, true
+	}
+	return b, true
+}
+
+// prune is unsaid on a decoded value.
+func prune(v any, text string) (any, bool) {
+	switch x := v.(type) {
+	case string:
+		return x, x != "" && !strings.Contains(text, x)
+	case json.Number:
+		return x, !saysWord(text, x.String())
+	case map[string]any:
+		flags := map[string]any{} // kept beside what else the object keeps
+		for k, e := range x {
+			if r, ok := prune(e, text); ok {
+				x[k] = r
+				continue
+			}
+			if _, isBool := e.(bool); isBool {
+				flags[k] = e
+			}
+			delete(x, k)
+		}
+		if len(x) == 0 {
+			return x, false
+		}
+		maps.Copy(x, flags)
+		return x, true
+	case []any:
+		var kept []any
+		for _, e := range x {
+			if r, ok := prune(e, text); ok {
+				kept = append(kept, r)
+			}
+		}
+		return kept, len(kept) > 0
+	}
+	return v, false // bool, null
+}
+
+// saysWord: text holds w with no letter or digit either side.
+func saysWord(text, w string) bool {
+	word := func(b byte) bool {
+		return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '.'
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !word(text[j-1])) && (end == len(text) || !word(text[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // Keys of the _meta that labels a result as external content: what a page

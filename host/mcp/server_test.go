@@ -703,6 +703,26 @@ func TestTokens(t *testing.T) {
 	}
 }
 
+// TestUnsaid (issue 27): structured content keeps only what the text
+// does not say: a tab list the text shows goes entirely; a request's
+// headers the text leaves out stay, with the flags beside them.
+func TestUnsaid(t *testing.T) {
+	for _, c := range []struct{ text, data, want string }{
+		{"Tabs:\n0: Board http://h/board (current)\n1: Help http://h/help", `[{"index":0,"title":"Board","url":"http://h/board","active":true},{"index":1,"title":"Help","url":"http://h/help","active":false}]`, ""},
+		{"GET http://h/a 200", `[{"method":"GET","url":"http://h/a","status":200,"headers":{"x-id":"7f"},"failed":false}]`, `[{"failed":false,"headers":{"x-id":"7f"}}]`},
+		{"3 requests", `[1,2]`, `[1,2]`},
+		{"size 10.5 KB", `{"n":10,"s":"10.5 KB"}`, `{"n":10}`},
+	} {
+		got, ok := unsaid(json.RawMessage(c.data), c.text)
+		if !ok {
+			got = nil
+		}
+		if string(got) != c.want {
+			t.Errorf("unsaid(%s) under %q = %s, want %s", c.data, c.text, got, c.want)
+		}
+	}
+}
+
 func TestRender(t *testing.T) {
 	res := render(&abi.Result{
 		Risk:   "untrusted page content",

@@ -34,7 +34,12 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if req.Profile != "" && ss.named != req.Profile {
 			return out, abi.Errorf(abi.CodeInputInvalid, "this session is already open without profile %q: call browser_close, then browser_navigate with the profile", req.Profile)
 		}
-		if d := openDialog(ss, t); d != nil {
+		if !req.NewTab {
+			if err := s.leaveDialog(ss, t, "leaving it for "+u); err != nil {
+				return out, err
+			}
+		}
+		if d := openDialog(ss, t); d != nil { // another tab's, or new_tab leaves no page
 			return out, errDialogOpen(d)
 		}
 		if err := stillJudged(c, t); err != nil {
@@ -85,6 +90,28 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	})
 }
 
+// leaveDialog dismisses the dialog open on t, a page the call leaves (a
+// navigation of its tab, closing it): leaving a page answers its dialog,
+// as a person who goes elsewhere does, so it does not block the call. The
+// result says so among its warnings. Every other tool still asks the agent
+// to answer the dialog first (errDialogOpen).
+func (s *actions) leaveDialog(ss *session, t *tab, how string) error {
+	d := t.dialog.Load()
+	if d == nil {
+		return nil
+	}
+	info := dialogInfo(*d)
+	err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	t.dialog.CompareAndSwap(d, nil)
+	if err != nil && !strings.Contains(err.Error(), "No dialog is showing") && !strings.Contains(err.Error(), "closed") {
+		return s.sessions.mapErr(ss, err, "dismissing the page's dialog")
+	}
+	ss.evMu.Lock()
+	ss.warnings = append(ss.warnings, fmt.Sprintf("a %s dialog (%q) was open on the page: %s dismissed it", info.Type, capString(info.Message, 200), how))
+	ss.evMu.Unlock()
+	return nil
+}
+
 func waitUntil(w string) (*pw.WaitUntilState, error) {
 	switch w {
 	case "", "load":
@@ -119,10 +146,30 @@ func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.
 		code, _, _ := strings.Cut(msg[i:], " ")
 		if code != "net::ERR_ABORTED" {
 			settleErrorPage(t)
+		} else if to := refusedRedirect(t); to != "" {
+			// Chromium hands a redirect to a scheme it has no handler for
+			// (gopher:) to the system and aborts, rather than saying
+			// ERR_UNSAFE_REDIRECT as it does for file:: the same cause.
+			return abi.Errorf(abi.CodeRefused, "%s was not loaded: the site redirected to %s, an address the browser never follows (not http or https)", u, capString(to, 200)).With("url", u)
 		}
 		return s.pages.loadFailed(ss, u, code)
 	}
 	return s.sessions.mapErr(ss, err, "loading "+u)
+}
+
+// refusedRedirect is the Location of the tab's last main-frame response
+// when that is a redirect to another scheme than http or https, else "".
+func refusedRedirect(t *tab) string {
+	d := t.doc.Load()
+	if d == nil || d.status < 300 || d.status > 399 {
+		return ""
+	}
+	loc := d.headers["location"]
+	scheme, _, ok := strings.Cut(loc, ":")
+	if !ok || strings.EqualFold(scheme, "http") || strings.EqualFold(scheme, "https") || strings.ContainsAny(scheme, "/?#") {
+		return "" // a relative Location, or http(s)
+	}
+	return loc
 }
 
 // stopLoading stops the navigation in flight in t (Chromium's stop

@@ -480,6 +480,46 @@ func TestDrag(t *testing.T) {
 	}
 }
 
+// TestMarksReachWhatAgentsHoverAndDrop (issue 27): a menu a CSS :hover
+// rule shows, an inline onmouseenter tooltip, title tooltips, a focusable
+// span, and columns that take drops through addEventListener all have a
+// line, a ref and their mark; the column holding only its heading (which
+// Playwright unwraps) gives its mark to the heading, and a card dragged
+// onto that heading lands in the column.
+func TestMarksReachWhatAgentsHoverAndDrop(t *testing.T) {
+	c := caller(t.Name())
+	snap := nav(t, c, "/kanban").Snapshot
+	for _, want := range []string{
+		`[hoverable]: Account menu`,        // the :hover rule's element
+		`[hoverable]: (?)`,                 // inline, one text node: no line without the pass
+		`generic "Work in progress" [ref=`, // <abbr title>
+		`[droppable]:`,                     // the "To do" column, by listener
+		`heading "Done" [level=2] [ref=`,   // the unwrapped "Done" column's mark
+		`[draggable]: Write report`,
+	} {
+		if !strings.Contains(snap, want) {
+			t.Errorf("the snapshot lacks %q", want)
+		}
+	}
+	for _, line := range strings.Split(snap, "\n") {
+		if strings.Contains(line, `"Work in progress"`) && !strings.Contains(line, "[hoverable]") ||
+			strings.Contains(line, `heading "Done"`) && !strings.Contains(line, "[droppable]") {
+			t.Errorf("line without its mark: %s", line)
+		}
+	}
+	if t.Failed() {
+		t.Fatalf("snapshot:\n%s", snap)
+	}
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActDrag, Ref: refOf(t, snap, "Write report"), TargetRef: refOf(t, snap, `heading "Done"`)})
+	if !strings.Contains(a.Snapshot, "Write report moved to Done") {
+		t.Fatalf("dragging the card onto the Done column's heading:\n%s", a.Snapshot)
+	}
+	h := act(t, c, abi.BrowserActRequest{Action: abi.ActHover, Ref: refOf(t, snap, "(?)")})
+	if !strings.Contains(h.Snapshot, "100 cards per board") {
+		t.Fatalf("hovering the tooltip's (?):\n%s", h.Snapshot)
+	}
+}
+
 func TestConsoleNetworkStorage(t *testing.T) {
 	c := caller(t.Name())
 	nav(t, c, "/console")

@@ -45,6 +45,12 @@ func fixtures() *httptest.Server {
 		<button onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
 		<button onclick="document.getElementById('out').textContent = 'name=' + prompt('your name?', 'anon')">Prompt</button>
 		<p id="out">nothing</p>`)
+	// What an agent hovers, drags and drops on, built the ways sites build
+	// them: a focusable span whose menu a CSS :hover rule reveals, an
+	// inline onmouseenter tooltip, title tooltips, cards dragged by
+	// draggable=true and columns that take drops through listeners added
+	// with addEventListener (no attribute says so).
+	page("/kanban", kanbanPage)
 	page("/frames", `<title>Frames</title><h1>Outer</h1><iframe src="/inner" title="inner frame"></iframe>`)
 	page("/inner", `<title>Inner</title><button onclick="this.textContent='clicked inside'">Inner button</button>`)
 	page("/framed-login", `<title>Framed login</title><iframe src="/inner-login" title="login frame" style="width:400px;height:120px"></iframe>`)
@@ -126,3 +132,21 @@ var onePixelPNG = []byte{
 	0x1f, 0x00, 0x05, 0x00, 0x01, 0xff, 0x89, 0x99, 0x3d, 0x1d, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45,
 	0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
 }
+
+// kanbanPage is the /kanban fixture.
+const kanbanPage = `<title>Kanban</title>
+<style>.acct-wrap{position:relative;display:inline-block}.dropdown{display:none}.acct-wrap:hover .dropdown{display:block}
+.col{display:inline-block;width:200px;min-height:150px;border:1px solid #999;vertical-align:top}</style>
+<header><div class="acct-wrap"><span tabindex="0" class="acct">Account menu</span><div class="dropdown"><a href="/other">Settings</a></div></div></header>
+<main><p>Your quota <span id="q" onmouseenter="tip.hidden=false" onmouseleave="tip.hidden=true">(?)</span> resets monthly.</p><div id="tip" role="tooltip" style="position:absolute" hidden>100 cards per board</div>
+<p><abbr title="Work in progress">WIP</abbr> limit is <span title="three cards">3</span>.</p>
+<div class="col" id="todo"><h2>To do</h2><div class="card" draggable="true" id="c1">Write report</div><div class="card" draggable="true" id="c2">Fix bug</div></div>
+<div class="col" id="done"><h2>Done</h2></div>
+<p id="out">nothing moved</p></main>
+<script>
+for (const c of document.querySelectorAll('.card')) c.addEventListener('dragstart', e => e.dataTransfer.setData('text/plain', c.id));
+for (const col of document.querySelectorAll('.col')) {
+  col.addEventListener('dragover', e => e.preventDefault());
+  col.addEventListener('drop', e => { e.preventDefault(); const c = document.getElementById(e.dataTransfer.getData('text/plain')); col.appendChild(c); out.textContent = c.textContent + ' moved to ' + col.querySelector('h2').textContent; });
+}
+</script>`

@@ -444,6 +444,7 @@ func (s *sessions) setUp(ss *session, proxy string) error {
 	}
 	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	watchListeners(ss.bctx)
 	ss.bctx.OnPage(ss.onPage)
 	for _, p := range ss.bctx.Pages() {
 		ss.attach(p)

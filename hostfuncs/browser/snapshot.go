@@ -55,7 +55,8 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 // twice its time: once a snapshot of a document found no marked elements,
 // the next snapshots of that document are taken without them. If such a
 // page gained marked elements meanwhile, the snapshot is taken again with
-// boxes, so marks are never lost. (Reading the marks first instead costs
+// boxes, so marks are never lost; so is one whose marks pass gave inline
+// elements their lines (marks.go). (Reading the marks first instead costs
 // every snapshot one more round trip to the page.)
 func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	wait := s.readBudget()
@@ -78,17 +79,17 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	if err != nil {
 		return "", err
 	}
-	if len(marks) == 0 {
+	if len(marks.marks) == 0 {
 		t.unmarked.Store(doc)
 		return markLines(snap, nil), nil
 	}
 	t.unmarked.Store(0)
-	if unmarked {
+	if unmarked || marks.changed {
 		if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
 			return "", err
 		}
 	}
-	return markLines(snap, marks), nil
+	return markLines(snap, marks.of(snap)), nil
 }
 
 func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {

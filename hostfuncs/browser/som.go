@@ -28,7 +28,8 @@ import (
 // Candidates come from one snapshot with boxes, the marks logic's evaluate
 // (as any snapshot does) and one evaluate of our own:
 //   - snapshot lines with a ref whose role takes input (somRoles), or that
-//     the marks logic (marks.go) flags clickable or draggable, or that
+//     the marks logic (marks.go) flags clickable, draggable, droppable
+//     (drop targets) or hoverable, or that
 //     Playwright marks [cursor=pointer]; elements in iframes are moved by
 //     their iframe's box (a frame's boxes are in its own coordinates) and
 //     clipped to it;
@@ -112,7 +113,13 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		if err != nil {
 			return sh, err
 		}
-		sh.snap, sh.marksOf, sh.regions = snap, found(wait), regions(wait)
+		ms := found(wait)
+		if ms.changed { // inline elements got their lines (marks.go)
+			if snap, err = takeSnapshot(t, snapshotOptions(0, true, wait)); err != nil {
+				return sh, err
+			}
+		}
+		sh.snap, sh.marksOf, sh.regions = snap, ms.of(snap), regions(wait)
 		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})
@@ -248,7 +255,7 @@ func snapCandidates(snap string, marksOf map[string][]string) []candidate {
 		flagged := strings.Contains(head, " [cursor=pointer]")
 		if !inFrame { // marksJS reads the main frame only
 			for _, k := range marksOf[boxText] {
-				flagged = flagged || k == "clickable" || k == "draggable"
+				flagged = flagged || k == "clickable" || k == "draggable" || k == "droppable" || k == "hoverable"
 			}
 		}
 		c.anyRole = !somRoles[c.role] && !flagged
@@ -439,15 +446,17 @@ var digits = [10][7]string{
 }
 
 const (
-	digitScale = 2
+	digitScale = 3 // 21 px digits: legible to a model reading a scaled picture
 	markBorder = 2 // px
 	labelPad   = 2 // px around the digits
+	labelRim   = 1 // px of white around the tag, for contrast on any background
 )
 
 // drawMarks draws each mark's box outline (inside the box) and its number
-// on a filled tag on the box's top-left corner: above the box, so as not
-// to cover what the box shows, or inside it at the top of the viewport.
+// on a filled tag with a white rim, placed by labelSpot: outside the box
+// where there is room, so the tag never covers what the element shows.
 func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
+	var placed []image.Rectangle
 	for i, m := range marks {
 		col := image.NewUniform(markColours[i%len(markColours)])
 		r := image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3])
@@ -458,21 +467,16 @@ func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
 			draw.Draw(img, edge, col, image.Point{}, draw.Src)
 		}
 		text := strconv.Itoa(m.Mark)
-		tw := len(text)*(5+1)*digitScale - digitScale + 2*labelPad
-		th := 7*digitScale + 2*labelPad
-		at := r.Min
-		if at.Y >= th {
-			at.Y -= th
-		}
-		at.X = max(0, min(at.X, img.Bounds().Max.X-tw))
-		at.Y = max(0, min(at.Y, img.Bounds().Max.Y-th))
-		draw.Draw(img, image.Rect(at.X, at.Y, at.X+tw, at.Y+th), col, image.Point{}, draw.Src)
-		x := at.X + labelPad
+		tag := labelSpot(r, labelSize(text), img.Bounds(), marks, placed)
+		placed = append(placed, tag)
+		draw.Draw(img, tag, image.White, image.Point{}, draw.Src)
+		draw.Draw(img, tag.Inset(labelRim), col, image.Point{}, draw.Src)
+		x := tag.Min.X + labelRim + labelPad
 		for _, d := range text {
 			for row, bits := range digits[d-'0'] {
 				for c, bit := range bits {
 					if bit == '#' {
-						px := image.Rect(x+c*digitScale, at.Y+labelPad+row*digitScale, x+(c+1)*digitScale, at.Y+labelPad+(row+1)*digitScale)
+						px := image.Rect(x+c*digitScale, tag.Min.Y+labelRim+labelPad+row*digitScale, x+(c+1)*digitScale, tag.Min.Y+labelRim+labelPad+(row+1)*digitScale)
 						draw.Draw(img, px, image.White, image.Point{}, draw.Src)
 					}
 				}
@@ -480,4 +484,53 @@ func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
 			x += 6 * digitScale
 		}
 	}
+}
+
+// labelSize is the size of the tag that shows text.
+func labelSize(text string) image.Point {
+	return image.Pt(len(text)*(5+1)*digitScale-digitScale+2*(labelPad+labelRim), 7*digitScale+2*(labelPad+labelRim))
+}
+
+// labelSpot places a tag of size sz for box r inside bounds: at a corner
+// of r, outside it (above, then left of it, then below, then right),
+// preferring a spot that covers no other mark's box and no tag already
+// placed, then one that covers only those; when r fills the picture it
+// goes inside r's top-left corner, over the outline, where an element's
+// text rarely starts (its padding).
+func labelSpot(r image.Rectangle, sz image.Point, bounds image.Rectangle, marks []abi.ScreenMark, placed []image.Rectangle) image.Rectangle {
+	spots := []image.Point{
+		{r.Min.X, r.Min.Y - sz.Y},        // above, left-aligned
+		{r.Max.X - sz.X, r.Min.Y - sz.Y}, // above, right-aligned
+		{r.Min.X - sz.X, r.Min.Y},        // left, top-aligned
+		{r.Min.X, r.Max.Y},               // below
+		{r.Max.X, r.Min.Y},               // right
+	}
+	clear := func(tag image.Rectangle, strict bool) bool {
+		if !tag.In(bounds) || tag.Overlaps(r) {
+			return false
+		}
+		if !strict {
+			return true
+		}
+		for _, p := range placed {
+			if tag.Overlaps(p) {
+				return false
+			}
+		}
+		for _, m := range marks {
+			if tag.Overlaps(image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3])) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, strict := range []bool{true, false} {
+		for _, at := range spots {
+			if tag := (image.Rectangle{at, at.Add(sz)}); clear(tag, strict) {
+				return tag
+			}
+		}
+	}
+	at := image.Pt(max(bounds.Min.X, min(r.Min.X, bounds.Max.X-sz.X)), max(bounds.Min.Y, min(r.Min.Y, bounds.Max.Y-sz.Y)))
+	return image.Rectangle{at, at.Add(sz)}
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -58,6 +59,15 @@ func somPages(t *testing.T) *httptest.Server {
 			<p style="position:absolute;left:20px;top:100px;margin:0;font:40px monospace;color:#000">TOPSECRET-1234</p>
 			<button style="position:absolute;left:20px;top:20px">Go</button>
 			<button style="position:absolute;left:100px;top:20px" aria-label="Pay as TOPSECRET-1234">Pay</button>`,
+		// Issue 27: a link flush with the top-left corner (a tag above it
+		// has no room), a button, and drop zones that take drops through
+		// listeners only.
+		"/labels": `<title>Labels</title><style>body{margin:0;font:16px sans-serif} .c{position:absolute} .z{width:220px;height:120px;border:1px dashed #888}</style>
+			<a class="c" href="/" style="left:0;top:0;font-size:20px">Home</a>
+			<button class="c" style="left:120px;top:0;height:28px">Write report</button>
+			<div class="c z" id="todo" style="left:20px;top:80px">To do</div>
+			<div class="c z" id="done" style="left:300px;top:80px">Done</div>
+			<script>for (const z of [todo, done]) { z.addEventListener("dragover", e => e.preventDefault()); z.addEventListener("drop", e => e.preventDefault()); }</script>`,
 		// A hostile crowd: 600 clickable spans, and one element with 5000
 		// children.
 		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
@@ -207,6 +217,50 @@ func TestMarkedScreenshotControls(t *testing.T) {
 		r0, g0, b0, _ := raw.At(x, y).RGBA()
 		if uint8(r1>>8) != want.R || uint8(g1>>8) != want.G || uint8(b1>>8) != want.B || r0 == r1 && g0 == g1 && b0 == b1 {
 			t.Errorf("mark %d: pixel %d,%d is %v (plain %v), want its colour %v", m.Mark, x, y, img.At(x, y), raw.At(x, y), want)
+		}
+	}
+}
+
+// TestMarkLabelsBesideTheirBoxes (issue 27): every mark's number sits
+// outside its element's box, so the picture inside each box (its text)
+// is the plain screenshot's, for a link flush with the top-left corner
+// too; drop zones, which take drops through listeners only, are marked.
+func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/labels"})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
+	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
+	data, _ := base64.StdEncoding.DecodeString(plain.Data)
+	raw, err := png.Decode(bytes.NewReader(data))
+	if err != nil || raw.Bounds() != img.Bounds() {
+		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
+	}
+	names := map[string]bool{}
+	for _, m := range out.Marks {
+		names[m.Name] = true
+		inner := image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3]).Inset(markBorder)
+		changed := 0
+		for y := inner.Min.Y; y < inner.Max.Y; y++ {
+			for x := inner.Min.X; x < inner.Max.X; x++ {
+				r1, g1, b1, _ := img.At(x, y).RGBA()
+				r0, g0, b0, _ := raw.At(x, y).RGBA()
+				if r0 != r1 || g0 != g1 || b0 != b1 {
+					changed++
+				}
+			}
+		}
+		if changed > 0 {
+			t.Errorf("mark %d (%s %q, box %v): %d pixels inside its box differ from the page: a label covers the element", m.Mark, m.Role, m.Name, m.Box, changed)
+		}
+		tag := labelSize(strconv.Itoa(m.Mark))
+		if tag.Y < 7*3 {
+			t.Errorf("mark %d: a %d px tag is too small to read", m.Mark, tag.Y)
+		}
+	}
+	for _, want := range []string{"Home", "Write report", "To do", "Done"} {
+		if !names[want] {
+			t.Errorf("no mark for %q: %+v", want, out.Marks)
 		}
 	}
 }

@@ -119,8 +119,8 @@ func (s *actions) closeTab(ss *session, req abi.BrowserTabsRequest) (*tab, error
 	if err != nil {
 		return nil, err
 	}
-	if d := nt.dialog.Load(); d != nil {
-		await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	if err := s.leaveDialog(ss, nt, "closing the tab"); err != nil {
+		return nil, err
 	}
 	if err := await0(ss, closeWait, func() error { return nt.page.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) }); err != nil {
 		return nil, s.sessions.mapErr(ss, err, "closing the tab")
@@ -266,6 +266,7 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	ss.bctx = nctx
 	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
 	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	watchListeners(nctx)
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
 	// primeProxy left its blank first page open: that is the first tab.

@@ -118,8 +118,9 @@ type compactor struct {
 
 // marks are what the browser service adds to a snapshot line for an
 // element that takes input without a role saying so: a drag source, a drop
-// target, an element with a click or hover handler of its own.
-var marks = map[string]bool{"draggable": true, "droppable": true, "clickable": true, "hoverable": true}
+// target, an element with a click or hover handler of its own, a plain
+// element a keyboard may reach (tabindex).
+var marks = map[string]bool{"draggable": true, "droppable": true, "clickable": true, "hoverable": true, "focusable": true}
 
 // actionable reports whether a node that is no control by its role is one
 // an agent can act on, so it keeps its ref: it has [cursor=pointer] or a

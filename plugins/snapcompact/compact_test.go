@@ -208,7 +208,8 @@ func TestLinkURLsOnRequest(t *testing.T) {
 }
 
 // Plain elements an agent acts on keep their ref: marked ones (drag
-// sources, drop targets, handlers) and the items of a pointer container (a
+// sources, drop targets, handlers, a focusable span, a heading that took
+// the mark of the drop zone Playwright unwrapped) and the items of a pointer container (a
 // hover menu: Playwright marks only the outermost pointer element). Plain
 // text elsewhere stays text.
 func TestPlainActionableElementsKeepRefs(t *testing.T) {
@@ -221,6 +222,8 @@ func TestPlainActionableElementsKeepRefs(t *testing.T) {
         - text: Phones
   - generic [draggable] [ref=e7]: Card A
   - generic [droppable] [ref=e8]: Drop here
+  - generic [focusable] [ref=e12]: Account menu
+  - heading "Done" [level=2] [droppable] [ref=e13]
   - generic [ref=e9]: Just text
   - generic [ref=e10]:
     - generic [ref=e11]: Nested text`, "")
@@ -231,6 +234,8 @@ func TestPlainActionableElementsKeepRefs(t *testing.T) {
     - generic [ref=e6]: Phones
 - generic [draggable] [ref=e7]: Card A
 - generic [droppable] [ref=e8]: Drop here
+- generic [focusable] [ref=e12]: Account menu
+- heading "Done" [level=2] [droppable] [ref=e13]
 Just text Nested text`
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
