@@ -120,15 +120,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if err := h.openServices(opts); err != nil {
 		return nil, err
 	}
-	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
-	if h.desk == nil {
-		// Plugins importing it still load; the tool is not offered (link).
-		funcs = append(funcs, operator.Unavailable())
-	}
-	for _, s := range h.svcs {
-		funcs = append(funcs, s.HostFuncs()...)
-	}
-	eng, err := newEngine(cfg, h.log, funcs)
+	eng, err := newEngine(cfg, h.log, h.hostFuncs())
 	if err != nil {
 		return nil, err
 	}
@@ -322,4 +314,18 @@ func (h *Host) NameSession(personality, session, client string) {
 	if h.desk != nil {
 		h.desk.NameSession(personality, session, client)
 	}
+}
+
+// hostFuncs is every host function this host offers plugins: the kernel's
+// own and each service's.
+func (h *Host) hostFuncs() []sandbox.HostFunc {
+	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	if h.desk == nil {
+		// Plugins importing it still load; the tool is not offered (link).
+		funcs = append(funcs, operator.Unavailable())
+	}
+	for _, s := range h.svcs {
+		funcs = append(funcs, s.HostFuncs()...)
+	}
+	return funcs
 }

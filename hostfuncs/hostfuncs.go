@@ -8,6 +8,7 @@ package hostfuncs
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
@@ -190,7 +191,7 @@ func carriesOut(name string) bool {
 
 // JSON adapts a typed handler to Guard's byte form.
 func JSON[Req, Resp any](name string, fn func(ctx context.Context, c *Caller, req Req) (Resp, error)) sandbox.HostFunc {
-	return Guard(name, func(ctx context.Context, c *Caller, raw []byte) ([]byte, error) {
+	f := Guard(name, func(ctx context.Context, c *Caller, raw []byte) ([]byte, error) {
 		var req Req
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, &req); err != nil {
@@ -203,4 +204,6 @@ func JSON[Req, Resp any](name string, fn func(ctx context.Context, c *Caller, re
 		}
 		return json.Marshal(resp)
 	})
+	f.Request, f.Response = reflect.TypeFor[Req](), reflect.TypeFor[Resp]()
+	return f
 }

@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,6 +60,11 @@ const (
 type HostFunc struct {
 	Name string
 	Fn   func(ctx context.Context, plugin string, req []byte) ([]byte, error)
+	// Request and Response are the Go types whose JSON the function reads
+	// and answers (nil where it declares none). They are the ABI's
+	// documentation: internal/abischema publishes their schemas, and a
+	// test keeps what the host offers equal to what is published.
+	Request, Response reflect.Type
 }
 
 // Config configures an Engine. Zero values take the defaults above.
