@@ -39,6 +39,9 @@ type Config struct {
 	Serve         ServeConfig                  `toml:"serve"`
 	Console       consoleconfig.Config         `toml:"console"`
 	Vision        vision.Config                `toml:"vision"`
+	// Network is where the egress proxy listens (loopback unless a grid's
+	// nodes must reach it): hostfuncs/network.Reach.
+	Network network.Reach `toml:"network"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 

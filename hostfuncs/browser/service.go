@@ -68,6 +68,10 @@ type Options struct {
 	// VisionSecrets, when set, says whether a personality lets a page
 	// holding a filled secret go to the vision model.
 	VisionSecrets func(personality string) bool
+	// ProxyTrustSPKI, when set, is the base64 SHA-256 of the egress
+	// proxy's TLS public key (network.Service.TrustSPKI): a grid browser
+	// trusts that key for its https:// proxy.
+	ProxyTrustSPKI string
 }
 
 // Service is the browser. Its methods are safe for concurrent use.
