@@ -29,7 +29,7 @@ func (h *Host) newBrowser() (Service, error) {
 		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure}
 	visionOptions(&o, h.vision, h.cfg)
 	if n := h.egress.n; n != nil {
-		o.ProxyTrustSPKI = n.TrustSPKI()
+		o.ProxyTrustSPKI, o.ProxyHost = n.TrustSPKI(), n.ProxyHost()
 	}
 	s, err := browser.New(bc, o)
 	if err != nil {

@@ -136,7 +136,6 @@ default_personality = "agent"
 
 [browser]
 grid = %q
-grid_queue_timeout = "20s"
 headed = "false"
 workspace_dir = "ws"
 action_timeout = "30s"
@@ -157,11 +156,18 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "vault.fill"]
 network = { allowed_hosts = [%q] }
 `, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, allowed)
+	if !strings.Contains(extra, "grid_queue_timeout") {
+		cfgText = strings.Replace(cfgText, "headed = ", "grid_queue_timeout = \"60s\"\nheaded = ", 1)
+	}
 	cfg, err := host.ParseConfig(cfgText, "grid.toml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	var w io.Writer = io.Discard
+	if os.Getenv("GRIDTEST_LOG") != "" {
+		w = os.Stderr
+	}
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +227,7 @@ func TestGrid(t *testing.T) {
 
 	t.Run("SessionsSpreadOverNodes", func(t *testing.T) { spread(t, g, h, s) })
 	t.Run("EgressHoldsOnANode", func(t *testing.T) { egress(t, h, s, cn) })
-	t.Run("FullGridWaitsThenResourceLimit", func(t *testing.T) { fullGrid(t, g, h, s) })
+	t.Run("FullGridWaitsThenResourceLimit", func(t *testing.T) { fullGrid(t, g, h, s, plugins) })
 	t.Run("TwoHostsOneGrid", func(t *testing.T) { twoHosts(t, g, h, s, plugins) })
 	t.Run("GridDown", func(t *testing.T) { gridDown(t, g, plugins, s) })
 	t.Run("NodeLost", func(t *testing.T) { nodeLost(t, g, h, s) })
@@ -235,7 +241,7 @@ func TestGrid(t *testing.T) {
 func spread(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	for _, sess := range []string{"s1", "s2"} {
 		res := must(t, h, sess, "browser_navigate", map[string]any{"url": s.URL + "/"})
-		if !strings.Contains(res.Text, "A good page") {
+		if !strings.Contains(res.Text, "Page: Good") {
 			t.Fatalf("%s: page not shown:\n%s", sess, res.Text)
 		}
 	}
@@ -261,8 +267,12 @@ func egress(t *testing.T, h *host.Host, s *site, cn *canaries) {
 		t.Errorf("a redirect to a private address: want refused, got %v", err)
 	}
 	res := must(t, h, "e", "browser_navigate", map[string]any{"url": s.URL + "/sub"})
-	if !strings.Contains(res.Text, "Subresources") || !strings.Contains(res.Text, "10.1.2.3") {
-		t.Errorf("subresources: want the page and its refused requests named:\n%s", res.Text)
+	events := strings.Join(res.Events, "\n")
+	if !strings.Contains(events, "10.1.2.3/x.png") {
+		events += "\n" + strings.Join(must(t, h, "e", "browser_snapshot", map[string]any{}).Events, "\n")
+	}
+	if !strings.Contains(res.Text, "Page: Sub") || !strings.Contains(events, "10.1.2.3/x.png") || !strings.Contains(events, "10.1.2.3/x.js") {
+		t.Errorf("subresources: want the page and its refused requests named:\n%s\nevents:\n%s", res.Text, events)
 	}
 	res = must(t, h, "e", "browser_navigate", map[string]any{"url": s.URL + "/hostile"})
 	deadline := time.Now().Add(90 * time.Second)
@@ -280,19 +290,22 @@ func egress(t *testing.T, h *host.Host, s *site, cn *canaries) {
 
 // fullGrid: with every slot taken the next open waits in the queue up to
 // grid_queue_timeout, then fails resource_limit naming the key.
-func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
+func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins string) {
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_navigate", map[string]any{"url": s.URL + "/"})
 	}
+	// A host of its own, with a short wait: the node's start allowance
+	// (60s) comes on top.
+	hq := gridHost(t, plugins, g.HubURL, g.HostIP, s.hostport, `grid_queue_timeout = "5s"`)
 	t0 := time.Now()
-	_, err := call(h, "f3", "browser_navigate", map[string]any{"url": s.URL + "/"})
+	_, err := call(hq, "f3", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	waited := time.Since(t0)
 	t.Logf("full grid answer after %s: %v", waited.Round(time.Millisecond), err)
 	if err == nil || err.Code != abi.CodeResourceLimit || !strings.Contains(err.Message, "browser.grid_queue_timeout") {
 		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %v", err)
 	}
-	if waited < 20*time.Second {
-		t.Errorf("answered after %s, before grid_queue_timeout (20s)", waited)
+	if waited < 5*time.Second {
+		t.Errorf("answered after %s, before grid_queue_timeout (5s)", waited)
 	}
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_close", map[string]any{})
@@ -307,11 +320,11 @@ func twoHosts(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	s2 := newSite(t, "127.0.0.1:9")
 	h2 := gridHost(t, plugins, g.HubURL, g.HostIP, s2.hostport, "")
 	res := must(t, h2, "b", "browser_navigate", map[string]any{"url": s2.URL + "/"})
-	if !strings.Contains(res.Text, "A good page") {
+	if !strings.Contains(res.Text, "Page: Good") {
 		t.Fatalf("second host: page not shown:\n%s", res.Text)
 	}
 	res = must(t, h, "a", "browser_navigate", map[string]any{"url": s.URL + "/"})
-	if !strings.Contains(res.Text, "A good page") {
+	if !strings.Contains(res.Text, "Page: Good") {
 		t.Fatalf("first host: page not shown:\n%s", res.Text)
 	}
 	if _, err := call(h2, "b", "browser_navigate", map[string]any{"url": s.URL + "/"}); err == nil || err.Code != abi.CodeRefused {
@@ -365,7 +378,7 @@ func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	}
 	res := must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	t.Logf("after: %s", firstLines(res.Text, 3))
-	if !strings.Contains(res.Text, "A good page") || !strings.Contains(res.Text, "fresh browser session") {
+	if !strings.Contains(res.Text, "Page: Good") || !strings.Contains(res.Text, "fresh browser session") {
 		t.Errorf("want a fresh session saying so:\n%s", res.Text)
 	}
 	if got, _ := g.Sessions(context.Background()); got[live.URI] != 1 {

@@ -213,6 +213,13 @@ func (s *launcher) gridCapabilities() (string, error) {
 // pass them for a local launch with launchArgs and launchProxy.
 func (s *launcher) gridLaunchArgs() []string {
 	args := s.launchArgs()
+	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
+		for i, a := range args {
+			if strings.HasPrefix(a, "--host-resolver-rules=") {
+				args[i] = a + " , EXCLUDE " + h
+			}
+		}
+	}
 	if s.cfg.Headed != "true" { // a node's display is not this host's to detect
 		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
 	}
@@ -236,7 +243,8 @@ func (s *launcher) gridBrowser() (pw.Browser, *sharedDriver, string, error) {
 		return nil, drv, "", err
 	}
 	t0 := time.Now()
-	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(s.cfg.GridQueueTimeout.D().Milliseconds()))})
+	wait := s.cfg.GridQueueTimeout.D() + gridStartAllowance
+	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err != nil {
 		return nil, drv, "", s.gridLaunchErr(err)
 	}
@@ -248,13 +256,19 @@ func (s *launcher) gridBrowser() (pw.Browser, *sharedDriver, string, error) {
 	return b, drv, node, nil
 }
 
+// gridStartAllowance is the time a node has to start a browser once it
+// took the session, on top of GridQueueTimeout: the client sees one
+// request for both, and a loaded node takes seconds (15 s seen on 2 busy
+// cores) to start Chromium through chromedriver.
+const gridStartAllowance = 60 * time.Second
+
 // gridLaunchErr says why the grid gave no browser: its queue stayed full
 // past the timeout (resource_limit), or it does not answer (not_available).
 func (s *launcher) gridLaunchErr(err error) error {
 	msg := err.Error()
 	switch {
 	case errors.Is(err, pw.ErrTimeout) || strings.Contains(msg, "Timeout"):
-		return abi.Errorf(abi.CodeResourceLimit, "no grid node took the session within browser.grid_queue_timeout (%s): every slot of the Selenium Grid at %s is busy; retry later, close sessions you no longer need, or ask the operator to add nodes or raise browser.grid_queue_timeout", s.cfg.GridQueueTimeout.D(), s.cfg.Grid)
+		return abi.Errorf(abi.CodeResourceLimit, "no grid node took the session within browser.grid_queue_timeout (%s, and %s for a node to start the browser): every slot of the Selenium Grid at %s is busy; retry later, close sessions you no longer need, or ask the operator to add nodes or raise browser.grid_queue_timeout", s.cfg.GridQueueTimeout.D(), gridStartAllowance, s.cfg.Grid)
 	case strings.Contains(msg, "ECONNREFUSED") || strings.Contains(msg, "ENOTFOUND") || strings.Contains(msg, "EHOSTUNREACH") || strings.Contains(msg, "ETIMEDOUT") || strings.Contains(msg, "socket hang up") || strings.Contains(msg, "ECONNRESET"):
 		return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) does not answer (%s): check that the hub runs and this host reaches it", s.cfg.Grid, cleanMsg(msg))
 	}

@@ -139,6 +139,9 @@ func selfSigned(addr string) (tls.Certificate, error) {
 	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, nil
 }
 
+// ProxyHost is the IP address in the listeners' proxy URLs.
+func (s *Service) ProxyHost() string { return s.opts.Reach.advertised() }
+
 // TrustSPKI is the base64 SHA-256 of the TLS proxy's public key, for the
 // grid browsers to trust, or "" when the proxy speaks plain HTTP.
 func (s *Service) TrustSPKI() string { return s.spki }
