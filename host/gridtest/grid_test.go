@@ -124,8 +124,8 @@ func newCanaries(t *testing.T, ip string) *canaries {
 
 // gridHost starts a host whose browser is on the grid at gridURL, its
 // egress proxy on proxyIP, one personality "agent" allowed to reach
-// allowed; extra adds [browser] keys.
-func gridHost(t *testing.T, plugins, gridURL, proxyIP, allowed, extra string) *host.Host {
+// allowed; extra adds [browser] keys, network [network] ones.
+func gridHost(t *testing.T, plugins, gridURL, proxyIP, allowed, extra string, network ...string) *host.Host {
 	t.Helper()
 	dir := t.TempDir()
 	cfgText := fmt.Sprintf(`[host]
@@ -144,6 +144,7 @@ navigation_timeout = "60s"
 
 [network]
 proxy_listen = %q
+%s
 
 [vault]
 file = "vault.age"
@@ -155,7 +156,7 @@ plugins = ["browser"]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "vault.fill"]
 network = { allowed_hosts = [%q] }
-`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, allowed)
+`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, strings.Join(network, "\n"), allowed)
 	if !strings.Contains(extra, "grid_queue_timeout") {
 		cfgText = strings.Replace(cfgText, "headed = ", "grid_queue_timeout = \"60s\"\nheaded = ", 1)
 	}
@@ -315,10 +316,11 @@ func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 
 // twoHosts: a second host on the same grid, its own proxy and policy: its
 // session loads its own site, not the first host's, while the first
-// host's session loads its own.
+// host's session loads its own. The second host's proxy speaks TLS with a
+// key it made (proxy_tls): its node's browser trusts that key alone.
 func twoHosts(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins string) {
 	s2 := newSite(t, "127.0.0.1:9")
-	h2 := gridHost(t, plugins, g.HubURL, g.HostIP, s2.hostport, "")
+	h2 := gridHost(t, plugins, g.HubURL, g.HostIP, s2.hostport, "", "proxy_tls = true")
 	res := must(t, h2, "b", "browser_navigate", map[string]any{"url": s2.URL + "/"})
 	if !strings.Contains(res.Text, "Page: Good") {
 		t.Fatalf("second host: page not shown:\n%s", res.Text)
