@@ -16,6 +16,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -33,10 +35,13 @@ import (
 type site struct {
 	*httptest.Server
 	hostport string
+	// signedIn receives "user:pass" of the login form's submission.
+	signedIn chan string
 }
 
 func newSite(t *testing.T, canary string) *site {
 	t.Helper()
+	signedIn := make(chan string, 1)
 	mux := http.NewServeMux()
 	page := func(path, body string) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
@@ -45,7 +50,14 @@ func newSite(t *testing.T, canary string) *site {
 		})
 	}
 	page("/", `<title>Good</title><h1>A good page</h1>`)
-	page("/login", `<title>Login</title><form><label>User <input name="user" autocomplete="username"></label>
+	mux.HandleFunc("/signed-in", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case signedIn <- r.URL.Query().Get("user") + ":" + r.URL.Query().Get("pass"):
+		default:
+		}
+		io.WriteString(w, "<!doctype html><title>Welcome</title><h1>Signed in</h1>")
+	})
+	page("/login", `<title>Login</title><form action="/signed-in"><label>User <input name="user" autocomplete="username"></label>
 		<label>Password <input type="password" name="pass" autocomplete="current-password"></label><button>Sign in</button></form>`)
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://10.1.2.3/", http.StatusFound)
@@ -67,7 +79,7 @@ func newSite(t *testing.T, canary string) *site {
 	} catch (e) {}
 	Promise.allSettled(tries).then(() => { document.getElementById("h").textContent = "hostile done" });
 	</script>`, canary))
-	s := &site{Server: httptest.NewServer(mux)}
+	s := &site{Server: httptest.NewServer(mux), signedIn: signedIn}
 	s.hostport = strings.TrimPrefix(s.URL, "http://")
 	t.Cleanup(s.Close)
 	return s
@@ -230,6 +242,7 @@ func TestGrid(t *testing.T) {
 	t.Run("EgressHoldsOnANode", func(t *testing.T) { egress(t, h, s, cn) })
 	t.Run("FullGridWaitsThenResourceLimit", func(t *testing.T) { fullGrid(t, g, h, s, plugins) })
 	t.Run("TwoHostsOneGrid", func(t *testing.T) { twoHosts(t, g, h, s, plugins) })
+	t.Run("StoredLoginFilledOnANode", func(t *testing.T) { storedLogin(t, h, s) })
 	t.Run("GridDown", func(t *testing.T) { gridDown(t, g, plugins, s) })
 	t.Run("NodeLost", func(t *testing.T) { nodeLost(t, g, h, s) })
 	if n := cn.hits.Load(); n > 0 {
@@ -335,6 +348,43 @@ func twoHosts(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	must(t, h, "a", "browser_close", map[string]any{})
 	must(t, h2, "b", "browser_close", map[string]any{})
 	waitSessions(t, g, 0)
+}
+
+// storedLogin: a credential from the host's vault is filled into a page on
+// a node (its values go over CDP through the hub) and submitted through
+// the proxy: the site receives them, the agent's results never show the
+// password.
+func storedLogin(t *testing.T, h *host.Host, s *site) {
+	const pass = "grid-Pa55-word"
+	t.Setenv(vault.PassphraseEnv, "")
+	store := vault.Open(vault.Options{File: filepath.Join(h.Config().Dir, "vault.age")})
+	c := vault.Credential{Name: "site", Username: "ada", Password: pass}
+	c.Policy.Origins, c.Policy.Personalities, c.Policy.Unattended = []string{s.URL}, []string{"agent"}, true
+	if err := store.Put(c); err != nil {
+		t.Fatal(err)
+	}
+	snap := must(t, h, "v", "browser_navigate", map[string]any{"url": s.URL + "/login"}).Snapshot
+	ref := func(role string) string {
+		m := regexp.MustCompile(role + `.*\[ref=(\w+)\]`).FindStringSubmatch(snap)
+		if m == nil {
+			t.Fatalf("no %s in\n%s", role, snap)
+		}
+		return m[1]
+	}
+	res := must(t, h, "v", "browser_fill_credential", map[string]any{"credential": "site", "username_ref": ref(`textbox "User"`), "password_ref": ref(`textbox "Password"`)})
+	res2 := must(t, h, "v", "browser_click", map[string]any{"ref": ref(`button "Sign in"`)})
+	select {
+	case got := <-s.signedIn:
+		if got != "ada:"+pass {
+			t.Errorf("the site received %q", got)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the form was not submitted")
+	}
+	if out, _ := json.Marshal([]any{res, res2}); strings.Contains(string(out), pass) {
+		t.Errorf("the password is in a result: %s", out)
+	}
+	must(t, h, "v", "browser_close", map[string]any{})
 }
 
 // gridDown: a hub that does not answer is not_available naming browser.grid.
