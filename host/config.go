@@ -33,14 +33,12 @@ func DefaultConfigText() string { return defaultConfig }
 // Config is the host's TOML configuration: one file, with personalities as
 // tables in it or as files in personalities_dir.
 type Config struct {
-	Host    HostConfig           `toml:"host"`
-	Browser toml.Primitive       `toml:"browser"`
-	Vault   toml.Primitive       `toml:"vault"`
-	Serve   ServeConfig          `toml:"serve"`
-	Console consoleconfig.Config `toml:"console"`
-	Vision  vision.Config        `toml:"vision"`
-	// Network is where the egress proxy listens (loopback unless a grid's
-	// nodes must reach it): hostfuncs/network.Reach.
+	Host          HostConfig                   `toml:"host"`
+	Browser       toml.Primitive               `toml:"browser"`
+	Vault         toml.Primitive               `toml:"vault"`
+	Serve         ServeConfig                  `toml:"serve"`
+	Console       consoleconfig.Config         `toml:"console"`
+	Vision        vision.Config                `toml:"vision"`
 	Network       network.Reach                `toml:"network"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
