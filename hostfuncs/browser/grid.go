@@ -315,6 +315,29 @@ func (s *launcher) gridNode(b pw.Browser) string {
 	return unknown
 }
 
+// gridNodeLost reports whether ss runs on a grid node that is gone, and
+// marks ss crashed if so. A node that dies does not always close the
+// CDP connection the hub relays (the hub keeps the client's end open), so
+// a call that timed out asks: the node answers its own /status, or the
+// hub lists it up; else it is lost.
+func (s *sessions) gridNodeLost(ss *session) bool {
+	if !ss.ownBrowser || !strings.HasPrefix(ss.gridNode, "http") {
+		return false
+	}
+	if _, err := gridStatus(s.life, ss.gridNode); err == nil {
+		return false
+	}
+	if st, err := gridStatus(s.life, s.cfg.Grid); err == nil {
+		for _, n := range st.Value.Nodes {
+			if n.URI == ss.gridNode && n.Availability == "UP" {
+				return false
+			}
+		}
+	}
+	ss.markCrashed("the grid node " + ss.gridNode + " was lost")
+	return true
+}
+
 // GridStatus is the part of a Selenium Grid 4 hub's /status the host
 // reads: its nodes and what runs in their slots.
 type GridStatus struct {

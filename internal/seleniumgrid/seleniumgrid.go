@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -222,14 +223,38 @@ func (g *Grid) StartNode(n *Node) error {
 	return err
 }
 
-// KillNode kills n's server and every browser it started at once (its
-// process group), as when the machine a node runs on dies.
+// KillNode kills n's server and every process in its namespace at once
+// (chromedriver puts the browsers in process groups of their own), as
+// when the machine a node runs on dies.
 func (g *Grid) KillNode(n *Node) {
 	if n.cmd != nil && n.cmd.Process != nil {
 		syscall.Kill(-n.cmd.Process.Pid, syscall.SIGKILL)
+		for _, pid := range NamespacePIDs(n.NS) {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
 		n.cmd.Wait()
 		n.cmd = nil
 	}
+}
+
+// NamespacePIDs are the processes in network namespace ns.
+func NamespacePIDs(ns string) []int {
+	want, err := os.Stat(filepath.Join("/var/run/netns", ns))
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(fmt.Sprintf("/proc/%d/ns/net", pid)); err == nil && os.SameFile(fi, want) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }
 
 // spawn starts a server in a process group of its own, logging to a file.

@@ -200,7 +200,7 @@ func nodeCost(g *seleniumgrid.Grid) string {
 	}
 	var per []use
 	for _, n := range g.Nodes {
-		pids := nsPIDs(n.NS)
+		pids := seleniumgrid.NamespacePIDs(n.NS)
 		var u use
 		for _, p := range pids {
 			if st, ok := procfs.ReadStat(p); ok {
@@ -219,21 +219,6 @@ func nodeCost(g *seleniumgrid.Grid) string {
 	}
 	return fmt.Sprintf("a node with one session open: %d processes, %.0f MB PSS; the idle node (its Selenium server alone): %d processes, %.0f MB PSS; so one session costs the node about %.0f MB and its processes used %.1f s more processor time than the idle node's",
 		busy.procs, float64(busy.pss)/1024, idle.procs, float64(idle.pss)/1024, float64(busy.pss-idle.pss)/1024, float64(busy.ticks-idle.ticks)/100)
-}
-
-// nsPIDs are the processes in network namespace ns.
-func nsPIDs(ns string) []int {
-	want, err := os.Stat(filepath.Join("/var/run/netns", ns))
-	if err != nil {
-		return nil
-	}
-	var pids []int
-	for _, st := range procfs.Processes() {
-		if fi, err := os.Stat(fmt.Sprintf("/proc/%d/ns/net", st.PID)); err == nil && os.SameFile(fi, want) {
-			pids = append(pids, st.PID)
-		}
-	}
-	return pids
 }
 
 func median(ds []time.Duration) time.Duration {
