@@ -52,12 +52,12 @@ func newSite(t *testing.T, canary string) *site {
 	page("/", `<title>Good</title><h1>A good page</h1>`)
 	mux.HandleFunc("/signed-in", func(w http.ResponseWriter, r *http.Request) {
 		select {
-		case signedIn <- r.URL.Query().Get("user") + ":" + r.URL.Query().Get("pass"):
+		case signedIn <- r.PostFormValue("user") + ":" + r.PostFormValue("pass"):
 		default:
 		}
 		io.WriteString(w, "<!doctype html><title>Welcome</title><h1>Signed in</h1>")
 	})
-	page("/login", `<title>Login</title><form action="/signed-in"><label>User <input name="user" autocomplete="username"></label>
+	page("/login", `<title>Login</title><form method="post" action="/signed-in"><label>User <input name="user" autocomplete="username"></label>
 		<label>Password <input type="password" name="pass" autocomplete="current-password"></label><button>Sign in</button></form>`)
 	mux.HandleFunc("/redirect", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "http://10.1.2.3/", http.StatusFound)
@@ -363,6 +363,7 @@ func storedLogin(t *testing.T, h *host.Host, s *site) {
 	if err := store.Put(c); err != nil {
 		t.Fatal(err)
 	}
+	defer call(h, "v", "browser_close", map[string]any{})
 	snap := must(t, h, "v", "browser_navigate", map[string]any{"url": s.URL + "/login"}).Snapshot
 	ref := func(role string) string {
 		m := regexp.MustCompile(role + `.*\[ref=(\w+)\]`).FindStringSubmatch(snap)
@@ -384,7 +385,6 @@ func storedLogin(t *testing.T, h *host.Host, s *site) {
 	if out, _ := json.Marshal([]any{res, res2}); strings.Contains(string(out), pass) {
 		t.Errorf("the password is in a result: %s", out)
 	}
-	must(t, h, "v", "browser_close", map[string]any{})
 }
 
 // gridDown: a hub that does not answer is not_available naming browser.grid.
@@ -406,6 +406,7 @@ func gridDown(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) {
 // nodeLost: the node of a session dies; the next call is browser_crashed
 // naming it, and the call after opens a fresh session on the live node.
 func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
+	waitSessions(t, g, 0)
 	must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	got, err := g.Sessions(context.Background())
 	if err != nil {
