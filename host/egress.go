@@ -48,7 +48,13 @@ func newNetwork(cfg *Config, log *slog.Logger) (*network.Service, error) {
 		}
 		upstream = u
 	}
-	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream})
+	if err := cfg.Network.Validate(); err != nil {
+		return nil, &ConfigError{cfg.Source, "[network]: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
+	}
+	if cfg.Network.ProxyListen == "" && bc.Grid != "" {
+		return nil, &ConfigError{cfg.Source, "[browser] grid is set but [network] proxy_listen is not: the grid's nodes cannot reach an egress proxy on this host's loopback; set proxy_listen to an address of this host they reach"}
+	}
+	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream, Reach: cfg.Network})
 }
 
 // egress is the kernel's side of the network service: the per-session

@@ -34,6 +34,19 @@ type Config struct {
 	RemoteWS string `toml:"remote_ws"`
 	// RemoteCDP is a Chrome DevTools Protocol endpoint (http://host:9222).
 	RemoteCDP string `toml:"remote_cdp"`
+	// Grid is a Selenium Grid 4 hub or router (http://hub:4444): each
+	// session opens a browser of its own on one of the grid's nodes,
+	// started with the host's launch flags (grid.go). No local browser.
+	Grid string `toml:"grid"`
+	// GridCapabilities are extra WebDriver capabilities sent with every
+	// session request (e.g. platformName, se:* keys, goog:chromeOptions
+	// binary and args). Those that would undo the host's launch flags are
+	// refused (gridCapsProblem).
+	GridCapabilities map[string]any `toml:"grid_capabilities"`
+	// GridQueueTimeout bounds how long a session open waits in the grid's
+	// queue for a free slot (default 2m); then the call fails
+	// resource_limit.
+	GridQueueTimeout Duration `toml:"grid_queue_timeout"`
 	// IdleTimeout closes sessions untouched this long (default 10m; a
 	// session a human is driving is never closed).
 	IdleTimeout Duration `toml:"idle_timeout"`
@@ -98,6 +111,7 @@ const (
 	DefaultNavigationTimeout = 30 * time.Second
 	DefaultDetectMaxMB       = 4
 	DefaultReadMaxBytes      = 64 << 10
+	DefaultGridQueueTimeout  = 2 * time.Minute
 )
 
 // safeName is what a personality id must look like to name a folder.
@@ -119,6 +133,7 @@ func (c Config) Validate() error {
 	if c.RemoteWS != "" && c.RemoteCDP != "" {
 		errs = append(errs, errors.New("browser.remote_ws and browser.remote_cdp are both set: choose one"))
 	}
+	errs = append(errs, c.validateGrid()...)
 	if c.RemoteWS != "" {
 		if u, err := url.Parse(c.RemoteWS); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("browser.remote_ws = %q: want ws://host:port/path or wss://...", c.RemoteWS))
@@ -189,6 +204,9 @@ func (c *Config) withDefaults() {
 	}
 	if c.ReadMaxBytes == 0 {
 		c.ReadMaxBytes = DefaultReadMaxBytes
+	}
+	if c.GridQueueTimeout == 0 {
+		c.GridQueueTimeout = Duration(DefaultGridQueueTimeout)
 	}
 	if c.Headed == "" {
 		c.Headed = "auto"

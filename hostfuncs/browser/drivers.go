@@ -70,7 +70,7 @@ func (s *launcher) startDriver() error {
 	if running {
 		return nil
 	}
-	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" {
+	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" && s.cfg.Grid == "" {
 		if _, err := findChromium(s.cfg); err != nil {
 			return err
 		}
@@ -79,7 +79,13 @@ func (s *launcher) startDriver() error {
 	if err != nil {
 		return err
 	}
-	d, err := acquireDriver(opts, s.log)
+	caps := ""
+	if s.cfg.Grid != "" {
+		if caps, err = s.gridCapabilities(); err != nil {
+			return err
+		}
+	}
+	d, err := acquireDriver(opts, s.cfg.gridEnv(caps), s.log)
 	if err != nil {
 		return err
 	}
@@ -190,7 +196,7 @@ func (s *launcher) prewarm(personality string) {
 		}
 		var err error
 		note := ""
-		if slices.Contains(s.cfg.PersistentProfiles, personality) {
+		if slices.Contains(s.cfg.PersistentProfiles, personality) || s.cfg.Grid != "" {
 			err = s.startDriver()
 		} else {
 			_, note, err = s.ensureBrowser()
@@ -303,7 +309,7 @@ var drivers = struct {
 
 type sharedDriver struct {
 	pw   *pw.Playwright
-	dir  string
+	dir  string // its folder and environment: its key in drivers
 	pid  int
 	refs int
 	// dead is closed when the driver process has exited (killed, crashed):
@@ -311,15 +317,25 @@ type sharedDriver struct {
 	dead chan struct{}
 }
 
-func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error) {
+// acquireDriver returns the running driver of opts' folder and env, or
+// starts one. env is set in this process's environment while the driver
+// starts (it inherits it; playwright-go takes no environment of its own)
+// and restored after: the lock keeps starts from seeing each other's.
+func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger) (*sharedDriver, error) {
 	drivers.Lock()
 	defer drivers.Unlock()
-	if d := drivers.m[opts.DriverDirectory]; d != nil && !d.exited() {
+	key := opts.DriverDirectory
+	for _, k := range sortedKeys(env) {
+		key += "\x00" + k + "=" + env[k]
+	}
+	if d := drivers.m[key]; d != nil && !d.exited() {
 		d.refs++
 		return d, nil
 	}
 	t0 := time.Now()
+	restore := setEnv(env)
 	p, err := pw.Run(opts)
+	restore()
 	if err != nil {
 		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
 	}
@@ -328,8 +344,8 @@ func acquireDriver(opts *pw.RunOptions, log *slog.Logger) (*sharedDriver, error)
 		// Every snapshot is then taken: the watcher's check fails as changed.
 		log.Warn("change watcher not installed", "err", err)
 	}
-	d := &sharedDriver{pw: p, dir: opts.DriverDirectory, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
-	drivers.m[opts.DriverDirectory] = d
+	d := &sharedDriver{pw: p, dir: key, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
+	drivers.m[key] = d
 	go d.watch()
 	return d, nil
 }
@@ -390,6 +406,30 @@ func releaseDriver(d *sharedDriver, wait time.Duration, log *slog.Logger) error 
 		return err
 	}
 	return nil
+}
+
+// setEnv sets env in the process environment and returns what puts the
+// previous values back.
+func setEnv(env map[string]string) (restore func()) {
+	type prev struct {
+		v   string
+		had bool
+	}
+	old := map[string]prev{}
+	for k, v := range env {
+		pv, had := os.LookupEnv(k)
+		old[k] = prev{pv, had}
+		os.Setenv(k, v)
+	}
+	return func() {
+		for k, p := range old {
+			if p.had {
+				os.Setenv(k, p.v)
+			} else {
+				os.Unsetenv(k)
+			}
+		}
+	}
 }
 
 // logWriter sends the driver's stderr to the log.

@@ -57,6 +57,10 @@ func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.
 				return abi.Errorf(abi.CodeNotInteractable, "%s: the element never became actionable (%s): it may be covered, hidden or disabled; take a new snapshot", what, w)
 			}
 		}
+		if s.gridNodeLost(ss) {
+			s.dropCrashed(ss)
+			return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+		}
 		ss.suspect.Store(true)
 		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, limit, line)
 	}

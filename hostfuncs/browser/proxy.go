@@ -241,6 +241,9 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
 			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see README \"Egress\")"
 		}
+		if s.cfg.Grid != "" {
+			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see README \"From one machine to a fleet\")"
+		}
 		return abi.Errorf(abi.CodeNotAvailable, "the browser could not authenticate to its egress proxy (%v %v): %s", got, err, hint)
 	}
 	s.log.Debug("browser context authenticated to its egress proxy", "tab", t1.Sub(t0).Round(time.Millisecond), "auth", time.Since(t1).Round(time.Millisecond))

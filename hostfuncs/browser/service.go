@@ -68,6 +68,16 @@ type Options struct {
 	// VisionSecrets, when set, says whether a personality lets a page
 	// holding a filled secret go to the vision model.
 	VisionSecrets func(personality string) bool
+	// ProxyTrustSPKI, when set, is the base64 SHA-256 of the egress
+	// proxy's TLS public key (network.Service.TrustSPKI): a grid browser
+	// trusts that key for its https:// proxy.
+	ProxyTrustSPKI string
+	// ProxyHost, when set, is the IP address grid browsers dial for their
+	// egress proxy (network.Service.ProxyHost): Chromium's resolver rules
+	// map every host, IP literals included, to "not found" but those
+	// excluded, so a grid browser's rules exclude it as a local one's
+	// exclude 127.0.0.1.
+	ProxyHost string
 }
 
 // Service is the browser. Its methods are safe for concurrent use.

@@ -22,10 +22,14 @@ func (k sessKey) String() string { return k.personality + "/" + k.session }
 // mu serialises calls; evMu guards what Playwright's event goroutine writes
 // (tabs, dialogs, console, network), which must never block on a call.
 type session struct {
-	key        sessKey
-	mu         sync.Mutex
-	bctx       pw.BrowserContext
-	browser    pw.Browser // the shared browser, nil for a persistent context
+	key     sessKey
+	mu      sync.Mutex
+	bctx    pw.BrowserContext
+	browser pw.Browser // the shared browser, nil for a persistent context
+	// ownBrowser: browser is this session's alone (a grid browser), closed
+	// when the session ends; gridNode is the grid node it runs on.
+	ownBrowser bool
+	gridNode   string
 	persistent bool
 	profile    *os.File // the profile's flock, held while open
 	profileDir string   // the persistent profile's folder, or ""

@@ -414,6 +414,9 @@ func (s *sessions) launchProfile(ss *session, p profileChoice, proxy string) ([]
 // newContext opens ss as a context of the shared browser (started if
 // need be); note is the browser start's warning, if any.
 func (s *sessions) newContext(ss *session, proxy string) (string, error) {
+	if s.cfg.Grid != "" {
+		return "", s.gridContext(ss, proxy)
+	}
 	b, drv, note, err := s.launcher.startedBrowser()
 	ss.drv = drv
 	if err != nil {
@@ -593,6 +596,10 @@ func (s *sessions) closeSession(ss *session) error {
 // (scrubProfile) and is unlocked, and the typing is forgotten. The caller
 // holds ss.mu, or has stopped waiting for a call that hung.
 func (s *sessions) ended(ss *session) {
+	if b := ss.browser; ss.ownBrowser && b != nil && !ss.drv.exited() {
+		// A grid browser holds a node's slot until it is closed.
+		go bounded(closeWait, func() error { return b.Close() })
+	}
 	s.concealer.settleTyped(ss.key)
 	if ss.profile != nil {
 		if ss.profileDir != "" {

@@ -7,6 +7,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -89,16 +90,22 @@ type listener struct {
 }
 
 func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.Reach.bind(), "0"))
 	if err != nil {
 		return nil, fmt.Errorf("egress proxy: %w", err)
+	}
+	scheme := "http://"
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	addr := net.JoinHostPort(s.opts.Reach.advertised(), port)
+	if s.tls != nil {
+		ln, scheme = tls.NewListener(ln, s.tls), "https://"
 	}
 	user, pass, err := newCredentials()
 	if err != nil {
 		ln.Close()
 		return nil, fmt.Errorf("egress proxy credentials: %w", err)
 	}
-	l := &listener{svc: s, r: r, key: key, ln: ln, addr: "http://" + ln.Addr().String(), tunnel: map[net.Conn]bool{},
+	l := &listener{svc: s, r: r, key: key, ln: ln, addr: scheme + addr, tunnel: map[net.Conn]bool{},
 		user: user, pass: pass, basic: "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)), mark: AnswerMark(pass)}
 	l.tr = &http.Transport{
 		Proxy: nil, // never an environment proxy

@@ -26,6 +26,7 @@ package network
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -63,6 +64,8 @@ type Options struct {
 	// Upstream, when set, is the operator's proxy every checked connection
 	// is tunnelled through (upstream.go).
 	Upstream *url.URL
+	// Reach is where the listeners listen (reach.go); zero: loopback.
+	Reach Reach
 }
 
 // Fetch limits.
@@ -93,6 +96,10 @@ type Service struct {
 	closed   bool
 
 	refused, dials, unauthorized atomic.Int64
+
+	// tls is the listeners' TLS (Reach.ProxyTLS), spki its key's hash.
+	tls  *tls.Config
+	spki string
 }
 
 type blockedList struct {
@@ -126,10 +133,18 @@ func New(opts Options) (*Service, error) {
 			return nil, err
 		}
 	}
+	if err := opts.Reach.Validate(); err != nil {
+		return nil, err
+	}
+	tlsConf, spki, err := opts.Reach.proxyTLS()
+	if err != nil {
+		return nil, err
+	}
 	s := &Service{
 		opts: opts, log: opts.Logger.With("service", "network"), res: opts.Resolver,
 		rules: map[string]*rules{}, shared: map[string]*listener{}, sessions: map[sessKey]*listener{},
 		blocked: map[sessKey]*blockedList{}, failures: map[sessKey]map[string]egressFailure{}, fetchTr: map[string]*http.Transport{},
+		tls: tlsConf, spki: spki,
 	}
 	var errs []error
 	for name, p := range opts.Policies {

@@ -23,17 +23,18 @@ const (
 // internalKinds classifies every package under internal/. A new package
 // there fails TestInternalPackagesAreClassified until it is added here.
 var internalKinds = map[string]kind{
-	"internal/abischema":   production, // cmd/wasmwright prints the ABI's schemas
-	"internal/procfs":      production, // reads Linux /proc; the bench harness measures with it
-	"internal/privatedir":  production, // the vault's and the grants' folders
-	"internal/secretforms": production, // hostfuncs/browser's masking and plugins/secretmask
-	"internal/corpus":      testHelper,
-	"internal/layout":      testHelper, // holds only tests
-	"internal/logrec":      testHelper,
-	"internal/testenv":     testHelper, // a missing part skips, or fails in CI
-	"internal/visiontest":  testHelper,
-	"internal/wasmbuild":   testHelper,
-	"internal/bench":       benchHarness, // and every package under it
+	"internal/abischema":    production, // cmd/wasmwright prints the ABI's schemas
+	"internal/procfs":       production, // reads Linux /proc; the bench harness measures with it
+	"internal/privatedir":   production, // the vault's and the grants' folders
+	"internal/secretforms":  production, // hostfuncs/browser's masking and plugins/secretmask
+	"internal/corpus":       testHelper,
+	"internal/layout":       testHelper, // holds only tests
+	"internal/logrec":       testHelper,
+	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
+	"internal/visiontest":   testHelper,
+	"internal/wasmbuild":    testHelper,
+	"internal/seleniumgrid": testHelper,   // a Selenium Grid in network namespaces (grid tests, the grid bench)
+	"internal/bench":        benchHarness, // and every package under it
 }
 
 // kindOf is rel's kind (rel relative to the module), and whether it is

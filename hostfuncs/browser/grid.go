@@ -1,0 +1,401 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Browsers on a Selenium Grid (browser.grid).
+//
+// Playwright opens a Chromium on a grid node when its driver process has
+// SELENIUM_REMOTE_URL in its environment: it posts a new-session request
+// to the hub (which waits in the grid's queue until a node has a free
+// slot), then drives that browser over CDP through the hub. The request's
+// capabilities are SELENIUM_REMOTE_CAPABILITIES merged over Playwright's
+// own, key by key, so a "goog:chromeOptions" there replaces the launch
+// arguments Playwright would send. The host therefore writes the whole
+// "goog:chromeOptions" itself (gridCapabilities): the same egress flags
+// as a local launch (proxy.go), the dead launch proxy, and the operator's
+// own extras once checked (gridCapsProblem). What the node runs is the
+// host's command line, whatever the node's defaults.
+//
+// The environment is the driver process's, read at every launch, so a
+// grid host has a driver of its own (keyed by its environment in
+// drivers), never shared with a local one; a local driver is started with
+// those variables empty, so an operator's shell cannot send it to a grid.
+//
+// Each session gets a browser of its own on the grid (a node slot), so
+// sessions spread over the nodes and a lost node takes only its own
+// sessions with it. The browser is closed when its session ends (the
+// slot is freed).
+
+// gridEnv is the driver environment of a grid host, or the variables
+// emptied for a local one.
+func (c Config) gridEnv(caps string) map[string]string {
+	if c.Grid == "" {
+		return map[string]string{"SELENIUM_REMOTE_URL": "", "SELENIUM_REMOTE_CAPABILITIES": "", "SELENIUM_REMOTE_HEADERS": ""}
+	}
+	return map[string]string{"SELENIUM_REMOTE_URL": c.Grid, "SELENIUM_REMOTE_CAPABILITIES": caps, "SELENIUM_REMOTE_HEADERS": ""}
+}
+
+// validateGrid checks the grid keys.
+func (c Config) validateGrid() []error {
+	var errs []error
+	if c.Grid == "" {
+		if len(c.GridCapabilities) > 0 {
+			errs = append(errs, errors.New("browser.grid_capabilities is set but browser.grid is empty: name the grid (http://hub:4444)"))
+		}
+		return errs
+	}
+	if u, err := url.Parse(c.Grid); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("browser.grid = %q: want the hub's URL, http://hub:4444", c.Grid))
+	}
+	if c.RemoteWS != "" || c.RemoteCDP != "" {
+		errs = append(errs, errors.New("browser.grid and browser.remote_ws/remote_cdp are both set: choose one"))
+	}
+	if len(c.PersistentProfiles) > 0 {
+		errs = append(errs, errors.New("browser.grid and browser.persistent_profiles are both set: a persistent profile lives on this machine's disk, a grid browser on a node; remove persistent_profiles (store logins in the vault instead)"))
+	}
+	if c.GridQueueTimeout < 0 {
+		errs = append(errs, errors.New("browser.grid_queue_timeout must not be negative"))
+	}
+	if err := gridCapsProblem(c.GridCapabilities); err != nil {
+		errs = append(errs, err)
+	}
+	return errs
+}
+
+// gridChromeKeys are the goog:chromeOptions keys an operator may set.
+// Every other one is refused: extensions, localState and debuggerAddress
+// could each give the browser a way out (an extension's proxy API, a
+// state file's proxy or DNS-over-HTTPS, a browser started elsewhere), and
+// args is checked switch by switch.
+var gridChromeKeys = []string{"binary", "args", "prefs", "mobileEmulation", "windowTypes"}
+
+// gridRefusedCaps are top-level capabilities that would undo the egress
+// flags, with why.
+var gridRefusedCaps = map[string]string{
+	"proxy":               "a WebDriver proxy replaces the browser's proxy with the node's choice",
+	"acceptinsecurecerts": "it lets the browser accept any certificate, its egress proxy's included",
+	"ms:edgeoptions":      "only Chromium (goog:chromeOptions) is driven",
+	"moz:firefoxoptions":  "only Chromium (goog:chromeOptions) is driven",
+}
+
+// gridRefusedArgs are switches the operator's goog:chromeOptions args may
+// not carry, on top of egressArgs.
+var gridRefusedArgs = []string{
+	"--load-extension", "--disable-extensions-except", "--user-data-dir",
+	"--ignore-certificate-errors", "--ignore-certificate-errors-spki-list", "--enable-features",
+	"--remote-debugging-pipe",
+}
+
+// gridCapsProblem is refused naming the first capability that would undo
+// the host's launch flags, or nil.
+func gridCapsProblem(caps map[string]any) error {
+	refuse := func(key, why string) error {
+		return abi.Errorf(abi.CodeRefused, "browser.grid_capabilities: %s is refused: %s; remove it (the host sets the browser's launch flags itself)", key, why)
+	}
+	for _, k := range sortedKeys(caps) {
+		if why, ok := gridRefusedCaps[strings.ToLower(k)]; ok {
+			return refuse(k, why)
+		}
+		if k == "browserName" && caps[k] != "chrome" && caps[k] != "chromium" {
+			return refuse(k, "only Chromium is driven (\"chrome\")")
+		}
+	}
+	co, ok := caps["goog:chromeOptions"]
+	if !ok {
+		return nil
+	}
+	opts, ok := co.(map[string]any)
+	if !ok {
+		return refuse("goog:chromeOptions", "it must be a table")
+	}
+	for _, k := range sortedKeys(opts) {
+		if !slices.Contains(gridChromeKeys, k) {
+			return refuse("goog:chromeOptions."+k, "it could give the browser a way out besides the egress proxy (allowed: "+strings.Join(gridChromeKeys, ", ")+")")
+		}
+	}
+	args, _ := opts["args"].([]any)
+	if _, isList := opts["args"]; isList && args == nil {
+		return refuse("goog:chromeOptions.args", "it must be a list of switches")
+	}
+	for _, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			return refuse("goog:chromeOptions.args", "it must be a list of switches")
+		}
+		name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "=")
+		if sw := forbiddenArg(s); sw != "" || slices.Contains(gridRefusedArgs, name) {
+			return refuse("goog:chromeOptions.args "+s, "it would open a way out besides the egress proxy, or undo one of the host's flags")
+		}
+	}
+	if prefs, ok := opts["prefs"].(map[string]any); ok {
+		if p := prefPath(prefs, ""); p != "" {
+			return refuse("goog:chromeOptions.prefs."+p, "proxy, DNS and WebRTC preferences are the host's")
+		}
+	}
+	return nil
+}
+
+// prefPath is the first preference under prefs (dotted) that touches the
+// proxy, DNS or WebRTC, or "".
+func prefPath(prefs map[string]any, prefix string) string {
+	for _, k := range sortedKeys(prefs) {
+		p := prefix + k
+		lk := strings.ToLower(p)
+		if strings.Contains(lk, "proxy") || strings.Contains(lk, "dns") || strings.Contains(lk, "webrtc") {
+			return p
+		}
+		if sub, ok := prefs[k].(map[string]any); ok {
+			if q := prefPath(sub, p+"."); q != "" {
+				return q
+			}
+		}
+	}
+	return ""
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// gridCapabilities is SELENIUM_REMOTE_CAPABILITIES: the operator's
+// capabilities (checked in Validate) with a goog:chromeOptions whose args
+// are the host's command line: what a local launch gets (launchArgs, the
+// launch proxy, headless) and then the operator's extra switches.
+func (s *launcher) gridCapabilities() (string, error) {
+	caps := map[string]any{"browserName": "chrome"}
+	for k, v := range s.cfg.GridCapabilities {
+		caps[k] = v
+	}
+	chrome := map[string]any{}
+	if co, ok := s.cfg.GridCapabilities["goog:chromeOptions"].(map[string]any); ok {
+		for k, v := range co {
+			chrome[k] = v
+		}
+	}
+	var extra []any
+	if a, ok := chrome["args"].([]any); ok {
+		extra = a
+	}
+	args := []any{}
+	for _, a := range s.gridLaunchArgs() {
+		args = append(args, a)
+	}
+	chrome["args"] = append(args, extra...)
+	caps["goog:chromeOptions"] = chrome
+	b, err := json.Marshal(caps)
+	if err != nil {
+		return "", abi.Errorf(abi.CodeInputInvalid, "browser.grid_capabilities cannot be sent as JSON: %v", err)
+	}
+	return string(b), nil
+}
+
+// gridLaunchArgs are the switches of a grid browser, as Playwright would
+// pass them for a local launch with launchArgs and launchProxy.
+func (s *launcher) gridLaunchArgs() []string {
+	args := s.launchArgs()
+	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
+		for i, a := range args {
+			if strings.HasPrefix(a, "--host-resolver-rules=") {
+				args[i] = a + " , EXCLUDE " + h
+			}
+		}
+	}
+	if s.cfg.Headed != "true" { // a node's display is not this host's to detect
+		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
+	}
+	if p := s.launchProxy(); p != nil {
+		args = append(args, "--proxy-server="+p.Server, "--proxy-bypass-list=<-loopback>")
+	}
+	if s.opts.ProxyTrustSPKI != "" {
+		// The egress proxy speaks TLS with a key the host made: the node's
+		// browser trusts that key, and only it (network.ProxyTLS).
+		args = append(args, "--ignore-certificate-errors-spki-list="+s.opts.ProxyTrustSPKI)
+	}
+	return append(args, "--remote-debugging-port=0")
+}
+
+// gridBrowser opens a browser of ss's own on the grid: the session
+// request waits in the grid's queue up to GridQueueTimeout. node is the
+// grid node it runs on (its URI), or "an unknown node".
+func (s *launcher) gridBrowser() (pw.Browser, *sharedDriver, string, error) {
+	drv, err := s.startedDriver()
+	if err != nil {
+		return nil, drv, "", err
+	}
+	t0 := time.Now()
+	wait := s.cfg.GridQueueTimeout.D() + gridStartAllowance
+	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	if err != nil {
+		return nil, drv, "", s.gridLaunchErr(err)
+	}
+	node := s.gridNode(b)
+	s.mu.Lock()
+	s.mode = "selenium grid " + s.cfg.Grid
+	s.mu.Unlock()
+	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", node, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	return b, drv, node, nil
+}
+
+// gridStartAllowance is the time a node has to start a browser once it
+// took the session, on top of GridQueueTimeout: the client sees one
+// request for both, and a loaded node takes seconds (15 s seen on 2 busy
+// cores) to start Chromium through chromedriver.
+const gridStartAllowance = 60 * time.Second
+
+// gridLaunchErr says why the grid gave no browser: its queue stayed full
+// past the timeout (resource_limit), or it does not answer (not_available).
+func (s *launcher) gridLaunchErr(err error) error {
+	msg := err.Error()
+	switch {
+	case errors.Is(err, pw.ErrTimeout) || strings.Contains(msg, "Timeout"):
+		return abi.Errorf(abi.CodeResourceLimit, "no grid node took the session within browser.grid_queue_timeout (%s, and %s for a node to start the browser): every slot of the Selenium Grid at %s is busy; retry later, close sessions you no longer need, or ask the operator to add nodes or raise browser.grid_queue_timeout", s.cfg.GridQueueTimeout.D(), gridStartAllowance, s.cfg.Grid)
+	case strings.Contains(msg, "ECONNREFUSED") || strings.Contains(msg, "ENOTFOUND") || strings.Contains(msg, "EHOSTUNREACH") || strings.Contains(msg, "ETIMEDOUT") || strings.Contains(msg, "socket hang up") || strings.Contains(msg, "ECONNRESET"):
+		return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) does not answer (%s): check that the hub runs and this host reaches it", s.cfg.Grid, cleanMsg(msg))
+	}
+	return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) gave no browser: %s", s.cfg.Grid, cleanMsg(msg))
+}
+
+// gridNode finds the node b runs on: the hub's status lists every node's
+// sessions with the user-data-dir chromedriver made for each, and b's
+// command line names its own.
+func (s *launcher) gridNode(b pw.Browser) string {
+	const unknown = "an unknown node"
+	cdp, err := b.NewBrowserCDPSession()
+	if err != nil {
+		return unknown
+	}
+	defer cdp.Detach()
+	res, err := cdp.Send("Browser.getBrowserCommandLine", nil)
+	if err != nil {
+		return unknown
+	}
+	var dir string
+	if m, ok := res.(map[string]any); ok {
+		args, _ := m["arguments"].([]any)
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(fmt.Sprint(a), "--user-data-dir="); ok {
+				dir = v
+			}
+		}
+	}
+	if dir == "" {
+		return unknown
+	}
+	st, err := gridStatus(s.life, s.cfg.Grid)
+	if err != nil {
+		return unknown
+	}
+	for _, n := range st.Value.Nodes {
+		for _, sl := range n.Slots {
+			if sl.Session != nil && sl.Session.Capabilities.Chrome.UserDataDir == dir {
+				return n.URI
+			}
+		}
+	}
+	return unknown
+}
+
+// gridNodeLost reports whether ss runs on a grid node that is gone, and
+// marks ss crashed if so. A node that dies does not always close the
+// CDP connection the hub relays (the hub keeps the client's end open), so
+// a call that timed out asks: the node answers its own /status, or the
+// hub lists it up; else it is lost.
+func (s *sessions) gridNodeLost(ss *session) bool {
+	if !ss.ownBrowser || !strings.HasPrefix(ss.gridNode, "http") {
+		return false
+	}
+	if _, err := gridStatus(s.life, ss.gridNode); err == nil {
+		return false
+	}
+	if st, err := gridStatus(s.life, s.cfg.Grid); err == nil {
+		for _, n := range st.Value.Nodes {
+			if n.URI == ss.gridNode && n.Availability == "UP" {
+				return false
+			}
+		}
+	}
+	ss.markCrashed("the grid node " + ss.gridNode + " was lost")
+	return true
+}
+
+// GridStatus is the part of a Selenium Grid 4 hub's /status the host
+// reads: its nodes and what runs in their slots.
+type GridStatus struct {
+	Value struct {
+		Ready bool `json:"ready"`
+		Nodes []struct {
+			URI          string `json:"uri"`
+			Availability string `json:"availability"`
+			Slots        []struct {
+				Session *struct {
+					SessionID    string `json:"sessionId"`
+					Capabilities struct {
+						Chrome struct {
+							UserDataDir string `json:"userDataDir"`
+						} `json:"chrome"`
+					} `json:"capabilities"`
+				} `json:"session"`
+			} `json:"slots"`
+		} `json:"nodes"`
+	} `json:"value"`
+}
+
+// gridStatus reads the hub's /status.
+func gridStatus(ctx context.Context, grid string) (*GridStatus, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(grid, "/")+"/status", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var st GridStatus
+	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+		return nil, fmt.Errorf("grid status: %w", err)
+	}
+	return &st, nil
+}
+
+// gridContext opens ss in a browser of its own on the grid.
+func (s *sessions) gridContext(ss *session, proxy string) error {
+	b, drv, node, err := s.launcher.gridBrowser()
+	ss.drv = drv
+	if err != nil {
+		return err
+	}
+	b.OnDisconnected(func(pw.Browser) { ss.markCrashed("the grid node " + node + " was lost") })
+	bctx, err := b.NewContext(pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)})
+	if err != nil {
+		bounded(closeWait, func() error { return b.Close() })
+		if !b.IsConnected() {
+			return abi.Errorf(abi.CodeBrowserCrashed, "the grid node %s was lost while opening a session: retry, the next call opens a browser on a live node", node)
+		}
+		return abi.Errorf(abi.CodeExecutionFailed, "opening a browser context on grid node %s: %v", node, firstLine(err.Error()))
+	}
+	ss.bctx, ss.browser, ss.ownBrowser, ss.gridNode = bctx, b, true, node
+	return nil
+}

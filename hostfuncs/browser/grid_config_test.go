@@ -1,0 +1,91 @@
+package browser
+
+import (
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// Capabilities that would undo the host's launch flags are refused,
+// naming the key, with an abi code; harmless ones pass.
+func TestGridCapabilitiesRefused(t *testing.T) {
+	for _, tc := range []struct {
+		caps map[string]any
+		key  string // "" = accepted
+	}{
+		{map[string]any{"platformName": "linux", "se:name": "x"}, ""},
+		{map[string]any{"goog:chromeOptions": map[string]any{"binary": "/usr/bin/chromium", "args": []any{"--lang=fr"}}}, ""},
+		{map[string]any{"proxy": map[string]any{"proxyType": "direct"}}, "proxy"},
+		{map[string]any{"acceptInsecureCerts": true}, "acceptInsecureCerts"},
+		{map[string]any{"browserName": "firefox"}, "browserName"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"extensions": []any{"abc"}}}, "goog:chromeOptions.extensions"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"debuggerAddress": "10.0.0.1:9222"}}, "goog:chromeOptions.debuggerAddress"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--enable-quic"}}}, "--enable-quic"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--proxy-server=http://x:1"}}}, "--proxy-server"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--host-resolver-rules=MAP * 1.2.3.4"}}}, "--host-resolver-rules"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--webrtc-ip-handling-policy=default"}}}, "--webrtc-ip-handling-policy"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--load-extension=/x"}}}, "--load-extension"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"args": []any{"--enable-features=AsyncDns"}}}, "--enable-features"},
+		{map[string]any{"goog:chromeOptions": map[string]any{"prefs": map[string]any{"net": map[string]any{"dns_over_https": "x"}}}}, "prefs.net.dns_over_https"},
+	} {
+		err := Config{Grid: "http://hub:4444", GridCapabilities: tc.caps}.Validate()
+		if tc.key == "" {
+			if err != nil {
+				t.Errorf("%v: refused: %v", tc.caps, err)
+			}
+			continue
+		}
+		var ae *abi.Error
+		if err == nil || !errors.As(err, &ae) || ae.Code != abi.CodeRefused || !strings.Contains(err.Error(), tc.key) || !strings.Contains(err.Error(), "browser.grid_capabilities") {
+			t.Errorf("%v: want refused naming %s, got %v", tc.caps, tc.key, err)
+		}
+	}
+	if err := (Config{Grid: "http://hub:4444", PersistentProfiles: []string{"a"}, ProfilesDir: "/p"}).Validate(); err == nil || !strings.Contains(err.Error(), "persistent_profiles") {
+		t.Errorf("grid with persistent profiles: %v", err)
+	}
+	if err := (Config{Grid: "hub:4444"}).Validate(); err == nil || !strings.Contains(err.Error(), "browser.grid") {
+		t.Errorf("grid without a scheme: %v", err)
+	}
+}
+
+// The capabilities sent carry the host's whole command line: the egress
+// flags, the dead launch proxy, the proxy's address excluded from the
+// resolver rules, then the operator's switches; the operator's binary
+// is kept.
+func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
+	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
+		"goog:chromeOptions": map[string]any{"binary": "/opt/chromium", "args": []any{"--lang=fr"}},
+	}}, opts: Options{SessionProxy: func(string, string) string { return "" }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
+	raw, err := l.gridCapabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps struct {
+		BrowserName string `json:"browserName"`
+		Chrome      struct {
+			Binary string   `json:"binary"`
+			Args   []string `json:"args"`
+		} `json:"goog:chromeOptions"`
+	}
+	if err := json.Unmarshal([]byte(raw), &caps); err != nil {
+		t.Fatal(err)
+	}
+	args := caps.Chrome.Args
+	for _, want := range append(slices.Clone(egressFlags[:3]), "--proxy-server="+deadProxy, "--headless", "--ignore-certificate-errors-spki-list=abc=", "--lang=fr") {
+		if !slices.Contains(args, want) {
+			t.Errorf("missing %s in %v", want, args)
+		}
+	}
+	if caps.BrowserName != "chrome" || caps.Chrome.Binary != "/opt/chromium" || args[len(args)-1] != "--lang=fr" {
+		t.Errorf("browserName %q, binary %q, last arg %q", caps.BrowserName, caps.Chrome.Binary, args[len(args)-1])
+	}
+	if !slices.ContainsFunc(args, func(a string) bool {
+		return strings.HasPrefix(a, "--host-resolver-rules=") && strings.HasSuffix(a, "EXCLUDE 10.9.0.1")
+	}) {
+		t.Errorf("the proxy's address is not excluded from the resolver rules: %v", args)
+	}
+}

@@ -1,0 +1,70 @@
+package network
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"crypto/tls"
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// With proxy_tls the listener speaks TLS with the key TrustSPKI names,
+// and checks the credentials inside it as on loopback.
+func TestReachTLS(t *testing.T) {
+	s, err := New(Options{Reach: Reach{ProxyListen: "127.0.0.1", ProxyTLS: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	raw := s.SessionProxy("p", "s")
+	u, err := url.Parse(raw)
+	if err != nil || u.Scheme != "https" || u.User == nil {
+		t.Fatalf("proxy URL %q: want https:// with credentials", raw)
+	}
+	conn, err := tls.Dial("tcp", u.Host, &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	sum := sha256.Sum256(conn.ConnectionState().PeerCertificates[0].RawSubjectPublicKeyInfo)
+	if got := base64.StdEncoding.EncodeToString(sum[:]); got != s.TrustSPKI() || got == "" {
+		t.Errorf("served key %s, TrustSPKI %s", got, s.TrustSPKI())
+	}
+	pass, _ := u.User.Password()
+	req, _ := http.NewRequest("GET", "http://"+AuthCheckHost+"/", nil)
+	req.SetBasicAuth(u.User.Username(), pass)
+	req.Header.Set("Proxy-Authorization", req.Header.Get("Authorization"))
+	req.Header.Del("Authorization")
+	if err := req.WriteProxy(conn); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != 200 {
+		t.Errorf("auth check over TLS: %s", resp.Status)
+	}
+}
+
+// Reach's keys are checked, naming the key.
+func TestReachValidate(t *testing.T) {
+	for r, key := range map[Reach]string{
+		{ProxyListen: "proxy.example"}:                 "network.proxy_listen",
+		{ProxyListen: "0.0.0.0"}:                       "network.proxy_address",
+		{ProxyListen: "10.0.0.1", ProxyAddress: "a.b"}: "network.proxy_address",
+		{ProxyTLSCert: "c.pem"}:                        "proxy_tls_key",
+		{ProxyTLSCert: "c.pem", ProxyTLSKey: "k.pem"}:  "network.proxy_tls",
+	} {
+		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), key) {
+			t.Errorf("%+v: want an error naming %s, got %v", r, key, err)
+		}
+	}
+	if err := (Reach{ProxyListen: "0.0.0.0", ProxyAddress: "10.0.0.5", ProxyTLS: true}).Validate(); err != nil {
+		t.Errorf("a valid reach refused: %v", err)
+	}
+}
