@@ -24,6 +24,14 @@ func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.
 	}
 	var st *stalled
 	if errors.As(err, &st) {
+		// A grid node that died may leave the hub's relayed connection
+		// open: the host stops waiting before Playwright would, so the
+		// node is asked here too, not only on Playwright's own timeout.
+		if st.code == abi.CodeTimeout {
+			if lost := s.lostGridNode(ss, what); lost != nil {
+				return lost
+			}
+		}
 		return abi.Errorf(st.code, "%s: %s", what, st.msg)
 	}
 	var ae *abi.Error
@@ -57,9 +65,8 @@ func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.
 				return abi.Errorf(abi.CodeNotInteractable, "%s: the element never became actionable (%s): it may be covered, hidden or disabled; take a new snapshot", what, w)
 			}
 		}
-		if s.gridNodeLost(ss) {
-			s.dropCrashed(ss)
-			return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+		if lost := s.lostGridNode(ss, what); lost != nil {
+			return lost
 		}
 		ss.suspect.Store(true)
 		return abi.Errorf(abi.CodeTimeout, "%s did not finish within %s: %s", what, limit, line)
@@ -112,4 +119,15 @@ func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
 
 func errDialogOpen(d *abi.BrowserDialog) error {
 	return abi.Errorf(abi.CodeExecutionFailed, "a %s dialog is open (%q) and blocks the page: answer it with browser_dialog (accept or dismiss) first", d.Type, capString(d.Message, 200)).With("dialog", d.Type)
+}
+
+// lostGridNode answers browser_crashed, naming the node, when ss ran on a
+// grid node that is gone (gridNodeLost), and drops the session so the
+// next call opens a fresh one on a live node; nil otherwise.
+func (s *sessions) lostGridNode(ss *session, what string) error {
+	if !s.gridNodeLost(ss) {
+		return nil
+	}
+	s.dropCrashed(ss)
+	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
 }
