@@ -228,6 +228,7 @@ func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 	}
 	nt := ss.attach(p)
 	ss.evMu.Lock()
+	ss.trimPopupsLocked(nt)
 	ss.cur, ss.newTabs = ss.indexLocked(nt), nil
 	ss.evMu.Unlock()
 	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy), so it was closed and replaced by a blank tab; its history is gone.", max(idx, 0), capString(u, 200)))
@@ -254,6 +255,20 @@ func (ss *session) onPage(p pw.Page) {
 	select {
 	case ss.tabOpened <- struct{}{}:
 	default:
+	}
+}
+
+// trimPopupsLocked keeps the cap when the host itself added tab keep: a
+// popup that took the slot a stuck tab freed, while its replacement was
+// opening, is closed and counted like any popup beyond maxTabs. ss.evMu
+// is held.
+func (ss *session) trimPopupsLocked(keep *tab) {
+	for i := len(ss.tabs) - 1; len(ss.tabs) > maxTabs && i >= 0; i-- {
+		if t := ss.tabs[i]; t != keep {
+			ss.tabs = append(ss.tabs[:i], ss.tabs[i+1:]...)
+			ss.popupsClosed.Add(1)
+			go bounded(closeWait, func() error { return t.page.Close() })
+		}
 	}
 }
 
