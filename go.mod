@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	aead.dev/minisign v0.3.0
+	codeberg.org/readeck/go-readability/v2 v2.1.3
 	github.com/BurntSushi/toml v1.6.0
 	github.com/distribution/distribution/v3 v3.1.2
 	github.com/extism/go-sdk v1.7.1
@@ -77,7 +78,6 @@ require (
 )
 
 require (
-	codeberg.org/readeck/go-readability/v2 v2.1.3 // indirect
 	github.com/andybalholm/cascadia v1.3.3 // indirect
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
 	github.com/buger/jsonparser v1.1.2 // indirect
