@@ -4,9 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -41,14 +39,7 @@ func (c chanSink) nextEventFor(t *testing.T, sum, want string) {
 // a new .wasm does not get it called tampered before its own signature
 // arrives.
 func TestWatchedDropWaitsForItsSignature(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
-	pub, priv := newKey(t)
-	file := filepath.Join(f.plugins, "misbehave.wasm")
-	old, _ := os.ReadFile(file)
-	writePlugin(t, file, old, distribute.Sign(priv, old, file))
-	events := make(chanSink, 64)
-	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\nrequire_signatures = true\n", events,
-		"watch_plugins = true", fmt.Sprintf("trusted_keys = [%q]", pub.String()))
+	h, file, priv, events := signedWatchedHost(t)
 
 	next := readBuilt(t, "sandbox/testdata/misbehave", "-trimpath")
 	for i, wasm := range [][]byte{next, withCustomSection(next)} {

@@ -137,14 +137,8 @@ func TestRequireSignatures(t *testing.T) {
 // A swap, by call or by a watched file drop, is held to the same rule: a
 // new version without a valid signature is refused and the old one serves.
 func TestSwapRequiresSignature(t *testing.T) {
-	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
-	pub, priv := newKey(t)
-	file := filepath.Join(f.plugins, "misbehave.wasm")
-	old, _ := os.ReadFile(file)
-	writePlugin(t, file, old, distribute.Sign(priv, old, file))
-	events := make(chanSink, 64)
-	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\nrequire_signatures = true\n", events,
-		"watch_plugins = true", fmt.Sprintf("trusted_keys = [%q]", pub.String()))
+	h, file, priv, events := signedWatchedHost(t)
+	old, _ := os.ReadFile(file) // the signed version that serves
 	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
 		t.Fatal(err)
 	}
@@ -221,4 +215,20 @@ func TestLastGoodIsSignedToo(t *testing.T) {
 	if err := call(f.host(t, fmt.Sprintf(signedConfig, ""), nil, hostKey)); errCode(err) != abi.CodeRefused {
 		t.Fatalf("an altered last good copy must be refused under require_signatures, got %v", err)
 	}
+}
+
+// signedWatchedHost serves plugin misbehave, signed, to a personality that
+// requires signatures, watching its plugins folder: it returns the host,
+// the plugin's file, the signing key and the host's events.
+func signedWatchedHost(t *testing.T) (*Host, string, minisign.PrivateKey, chanSink) {
+	t.Helper()
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
+	pub, priv := newKey(t)
+	file := filepath.Join(f.plugins, "misbehave.wasm")
+	old, _ := os.ReadFile(file)
+	writePlugin(t, file, old, distribute.Sign(priv, old, file))
+	events := make(chanSink, 64)
+	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\nrequire_signatures = true\n", events,
+		"watch_plugins = true", fmt.Sprintf("trusted_keys = [%q]", pub.String()))
+	return h, file, priv, events
 }
