@@ -301,7 +301,7 @@ func (s *launcher) gridNode(b pw.Browser) string {
 	if dir == "" {
 		return unknown
 	}
-	st, err := gridStatus(s.life, s.cfg.Grid)
+	st, err := ReadGridStatus(s.life, s.cfg.Grid)
 	if err != nil {
 		return unknown
 	}
@@ -324,10 +324,10 @@ func (s *sessions) gridNodeLost(ss *session) bool {
 	if !ss.ownBrowser || !strings.HasPrefix(ss.gridNode, "http") {
 		return false
 	}
-	if _, err := gridStatus(s.life, ss.gridNode); err == nil {
+	if _, err := ReadGridStatus(s.life, ss.gridNode); err == nil {
 		return false
 	}
-	if st, err := gridStatus(s.life, s.cfg.Grid); err == nil {
+	if st, err := ReadGridStatus(s.life, s.cfg.Grid); err == nil {
 		for _, n := range st.Value.Nodes {
 			if n.URI == ss.gridNode && n.Availability == "UP" {
 				return false
@@ -360,8 +360,9 @@ type GridStatus struct {
 	} `json:"value"`
 }
 
-// gridStatus reads the hub's /status.
-func gridStatus(ctx context.Context, grid string) (*GridStatus, error) {
+// ReadGridStatus reads a Selenium Grid hub's (or a node's) /status, within
+// 5 s. The grid tests' harness (internal/seleniumgrid) reads it the same way.
+func ReadGridStatus(ctx context.Context, grid string) (*GridStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(grid, "/")+"/status", nil)

@@ -14,11 +14,9 @@ package seleniumgrid
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 // Version is the Selenium server the Makefile installs from npm.
@@ -273,35 +273,9 @@ func (g *Grid) spawn(name, bin string, args ...string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// Status is the hub's /status: the nodes and their sessions.
-type Status struct {
-	Value struct {
-		Ready bool `json:"ready"`
-		Nodes []struct {
-			URI          string `json:"uri"`
-			Availability string `json:"availability"`
-			Slots        []struct {
-				Session *struct {
-					SessionID string `json:"sessionId"`
-				} `json:"session"`
-			} `json:"slots"`
-		} `json:"nodes"`
-	} `json:"value"`
-}
-
-// Status reads the hub's status.
-func (g *Grid) Status(ctx context.Context) (*Status, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.HubURL+"/status", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	var st Status
-	return &st, json.NewDecoder(resp.Body).Decode(&st)
+// Status reads the hub's /status: the nodes and their sessions.
+func (g *Grid) Status(ctx context.Context) (*browser.GridStatus, error) {
+	return browser.ReadGridStatus(ctx, g.HubURL)
 }
 
 // Sessions counts the sessions running on each node, by URI.
