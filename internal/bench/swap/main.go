@@ -50,9 +50,14 @@ var hooks = []string{"blockdetect", "snapcompact", "secretmask"}
 
 func main() {
 	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every program)")
-	rounds := flag.Int("rounds", 4, "swaps of each hook plugin")
+	rounds := flag.Int("rounds", 4, "swaps of each hook plugin under load (0: only the command's swaps, -cli-rounds)")
 	workers := flag.Int("workers", 4, "goroutines calling through the pipeline during the swaps")
+	cliRounds := flag.Int("cli-rounds", 5, "swaps of each plugin with the wasmwright plugins swap command (0: none)")
 	flag.Parse()
+	if *rounds == 0 { // only the command's swaps
+		cliSwaps(*cliRounds)
+		return
+	}
 	dir := measure.Must(os.MkdirTemp("", "ww-bench-swap-"))
 	defer os.RemoveAll(dir)
 	plugins := filepath.Join(dir, "plugins")
@@ -144,4 +149,7 @@ func main() {
 	}
 	fmt.Println()
 	fmt.Printf("A swap to a detector whose hook loops is refused in **%s**, compiling it included (its self-test case runs past its work budget, host.hook_fuel_per_kb = %d by default): %s\n", measure.D(refuse), host.DefaultHookFuelPerKB, abi.AsError(err).Code)
+	if *cliRounds > 0 {
+		cliSwaps(*cliRounds)
+	}
 }
