@@ -53,11 +53,19 @@ func (c *Config) validateKeys() error {
 // checkSignature refuses plugin name's wasm unless its signature verifies,
 // when a personality loading it requires signatures.
 func (h *Host) checkSignature(name string, wasm, sig []byte) error {
-	req := h.cfg.SignatureRequiredBy(name)
+	return h.cfg.CheckSignature(name, wasm, sig)
+}
+
+// CheckSignature checks sig, plugin name's signature sidecar (nil: none),
+// when a personality of the config requires signed plugins: a tool that
+// hands a file to a running host (`plugins swap`) refuses what the host
+// would, before the file reaches its folder.
+func (c *Config) CheckSignature(name string, wasm, sig []byte) error {
+	req := c.SignatureRequiredBy(name)
 	if len(req) == 0 {
 		return nil
 	}
-	keys, err := h.cfg.TrustedKeys(name) // validated with the config
+	keys, err := c.TrustedKeys(name) // validated with the config
 	if err == nil {
 		_, err = signature.Verify(name, wasm, sig, keys)
 	}

@@ -25,11 +25,19 @@ func describedFile(dir, sha string) string {
 // cachedManifest returns the cached manifest of the plugin with sha256
 // sha, when there is one this host accepts.
 func (e *Engine) cachedManifest(sha string) (abi.Manifest, bool) {
-	var m abi.Manifest
 	if e.cfg.CacheDir == "" {
-		return m, false
+		return abi.Manifest{}, false
 	}
-	b, err := os.ReadFile(describedFile(e.cfg.CacheDir, sha))
+	return CachedManifest(e.cfg.CacheDir, sha)
+}
+
+// CachedManifest is the manifest a host described for the plugin with
+// sha256 sha and kept in the cache folder dir, if there is one this build
+// accepts: a tool learns what a running host swapped in without loading
+// it.
+func CachedManifest(dir, sha string) (abi.Manifest, bool) {
+	var m abi.Manifest
+	b, err := os.ReadFile(describedFile(dir, sha))
 	if err != nil || json.Unmarshal(b, &m) != nil || abi.Accept(abi.Version(), m.ABI) != nil {
 		return abi.Manifest{}, false
 	}

@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -160,19 +156,27 @@ func pluginsSwapCmd(g *globals) *cobra.Command {
 	swap := &cobra.Command{
 		Use:   "swap NAME FILE",
 		Short: "Validate a new version of a plugin and drop it into the plugins folder; say whether a running server swapped it in",
-		Long: `swap validates FILE as the new version of plugin NAME (pin, signature
-FILE.minisig when a personality requires one, ABI, self-test on the host's
-fixtures and the plugin's own cases, grants of every
-personality using it), then installs it atomically into the plugins folder
-with a NAME.wasm.sha256 pin beside it. A refused file changes nothing.
+		Long: `swap puts FILE in place as the new version of plugin NAME, with a
+NAME.wasm.sha256 pin beside it (and FILE.minisig as NAME.wasm.minisig), once
+it passes every check: pin, signature when a personality requires one, ABI,
+name, self-test on the host's fixtures and the plugin's own cases, the
+detector chain it joins, the grants of every personality using it. A
+refused file changes nothing: the command says why, with its code, and
+exits 1.
 
-With [host] watch_plugins = true, a server serving from that folder swaps
-it in while calls continue (calls in flight finish on the old version):
-swap waits up to --wait for it to record the new version as its last good
-one (.last-good/NAME.wasm.sha256) or to set the file aside as refused
-(.rejected/NAME.wasm.refused.json), and says which ("live"). Without
-watch_plugins a running server keeps the old version until it restarts;
-swap says so.`,
+When a live server watches the plugins folder (watch_plugins = true; it
+holds .watching/NAME.wasm.lock), that server runs the checks: swap checks
+the pin and signature, drops the file in and waits up to --wait for the
+server's verdict, woken by the folder's file events. Swapped in: it
+records the version as its last good one (.last-good/NAME.wasm.sha256),
+"live" is true. Refused: it keeps serving its old version and sets the
+file aside (.rejected/NAME.wasm.refused.json says why); swap puts the
+previous file back and exits 1 with the server's code. No verdict within
+--wait: exit 1 (the server still judges the file when it gets to it).
+
+With no live server watching, swap runs the checks itself before it
+installs; a running server that does not watch keeps the old version until
+it restarts, and swap says so.`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			name, file := args[0], args[1]
@@ -180,79 +184,25 @@ swap says so.`,
 			if err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeInputInvalid, "reading %s: %v", file, err))
 			}
-			sum := sha256.Sum256(wasm)
-			got := hex.EncodeToString(sum[:])
-			if pin == "" {
-				pin = got
-			}
 			cfg, err := host.LoadConfig(g.config)
 			if err != nil {
 				return err
 			}
-			// A host of its own only to validate: every service's host
-			// functions are offered (the browser starts nothing until used),
-			// so any plugin links as the server would link it; it does not
-			// watch, and only errors are logged (what other plugins lack is
-			// not this swap's business).
-			watch := cfg.Host.WatchPlugins
-			cfg.Host.WatchPlugins = false
-			narrowForSwap(cfg, name)
-			quiet := slog.New(slog.NewTextHandler(cmd.ErrOrStderr(), &slog.HandlerOptions{Level: slog.LevelError}))
-			h, err := host.New(cmd.Context(), cfg, host.Options{Logger: quiet})
-			if err != nil {
-				return err
+			c := swapCandidate{name: name, file: file, wasm: wasm, pin: pin, sig: signature.Read(file)}
+			sum := sha256.Sum256(wasm)
+			c.sha256 = hex.EncodeToString(sum[:])
+			if c.pin == "" {
+				c.pin = c.sha256
 			}
-			sig := signature.Read(file)
-			m, err := h.Validate(cmd.Context(), name, wasm, pin, sig)
-			h.Close(context.Background())
-			if err != nil {
-				return printError(cmd.OutOrStdout(), err)
+			if pluginset.Watched(cfg.PluginFile(name)) {
+				return swapThroughServer(cmd, cfg, c, wait)
 			}
-			dst := cfg.PluginFile(name)
-			if err := installAtomically(dst, wasm, got, sig); err != nil {
-				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeExecutionFailed, "installing into %s: %v", filepath.Dir(dst), err))
-			}
-			out := map[string]any{"plugin": name, "version": m.Version, "sha256": got, "installed": dst, "live": false}
-			if !watch {
-				out["server"] = "a running server keeps serving the old version until it restarts (its next start loads this one); set [host] watch_plugins = true to have it swap drops in while it serves"
-				return printJSON(cmd.OutOrStdout(), out)
-			}
-			live, msg, refused := awaitPickup(cmd.Context(), dst, got, wait)
-			out["live"], out["server"] = live, msg
-			if err := printJSON(cmd.OutOrStdout(), out); err != nil || !refused {
-				return err
-			}
-			return &exitError{code: 1}
+			return swapLocally(cmd, cfg, c, wait)
 		},
 	}
 	swap.Flags().StringVar(&pin, "sha256", "", "expected sha256 of FILE (default: its own hash)")
-	swap.Flags().DurationVar(&wait, "wait", 10*time.Second, "with watch_plugins, how long to wait for a running server to swap the file in")
+	swap.Flags().DurationVar(&wait, "wait", time.Minute, "how long to wait for a server watching the folder to judge the file (it compiles and self-tests it)")
 	return swap
-}
-
-// awaitPickup waits for a server watching the plugins folder to swap in
-// the version sum installed at dst (it records it as its last good
-// version) or to refuse it (it sets the file aside, saying why).
-func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) (live bool, msg string, refused bool) {
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(wait)
-	for {
-		if b, err := os.ReadFile(pluginset.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {
-			return true, "a running server swapped it in and serves it", false
-		}
-		var why struct{ SHA256, Reason string }
-		if b, err := os.ReadFile(pluginset.RefusedFile(dst) + ".json"); err == nil && json.Unmarshal(b, &why) == nil && why.SHA256 == sum {
-			return false, "a running server refused it and set it aside (" + pluginset.RefusedFile(dst) + "): " + why.Reason, true
-		}
-		select {
-		case <-ctx.Done():
-			return false, "stopped waiting: " + ctx.Err().Error(), false
-		case <-deadline:
-			return false, fmt.Sprintf("no running server picked it up within %s: none serves from %s with watch_plugins on (the next start loads it)", wait, filepath.Dir(dst)), false
-		case <-tick.C:
-		}
-	}
 }
 
 // installAtomically writes the signature sidecar (or removes a stale one

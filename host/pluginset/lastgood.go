@@ -39,7 +39,18 @@ type version struct {
 const (
 	lastGoodDir = ".last-good"
 	rejectedDir = ".rejected"
+	// watchingDir holds a lock file per plugin that watching hosts hold
+	// (holdWatchLock).
+	watchingDir = ".watching"
 )
+
+func watchingDirOf(pluginFile string) string {
+	return filepath.Join(filepath.Dir(pluginFile), watchingDir)
+}
+
+func watchLockFile(pluginFile string) string {
+	return filepath.Join(watchingDirOf(pluginFile), filepath.Base(pluginFile)+".lock")
+}
 
 func lastGoodFile(s *Slot) string {
 	return filepath.Join(filepath.Dir(s.File), lastGoodDir, filepath.Base(s.File))
@@ -109,14 +120,19 @@ func (set *Set) loadLastGood(ctx context.Context, s *Slot) (*sandbox.Plugin, ver
 }
 
 // setAside moves the slot's file, if it is still the version sum, and its
-// pin sidecar into the rejected folder, with why. It reports whether it
+// pin sidecar into the rejected folder, with why (reason, and code: the
+// abi code of the refusal, when a check refused it). It reports whether it
 // moved the file.
-func (set *Set) setAside(s *Slot, sum, reason string) bool {
+func (set *Set) setAside(s *Slot, sum string, code abi.Code, reason string) bool {
 	if got, err := SHA256File(s.File); err != nil || got != sum {
 		return false
 	}
 	dst := refusedFile(s)
-	record := mustJSON(map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339Nano)})
+	rec := map[string]string{"sha256": sum, "reason": reason, "time": time.Now().UTC().Format(time.RFC3339Nano)}
+	if code != "" {
+		rec["code"] = string(code)
+	}
+	record := mustJSON(rec)
 	err := os.MkdirAll(filepath.Dir(dst), 0o755)
 	if err == nil {
 		err = appendLine(dst+".log", record)

@@ -42,7 +42,7 @@ func (set *Set) rollback(s *Slot, bad *sandbox.Plugin, n int, last *abi.Error) {
 	}
 	set.publish(s, p, *s.prev)
 	s.prev = nil
-	set.setAside(s, bad.SHA256, "rolled back: "+reason)
+	set.setAside(s, bad.SHA256, "", "rolled back: "+reason)
 	set.emit(eventOf("plugin.rolled_back", s.Name, map[string]string{"from_sha256": bad.SHA256, "to_sha256": p.SHA256, "reason": reason}))
 	set.log.Warn("plugin rolled back to its last good version", "plugin", s.Name, "from", bad.SHA256[:12], "to", p.SHA256[:12], "reason", reason)
 }

@@ -160,12 +160,21 @@ func (set *Set) Watch(dir string) error {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	byFile := map[string]string{}
+	var locks []func()
 	for name, s := range set.slots {
 		byFile[filepath.Clean(s.File)] = name
+		locks = append(locks, holdWatchLock(s.File))
 	}
 	done, exited := make(chan struct{}), make(chan struct{})
 	// Stopping waits for a swap under way: the engine it uses closes next.
-	set.watchStop = func() { close(done); w.Close(); <-exited }
+	set.watchStop = func() {
+		close(done)
+		w.Close()
+		<-exited
+		for _, release := range locks {
+			release()
+		}
+	}
 	go func() {
 		defer close(exited)
 		set.watchLoop(w, byFile, done)
@@ -179,14 +188,29 @@ func (set *Set) Watch(dir string) error {
 const SignatureWait = 10 * time.Second
 
 // watchLoop turns the folder's events into swaps: a drop is acted on once
-// its files have been quiet a moment, and one waiting for its signature
-// is looked at again when a file of it changes, or when its wait is over.
+// its files have been quiet a moment, or at once when it was renamed into
+// place whole (its file matches its pin: `plugins swap` writes it so); one
+// waiting for its signature is looked at again when a file of it changes,
+// or when its wait is over.
 func (set *Set) watchLoop(w *fsnotify.Watcher, byFile map[string]string, done chan struct{}) {
 	// due: when to look at a plugin's drop; arrived: when the drop began.
 	due, arrived := map[string]time.Time{}, map[string]time.Time{}
 	const quiet = 300 * time.Millisecond
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
+	runDue := func(now time.Time) {
+		for name, at := range due {
+			if now.Before(at) {
+				continue
+			}
+			delete(due, name)
+			if until := set.swapFromFile(name, arrived[name]); !until.IsZero() {
+				due[name] = until // waiting for its signature
+				continue
+			}
+			delete(arrived, name)
+		}
+	}
 	for {
 		select {
 		case <-done:
@@ -201,6 +225,10 @@ func (set *Set) watchLoop(w *fsnotify.Watcher, byFile map[string]string, done ch
 				if _, ok := arrived[name]; !ok {
 					arrived[name] = time.Now()
 				}
+				if ev.Op&fsnotify.Create != 0 && f == filepath.Clean(ev.Name) && set.wholeDrop(name, f) {
+					due[name] = time.Now()
+					runDue(time.Now())
+				}
 			}
 		case err, ok := <-w.Errors:
 			if !ok {
@@ -208,19 +236,22 @@ func (set *Set) watchLoop(w *fsnotify.Watcher, byFile map[string]string, done ch
 			}
 			set.log.Warn("plugin folder watch", "err", err)
 		case now := <-tick.C:
-			for name, at := range due {
-				if now.Before(at) {
-					continue
-				}
-				delete(due, name)
-				if until := set.swapFromFile(name, arrived[name]); !until.IsZero() {
-					due[name] = until // waiting for its signature
-					continue
-				}
-				delete(arrived, name)
-			}
+			runDue(now)
 		}
 	}
+}
+
+// wholeDrop reports whether plugin name's file, just created (renamed
+// into place), already matches its pin: it is complete, so waiting for
+// the folder to go quiet would only delay the swap. A file still being
+// copied, or one whose sidecar has not arrived, does not match.
+func (set *Set) wholeDrop(name, file string) bool {
+	sum, err := SHA256File(file)
+	if err != nil {
+		return false
+	}
+	pin, err := set.pinFor(name, file)
+	return err == nil && strings.EqualFold(pin, sum)
 }
 
 // swapFromFile swaps in the plugin's file as dropped. When the drop needs
@@ -274,7 +305,7 @@ func (set *Set) swapFromFile(name string, arrived time.Time) (lookAgain time.Tim
 	if _, err := set.Swap(context.Background(), name, wasm, pin, sig); err != nil {
 		slot.fileErr.Store(abi.AsError(err))
 		// Set aside, so a restart loads the last good version, not this.
-		if set.setAside(slot, sum, err.Error()) {
+		if set.setAside(slot, sum, abi.AsError(err).Code, err.Error()) {
 			set.emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
 		}
 		set.log.Warn("plugin swap refused, the old version keeps serving; the file is set aside", "plugin", name, "err", err, "to", refusedFile(slot))
