@@ -94,7 +94,9 @@ require_signatures = true
 		{"an unsigned file", candidate("host/testdata/testhooks", "-trimpath", false), "refused", "requires signed plugins"},
 	} {
 		code, out, stderr := cli(t, "plugins", "swap", "--config", cfgFile, "testhooks", bad.file)
-		var res struct{ Error struct{ Code, Message string } }
+		var res struct {
+			Error struct{ Code, Message string }
+		}
 		json.Unmarshal([]byte(out), &res)
 		if code != 1 || !strings.Contains(res.Error.Code, bad.code) || !strings.Contains(res.Error.Message, bad.says) {
 			t.Fatalf("%s: exit %d, want %s saying %q: %s%s", bad.what, code, bad.code, bad.says, out, stderr)
