@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
@@ -21,7 +22,8 @@ import (
 // in web_fetch and browser_navigate, in a fresh session and in one that
 // has loaded a page before. A URL the policy refuses is refused; so is an
 // address the browser refuses (an unsafe port, a redirect to file: or
-// gopher:), naming why; a URL that parses is never input_invalid. The
+// gopher:), naming why; a URL that parses is never input_invalid, and
+// one that does not ("http://[]") is input_invalid in both tools. The
 // URLs are the shared SSRF lists'; the table of codes is logged.
 func TestOneCodePerCause(t *testing.T) {
 	mux := http.NewServeMux()
@@ -106,9 +108,7 @@ network = { allowed_hosts = [%q, "127.0.0.1:22"] }
 		}
 	}
 	for u, cs := range codes {
-		// Left open: a URL that does not parse is refused by web_fetch's
-		// policy check and input_invalid in the browser.
-		if len(cs) > 1 && wantFor(u) != "" {
+		if len(cs) > 1 {
 			t.Errorf("%s: %d codes across tools and sessions: %v", u, len(cs), cs)
 		}
 	}
@@ -123,12 +123,11 @@ network = { allowed_hosts = [%q, "127.0.0.1:22"] }
 }
 
 // wantFor is the code a URL of the SSRF lists must get: refused, unless
-// it does not parse as a URL with a host ("" : refused or input_invalid,
-// the same in every tool and session).
+// it does not parse as a URL at all ("http://[]"): that is the caller's
+// mistake, input_invalid, in every tool and session alike.
 func wantFor(u string) string {
-	switch u {
-	case "http://[]", "http://[]:123", "http://:123":
-		return ""
+	if _, err := url.Parse(strings.TrimSpace(u)); err != nil {
+		return string(abi.CodeInputInvalid)
 	}
 	return string(abi.CodeRefused)
 }

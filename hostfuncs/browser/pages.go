@@ -638,7 +638,8 @@ func checkURL(raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v", capString(raw, 200), err)
+		// web_fetch answers the same (network.Service.fetch).
+		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v: pass a full http or https URL", capString(raw, 200), err)
 	}
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":

@@ -272,9 +272,8 @@ func TestProxyNeverSpeaksAsSite(t *testing.T) {
 // one code whatever the tool and the session: browser_navigate in a fresh
 // session, in a session reused for every URL, and web_fetch each answer
 // refused (the policy, the URL check, or Chromium itself refused it).
-// Text that is not a URL at all ("http://[]") is the one difference left:
-// input_invalid from the browser, refused from web_fetch
-// (TestHostileThroughProxy holds web_fetch to refused).
+// Text that is not a URL at all ("http://[]": it does not parse) is the
+// caller's mistake: input_invalid, from both.
 func TestOneCodePerCause(t *testing.T) {
 	urls := hostileURLs(t)
 	hp := newHoneypot(t)
@@ -328,10 +327,6 @@ func TestOneCodePerCause(t *testing.T) {
 			err  *abi.Error
 		}{{"web_fetch", fe}, {"browser_navigate (fresh session)", fresh[i]}, {"browser_navigate (reused session)", reused}} {
 			counts[r.tool+" "+string(codeOf(r.err))]++
-			w := w
-			if w == abi.CodeInputInvalid && r.tool == "web_fetch" {
-				w = abi.CodeRefused
-			}
 			if codeOf(r.err) != w {
 				t.Errorf("%s %q: %s (%v), want %s", r.tool, u, codeOf(r.err), r.err, w)
 			}
