@@ -111,7 +111,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 	}
 	var res abi.Result
 	if err := json.Unmarshal(out, &res); err != nil {
-		return r, nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author", r.plugin.Name, req.Tool, err)
+		return r, nil, abi.Errorf(abi.CodePluginFailed, "plugin %s returned invalid JSON from tool %s (%v): report this to the plugin's author%s", r.plugin.Name, req.Tool, err, cutOutputHint(err))
 	}
 	blobs.ResolveResult(&res)
 	return r, &res, nil
@@ -250,3 +250,15 @@ func (h *Host) unknownTool(p *personality, name string) error {
 
 // Session returns the route's plugin, for tests.
 func (r *route) Plugin() *sandbox.Plugin { return r.plugin }
+
+// cutOutputHint says, for output that ends mid-JSON, the usual cause an
+// author cannot guess from "invalid JSON": output sized by string length,
+// not UTF-8 bytes, which cuts as many bytes off the end as the text has
+// non-ASCII ones (issue 27: every @extism/as-pdk 1.0.0 plugin answering
+// with Host.outputString).
+func cutOutputHint(err error) string {
+	if !strings.Contains(err.Error(), "unexpected end of JSON input") {
+		return ""
+	}
+	return "; the output ends mid-JSON: a plugin that sizes its output by string length rather than UTF-8 bytes loses its end to any non-ASCII text (the @extism/as-pdk 1.0.0 Host.outputString pitfall, abi/README.md): output the UTF-8 bytes, Host.output(Uint8Array.wrap(String.UTF8.encode(json)))"
+}

@@ -56,3 +56,26 @@ network = { allowed_hosts = [%q] }
 		t.Fatalf("wwx_browser_evaluate without browser.eval: want a refusal naming the grant, got %s", res.Data)
 	}
 }
+
+// A stock-PDK plugin answering non-ASCII text with Host.outputString
+// (@extism/as-pdk 1.0.0 sizes it by UTF-16 length, so its end is cut):
+// the host's plugin_failed names that pitfall and its fix, not only
+// "invalid JSON" (issue 27).
+func TestCutOutputNamesTheOutputStringPitfall(t *testing.T) {
+	needBrowser(t)
+	f := newFixture(t, map[string]string{"stockpdk": "host/testdata/stockpdk"})
+	h := f.browserHost(t, f.browserConfig(`default_personality = "agent"`, "", `[plugins.stockpdk]
+
+[personalities.agent]
+plugins = ["stockpdk"]
+tools = ["*"]
+grants = ["browser.read", "browser.act"]
+`), Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := h.Call(ctx, Request{Session: "s", Tool: "stock_accents", Args: json.RawMessage(`{}`)})
+	e := abi.AsError(err)
+	if e == nil || e.Code != abi.CodePluginFailed || !strings.Contains(e.Message, "Host.outputString") || !strings.Contains(e.Message, "String.UTF8.encode") {
+		t.Fatalf("want plugin_failed naming the outputString pitfall and its fix, got %v", err)
+	}
+}

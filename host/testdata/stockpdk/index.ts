@@ -34,7 +34,8 @@ export function describe(): i32 {
 "tools":[
  {"name":"stock_open","description":"open a URL; with then_eval, evaluate 1+1 there too","capabilities":["browser.read","browser.act"],
   "input_schema":{"type":"object","properties":{"url":{"type":"string"},"then_eval":{"type":"boolean"}},"required":["url"]}},
- {"name":"stock_eval","description":"evaluate 1+1","capabilities":["browser.eval"],"input_schema":{"type":"object"}}]}`);
+ {"name":"stock_eval","description":"evaluate 1+1","capabilities":["browser.eval"],"input_schema":{"type":"object"}},
+ {"name":"stock_accents","description":"answer non-ASCII text with the PDK's Host.outputString (it cuts it: abi/README.md)","input_schema":{"type":"object"}}]}`);
   return 0;
 }
 
@@ -43,6 +44,12 @@ export function call(): i32 {
   const input = Host.input();
   const h = load<u32>(input.dataStart);
   const args = String.UTF8.decode(input.buffer.slice(4 + h));
+  if (String.UTF8.decode(input.buffer.slice(4, 4 + h)).includes(`"tool":"stock_accents"`)) {
+    // The pitfall as authors meet it: the output is sized by UTF-16
+    // length, so its last bytes (here the closing "}) are cut.
+    Host.outputString(`{"text":"déjà vu, café"}`);
+    return 0;
+  }
   let evaluated = "null";
   const nav = hostCall(browserNavigate, args);
   if (args.includes(`"then_eval":true`)) {
