@@ -41,6 +41,8 @@ type instance struct {
 	// running call's fuel against its budget (budget.go).
 	fuel  api.MutableGlobal
 	meter meter
+	// idleSince is when the instance went back to the pool (put).
+	idleSince time.Time
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
