@@ -63,7 +63,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+		resp, dialog, err := awaitDialogs(ss, timeout+s.cfg.ActionTimeout.D(), s.leavingDialogs(ss, t, u, req.NewTab), func() (pw.Response, error) {
 			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
@@ -90,6 +90,28 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	})
 }
 
+// maxLeftDialogs bounds the dialogs one navigation dismisses on the page
+// it leaves: a page that opens another as each is answered is left anyway
+// after this many, and the navigation reports the dialog still open.
+const maxLeftDialogs = 20
+
+// leavingDialogs answers, for a navigation of t to u, the dialogs the page
+// being left opens while the navigation waits for its new document (a
+// page parsing alert after alert opens the next when one is answered):
+// each is dismissed like the one open at the start, and the navigation
+// keeps waiting. A dialog that opens once the new document answered is the
+// new page's, and the navigation returns with it open for the agent.
+func (s *actions) leavingDialogs(ss *session, t *tab, u string, newTab bool) func() (bool, error) {
+	before, left := t.doc.Load(), 0
+	return func() (bool, error) {
+		if newTab || t.dialog.Load() == nil || t.doc.Load() != before || left >= maxLeftDialogs {
+			return false, nil
+		}
+		left++
+		return true, s.leaveDialog(ss, t, "leaving it for "+u)
+	}
+}
+
 // leaveDialog dismisses the dialog open on t, a page the call leaves (a
 // navigation of its tab, closing it): leaving a page answers its dialog,
 // as a person who goes elsewhere does, so it does not block the call. The
@@ -107,7 +129,7 @@ func (s *actions) leaveDialog(ss *session, t *tab, how string) error {
 		return s.sessions.mapErr(ss, err, "dismissing the page's dialog")
 	}
 	ss.evMu.Lock()
-	ss.warnings = append(ss.warnings, fmt.Sprintf("a %s dialog (%q) was open on the page: %s dismissed it", info.Type, capString(info.Message, 200), how))
+	ss.warnings = append(ss.warnings, fmt.Sprintf("%s %s dialog (%q) was open on the page: %s dismissed it", article(info.Type, "a"), info.Type, capString(info.Message, 200), how))
 	ss.evMu.Unlock()
 	return nil
 }
