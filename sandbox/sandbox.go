@@ -100,6 +100,11 @@ type Config struct {
 	// MaxOutputKey names the setting behind MaxOutput in refusals (the
 	// host sets it to its config key), so the message says what to raise.
 	MaxOutputKey string
+	// Stretch, when set, lengthens Timeout for each call as the host sees
+	// fit (the host: by how busy the machine is, so a tool call waiting on
+	// a starved browser is not stopped for the machine's slowness). A
+	// deadline set with WithTimeout is not stretched.
+	Stretch func(time.Duration) time.Duration
 	// PoolSize caps the idle instances kept per plugin version.
 	PoolSize int
 	// PoolMaxMemory: an instance whose linear memory grew past it is
@@ -619,7 +624,7 @@ func (p *Plugin) acquire(ctx context.Context) error {
 		return nil
 	default:
 	}
-	wait := time.NewTimer(p.eng.cfg.Timeout)
+	wait := time.NewTimer(p.eng.timeout())
 	defer wait.Stop()
 	select {
 	case p.calls <- struct{}{}:

@@ -55,7 +55,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			ss.cur, ss.newTabs = ss.indexLocked(t), nil
 			ss.evMu.Unlock()
 		}
-		timeout := s.cfg.NavigationTimeout.D()
+		timeout := s.cfg.navigationWait()
 		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		}
@@ -63,7 +63,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		resp, dialog, err := awaitDialogs(ss, timeout+s.cfg.ActionTimeout.D(), s.leavingDialogs(ss, t, u, req.NewTab), func() (pw.Response, error) {
+		resp, dialog, err := awaitDialogs(ss, timeout+s.cfg.actionWait(), s.leavingDialogs(ss, t, u, req.NewTab), func() (pw.Response, error) {
 			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
@@ -123,7 +123,7 @@ func (s *actions) leaveDialog(ss *session, t *tab, how string) error {
 		return nil
 	}
 	info := dialogInfo(*d)
-	err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	err := await0(ss, s.cfg.actionWait(), func() error { return (*d).Dismiss() })
 	t.dialog.CompareAndSwap(d, nil)
 	if err != nil && !strings.Contains(err.Error(), "No dialog is showing") && !strings.Contains(err.Error(), "closed") {
 		return s.sessions.mapErr(ss, err, "dismissing the page's dialog")
@@ -742,7 +742,7 @@ func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			if fileInput {
 				return loc.SetInputFiles(files)
 			}
-			fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.ActionTimeout.D())})
+			fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.actionWait())})
 			if err != nil {
 				if pwTimeout(err) {
 					return abi.Errorf(abi.CodeNotInteractable, "clicking %s opened no file chooser: give the ref of the file input or of the button that opens the chooser", ref)
@@ -770,7 +770,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
-		timeout := s.cfg.NavigationTimeout.D()
+		timeout := s.cfg.navigationWait()
 		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		}
@@ -779,7 +779,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		}
 		before := t.page.URL()
 		navBefore := t.navSeq.Load()
-		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
 			if req.Direction == "back" {
 				return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
 			}
@@ -816,9 +816,9 @@ func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserWaitForResponse, error) {
 		var err error
-		timeout := s.cfg.ActionTimeout.D() * 6
+		timeout := s.cfg.actionWait() * 6
 		if req.TimeoutMS > 0 {
-			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.NavigationTimeout.D())
+			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.navigationWait())
 		}
 		var loc pw.Locator
 		if req.Ref != "" {
@@ -891,7 +891,7 @@ func (s *actions) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
 		}
 		out.Handled = *dialogInfo(*d)
-		err = await0(ss, s.cfg.ActionTimeout.D(), func() error {
+		err = await0(ss, s.cfg.actionWait(), func() error {
 			if req.Accept {
 				if req.PromptText != nil {
 					return (*d).Accept(*req.PromptText)

@@ -13,7 +13,7 @@ import (
 // mapErr turns a Playwright error into a coded one: crashes, timeouts and
 // elements that cannot be acted on get their own codes.
 func (s *sessions) mapErr(ss *session, err error, what string) error {
-	return s.mapErrWithin(ss, err, what, s.cfg.ActionTimeout.D())
+	return s.mapErrWithin(ss, err, what, s.cfg.actionWait())
 }
 
 // mapErrWithin is mapErr for a Playwright call bounded by limit rather

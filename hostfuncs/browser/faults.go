@@ -53,7 +53,7 @@ const (
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
 func (s *env) callBudget() time.Duration {
-	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
+	return s.cfg.navigationWait() + s.cfg.actionWait()
 }
 
 // readBudget bounds reading a whole page: its ARIA snapshot and the marks
@@ -64,7 +64,7 @@ func (s *env) callBudget() time.Duration {
 // loaded and passed by the detector (issue 23). The call's own deadline
 // still ends it sooner.
 func (s *env) readBudget() time.Duration {
-	return max(s.cfg.ActionTimeout.D(), s.cfg.NavigationTimeout.D())
+	return max(s.cfg.actionWait(), s.cfg.navigationWait())
 }
 
 // stalled is a Playwright call the host stopped waiting for. mapErr turns
