@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tetratelabs/wazero/experimental"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -54,6 +55,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
 	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.timeout())
+	ictx = experimental.WithMemoryAllocator(ictx, mmapAllocator{})
 	defer cancel()
 	// extism's host-function wrappers want a plugin in the context even
 	// while the start function runs, before there is one: ww_tick must
