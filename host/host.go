@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"log/slog"
 	"os"
 	"runtime/debug"
@@ -227,7 +228,10 @@ func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbo
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
 		MemoryKey:   "host.memory_mb",
 		Timeout:     cfg.Host.CallTimeout.Duration,
-		PoolSize:    cfg.Host.PoolSize,
+		// On a busy machine a tool call's deadline lengthens with the
+		// browser's waits inside it (RATIONALE.md, "Waits stretch").
+		Stretch:  procfs.Stretched,
+		PoolSize: cfg.Host.PoolSize,
 		// A plugin's result or host request over this is refused with
 		// resource_limit naming the key.
 		MaxOutput:    cfg.Host.MaxOutputMB << 20,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/tetratelabs/wazero/experimental"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -41,6 +42,8 @@ type instance struct {
 	// running call's fuel against its budget (budget.go).
 	fuel  api.MutableGlobal
 	meter meter
+	// idleSince is when the instance went back to the pool (put).
+	idleSince time.Time
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -51,7 +54,8 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	inst := &instance{p: p, meter: meter{ration: tickFuel}}
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
-	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.cfg.Timeout)
+	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.timeout())
+	ictx = experimental.WithMemoryAllocator(ictx, mmapAllocator{})
 	defer cancel()
 	// extism's host-function wrappers want a plugin in the context even
 	// while the start function runs, before there is one: ww_tick must
@@ -146,7 +150,7 @@ var extismExport = map[int32]string{
 // run performs one operation under the engine's deadline (or ctx's, if
 // sooner). An error means the instance must be discarded.
 func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, int32, error) {
-	ctx, cancel := context.WithTimeout(ctx, callTimeout(ctx, inst.p.eng.cfg.Timeout))
+	ctx, cancel := context.WithTimeout(ctx, callTimeout(ctx, inst.p.eng.timeout()))
 	defer cancel()
 	ctx = context.WithValue(ctx, ctxKey{}, inst)
 	inst.ctx = ctx
@@ -438,6 +442,15 @@ type timeoutKey struct{}
 // still runs metered and stops at that deadline or when ctx is cancelled.
 func WithTimeout(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, timeoutKey{}, d)
+}
+
+// timeout is a call's deadline when none was set with WithTimeout:
+// Config.Timeout, stretched by Config.Stretch.
+func (e *Engine) timeout() time.Duration {
+	if e.cfg.Stretch != nil {
+		return e.cfg.Stretch(e.cfg.Timeout)
+	}
+	return e.cfg.Timeout
 }
 
 func callTimeout(ctx context.Context, def time.Duration) time.Duration {

@@ -50,7 +50,18 @@ const (
 	DefaultMaxInput    = 32 << 20
 	DefaultMaxOutput   = 32 << 20
 	DefaultPoolSize    = 4
-	DefaultMaxCalls    = 16
+	// Pooled instances cost their whole linear memory, which never
+	// shrinks: a pool is for a plugin called often, not a store of memory.
+	// An instance that grew past DefaultPoolMaxMemory (a large input went
+	// through it; first-party hooks stay under 30 MiB on the largest corpus
+	// pages) is closed after its call instead of pooled, so the pool does
+	// not keep the largest input's memory for as long as the host runs; one
+	// idle for DefaultPoolIdleTTL is closed too, so a host between bursts
+	// gives the memory back. A new instance of compiled code starts in
+	// milliseconds.
+	DefaultPoolMaxMemory = 48 << 20
+	DefaultPoolIdleTTL   = time.Minute
+	DefaultMaxCalls      = 16
 )
 
 // HostFunc is one host function offered to plugins. Fn gets the request
@@ -89,8 +100,19 @@ type Config struct {
 	// MaxOutputKey names the setting behind MaxOutput in refusals (the
 	// host sets it to its config key), so the message says what to raise.
 	MaxOutputKey string
+	// Stretch, when set, lengthens Timeout for each call as the host sees
+	// fit (the host: by how busy the machine is, so a tool call waiting on
+	// a starved browser is not stopped for the machine's slowness). A
+	// deadline set with WithTimeout is not stretched.
+	Stretch func(time.Duration) time.Duration
 	// PoolSize caps the idle instances kept per plugin version.
 	PoolSize int
+	// PoolMaxMemory: an instance whose linear memory grew past it is
+	// closed after its call instead of pooled. 0: DefaultPoolMaxMemory.
+	PoolMaxMemory uint32
+	// PoolIdleTTL: a pooled instance idle this long is closed. 0:
+	// DefaultPoolIdleTTL.
+	PoolIdleTTL time.Duration
 	// MaxCalls caps the calls one plugin version runs at once (each holds
 	// an instance of up to MemoryPages): a flood of calls waits for a
 	// free one until its deadline instead of taking the host's memory.
@@ -146,6 +168,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.PoolSize <= 0 {
 		cfg.PoolSize = DefaultPoolSize
+	}
+	if cfg.PoolMaxMemory == 0 {
+		cfg.PoolMaxMemory = DefaultPoolMaxMemory
+	}
+	if cfg.PoolIdleTTL <= 0 {
+		cfg.PoolIdleTTL = DefaultPoolIdleTTL
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -218,6 +246,7 @@ type Plugin struct {
 
 	mu       sync.Mutex
 	idle     []*instance
+	trim     *time.Timer // closes instances idle past PoolIdleTTL
 	retired  bool
 	inflight sync.WaitGroup
 	live     atomic.Int64  // instances alive, idle or busy
@@ -595,7 +624,7 @@ func (p *Plugin) acquire(ctx context.Context) error {
 		return nil
 	default:
 	}
-	wait := time.NewTimer(p.eng.cfg.Timeout)
+	wait := time.NewTimer(p.eng.timeout())
 	defer wait.Stop()
 	select {
 	case p.calls <- struct{}{}:
@@ -626,13 +655,44 @@ func (p *Plugin) get(ctx context.Context) (*instance, error) {
 
 func (p *Plugin) put(ctx context.Context, inst *instance) {
 	p.mu.Lock()
-	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize {
+	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize && (inst.mem == nil || inst.mem.Size() <= p.eng.cfg.PoolMaxMemory) {
+		inst.idleSince = time.Now()
 		p.idle = append(p.idle, inst)
+		if p.trim == nil {
+			p.trim = time.AfterFunc(p.eng.cfg.PoolIdleTTL, p.trimIdle)
+		} else if len(p.idle) == 1 {
+			p.trim.Reset(p.eng.cfg.PoolIdleTTL)
+		}
 		p.mu.Unlock()
 		return
 	}
 	p.mu.Unlock()
 	inst.close(ctx)
+}
+
+// trimIdle closes the instances idle for PoolIdleTTL or more, and comes
+// back when the next of the others would be.
+func (p *Plugin) trimIdle() {
+	now, ttl := time.Now(), p.eng.cfg.PoolIdleTTL
+	p.mu.Lock()
+	var stale []*instance
+	kept := p.idle[:0]
+	for _, inst := range p.idle { // oldest first: get takes from the end
+		if now.Sub(inst.idleSince) >= ttl {
+			stale = append(stale, inst)
+		} else {
+			kept = append(kept, inst)
+		}
+	}
+	clear(p.idle[len(kept):])
+	p.idle = kept
+	if len(kept) > 0 {
+		p.trim.Reset(ttl - now.Sub(kept[0].idleSince))
+	}
+	p.mu.Unlock()
+	for _, inst := range stale {
+		inst.close(context.Background())
+	}
 }
 
 // Retire stops new calls, waits for the calls in flight (or ctx), then frees

@@ -55,7 +55,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			ss.cur, ss.newTabs = ss.indexLocked(t), nil
 			ss.evMu.Unlock()
 		}
-		timeout := s.cfg.NavigationTimeout.D()
+		timeout := s.cfg.navigationWait()
 		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		}
@@ -63,7 +63,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+		resp, dialog, err := awaitDialogs(ss, timeout+s.cfg.actionWait(), s.leavingDialogs(ss, t, u, req.NewTab), func() (pw.Response, error) {
 			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
@@ -90,6 +90,28 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 	})
 }
 
+// maxLeftDialogs bounds the dialogs one navigation dismisses on the page
+// it leaves: a page that opens another as each is answered is left anyway
+// after this many, and the navigation reports the dialog still open.
+const maxLeftDialogs = 20
+
+// leavingDialogs answers, for a navigation of t to u, the dialogs the page
+// being left opens while the navigation waits for its new document (a
+// page parsing alert after alert opens the next when one is answered):
+// each is dismissed like the one open at the start, and the navigation
+// keeps waiting. A dialog that opens once the new document answered is the
+// new page's, and the navigation returns with it open for the agent.
+func (s *actions) leavingDialogs(ss *session, t *tab, u string, newTab bool) func() (bool, error) {
+	before, left := t.doc.Load(), 0
+	return func() (bool, error) {
+		if newTab || t.dialog.Load() == nil || t.doc.Load() != before || left >= maxLeftDialogs {
+			return false, nil
+		}
+		left++
+		return true, s.leaveDialog(ss, t, "leaving it for "+u)
+	}
+}
+
 // leaveDialog dismisses the dialog open on t, a page the call leaves (a
 // navigation of its tab, closing it): leaving a page answers its dialog,
 // as a person who goes elsewhere does, so it does not block the call. The
@@ -101,13 +123,13 @@ func (s *actions) leaveDialog(ss *session, t *tab, how string) error {
 		return nil
 	}
 	info := dialogInfo(*d)
-	err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return (*d).Dismiss() })
+	err := await0(ss, s.cfg.actionWait(), func() error { return (*d).Dismiss() })
 	t.dialog.CompareAndSwap(d, nil)
 	if err != nil && !strings.Contains(err.Error(), "No dialog is showing") && !strings.Contains(err.Error(), "closed") {
 		return s.sessions.mapErr(ss, err, "dismissing the page's dialog")
 	}
 	ss.evMu.Lock()
-	ss.warnings = append(ss.warnings, fmt.Sprintf("a %s dialog (%q) was open on the page: %s dismissed it", info.Type, capString(info.Message, 200), how))
+	ss.warnings = append(ss.warnings, fmt.Sprintf("%s %s dialog (%q) was open on the page: %s dismissed it", article(info.Type, "a"), info.Type, capString(info.Message, 200), how))
 	ss.evMu.Unlock()
 	return nil
 }
@@ -720,7 +742,7 @@ func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			if fileInput {
 				return loc.SetInputFiles(files)
 			}
-			fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.ActionTimeout.D())})
+			fc, err := t.page.ExpectFileChooser(func() error { return loc.Click() }, pw.PageExpectFileChooserOptions{Timeout: ms(s.cfg.actionWait())})
 			if err != nil {
 				if pwTimeout(err) {
 					return abi.Errorf(abi.CodeNotInteractable, "clicking %s opened no file chooser: give the ref of the file input or of the button that opens the chooser", ref)
@@ -748,7 +770,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
-		timeout := s.cfg.NavigationTimeout.D()
+		timeout := s.cfg.navigationWait()
 		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 			timeout = time.Duration(req.TimeoutMS) * time.Millisecond
 		}
@@ -757,7 +779,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		}
 		before := t.page.URL()
 		navBefore := t.navSeq.Load()
-		resp, dialog, err := await(ss, timeout+s.cfg.ActionTimeout.D(), true, func() (pw.Response, error) {
+		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
 			if req.Direction == "back" {
 				return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
 			}
@@ -794,9 +816,9 @@ func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserWaitForResponse, error) {
 		var err error
-		timeout := s.cfg.ActionTimeout.D() * 6
+		timeout := s.cfg.actionWait() * 6
 		if req.TimeoutMS > 0 {
-			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.NavigationTimeout.D())
+			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, s.cfg.navigationWait())
 		}
 		var loc pw.Locator
 		if req.Ref != "" {
@@ -869,7 +891,7 @@ func (s *actions) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			return out, abi.Errorf(abi.CodeDialogGone, "no dialog is open (it was answered, or closed with its page): take a snapshot to see the page")
 		}
 		out.Handled = *dialogInfo(*d)
-		err = await0(ss, s.cfg.ActionTimeout.D(), func() error {
+		err = await0(ss, s.cfg.actionWait(), func() error {
 			if req.Accept {
 				if req.PromptText != nil {
 					return (*d).Accept(*req.PromptText)

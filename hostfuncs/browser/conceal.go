@@ -594,7 +594,7 @@ func (s *concealer) redact(t *tab, snap string) string {
 	}
 	// A page that stops answering must not cost a second per textbox: past
 	// the deadline every remaining value is redacted without asking.
-	deadline := time.Now().Add(s.cfg.ActionTimeout.D())
+	deadline := time.Now().Add(s.cfg.actionWait())
 	plain := make([]bool, len(fields))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 16)

@@ -3,6 +3,7 @@ package browser
 import (
 	"errors"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 	"net/url"
 	"regexp"
 	"strings"
@@ -213,3 +214,13 @@ func (c *Config) withDefaults() {
 	}
 	c.Headed = strings.ToLower(c.Headed)
 }
+
+// actionWait is action_timeout on this machine now: stretched by how busy
+// it is (procfs.Stretch: the load average per CPU, at most 4x), so that
+// an element a page makes actionable in a second on an idle machine is
+// not called stuck at a load average of 40. Errors name the stretched
+// bound.
+func (c Config) actionWait() time.Duration { return procfs.Stretched(c.ActionTimeout.D()) }
+
+// navigationWait is navigation_timeout stretched as actionWait is.
+func (c Config) navigationWait() time.Duration { return procfs.Stretched(c.NavigationTimeout.D()) }

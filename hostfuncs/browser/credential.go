@@ -85,7 +85,7 @@ func (f *CredentialFill) Field(ref string) (frameOrigin, inputType string, err e
 		return "", "", f.sessions.mapErr(f.ss, err, "finding "+r)
 	}
 	defer func() { go h.Dispose() }() // never waited on: the page may be stuck
-	fr, _, err := await(f.ss, f.pages.cfg.ActionTimeout.D(), false, h.OwnerFrame)
+	fr, _, err := await(f.ss, f.pages.cfg.actionWait(), false, h.OwnerFrame)
 	if isStalled(err) {
 		return "", "", f.sessions.mapErr(f.ss, err, "finding the frame of "+r)
 	}
@@ -138,7 +138,7 @@ func (f *CredentialFill) Set(ref, value string) error {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
 	dialog, err := race0(f.ss, func() error {
-		return loc.Fill(value, pw.LocatorFillOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())})
+		return loc.Fill(value, pw.LocatorFillOptions{Timeout: ms(f.pages.cfg.actionWait())})
 	})
 	if err == nil && dialog {
 		return abi.Errorf(abi.CodeExecutionFailed, "a dialog opened during the fill")
@@ -161,7 +161,7 @@ func (f *CredentialFill) Click(ref string) error {
 	if loc == nil {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
-	_, err := race0(f.ss, func() error { return loc.Click(pw.LocatorClickOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())}) })
+	_, err := race0(f.ss, func() error { return loc.Click(pw.LocatorClickOptions{Timeout: ms(f.pages.cfg.actionWait())}) })
 	return err
 }
 
@@ -172,7 +172,7 @@ func (f *CredentialFill) PressEnter(ref string) error {
 		return abi.Errorf(abi.CodeStaleRef, "field not resolved")
 	}
 	_, err := race0(f.ss, func() error {
-		return loc.Press("Enter", pw.LocatorPressOptions{Timeout: ms(f.pages.cfg.ActionTimeout.D())})
+		return loc.Press("Enter", pw.LocatorPressOptions{Timeout: ms(f.pages.cfg.actionWait())})
 	})
 	return err
 }

@@ -13,7 +13,7 @@ import (
 // mapErr turns a Playwright error into a coded one: crashes, timeouts and
 // elements that cannot be acted on get their own codes.
 func (s *sessions) mapErr(ss *session, err error, what string) error {
-	return s.mapErrWithin(ss, err, what, s.cfg.ActionTimeout.D())
+	return s.mapErrWithin(ss, err, what, s.cfg.actionWait())
 }
 
 // mapErrWithin is mapErr for a Playwright call bounded by limit rather
@@ -118,7 +118,7 @@ func pwTimeout(err error) bool {
 func isPWTimeout(err error) bool { return errors.Is(err, pw.ErrTimeout) }
 
 func errDialogOpen(d *abi.BrowserDialog) error {
-	return abi.Errorf(abi.CodeExecutionFailed, "a %s dialog is open (%q) and blocks the page: answer it with browser_dialog (accept or dismiss) first", d.Type, capString(d.Message, 200)).With("dialog", d.Type)
+	return abi.Errorf(abi.CodeExecutionFailed, "%s %s dialog is open (%q) and blocks the page: answer it with browser_dialog (accept or dismiss) first", article(d.Type, "a"), d.Type, capString(d.Message, 200)).With("dialog", d.Type)
 }
 
 // lostGridNode answers browser_crashed, naming the node, when ss ran on a
@@ -130,4 +130,13 @@ func (s *sessions) lostGridNode(ss *session, what string) error {
 	}
 	s.dropCrashed(ss)
 	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+}
+
+// article is a or an (as case gives it: "a" or "A") for word: an alert
+// dialog, a confirm dialog.
+func article(word, a string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return a + "n"
+	}
+	return a
 }

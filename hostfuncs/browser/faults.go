@@ -53,7 +53,7 @@ const (
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
 func (s *env) callBudget() time.Duration {
-	return s.cfg.NavigationTimeout.D() + s.cfg.ActionTimeout.D()
+	return s.cfg.navigationWait() + s.cfg.actionWait()
 }
 
 // readBudget bounds reading a whole page: its ARIA snapshot and the marks
@@ -64,7 +64,7 @@ func (s *env) callBudget() time.Duration {
 // loaded and passed by the detector (issue 23). The call's own deadline
 // still ends it sooner.
 func (s *env) readBudget() time.Duration {
-	return max(s.cfg.ActionTimeout.D(), s.cfg.NavigationTimeout.D())
+	return max(s.cfg.actionWait(), s.cfg.navigationWait())
 }
 
 // stalled is a Playwright call the host stopped waiting for. mapErr turns
@@ -95,6 +95,17 @@ func stalledErr(ctxErr error, limit time.Duration, closing bool) *stalled {
 // once someone answers it. An abandoned fn keeps running on its own; its
 // result is dropped and the session is marked suspect.
 func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, error)) (T, bool, error) {
+	var onDialog func() (bool, error)
+	if dialogs {
+		onDialog = func() (bool, error) { return false, nil }
+	}
+	return awaitDialogs(ss, limit, onDialog, fn)
+}
+
+// awaitDialogs is await with a say over dialogs: when one opens, onDialog
+// (nil: dialogs are not watched) answers whether to keep waiting for fn
+// (it dealt with the dialog) or to return at once with dialog true.
+func awaitDialogs[T any](ss *session, limit time.Duration, onDialog func() (bool, error), fn func() (T, error)) (T, bool, error) {
 	var zero T
 	if limit <= 0 {
 		limit = ss.budget()
@@ -108,7 +119,7 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		life = ss.env.life.Done()
 	}
 	var dialog chan struct{}
-	if dialogs {
+	if onDialog != nil {
 		select {
 		case <-ss.dialogCh:
 		default:
@@ -126,21 +137,30 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 	}()
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.v, false, r.err
-	case <-dialog:
-		return zero, true, nil
-	case <-ctx.Done():
-		ss.suspect.Store(true)
-		return zero, false, stalledErr(ctx.Err(), limit, false)
-	case <-timer.C:
-		ss.suspect.Store(true)
-		return zero, false, stalledErr(nil, limit, false)
-	case <-life:
-		return zero, false, stalledErr(nil, limit, true)
-	case <-ss.gone:
-		return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
+	for {
+		select {
+		case r := <-done:
+			return r.v, false, r.err
+		case <-dialog:
+			keep, err := onDialog()
+			if err != nil {
+				return zero, false, err
+			}
+			if keep {
+				continue
+			}
+			return zero, true, nil
+		case <-ctx.Done():
+			ss.suspect.Store(true)
+			return zero, false, stalledErr(ctx.Err(), limit, false)
+		case <-timer.C:
+			ss.suspect.Store(true)
+			return zero, false, stalledErr(nil, limit, false)
+		case <-life:
+			return zero, false, stalledErr(nil, limit, true)
+		case <-ss.gone:
+			return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
+		}
 	}
 }
 

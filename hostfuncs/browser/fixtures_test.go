@@ -45,6 +45,10 @@ func fixtures() *httptest.Server {
 		<button onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
 		<button onclick="document.getElementById('out').textContent = 'name=' + prompt('your name?', 'anon')">Prompt</button>
 		<p id="out">nothing</p>`)
+	// A page that opens alert after alert while it parses (a corpus page
+	// does): answering one lets the parser run on to the next.
+	page("/alerts", `<title>Alerts</title><script>alert('one')</script><p>a</p>
+		<script>alert('two')</script><p>b</p><script>alert('three')</script><p>c</p>`)
 	// What an agent hovers, drags and drops on, built the ways sites build
 	// them: a focusable span whose menu a CSS :hover rule reveals, an
 	// inline onmouseenter tooltip, title tooltips, cards dragged by

@@ -357,7 +357,7 @@ func (s *inspector) evaluate(ctx context.Context, c *hostfuncs.Caller, req abi.B
 				return out, s.sessions.mapErr(ss, err, "running the script")
 			}
 			if pwTimeout(err) {
-				return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.ActionTimeout.D())
+				return out, abi.Errorf(abi.CodeTimeout, "the script did not finish within %s", s.cfg.actionWait())
 			}
 			return out, abi.Errorf(abi.CodeExecutionFailed, "the script threw: %s", cleanMsg(err.Error()))
 		}
@@ -399,7 +399,7 @@ func (s *inspector) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 			out.Origin = u.Scheme + "://" + u.Host
 		}
 		items := func(ws pw.WebStorage) ([]abi.BrowserStorageItem, error) {
-			all, _, err := await(ss, s.cfg.ActionTimeout.D(), false, ws.Items)
+			all, _, err := await(ss, s.cfg.actionWait(), false, ws.Items)
 			if err != nil {
 				return nil, s.sessions.mapErr(ss, err, "reading storage")
 			}
@@ -426,7 +426,7 @@ func (s *inspector) storage(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 		}
 		if kind == "all" || kind == "cookies" {
 			var cs []pw.Cookie
-			cs, _, err = await(ss, s.cfg.ActionTimeout.D(), false, func() ([]pw.Cookie, error) {
+			cs, _, err = await(ss, s.cfg.actionWait(), false, func() ([]pw.Cookie, error) {
 				if out.Origin != "" {
 					return ss.bctx.Cookies(t.page.URL())
 				}
@@ -469,7 +469,7 @@ func (s *inspector) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 			if req.Domain != "" {
 				o.Domain = req.Domain
 			}
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return ss.bctx.ClearCookies(o) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "clearing cookies")
 			}
 			out.Cleared = true
@@ -510,7 +510,7 @@ func (s *inspector) cookies(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 				}
 				cs = append(cs, oc)
 			}
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return ss.bctx.AddCookies(cs) }); err != nil {
 				if isStalled(err) {
 					return out, s.sessions.mapErr(ss, err, "setting cookies")
 				}
@@ -621,7 +621,7 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 	if hit != nil {
 		// Chromium never answers for some bodies (an opaque no-cors
 		// response): bounded, then fetched afresh below.
-		limit := s.cfg.ActionTimeout.D()
+		limit := s.cfg.actionWait()
 		if resp, _, err := await(ss, limit, false, hit.Response); err == nil && resp != nil {
 			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {
 				return nil, err // the egress proxy's answer, not the body
@@ -637,13 +637,13 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 			headers map[string]string
 			status  int
 		}
-		f, _, err := await(ss, s.cfg.NavigationTimeout.D()+s.cfg.ActionTimeout.D(), false, func() (fetched, error) {
+		f, _, err := await(ss, s.cfg.navigationWait()+s.cfg.actionWait(), false, func() (fetched, error) {
 			rc, done, err := s.requestContext(ss)
 			if err != nil {
 				return fetched{}, err
 			}
 			defer done()
-			resp, err := rc.Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			resp, err := rc.Get(u, pw.APIRequestContextGetOptions{Timeout: ms(s.cfg.navigationWait())})
 			if err != nil {
 				return fetched{}, err
 			}
@@ -812,7 +812,7 @@ func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req ab
 			}
 			// Chromium never answers for some bodies (an opaque no-cors
 			// response, one refused by the network policy): bounded.
-			limit := s.cfg.ActionTimeout.D()
+			limit := s.cfg.actionWait()
 			resp, _, err := await(ss, limit, false, body.req.Response)
 			if err != nil || resp == nil {
 				if isStalled(err) {

@@ -197,7 +197,7 @@ func (s *operator) input(personality, session string, in OperatorInput) error {
 			return err
 		}
 		do = func() error {
-			_, err := p.Goto(u, pw.PageGotoOptions{Timeout: pw.Float(float64(s.cfg.NavigationTimeout.D().Milliseconds()))})
+			_, err := p.Goto(u, pw.PageGotoOptions{Timeout: pw.Float(float64(s.cfg.navigationWait().Milliseconds()))})
 			return err
 		}
 	case InputBack:
@@ -208,7 +208,7 @@ func (s *operator) input(personality, session string, in OperatorInput) error {
 	if endsTyping(in) {
 		s.concealer.settleTyped(k)
 	}
-	if err := bounded(s.cfg.NavigationTimeout.D()+operatorWait, do); err != nil {
+	if err := bounded(s.cfg.navigationWait()+operatorWait, do); err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "the page did not take the operator's %s: %v", in.Kind, err)
 	}
 	s.noteFocus(k, p, in)

@@ -239,7 +239,7 @@ func (s *pages) locate(ss *session, t *tab, ref string) (pw.Locator, string, err
 		return nil, r, abi.Errorf(abi.CodeStaleRef, "ref %s is not in the latest snapshot of this tab: take a new snapshot (browser_snapshot) and use its refs", r)
 	}
 	loc := t.page.GetByRef(r)
-	n, _, err := await(ss, s.cfg.ActionTimeout.D(), false, loc.Count)
+	n, _, err := await(ss, s.cfg.actionWait(), false, loc.Count)
 	if err != nil {
 		return nil, r, s.sessions.mapErr(ss, err, "finding "+r)
 	}
@@ -363,7 +363,7 @@ func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *ab
 	if t.navSeq.Load() != navBefore && !t.page.IsClosed() {
 		out.Navigated = true
 		race0(ss, func() error {
-			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.NavigationTimeout.D())})
+			return t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(s.cfg.navigationWait())})
 		})
 		if err := s.navFailed(ss, t, navBefore); err != nil {
 			return err

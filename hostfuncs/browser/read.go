@@ -48,7 +48,7 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 // visible text is checked again every 100 ms (visibleDOMJS, probing);
 // past the bound, what shows then is read.
 func (s *inspector) waitShown(ss *session, t *tab) error {
-	bound := s.cfg.ActionTimeout.D()
+	bound := s.cfg.actionWait()
 	h, dialog, err := await(ss, bound+bound/2, true, func() (pw.JSHandle, error) {
 		return t.page.WaitForFunction(visibleDOMJS, true, pw.PageWaitForFunctionOptions{Polling: 100, Timeout: ms(bound)})
 	})

@@ -445,8 +445,8 @@ func (s *sessions) setUp(ss *session, proxy string) error {
 		}
 		return err
 	}
-	ss.bctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
-	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	ss.bctx.SetDefaultTimeout(float64(s.cfg.actionWait().Milliseconds()))
+	ss.bctx.SetDefaultNavigationTimeout(float64(s.cfg.navigationWait().Milliseconds()))
 	watchListeners(ss.bctx)
 	ss.bctx.OnPage(ss.onPage)
 	for _, p := range ss.bctx.Pages() {

@@ -76,10 +76,10 @@ func (s *actions) openTab(ss *session, u string, out *abi.BrowserTabsResponse) (
 	ss.evMu.Unlock()
 	if u != "" {
 		resp, dialog, err := race(ss, func() (pw.Response, error) {
-			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.NavigationTimeout.D())})
+			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.navigationWait())})
 		})
 		if err != nil {
-			return nil, s.navErr(ss, t, err, u, s.cfg.NavigationTimeout.D(), "load")
+			return nil, s.navErr(ss, t, err, u, s.cfg.navigationWait(), "load")
 		}
 		if !dialog {
 			out.Page = s.pages.facts(ss, t, resp)
@@ -102,7 +102,7 @@ func (s *actions) selectTab(ss *session, req abi.BrowserTabsRequest, out *abi.Br
 	ss.cur = i
 	ss.evMu.Unlock()
 	t := nt
-	await0(ss, s.cfg.ActionTimeout.D(), t.page.BringToFront)
+	await0(ss, s.cfg.actionWait(), t.page.BringToFront)
 	if openDialog(ss, t) == nil {
 		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 			return nil, err
@@ -177,7 +177,7 @@ func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 				o.ReducedMotion = &rm
 				out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
 			}
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.EmulateMedia(o) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return t.page.EmulateMedia(o) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "emulating media")
 			}
 		}
@@ -186,28 +186,28 @@ func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			if g.Latitude < -90 || g.Latitude > 90 || g.Longitude < -180 || g.Longitude > 180 {
 				return out, abi.Errorf(abi.CodeInputInvalid, "geolocation out of range: latitude -90..90, longitude -180..180")
 			}
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return ss.bctx.GrantPermissions([]string{"geolocation"}) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "granting geolocation")
 			}
 			acc := g.Accuracy
 			if acc <= 0 {
 				acc = 10
 			}
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error {
+			if err := await0(ss, s.cfg.actionWait(), func() error {
 				return ss.bctx.SetGeolocation(&pw.Geolocation{Latitude: g.Latitude, Longitude: g.Longitude, Accuracy: pw.Float(acc)})
 			}); err != nil {
 				return out, s.sessions.mapErr(ss, err, "setting geolocation")
 			}
 			out.Applied = append(out.Applied, fmt.Sprintf("geolocation %.5f,%.5f", g.Latitude, g.Longitude))
 		} else if req.ClearGeolocation {
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return ss.bctx.SetGeolocation(nil) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "clearing geolocation")
 			}
-			await0(ss, s.cfg.ActionTimeout.D(), ss.bctx.ClearPermissions)
+			await0(ss, s.cfg.actionWait(), ss.bctx.ClearPermissions)
 			out.Applied = append(out.Applied, "geolocation cleared")
 		}
 		if req.Offline != nil {
-			if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
+			if err := await0(ss, s.cfg.actionWait(), func() error { return ss.bctx.SetOffline(*req.Offline) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "setting offline mode")
 			}
 			out.Applied = append(out.Applied, fmt.Sprintf("offline %v", *req.Offline))
@@ -234,7 +234,7 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	if ss.persistent || ss.browser == nil {
 		return nil, "", abi.Errorf(abi.CodeInputInvalid, "device emulation recreates the browser context, which a persistent profile cannot do: use resize and a color scheme instead")
 	}
-	st, _, err := await(ss, s.cfg.ActionTimeout.D(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
+	st, _, err := await(ss, s.cfg.actionWait(), false, func() (*pw.StorageState, error) { return ss.bctx.StorageState() })
 	if err != nil {
 		return nil, "", s.sessions.mapErr(ss, err, "saving the session's storage")
 	}
@@ -264,8 +264,8 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	ss.tabs, ss.cur, ss.newTabs = nil, 0, nil
 	ss.evMu.Unlock()
 	ss.bctx = nctx
-	nctx.SetDefaultTimeout(float64(s.cfg.ActionTimeout.D().Milliseconds()))
-	nctx.SetDefaultNavigationTimeout(float64(s.cfg.NavigationTimeout.D().Milliseconds()))
+	nctx.SetDefaultTimeout(float64(s.cfg.actionWait().Milliseconds()))
+	nctx.SetDefaultNavigationTimeout(float64(s.cfg.navigationWait().Milliseconds()))
 	watchListeners(nctx)
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
@@ -338,7 +338,7 @@ func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string,
 		}
 		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(u) }); err != nil {
 			if i == curIdx {
-				return nil, nil, s.navErr(ss, x, err, u, s.cfg.NavigationTimeout.D(), "load")
+				return nil, nil, s.navErr(ss, x, err, u, s.cfg.navigationWait(), "load")
 			}
 			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
 		}
@@ -353,7 +353,7 @@ func (s *actions) resize(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		return out, abi.Errorf(abi.CodeInputInvalid, "size %dx%d: width and height must be between 200 and 7680x4320", req.Width, req.Height)
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserResizeResponse, error) {
-		if err := await0(ss, s.cfg.ActionTimeout.D(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
+		if err := await0(ss, s.cfg.actionWait(), func() error { return t.page.SetViewportSize(req.Width, req.Height) }); err != nil {
 			return out, s.sessions.mapErr(ss, err, "resizing")
 		}
 		out.Width, out.Height = req.Width, req.Height

@@ -1,11 +1,13 @@
 package procfs
 
 import (
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"testing"
+	"time"
 )
 
 func TestParseStat(t *testing.T) {
@@ -75,5 +77,21 @@ func TestTreeFindsAChild(t *testing.T) {
 	}
 	if Memory([]int{os.Getpid()}, "Rss") <= 0 {
 		t.Fatal("no Rss for this process")
+	}
+}
+
+func TestStretchFollowsTheLoad(t *testing.T) {
+	load, ok := LoadAverage()
+	if !ok || load < 0 {
+		t.Fatalf("load average unreadable: %v %v", load, ok)
+	}
+	f := Stretch()
+	want := min(max(load/float64(runtime.NumCPU()), 1), MaxStretch)
+	// The load may move between the two reads: within a 0.5 of each other.
+	if f < 1 || f > MaxStretch || math.Abs(f-want) > 0.5 {
+		t.Fatalf("Stretch() = %.2f at load %.2f on %d CPUs, want %.2f", f, load, runtime.NumCPU(), want)
+	}
+	if d := Stretched(time.Second); d < time.Second || d > MaxStretch*time.Second {
+		t.Fatalf("Stretched(1s) = %s", d)
 	}
 }

@@ -72,7 +72,7 @@ func describe(b *strings.Builder, st abi.BrowserState) {
 		fmt.Fprintf(b, "\nNew tab %d opened: %s (select it with browser_tabs action=select index=%d)", t.Index, t.URL, t.Index)
 	}
 	if d := st.Dialog; d != nil {
-		fmt.Fprintf(b, "\nA %s dialog is open: %q", d.Type, d.Message)
+		fmt.Fprintf(b, "\n%s %s dialog is open: %q", article(d.Type), d.Type, d.Message)
 		if d.Type == "prompt" && d.DefaultValue != "" {
 			fmt.Fprintf(b, " (default %q)", d.DefaultValue)
 		}
@@ -925,7 +925,7 @@ func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("The text was cut at %d bytes of %d; pass a larger max_bytes (at most %d) or read one part with browser_snapshot ref.", r.Limit, r.Bytes, r.Limit))
 	}
 	if d := r.State.Dialog; d != nil {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("A %s dialog is open: %q. Answer it with browser_dialog.", d.Type, d.Message))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s dialog is open: %q. Answer it with browser_dialog.", article(d.Type), d.Type, d.Message))
 	}
 	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": r.Root, "bytes": r.Bytes, "truncated": r.Truncated}), nil
 }
@@ -957,4 +957,12 @@ func profile(c *sdk.Call, in ProfileArgs) (*abi.Result, error) {
 		}
 	}
 	return withData(&abi.Result{Text: b.String()}, r.Profiles), nil
+}
+
+// article is "A" or "An" before word: An alert dialog, A confirm dialog.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "An"
+	}
+	return "A"
 }

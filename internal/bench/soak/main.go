@@ -42,6 +42,7 @@ type options struct {
 	takeovers       int
 	csv             string
 	goroutinesAfter string
+	heapAfter       string
 }
 
 func main() {
@@ -56,6 +57,7 @@ func main() {
 	flag.StringVar(&o.bin, "wasmwright", filepath.Join(root, "build", "wasmwright"), "the wasmwright binary to serve (make build)")
 	flag.StringVar(&o.plugins, "plugins", defaultPlugins(root), "the built plugins to copy into the server's own plugins folder (make plugins)")
 	flag.StringVar(&o.csv, "csv", "", "also write every sample to this CSV file")
+	flag.StringVar(&o.heapAfter, "heap-after", "", "write the server's heap profile (pprof), once every session has closed, to this file")
 	flag.StringVar(&o.goroutinesAfter, "goroutines-after", "", "write the server's goroutine profile, once every session has closed, to this file")
 	flag.Parse()
 	if *corpus != "" {
@@ -113,6 +115,11 @@ func soak(ctx context.Context, o options) (*report, error) {
 	// seconds to close browser contexts, and read at the same cadence.
 	rep.after = settle(env, start, o.every)
 	rep.logged = env.logLines()
+	if o.heapAfter != "" {
+		if err := saveProfile(env.pprof, "heap", o.heapAfter); err != nil {
+			fmt.Fprintln(os.Stderr, "soak: saving the heap profile:", err)
+		}
+	}
 	if o.goroutinesAfter != "" {
 		if err := saveGoroutines(env.pprof, o.goroutinesAfter); err != nil {
 			fmt.Fprintln(os.Stderr, "soak: saving the goroutine profile:", err)

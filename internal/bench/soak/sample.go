@@ -159,9 +159,13 @@ func (f fit) grows(window time.Duration) bool {
 
 // saveGoroutines writes the server's goroutine profile (grouped by stack)
 // to path: what is still running once the sessions have closed.
-func saveGoroutines(addr, path string) error {
+func saveGoroutines(addr, path string) error { return saveProfile(addr, "goroutine?debug=1", path) }
+
+// saveProfile writes the server's pprof profile name (with its query) to
+// path.
+func saveProfile(addr, name, path string) error {
 	c := &http.Client{Timeout: 30 * time.Second}
-	res, err := c.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	res, err := c.Get("http://" + addr + "/debug/pprof/" + name)
 	if err != nil {
 		return err
 	}

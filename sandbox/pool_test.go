@@ -1,0 +1,53 @@
+package sandbox
+
+import (
+	"testing"
+	"time"
+)
+
+// An instance whose memory grew past PoolMaxMemory is closed after its
+// call, not pooled: the pool would otherwise keep the largest input's
+// memory for the host's lifetime. A small call's instance is pooled.
+func TestPoolDropsInstancesThatGrew(t *testing.T) {
+	e := engine(t, Config{Timeout: time.Minute})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Instances(); n != 1 {
+		t.Fatalf("after a small call: %d instances alive, want 1 pooled", n)
+	}
+	p.mu.Lock()
+	small := p.idle[0].mem.Size()
+	p.mu.Unlock()
+	e.cfg.PoolMaxMemory = small + 1<<20 // no call runs
+	if _, err := callTool(t, p, "big", `{"n":8388608}`); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.Instances(); n != 0 {
+		t.Fatalf("after an 8 MB result (memory past %d bytes): %d instances alive, want it closed", e.cfg.PoolMaxMemory, n)
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatalf("the next call must get a fresh instance: %v", err)
+	}
+}
+
+// Instances idle for PoolIdleTTL are closed: a host between bursts of
+// calls gives their memory back.
+func TestPoolClosesIdleInstances(t *testing.T) {
+	e := engine(t, Config{Timeout: time.Minute, PoolIdleTTL: 50 * time.Millisecond})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for p.Instances() != 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d instances still alive 30s after their call, idle TTL %s", p.Instances(), e.cfg.PoolIdleTTL)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatalf("a call after the trim: %v", err)
+	}
+}
