@@ -37,12 +37,28 @@ type site struct {
 	hostport string
 	// signedIn receives "user:pass" of the login form's submission.
 	signedIn chan string
+	// held receives a signal when /held is requested; that response stays
+	// open until release is closed (or the request goes away), so a
+	// navigate to it is a call truly in flight.
+	held    chan struct{}
+	release chan struct{}
 }
 
 func newSite(t *testing.T, canary string) *site {
 	t.Helper()
 	signedIn := make(chan string, 1)
+	held, release := make(chan struct{}, 4), make(chan struct{})
 	mux := http.NewServeMux()
+	mux.HandleFunc("/held", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case held <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
 	page := func(path, body string) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -79,9 +95,9 @@ func newSite(t *testing.T, canary string) *site {
 	} catch (e) {}
 	Promise.allSettled(tries).then(() => { document.getElementById("h").textContent = "hostile done" });
 	</script>`, canary))
-	s := &site{Server: httptest.NewServer(mux), signedIn: signedIn}
+	s := &site{Server: httptest.NewServer(mux), signedIn: signedIn, held: held, release: release}
 	s.hostport = strings.TrimPrefix(s.URL, "http://")
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release); s.Close() })
 	return s
 }
 
@@ -403,8 +419,10 @@ func gridDown(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) {
 	}
 }
 
-// nodeLost: the node of a session dies; the next call is browser_crashed
-// naming it, and the call after opens a fresh session on the live node.
+// nodeLost: the node of a session dies while a call is in flight (a
+// navigate whose response the site holds open): that call and the next
+// one get browser_crashed naming the node, and the call after opens a
+// fresh session on the live node, saying so.
 func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	waitSessions(t, g, 0)
 	must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
@@ -423,16 +441,47 @@ func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	if lost == nil || live == nil {
 		t.Fatalf("want the session on one node: %v", got)
 	}
-	g.KillNode(lost)
-	_, aerr := call(h, "k", "browser_snapshot", map[string]any{})
-	t.Logf("node lost: %v", aerr)
-	if aerr == nil || aerr.Code != abi.CodeBrowserCrashed || !strings.Contains(aerr.Message, lost.URI) {
-		t.Errorf("want browser_crashed naming %s, got %v", lost.URI, aerr)
+	type answer struct {
+		err  *abi.Error
+		took time.Duration
 	}
+	inflight := make(chan answer, 1)
+	go func() {
+		_, aerr := call(h, "k", "browser_navigate", map[string]any{"url": s.URL + "/held"})
+		inflight <- answer{aerr, 0}
+	}()
+	select {
+	case <-s.held: // the node's browser asked for the page: the call is in flight
+	case a := <-inflight:
+		t.Fatalf("the navigate to the held page answered before the page was asked for: %v", a.err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the node's browser never asked for the held page")
+	}
+	t0 := time.Now()
+	g.KillNode(lost)
+	var a answer
+	select {
+	case a = <-inflight:
+		a.took = time.Since(t0)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the in-flight call never answered after its node was killed")
+	}
+	t.Logf("node lost, in-flight call (answered %s after the kill): %v", a.took.Round(time.Millisecond), a.err)
+	wantLost := func(which string, aerr *abi.Error) {
+		t.Helper()
+		if aerr == nil || aerr.Code != abi.CodeBrowserCrashed || !strings.Contains(aerr.Message, lost.URI) {
+			t.Errorf("%s: want browser_crashed naming %s, got %v", which, lost.URI, aerr)
+		}
+	}
+	wantLost("the in-flight call", a.err)
+	_, aerr := call(h, "k", "browser_snapshot", map[string]any{})
+	t.Logf("node lost, next call: %v", aerr)
+	wantLost("the next call", aerr)
 	res := must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	out, _ := json.Marshal(res) // the warning rides with the result, not in its text
-	if !strings.Contains(res.Text, "Page: Good") || !strings.Contains(string(out), "fresh browser session") {
-		t.Errorf("want a fresh session saying so:\n%s", out)
+	t.Logf("node lost, the call after: %s", out)
+	if !strings.Contains(res.Text, "Page: Good") || !strings.Contains(string(out), "fresh browser session") || !strings.Contains(string(out), lost.URI) {
+		t.Errorf("want a fresh session saying so, naming %s:\n%s", lost.URI, out)
 	}
 	if got, _ := g.Sessions(context.Background()); got[live.URI] != 1 {
 		t.Errorf("want the fresh session on %s: %v", live.URI, got)

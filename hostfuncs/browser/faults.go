@@ -124,6 +124,11 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		v, err := fn()
 		done <- res{v, err}
 	}()
+	var nodeGone <-chan struct{}
+	if ss.grid != nil { // a grid node that dies leaves the call waiting: watch it
+		nodeGone = ss.grid.gone
+		defer ss.grid.watch(ss)()
+	}
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	select {
@@ -141,6 +146,8 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 		return zero, false, stalledErr(nil, limit, true)
 	case <-ss.gone:
 		return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
+	case <-nodeGone:
+		return zero, false, &stalled{abi.CodeBrowserCrashed, ss.crashReason()}
 	}
 }
 

@@ -42,6 +42,9 @@ type sessions struct {
 	opening map[sessKey]*opening
 	openSeq uint64
 	crashed map[sessKey]string
+	// lostNode holds keys whose grid node was lost under a call: the next
+	// call is answered browser_crashed too (gridlost.go).
+	lostNode map[sessKey]string
 	// reaped remembers why the host closed a key's session on its own
 	// (idle, evicted), so its next call is told instead of finding none.
 	reaped map[sessKey]string
@@ -65,6 +68,10 @@ func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool
 		if s.closed {
 			s.mu.Unlock()
 			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
+		}
+		if err := s.errLostNode(k); err != nil {
+			s.mu.Unlock()
+			return nil, err
 		}
 		ss := s.byKey[k]
 		s.mu.Unlock()
@@ -813,6 +820,7 @@ func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Bro
 	s.mu.Lock()
 	_, open := s.byKey[k]
 	delete(s.crashed, k)
+	delete(s.lostNode, k)
 	delete(s.reaped, k)
 	s.mu.Unlock()
 	if err := s.closeByKey(c.Personality(), c.Session()); err != nil {
