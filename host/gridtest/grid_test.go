@@ -18,12 +18,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 	"github.com/wasmwright/wasmwright/internal/testenv"
@@ -319,7 +323,9 @@ func egress(t *testing.T, h *host.Host, s *site, cn *canaries) {
 }
 
 // fullGrid: with every slot taken the next open waits in the queue up to
-// grid_queue_timeout, then fails resource_limit naming the key.
+// grid_queue_timeout, then fails resource_limit naming the key. The call
+// comes from an MCP client that sent a progress token: it hears that the
+// session waits in the grid's queue while it does.
 func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins string) {
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_navigate", map[string]any{"url": s.URL + "/"})
@@ -327,16 +333,41 @@ func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	// A host of its own, with a short wait: the node's start allowance
 	// (60s) comes on top.
 	hq := gridHost(t, plugins, g.HubURL, g.HostIP, s.hostport, `grid_queue_timeout = "5s"`)
+	var mu sync.Mutex
+	var notes []string
+	cs := mcpClient(t, hq, "f3", &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, req.Params.Message)
+		mu.Unlock()
+	}})
+	params := &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": s.URL + "/"}}
+	params.SetProgressToken("open")
 	t0 := time.Now()
-	_, err := call(hq, "f3", "browser_navigate", map[string]any{"url": s.URL + "/"})
+	res, cerr := cs.CallTool(context.Background(), params)
 	waited := time.Since(t0)
-	t.Logf("full grid answer after %s: %v", waited.Round(time.Millisecond), err)
-	if err == nil || err.Code != abi.CodeResourceLimit || !strings.Contains(err.Message, "browser.grid_queue_timeout") {
-		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %v", err)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	answer := resultText(res)
+	t.Logf("full grid answer after %s: %s", waited.Round(time.Millisecond), answer)
+	if !res.IsError || !strings.HasPrefix(answer, "error resource_limit: ") || !strings.Contains(answer, "browser.grid_queue_timeout") {
+		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %s", answer)
 	}
 	if waited < 5*time.Second {
 		t.Errorf("answered after %s, before grid_queue_timeout (5s)", waited)
 	}
+	mu.Lock()
+	queued := 0
+	for _, n := range notes {
+		if strings.Contains(n, "waiting for a Selenium Grid node") && strings.Contains(n, "browser.grid_queue_timeout") {
+			queued++
+		}
+	}
+	t.Logf("%d progress notifications while the session waited in the queue, of %d; first: %q", queued, len(notes), first(notes))
+	if queued == 0 {
+		t.Errorf("no progress notification said the session waits in the grid's queue: %q", notes)
+	}
+	mu.Unlock()
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_close", map[string]any{})
 	}
@@ -487,6 +518,39 @@ func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 		t.Errorf("want the fresh session on %s: %v", live.URI, got)
 	}
 	must(t, h, "k", "browser_close", map[string]any{})
+}
+
+// mcpClient serves h over MCP to an in-memory client as personality
+// "agent", session: a client as an agent's would be, its progress
+// notifications every 500 ms.
+func mcpClient(t *testing.T, h *host.Host, session string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	srv := mcp.New(h, mcp.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ProgressEvery: 500 * time.Millisecond})
+	st, ct := sdk.NewInMemoryTransports()
+	go srv.ServeTransport(context.Background(), st, "agent", session)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "gridtest", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func resultText(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // waitSessions polls the hub until n sessions run (a closed browser's

@@ -15,6 +15,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // Browsers on a Selenium Grid (browser.grid).
@@ -235,17 +236,20 @@ func (s *launcher) gridLaunchArgs() []string {
 }
 
 // gridBrowser opens a browser of ss's own on the grid: the session
-// request waits in the grid's queue up to GridQueueTimeout. The link names
-// the grid node it runs on (its URI, or "an unknown node") and its
+// request waits in the grid's queue up to GridQueueTimeout, the call's
+// progress saying so meanwhile (MCP progress notifications). The link
+// names the grid node it runs on (its URI, or "an unknown node") and its
 // WebDriver session there.
-func (s *launcher) gridBrowser() (pw.Browser, *sharedDriver, *gridLink, error) {
+func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, *gridLink, error) {
 	drv, err := s.startedDriver()
 	if err != nil {
 		return nil, drv, nil, err
 	}
 	t0 := time.Now()
 	wait := s.cfg.GridQueueTimeout.D() + gridStartAllowance
+	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), gridStartAllowance))
 	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	hostfuncs.SayProgress(ctx, "")
 	if err != nil {
 		return nil, drv, nil, s.gridLaunchErr(err)
 	}
@@ -360,8 +364,8 @@ func ReadGridStatus(ctx context.Context, grid string) (*GridStatus, error) {
 }
 
 // gridContext opens ss in a browser of its own on the grid.
-func (s *sessions) gridContext(ss *session, proxy string) error {
-	b, drv, link, err := s.launcher.gridBrowser()
+func (s *sessions) gridContext(ctx context.Context, ss *session, proxy string) error {
+	b, drv, link, err := s.launcher.gridBrowser(ctx)
 	ss.drv = drv
 	if err != nil {
 		return err
