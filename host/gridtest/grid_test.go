@@ -70,6 +70,10 @@ func newSite(t *testing.T, canary string) *site {
 		})
 	}
 	page("/", `<title>Good</title><h1>A good page</h1>`)
+	// press is a big button at the page's corner: a click on the live
+	// view's picture lands on it, and the title says so.
+	page("/press", `<title>Press</title><style>body{margin:0}#b{position:absolute;left:0;top:0;width:600px;height:400px;font-size:40px}</style>
+		<button id="b" onclick="this.textContent='clicked';document.title='clicked by a human'">Press me</button>`)
 	mux.HandleFunc("/signed-in", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case signedIn <- r.PostFormValue("user") + ":" + r.PostFormValue("pass"):
@@ -159,6 +163,26 @@ func newCanaries(t *testing.T, ip string) *canaries {
 // allowed; extra adds [browser] keys, network [network] ones.
 func gridHost(t *testing.T, plugins, gridURL, proxyIP, allowed, extra string, network ...string) *host.Host {
 	t.Helper()
+	h, _ := newGridHost(t, gridSpec{plugins: plugins, grid: gridURL, proxyIP: proxyIP, allowed: allowed, browser: extra, network: strings.Join(network, "\n")})
+	return h
+}
+
+// gridSpec shapes a grid host: the keys of gridHost, plus grants beside
+// the browser's and vault.fill, and tail (more tables, [console]) with an
+// operator surface (host.Options.Operators).
+type gridSpec struct {
+	plugins, grid, proxyIP, allowed string
+	browser, network                string
+	grants                          []string
+	tail                            string
+	operators                       bool
+}
+
+func newGridHost(t *testing.T, sp gridSpec) (*host.Host, *host.Config) {
+	t.Helper()
+	plugins, gridURL, proxyIP, allowed, extra := sp.plugins, sp.grid, sp.proxyIP, sp.allowed, sp.browser
+	grants := append([]string{"browser.read", "browser.act", "vault.fill"}, sp.grants...)
+	gq, _ := json.Marshal(grants)
 	dir := t.TempDir()
 	cfgText := fmt.Sprintf(`[host]
 plugins_dir = %q
@@ -186,9 +210,10 @@ file = "vault.age"
 [personalities.agent]
 plugins = ["browser"]
 tools = ["*"]
-grants = ["browser.read", "browser.act", "vault.fill"]
+grants = %s
 network = { allowed_hosts = [%q] }
-`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, strings.Join(network, "\n"), allowed)
+%s
+`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, sp.network, gq, allowed, sp.tail)
 	if !strings.Contains(extra, "grid_queue_timeout") {
 		cfgText = strings.Replace(cfgText, "headed = ", "grid_queue_timeout = \"60s\"\nheaded = ", 1)
 	}
@@ -200,12 +225,12 @@ network = { allowed_hosts = [%q] }
 	if os.Getenv("GRIDTEST_LOG") != "" {
 		w = os.Stderr
 	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})), Operators: sp.operators})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
+	return h, cfg
 }
 
 func call(h *host.Host, session, tool string, args any) (*abi.Result, *abi.Error) {
@@ -264,6 +289,7 @@ func TestGrid(t *testing.T) {
 	t.Run("TwoHostsOneGrid", func(t *testing.T) { twoHosts(t, g, h, s, plugins) })
 	t.Run("StoredLoginFilledOnANode", func(t *testing.T) { storedLogin(t, h, s) })
 	t.Run("GridDown", func(t *testing.T) { gridDown(t, g, plugins, s) })
+	t.Run("TakeoverThroughTheConsole", func(t *testing.T) { takeoverOnAGrid(t, g, plugins, s) })
 	t.Run("NodeLost", func(t *testing.T) { nodeLost(t, g, h, s) })
 	if n := cn.hits.Load(); n > 0 {
 		t.Errorf("a node reached this machine besides the hub and its proxy: %d connection(s), last %v", n, cn.what.Load())
