@@ -18,12 +18,16 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 	"github.com/wasmwright/wasmwright/internal/testenv"
@@ -37,12 +41,28 @@ type site struct {
 	hostport string
 	// signedIn receives "user:pass" of the login form's submission.
 	signedIn chan string
+	// held receives a signal when /held is requested; that response stays
+	// open until release is closed (or the request goes away), so a
+	// navigate to it is a call truly in flight.
+	held    chan struct{}
+	release chan struct{}
 }
 
 func newSite(t *testing.T, canary string) *site {
 	t.Helper()
 	signedIn := make(chan string, 1)
+	held, release := make(chan struct{}, 4), make(chan struct{})
 	mux := http.NewServeMux()
+	mux.HandleFunc("/held", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case held <- struct{}{}:
+		default:
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	})
 	page := func(path, body string) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -50,6 +70,10 @@ func newSite(t *testing.T, canary string) *site {
 		})
 	}
 	page("/", `<title>Good</title><h1>A good page</h1>`)
+	// press is a big button at the page's corner: a click on the live
+	// view's picture lands on it, and the title says so.
+	page("/press", `<title>Press</title><style>body{margin:0}#b{position:absolute;left:0;top:0;width:600px;height:400px;font-size:40px}</style>
+		<button id="b" onclick="this.textContent='clicked';document.title='clicked by a human'">Press me</button>`)
 	mux.HandleFunc("/signed-in", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case signedIn <- r.PostFormValue("user") + ":" + r.PostFormValue("pass"):
@@ -79,9 +103,9 @@ func newSite(t *testing.T, canary string) *site {
 	} catch (e) {}
 	Promise.allSettled(tries).then(() => { document.getElementById("h").textContent = "hostile done" });
 	</script>`, canary))
-	s := &site{Server: httptest.NewServer(mux), signedIn: signedIn}
+	s := &site{Server: httptest.NewServer(mux), signedIn: signedIn, held: held, release: release}
 	s.hostport = strings.TrimPrefix(s.URL, "http://")
-	t.Cleanup(s.Close)
+	t.Cleanup(func() { close(release); s.Close() })
 	return s
 }
 
@@ -139,6 +163,26 @@ func newCanaries(t *testing.T, ip string) *canaries {
 // allowed; extra adds [browser] keys, network [network] ones.
 func gridHost(t *testing.T, plugins, gridURL, proxyIP, allowed, extra string, network ...string) *host.Host {
 	t.Helper()
+	h, _ := newGridHost(t, gridSpec{plugins: plugins, grid: gridURL, proxyIP: proxyIP, allowed: allowed, browser: extra, network: strings.Join(network, "\n")})
+	return h
+}
+
+// gridSpec shapes a grid host: the keys of gridHost, plus grants beside
+// the browser's and vault.fill, and tail (more tables, [console]) with an
+// operator surface (host.Options.Operators).
+type gridSpec struct {
+	plugins, grid, proxyIP, allowed string
+	browser, network                string
+	grants                          []string
+	tail                            string
+	operators                       bool
+}
+
+func newGridHost(t *testing.T, sp gridSpec) (*host.Host, *host.Config) {
+	t.Helper()
+	plugins, gridURL, proxyIP, allowed, extra := sp.plugins, sp.grid, sp.proxyIP, sp.allowed, sp.browser
+	grants := append([]string{"browser.read", "browser.act", "vault.fill"}, sp.grants...)
+	gq, _ := json.Marshal(grants)
 	dir := t.TempDir()
 	cfgText := fmt.Sprintf(`[host]
 plugins_dir = %q
@@ -166,9 +210,10 @@ file = "vault.age"
 [personalities.agent]
 plugins = ["browser"]
 tools = ["*"]
-grants = ["browser.read", "browser.act", "vault.fill"]
+grants = %s
 network = { allowed_hosts = [%q] }
-`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, strings.Join(network, "\n"), allowed)
+%s
+`, plugins, filepath.Join(dir, "cache"), gridURL, extra, proxyIP, sp.network, gq, allowed, sp.tail)
 	if !strings.Contains(extra, "grid_queue_timeout") {
 		cfgText = strings.Replace(cfgText, "headed = ", "grid_queue_timeout = \"60s\"\nheaded = ", 1)
 	}
@@ -180,12 +225,12 @@ network = { allowed_hosts = [%q] }
 	if os.Getenv("GRIDTEST_LOG") != "" {
 		w = os.Stderr
 	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))})
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})), Operators: sp.operators})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.Close(context.Background()) })
-	return h
+	return h, cfg
 }
 
 func call(h *host.Host, session, tool string, args any) (*abi.Result, *abi.Error) {
@@ -244,6 +289,7 @@ func TestGrid(t *testing.T) {
 	t.Run("TwoHostsOneGrid", func(t *testing.T) { twoHosts(t, g, h, s, plugins) })
 	t.Run("StoredLoginFilledOnANode", func(t *testing.T) { storedLogin(t, h, s) })
 	t.Run("GridDown", func(t *testing.T) { gridDown(t, g, plugins, s) })
+	t.Run("TakeoverThroughTheConsole", func(t *testing.T) { takeoverOnAGrid(t, g, plugins, s) })
 	t.Run("NodeLost", func(t *testing.T) { nodeLost(t, g, h, s) })
 	if n := cn.hits.Load(); n > 0 {
 		t.Errorf("a node reached this machine besides the hub and its proxy: %d connection(s), last %v", n, cn.what.Load())
@@ -303,7 +349,9 @@ func egress(t *testing.T, h *host.Host, s *site, cn *canaries) {
 }
 
 // fullGrid: with every slot taken the next open waits in the queue up to
-// grid_queue_timeout, then fails resource_limit naming the key.
+// grid_queue_timeout, then fails resource_limit naming the key. The call
+// comes from an MCP client that sent a progress token: it hears that the
+// session waits in the grid's queue while it does.
 func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins string) {
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_navigate", map[string]any{"url": s.URL + "/"})
@@ -311,16 +359,41 @@ func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	// A host of its own, with a short wait: the node's start allowance
 	// (60s) comes on top.
 	hq := gridHost(t, plugins, g.HubURL, g.HostIP, s.hostport, `grid_queue_timeout = "5s"`)
+	var mu sync.Mutex
+	var notes []string
+	cs := mcpClient(t, hq, "f3", &sdk.ClientOptions{ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
+		mu.Lock()
+		notes = append(notes, req.Params.Message)
+		mu.Unlock()
+	}})
+	params := &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": s.URL + "/"}}
+	params.SetProgressToken("open")
 	t0 := time.Now()
-	_, err := call(hq, "f3", "browser_navigate", map[string]any{"url": s.URL + "/"})
+	res, cerr := cs.CallTool(context.Background(), params)
 	waited := time.Since(t0)
-	t.Logf("full grid answer after %s: %v", waited.Round(time.Millisecond), err)
-	if err == nil || err.Code != abi.CodeResourceLimit || !strings.Contains(err.Message, "browser.grid_queue_timeout") {
-		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %v", err)
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	answer := resultText(res)
+	t.Logf("full grid answer after %s: %s", waited.Round(time.Millisecond), answer)
+	if !res.IsError || !strings.HasPrefix(answer, "error resource_limit: ") || !strings.Contains(answer, "browser.grid_queue_timeout") {
+		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %s", answer)
 	}
 	if waited < 5*time.Second {
 		t.Errorf("answered after %s, before grid_queue_timeout (5s)", waited)
 	}
+	mu.Lock()
+	queued := 0
+	for _, n := range notes {
+		if strings.Contains(n, "waiting for a Selenium Grid node") && strings.Contains(n, "browser.grid_queue_timeout") {
+			queued++
+		}
+	}
+	t.Logf("%d progress notifications while the session waited in the queue, of %d; first: %q", queued, len(notes), first(notes))
+	if queued == 0 {
+		t.Errorf("no progress notification said the session waits in the grid's queue: %q", notes)
+	}
+	mu.Unlock()
 	for _, sess := range []string{"f1", "f2"} {
 		must(t, h, sess, "browser_close", map[string]any{})
 	}
@@ -403,8 +476,10 @@ func gridDown(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) {
 	}
 }
 
-// nodeLost: the node of a session dies; the next call is browser_crashed
-// naming it, and the call after opens a fresh session on the live node.
+// nodeLost: the node of a session dies while a call is in flight (a
+// navigate whose response the site holds open): that call and the next
+// one get browser_crashed naming the node, and the call after opens a
+// fresh session on the live node, saying so.
 func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	waitSessions(t, g, 0)
 	must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
@@ -423,21 +498,85 @@ func nodeLost(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	if lost == nil || live == nil {
 		t.Fatalf("want the session on one node: %v", got)
 	}
-	g.KillNode(lost)
-	_, aerr := call(h, "k", "browser_snapshot", map[string]any{})
-	t.Logf("node lost: %v", aerr)
-	if aerr == nil || aerr.Code != abi.CodeBrowserCrashed || !strings.Contains(aerr.Message, lost.URI) {
-		t.Errorf("want browser_crashed naming %s, got %v", lost.URI, aerr)
+	type answer struct {
+		err  *abi.Error
+		took time.Duration
 	}
+	inflight := make(chan answer, 1)
+	go func() {
+		_, aerr := call(h, "k", "browser_navigate", map[string]any{"url": s.URL + "/held"})
+		inflight <- answer{aerr, 0}
+	}()
+	select {
+	case <-s.held: // the node's browser asked for the page: the call is in flight
+	case a := <-inflight:
+		t.Fatalf("the navigate to the held page answered before the page was asked for: %v", a.err)
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the node's browser never asked for the held page")
+	}
+	t0 := time.Now()
+	g.KillNode(lost)
+	var a answer
+	select {
+	case a = <-inflight:
+		a.took = time.Since(t0)
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the in-flight call never answered after its node was killed")
+	}
+	t.Logf("node lost, in-flight call (answered %s after the kill): %v", a.took.Round(time.Millisecond), a.err)
+	wantLost := func(which string, aerr *abi.Error) {
+		t.Helper()
+		if aerr == nil || aerr.Code != abi.CodeBrowserCrashed || !strings.Contains(aerr.Message, lost.URI) {
+			t.Errorf("%s: want browser_crashed naming %s, got %v", which, lost.URI, aerr)
+		}
+	}
+	wantLost("the in-flight call", a.err)
+	_, aerr := call(h, "k", "browser_snapshot", map[string]any{})
+	t.Logf("node lost, next call: %v", aerr)
+	wantLost("the next call", aerr)
 	res := must(t, h, "k", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	out, _ := json.Marshal(res) // the warning rides with the result, not in its text
-	if !strings.Contains(res.Text, "Page: Good") || !strings.Contains(string(out), "fresh browser session") {
-		t.Errorf("want a fresh session saying so:\n%s", out)
+	t.Logf("node lost, the call after: %s", out)
+	if !strings.Contains(res.Text, "Page: Good") || !strings.Contains(string(out), "fresh browser session") || !strings.Contains(string(out), lost.URI) {
+		t.Errorf("want a fresh session saying so, naming %s:\n%s", lost.URI, out)
 	}
 	if got, _ := g.Sessions(context.Background()); got[live.URI] != 1 {
 		t.Errorf("want the fresh session on %s: %v", live.URI, got)
 	}
 	must(t, h, "k", "browser_close", map[string]any{})
+}
+
+// mcpClient serves h over MCP to an in-memory client as personality
+// "agent", session: a client as an agent's would be, its progress
+// notifications every 500 ms.
+func mcpClient(t *testing.T, h *host.Host, session string, opts *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	srv := mcp.New(h, mcp.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), ProgressEvery: 500 * time.Millisecond})
+	st, ct := sdk.NewInMemoryTransports()
+	go srv.ServeTransport(context.Background(), st, "agent", session)
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "gridtest", Version: "1"}, opts).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func resultText(res *sdk.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
 }
 
 // waitSessions polls the hub until n sessions run (a closed browser's

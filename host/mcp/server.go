@@ -34,6 +34,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/listen"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
@@ -555,7 +556,9 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	defer context.AfterFunc(b.stop, cancel)()
 
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
-		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name)
+		var note *hostfuncs.Progress
+		ctx, note = hostfuncs.WithProgress(ctx)
+		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name, note)
 		defer stopProgress()
 	}
 	if c := clientOf(ss); c != nil {
@@ -581,8 +584,10 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 
 // progress sends "working" notifications every ProgressEvery until the
 // returned stop is called; stop returns after the last one was sent, so no
-// notification follows the call's result.
-func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string) (stop func()) {
+// notification follows the call's result. When the call's host functions
+// say what it waits on (note: a browser session waiting in a Selenium
+// Grid's queue), the notification says that instead of "working".
+func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string, note *hostfuncs.Progress) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -596,7 +601,11 @@ func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any,
 				return
 			case <-t.C:
 			}
-			msg := fmt.Sprintf("%s: working (%s)", tool, time.Since(start).Round(time.Second))
+			what := "working"
+			if n := note.Note(); n != "" {
+				what = n
+			}
+			msg := fmt.Sprintf("%s: %s (%s)", tool, what, time.Since(start).Round(time.Second))
 			if err := ss.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(n), Message: msg}); err != nil && ctx.Err() == nil {
 				s.log.Debug("mcp: progress notification", "err", err)
 				if errors.Is(err, sdk.ErrConnectionClosed) {

@@ -152,6 +152,9 @@ func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.
 	if wait == "" {
 		wait = "load"
 	}
+	if lost := s.sessions.lostInFlight(ss, err, "loading "+u); lost != nil {
+		return lost
+	}
 	if pwTimeout(err) || isStalled(err) {
 		// The tab is still loading: stop it, so the next call finds the
 		// page that did load and not a navigation in flight. A page that

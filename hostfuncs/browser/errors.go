@@ -24,6 +24,9 @@ func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.
 	}
 	var st *stalled
 	if errors.As(err, &st) {
+		if st.code == abi.CodeBrowserCrashed { // the grid node was lost (await)
+			return s.crashedInFlight(ss, what)
+		}
 		// A grid node that died may leave the hub's relayed connection
 		// open: the host stops waiting before Playwright would, so the
 		// node is asked here too, not only on Playwright's own timeout.
@@ -53,8 +56,7 @@ func (s *sessions) mapErrWithin(ss *session, err error, what string, limit time.
 		}
 		if ss.crashed.Load() || (ss.browser != nil && !ss.browser.IsConnected()) || strings.Contains(msg, "crash") {
 			ss.markCrashed("the browser went away during " + what)
-			s.dropCrashed(ss)
-			return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+			return s.crashedInFlight(ss, what)
 		}
 		return abi.Errorf(abi.CodeExecutionFailed, "%s: the tab was closed", what)
 	}
@@ -122,14 +124,13 @@ func errDialogOpen(d *abi.BrowserDialog) error {
 }
 
 // lostGridNode answers browser_crashed, naming the node, when ss ran on a
-// grid node that is gone (gridNodeLost), and drops the session so the
-// next call opens a fresh one on a live node; nil otherwise.
+// grid node that is gone (gridNodeLost), and drops the session
+// (crashedInFlight); nil otherwise.
 func (s *sessions) lostGridNode(ss *session, what string) error {
 	if !s.gridNodeLost(ss) {
 		return nil
 	}
-	s.dropCrashed(ss)
-	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+	return s.crashedInFlight(ss, what)
 }
 
 // article is a or an (as case gives it: "a" or "A") for word: an alert

@@ -135,6 +135,11 @@ func awaitDialogs[T any](ss *session, limit time.Duration, onDialog func() (bool
 		v, err := fn()
 		done <- res{v, err}
 	}()
+	var nodeGone <-chan struct{}
+	if ss.grid != nil { // a grid node that dies leaves the call waiting: watch it
+		nodeGone = ss.grid.gone
+		defer ss.grid.watch(ss)()
+	}
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for {
@@ -160,6 +165,8 @@ func awaitDialogs[T any](ss *session, limit time.Duration, onDialog func() (bool
 			return zero, false, stalledErr(nil, limit, true)
 		case <-ss.gone:
 			return zero, false, &stalled{abi.CodeNoSession, "the browser session was closed while this call waited on it: call browser_navigate to start a new one"}
+		case <-nodeGone:
+			return zero, false, &stalled{abi.CodeBrowserCrashed, ss.crashReason()}
 		}
 	}
 }

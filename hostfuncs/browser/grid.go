@@ -15,6 +15,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // Browsers on a Selenium Grid (browser.grid).
@@ -235,25 +236,29 @@ func (s *launcher) gridLaunchArgs() []string {
 }
 
 // gridBrowser opens a browser of ss's own on the grid: the session
-// request waits in the grid's queue up to GridQueueTimeout. node is the
-// grid node it runs on (its URI), or "an unknown node".
-func (s *launcher) gridBrowser() (pw.Browser, *sharedDriver, string, error) {
+// request waits in the grid's queue up to GridQueueTimeout, the call's
+// progress saying so meanwhile (MCP progress notifications). The link
+// names the grid node it runs on (its URI, or "an unknown node") and its
+// WebDriver session there.
+func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, *gridLink, error) {
 	drv, err := s.startedDriver()
 	if err != nil {
-		return nil, drv, "", err
+		return nil, drv, nil, err
 	}
 	t0 := time.Now()
 	wait := s.cfg.GridQueueTimeout.D() + gridStartAllowance
+	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), gridStartAllowance))
 	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	hostfuncs.SayProgress(ctx, "")
 	if err != nil {
-		return nil, drv, "", s.gridLaunchErr(err)
+		return nil, drv, nil, s.gridLaunchErr(err)
 	}
-	node := s.gridNode(b)
+	node, id := s.gridNode(b)
 	s.mu.Lock()
 	s.mode = "selenium grid " + s.cfg.Grid
 	s.mu.Unlock()
-	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", node, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
-	return b, drv, node, nil
+	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", node, "session", id, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	return b, drv, &gridLink{hub: s.cfg.Grid, node: node, id: id, life: s.life, gone: make(chan struct{})}, nil
 }
 
 // gridStartAllowance is the time a node has to start a browser once it
@@ -275,19 +280,19 @@ func (s *launcher) gridLaunchErr(err error) error {
 	return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) gave no browser: %s", s.cfg.Grid, cleanMsg(msg))
 }
 
-// gridNode finds the node b runs on: the hub's status lists every node's
-// sessions with the user-data-dir chromedriver made for each, and b's
-// command line names its own.
-func (s *launcher) gridNode(b pw.Browser) string {
+// gridNode finds the node b runs on and its WebDriver session there: the
+// hub's status lists every node's sessions with the user-data-dir
+// chromedriver made for each, and b's command line names its own.
+func (s *launcher) gridNode(b pw.Browser) (node, id string) {
 	const unknown = "an unknown node"
 	cdp, err := b.NewBrowserCDPSession()
 	if err != nil {
-		return unknown
+		return unknown, ""
 	}
 	defer cdp.Detach()
 	res, err := cdp.Send("Browser.getBrowserCommandLine", nil)
 	if err != nil {
-		return unknown
+		return unknown, ""
 	}
 	var dir string
 	if m, ok := res.(map[string]any); ok {
@@ -299,43 +304,20 @@ func (s *launcher) gridNode(b pw.Browser) string {
 		}
 	}
 	if dir == "" {
-		return unknown
+		return unknown, ""
 	}
 	st, err := ReadGridStatus(s.life, s.cfg.Grid)
 	if err != nil {
-		return unknown
+		return unknown, ""
 	}
 	for _, n := range st.Value.Nodes {
 		for _, sl := range n.Slots {
 			if sl.Session != nil && sl.Session.Capabilities.Chrome.UserDataDir == dir {
-				return n.URI
+				return n.URI, sl.Session.SessionID
 			}
 		}
 	}
-	return unknown
-}
-
-// gridNodeLost reports whether ss runs on a grid node that is gone, and
-// marks ss crashed if so. A node that dies does not always close the
-// CDP connection the hub relays (the hub keeps the client's end open), so
-// a call that timed out asks: the node answers its own /status, or the
-// hub lists it up; else it is lost.
-func (s *sessions) gridNodeLost(ss *session) bool {
-	if !ss.ownBrowser || !strings.HasPrefix(ss.gridNode, "http") {
-		return false
-	}
-	if _, err := ReadGridStatus(s.life, ss.gridNode); err == nil {
-		return false
-	}
-	if st, err := ReadGridStatus(s.life, s.cfg.Grid); err == nil {
-		for _, n := range st.Value.Nodes {
-			if n.URI == ss.gridNode && n.Availability == "UP" {
-				return false
-			}
-		}
-	}
-	ss.markCrashed("the grid node " + ss.gridNode + " was lost")
-	return true
+	return unknown, ""
 }
 
 // GridStatus is the part of a Selenium Grid 4 hub's /status the host
@@ -382,13 +364,15 @@ func ReadGridStatus(ctx context.Context, grid string) (*GridStatus, error) {
 }
 
 // gridContext opens ss in a browser of its own on the grid.
-func (s *sessions) gridContext(ss *session, proxy string) error {
-	b, drv, node, err := s.launcher.gridBrowser()
+func (s *sessions) gridContext(ctx context.Context, ss *session, proxy string) error {
+	b, drv, link, err := s.launcher.gridBrowser(ctx)
 	ss.drv = drv
 	if err != nil {
 		return err
 	}
-	b.OnDisconnected(func(pw.Browser) { ss.markCrashed("the grid node " + node + " was lost") })
+	node := link.node
+	ss.grid = link
+	b.OnDisconnected(func(pw.Browser) { ss.markNodeLost() })
 	bctx, err := b.NewContext(pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)})
 	if err != nil {
 		bounded(closeWait, func() error { return b.Close() })
@@ -397,6 +381,6 @@ func (s *sessions) gridContext(ss *session, proxy string) error {
 		}
 		return abi.Errorf(abi.CodeExecutionFailed, "opening a browser context on grid node %s: %v", node, firstLine(err.Error()))
 	}
-	ss.bctx, ss.browser, ss.ownBrowser, ss.gridNode = bctx, b, true, node
+	ss.bctx, ss.browser, ss.ownBrowser = bctx, b, true
 	return nil
 }

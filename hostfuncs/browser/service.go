@@ -144,7 +144,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.launcher = &launcher{env: e, mode: "not started"}
 	s.sessions = &sessions{
 		env: e, launcher: s.launcher, concealer: s.concealer,
-		byKey: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, reaped: map[sessKey]string{},
+		byKey: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, lostNode: map[sessKey]string{}, reaped: map[sessKey]string{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.launcher.sessions = s.sessions

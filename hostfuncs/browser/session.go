@@ -27,9 +27,9 @@ type session struct {
 	bctx    pw.BrowserContext
 	browser pw.Browser // the shared browser, nil for a persistent context
 	// ownBrowser: browser is this session's alone (a grid browser), closed
-	// when the session ends; gridNode is the grid node it runs on.
+	// when the session ends; grid ties it to its grid node (gridlost.go).
 	ownBrowser bool
-	gridNode   string
+	grid       *gridLink
 	persistent bool
 	profile    *os.File // the profile's flock, held while open
 	profileDir string   // the persistent profile's folder, or ""

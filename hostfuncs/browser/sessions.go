@@ -42,6 +42,9 @@ type sessions struct {
 	opening map[sessKey]*opening
 	openSeq uint64
 	crashed map[sessKey]string
+	// lostNode holds keys whose grid node was lost under a call: the next
+	// call is answered browser_crashed too (gridlost.go).
+	lostNode map[sessKey]string
 	// reaped remembers why the host closed a key's session on its own
 	// (idle, evicted), so its next call is told instead of finding none.
 	reaped map[sessKey]string
@@ -66,6 +69,10 @@ func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool
 			s.mu.Unlock()
 			return nil, abi.Errorf(abi.CodeNotAvailable, "the browser service is shutting down")
 		}
+		if err := s.errLostNode(k); err != nil {
+			s.mu.Unlock()
+			return nil, err
+		}
 		ss := s.byKey[k]
 		s.mu.Unlock()
 		if ss == nil {
@@ -73,7 +80,7 @@ func (s *sessions) acquire(ctx context.Context, c *hostfuncs.Caller, create bool
 				return nil, s.errNoSession(k)
 			}
 			var err error
-			if ss, err = s.create(k, profileFrom(ctx)); err != nil {
+			if ss, err = s.create(ctx, k, profileFrom(ctx)); err != nil {
 				return nil, err
 			}
 		}
@@ -245,7 +252,7 @@ func (s *sessions) dropCrashed(ss *session) {
 // set. Sessions of different keys open at once: only the start of the
 // driver and the shared browser is serialized (startMu); a second create
 // for a key being opened waits for that open and takes its session.
-func (s *sessions) create(k sessKey, named string) (*session, error) {
+func (s *sessions) create(ctx context.Context, k sessKey, named string) (*session, error) {
 	for {
 		s.mu.Lock()
 		if ss := s.byKey[k]; ss != nil {
@@ -279,7 +286,7 @@ func (s *sessions) create(k sessKey, named string) (*session, error) {
 		testOpening(k)
 	}
 	s.evictFor(k)
-	return s.open(k, named)
+	return s.open(ctx, k, named)
 }
 
 // opening is a session being opened; done is closed when its open ends.
@@ -293,7 +300,7 @@ type opening struct {
 var testOpening, testEvictWaits func(sessKey)
 
 // open opens k's session (create reserved k) and publishes it.
-func (s *sessions) open(k sessKey, named string) (*session, error) {
+func (s *sessions) open(ctx context.Context, k sessKey, named string) (*session, error) {
 	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), env: s.env, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
@@ -314,7 +321,7 @@ func (s *sessions) open(k sessKey, named string) (*session, error) {
 		warnings = append(warnings, w...)
 	}
 	if ss.bctx == nil {
-		note, err := s.newContext(ss, proxy)
+		note, err := s.newContext(ctx, ss, proxy)
 		if err != nil {
 			return nil, err
 		}
@@ -413,9 +420,9 @@ func (s *sessions) launchProfile(ss *session, p profileChoice, proxy string) ([]
 
 // newContext opens ss as a context of the shared browser (started if
 // need be); note is the browser start's warning, if any.
-func (s *sessions) newContext(ss *session, proxy string) (string, error) {
+func (s *sessions) newContext(ctx context.Context, ss *session, proxy string) (string, error) {
 	if s.cfg.Grid != "" {
-		return "", s.gridContext(ss, proxy)
+		return "", s.gridContext(ctx, ss, proxy)
 	}
 	b, drv, note, err := s.launcher.startedBrowser()
 	ss.drv = drv
@@ -813,6 +820,7 @@ func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Bro
 	s.mu.Lock()
 	_, open := s.byKey[k]
 	delete(s.crashed, k)
+	delete(s.lostNode, k)
 	delete(s.reaped, k)
 	s.mu.Unlock()
 	if err := s.closeByKey(c.Personality(), c.Session()); err != nil {

@@ -5,8 +5,10 @@
 // session (the first navigate of a new session: the browser start, on
 // the grid the queue and the node's chromedriver too), and per call,
 // navigate and snapshot on a loopback page, medians. Then what one grid
-// session costs a node: the memory (PSS) and processor time of the
-// node's namespace with one session open, against the idle node.
+// session costs: on its node, the memory (PSS) of the browser's processes
+// (Chromium and its chromedriver) and of the node's Selenium server, and
+// the processor time each used during the timed calls; on the host, the
+// processor time of the host and its Playwright driver for those calls.
 //
 //	go run ./internal/bench/grid [-n 15] [-opens 3]
 //
@@ -92,13 +94,13 @@ func run(root string, n, opens int) error {
 	if err != nil {
 		return err
 	}
-	var cost string
-	gf, err := measure(grid, site.URL, n, opens, func() { cost = nodeCost(g) })
+	w := &usageWatch{g: g}
+	gf, err := measure(grid, site.URL, n, opens, w)
 	grid.Close(context.Background())
 	if err != nil {
 		return fmt.Errorf("grid: %w", err)
 	}
-	report(lf, gf, up, cost, n, opens)
+	report(lf, gf, up, w.cost(n), n, opens)
 	return nil
 }
 
@@ -145,8 +147,8 @@ network = { allowed_hosts = [%q] }
 
 // measure opens sessions one after the other (each timed by its first
 // navigate, then closed), then times n navigates and n snapshots on one
-// open session; during is called while that session is open.
-func measure(h *host.Host, url string, n, opens int, during func()) (figures, error) {
+// open session; w (if any) samples the processes before and after them.
+func measure(h *host.Host, url string, n, opens int, w *usageWatch) (figures, error) {
 	var f figures
 	do := func(session, tool string, args any) (time.Duration, error) {
 		raw, _ := json.Marshal(args)
@@ -173,6 +175,9 @@ func measure(h *host.Host, url string, n, opens int, during func()) (figures, er
 	if _, err := do("calls", "browser_navigate", map[string]any{"url": url}); err != nil {
 		return f, err
 	}
+	if w != nil {
+		w.before = w.sample()
+	}
 	for range n {
 		d, err := do("calls", "browser_navigate", map[string]any{"url": url})
 		if err != nil {
@@ -184,41 +189,84 @@ func measure(h *host.Host, url string, n, opens int, during func()) (figures, er
 		}
 		f.snapshot = append(f.snapshot, d)
 	}
-	if during != nil {
-		during()
+	if w != nil {
+		w.after = w.sample()
 	}
 	do("calls", "browser_close", map[string]any{})
 	return f, nil
 }
 
-// nodeCost is the memory (PSS) and processor time of the node whose
-// namespace holds a browser, against the other (idle) node.
-func nodeCost(g *seleniumgrid.Grid) string {
-	type use struct {
-		pss, ticks int64
-		procs      int
-	}
-	var per []use
-	for _, n := range g.Nodes {
-		pids := seleniumgrid.NamespacePIDs(n.NS)
-		var u use
-		for _, p := range pids {
-			if st, ok := procfs.ReadStat(p); ok {
-				u.ticks += st.UTime + st.STime
+// usage is what the processes of one side used: the busy node's browser
+// (Chromium and chromedriver) and Selenium server, the host (this process
+// and its Playwright driver). Memory in KB (PSS), time in clock ticks.
+type usage struct {
+	browserPSS, serverPSS, hostPSS       int64
+	browserTicks, serverTicks, hostTicks int64
+	hubTicks                             int64
+	browserProcs                         int
+}
+
+// usageWatch samples usage before and after the timed calls.
+type usageWatch struct {
+	g             *seleniumgrid.Grid
+	before, after usage
+}
+
+// sample reads the node that runs a browser and the host's own tree.
+func (w *usageWatch) sample() usage {
+	var u usage
+	onNode := map[int]bool{}
+	for _, n := range w.g.Nodes {
+		var nu usage
+		var browser, server []int
+		for _, p := range seleniumgrid.NamespacePIDs(n.NS) {
+			onNode[p] = true
+			st, ok := procfs.ReadStat(p)
+			if !ok {
+				continue
+			}
+			if st.Comm == "java" {
+				server = append(server, p)
+				nu.serverTicks += st.UTime + st.STime
+			} else {
+				browser = append(browser, p)
+				nu.browserTicks += st.UTime + st.STime
 			}
 		}
-		u.pss, u.procs = procfs.Memory(pids, "Pss"), len(pids)
-		per = append(per, u)
+		nu.browserPSS, nu.serverPSS, nu.browserProcs = procfs.Memory(browser, "Pss"), procfs.Memory(server, "Pss"), len(browser)
+		if nu.browserProcs > u.browserProcs {
+			u = nu
+		}
 	}
-	if len(per) != 2 {
+	// The hub and the nodes are this process's children too: the host is
+	// the rest of its tree (this process and its Playwright driver).
+	var hostPIDs []int
+	for _, st := range procfs.Tree(os.Getpid()) {
+		switch {
+		case onNode[st.PID]:
+		case st.Comm == "java":
+			u.hubTicks += st.UTime + st.STime
+		default:
+			hostPIDs = append(hostPIDs, st.PID)
+			u.hostTicks += st.UTime + st.STime
+		}
+	}
+	u.hostPSS = procfs.Memory(hostPIDs, "Pss")
+	return u
+}
+
+// cost says what one grid session cost, from the samples around n
+// navigate+snapshot pairs.
+func (w *usageWatch) cost(n int) string {
+	a, b := w.after, w.before
+	if a.browserProcs == 0 || n == 0 {
 		return ""
 	}
-	busy, idle := per[0], per[1]
-	if idle.procs > busy.procs {
-		busy, idle = idle, busy
-	}
-	return fmt.Sprintf("a node with one session open: %d processes, %.0f MB PSS; the idle node (its Selenium server alone): %d processes, %.0f MB PSS; so one session costs the node about %.0f MB and its processes used %.1f s more processor time than the idle node's",
-		busy.procs, float64(busy.pss)/1024, idle.procs, float64(idle.pss)/1024, float64(busy.pss-idle.pss)/1024, float64(busy.ticks-idle.ticks)/100)
+	perCall := func(ticks int64) float64 { return float64(ticks) * 10 / float64(n) } // ms per navigate+snapshot
+	return fmt.Sprintf("one session open on a node: its browser is %d processes (Chromium and chromedriver), %.0f MB PSS; the node's Selenium server %.0f MB PSS (once per node). "+
+		"Processor time per navigate+snapshot pair (%d pairs): the browser %.0f ms, the node's server %.0f ms and the hub %.0f ms (relaying CDP), the host (wasmwright and its Playwright driver) %.0f ms; the host's PSS with the session open: %.0f MB",
+		a.browserProcs, float64(a.browserPSS)/1024, float64(a.serverPSS)/1024,
+		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(a.hostTicks-b.hostTicks), float64(a.hostPSS)/1024)
 }
 
 func median(ds []time.Duration) time.Duration {

@@ -1,0 +1,248 @@
+package gridtest
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+)
+
+// consoleRig is a grid host served as serve does it: MCP over HTTP with
+// the operator console mounted beside it, an agent connected with its
+// bearer token, and an operator token.
+type consoleRig struct {
+	h          *host.Host
+	base       string // the console's URL
+	agentToken string
+	opToken    string
+	agent      *sdk.ClientSession
+}
+
+func newConsoleRig(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) *consoleRig {
+	t.Helper()
+	r := &consoleRig{agentToken: mcp.NewToken(), opToken: console.NewToken()}
+	h, cfg := newGridHost(t, gridSpec{plugins: plugins, grid: g.HubURL, proxyIP: g.HostIP, allowed: s.hostport,
+		grants: []string{"takeover"}, operators: true,
+		tail: fmt.Sprintf("\n[console]\nenabled = true\n[[console.operators]]\nname = \"olivia\"\nsha256 = %q\n", console.HashToken(r.opToken))})
+	r.h = h
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	c, err := console.New(h, console.Options{Path: cfg.Console.ConsolePath(), Operators: cfg.Console.Operators, Logger: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcp.New(h, mcp.Options{Logger: log, HTTP: mcp.HTTPOptions{Mount: c.Handler(), MountPath: c.Path()}})
+	tokens, _ := mcp.NewTokens(nil)
+	tokens.Add(r.agentToken, "agent")
+	hs := httptest.NewServer(srv.Handler(tokens))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		srv.Shutdown(ctx)
+		hs.Close()
+	})
+	r.base = hs.URL + c.Path()
+	c.Advertise(hs.URL)
+	r.agent, err = sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(),
+		&sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.Path, HTTPClient: &http.Client{Transport: bearer(r.agentToken)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.agent.Close() })
+	return r
+}
+
+type bearer string
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(b))
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// call runs an agent tool over MCP; an error comes back as "error CODE:
+// message", isErr set.
+func (r *consoleRig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	res, err := r.agent.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return resultText(res), res.IsError
+}
+
+func (r *consoleRig) mustCall(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	text, isErr := r.call(t, tool, args)
+	if isErr {
+		t.Fatalf("%s: %s", tool, text)
+	}
+	return text
+}
+
+// operatorPage is the console, logged in, in the operator's own Chromium
+// on this machine (not on the grid). CSP is bypassed so the test can wait
+// on conditions evaluated in the page.
+func (r *consoleRig) operatorPage(t *testing.T) pw.Page {
+	t.Helper()
+	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
+	if cli == "" {
+		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")
+	}
+	p, err := pw.Run(&pw.RunOptions{SkipInstallBrowsers: true, DriverDirectory: filepath.Dir(cli), Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatalf("starting the Playwright driver (make deps): %v", err)
+	}
+	t.Cleanup(func() { p.Stop() })
+	b, err := p.Chromium.Launch(pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String("/usr/bin/chromium"), Headless: pw.Bool(true), Args: []string{"--no-sandbox"}})
+	if err != nil {
+		t.Fatalf("launching the operator's Chromium: %v", err)
+	}
+	t.Cleanup(func() { b.Close() })
+	bc, err := b.NewContext(pw.BrowserNewContextOptions{BypassCSP: pw.Bool(true)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg, err := bc.NewPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pg.SetDefaultTimeout(60000)
+	if _, err := pg.Goto(r.base + "/"); err != nil {
+		t.Fatal(err)
+	}
+	must2(t, pg.Locator("#token").Fill(r.opToken))
+	_, err = pg.ExpectNavigation(func() error { return pg.Locator("#login").Click() })
+	must2(t, err)
+	waitFor(t, pg, `document.body.dataset.connected === "1" && document.getElementById("operator").textContent === "operator olivia"`)
+	return pg
+}
+
+func must2(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitFor waits (Playwright polls the console's DOM, no sleep) until expr
+// is true, within two minutes: frames come from a node through the hub.
+func waitFor(t *testing.T, pg pw.Page, expr string, arg ...any) {
+	t.Helper()
+	var a any
+	if len(arg) > 0 {
+		a = arg[0]
+	}
+	if _, err := pg.WaitForFunction(expr, a, pw.PageWaitForFunctionOptions{Timeout: pw.Float(120000)}); err != nil {
+		t.Fatalf("waiting for %s: %v", expr, err)
+	}
+}
+
+// takeoverOnAGrid: the console's live view, a takeover and operator
+// control on a session whose browser runs on a grid node. The agent asks
+// for a takeover; the operator, watching the live view, clicks the page's
+// button on its picture and hands back; the agent's call returns handed
+// back with the page as the operator left it, and the agent acts on it.
+// Then the operator drives the page from the live view: the agent's acting
+// tools are refused until they release it.
+func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) {
+	waitSessions(t, g, 0)
+	r := newConsoleRig(t, g, plugins, s)
+	r.mustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"})
+	if got, _ := g.Sessions(context.Background()); len(got) != 1 {
+		t.Fatalf("want the agent's session on a node: %v", got)
+	}
+	op := r.operatorPage(t)
+	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, mcp.SessionName(mcp.HashToken(r.agentToken), r.agent.ID()))
+	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Press") && r.textContent.includes("idle") }`, row)
+
+	// The live view: a frame of the node's page arrives.
+	must2(t, op.Locator(row+" button.watch").Click())
+	waitFor(t, op, `Number(document.getElementById("live").dataset.seq) >= 1 && document.getElementById("live").naturalWidth > 0`)
+	width := evalNum(t, op, `Number(document.getElementById("live").dataset.width)`)
+
+	type outcome struct {
+		text  string
+		isErr bool
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "press the button", "timeout_s": 240})
+		done <- outcome{text, isErr}
+	}()
+	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 1`)
+	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "A human has taken over") {
+		t.Errorf("snapshot during the takeover: want not_available, got %s", text)
+	}
+	img := op.Locator("#live")
+	box, err := img.BoundingBox()
+	must2(t, err)
+	scale := box.Width / width
+	must2(t, img.Click(pw.LocatorClickOptions{Position: &pw.Position{X: 100 * scale, Y: 100 * scale}}))
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("clicked by a human")`, row)
+	must2(t, op.Locator("#takeovers button.handback").Click())
+	var res outcome
+	select {
+	case res = <-done:
+	case <-time.After(3 * time.Minute):
+		t.Fatal("the takeover call did not return after the hand-back")
+	}
+	t.Logf("takeover handed back: %.300s", res.text)
+	if res.isErr || !strings.Contains(res.text, `"handed_back":true`) || !strings.Contains(res.text, `"outcome":"user"`) || !strings.Contains(res.text, "clicked") {
+		t.Fatalf("takeover handed back: want handed_back with the clicked page, got %+v", res)
+	}
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "clicked") {
+		t.Errorf("the agent's snapshot after the hand-back: want the page as the operator left it:\n%s", text)
+	}
+
+	// Operator control from the live view: the operator goes to another
+	// page; the agent's navigate is refused meanwhile, its snapshot reads
+	// the operator's page; released, the agent navigates again.
+	must2(t, op.Locator("#live-url").Fill(s.URL+"/"))
+	must2(t, op.Locator("#live-go").Click())
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("operator control") && document.querySelector(s).textContent.includes("Good")`, row)
+	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !isErr || !strings.Contains(text, "operator is controlling") {
+		t.Errorf("navigate under operator control: want not_available, got %s", text)
+	}
+	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "A good page") {
+		t.Errorf("snapshot under operator control: want the operator's page:\n%s", text)
+	}
+	must2(t, op.Locator("#live-release").Click())
+	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
+	if text := r.mustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !strings.Contains(text, "Press me") {
+		t.Errorf("navigate after the release: %s", text)
+	}
+	r.mustCall(t, "browser_close", map[string]any{})
+	waitSessions(t, g, 0)
+}
+
+func evalNum(t *testing.T, pg pw.Page, expr string) float64 {
+	t.Helper()
+	v, err := pg.Evaluate(expr)
+	must2(t, err)
+	switch n := v.(type) {
+	case int:
+		return float64(n)
+	case float64:
+		return n
+	}
+	t.Fatalf("%s = %v", expr, v)
+	return 0
+}

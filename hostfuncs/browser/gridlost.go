@@ -1,0 +1,230 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// A grid node lost mid-session.
+//
+// A node that dies does not close the CDP connection the hub relays: the
+// hub keeps the client's end open, so Playwright waits on a browser that
+// is gone until its own timeout (a navigate: navigation_timeout). The
+// host therefore watches the node while a call is under way on a grid
+// session (gridLink.watch, from await): every gridWatchEvery it asks the
+// hub to relay a WebDriver command to the session that touches nothing
+// (its timeouts). A live node answers; a dead one makes the hub answer
+// "Unable to execute request for an existing session" (the node does not
+// answer it) and, once the hub dropped the node, "invalid session id".
+// Two such answers in a row mark the node lost, and the call under way
+// returns browser_crashed naming it at once.
+//
+// The call that was under way when the host saw the loss, and the next
+// call on the session, answer browser_crashed naming the node (lostNode
+// keeps it for the next one): an agent that did not read the first answer
+// (a call it gave up on, or made beside it) learns it from its next call,
+// not only from a warning on a fresh session. The call after opens a fresh
+// session on a live node, its result saying the previous one crashed and
+// why.
+
+// gridLink is what ties a session to its grid browser: the node and the
+// WebDriver session on the hub, and gone, closed when the node is lost.
+type gridLink struct {
+	hub, node, id string
+	life          context.Context
+	gone          chan struct{}
+	goneOnce      sync.Once
+}
+
+// gridWatchEvery is how often a call under way on a grid session asks the
+// hub whether its node still answers. The probe is one small request to
+// the hub; a call shorter than this makes none.
+const gridWatchEvery = 2 * time.Second
+
+// gridMisses is how many failed probes in a row mark the node lost: one
+// could be a moment the hub could not reach a live node.
+const gridMisses = 2
+
+// markNodeLost marks ss crashed because its grid node is gone: every wait
+// on it (await) ends with browser_crashed naming the node. A session being
+// closed is not lost (closing its browser disconnects it too).
+func (ss *session) markNodeLost() {
+	g := ss.grid
+	if g == nil || ss.closing.Load() {
+		return
+	}
+	why := "the grid node " + g.node + " was lost"
+	// The lost node is the cause whatever was seen first (a tab's crash,
+	// the browser going away): the reason names it.
+	ss.crashWhy.Store(why)
+	ss.markCrashed(why)
+	g.goneOnce.Do(func() { close(g.gone) })
+}
+
+// nodeLost reports whether ss ran on a grid node marked lost.
+func (ss *session) nodeLost() bool {
+	if ss.grid == nil {
+		return false
+	}
+	select {
+	case <-ss.grid.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// watch probes ss's node until stop is called or the node is lost.
+func (g *gridLink) watch(ss *session) (stop func()) {
+	ctx, cancel := context.WithCancel(g.life)
+	go func() {
+		t := time.NewTicker(gridWatchEvery)
+		defer t.Stop()
+		misses := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-g.gone:
+				return
+			case <-t.C:
+			}
+			switch g.probe(ctx) {
+			case nodeAnswers:
+				misses = 0
+			case nodeGone:
+				if misses++; misses >= gridMisses {
+					ss.markNodeLost()
+					return
+				}
+			}
+		}
+	}()
+	return cancel
+}
+
+// probeAnswer is what a probe of a grid session learned.
+type probeAnswer int
+
+const (
+	nodeUnknown probeAnswer = iota // no answer from the hub, or one the host does not know
+	nodeAnswers
+	nodeGone
+)
+
+// probe asks the hub to relay GET /session/ID/timeouts to the session's
+// node (within 5 s): chromedriver answers it from its own state, without
+// touching the browser.
+func (g *gridLink) probe(ctx context.Context) probeAnswer {
+	if g.id == "" {
+		return nodeUnknown
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(g.hub, "/")+"/session/"+g.id+"/timeouts", nil)
+	if err != nil {
+		return nodeUnknown
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nodeUnknown // the hub itself does not answer: not the node's fault
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		return nodeAnswers
+	}
+	var body struct {
+		Value struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		} `json:"value"`
+	}
+	json.NewDecoder(io.LimitReader(resp.Body, 64<<10)).Decode(&body)
+	if body.Value.Error == "invalid session id" || strings.Contains(body.Value.Message, "Unable to execute request for an existing session") {
+		return nodeGone
+	}
+	return nodeUnknown
+}
+
+// gridNodeLost reports whether ss runs on a grid node that is gone, and
+// marks it lost if so: the hub says so for its session, or (the hub not
+// telling) the node does not answer its own /status and the hub does not
+// list it up.
+func (s *sessions) gridNodeLost(ss *session) bool {
+	g := ss.grid
+	if g == nil {
+		return false
+	}
+	if ss.nodeLost() {
+		return true
+	}
+	switch g.probe(s.life) {
+	case nodeAnswers:
+		return false
+	case nodeGone:
+		ss.markNodeLost()
+		return true
+	}
+	if !strings.HasPrefix(g.node, "http") {
+		return false
+	}
+	if _, err := ReadGridStatus(s.life, g.node); err == nil {
+		return false
+	}
+	if st, err := ReadGridStatus(s.life, s.cfg.Grid); err == nil {
+		for _, n := range st.Value.Nodes {
+			if n.URI == g.node && n.Availability == "UP" {
+				return false
+			}
+		}
+	}
+	ss.markNodeLost()
+	return true
+}
+
+// crashedInFlight drops ss, whose browser went away while a call was
+// under way, and answers that call browser_crashed. When its grid node was
+// lost the next call on the session is told too (lostNode).
+func (s *sessions) crashedInFlight(ss *session, what string) error {
+	s.dropCrashed(ss)
+	if !ss.nodeLost() {
+		return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset: call browser_navigate to start a fresh session", what, ss.crashReason())
+	}
+	s.mu.Lock()
+	s.lostNode[ss.key] = ss.crashReason()
+	s.mu.Unlock()
+	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while %s (%s); the session was reset and its tabs are gone: your next call on this session gets browser_crashed once more, and the call after (browser_navigate) opens a fresh session on a live node", what, ss.crashReason())
+}
+
+// errLostNode answers the call after one that saw k's grid node lost, and
+// forgets it; nil when k's node was not lost. s.mu is held.
+func (s *sessions) errLostNode(k sessKey) error {
+	why, ok := s.lostNode[k]
+	if !ok {
+		return nil
+	}
+	delete(s.lostNode, k)
+	return abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed (%s) during an earlier call; the session was reset and its tabs are gone: call browser_navigate to start a fresh session on a live node", why)
+}
+
+// lostInFlight answers a navigation that failed or timed out while its
+// grid node was lost (seen by the watch, or asked now on a timeout)
+// browser_crashed; nil otherwise.
+func (s *sessions) lostInFlight(ss *session, err error, what string) error {
+	var st *stalled
+	if ss.nodeLost() || (errors.As(err, &st) && st.code == abi.CodeBrowserCrashed) {
+		return s.crashedInFlight(ss, what)
+	}
+	if pwTimeout(err) {
+		return s.lostGridNode(ss, what)
+	}
+	return nil
+}
