@@ -44,6 +44,17 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 		<div class="nav"><a href="/a">Products</a><ul class="sub"><li><a href="/b">Shown on focus</a></li></ul></div>`)
 	page("/fade", `<title>Fade</title><style>input:focus { background-color: yellow; outline: 3px solid red; transition: background-color 30s, outline-color 30s }</style>
 		<label>First <input></label><label>Second <input></label>`)
+	page("/fields", `<title>Fields</title>
+		<form role="search"><input type="search" aria-label="Site search" placeholder="Search the site"></form>
+		<label>Name <input name="name"></label>
+		<label for="city">City</label> <input id="city" placeholder="Where you live">
+		<textarea aria-label="Notes"></textarea>
+		<input aria-label="Same" placeholder="Same">
+		<input type="password" aria-label="Secret" placeholder="Your secret">`)
+	page("/hint", `<title>Hint</title><style>input:placeholder-shown + .hint { display: none }</style>
+		<label>Email <input type="email" placeholder="you@example.org"><span class="hint">Press enter to save</span></label>`)
+	page("/cell", `<title>Cell</title><table><tr><th>Item</th><th>Qty</th></tr><tr><td>Tea</td><td><input aria-label="Quantity"></td></tr></table>`)
+	page("/labelledby", `<title>Labelled by</title><input id="who" aria-label="Who"> <button aria-labelledby="who">x</button>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button>Inner</button>" title="inner"></iframe>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -98,25 +109,51 @@ func TestUnchangedPageTakesNoSnapshot(t *testing.T) {
 	if s := snapshotNow(t, c); s != r.Snapshot || *n != taken {
 		t.Fatalf("a snapshot of the unchanged page took %d snapshots or differs:\n%s", *n-taken, s)
 	}
+	// Typing changes the field's value and focus: the kept snapshot,
+	// patched, is what a new one would be.
 	name := refOf(t, r.Snapshot, `textbox "Name"`)
+	patched := snapshotsPatched.Load()
 	typed := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Ada"})
-	if *n != taken+1 || !strings.Contains(typed.Snapshot, "Ada") {
-		t.Fatalf("typing took %d snapshots, want 1; snapshot:\n%s", *n-taken, typed.Snapshot)
+	if *n != taken || snapshotsPatched.Load() != patched+1 || !strings.Contains(typed.Snapshot, `textbox "Name" [active] [ref=`+name+`]: Ada`) {
+		t.Fatalf("typing took %d snapshots (want 0, the kept one patched); snapshot:\n%s", *n-taken, typed.Snapshot)
+	}
+	if fresh := freshSnapshot(t, c); typed.Snapshot != fresh {
+		t.Fatalf("the patched snapshot differs from a new one:\n%s\n---\n%s", typed.Snapshot, fresh)
 	}
 }
 
+// freshSnapshot is a new whole-page snapshot of c's tab, as aria takes it
+// when none is kept (the watcher's answer unused), redacted as every
+// snapshot is: what a patched snapshot must equal.
+func freshSnapshot(t *testing.T, c *hostfuncs.Caller) string {
+	t.Helper()
+	ss, tb, err := svc.sessions.pageTab(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.mu.Unlock()
+	tb.kept.Store(nil)
+	snap, err := svc.pages.aria(tb, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc.concealer.redact(tb, snap)
+}
+
 // A value set by a script, with no event and no DOM mutation, is a
-// change: the action answers with a new snapshot that shows it.
+// change: the action answers with the snapshot that shows it (the kept
+// one with the field's line patched, as a new one has it).
 func TestValueSetByScriptIsAChange(t *testing.T) {
 	pages, _ := changePages(t)
 	c := caller(t.Name())
-	n := countSnapshots(t)
 	navTo(t, c, pages.URL+"/still")
 	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
-	taken := *n
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Alt"})
-	if *n != taken+1 || !strings.Contains(a.Snapshot, "set by script") {
-		t.Fatalf("a value set by the page's script took %d snapshots (want 1); snapshot:\n%s", *n-taken, a.Snapshot)
+	if !strings.Contains(a.Snapshot, "set by script") {
+		t.Fatalf("the snapshot misses a value set by the page's script:\n%s", a.Snapshot)
+	}
+	if fresh := freshSnapshot(t, c); a.Snapshot != fresh {
+		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", a.Snapshot, fresh)
 	}
 }
 
@@ -241,16 +278,16 @@ func TestFocusWithinRevealIsAChange(t *testing.T) {
 
 func TestMoveActive(t *testing.T) {
 	snap := "- generic [active] [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
-	got, ok := moveActive(snap, 2)
+	got, ok := moveActive(snap, "e2")
 	want := "- generic [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [active] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
 	if !ok || got != want {
 		t.Fatalf("moveActive to e2:\n%s\nwant\n%s", got, want)
 	}
-	got, ok = moveActive(want, 3)
+	got, ok = moveActive(want, "e3")
 	if !ok || !strings.Contains(got, `heading "H" [active] [level=2] [ref=e3]: text [active]`) || strings.Contains(got, "[checked] [active]") {
 		t.Fatalf("moveActive to e3:\n%s", got)
 	}
-	if _, ok := moveActive(snap, 9); ok {
+	if _, ok := moveActive(snap, "e9"); ok {
 		t.Fatal("moveActive to a ref not in the snapshot succeeded")
 	}
 }
@@ -267,5 +304,116 @@ func TestColourTransitionIsNoChange(t *testing.T) {
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
 	if *n != taken || !strings.Contains(a.Snapshot, `textbox "Second" [active]`) {
 		t.Fatalf("Tab under a colour transition took %d snapshots, want 0:\n%s", *n-taken, a.Snapshot)
+	}
+}
+
+// Typing into a text field answers with the kept snapshot, its line given
+// the new value as Playwright renders it: plain, quoted where YAML would
+// read it otherwise, folded whitespace, none when it equals the field's
+// name, under a placeholder line; each answer equals a new snapshot.
+func TestTypedValueIsPatchedExactly(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/fields")
+	typing := []struct{ field, text string }{
+		{`searchbox "Site search"`, "hello world"},
+		{`searchbox "Site search"`, "yes"},
+		{`textbox "Name"`, "42"},
+		{`textbox "Name"`, "a: b"},
+		{`textbox "Name"`, "-x"},
+		{`textbox "Name"`, "x #y {z}"},
+		{`textbox "Name"`, `say "hi" \ 'there'`},
+		{`textbox "Name"`, "Name"},
+		{`textbox "City"`, "  spaced   out  "},
+		{`textbox "City"`, "0x1F"},
+		{`textbox "City"`, ""},
+		{`textbox "Notes"`, "line one\nline two"},
+		{`textbox "Same"`, "Same"},
+		{`textbox "Same"`, "different"},
+		{`textbox "Secret"`, "hunter2-patched"},
+	}
+	for _, ty := range typing {
+		taken, patched := *n, snapshotsPatched.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, ty.field), Text: ty.text})
+		if *n != taken || snapshotsPatched.Load() != patched+1 {
+			t.Errorf("typing %q into %s took %d snapshots, want 0 (the kept one patched); fallbacks %v", ty.text, ty.field, *n-taken, watchFallbacks.counts())
+		}
+		if fresh := freshSnapshot(t, c); a.Snapshot != fresh {
+			t.Fatalf("typing %q into %s: the answer differs from a new snapshot:\n%s\n---\n%s", ty.text, ty.field, a.Snapshot, fresh)
+		}
+	}
+}
+
+// A value that may show more than its field's line is snapshot: a
+// stylesheet that shows a hint by :placeholder-shown, a field inside a
+// table cell (the cell's name takes the value), a field an
+// aria-labelledby names a button by. Each answer equals a new snapshot,
+// and the reason is counted.
+func TestValueThatShowsMoreIsSnapshot(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	for _, tc := range []struct{ path, field, why string }{
+		{"/hint", `textbox "Email"`, "value css"},
+		{"/cell", `textbox "Quantity"`, "value"},
+		{"/labelledby", `textbox "Who"`, "value"},
+	} {
+		r := navTo(t, c, pages.URL+tc.path)
+		ref := refOf(t, r.Snapshot, tc.field)
+		// Focus first: the typing then changes the value alone.
+		act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: ref})
+		taken, before := *n, watchFallbacks.counts()[tc.why]
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: ref, Text: "7"})
+		if *n != taken+1 || watchFallbacks.counts()[tc.why] != before+1 {
+			t.Errorf("%s: typing took %d snapshots (want 1) and counted %d %q fallbacks (want 1): %v", tc.path, *n-taken, watchFallbacks.counts()[tc.why]-before, tc.why, watchFallbacks.counts())
+		}
+		if fresh := freshSnapshot(t, c); a.Snapshot != fresh {
+			t.Fatalf("%s: the answer differs from a new snapshot:\n%s\n---\n%s", tc.path, a.Snapshot, fresh)
+		}
+		if tc.path == "/hint" && !strings.Contains(a.Snapshot, "Press enter to save") {
+			t.Fatalf("the hint :placeholder-shown hid is not in the answer:\n%s", a.Snapshot)
+		}
+	}
+}
+
+// yamlValue quotes what Playwright's yamlEscapeValueIfNeeded quotes, and
+// escapes as it does (the typing test checks the common cases against
+// Chromium; these are the rules' corners).
+func TestYAMLValue(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain text":  "plain text",
+		"":            `""`,
+		"12":          `"12"`,
+		"1e5":         `"1e5"`,
+		".5":          `".5"`,
+		"5.":          `"5."`,
+		"-Infinity":   `"-Infinity"`,
+		"0b101":       `"0b101"`,
+		"0x":          "0x",
+		"1e":          "1e",
+		"1_000":       "1_000",
+		"No":          `"No"`,
+		"a:b":         "a:b",
+		"a:":          `"a:"`,
+		"a: b":        `"a: b"`,
+		"a #b":        `"a #b"`,
+		"a#b":         "a#b",
+		"[x":          `"[x"`,
+		"x]":          "x]",
+		"@me":         `"@me"`,
+		"say \"hi\"":  "say \"hi\"",
+		"\"hi\"":      `"\"hi\""`,
+		"{a}":         `"{a}"`,
+		"tab\there":   "tab\there",
+		"\tlead":      `"\tlead"`,
+		"bell\x07":    `"bell\x07"`,
+		"c1\u0085":    `"c1\x85"`,
+		"back\\slash": "back\\slash",
+		"nbsp\u00a0":  "\"nbsp\u00a0\"",
+	} {
+		if got := yamlValue(in); got != want {
+			t.Errorf("yamlValue(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

@@ -63,9 +63,11 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	doc := t.navSeq.Load() + 1
 	if depth == 0 {
 		url := t.page.URL()
-		if snap, ok := unchangedSnapshot(t, doc); ok {
-			return snap, nil
+		kept, why := unchangedSnapshot(t, doc, wait)
+		if why.Changed == "" {
+			return kept, nil
 		}
+		s.log.Debug("page snapshot taken", "why", why.Changed, "detail", capString(why.Detail, 200), "url", url)
 		defer func() {
 			if err == nil {
 				keepSnapshot(t, doc, url, snap)
