@@ -119,19 +119,23 @@ const changesJS = `(() => {
 	// (a selector that shows or hides another element by them: :has(), a
 	// combinator after them, nesting; a rule on that element's display,
 	// visibility, content, cursor, pointer events or size), or "" when
-	// none can; a sheet it cannot read (another origin's) is unsure.
+	// none can. A sheet it cannot read (another origin's) is added to
+	// unread, by address: the host knows whether it loaded at all.
 	const shows = /^(display|visibility|content|content-visibility|cursor|pointer-events|(min-|max-)?(width|height|inline-size|block-size)|transform|scale|zoom|font-size|field-sizing)$/;
-	const cssShows = pseudo => {
+	const cssShows = (pseudo, unread) => {
 		const has = new RegExp(":(" + pseudo + ")");
 		const after = new RegExp(":(" + pseudo + ")[a-z-]*[^,]*?[\\s>+~)]");
 		const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
 		const rules = [];
+		const add = sh => {
+			try { rules.push(...sh.cssRules); } catch (e) { if (!sh.href) throw e; unread.add(sh.href); }
+		};
 		try {
-			for (const sh of sheets) rules.push(...sh.cssRules);
+			for (const sh of sheets) add(sh);
 			for (let i = 0; i < rules.length; i++) {
 				const r = rules[i];
 				if (r.cssRules) rules.push(...r.cssRules);
-				if (r.styleSheet) rules.push(...r.styleSheet.cssRules);
+				if (r.styleSheet) add(r.styleSheet);
 				const sel = r.selectorText;
 				if (!sel || !has.test(sel)) continue;
 				if (/:has\(|&/.test(sel) || after.test(sel)) return "css " + sel;
@@ -188,9 +192,11 @@ const changesJS = `(() => {
 	let seenPointer = "", seenFields = new Map(), active = null;
 	// check answers what changed since the previous check: {} nothing;
 	// {changed, detail} the page may have (a class of reason, and what it
-	// was); {focus, values} only the focus moved (to the element of that
-	// ref, Playwright's, in this isolated world) and text fields' values
-	// changed (their refs, the text their lines showed and show now).
+	// was); {focus, values, sheets} only the focus moved (to the element
+	// of that ref, Playwright's, in this isolated world) and text fields'
+	// values changed (their refs, the text their lines showed and show
+	// now), unless one of the stylesheets it could not read (sheets) says
+	// more.
 	const check = () => {
 		if (mo.takeRecords().length) mark("mutation");
 		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields;
@@ -200,11 +206,11 @@ const changesJS = `(() => {
 		seenPointer = pt;
 		seenFields = fs;
 		if (why) return why;
-		const out = {};
+		const out = {}, unread = new Set();
 		if (active !== was) {
 			const r = active && active._ariaRef;
 			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
-			const css = cssShows(focusPseudo);
+			const css = cssShows(focusPseudo, unread);
 			if (css) return { changed: "focus css", detail: css };
 			out.focus = r.ref;
 		}
@@ -217,9 +223,10 @@ const changesJS = `(() => {
 			(out.values || (out.values = [])).push(p);
 		}
 		if (out.values) {
-			const css = cssShows(valuePseudo);
+			const css = cssShows(valuePseudo, unread);
 			if (css) return { changed: "value css", detail: css };
 		}
+		if (unread.size) out.sheets = [...unread];
 		return out;
 	};
 	// The answer is the text of an element made for it, never inserted
@@ -254,12 +261,14 @@ type keptSnapshot struct {
 // watchAnswer is a check's answer (changesJS): Changed is the class of
 // reason the page may have changed, Detail what it was; with neither, the
 // page is unchanged but for the focus, moved to the element of ref Focus
-// (when set), and Values, text fields' new values.
+// (when set), and Values, text fields' new values, unless one of Sheets,
+// the stylesheets the watcher could not read, has rules (it loaded).
 type watchAnswer struct {
 	Changed string        `json:"changed"`
 	Detail  string        `json:"detail"`
 	Focus   string        `json:"focus"`
 	Values  []valueChange `json:"values"`
+	Sheets  []string      `json:"sheets"`
 }
 
 // valueChange is a text field's value changed: the field's ref, and the
@@ -307,6 +316,8 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		why.Changed = "another document"
 	case kept.url != t.page.URL():
 		why.Changed = "URL changed"
+	case !t.sheets.allFailed(a.Sheets):
+		why.Changed = "css unreadable"
 	}
 	if why.Changed == "" {
 		snap = kept.snap
@@ -335,6 +346,42 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 	snapshotsSkipped.Add(1)
 	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap})
 	return snap, why
+}
+
+// sheetLoads records which stylesheets a tab requested failed to load (no
+// response: refused, unreachable), by address: such a sheet, which the
+// watcher cannot read when it is another origin's, has no rules. At most
+// maxSheetLoads addresses are kept; one not kept counts as loaded.
+type sheetLoads struct {
+	mu     sync.Mutex
+	failed map[string]bool
+}
+
+const maxSheetLoads = 1024
+
+// note records the outcome of a stylesheet request.
+func (l *sheetLoads) note(url string, failed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed == nil {
+		l.failed = map[string]bool{}
+	}
+	if _, ok := l.failed[url]; ok || len(l.failed) < maxSheetLoads {
+		l.failed[url] = failed
+	}
+}
+
+// allFailed reports whether every one of urls failed to load (the last
+// request of each).
+func (l *sheetLoads) allFailed(urls []string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range urls {
+		if !l.failed[u] {
+			return false
+		}
+	}
+	return true
 }
 
 // keepSnapshot records snap as the whole-page snapshot of document doc

@@ -2,7 +2,9 @@ package browser
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -415,5 +417,54 @@ func TestYAMLValue(t *testing.T) {
 		if got := yamlValue(in); got != want {
 			t.Errorf("yamlValue(%q) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// A stylesheet of another origin cannot be read from the page: one that
+// did not load (nothing answers at its address) has no rules, and a focus
+// move on its page is patched; one that loaded may hold a :focus-within
+// rule, and the page is snapshot (here it shows a submenu).
+func TestUnreadableStylesheet(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := l.Addr().String()
+	l.Close()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/css")
+		io.WriteString(w, ".sub { display: none } .nav:focus-within .sub { display: block }")
+	}))
+	defer other.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		sheet := "http://" + dead + "/gone.css"
+		if r.URL.Path == "/other" {
+			sheet = other.URL + "/menu.css"
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><title>Sheets</title><link rel="stylesheet" href="%s">
+			<div class="nav"><a href="/a">Products</a><ul class="sub"><li><a href="/b">Shown on focus</a></li></ul></div>`, sheet)
+	})
+	srv := httptest.NewServer(mux)
+	defer srv.Close()
+	c := caller(t.Name())
+	n := countSnapshots(t)
+
+	navTo(t, c, srv.URL+"/dead")
+	taken := *n
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if *n != taken || !strings.Contains(a.Snapshot, `link "Products" [active]`) {
+		t.Fatalf("Tab on a page whose only stylesheet did not load took %d snapshots, want 0 (%v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
+	}
+	if fresh := freshSnapshot(t, c); a.Snapshot != fresh {
+		t.Fatalf("the patched snapshot differs from a new one:\n%s\n---\n%s", a.Snapshot, fresh)
+	}
+
+	navTo(t, c, srv.URL+"/other")
+	taken, before := *n, watchFallbacks.counts()["css unreadable"]
+	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if *n != taken+1 || watchFallbacks.counts()["css unreadable"] != before+1 || !strings.Contains(a.Snapshot, "Shown on focus") {
+		t.Fatalf("Tab on a page with another origin's stylesheet took %d snapshots (want 1, css unreadable: %v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
 	}
 }
