@@ -32,10 +32,10 @@ import (
 // events, caught before the page's own listeners see them). Unsure, so
 // changed every time: a document with an open shadow root or a custom
 // element (its shadow tree is not watched; a custom element may attach
-// one when defined), running or filling animations other than such
-// transitions (they can change visibility with no event), and a page
-// with frames (their documents are not asked; aria checks page.Frames).
-// A new document has a new watcher, which starts changed.
+// one when defined), and running or filling animations other than such
+// transitions (they can change visibility with no event). Each frame's
+// document has its own watcher, asked at the same time (changedSince). A
+// new document has a new watcher, which starts changed.
 //
 // Two changes are answered from the kept snapshot, patched to the text a
 // new snapshot has (the tests compare the two):
@@ -66,7 +66,9 @@ const changesJS = `(() => {
 	// class of reason, and what it was), or null.
 	let dirty = { changed: "new document" };
 	const mark = (changed, detail) => { if (!dirty) dirty = { changed, detail }; };
-	const mo = new MutationObserver(() => mark("mutation"));
+	// A mutation's detail names the first one: its kind, node, attribute.
+	const what = rs => rs[0].type + " " + rs[0].target.nodeName + (rs[0].attributeName ? " " + rs[0].attributeName : "");
+	const mo = new MutationObserver(rs => mark("mutation", what(rs)));
 	mo.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
 	// A transition of colours, outlines or shadows (as :focus styles
 	// start) changes no line of a snapshot; any other may.
@@ -198,7 +200,8 @@ const changesJS = `(() => {
 	// now), unless one of the stylesheets it could not read (sheets) says
 	// more.
 	const check = () => {
-		if (mo.takeRecords().length) mark("mutation");
+		const rs = mo.takeRecords();
+		if (rs.length) mark("mutation", what(rs));
 		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields;
 		active = doc.activeElement;
 		const why = dirty || (pt !== seenPointer ? { changed: "pointer", detail: "hover, popover or document focus" } : null) || (fs.size !== wasFields.size ? { changed: "form controls" } : null) || unsure();
@@ -280,14 +283,44 @@ type valueChange struct {
 	Now string `json:"now"`
 }
 
-// changedSince asks the main frame's watcher what changed since its
-// previous check, which this one ends. Any failure, or a page with
-// frames, is a change.
+// changedSince asks the page's watchers what changed since their previous
+// check, which this one ends: the main frame's, and each frame's at once
+// (every frame's document is in the snapshot, and each has its own
+// watcher). A frame answers for the page only when nothing in it changed,
+// not even its focus or a value: a change there is a change. Any failure
+// is a change.
 func changedSince(t *tab, wait time.Duration) watchAnswer {
-	if len(t.page.Frames()) > 1 {
-		return watchAnswer{Changed: "frames"}
+	main := t.page.MainFrame()
+	frames := t.page.Frames()
+	answers := make([]watchAnswer, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		if f == main {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = checkFrame(f, wait)
+		}()
 	}
-	text, err := t.page.Locator(changeEngine + "=check").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	a := checkFrame(main, wait)
+	wg.Wait()
+	for i, f := range frames {
+		switch b := answers[i]; {
+		case f == main:
+		case b.Changed != "":
+			return watchAnswer{Changed: "frame: " + b.Changed, Detail: capString(f.URL(), 200) + ": " + b.Detail}
+		case b.Focus != "" || len(b.Values) > 0 || len(b.Sheets) > 0:
+			return watchAnswer{Changed: "frame: focus or value", Detail: capString(f.URL(), 200)}
+		}
+	}
+	return a
+}
+
+// checkFrame asks one frame's watcher.
+func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
+	text, err := f.Locator(changeEngine + "=check").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	var a watchAnswer
 	if err == nil {
 		err = json.Unmarshal([]byte(text), &a)
