@@ -57,6 +57,7 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 		<label>Email <input type="email" placeholder="you@example.org"><span class="hint">Press enter to save</span></label>`)
 	page("/cell", `<title>Cell</title><table><tr><th>Item</th><th>Qty</th></tr><tr><td>Tea</td><td><input aria-label="Quantity"></td></tr></table>`)
 	page("/labelledby", `<title>Labelled by</title><input id="who" aria-label="Who"> <button aria-labelledby="who">x</button>`)
+	page("/tip", `<title>Tip</title><p>Price <span title="Includes tax">(?)</span></p><label>Qty <input></label>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button onclick=&quot;this.textContent='Pressed'&quot;>Inner</button>" title="inner"></iframe>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -478,5 +479,26 @@ func TestUnreadableStylesheet(t *testing.T) {
 	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
 	if *n != taken+1 || watchFallbacks.counts()["css unreadable"] != before+1 || !strings.Contains(a.Snapshot, "Shown on focus") {
 		t.Fatalf("Tab on a page with another origin's stylesheet took %d snapshots (want 1, css unreadable: %v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
+	}
+}
+
+// A page whose marks pass gives an inline element its line (an empty text
+// node, marks.go) is snapshot once, after the pass, not twice; the pass's
+// own change is not the page's: the next action that changes nothing
+// takes no snapshot.
+func TestMarksPassChangeIsOwn(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/tip")
+	if *n != 1 || !strings.Contains(r.Snapshot, "[hoverable]") {
+		t.Fatalf("navigating took %d snapshots (want 1) or lost the tooltip's mark:\n%s", *n, r.Snapshot)
+	}
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if *n != 1 || a.Snapshot != r.Snapshot {
+		t.Fatalf("a press that changes nothing after the marks pass took %d snapshots (want 0; %v):\n%s", *n-1, watchFallbacks.counts(), a.Snapshot)
+	}
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("the kept snapshot differs from a new one:\n%s\n---\n%s", kept, fresh)
 	}
 }
