@@ -5,7 +5,6 @@ import (
 	"maps"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -76,9 +75,6 @@ func TestWatchOnCorpusPages(t *testing.T) {
 		}
 	}
 	t.Logf("how each action was answered:\n%s", report.String())
-	if os.Getenv("WW_WATCH_REPORT") != "" {
-		os.WriteFile(os.Getenv("WW_WATCH_REPORT"), []byte(report.String()), 0o644)
-	}
 }
 
 // newReasons are the reasons counted in after more often than in before.
