@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -249,8 +248,8 @@ func TestFocusMoveIsPatchedExactly(t *testing.T) {
 	c := caller(t.Name())
 	n := countSnapshots(t)
 	r := navTo(t, c, pages.URL+"/still")
-	// Typing leaves the focus in Name: the value is new, a snapshot is
-	// taken. Tab to Password, then back with Shift+Tab: two moves.
+	// Typing leaves the focus in Name (its new value patched in). Tab to
+	// Password, then back with Shift+Tab: two moves.
 	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Name"`), Text: "Ada"})
 	for i, key := range []string{"Tab", "Shift+Tab"} {
 		taken, skipped := *n, snapshotsSkipped.Load()
@@ -258,17 +257,10 @@ func TestFocusMoveIsPatchedExactly(t *testing.T) {
 		if *n != taken || snapshotsSkipped.Load() != skipped+1 {
 			t.Fatalf("Tab %d took %d snapshots, want 0 (the focus moved, nothing else)", i+1, *n-taken)
 		}
-		ss, tb, err := svc.sessions.pageTab(context.Background(), c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh, err := tb.page.AriaSnapshot(snapshotOptions(0, false, time.Minute))
-		ss.mu.Unlock()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if a.Snapshot != svc.concealer.redact(tb, markLines(fresh, nil)) {
-			t.Fatalf("Tab %d: the patched snapshot differs from a new one:\n%s\n---\n%s", i+1, a.Snapshot, fresh)
+		// Compared before redaction, which redacts a field whose check is
+		// late (a loaded machine) and would tell the two apart by it.
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Fatalf("Tab %d: the patched snapshot differs from a new one:\n%s\n---\n%s", i+1, kept, fresh)
 		}
 		if strings.Count(a.Snapshot, "[active]") != 1 {
 			t.Fatalf("Tab %d: want one [active]:\n%s", i+1, a.Snapshot)
