@@ -1106,7 +1106,9 @@ func TestOneSnapshotPerAction(t *testing.T) {
 	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
 	act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: refOf(t, r.Snapshot, `button "Remove it"`)})
 	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Bo", NoSnapshot: true})
-	if n != 3 {
-		t.Fatalf("a navigate, a type, a press moving the focus, a click removing an element and a type with snapshot none took %d snapshots, want 3", n)
+	// The type only changes a value and the focus, and the press the
+	// focus: both are answered from the kept snapshot, patched (changes.go).
+	if n != 2 {
+		t.Fatalf("a navigate, a type, a press moving the focus, a click removing an element and a type with snapshot none took %d snapshots, want 2", n)
 	}
 }

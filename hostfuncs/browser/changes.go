@@ -1,10 +1,13 @@
 package browser
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
-	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 )
@@ -15,129 +18,227 @@ import (
 // document gets a change watcher (changesJS), a selector engine Playwright
 // runs in its isolated world, out of the page's reach: a page's scripts
 // can neither see it nor silence it. Asking it "check" answers whether the
-// document may have changed since the previous check and starts a new
-// period; aria asks right before each whole-page snapshot, so a change
-// made while the snapshot is taken counts for the next one.
+// document may have changed since the previous check, and how, and starts
+// a new period; aria asks right before each whole-page snapshot, so a
+// change made while the snapshot is taken counts for the next one.
 //
 // It decides conservatively. Changed is: any DOM mutation (childList,
-// attributes, text) in the document; another hovered element, form
-// control value, checked or selected state, open popover, or the
-// document gaining or losing focus (compared at each check, so no page
-// handler can hide them); resizing, a hash or history change, an element
-// or font loading, a transition or animation event, a content-visibility
-// change, a popover or details toggle, a transition of anything but
-// colours, outlines and shadows (the events, caught before the page's own
-// listeners see them). Unsure, so changed every time: a document with an
-// open shadow root or a custom element (its shadow tree is not watched; a
-// custom element may attach one when defined), running or filling
-// animations other than such transitions (they can change visibility
-// with no event), and
-// a page with frames (their documents are not asked; aria checks
-// page.Frames). A new document has a new watcher, which starts changed.
+// attributes, text) in the document; another hovered element, checked or
+// selected state, open popover, or the document gaining or losing focus
+// (compared at each check, so no page handler can hide them); resizing, a
+// hash or history change, an element or font loading, a transition or
+// animation event, a content-visibility change, a popover or details
+// toggle, a transition of anything but colours, outlines and shadows (the
+// events, caught before the page's own listeners see them). Unsure, so
+// changed every time: a document with an open shadow root or a custom
+// element (its shadow tree is not watched; a custom element may attach
+// one when defined), and running or filling animations other than such
+// transitions (they can change visibility with no event). Each frame's
+// document has its own watcher, asked at the same time (changedSince). A
+// new document has a new watcher, which starts changed.
 //
-// A focus that moved, with nothing else changed, is answered from the
-// kept snapshot with its [active] mark moved (moveActive) to the newly
-// focused element's line, found by the ref Playwright keeps on that
-// element in the same isolated world. Unless a stylesheet could make
-// focus change more than that mark (:focus-within, :has(), a combinator
-// after :focus, a :focus rule on display, visibility, content, cursor,
-// pointer events or size, or a stylesheet it cannot read): then changed.
+// Two changes are answered from the kept snapshot, patched to the text a
+// new snapshot has (the tests compare the two):
+//   - the focus moved: its [active] mark moves (moveActive) to the newly
+//     focused element's line, found by the ref Playwright keeps on that
+//     element in the same isolated world;
+//   - a text field's value changed (typing): the text of its line
+//     (setValue), rendered as Playwright renders it, once the line's
+//     present text is found to be the old value rendered the same way.
+//
+// Unless a stylesheet could make that focus or value change more than
+// that line (cssShows: :focus-within, :has(), a combinator after the
+// pseudo-class, a rule on display, visibility, content, cursor, pointer
+// events or size, or a stylesheet it cannot read), or the value could be
+// part of another element's name (the field inside a link, button, cell,
+// heading, label of another control, or an element an aria-labelledby
+// names), or the field's line is not a plain one: then changed.
+//
+// Each answer that is not "unchanged" says why (a short reason, counted in
+// watchFallbacks and logged at debug level), so what still costs a
+// snapshot on real pages can be told.
 //
 // Not seen: an event handler property assigned by script with nothing else
 // changing ([clickable] and its kin, hints, come with the next change).
 const changesJS = `(() => {
 	const doc = document;
-	let dirty = true, seen = "";
-	const mark = () => { dirty = true; };
-	const mo = new MutationObserver(mark);
+	// dirty is why the page may have changed since the last check (a
+	// class of reason, and what it was), or null.
+	let dirty = { changed: "new document" };
+	const mark = (changed, detail) => { if (!dirty) dirty = { changed, detail }; };
+	// A mutation's detail names the first one: its kind, node, attribute.
+	const what = rs => rs[0].type + " " + rs[0].target.nodeName + (rs[0].attributeName ? " " + rs[0].attributeName : "");
+	const mo = new MutationObserver(rs => mark("mutation", what(rs)));
 	mo.observe(doc, { subtree: true, childList: true, attributes: true, characterData: true });
 	// A transition of colours, outlines or shadows (as :focus styles
 	// start) changes no line of a snapshot; any other may.
 	const harmless = /^(color|background-color|border(-(top|right|bottom|left|block|inline)(-(start|end))?)?-color|outline(-color|-width|-style|-offset)?|text-decoration-color|caret-color|fill|stroke|box-shadow|text-shadow|accent-color)$/;
 	for (const type of ["transitionrun", "transitionend", "transitioncancel"]) {
-		window.addEventListener(type, e => { if (!harmless.test(e.propertyName)) dirty = true; }, true);
+		window.addEventListener(type, e => { if (!harmless.test(e.propertyName)) mark("transition", e.propertyName); }, true);
 	}
 	for (const type of ["toggle", "resize", "hashchange", "popstate",
 		"pageshow", "load", "error", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
-		window.addEventListener(type, mark, true);
+		window.addEventListener(type, () => mark("event", type), true);
 	}
-	try { doc.fonts.addEventListener("loadingdone", mark); } catch (e) { dirty = true; }
+	try { doc.fonts.addEventListener("loadingdone", () => mark("event", "font loaded")); } catch (e) { dirty = { changed: "fonts not watched" }; }
 	const ids = new WeakMap();
 	let nextID = 0;
 	const id = e => {
-		if (!e) return "-";
 		if (!ids.has(e)) ids.set(e, ++nextID);
 		return ids.get(e);
 	};
-	// state is what a check compares rather than trusts an event for;
-	// the focused element apart.
-	const state = () => {
+	// pointer is the state a check compares rather than trusts an event
+	// for: document focus, hover, open popovers.
+	const pointer = () => {
 		let s = doc.hasFocus() ? "F|" : "f|";
 		for (const e of doc.querySelectorAll(":hover")) s += id(e) + ",";
 		s += "|";
 		try { for (const e of doc.querySelectorAll(":popover-open")) s += id(e) + ","; } catch (e) { s += "?"; }
-		s += "|";
-		for (const e of doc.querySelectorAll("input,textarea,select,option")) {
-			s += id(e) + ":" + (e.value ?? "").length + ":" + (e.value ?? "") + (e.checked ? "c" : "") + (e.indeterminate ? "i" : "") + (e.selected ? "s" : "") + ",";
-		}
 		return s;
 	};
-	const unsure = () => {
-		if (doc.getAnimations && doc.getAnimations().some(a => !harmless.test(a.transitionProperty || ""))) return true;
-		for (const e of doc.querySelectorAll("*")) {
-			if (e.shadowRoot || e.localName.includes("-")) return true;
+	// fields are the form controls' values and checked, indeterminate and
+	// selected states (a type=hidden input shows nowhere).
+	const fields = () => {
+		const m = new Map();
+		for (const e of doc.querySelectorAll("input,textarea,select,option")) {
+			if (e.type === "hidden") continue;
+			m.set(e, { v: e.value ?? "", f: (e.checked ? "c" : "") + (e.indeterminate ? "i" : "") + (e.selected ? "s" : "") });
 		}
-		return false;
+		return m;
 	};
-	// focusShows: a stylesheet may show or hide an element other than the
-	// focused one by focus (:focus-within, :has(), a combinator after
-	// :focus), change the focused one's line (its display, visibility,
-	// content, cursor, pointer events or size), or cannot be read (another
-	// origin's): unsure.
-	const focusShows = () => {
+	const unsure = () => {
+		if (doc.getAnimations && doc.getAnimations().some(a => !harmless.test(a.transitionProperty || ""))) return { changed: "animation" };
+		for (const e of doc.querySelectorAll("*")) {
+			if (e.shadowRoot) return { changed: "shadow root", detail: e.localName };
+			if (e.localName.includes("-")) return { changed: "custom element", detail: e.localName };
+		}
+		return null;
+	};
+	// cssShows: why a stylesheet may make the pseudo-classes pseudo (a
+	// regexp source) change more than the line of the element they match
+	// (a selector that shows or hides another element by them: :has(), a
+	// combinator after them, nesting; a rule on that element's display,
+	// visibility, content, cursor, pointer events or size), or "" when
+	// none can. A sheet it cannot read (another origin's) is added to
+	// unread, by address: the host knows whether it loaded at all.
+	const shows = /^(display|visibility|content|content-visibility|cursor|pointer-events|(min-|max-)?(width|height|inline-size|block-size)|transform|scale|zoom|font-size|field-sizing)$/;
+	const cssShows = (pseudo, unread) => {
+		const has = new RegExp(":(" + pseudo + ")");
+		const after = new RegExp(":(" + pseudo + ")[a-z-]*[^,]*?[\\s>+~)]");
 		const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
 		const rules = [];
+		const add = sh => {
+			try { rules.push(...sh.cssRules); } catch (e) { if (!sh.href) throw e; unread.add(sh.href); }
+		};
 		try {
-			for (const sh of sheets) rules.push(...sh.cssRules);
+			for (const sh of sheets) add(sh);
 			for (let i = 0; i < rules.length; i++) {
 				const r = rules[i];
 				if (r.cssRules) rules.push(...r.cssRules);
-				if (r.styleSheet) rules.push(...r.styleSheet.cssRules);
+				if (r.styleSheet) add(r.styleSheet);
 				const sel = r.selectorText;
-				if (!sel || !sel.includes("focus")) continue;
-				if (/focus-within|:has\(|&/.test(sel) || /:focus[a-z-]*[^,]*?[\s>+~)]/.test(sel)) return true;
-				// On the focused element itself: what can change its line.
-				if (/display|visibility|content|cursor|pointer-events|width|height/.test(r.style ? r.style.cssText : "?")) return true;
+				if (!sel || !has.test(sel)) continue;
+				if (/:has\(|&/.test(sel) || after.test(sel)) return "css " + sel;
+				const st = r.style;
+				if (!st) return "css " + sel;
+				for (let k = 0; k < st.length; k++) if (shows.test(st[k])) return "css " + sel + " { " + st[k] + " }";
 			}
 		} catch (e) {
-			return true;
+			return "css unreadable";
 		}
-		return false;
+		return "";
 	};
-	let active = null;
-	// check answers 0 when nothing changed, 1 when the page may have, and
-	// 2 + n when only the focus moved, to the element of ref e<n> (Playwright's
-	// ref of it, on the element in this isolated world).
+	const focusPseudo = "focus[a-z-]*";
+	const valuePseudo = "placeholder-shown|(user-)?(in)?valid|in-range|out-of-range|blank|(-webkit-)?autofill";
+	// namedBy: why a field's value may be part of another element's name
+	// (Playwright's accessible name takes an embedded text field's value),
+	// or "": an ancestor whose name can come from its content (a link,
+	// button, cell, heading, option, caption, a label of another control,
+	// an element with a role that may), or the field or an ancestor named
+	// by an aria-labelledby.
+	const quietRoles = new Set(["search", "form", "region", "navigation", "banner", "main", "complementary", "contentinfo", "group", "dialog", "alertdialog", "presentation", "none", "toolbar", "document", "application", "article", "tabpanel", "list", "listitem", "generic", "note", "status", "log", "figure"]);
+	const namingTags = /^(a|button|summary|label|legend|caption|figcaption|output|option|td|th|tr|h[1-6])$/;
+	const namedBy = e => {
+		const labelled = new Set();
+		for (const x of doc.querySelectorAll("[aria-labelledby]")) for (const n of x.getAttribute("aria-labelledby").split(/\s+/)) labelled.add(n);
+		for (let a = e; a && a !== doc.documentElement; a = a.parentElement) {
+			if (a.id && labelled.has(a.id)) return "named by aria-labelledby";
+			if (a === e) continue;
+			const role = (a.getAttribute("role") || "").trim().split(/\s+/)[0];
+			if (role && !quietRoles.has(role)) return "inside role " + role;
+			if (namingTags.test(a.localName) && !(a.localName === "label" && a.control === e)) return "inside " + a.localName;
+		}
+		return "";
+	};
+	const textTypes = new Set(["text", "search", "email", "url", "tel", "password"]);
+	const normalize = v => v.replace(/[\u200b\u00ad]/g, "").trim().replace(/\s+/g, " ");
+	// valuePatch is how a field's line shows its value changing from was
+	// to now, or why it cannot be told.
+	const valuePatch = (e, was, now) => {
+		if (was.f !== now.f) return "checked or selected";
+		if (!(e.localName === "textarea" || e.localName === "input" && textTypes.has(e.type))) return "value of " + e.localName;
+		const r = e._ariaRef;
+		if (!r || (r.role !== "textbox" && r.role !== "searchbox")) return "value of a field without a ref";
+		if (e.hasAttribute("aria-owns")) return "value of a field owning others";
+		for (const p of ["::before", "::after"]) {
+			const c = getComputedStyle(e, p).content;
+			if (c && c !== "none" && c !== "normal") return "value of a field with " + p;
+		}
+		const why = namedBy(e);
+		if (why) return "value " + why;
+		const shown = v => { const t = normalize(v); return t === r.name ? "" : t; };
+		return { ref: r.ref, was: shown(was.v), now: shown(now.v) };
+	};
+	let seenPointer = "", seenFields = new Map(), active = null;
+	// check answers what changed since the previous check: {} nothing;
+	// {changed, detail} the page may have (a class of reason, and what it
+	// was); {focus, values, sheets} only the focus moved (to the element
+	// of that ref, Playwright's, in this isolated world) and text fields'
+	// values changed (their refs, the text their lines showed and show
+	// now), unless one of the stylesheets it could not read (sheets) says
+	// more.
 	const check = () => {
-		if (mo.takeRecords().length) dirty = true;
-		const now = state(), was = active;
+		const rs = mo.takeRecords();
+		if (rs.length) mark("mutation", what(rs));
+		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields;
 		active = doc.activeElement;
-		const changed = dirty || now !== seen || unsure();
-		dirty = false;
-		seen = now;
-		if (changed) return 1;
-		if (active === was) return 0;
-		const m = /e(\d+)$/.exec((active && active._ariaRef && active._ariaRef.ref) || "");
-		return m && doc.hasFocus() && !focusShows() ? 2 + Number(m[1]) : 1;
+		const why = dirty || (pt !== seenPointer ? { changed: "pointer", detail: "hover, popover or document focus" } : null) || (fs.size !== wasFields.size ? { changed: "form controls" } : null) || unsure();
+		dirty = null;
+		seenPointer = pt;
+		seenFields = fs;
+		if (why) return why;
+		const out = {}, unread = new Set();
+		if (active !== was) {
+			const r = active && active._ariaRef;
+			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
+			const css = cssShows(focusPseudo, unread);
+			if (css) return { changed: "focus css", detail: css };
+			out.focus = r.ref;
+		}
+		for (const [e, now] of fs) {
+			const w = wasFields.get(e);
+			if (!w) return { changed: "form controls" };
+			if (w.v === now.v && w.f === now.f) continue;
+			const p = valuePatch(e, w, now);
+			if (typeof p === "string") return { changed: "value", detail: p };
+			(out.values || (out.values = [])).push(p);
+		}
+		if (out.values) {
+			const css = cssShows(valuePseudo, unread);
+			if (css) return { changed: "value css", detail: css };
+		}
+		if (unread.size) out.sheets = [...unread];
+		return out;
 	};
+	// The answer is the text of an element made for it, never inserted
+	// into the document (no page script sees it).
 	const queryAll = (root, body) => {
 		if (body !== "check") return [];
-		const n = check();
-		if (n < 2) return n ? [doc.documentElement] : [];
-		const all = doc.querySelectorAll("*");
-		return all.length >= n ? [...all].slice(0, n) : [doc.documentElement];
+		const e = doc.createElement("span");
+		e.textContent = JSON.stringify(check());
+		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
 })()`
@@ -160,45 +261,160 @@ type keptSnapshot struct {
 	url, snap string
 }
 
-// changedSince asks the main frame's watcher whether the document may have
-// changed since its previous check, which this one ends: changed, or
-// only the focus moved (to the element of ref number focus, > 0), or
-// neither. Any failure, or a page with frames, is a change.
-func changedSince(t *tab) (changed bool, focus int) {
-	if len(t.page.Frames()) > 1 {
-		return true, 0
+// watchAnswer is a check's answer (changesJS): Changed is the class of
+// reason the page may have changed, Detail what it was; with neither, the
+// page is unchanged but for the focus, moved to the element of ref Focus
+// (when set), and Values, text fields' new values, unless one of Sheets,
+// the stylesheets the watcher could not read, has rules (it loaded).
+type watchAnswer struct {
+	Changed string        `json:"changed"`
+	Detail  string        `json:"detail"`
+	Focus   string        `json:"focus"`
+	Values  []valueChange `json:"values"`
+	Sheets  []string      `json:"sheets"`
+}
+
+// valueChange is a text field's value changed: the field's ref, and the
+// text its line showed (Was) and shows now (Now), as Playwright renders
+// a text field's value (whitespace folded, none when it equals the name).
+type valueChange struct {
+	Ref string `json:"ref"`
+	Was string `json:"was"`
+	Now string `json:"now"`
+}
+
+// changedSince asks the page's watchers what changed since their previous
+// check, which this one ends: the main frame's, and each frame's at once
+// (every frame's document is in the snapshot, and each has its own
+// watcher). A frame answers for the page only when nothing in it changed,
+// not even its focus or a value: a change there is a change. Any failure
+// is a change.
+func changedSince(t *tab, wait time.Duration) watchAnswer {
+	main := t.page.MainFrame()
+	frames := t.page.Frames()
+	answers := make([]watchAnswer, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		if f == main {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i] = checkFrame(f, wait)
+		}()
 	}
-	n, err := t.page.Locator(changeEngine + "=check").Count()
-	switch {
-	case err != nil || n == 1:
-		return true, 0
-	case n >= 2:
-		return false, n - 2
+	a := checkFrame(main, wait)
+	wg.Wait()
+	for i, f := range frames {
+		switch b := answers[i]; {
+		case f == main:
+		case b.Changed != "":
+			return watchAnswer{Changed: "frame: " + b.Changed, Detail: capString(f.URL(), 200) + ": " + b.Detail}
+		case b.Focus != "" || len(b.Values) > 0 || len(b.Sheets) > 0:
+			return watchAnswer{Changed: "frame: focus or value", Detail: capString(f.URL(), 200)}
+		}
 	}
-	return false, 0
+	return a
+}
+
+// checkFrame asks one frame's watcher.
+func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
+	text, err := f.Locator(changeEngine + "=check").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	var a watchAnswer
+	if err == nil {
+		err = json.Unmarshal([]byte(text), &a)
+	}
+	if err != nil {
+		return watchAnswer{Changed: "check failed", Detail: err.Error()}
+	}
+	return a
 }
 
 // unchangedSnapshot is the snapshot of document doc when the page has not
-// changed since aria kept one, or only its focus moved (the kept one with
-// [active] moved), and whether it was. It checks the page whether or not
-// one was kept: the check starts the period the snapshot aria takes next
-// belongs to.
-func unchangedSnapshot(t *tab, doc int64) (string, bool) {
+// changed since aria kept one, or only its focus or text fields' values
+// did (the kept one patched); else "" and why the page is to be snapshot
+// (counted in watchFallbacks). It checks the page whether or not one was
+// kept: the check starts the period the snapshot aria takes next belongs
+// to.
+func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why watchAnswer) {
 	kept := t.kept.Swap(nil)
-	changed, focus := changedSince(t)
-	if changed || kept == nil || kept.doc != doc || kept.url != t.page.URL() {
-		return "", false
+	a := changedSince(t, wait)
+	switch {
+	case a.Changed != "":
+		why = a
+	case kept == nil:
+		why.Changed = "no snapshot kept"
+	case kept.doc != doc:
+		why.Changed = "another document"
+	case kept.url != t.page.URL():
+		why.Changed = "URL changed"
+	case !t.sheets.allFailed(a.Sheets):
+		why.Changed = "css unreadable"
 	}
-	if focus > 0 {
-		snap, ok := moveActive(kept.snap, focus)
-		if !ok {
-			return "", false
+	if why.Changed == "" {
+		snap = kept.snap
+		ok := true
+		if a.Focus != "" {
+			if snap, ok = moveActive(snap, a.Focus); !ok {
+				why = watchAnswer{Changed: "focused line not found", Detail: a.Focus}
+			}
 		}
-		kept = &keptSnapshot{doc: kept.doc, url: kept.url, snap: snap}
+		for _, v := range a.Values {
+			if !ok {
+				break
+			}
+			if snap, ok = setValue(snap, v); !ok {
+				why = watchAnswer{Changed: "field line not as rendered", Detail: v.Ref}
+			}
+		}
+	}
+	if why.Changed != "" {
+		watchFallbacks.add(why.Changed)
+		return "", why
+	}
+	if a.Focus != "" || len(a.Values) > 0 {
+		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(kept)
-	return kept.snap, true
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap})
+	return snap, why
+}
+
+// sheetLoads records which stylesheets a tab requested failed to load (no
+// response: refused, unreachable), by address: such a sheet, which the
+// watcher cannot read when it is another origin's, has no rules. At most
+// maxSheetLoads addresses are kept; one not kept counts as loaded.
+type sheetLoads struct {
+	mu     sync.Mutex
+	failed map[string]bool
+}
+
+const maxSheetLoads = 1024
+
+// note records the outcome of a stylesheet request.
+func (l *sheetLoads) note(url string, failed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.failed == nil {
+		l.failed = map[string]bool{}
+	}
+	if _, ok := l.failed[url]; ok || len(l.failed) < maxSheetLoads {
+		l.failed[url] = failed
+	}
+}
+
+// allFailed reports whether every one of urls failed to load (the last
+// request of each).
+func (l *sheetLoads) allFailed(urls []string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, u := range urls {
+		if !l.failed[u] {
+			return false
+		}
+	}
+	return true
 }
 
 // keepSnapshot records snap as the whole-page snapshot of document doc
@@ -207,25 +423,51 @@ func keepSnapshot(t *tab, doc int64, url, snap string) {
 	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap})
 }
 
-// snapshotsSkipped counts the snapshots answered by unchangedSnapshot,
-// for tests and benchmarks: a skipped snapshot is seen here, not in time.
-var snapshotsSkipped atomic.Int64
+// snapshotsSkipped counts the snapshots answered by unchangedSnapshot, and
+// snapshotsPatched those of them patched, for tests and benchmarks: a
+// skipped snapshot is seen here, not in time.
+var snapshotsSkipped, snapshotsPatched atomic.Int64
 
-// moveActive moves the [active] mark of snap to the line of ref number n
-// (of the main frame: its refs' prefix): taken off the one line that has
-// it, put on that line where Playwright renders it (after [checked],
-// [disabled] and [expanded], before the others). It fails, so the page is
-// snapshot, when the ref is not on exactly one line, or [active] on more
-// than one.
-func moveActive(snap string, n int) (string, bool) {
-	lines := strings.Split(snap, "\n")
-	prefix := ""
-	if i := strings.Index(snap, "[ref="); i >= 0 {
-		if r, _ := refAt(snap[i+len("[ref="):]); strings.Contains(r, "e") {
-			prefix = r[:strings.LastIndex(r, "e")]
-		}
+// watchFallbacks counts the snapshots the watcher did not spare, by class
+// of reason (watchAnswer.Changed), for tests and benchmarks.
+var watchFallbacks = &reasonCounts{}
+
+// reasonCounts counts by reason; reasons are the watcher's own words, a
+// few dozen at most, but past maxReasons new ones count as "other".
+type reasonCounts struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+const maxReasons = 64
+
+func (r *reasonCounts) add(why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]int64{}
 	}
-	want := "[ref=" + prefix + "e" + strconv.Itoa(n) + "]"
+	if _, ok := r.m[why]; !ok && len(r.m) >= maxReasons {
+		why = "other"
+	}
+	r.m[why]++
+}
+
+// counts is a copy of the counts.
+func (r *reasonCounts) counts() map[string]int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.m)
+}
+
+// moveActive moves the [active] mark of snap to the line of ref: taken
+// off the one line that has it, put on that line where Playwright renders
+// it (after [checked], [disabled] and [expanded], before the others). It
+// fails, so the page is snapshot, when the ref is not on exactly one
+// line, or [active] on more than one.
+func moveActive(snap, ref string) (string, bool) {
+	lines := strings.Split(snap, "\n")
+	want := "[ref=" + ref + "]"
 	target, from := -1, -1
 	for i, l := range lines {
 		attrs := lineAttrs(l)
@@ -250,6 +492,72 @@ func moveActive(snap string, n int) (string, bool) {
 	}
 	lines[target] = setActive(lines[target], true)
 	return strings.Join(lines, "\n"), true
+}
+
+// setValue gives the line of a text field (ref v.Ref) the text v.Now, as
+// Playwright renders it: "- textbox "Name" [ref=e5]: text", or, when the
+// field has a placeholder other than its name, a "- /placeholder: ..."
+// line under it and the text on a "- text: ..." line after that; no text
+// when it is empty. It fails, so the page is snapshot, unless the ref is
+// on exactly one line, whose key is not quoted, and which shows v.Was
+// rendered the same way: what the line shows is then known to be what
+// this renders.
+func setValue(snap string, v valueChange) (string, bool) {
+	lines := strings.Split(snap, "\n")
+	want := "[ref=" + v.Ref + "]"
+	at := -1
+	for i, l := range lines {
+		if slices.Contains(lineAttrs(l), want) {
+			if at >= 0 {
+				return "", false
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	line := lines[at]
+	head, rest, ok := splitAttrs(line)
+	body := strings.TrimLeft(line, " ")
+	if !ok || strings.HasPrefix(body, "- '") {
+		return "", false
+	}
+	n := 0
+	for _, a := range lineAttrs(line) {
+		n += 1 + len(a)
+	}
+	key := head + rest[:n]
+	ind := strings.Repeat(" ", len(line)-len(body)+2)
+	end := at + 1
+	for end < len(lines) && strings.HasPrefix(lines[end], ind) {
+		end++
+	}
+	placeholder := ""
+	if end > at+1 {
+		placeholder = lines[at+1]
+		if !strings.HasPrefix(placeholder, ind+"- /placeholder: ") {
+			return "", false
+		}
+	}
+	render := func(text string) []string {
+		if placeholder == "" {
+			if text == "" {
+				return []string{key}
+			}
+			return []string{key + ": " + yamlValue(text)}
+		}
+		out := []string{key + ":", placeholder}
+		if text != "" {
+			out = append(out, ind+"- text: "+yamlValue(text))
+		}
+		return out
+	}
+	if !slices.Equal(lines[at:end], render(v.Was)) {
+		return "", false
+	}
+	out := append(append(slices.Clone(lines[:at]), render(v.Now)...), lines[end:]...)
+	return strings.Join(out, "\n"), true
 }
 
 // lineAttrs are the [...] attributes of a snapshot line, after its role

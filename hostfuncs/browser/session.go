@@ -97,6 +97,8 @@ type tab struct {
 	// kept is the latest whole-page snapshot, for a page that has not
 	// changed since (changes.go).
 	kept atomic.Pointer[keptSnapshot]
+	// sheets are the tab's stylesheet loads, for the watcher (changes.go).
+	sheets sheetLoads
 	// withheld is set while the kernel withholds this tab's page from the
 	// agent (withheld.go).
 	withheld atomic.Pointer[abi.Error]
@@ -300,6 +302,9 @@ func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 		}
 	})
 	p.OnRequestFinished(func(r pw.Request) {
+		if r.ResourceType() == "stylesheet" {
+			t.sheets.note(r.URL(), false)
+		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()
 		if e := s.netByReq[r]; e != nil {
@@ -313,6 +318,9 @@ func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 				f.err = e.Error()
 			}
 			t.navFail.Store(f)
+		}
+		if r.ResourceType() == "stylesheet" {
+			t.sheets.note(r.URL(), true)
 		}
 		s.evMu.Lock()
 		defer s.evMu.Unlock()

@@ -50,44 +50,61 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
-// plain elements that take input (marks.go), read alongside. Boxes, which
-// are only how a mark finds its line, cost a large page's snapshot up to
-// twice its time: once a snapshot of a document found no marked elements,
-// the next snapshots of that document are taken without them. If such a
-// page gained marked elements meanwhile, the snapshot is taken again with
-// boxes, so marks are never lost; so is one whose marks pass gave inline
-// elements their lines (marks.go). (Reading the marks first instead costs
-// every snapshot one more round trip to the page.)
+// plain elements that take input (marks.go). Boxes, which are only how a
+// mark finds its line, cost a large page's snapshot up to twice its time:
+// once a snapshot of a document found no marked elements, the next
+// snapshots of that document are taken without them, the marks read
+// alongside; if such a page gained marked elements meanwhile, the
+// snapshot is taken again with boxes, so marks are never lost. Otherwise
+// the marks are read first: their pass may give inline elements their
+// lines (an empty text node each, marks.go), which the snapshot taken
+// right after then has. (Read alongside, such a pass cost a second whole
+// snapshot, on many real pages, at every new document.) The pass's own
+// change to the page is then checked off (changedSince), so that the
+// next action does not count it as the page's.
 func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
 	if depth == 0 {
 		url := t.page.URL()
-		if snap, ok := unchangedSnapshot(t, doc); ok {
-			return snap, nil
+		kept, why := unchangedSnapshot(t, doc, wait)
+		if why.Changed == "" {
+			return kept, nil
 		}
+		s.log.Debug("page snapshot taken", "why", why.Changed, "detail", capString(why.Detail, 200), "url", url)
 		defer func() {
 			if err == nil {
 				keepSnapshot(t, doc, url, snap)
 			}
 		}()
 	}
-	unmarked := t.unmarked.Load() == doc
-	found := findMarks(t.page)
-	snap, err = takeSnapshot(t, snapshotOptions(depth, !unmarked, wait))
-	marks := found(wait)
-	if err != nil {
+	// ownChange checks off the marks pass's own change to the page: any
+	// other change the page made meanwhile is in the snapshot taken next.
+	ownChange := func(m markSet) {
+		if m.changed && depth == 0 {
+			changedSince(t, wait)
+		}
+	}
+	var marks markSet
+	if t.unmarked.Load() == doc {
+		found := findMarks(t.page)
+		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
+		marks = found(wait)
+		if err != nil || len(marks.marks) == 0 {
+			return markLines(snap, nil), err
+		}
+		t.unmarked.Store(0)
+		ownChange(marks)
+	} else {
+		marks = findMarks(t.page)(wait)
+		ownChange(marks)
+	}
+	if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
 		return "", err
 	}
 	if len(marks.marks) == 0 {
 		t.unmarked.Store(doc)
 		return markLines(snap, nil), nil
-	}
-	t.unmarked.Store(0)
-	if unmarked || marks.changed {
-		if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
-			return "", err
-		}
 	}
 	return markLines(snap, marks.of(snap)), nil
 }
