@@ -1075,6 +1075,20 @@ func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
 	}
 }
 
+// A password's value is redacted where Playwright prints it on a line of
+// its own (a field with a placeholder besides its name), as well as on the
+// textbox's line; another field's value on such a line is kept.
+func TestRedactsAPasswordOnItsOwnLine(t *testing.T) {
+	c := caller(t.Name())
+	r := nav(t, c, "/prefilled")
+	s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+	for _, snap := range []string{r.Snapshot, s.Snapshot} {
+		if strings.Contains(snap, "s3cret") || !strings.Contains(snap, abi.RedactedValue) || !strings.Contains(snap, "ada") {
+			t.Fatalf("want the password redacted and the user kept:\n%s", snap)
+		}
+	}
+}
+
 // A caller whose personality has no detector gets a navigation's title,
 // status and snapshot, but not the page's text and HTML (the detector's
 // inputs, which nothing else reads): they are not read at all.

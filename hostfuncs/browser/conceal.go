@@ -577,6 +577,10 @@ func (s *concealer) redact(t *tab, snap string) string {
 		head, ref  string
 	}
 	var fields []field
+	// open is the textbox whose children follow (its value may be one of
+	// them: "- text: VALUE" when the field also shows a placeholder), and
+	// openIndent its line's indent.
+	open, openIndent := "", 0
 	for pos := 0; pos < len(snap); {
 		end := strings.IndexByte(snap[pos:], '\n')
 		if end < 0 {
@@ -584,8 +588,17 @@ func (s *concealer) redact(t *tab, snap string) string {
 		} else {
 			end += pos
 		}
-		if head, ref, ok := textboxLine(snap[pos:end]); ok {
+		line := snap[pos:end]
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if open != "" && indent <= openIndent {
+			open = ""
+		}
+		if head, ref, ok := textboxLine(line); ok {
 			fields = append(fields, field{pos, end, head, ref})
+		} else if ref, ok := textboxParent(line); ok {
+			open, openIndent = ref, indent
+		} else if open != "" && strings.HasPrefix(line[indent:], "- text: ") {
+			fields = append(fields, field{pos, end, line[:indent+len("- text")], open})
 		}
 		pos = end + 1
 	}
@@ -633,6 +646,25 @@ func (s *concealer) redact(t *tab, snap string) string {
 	}
 	b.WriteString(snap[last:])
 	return b.String()
+}
+
+// textboxParent matches a textbox line with a ref and children ("- textbox
+// "Name" [ref=e5]:"), whose value, if any, is a child line of its own.
+func textboxParent(line string) (ref string, ok bool) {
+	rest := strings.TrimSpace(line)
+	if !strings.HasPrefix(rest, "- textbox") || !strings.HasSuffix(rest, ":") {
+		return "", false
+	}
+	if after := rest[len("- textbox"):]; after != "" && isWordByte(after[0]) {
+		return "", false
+	}
+	// The last [ref=...]: marks may follow it ("[ref=e5] [focusable]:").
+	for i := strings.LastIndex(rest, "[ref="); i >= 0; i = strings.LastIndex(rest[:i], "[ref=") {
+		if r, n := refAt(rest[i+len("[ref="):]); n > 0 && strings.HasPrefix(rest[i+len("[ref=")+n:], "]") {
+			return r, true
+		}
+	}
+	return "", false
 }
 
 // textboxLine matches one snapshot line against textboxValue: a textbox

@@ -45,6 +45,11 @@ func fixtures() *httptest.Server {
 		<button onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
 		<button onclick="document.getElementById('out').textContent = 'name=' + prompt('your name?', 'anon')">Prompt</button>
 		<p id="out">nothing</p>`)
+	// A login the page filled itself, its password field named by a label
+	// and with a placeholder of its own: Playwright prints such a field's
+	// value on a "- text:" line of its own under the textbox.
+	page("/prefilled", `<title>Prefilled</title><label>Password <input type="password" placeholder="at least 12 characters" value="page-filled-s3cret"></label>
+		<label>User <input placeholder="your login" value="ada"></label>`)
 	// A page that opens alert after alert while it parses (a corpus page
 	// does): answering one lets the parser run on to the next.
 	page("/alerts", `<title>Alerts</title><script>alert('one')</script><p>a</p>
