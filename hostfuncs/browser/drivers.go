@@ -215,7 +215,8 @@ func (s *launcher) prewarm(personality string) {
 
 // prewarmStart starts the driver, and the shared browser unless the
 // personality's sessions launch their own, keeping a failure for the next
-// call (takeWarmErr). It returns a local browser it launched, to warm up.
+// call (takeWarmErr). It returns the local browser it launched, to warm
+// up, or nil.
 func (s *launcher) prewarmStart(personality string) pw.Browser {
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
@@ -225,6 +226,9 @@ func (s *launcher) prewarmStart(personality string) pw.Browser {
 	var err error
 	var b pw.Browser
 	note := ""
+	s.mu.Lock()
+	running := s.browser
+	s.mu.Unlock()
 	if slices.Contains(s.cfg.PersistentProfiles, personality) || s.cfg.Grid != "" {
 		err = s.startDriver()
 	} else {
@@ -242,8 +246,8 @@ func (s *launcher) prewarmStart(personality string) pw.Browser {
 	if note != "" { // the next result says it, as the launch's own call would
 		s.sessions.notice(note)
 	}
-	if b == nil || !strings.HasPrefix(s.browserMode(), "local") {
-		return nil // a remote browser is someone else's to warm
+	if b == nil || b == running || !strings.HasPrefix(s.browserMode(), "local") {
+		return nil // one a call started is warm; a remote one is someone else's
 	}
 	return b
 }
