@@ -49,11 +49,10 @@ func (h *Host) checkChain(ctx context.Context, chain []*sandbox.Plugin) *abi.Err
 }
 
 // checkChainsAtStart runs each personality's chain check before the first
-// link, then frees the code the checks compiled, as a start-up self-test
-// does (pluginset's loadSlot): until a call needs a detector it holds
-// none. The links that follow find the verdicts cached.
+// link, so the links that follow find the verdicts cached. A chain that
+// passed at an earlier start is not run again (pluginset's
+// selftested.go): a warm start compiles no detector for it.
 func (h *Host) checkChainsAtStart(ctx context.Context) {
-	ran := map[*sandbox.Plugin]bool{}
 	for _, pn := range sortedKeys(h.cfg.Personalities) {
 		var chain []*sandbox.Plugin
 		for _, name := range h.cfg.Personalities[pn].Hooks.Detect {
@@ -65,14 +64,6 @@ func (h *Host) checkChainsAtStart(ctx context.Context) {
 			continue
 		}
 		h.checkChain(ctx, chain)
-		for _, p := range chain {
-			ran[p] = true
-		}
-	}
-	for p := range ran {
-		if err := p.Release(); err != nil {
-			h.log.Warn("detector's start-up code not released", "plugin", p.Name, "err", err)
-		}
 	}
 }
 

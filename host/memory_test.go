@@ -3,14 +3,18 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 )
 
 // A new host hands back to the OS the heap that loading plugins used and
@@ -104,26 +108,72 @@ tools = ["*"]
 	}
 }
 
-// The start-up self-test of the hook plugins compiles and runs them; the
-// host then lets their compiled code and instances go (tens of MB each)
-// until a call needs them, and they compile again from the cache then.
-func TestStartSelfTestLeavesNoCompiledCode(t *testing.T) {
-	f := hooksFixture(t)
-	h := f.host(t, hooksConfig, nil)
-	if n := h.eng.Modules(); n != 0 {
-		t.Fatalf("%d plugin versions hold compiled code after start", n)
+// A host compiles each plugin version at most once per process, and a
+// call compiles only what it runs. On an empty cache a start compiles
+// every plugin to describe it and self-tests the hook plugins on that
+// code, which then serves the first call (compiling it again there cost
+// the first call a compile per hook plugin). A start over a cache that
+// holds their manifests and passed self-tests (any start after the
+// first) compiles nothing, and a call then compiles its tool's plugin and
+// the hook plugins its result passes through, never another tool's.
+func TestEachPluginCompilesOnce(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask", "extract_links": "examples/extract_links"})
+	cfg := `
+[plugins.misbehave]
+[plugins.testhooks]
+[plugins.testmask]
+[plugins.extract_links]
+
+[personalities.piped]
+plugins = ["misbehave", "testhooks", "testmask", "extract_links"]
+tools = ["*"]
+grants = ["events", "secrets.mask"]
+hooks = { detect = "testhooks", compact = "testhooks", mask = "testmask" }
+`
+	cache := t.TempDir()
+	hostKey := fmt.Sprintf("cache_dir = %q", cache)
+	compiles := func(h *Host) map[string]int {
+		out := map[string]int{}
+		for _, name := range sortedKeys(h.cfg.Plugins) {
+			p, err := h.plugins.Slot(name).Current()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			out[name] = h.eng.Compilations(p.SHA256)
+		}
+		return out
 	}
-	for _, name := range sortedKeys(h.cfg.Plugins) {
-		p, err := h.plugins.Slot(name).Current()
-		if err != nil || p.Compiled() || p.Instances() != 0 {
-			t.Fatalf("%s after start: %v, compiled %v, %d instances", name, err, p != nil && p.Compiled(), p.Instances())
+	call := func(h *Host) {
+		if _, err := h.Call(context.Background(), Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
+			t.Fatalf("the detector must run and flag: %v", err)
 		}
 	}
-	if _, err := h.Call(context.Background(), Request{Personality: "piped", Tool: "page", Args: json.RawMessage(`{"title":"WALL"}`)}); errCode(err) != abi.CodeBotWall {
-		t.Fatalf("the released detector must compile again and flag: %v", err)
+
+	cold := f.host(t, cfg, nil, hostKey)
+	want := map[string]int{"misbehave": 1, "testhooks": 1, "testmask": 1, "extract_links": 1}
+	if got := compiles(cold); !maps.Equal(got, want) {
+		t.Fatalf("compiles after a start on an empty cache: %v, want %v (each described once, the hooks self-tested on that code)", got, want)
 	}
-	if n := h.eng.Modules(); n == 0 {
-		t.Fatal("a call ran without compiled code")
+	call(cold)
+	call(cold)
+	if got := compiles(cold); !maps.Equal(got, want) {
+		t.Fatalf("compiles after two calls: %v, want %v: a plugin compiled twice", got, want)
+	}
+	passes, _ := filepath.Glob(filepath.Join(cache, pluginset.SelfTestedDir, "*.ok"))
+	if len(passes) != 3 { // testhooks' and testmask's self-tests, the chain [testhooks]
+		t.Fatalf("remembered passes: %v, want 3", passes)
+	}
+	cold.Close(context.Background())
+
+	warm := f.host(t, cfg, nil, hostKey)
+	if got, n := compiles(warm), warm.eng.Modules(); n != 0 || !maps.Equal(got, map[string]int{"misbehave": 0, "testhooks": 0, "testmask": 0, "extract_links": 0}) {
+		t.Fatalf("a start over a warm cache compiled %v (%d modules held): it must compile nothing", got, n)
+	}
+	call(warm)
+	call(warm)
+	want = map[string]int{"misbehave": 1, "testhooks": 1, "testmask": 1, "extract_links": 0}
+	if got := compiles(warm); !maps.Equal(got, want) {
+		t.Fatalf("compiles after two calls of misbehave's tool: %v, want %v (its plugin and the hooks, once each; not extract_links)", got, want)
 	}
 }
 

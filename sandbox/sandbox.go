@@ -138,6 +138,9 @@ type Engine struct {
 	funcs map[string]HostFunc
 	// modules counts the compiled modules alive (Modules).
 	modules atomic.Int64
+	// compiles counts the compiles of each plugin version, by sha256
+	// (Compilations): a host compiles a version at most once per process.
+	compiles sync.Map // sha256 → *atomic.Int64
 }
 
 // NewEngine prepares an engine; the cache directory is created if needed.
@@ -209,6 +212,21 @@ func (e *Engine) Close(ctx context.Context) error { return e.cache.Close(ctx) }
 
 // Modules reports how many plugin versions hold compiled code now.
 func (e *Engine) Modules() int { return int(e.modules.Load()) }
+
+// Compilations reports how many times this engine compiled the plugin
+// version with this sha256 (from the compilation cache or not).
+func (e *Engine) Compilations(sha256 string) int {
+	if n, ok := e.compiles.Load(sha256); ok {
+		return int(n.(*atomic.Int64).Load())
+	}
+	return 0
+}
+
+// countCompile counts one compile of the version with this sha256.
+func (e *Engine) countCompile(sha256 string) {
+	n, _ := e.compiles.LoadOrStore(sha256, new(atomic.Int64))
+	n.(*atomic.Int64).Add(1)
+}
 
 // Config returns the effective configuration.
 func (e *Engine) Config() Config { return e.cfg }
@@ -337,6 +355,7 @@ func (p *Plugin) describe(ctx context.Context, info *moduleInfo) ([]byte, error)
 // compile instruments and compiles the plugin with its host functions.
 func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 	e := p.eng
+	e.countCompile(p.SHA256)
 	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
 	// that cannot be is refused, since nothing else would bound it.
 	// Memory: tables and growth count against the memory limit (membound.go).

@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -79,6 +80,7 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			cfg := h.Config()
+			prewarm(h, personality, fl.transport == "http")
 			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: fl.idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
@@ -170,22 +172,42 @@ func closeHost(ctx context.Context, h *host.Host, stderr io.Writer) {
 	}
 }
 
-// startPersonality returns the tools serve offers the personality,
-// prewarms its browser when [browser] prewarm says so, and notes its
-// problems on stderr.
+// startPersonality returns the tools serve offers the personality and
+// notes its problems on stderr.
 func startPersonality(h *host.Host, personality string, stderr io.Writer) ([]abi.ToolSpec, error) {
 	tools, err := h.Tools(personality)
 	if err != nil {
 		return nil, err
-	}
-	if b := h.Browser(); b != nil && b.Config().Prewarm {
-		h.Prewarm(personality) // in the background: tools/list does not wait
 	}
 	problems, _ := h.Problems(personality)
 	for _, p := range problems {
 		fmt.Fprintln(stderr, "note:", p)
 	}
 	return tools, nil
+}
+
+// prewarm starts, in the background, what the first call of each
+// personality serve serves needs (host.Prewarm: the driver and Chromium
+// when one of its tools drives the browser, and the plugins that call
+// runs), unless browser.prewarm is false: tools/list does not wait for it,
+// and a first call waits for it instead of starting it. Over HTTP those
+// are the personality the default token acts as and the ones the config's
+// tokens map to.
+func prewarm(h *host.Host, personality string, overHTTP bool) {
+	if b := h.Browser(); b == nil || !b.Config().PrewarmAtStart() {
+		return
+	}
+	served := []string{personality}
+	if overHTTP {
+		for _, t := range h.Config().Serve.Tokens {
+			if !slices.Contains(served, t.Personality) {
+				served = append(served, t.Personality)
+			}
+		}
+	}
+	for _, pn := range served {
+		h.Prewarm(pn)
+	}
 }
 
 // serveTLS is the HTTPS config of --tls-cert and --tls-key, else of

@@ -16,11 +16,14 @@ import (
 	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
-// serve over stdio lists the browser tools before any driver or browser
-// starts: with a driver_dir that does not exist the tools are listed, and
-// with the real driver serve has started no child process by then.
+// serve over stdio lists the browser tools without waiting for the driver
+// or the browser: with a driver_dir that does not exist the tools are
+// listed, and the first browser call reports the failed start with its
+// code (not_available, naming the driver); with browser.prewarm = false
+// and the real driver, serve has started no child process by the time it
+// lists its tools.
 func TestServeListsToolsWithoutDriver(t *testing.T) {
-	e, _ := browserServeEnv(t)
+	e, pageURL := browserServeEnv(t)
 	var cfgFile string
 	for _, kv := range e.env {
 		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
@@ -29,7 +32,7 @@ func TestServeListsToolsWithoutDriver(t *testing.T) {
 	}
 	base, _ := os.ReadFile(cfgFile)
 	missing := filepath.Join(t.TempDir(), "no-driver-here")
-	for _, extra := range []string{"", "\n[browser]\ndriver_dir = " + strconv.Quote(missing) + "\n"} {
+	for _, extra := range []string{"\n[browser]\ndriver_dir = " + strconv.Quote(missing) + "\n", "\n[browser]\nprewarm = false\n"} {
 		os.WriteFile(cfgFile, append(base, extra...), 0o644)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		cmd := exec.Command(e.bin, "serve")
@@ -49,12 +52,33 @@ func TestServeListsToolsWithoutDriver(t *testing.T) {
 		if !strings.Contains(strings.Join(names, " "), "browser_navigate") {
 			t.Fatalf("tools/list with %q has no browser tools: %v", extra, names)
 		}
-		if kids := children(cmd.Process.Pid); len(kids) > 0 {
-			t.Fatalf("serve started processes %v before any browser call (config %q)", kids, extra)
+		if strings.Contains(extra, "prewarm") {
+			if kids := children(cmd.Process.Pid); len(kids) > 0 {
+				t.Fatalf("serve with browser.prewarm = false started processes %v before any browser call", kids)
+			}
+		} else {
+			r, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": pageURL}})
+			if err != nil || !r.IsError || !strings.Contains(textOf(r), "not_available") || !strings.Contains(textOf(r), "Playwright driver") {
+				t.Fatalf("the first browser call with no driver must report not_available naming the driver: %v %s", err, textOf(r))
+			}
 		}
 		cs.Close()
 		cancel()
 	}
+}
+
+// textOf is the text a tool result carries ("" for none).
+func textOf(r *sdk.CallToolResult) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, c := range r.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
 }
 
 // children lists the processes whose parent is pid, as "pid (name)".
@@ -66,18 +90,10 @@ func children(pid int) []string {
 	return out
 }
 
-// With browser.prewarm, serve starts the driver (and Chromium) by itself,
-// before any browser call, and still lists its tools.
+// By default (browser.prewarm unset) serve starts the driver and Chromium
+// by itself, before any browser call, and still lists its tools.
 func TestServePrewarmsTheBrowser(t *testing.T) {
 	e, _ := browserServeEnv(t)
-	var cfgFile string
-	for _, kv := range e.env {
-		if v, ok := strings.CutPrefix(kv, "WASMWRIGHT_CONFIG="); ok {
-			cfgFile = v
-		}
-	}
-	base, _ := os.ReadFile(cfgFile)
-	os.WriteFile(cfgFile, append(base, "\n[browser]\nprewarm = true\n"...), 0o644)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(e.bin, "serve")
@@ -92,7 +108,7 @@ func TestServePrewarmsTheBrowser(t *testing.T) {
 	}
 	for len(children(cmd.Process.Pid)) == 0 {
 		if ctx.Err() != nil {
-			t.Fatal("serve with browser.prewarm started no driver within 60 s")
+			t.Fatal("serve started no driver within 60 s of its start")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

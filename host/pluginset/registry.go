@@ -22,8 +22,9 @@ import (
 // Lifecycle of a plugin slot, one per [plugins.NAME] table:
 //
 //	configured → loaded (file read, pin checked, compiled, described; a
-//	             hook plugin self-tested on fixtures, selftest.go; kept
-//	             as the last good version, lastgood.go)
+//	             hook plugin self-tested on fixtures, selftest.go, unless
+//	             an earlier start saw this version pass, selftested.go;
+//	             kept as the last good version, lastgood.go)
 //	           → linked per personality (capability.Resolve; a refusal is
 //	             kept and reported on use, it does not stop the host)
 //	           → serving (calls borrow the current version)
@@ -136,13 +137,14 @@ func (set *Set) loadFile(ctx context.Context, name, file string) (*sandbox.Plugi
 }
 
 // checkLoaded checks a plugin loaded from file at start: its name, and
-// for a hook plugin, its self-test on fixtures. It retires a refused one.
+// for a hook plugin, its self-test on fixtures (once per version and
+// checks: selftested.go). It retires a refused one.
 func (set *Set) checkLoaded(ctx context.Context, name, file string, p *sandbox.Plugin) error {
 	err := error(nil)
 	if p.Manifest().Name != name {
 		err = abi.Errorf(abi.CodeRefused, "plugin file %s calls itself %q, but the config loads it as %q: rename the [plugins] table or the file", file, p.Manifest().Name, name)
 	} else if len(p.Manifest().Hooks) > 0 {
-		err = set.selfTest(ctx, p)
+		err = set.selfTestOnce(ctx, p)
 	}
 	if err != nil {
 		p.Retire(ctx)
@@ -167,12 +169,11 @@ func (set *Set) loadSlot(ctx context.Context, s *Slot) {
 		set.log.Warn("plugin unavailable", "plugin", s.Name, "code", e.Code, "reason", e.Message)
 		return
 	}
-	// Its self-test (or describe) compiled it and made instances: until a
-	// call needs it, it need not hold them (it compiles again from the
-	// compilation cache on first use, as a plugin the cache described).
-	if err := p.Release(); err != nil {
-		set.log.Warn("plugin's start-up code not released", "plugin", s.Name, "err", err)
-	}
+	// A version its describe or self-test compiled keeps its code, for the
+	// call that needs it next: compiling it again would cost the first
+	// call the compile the start already paid. A version described and
+	// self-tested by an earlier start compiled nothing here
+	// (selftested.go): it compiles on first use.
 	s.cur.Store(p)
 	s.good = &v
 }

@@ -107,9 +107,11 @@ func runCase(ctx context.Context, lim HookLimits, p *sandbox.Plugin, c abi.SelfT
 // CheckChain runs the host's bot walls through a detector chain, in order,
 // as the pipeline does: each wall must be flagged by some member, and a
 // member that fails on one fails the chain (a failed detector is never a
-// pass). The error is refused, naming the chain and the wall.
+// pass). The error is refused, naming the chain and the wall. A chain of
+// versions that passed before under the same checks and limits is not
+// run again (selftested.go).
 func (set *Set) CheckChain(ctx context.Context, chain []*sandbox.Plugin) error {
-	return CheckChain(ctx, set.o.Hooks, chain)
+	return set.checkChainOnce(ctx, chain)
 }
 
 // CheckChain is Set.CheckChain under lim, for tools without a host.

@@ -138,6 +138,8 @@ func (set *Set) validate(ctx context.Context, name string, wasm []byte, pin stri
 	if err := set.selfTest(ctx, p); err != nil {
 		return refuse(err)
 	}
+	// A start that loads this version later need not test it again.
+	set.rememberPass(set.verdictFile("selftest", p.SHA256), p.SHA256)
 	if err := set.o.Admit(ctx, name, p); err != nil {
 		return refuse(err)
 	}

@@ -995,6 +995,34 @@ func TestHeadedFallbackWarnsOnce(t *testing.T) {
 	}
 }
 
+// A Prewarm whose browser does not start is not lost: the first call that
+// needs the browser returns its error, with its code, even if a start
+// would now succeed (it does not start the browser again behind the
+// failure); the call after that starts afresh.
+func TestPrewarmFailureReachesTheFirstCall(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	exe, err := findChromium(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Executable = "/bin/false" // exists, and exits at once: the launch fails
+	s, err := New(cfg, Options{Logger: quietLogger()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	s.Prewarm("p")
+	for deadline := time.Now().Add(2 * time.Minute); s.launcher.warming.Load(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("Prewarm's start did not end within 2 minutes")
+		}
+	}
+	s.launcher.cfg.Executable = exe // a start now would succeed
+	_, e := call[abi.BrowserNavigateResponse](t, s, caller(t.Name()), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/"})
+	wantCode(t, e, abi.CodeNotAvailable, "does not start")
+	must[abi.BrowserNavigateResponse](t, s, caller(t.Name()), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/"})
+}
+
 // Prewarm starts the driver and the shared browser in the background,
 // with no session; the first navigate then runs on that browser rather
 // than starting one.

@@ -54,11 +54,14 @@ type Config struct {
 	// MaxContexts caps open sessions; the least recently used is closed to
 	// make room (default 16).
 	MaxContexts int `toml:"max_contexts"`
-	// Prewarm starts the driver and the browser, and compiles the
-	// personality's plugins, when `wasmwright serve` starts, in the
-	// background, rather than on the first call (which otherwise starts
-	// them alongside its plugin work).
-	Prewarm bool `toml:"prewarm"`
+	// Prewarm, on unless set to false, starts the driver and the browser,
+	// and compiles the plugins a first browser call needs, when
+	// `wasmwright serve` starts, in the background, rather than on the
+	// first call (which would then wait for the driver and Chromium to
+	// start after its own work). A start that fails is reported by the
+	// first browser call, with its code. Off, nothing starts before a
+	// call needs it (PrewarmAtStart).
+	Prewarm *bool `toml:"prewarm"`
 	// ProfilesDir holds persistent profiles, one folder per personality.
 	ProfilesDir string `toml:"profiles_dir"`
 	// PersistentProfiles names the personalities whose sessions keep
@@ -186,6 +189,10 @@ func validateProxy(p string) error {
 	}
 	return fmt.Errorf("%q: scheme %q not supported (http, https, socks4, socks5)", p, u.Scheme)
 }
+
+// PrewarmAtStart reports whether serve starts the browser at start
+// (Prewarm: on unless set to false).
+func (c Config) PrewarmAtStart() bool { return c.Prewarm == nil || *c.Prewarm }
 
 func (c *Config) withDefaults() {
 	if c.IdleTimeout == 0 {

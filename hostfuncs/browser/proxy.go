@@ -194,11 +194,17 @@ const authCheckURL = "http://egress-auth.wasmwright.invalid/"
 // its first page (about:blank, made if need be, before any site) it fetches
 // authCheckURL, answers the proxy's 407 with the credentials through a
 // CDP session of its own (for a proxy challenge only, for this one
-// request), then lets go of the Fetch domain. Chromium keeps the
+// request), then lets go of that CDP session. Chromium keeps the
 // credentials in the context's auth cache and sends them with every later
 // request through that proxy (pages, workers, WebSockets), so no request
 // is paused again. If the check does not come back authenticated, the
 // context must not be used: the caller closes it.
+//
+// Three round trips to the browser wait (the CDP session, Fetch.enable,
+// the check): detaching, which ends the Fetch domain with the session, is
+// not waited for, and no Fetch.disable is sent before it. Until the detach
+// lands nothing else is paused: the only pattern is authCheckURL's, and
+// an auth challenge is reported only for a request the patterns paused.
 func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 	if !s.egressGoverned() {
 		return nil
@@ -217,7 +223,7 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))
 	}
-	defer cdp.Detach()
+	defer func() { go cdp.Detach() }()
 	// Handlers run on Playwright's dispatch goroutine, which must not wait
 	// on a reply: answer from a goroutine.
 	cdp.On("Fetch.requestPaused", func(ev map[string]any) {
@@ -235,7 +241,6 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))
 	}
 	got, err := page.Evaluate(`async u => { try { const r = await fetch(u, {cache: "no-store"}); return r.status + " " + await r.text() } catch (e) { return String(e) } }`, authCheckURL)
-	cdp.Send("Fetch.disable", nil)
 	if err != nil || got != "200 authenticated" {
 		hint := "retry; if it persists, the proxy is gone (see the host log)"
 		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {

@@ -247,7 +247,9 @@ func (s *Service) Sessions() []abi.BrowserSessionInfo { return s.sessions.list()
 // started (or starting: it waits on the same start) instead of starting
 // them after its own work. For a personality with a persistent profile
 // (its sessions launch their own browser) only the driver starts. A failed
-// start is left for the call to meet and report.
+// start is kept: the next call that needs the browser (waiting on the
+// start if it is under way) returns its error, with its code, once; the
+// call after that starts afresh.
 func (s *Service) Prewarm(personality string) { s.launcher.prewarm(personality) }
 
 // OperatorSessions lists the open sessions with their current tab's URL

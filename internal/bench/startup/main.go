@@ -173,6 +173,7 @@ func main() {
 	})
 	type mem struct{ uss, pss, host int64 }
 	sessMem := map[string]mem{}
+	connectNav := map[string][]time.Duration{} // the default row's start to navigate answered
 	firstNav := func(keys string, after time.Duration) func(s *system) (float64, bool) {
 		return func(s *system) (float64, bool) {
 			if keys != "" && !s.prewarm {
@@ -180,7 +181,7 @@ func main() {
 			}
 			var ds []time.Duration
 			for i := 0; i < 3; i++ {
-				c, _, err := toolsList(s, caches[s.name], s.plugins, keys)
+				c, d0, err := toolsList(s, caches[s.name], s.plugins, keys)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", s.name, err)
 					return 0, false
@@ -200,12 +201,22 @@ func main() {
 					return 0, false
 				}
 				ds = append(ds, d)
+				if keys == "" {
+					connectNav[s.name] = append(connectNav[s.name], d0+d)
+				}
 			}
 			return ms(measure.Med(ds)), true
 		}
 	}
 	add("first navigate of a process, sent right after tools/list (median of 3)", "ms", firstNav("", 0))
-	add("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once)", "ms", firstNav("prewarm = true", 0))
+	add("connect + first navigate: process start to the navigate's answer, the same runs (median of 3)", "ms", func(s *system) (float64, bool) {
+		if len(connectNav[s.name]) == 0 {
+			return 0, false
+		}
+		return ms(measure.Med(connectNav[s.name])), true
+	})
+	add("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once; the default since issue 25)", "ms", firstNav("prewarm = true", 0))
+	add("browser.prewarm = false: nothing starts before the first call (the default before issue 25)", "ms", firstNav("prewarm = false", 0))
 	add("browser.prewarm = true, navigate sent 3 s after tools/list", "ms", firstNav("prewarm = true", 3*time.Second))
 	memRow := func(f func(m mem) int64) func(s *system) (float64, bool) {
 		return func(s *system) (float64, bool) {
