@@ -97,14 +97,15 @@ const maxLeftDialogs = 20
 
 // leavingDialogs answers, for a navigation of t to u, the dialogs the page
 // being left opens while the navigation waits for its new document (a
-// page parsing alert after alert opens the next when one is answered):
-// each is dismissed like the one open at the start, and the navigation
-// keeps waiting. A dialog that opens once the new document answered is the
-// new page's, and the navigation returns with it open for the agent.
+// page parsing alert after alert opens the next when one is answered, even
+// after the new document's response came): each is dismissed like the one
+// open at the start, and the navigation keeps waiting. A dialog that opens
+// once the main frame committed a navigation is the new page's, and the
+// navigation returns with it open for the agent.
 func (s *actions) leavingDialogs(ss *session, t *tab, u string, newTab bool) func() (bool, error) {
-	before, left := t.doc.Load(), 0
+	before, left := t.commits.Load(), 0
 	return func() (bool, error) {
-		if newTab || t.dialog.Load() == nil || t.doc.Load() != before || left >= maxLeftDialogs {
+		if newTab || t.dialog.Load() == nil || t.commits.Load() != before || left >= maxLeftDialogs {
 			return false, nil
 		}
 		left++
@@ -125,7 +126,10 @@ func (s *actions) leaveDialog(ss *session, t *tab, how string) error {
 	info := dialogInfo(*d)
 	err := await0(ss, s.cfg.actionWait(), func() error { return (*d).Dismiss() })
 	t.dialog.CompareAndSwap(d, nil)
-	if err != nil && !strings.Contains(err.Error(), "No dialog is showing") && !strings.Contains(err.Error(), "closed") {
+	// A dialog already gone (answered, its page closed or navigated away:
+	// "Not attached to an active page") needs no answer.
+	if err != nil && !strings.Contains(err.Error(), "No dialog is showing") && !strings.Contains(err.Error(), "closed") &&
+		!strings.Contains(err.Error(), "Not attached to an active page") {
 		return s.sessions.mapErr(ss, err, "dismissing the page's dialog")
 	}
 	ss.evMu.Lock()
