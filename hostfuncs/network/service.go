@@ -34,6 +34,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,8 +56,8 @@ type Options struct {
 	// DialTimeout bounds one connect (default 10s); FetchTimeout one
 	// ww_network_fetch and a response's headers (default 30s).
 	DialTimeout, FetchTimeout time.Duration
-	// MaxBlocked is how many refusals a session keeps until its next
-	// result (default 20); MaxSessions caps per-session proxies (default
+	// MaxBlocked is how many lines of refusals (one per origin and reason)
+	// a session keeps until its next result (default 20); MaxSessions caps per-session proxies (default
 	// 256, the oldest is closed to make room: its browser context then
 	// fails closed).
 	MaxBlocked, MaxSessions int
@@ -102,9 +103,22 @@ type Service struct {
 	spki string
 }
 
+// maxSeen bounds the refusals a session remembers to count a repeat once.
+const maxSeen = 256
+
 type blockedList struct {
-	lines   []string
+	lines   []string // refusals seen since the last call (at most maxSeen)
 	dropped int
+	// groups counts the refusals of each origin and reason, in the order
+	// first seen, for TakeBlocked's summary.
+	groups []blockedGroup
+}
+
+// blockedGroup is the refusals of one origin for one reason: the first
+// URL, and how many in all.
+type blockedGroup struct {
+	origin, reason, first string
+	n                     int
 }
 
 // New validates every policy and returns the service. Listeners start
@@ -293,16 +307,64 @@ func (s *Service) record(k sessKey, b *Blocked) {
 		bl = &blockedList{}
 		s.blocked[k] = bl
 	}
-	for _, l := range bl.lines {
-		if l == line {
+	// The same request refused twice (a retried favicon) counts once; past
+	// maxSeen distinct lines every refusal counts.
+	if slices.Contains(bl.lines, line) {
+		return
+	}
+	if len(bl.lines) < maxSeen {
+		bl.lines = append(bl.lines, line)
+	}
+	bl.group(b)
+	if len(bl.groups) > s.opts.MaxBlocked {
+		bl.dropped += bl.groups[0].n
+		bl.groups = bl.groups[1:]
+	}
+}
+
+// group counts b under its origin and reason.
+func (bl *blockedList) group(b *Blocked) {
+	origin := b.URL
+	if u, err := url.Parse(b.URL); err == nil && u.Host != "" {
+		origin = u.Scheme + "://" + u.Host
+	}
+	for i := range bl.groups {
+		if g := &bl.groups[i]; g.origin == origin && g.reason == b.Reason {
+			g.n++
 			return
 		}
 	}
-	bl.lines = append(bl.lines, line)
-	if len(bl.lines) > s.opts.MaxBlocked {
-		bl.lines = bl.lines[1:]
-		bl.dropped++
+	bl.groups = append(bl.groups, blockedGroup{origin: origin, reason: b.Reason, first: b.URL, n: 1})
+}
+
+// lines says the refusals as an agent reads them, a line per origin and
+// reason: one URL as it was (its query cut past 100 bytes), or how many
+// went to the origin. A page full of trackers blocked by the policy is a
+// few short lines, not one per request (an article's ran to 1.3 KB).
+func (bl *blockedList) summary() []string {
+	out := make([]string, 0, len(bl.groups)+1)
+	if bl.dropped > 0 {
+		out = append(out, fmt.Sprintf("blocked requests: %d earlier ones not listed", bl.dropped))
 	}
+	for _, g := range bl.groups {
+		if g.n == 1 {
+			out = append(out, "blocked request: "+capURL(g.first, 100)+" ("+g.reason+")")
+		} else {
+			out = append(out, fmt.Sprintf("blocked requests: %d to %s (%s)", g.n, g.origin, g.reason))
+		}
+	}
+	return out
+}
+
+// capURL cuts u's query and fragment when u is longer than n bytes.
+func capURL(u string, n int) string {
+	if len(u) <= n {
+		return u
+	}
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i] + "?..."
+	}
+	return u
 }
 
 type egressFailure struct {
@@ -379,11 +441,7 @@ func (s *Service) TakeBlocked(personality, session string) []string {
 		return nil
 	}
 	delete(s.blocked, k)
-	out := bl.lines
-	if bl.dropped > 0 {
-		out = append([]string{fmt.Sprintf("blocked requests: %d earlier ones not listed", bl.dropped)}, out...)
-	}
-	return out
+	return bl.summary()
 }
 
 // Stats counts, since start, the requests refused by the proxies and the
