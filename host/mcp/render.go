@@ -38,7 +38,10 @@ func render(res *abi.Result) *sdk.CallToolResult {
 		}
 		content = append(content, &sdk.ImageContent{Data: b, MIMEType: mime})
 	}
-	text := &sdk.TextContent{Text: renderText(res, warnings), Meta: externalMeta(res)}
+	// The external label rides on the result, which holds every content
+	// block (text and images alike), once: a second copy on the text cost
+	// each call its source URL again (issue 25, bytes).
+	text := &sdk.TextContent{Text: renderText(res, warnings)}
 	out := &sdk.CallToolResult{Content: append([]sdk.Content{text}, content...), Meta: externalMeta(res)}
 	if res.Text != "" && len(res.Data) > 0 && json.Valid(res.Data) {
 		// Only what the text does not show, as an object (older clients
@@ -138,8 +141,7 @@ const (
 	MetaSource   = "wasmwright/source"
 )
 
-// externalMeta is the _meta of an external result (on the result and on
-// its text), nil for any other.
+// externalMeta is the _meta of an external result, nil for any other.
 func externalMeta(res *abi.Result) sdk.Meta {
 	if !res.External {
 		return nil

@@ -787,10 +787,11 @@ func TestAnnotationsAndExternalMeta(t *testing.T) {
 	}
 
 	res := call(t, cs, "external", nil)
-	for _, m := range []sdk.Meta{res.Meta, res.Content[0].(*sdk.TextContent).Meta} {
-		if m[MetaExternal] != true || m[MetaSource] != "https://x.test/page" {
-			t.Errorf("external result's _meta: %v", m)
-		}
+	if m := res.Meta; m[MetaExternal] != true || m[MetaSource] != "https://x.test/page" {
+		t.Errorf("external result's _meta: %v", m)
+	}
+	if m := res.Content[0].(*sdk.TextContent).Meta; m != nil {
+		t.Errorf("the label is on the result, once; its text has _meta %v too", m)
 	}
 	if res := call(t, cs, "page", nil); res.Meta[MetaExternal] != nil || res.Content[0].(*sdk.TextContent).Meta != nil {
 		t.Errorf("a result that is not external has _meta %v", res.Meta)
