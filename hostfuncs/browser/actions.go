@@ -63,7 +63,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		resp, dialog, err := awaitDialogs(ss, timeout+s.cfg.actionWait(), s.leavingDialogs(ss, t, u, req.NewTab), func() (pw.Response, error) {
+		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
 			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
@@ -88,29 +88,6 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		out.State = s.pages.stateWith(ss, t, false, title)
 		return out, nil
 	})
-}
-
-// maxLeftDialogs bounds the dialogs one navigation dismisses on the page
-// it leaves: a page that opens another as each is answered is left anyway
-// after this many, and the navigation reports the dialog still open.
-const maxLeftDialogs = 20
-
-// leavingDialogs answers, for a navigation of t to u, the dialogs the page
-// being left opens while the navigation waits for its new document (a
-// page parsing alert after alert opens the next when one is answered, even
-// after the new document's response came): each is dismissed like the one
-// open at the start, and the navigation keeps waiting. A dialog that opens
-// once the main frame committed a navigation is the new page's, and the
-// navigation returns with it open for the agent.
-func (s *actions) leavingDialogs(ss *session, t *tab, u string, newTab bool) func() (bool, error) {
-	before, left := t.commits.Load(), 0
-	return func() (bool, error) {
-		if newTab || t.dialog.Load() == nil || t.commits.Load() != before || left >= maxLeftDialogs {
-			return false, nil
-		}
-		left++
-		return true, s.leaveDialog(ss, t, "leaving it for "+u)
-	}
 }
 
 // leaveDialog dismisses the dialog open on t, a page the call leaves (a

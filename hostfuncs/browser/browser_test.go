@@ -363,25 +363,6 @@ func TestDialogs(t *testing.T) {
 	}
 }
 
-// Leaving a page that opens a dialog again as each is answered leaves it:
-// the navigation answers each dialog of the page it leaves and lands on
-// the page it was sent to, saying what it dismissed.
-func TestNavigateLeavesAPageOfDialogs(t *testing.T) {
-	c := caller(t.Name())
-	r := nav(t, c, "/alerts")
-	if r.State.Dialog == nil || r.State.Dialog.Message != "one" {
-		t.Fatalf("want the first alert open: %+v", r.State)
-	}
-	r = nav(t, c, "/other")
-	if r.Page.Title != "Other" || r.State.Dialog != nil {
-		t.Fatalf("want the other page, no dialog: %+v %+v", r.Page, r.State)
-	}
-	warned := strings.Join(r.State.Warnings, "\n")
-	if !strings.Contains(warned, `("one")`) {
-		t.Fatalf("want the dismissed dialogs named: %q", warned)
-	}
-}
-
 func TestIframeRefs(t *testing.T) {
 	c := caller(t.Name())
 	r := nav(t, c, "/frames")

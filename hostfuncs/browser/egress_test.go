@@ -98,7 +98,8 @@ func TestPlaywrightFeaturesInSync(t *testing.T) {
 		testenv.Require(t, false, fmt.Sprintf("no driver: %v", err))
 	}
 	var src []byte
-	for _, p := range []string{filepath.Join(opts.DriverDirectory, "lib", "coreBundle.js"), filepath.Join(opts.DriverDirectory, "package", "lib", "coreBundle.js")} {
+	for _, p := range []string{filepath.Join(opts.DriverDirectory, "lib", "coreBundle.js"), filepath.Join(opts.DriverDirectory, "package", "lib", "coreBundle.js"),
+		filepath.Join(realCore(opts.DriverDirectory), "lib", "coreBundle.js")} {
 		if src, err = os.ReadFile(p); err == nil {
 			break
 		}

@@ -98,8 +98,18 @@ func await[T any](ss *session, limit time.Duration, dialogs bool, fn func() (T, 
 	var onDialog func() (bool, error)
 	if dialogs {
 		onDialog = func() (bool, error) { return false, nil }
+		ss.drainDialogs()
 	}
 	return awaitDialogs(ss, limit, onDialog, fn)
+}
+
+// drainDialogs drops a dialog signal left from before: what opens from
+// now on signals again.
+func (ss *session) drainDialogs() {
+	select {
+	case <-ss.dialogCh:
+	default:
+	}
 }
 
 // awaitDialogs is await with a say over dialogs: when one opens, onDialog
@@ -120,10 +130,9 @@ func awaitDialogs[T any](ss *session, limit time.Duration, onDialog func() (bool
 	}
 	var dialog chan struct{}
 	if onDialog != nil {
-		select {
-		case <-ss.dialogCh:
-		default:
-		}
+		// Not drained here: a dialog that opened since the caller drained
+		// (await does, navigate before it answers the page's open dialog)
+		// must be heard, or the call would wait on a blocked page.
 		dialog = ss.dialogCh
 	}
 	type res struct {

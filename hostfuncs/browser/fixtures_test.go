@@ -50,10 +50,6 @@ func fixtures() *httptest.Server {
 	// value on a "- text:" line of its own under the textbox.
 	page("/prefilled", `<title>Prefilled</title><label>Password <input type="password" placeholder="at least 12 characters" value="page-filled-s3cret"></label>
 		<label>User <input placeholder="your login" value="ada"></label>`)
-	// A page that opens alert after alert while it parses (a corpus page
-	// does): answering one lets the parser run on to the next.
-	page("/alerts", `<title>Alerts</title><script>alert('one')</script><p>a</p>
-		<script>alert('two')</script><p>b</p><script>alert('three')</script><p>c</p>`)
 	// What an agent hovers, drags and drops on, built the ways sites build
 	// them: a focusable span whose menu a CSS :hover rule reveals, an
 	// inline onmouseenter tooltip, title tooltips, cards dragged by

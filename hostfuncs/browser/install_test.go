@@ -66,16 +66,9 @@ func TestDriverStartsFromItsLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	core := filepath.Join(opts.DriverDirectory, "package")
-	if cli := os.Getenv("PLAYWRIGHT_CLI_PATH"); cli != "" {
-		core = filepath.Dir(cli)
-	}
-	if resolved, err := filepath.EvalSymlinks(filepath.Join(core, "cli.js")); err == nil {
-		core = filepath.Dir(resolved)
-	}
-	if b, err := os.ReadFile(filepath.Join(core, "cli.js")); err != nil || strings.Contains(string(b), "Written by wasmwright") {
-		// A layout of ours: its script names the real playwright-core.
-		t.Fatalf("could not find playwright-core's own cli.js at %s: %v", core, err)
+	core := realCore(opts.DriverDirectory)
+	if core == "" {
+		t.Fatalf("could not find playwright-core's own cli.js from %s", opts.DriverDirectory)
 	}
 	prefix := t.TempDir()
 	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
@@ -96,4 +89,27 @@ func TestDriverStartsFromItsLayout(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// realCore is playwright-core's own folder (not a layout of ours, whose
+// cli.js is a script we wrote): PLAYWRIGHT_CLI_PATH's, else the npm install
+// beside the driver folder. An earlier test may have unset the variable
+// (runOptions does for a config's driver_dir).
+func realCore(driverDir string) string {
+	var cands []string
+	if cli := os.Getenv("PLAYWRIGHT_CLI_PATH"); cli != "" {
+		cands = append(cands, filepath.Dir(cli))
+	}
+	cands = append(cands, filepath.Join(driverDir, "package"), filepath.Join(driverDir, "node_modules", "playwright-core"),
+		filepath.Join(filepath.Dir(driverDir), "node_modules", "playwright-core"))
+	for _, c := range cands {
+		r, err := filepath.EvalSymlinks(filepath.Join(c, "cli.js"))
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(r); err == nil && !strings.Contains(string(b), "Written by wasmwright") {
+			return filepath.Dir(r)
+		}
+	}
+	return ""
 }

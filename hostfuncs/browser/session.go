@@ -84,12 +84,8 @@ type tab struct {
 	// refLines are the latest snapshot's lines by ref (refLines).
 	refLines map[string]string
 	navSeq   atomic.Int64 // main-frame navigation requests seen
-	// commits counts the main frame's committed navigations (a new
-	// document, or a same-document move): a dialog that opens before a
-	// navigation's commit belongs to the page it leaves.
-	commits atomic.Int64
-	dialog  atomic.Pointer[pw.Dialog]
-	doc     atomic.Pointer[docInfo] // the last main-frame document response
+	dialog   atomic.Pointer[pw.Dialog]
+	doc      atomic.Pointer[docInfo] // the last main-frame document response
 	// navFail is the last main-frame navigation that failed (no response).
 	navFail atomic.Pointer[navFailure]
 	// probed holds the probes locateToAct started in this call, for ready
@@ -290,11 +286,6 @@ func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 		s.netByReq[r] = e
 		if old, did := s.network.add(e); did {
 			delete(s.netByReq, old.req)
-		}
-	})
-	p.OnFrameNavigated(func(f pw.Frame) {
-		if f == main {
-			t.commits.Add(1)
 		}
 	})
 	p.OnResponse(func(r pw.Response) {
