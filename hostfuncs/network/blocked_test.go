@@ -6,7 +6,7 @@ import (
 )
 
 // Refusals are said a line per origin and reason: one URL as it was, or
-// how many went to the origin; a repeat of the same request counts once,
+// how many went to the origin and the first paths; a repeat of the same request counts once,
 // and a long URL's query is cut.
 func TestBlockedSummary(t *testing.T) {
 	bl := &blockedList{}
@@ -15,6 +15,8 @@ func TestBlockedSummary(t *testing.T) {
 		{URL: "https://ads.example/a.js?id=1", Reason: "host not allowed"},
 		{URL: "https://ads.example/b.js", Reason: "host not allowed"},
 		{URL: "https://ads.example/b.js", Reason: "port not allowed"},
+		{URL: "https://ads.example/", Reason: "host not allowed"},
+		{URL: "https://ads.example/d?" + strings.Repeat("y", 60), Reason: "host not allowed"},
 		{URL: "http://10.0.0.2/i.png", Reason: "private address"},
 		{URL: long, Reason: "host not allowed"},
 	} {
@@ -22,7 +24,7 @@ func TestBlockedSummary(t *testing.T) {
 	}
 	got := strings.Join(bl.summary(), "\n")
 	want := strings.Join([]string{
-		"blocked requests: 2 to https://ads.example (host not allowed)",
+		"blocked requests: 4 to https://ads.example (host not allowed): /a.js?id=1, /b.js, / and 1 more",
 		"blocked request: https://ads.example/b.js (port not allowed)",
 		"blocked request: http://10.0.0.2/i.png (private address)",
 		"blocked request: https://t.example/collect?... (host not allowed)",

@@ -115,11 +115,15 @@ type blockedList struct {
 }
 
 // blockedGroup is the refusals of one origin for one reason: the first
-// URL, and how many in all.
+// URL, the first few paths, and how many in all.
 type blockedGroup struct {
 	origin, reason, first string
+	paths                 []string
 	n                     int
 }
+
+// groupPaths is how many paths of a group a summary names.
+const groupPaths = 3
 
 // New validates every policy and returns the service. Listeners start
 // lazily, on the first session that needs one.
@@ -324,23 +328,31 @@ func (s *Service) record(k sessKey, b *Blocked) {
 
 // group counts b under its origin and reason.
 func (bl *blockedList) group(b *Blocked) {
-	origin := b.URL
+	origin, path := b.URL, ""
 	if u, err := url.Parse(b.URL); err == nil && u.Host != "" {
 		origin = u.Scheme + "://" + u.Host
+		path = capURL(strings.TrimPrefix(b.URL, origin), 40)
+		if path == "" {
+			path = "/"
+		}
 	}
 	for i := range bl.groups {
 		if g := &bl.groups[i]; g.origin == origin && g.reason == b.Reason {
 			g.n++
+			if len(g.paths) < groupPaths {
+				g.paths = append(g.paths, path)
+			}
 			return
 		}
 	}
-	bl.groups = append(bl.groups, blockedGroup{origin: origin, reason: b.Reason, first: b.URL, n: 1})
+	bl.groups = append(bl.groups, blockedGroup{origin: origin, reason: b.Reason, first: b.URL, paths: []string{path}, n: 1})
 }
 
-// lines says the refusals as an agent reads them, a line per origin and
+// summary says the refusals as an agent reads them, a line per origin and
 // reason: one URL as it was (its query cut past 100 bytes), or how many
-// went to the origin. A page full of trackers blocked by the policy is a
-// few short lines, not one per request (an article's ran to 1.3 KB).
+// went to the origin and the paths of the first three (queries cut past
+// 40 bytes). A page full of trackers blocked by the policy is a few short
+// lines, not one per request (an article's ran to 1.3 KB).
 func (bl *blockedList) summary() []string {
 	out := make([]string, 0, len(bl.groups)+1)
 	if bl.dropped > 0 {
@@ -350,7 +362,11 @@ func (bl *blockedList) summary() []string {
 		if g.n == 1 {
 			out = append(out, "blocked request: "+capURL(g.first, 100)+" ("+g.reason+")")
 		} else {
-			out = append(out, fmt.Sprintf("blocked requests: %d to %s (%s)", g.n, g.origin, g.reason))
+			line := fmt.Sprintf("blocked requests: %d to %s (%s): %s", g.n, g.origin, g.reason, strings.Join(g.paths, ", "))
+			if more := g.n - len(g.paths); more > 0 {
+				line += fmt.Sprintf(" and %d more", more)
+			}
+			out = append(out, line)
 		}
 	}
 	return out
