@@ -63,11 +63,36 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
-			return gotoSettled(t, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
-		})
-		if err != nil {
-			return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
+		var resp pw.Response
+		var dialog bool
+		for replaced := false; ; replaced = true {
+			before, nt := t.page.MainFrame().URL(), t
+			resp, dialog, err = await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
+				return gotoSettled(nt, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+			})
+			if err != nil {
+				return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
+			}
+			if !dialog || replaced || t.page.MainFrame().URL() != before {
+				break
+			}
+			// A dialog before the new document committed is the old page's
+			// (one alert after another as it parses, a timer): leaving it
+			// answers that one too, but a page can open the next as fast
+			// as each is answered, and a same-site navigation cannot
+			// commit while its renderer shows one. So the page is left the
+			// way that always ends: its tab is replaced by a fresh one,
+			// where the navigation starts again; closing the old page
+			// answers its dialogs.
+			d := openDialog(ss, t)
+			if t, err = s.sessions.replaceTab(ss, t); err != nil {
+				return out, s.sessions.mapErr(ss, err, "opening a tab in place of a page that kept opening dialogs")
+			}
+			what := "a dialog"
+			if d != nil {
+				what = fmt.Sprintf("%s %s dialog (%q)", article(d.Type, "a"), d.Type, capString(d.Message, 200))
+			}
+			ss.warn(fmt.Sprintf("the page being left opened %s while %s loaded: its tab was closed (which answers it) and replaced by a new one; the tab's back history is gone", what, capString(u, 200)))
 		}
 		if resp != nil {
 			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {

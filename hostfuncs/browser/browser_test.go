@@ -363,6 +363,30 @@ func TestDialogs(t *testing.T) {
 	}
 }
 
+// Leaving a page that opens dialog after dialog always works: the
+// navigation ends on the new page, in one tab, and says what it did; a
+// dialog the new page opens is still the agent's to answer.
+func TestLeavingAPageThatKeepsAsking(t *testing.T) {
+	c := caller(t.Name())
+	for _, path := range []string{"/alerts", "/alertsforever"} {
+		r := nav(t, c, path)
+		if r.State.Dialog == nil {
+			t.Fatalf("%s: the page's dialog is not reported: %+v", path, r.State)
+		}
+		r = nav(t, c, "/other")
+		if r.Page.Title != "Other" || r.State.Dialog != nil || len(r.State.Tabs) != 0 { // Tabs: listed when more than one
+			t.Fatalf("leaving %s: want the other page alone in its tab, got %q, dialog %+v, tabs %+v", path, r.Page.Title, r.State.Dialog, r.State.Tabs)
+		}
+		if w := strings.Join(r.State.Warnings, "\n"); !strings.Contains(w, "dismissed it") {
+			t.Fatalf("leaving %s: warnings do not say the dialog was answered: %q", path, w)
+		}
+		s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
+		if !strings.Contains(s.Snapshot, "Other page") || s.State.Dialog != nil {
+			t.Fatalf("after leaving %s: %+v\n%s", path, s.State, s.Snapshot)
+		}
+	}
+}
+
 func TestIframeRefs(t *testing.T) {
 	c := caller(t.Name())
 	r := nav(t, c, "/frames")

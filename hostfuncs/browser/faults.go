@@ -240,34 +240,57 @@ func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 	ss.suspect.Store(false)
 	idx, u := ss.tabIndex(t), t.page.URL()
 	s.log.Warn("closing a tab that stopped responding", "session", ss.key.String(), "url", capString(u, 200))
-	// The tab leaves the session now; its page closes in the background.
-	ss.evMu.Lock()
-	for i, x := range ss.tabs {
-		if x == t {
-			ss.tabs = append(ss.tabs[:i], ss.tabs[i+1:]...)
-			break
-		}
-	}
-	ss.evMu.Unlock()
-	stuck := t.page
-	go func() {
-		t0 := time.Now()
-		err := bounded(closeWait, func() error { return stuck.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) })
-		s.log.Debug("closed a stuck tab", "took", time.Since(t0), "err", err)
-	}()
-	// Opening a tab is bounded like any call on the context: closeWait
-	// (5 s) reset sessions on a busy machine.
-	p, _, err := await(ss, ss.budget(), false, func() (pw.Page, error) { return ss.bctx.NewPage() })
+	nt, err := s.replaceTab(ss, t)
 	if err != nil {
 		ss.markCrashed("a tab stopped responding and no new tab could be opened")
 		return nil, s.discardCrashed(ss)
 	}
+	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy), so it was closed and replaced by a blank tab; its history is gone.", max(idx, 0), capString(u, 200)))
+	return nt, nil
+}
+
+// replaceTab takes t out of the session, closes its page in the
+// background (a close ends its scripts and answers any dialog it holds:
+// Playwright does not wait on the page for it), and opens a blank tab in
+// the same context in t's place, made the current tab. Opening it is
+// bounded like any call on the context.
+func (s *sessions) replaceTab(ss *session, t *tab) (*tab, error) {
+	idx := -1
+	ss.evMu.Lock()
+	for i, x := range ss.tabs {
+		if x == t {
+			ss.tabs = append(ss.tabs[:i], ss.tabs[i+1:]...)
+			idx = i
+			break
+		}
+	}
+	ss.evMu.Unlock()
+	old := t.page
+	go func() {
+		t0 := time.Now()
+		err := bounded(closeWait, func() error { return old.Close(pw.PageCloseOptions{RunBeforeUnload: pw.Bool(false)}) })
+		s.log.Debug("closed a replaced tab", "took", time.Since(t0), "err", err)
+	}()
+	p, _, err := await(ss, ss.budget(), false, func() (pw.Page, error) { return ss.bctx.NewPage() })
+	if err != nil {
+		return nil, err
+	}
 	nt := ss.attach(p)
 	ss.evMu.Lock()
 	ss.trimPopupsLocked(nt)
-	ss.cur, ss.newTabs = ss.indexLocked(nt), nil
+	if j := ss.indexLocked(nt); j >= 0 && idx >= 0 && idx < j { // back in t's place
+		copy(ss.tabs[idx+1:j+1], ss.tabs[idx:j])
+		ss.tabs[idx] = nt
+	}
+	ss.cur = ss.indexLocked(nt)
+	kept := ss.newTabs[:0]
+	for _, x := range ss.newTabs { // the host opened it: not news to the agent
+		if x != nt {
+			kept = append(kept, x)
+		}
+	}
+	ss.newTabs = kept
 	ss.evMu.Unlock()
-	ss.warn(fmt.Sprintf("Tab %d (%s) stopped responding (a script kept it busy), so it was closed and replaced by a blank tab; its history is gone.", max(idx, 0), capString(u, 200)))
 	return nt, nil
 }
 

@@ -45,6 +45,10 @@ func fixtures() *httptest.Server {
 		<button onclick="document.getElementById('out').textContent = confirm('sure?') ? 'yes' : 'no'">Confirm</button>
 		<button onclick="document.getElementById('out').textContent = 'name=' + prompt('your name?', 'anon')">Prompt</button>
 		<p id="out">nothing</p>`)
+	// Pages that open the next dialog as soon as one is answered, as they
+	// parse: a long run of alerts, and one that never ends.
+	page("/alerts", `<title>Alerts</title><script>for (let i = 1; i <= 500; i++) alert('alert ' + i)</script><p>after the alerts</p>`)
+	page("/alertsforever", `<title>Forever</title><script>for (;;) confirm('again?')</script><p>never</p>`)
 	// A login the page filled itself, its password field named by a label
 	// and with a placeholder of its own: Playwright prints such a field's
 	// value on a "- text:" line of its own under the textbox.
