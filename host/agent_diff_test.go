@@ -13,6 +13,65 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
+// TestNewPagesOfASiteCollapseTheirChrome: a navigation to another page
+// of the same site prints the header it shares with the last page as a
+// line; the refs the agent read there work on the new page (each new
+// document's refs have another prefix); snapshot "full" prints the lines.
+// (Another site's page is whole: TestSameSite.)
+func TestNewPagesOfASiteCollapseTheirChrome(t *testing.T) {
+	chrome := func(title, body string) string {
+		return `<title>` + title + `</title><header><a href="/">Home</a><nav><a href="/news">News</a> <a href="/sport">Sport</a> <a href="/weather">Weather</a> <a href="/about">About</a>
+			<a href="/world">World news</a> <a href="/business">Business and markets</a> <a href="/technology">Technology</a> <a href="/science">Science and health</a> <a href="/culture">Culture</a></nav></header>
+			<main><h1>` + title + `</h1>` + body + `</main>
+			<footer><a href="/jobs">Jobs</a> <a href="/contact">Contact</a> <a href="/legal">Legal</a></footer>`
+	}
+	site := serve(t, map[string]string{
+		"/news":    chrome("News", `<p>Today's news.</p>`),
+		"/sport":   chrome("Sport", `<p>Scores.</p><button>Refresh</button>`),
+		"/weather": chrome("Weather", `<p>Rain.</p>`),
+	})
+	a := newAgent(t, site, "")
+	first := a.call("browser_navigate", map[string]any{"url": site.URL + "/news"}).Snapshot
+	if strings.Contains(first, "as on the previous page") {
+		t.Fatalf("the first page of a session collapsed:\n%s", first)
+	}
+	weather := a.ref(first, `link "Weather"`)
+	second := a.call("browser_navigate", map[string]any{"url": site.URL + "/sport"}).Snapshot
+	if strings.Contains(second, `link "Weather"`) || !strings.Contains(second, "as on the previous page") ||
+		!strings.Contains(second, "Scores.") || !strings.Contains(second, `button "Refresh"`) || len(second) >= len(first) {
+		t.Fatalf("the second page of the site, its chrome not collapsed or its own content gone:\nfirst:\n%s\nsecond:\n%s", first, second)
+	}
+	if full := a.call("browser_snapshot", map[string]any{"snapshot": "full"}).Snapshot; !strings.Contains(full, `link "Weather"`) || strings.Contains(full, "as on the previous page") {
+		t.Fatalf("snapshot full does not print the shared lines:\n%s", full)
+	}
+	// The collapsed line says the refs read on the first page work here.
+	res := a.call("browser_click", map[string]any{"ref": weather})
+	if !strings.Contains(res.Snapshot, "Rain.") {
+		t.Fatalf("the ref read on the first page did not lead to the weather page: %+v", res)
+	}
+}
+
+// A page collapses against the last only on one scheme and host (port
+// included).
+func TestSameSite(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{"http://127.0.0.1:8080/a", "http://127.0.0.1:8080/b?x=1", true},
+		{"https://Example.com/a", "https://example.com/", true},
+		{"http://127.0.0.1:8080/a", "http://127.0.0.1:8081/a", false},
+		{"http://example.com/a", "https://example.com/a", false},
+		{"http://example.com/a", "http://www.example.com/a", false},
+		{"", "http://example.com/", false},
+		{"about:blank", "about:blank", false},
+	} {
+		if got := sameSite(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameSite(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+}
+
 // TestActionsReturnSnapshotDiffs: through the host over real Chromium, a
 // click that changes text returns only that change, with its ref, which
 // applied to the snapshot the agent had gives the page's next snapshot;

@@ -43,6 +43,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	if len(bytes.TrimSpace(req.Args)) == 0 {
 		req.Args = json.RawMessage(`{}`)
 	}
+	req.Args = h.aliasRefs(p, req)
 	t0 := time.Now()
 	h.idle.begin()
 	defer h.idle.end()

@@ -1,6 +1,10 @@
 package host
 
 import (
+	"bytes"
+	"encoding/json"
+	"net/url"
+	"strings"
 	"sync"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -30,7 +34,14 @@ type baselines struct {
 	m     map[sessionKey]baseline
 }
 
-type baseline struct{ snapshot, url string }
+// baseline is the agent's last full snapshot, uncollapsed, its page's
+// URL, and the refs the agent read on the page before that a collapse
+// left out, mapped to the same elements' refs on this page
+// (snapdiff.Collapse; aliasRefs).
+type baseline struct {
+	snapshot, url string
+	aliases       map[string]string
+}
 
 type sessionKey struct{ personality, session string }
 
@@ -85,7 +96,9 @@ func (b *baselines) drop(k sessionKey) {
 // unless the page navigated (result.page is set, or result.source, the
 // page's URL the host notes, is not the baseline's), there is no such
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
-// the session's secret values. A read-only tool's snapshot (such as
+// the session's secret values. A new page's snapshot on the same origin
+// as the baseline's has the subtrees it shares with it, lines and refs
+// alike, collapsed (snapdiff.Collapse), unless snapshot is full. A read-only tool's snapshot (such as
 // browser_snapshot) that equals the baseline, on the same page, is
 // replaced by one line saying so, unless snapshot is full. A full,
 // unscoped snapshot the agent receives becomes the session's baseline; views (a read-only tool's ref,
@@ -108,8 +121,18 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 	}
 	key := sessionKey{p.name, req.Session}
 	prev, had := h.baselines.get(key)
-	h.baselines.put(key, baseline{res.Snapshot, res.Source})
-	if !had || res.Page != nil || prev.url != res.Source || v.Snapshot == snapFull {
+	next := baseline{snapshot: res.Snapshot, url: res.Source}
+	if had && res.Page == nil && prev.url == res.Source {
+		next.aliases = prev.aliases // the same document: they still hold
+	}
+	newDoc := res.Page != nil || prev.url != res.Source
+	if had && newDoc && res.Page != nil && v.Snapshot != snapFull && sameSite(prev.url, res.Source) {
+		// A new document: what it shares with the site's last page
+		// (header, navigation, footer) the agent has read already.
+		res.Snapshot, _, next.aliases = snapdiff.Collapse(prev.snapshot, res.Snapshot)
+	}
+	h.baselines.put(key, next)
+	if !had || v.Snapshot == snapFull || newDoc {
 		return res
 	}
 	if !action {
@@ -126,4 +149,65 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 		res.SnapshotDiff, res.Snapshot = d, ""
 	}
 	return res
+}
+
+// sameSite reports whether two page URLs have one scheme and host.
+func sameSite(a, b string) bool {
+	ua, err := url.Parse(a)
+	if err != nil || ua.Host == "" {
+		return false
+	}
+	ub, err := url.Parse(b)
+	return err == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
+}
+
+// aliasRefs gives a call's arguments the refs of the page the session is
+// on in place of the refs the agent read on the page before, for the
+// elements a collapsed snapshot did not print again (their lines said
+// the old refs work). Any argument named ref or ending in _ref, at any
+// depth, is looked up; a ref of the page before is never a ref of this
+// one (Playwright gives each document's refs a prefix of their own), so
+// an alias cannot hide one.
+func (h *Host) aliasRefs(p *personality, req Request) json.RawMessage {
+	b, ok := h.baselines.get(sessionKey{p.name, req.Session})
+	if !ok || len(b.aliases) == 0 || !bytes.Contains(req.Args, []byte("ref")) {
+		return req.Args
+	}
+	d := json.NewDecoder(bytes.NewReader(req.Args))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil || !swapRefs(v, "", b.aliases) {
+		return req.Args
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return req.Args
+	}
+	return out
+}
+
+func swapRefs(v any, key string, aliases map[string]string) (changed bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			if s, ok := e.(string); ok && (k == "ref" || strings.HasSuffix(k, "_ref")) {
+				if to, ok := aliases[s]; ok {
+					x[k], changed = to, true
+				}
+				continue
+			}
+			changed = swapRefs(e, k, aliases) || changed
+		}
+	case []any:
+		for i, e := range x {
+			if s, ok := e.(string); ok && (key == "refs" || strings.HasSuffix(key, "_refs")) {
+				if to, ok := aliases[s]; ok {
+					x[i], changed = to, true
+				}
+				continue
+			}
+			changed = swapRefs(e, key, aliases) || changed
+		}
+	}
+	return changed
 }
