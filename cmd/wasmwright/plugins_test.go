@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -95,15 +91,7 @@ func TestPluginsSwapReportsPickup(t *testing.T) {
 		t.Fatalf("no server: exit %d: %s", code, all)
 	}
 
-	c, err := host.LoadConfig(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), c, host.Options{NoBrowser: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
+	h := serverHost(t, cfg)
 	prev, err := wasmbuild.Build("examples/extract_links")
 	if err != nil {
 		t.Fatal(err)

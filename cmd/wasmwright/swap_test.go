@@ -52,15 +52,7 @@ grants = ["events"]
 hooks = { detect = "testhooks" }
 require_signatures = true
 `), 0o644)
-	c, err := host.LoadConfig(cfgFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), c, host.Options{NoBrowser: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
+	h := serverHost(t, cfgFile)
 	if !pluginset.Watched(dst) {
 		t.Fatal("the watching server holds no watch lock on testhooks.wasm")
 	}
@@ -124,4 +116,20 @@ func (f installedFiles) sha256(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// serverHost is a host as serve runs it on the config at path (no
+// browser): it watches the plugins folder. It closes with the test.
+func serverHost(t *testing.T, path string) *host.Host {
+	t.Helper()
+	c, err := host.LoadConfig(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.New(context.Background(), c, host.Options{NoBrowser: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
 }
