@@ -46,8 +46,14 @@ func TestNewPagesOfASiteCollapseTheirChrome(t *testing.T) {
 	}
 	// The collapsed line says the refs read on the first page work here.
 	res := a.call("browser_click", map[string]any{"ref": weather})
-	if !strings.Contains(res.Snapshot, "Rain.") {
+	if !strings.Contains(res.Snapshot, "Rain.") || !strings.Contains(res.Snapshot, "as on the previous page") {
 		t.Fatalf("the ref read on the first page did not lead to the weather page: %+v", res)
+	}
+	// Two pages on, the header printed only on the first: its refs still
+	// lead where they say.
+	res = a.call("browser_click", map[string]any{"ref": a.ref(first, `link "Sport"`)})
+	if !strings.Contains(res.Snapshot, "Scores.") {
+		t.Fatalf("a ref of the first page, two collapsed pages on, did not lead to the sport page: %+v", res)
 	}
 }
 

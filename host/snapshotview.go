@@ -129,7 +129,9 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 	if had && newDoc && res.Page != nil && v.Snapshot != snapFull && sameSite(prev.url, res.Source) {
 		// A new document: what it shares with the site's last page
 		// (header, navigation, footer) the agent has read already.
-		res.Snapshot, _, next.aliases = snapdiff.Collapse(prev.snapshot, res.Snapshot)
+		var fresh map[string]string
+		res.Snapshot, _, fresh = snapdiff.Collapse(prev.snapshot, res.Snapshot)
+		next.aliases = chainAliases(prev.aliases, fresh)
 	}
 	h.baselines.put(key, next)
 	if !had || v.Snapshot == snapFull || newDoc {
@@ -210,4 +212,28 @@ func swapRefs(v any, key string, aliases map[string]string) (changed bool) {
 		}
 	}
 	return changed
+}
+
+// maxAliases bounds a session's aliases: a long walk through one site
+// keeps the refs of its last pages.
+const maxAliases = 4096
+
+// chainAliases is fresh (the last page's refs -> this page's) with the
+// older aliases that still lead somewhere carried through it: a header
+// collapsed on page after page was printed with refs only on the first,
+// and those are the refs the agent holds.
+func chainAliases(old, fresh map[string]string) map[string]string {
+	if len(fresh) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(fresh)+len(old))
+	for a, b := range old {
+		if c, ok := fresh[b]; ok && len(out) < maxAliases-len(fresh) {
+			out[a] = c
+		}
+	}
+	for b, c := range fresh {
+		out[b] = c
+	}
+	return out
 }

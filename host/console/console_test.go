@@ -24,6 +24,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -164,7 +165,7 @@ sha256 = %q
 	r.console, r.cfg = c, cfg
 	c.Advertise(r.srv.URL)
 	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o.client)
-	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: bearer(r.agentToken)}, MaxRetries: -1}, nil)
+	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,66 +173,20 @@ sha256 = %q
 	return r
 }
 
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // call runs an agent tool over MCP; a tool error comes back as "error
 // CODE: message".
 func (r *rig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	res, err := r.agent.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
+	return mcptest.Call(t, r.agent, 90*time.Second, tool, args)
 }
 
 func (r *rig) mustCall(t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
-	text, isErr := r.call(t, tool, args)
-	if isErr {
-		t.Fatalf("%s: %s", tool, text)
-	}
-	return text
+	return mcptest.MustCall(t, r.agent, 90*time.Second, tool, args)
 }
 
 // operatorBrowser is the operator's own Chromium, next to the host's.
-func operatorBrowser(t *testing.T) pw.Browser {
-	t.Helper()
-	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
-	if cli == "" {
-		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")
-		t.Setenv("PLAYWRIGHT_CLI_PATH", cli)
-	}
-	p, err := pw.Run(&pw.RunOptions{SkipInstallBrowsers: true, DriverDirectory: filepath.Dir(cli), Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatalf("starting the Playwright driver (make deps): %v", err)
-	}
-	t.Cleanup(func() { p.Stop() })
-	exe := "/usr/lib/chromium/chromium"
-	if _, err := os.Stat(exe); err != nil {
-		exe = "/usr/bin/chromium"
-	}
-	b, err := p.Chromium.Launch(pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String(exe), Headless: pw.Bool(true), Args: []string{"--no-sandbox"}})
-	if err != nil {
-		t.Fatalf("launching the operator's Chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
-	return b
-}
+func operatorBrowser(t *testing.T) pw.Browser { return mcptest.OperatorBrowser(t) }
 
 // login opens the console in a fresh context of b and logs in with token.
 // bypassCSP lets the test evaluate its waiting conditions in the page (the
@@ -260,38 +215,15 @@ func (r *rig) login(t *testing.T, b pw.Browser, token string, bypassCSP bool) pw
 	return pg
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitFor polls the console page's DOM (no sleep: Playwright waits for
-// the condition) until expr is true.
+// waitFor waits until expr is true in the console page.
 func waitFor(t *testing.T, pg pw.Page, expr string, arg ...any) {
 	t.Helper()
-	var a any
-	if len(arg) > 0 {
-		a = arg[0]
-	}
-	if _, err := pg.WaitForFunction(expr, a, pw.PageWaitForFunctionOptions{Timeout: pw.Float(30000)}); err != nil {
-		t.Fatalf("waiting for %s: %v", expr, err)
-	}
+	mcptest.WaitFor(t, pg, 30*time.Second, expr, arg...)
 }
 
 func evalInt(t *testing.T, pg pw.Page, expr string) int {
 	t.Helper()
-	v, err := pg.Evaluate(expr)
-	must(t, err)
-	switch n := v.(type) {
-	case int:
-		return n
-	case float64:
-		return int(n)
-	}
-	t.Fatalf("%s = %v", expr, v)
-	return 0
+	return int(mcptest.Number(t, pg, expr))
 }
 
 // sessionName is the browser session of the agent's MCP session.
@@ -763,4 +695,9 @@ func TestConsoleRefusesReboundHost(t *testing.T) {
 			t.Errorf("login with Host %q: %d, cookies %v", good, res.StatusCode, res.Cookies())
 		}
 	}
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	mcptest.Must(t, err)
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -377,7 +378,7 @@ func fullGrid(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	if cerr != nil {
 		t.Fatal(cerr)
 	}
-	answer := resultText(res)
+	answer := mcptest.Text(res)
 	t.Logf("full grid answer after %s: %s", waited.Round(time.Millisecond), answer)
 	if !res.IsError || !strings.HasPrefix(answer, "error resource_limit: ") || !strings.Contains(answer, "browser.grid_queue_timeout") {
 		t.Errorf("want resource_limit naming browser.grid_queue_timeout, got %s", answer)
@@ -563,16 +564,6 @@ func mcpClient(t *testing.T, h *host.Host, session string, opts *sdk.ClientOptio
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
-}
-
-func resultText(res *sdk.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			parts = append(parts, tc.Text)
-		}
-	}
-	return strings.Join(parts, "\n")
 }
 
 func first(s []string) string {

@@ -7,8 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +17,8 @@ import (
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // consoleRig is a grid host served as serve does it: MCP over HTTP with
@@ -59,7 +57,7 @@ func newConsoleRig(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) 
 	r.base = hs.URL + c.Path()
 	c.Advertise(hs.URL)
 	r.agent, err = sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(),
-		&sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.Path, HTTPClient: &http.Client{Transport: bearer(r.agentToken)}, MaxRetries: -1}, nil)
+		&sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,34 +65,16 @@ func newConsoleRig(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) 
 	return r
 }
 
-type bearer string
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(b))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // call runs an agent tool over MCP; an error comes back as "error CODE:
 // message", isErr set.
 func (r *consoleRig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	res, err := r.agent.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	return resultText(res), res.IsError
+	return mcptest.Call(t, r.agent, 4*time.Minute, tool, args)
 }
 
 func (r *consoleRig) mustCall(t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
-	text, isErr := r.call(t, tool, args)
-	if isErr {
-		t.Fatalf("%s: %s", tool, text)
-	}
-	return text
+	return mcptest.MustCall(t, r.agent, 4*time.Minute, tool, args)
 }
 
 // operatorPage is the console, logged in, in the operator's own Chromium
@@ -102,20 +82,7 @@ func (r *consoleRig) mustCall(t *testing.T, tool string, args map[string]any) st
 // on conditions evaluated in the page.
 func (r *consoleRig) operatorPage(t *testing.T) pw.Page {
 	t.Helper()
-	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
-	if cli == "" {
-		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")
-	}
-	p, err := pw.Run(&pw.RunOptions{SkipInstallBrowsers: true, DriverDirectory: filepath.Dir(cli), Stdout: io.Discard, Stderr: io.Discard})
-	if err != nil {
-		t.Fatalf("starting the Playwright driver (make deps): %v", err)
-	}
-	t.Cleanup(func() { p.Stop() })
-	b, err := p.Chromium.Launch(pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String("/usr/bin/chromium"), Headless: pw.Bool(true), Args: []string{"--no-sandbox"}})
-	if err != nil {
-		t.Fatalf("launching the operator's Chromium: %v", err)
-	}
-	t.Cleanup(func() { b.Close() })
+	b := mcptest.OperatorBrowser(t)
 	bc, err := b.NewContext(pw.BrowserNewContextOptions{BypassCSP: pw.Bool(true)})
 	if err != nil {
 		t.Fatal(err)
@@ -128,31 +95,18 @@ func (r *consoleRig) operatorPage(t *testing.T) pw.Page {
 	if _, err := pg.Goto(r.base + "/"); err != nil {
 		t.Fatal(err)
 	}
-	must2(t, pg.Locator("#token").Fill(r.opToken))
+	mcptest.Must(t, pg.Locator("#token").Fill(r.opToken))
 	_, err = pg.ExpectNavigation(func() error { return pg.Locator("#login").Click() })
-	must2(t, err)
+	mcptest.Must(t, err)
 	waitFor(t, pg, `document.body.dataset.connected === "1" && document.getElementById("operator").textContent === "operator olivia"`)
 	return pg
 }
 
-func must2(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// waitFor waits (Playwright polls the console's DOM, no sleep) until expr
-// is true, within two minutes: frames come from a node through the hub.
+// waitFor waits until expr is true, within two minutes: frames come
+// from a node through the hub.
 func waitFor(t *testing.T, pg pw.Page, expr string, arg ...any) {
 	t.Helper()
-	var a any
-	if len(arg) > 0 {
-		a = arg[0]
-	}
-	if _, err := pg.WaitForFunction(expr, a, pw.PageWaitForFunctionOptions{Timeout: pw.Float(120000)}); err != nil {
-		t.Fatalf("waiting for %s: %v", expr, err)
-	}
+	mcptest.WaitFor(t, pg, 2*time.Minute, expr, arg...)
 }
 
 // takeoverOnAGrid: the console's live view, a takeover and operator
@@ -174,9 +128,9 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Press") && r.textContent.includes("idle") }`, row)
 
 	// The live view: a frame of the node's page arrives.
-	must2(t, op.Locator(row+" button.watch").Click())
+	mcptest.Must(t, op.Locator(row+" button.watch").Click())
 	waitFor(t, op, `Number(document.getElementById("live").dataset.seq) >= 1 && document.getElementById("live").naturalWidth > 0`)
-	width := evalNum(t, op, `Number(document.getElementById("live").dataset.width)`)
+	width := mcptest.Number(t, op, `Number(document.getElementById("live").dataset.width)`)
 
 	type outcome struct {
 		text  string
@@ -193,11 +147,11 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	}
 	img := op.Locator("#live")
 	box, err := img.BoundingBox()
-	must2(t, err)
+	mcptest.Must(t, err)
 	scale := box.Width / width
-	must2(t, img.Click(pw.LocatorClickOptions{Position: &pw.Position{X: 100 * scale, Y: 100 * scale}}))
+	mcptest.Must(t, img.Click(pw.LocatorClickOptions{Position: &pw.Position{X: 100 * scale, Y: 100 * scale}}))
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("clicked by a human")`, row)
-	must2(t, op.Locator("#takeovers button.handback").Click())
+	mcptest.Must(t, op.Locator("#takeovers button.handback").Click())
 	var res outcome
 	select {
 	case res = <-done:
@@ -215,8 +169,8 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	// Operator control from the live view: the operator goes to another
 	// page; the agent's navigate is refused meanwhile, its snapshot reads
 	// the operator's page; released, the agent navigates again.
-	must2(t, op.Locator("#live-url").Fill(s.URL+"/"))
-	must2(t, op.Locator("#live-go").Click())
+	mcptest.Must(t, op.Locator("#live-url").Fill(s.URL+"/"))
+	mcptest.Must(t, op.Locator("#live-go").Click())
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("operator control") && document.querySelector(s).textContent.includes("Good")`, row)
 	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !isErr || !strings.Contains(text, "operator is controlling") {
 		t.Errorf("navigate under operator control: want not_available, got %s", text)
@@ -224,25 +178,11 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "A good page") {
 		t.Errorf("snapshot under operator control: want the operator's page:\n%s", text)
 	}
-	must2(t, op.Locator("#live-release").Click())
+	mcptest.Must(t, op.Locator("#live-release").Click())
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
 	if text := r.mustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !strings.Contains(text, "Press me") {
 		t.Errorf("navigate after the release: %s", text)
 	}
 	r.mustCall(t, "browser_close", map[string]any{})
 	waitSessions(t, g, 0)
-}
-
-func evalNum(t *testing.T, pg pw.Page, expr string) float64 {
-	t.Helper()
-	v, err := pg.Evaluate(expr)
-	must2(t, err)
-	switch n := v.(type) {
-	case int:
-		return float64(n)
-	case float64:
-		return n
-	}
-	t.Fatalf("%s = %v", expr, v)
-	return 0
 }

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
 // Version is the Selenium server the Makefile installs from npm.
@@ -218,7 +219,12 @@ func (g *Grid) StartNode(n *Node) error {
 	args := append([]string{"netns", "exec", n.NS, "java"}, javaArgs...)
 	args = append(args, "-jar", g.jar, "node", "--config", cfg, "--host", n.IP, "--port", "5555", "--hub", g.HubURL,
 		"--publish-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, g.events[0]), "--subscribe-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, g.events[1]),
-		"--heartbeat-period", "5")
+		"--heartbeat-period", "5",
+		// A hub starved of processor (a busy machine: make test-busy)
+		// works through registrations minutes late; a node that stops
+		// trying after the default 120 s is never up. Each try costs the
+		// hub work, so they are spaced too.
+		"--register-cycle", "15", "--register-period", "1200")
 	n.cmd, err = g.spawn(n.Name, "ip", args...)
 	return err
 }
@@ -298,7 +304,9 @@ func (g *Grid) Sessions(ctx context.Context) (map[string]int, error) {
 // WaitUp polls the hub until want nodes are up (registration is the
 // node's, over the event bus: nothing to wait on but the hub's word).
 func (g *Grid) WaitUp(ctx context.Context, want int) error {
-	ctx, cancel := context.WithTimeout(ctx, 4*time.Minute)
+	// 4 minutes on a quiet machine (a grid comes up in 7-30 s), longer on
+	// a busy one: the hub and nodes are JVMs starting beside other work.
+	ctx, cancel := context.WithTimeout(ctx, procfs.Stretched(4*time.Minute))
 	defer cancel()
 	var last string
 	for {
