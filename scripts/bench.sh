@@ -36,12 +36,13 @@ fi
   echo "Shared, noisy machines: compare the ratios, each against its peer measured in the same run."
   echo
   go run ./internal/bench/kernel
-  for prog in pipeline overhead browser chrome throughput read network hostile shutdown console swap authors grid; do
+  for prog in pipeline overhead browser task chrome throughput read network hostile shutdown console swap authors grid; do
     if [ -f "internal/bench/$prog/main.go" ]; then
       args=(-corpus "$corpus")
       case $prog in
         browser) args+=("${before_args[@]}") ;;
         throughput) args+=("${startup_before[@]}") ;;
+        task) args=() ;; # its site is its own: no corpus
       esac
       go run "./internal/bench/$prog" "${args[@]}"
       echo
