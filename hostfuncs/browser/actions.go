@@ -34,13 +34,9 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if req.Profile != "" && ss.named != req.Profile {
 			return out, abi.Errorf(abi.CodeInputInvalid, "this session is already open without profile %q: call browser_close, then browser_navigate with the profile", req.Profile)
 		}
-		if !req.NewTab {
-			if err := s.leaveDialog(ss, t, "leaving it for "+u); err != nil {
-				return out, err
-			}
-		}
-		if d := openDialog(ss, t); d != nil { // another tab's, or new_tab leaves no page
-			return out, errDialogOpen(d)
+		t, err := s.leaveFor(ss, t, u, req.NewTab)
+		if err != nil {
+			return out, err
 		}
 		if err := stillJudged(c, t); err != nil {
 			return out, err
@@ -63,36 +59,9 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
-		var resp pw.Response
-		var dialog bool
-		for replaced := false; ; replaced = true {
-			before, nt := t.page.MainFrame().URL(), t
-			resp, dialog, err = await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
-				return gotoSettled(nt, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
-			})
-			if err != nil {
-				return out, s.navErr(ss, t, err, u, timeout, req.WaitUntil)
-			}
-			if !dialog || replaced || t.page.MainFrame().URL() != before {
-				break
-			}
-			// A dialog before the new document committed is the old page's
-			// (one alert after another as it parses, a timer): leaving it
-			// answers that one too, but a page can open the next as fast
-			// as each is answered, and a same-site navigation cannot
-			// commit while its renderer shows one. So the page is left the
-			// way that always ends: its tab is replaced by a fresh one,
-			// where the navigation starts again; closing the old page
-			// answers its dialogs.
-			d := openDialog(ss, t)
-			if t, err = s.sessions.replaceTab(ss, t); err != nil {
-				return out, s.sessions.mapErr(ss, err, "opening a tab in place of a page that kept opening dialogs")
-			}
-			what := "a dialog"
-			if d != nil {
-				what = fmt.Sprintf("%s %s dialog (%q)", article(d.Type, "a"), d.Type, capString(d.Message, 200))
-			}
-			ss.warn(fmt.Sprintf("the page being left opened %s while %s loaded: its tab was closed (which answers it) and replaced by a new one; the tab's back history is gone", what, capString(u, 200)))
+		resp, dialog, t, err := s.gotoLeaving(ss, t, u, timeout, wait, req.WaitUntil)
+		if err != nil {
+			return out, err
 		}
 		if resp != nil {
 			if err := s.pages.proxyAnswered(ss, resp.URL(), resp.Headers()); err != nil {
@@ -113,6 +82,70 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		out.State = s.pages.stateWith(ss, t, false, title)
 		return out, nil
 	})
+}
+
+// leaveFor readies t, the tab a navigation to u leaves (unless it opens
+// a new tab), by answering its dialog; a page that asks again at once is
+// left by replacing its tab (replaceAsking). A dialog on another tab, or
+// any with new_tab (which leaves no page), still blocks the call.
+func (s *actions) leaveFor(ss *session, t *tab, u string, newTab bool) (*tab, error) {
+	if !newTab {
+		if err := s.leaveDialog(ss, t, "leaving it for "+u); err != nil {
+			return t, err
+		}
+		if t.dialog.Load() != nil {
+			var err error
+			if t, err = s.replaceAsking(ss, t, u); err != nil {
+				return t, err
+			}
+		}
+	}
+	if d := openDialog(ss, t); d != nil {
+		return t, errDialogOpen(d)
+	}
+	return t, nil
+}
+
+// gotoLeaving loads u in t. A dialog before the new document committed
+// is the old page's (one alert after another as it parses, a timer):
+// leaving answers that one too, but a page can open the next as fast as
+// each is answered, and a same-site navigation cannot commit while its
+// renderer shows one. So the page is left the way that always ends: its
+// tab is replaced (replaceAsking) and the navigation starts again there,
+// once. It returns the tab the page is in.
+func (s *actions) gotoLeaving(ss *session, t *tab, u string, timeout time.Duration, wait *pw.WaitUntilState, waitName string) (pw.Response, bool, *tab, error) {
+	for replaced := false; ; replaced = true {
+		before, nt := t.page.MainFrame().URL(), t
+		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
+			return gotoSettled(nt, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
+		})
+		if err != nil {
+			return nil, false, t, s.navErr(ss, t, err, u, timeout, waitName)
+		}
+		if !dialog || replaced || t.page.MainFrame().URL() != before {
+			return resp, dialog, t, nil
+		}
+		if t, err = s.replaceAsking(ss, t, u); err != nil {
+			return nil, false, t, err
+		}
+	}
+}
+
+// replaceAsking replaces t, a page that keeps opening dialogs while the
+// agent leaves it for u, by a fresh tab (closing the old page answers
+// them), and says so among the result's warnings.
+func (s *actions) replaceAsking(ss *session, t *tab, u string) (*tab, error) {
+	d := openDialog(ss, t)
+	nt, err := s.sessions.replaceTab(ss, t)
+	if err != nil {
+		return t, s.sessions.mapErr(ss, err, "opening a tab in place of a page that kept opening dialogs")
+	}
+	what := "a dialog"
+	if d != nil {
+		what = fmt.Sprintf("%s %s dialog (%q)", article(d.Type, "a"), d.Type, capString(d.Message, 200))
+	}
+	ss.warn(fmt.Sprintf("the page being left opened %s while %s loaded: its tab was closed (which answers it) and replaced by a new one; the tab's back history is gone", what, capString(u, 200)))
+	return nt, nil
 }
 
 // leaveDialog dismisses the dialog open on t, a page the call leaves (a

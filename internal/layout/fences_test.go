@@ -32,6 +32,7 @@ var internalKinds = map[string]kind{
 	"internal/logrec":       testHelper,
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
 	"internal/visiontest":   testHelper,
+	"internal/mcptest":      testHelper, // MCP clients and the operator browser for tests
 	"internal/wasmbuild":    testHelper,
 	"internal/seleniumgrid": testHelper,   // a Selenium Grid in network namespaces (grid tests, the grid bench)
 	"internal/bench":        benchHarness, // and every package under it
