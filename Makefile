@@ -50,7 +50,7 @@ test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops 
 # test-suite is what test and test-busy run once their prerequisites are built.
 .PHONY: test-suite test-busy
 test-suite:
-	$(GO) test -count=1 -timeout 30m ./...
+	$(GO) test -count=1 -timeout 45m ./...
 	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
 
 bench: deps grid build peer ## run the benchmarks and write BENCHMARKS.md
