@@ -811,7 +811,16 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 	if req.Direction != "back" && req.Direction != "forward" {
 		return out, abi.Errorf(abi.CodeInputInvalid, "direction %q: use back or forward", req.Direction)
 	}
-	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
+	return onTab(ctx, c, s.sessions.beginWith(false), func(ss *session, t *tab) (abi.BrowserNavigateResponse, error) {
+		// Going back or forward leaves the page, which answers its dialog
+		// as a navigation does (a page that asks again at once still
+		// blocks: its tab is not replaced, which would lose the history).
+		if err := s.leaveDialog(ss, t, "going "+req.Direction); err != nil {
+			return out, err
+		}
+		if d := openDialog(ss, t); d != nil {
+			return out, errDialogOpen(d)
+		}
 		timeout := s.cfg.navigationWait()
 		if req.TimeoutMS > 0 && time.Duration(req.TimeoutMS)*time.Millisecond < timeout {
 			timeout = time.Duration(req.TimeoutMS) * time.Millisecond

@@ -387,6 +387,21 @@ func TestLeavingAPageThatKeepsAsking(t *testing.T) {
 	}
 }
 
+// Going back leaves the page too: its open dialog is answered
+// (dismissed) and the result says so.
+func TestBackLeavesAPageThatAsks(t *testing.T) {
+	c := caller(t.Name())
+	nav(t, c, "/other")
+	r := nav(t, c, "/dialogs")
+	if a := act(t, c, abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, `button "Confirm"`)}); a.State.Dialog == nil {
+		t.Fatalf("confirm not reported: %+v", a.State)
+	}
+	b := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserHistory, abi.BrowserHistoryRequest{Direction: "back"})
+	if b.Page.Title != "Other" || b.State.Dialog != nil || !strings.Contains(strings.Join(b.State.Warnings, " "), "going back dismissed it") {
+		t.Fatalf("back from a page with a confirm open: title %q, dialog %+v, warnings %v", b.Page.Title, b.State.Dialog, b.State.Warnings)
+	}
+}
+
 func TestIframeRefs(t *testing.T) {
 	c := caller(t.Name())
 	r := nav(t, c, "/frames")

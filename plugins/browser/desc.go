@@ -57,7 +57,7 @@ const descDrag = `Drag one element onto another: ref is what to drag, target_ref
 
 const descUpload = `Upload files into a file field. ref is the file input, or the button that opens the file chooser. paths are names of files in the host's upload folder (the only place files can come from; anything else fails with path_refused). Returns the new snapshot.` + refNote
 
-const descDialog = `Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks the page. Results tell you when one is open; nothing else can touch the page until it is answered. accept true presses OK, false presses Cancel; prompt_text is typed into a prompt before accepting. Returns the dialog's message and the page's new snapshot; dialog_gone means none was open.`
+const descDialog = `Answer the JavaScript dialog (alert, confirm, prompt, beforeunload) that blocks the page. Results tell you when one is open; nothing else can touch the page until it is answered, except leaving it (browser_navigate, browser_back, browser_forward, closing its tab), which dismisses it. accept true presses OK, false presses Cancel; prompt_text is typed into a prompt before accepting. Returns the dialog's message and the page's new snapshot; dialog_gone means none was open.`
 
 const descCookies = `Set or clear cookies of this session. set: cookies with name and value (domain and path optional: without a domain the cookie is for the current page's site; expires is unix seconds). clear: remove all cookies, or only those matching name and/or domain. To read cookies use browser_storage.`
 
