@@ -132,6 +132,19 @@ func heapInUse() uint64 {
 	return ms.HeapInuse
 }
 
+// heapGrowth is how much the heap in use grew since before, the least of
+// up to five collections while it is over limit: what the test's other
+// goroutines were still finishing (the attack's checks, a discarded
+// instance's close) on a busy machine goes in a later one; what the host
+// keeps stays in every one.
+func heapGrowth(before uint64, limit int64) int64 {
+	grew := int64(heapInUse()) - int64(before)
+	for i := 0; i < 4 && grew > limit; i++ {
+		grew = min(grew, int64(heapInUse())-int64(before))
+	}
+	return grew
+}
+
 // A table.grow that would take the instance past memory_mb fails the call
 // with resource_limit naming the key and the plugin, call after call (the
 // issue's attack kept 800 MB per pooled instance), and the host's heap
@@ -171,7 +184,7 @@ func TestHostileTableGrowth(t *testing.T) {
 			}
 			// The 5 instances were discarded; one pooled instance would
 			// have kept what it was given, at most memory_mb.
-			if grew := int64(heapInUse()) - int64(before); grew > int64(h.e.cfg.MemoryPages)<<16 {
+			if grew := heapGrowth(before, int64(h.e.cfg.MemoryPages)<<16); grew > int64(h.e.cfg.MemoryPages)<<16 {
 				t.Fatalf("the host's heap grew by %d MiB over 5 refused calls", grew>>20)
 			}
 			h.stillServes(t)

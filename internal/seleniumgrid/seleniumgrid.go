@@ -159,7 +159,7 @@ func (g *Grid) netns(n *Node, i int) error {
 		{"ip", "link", "add", host, "type", "veth", "peer", "name", peer},
 		{"ip", "link", "set", peer, "netns", n.NS},
 		{"ip", "link", "set", host, "up"},
-		{"ip", "route", "add", n.IP + "/32", "dev", host},
+		{"ip", "route", "add", n.IP + "/32", "dev", host, "src", g.HostIP}, // the hub's own address: the node routes only to it
 		{"ip", "netns", "exec", n.NS, "ip", "link", "set", "lo", "up"},
 		{"ip", "netns", "exec", n.NS, "ip", "addr", "add", n.IP + "/32", "dev", peer},
 		{"ip", "netns", "exec", n.NS, "ip", "link", "set", peer, "up"},
