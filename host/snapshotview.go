@@ -3,12 +3,12 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"net/url"
 	"strings"
 	"sync"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/snapdiff"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // Snapshot modes of args.snapshot, which any tool whose result carries a
@@ -96,9 +96,10 @@ func (b *baselines) drop(k sessionKey) {
 // unless the page navigated (result.page is set, or result.source, the
 // page's URL the host notes, is not the baseline's), there is no such
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
-// the session's secret values. A new page's snapshot on the same origin
-// as the baseline's has the subtrees it shares with it, lines and refs
-// alike, collapsed (snapdiff.Collapse), unless snapshot is full. A read-only tool's snapshot (such as
+// the session's secret values. A new document's snapshot on the
+// baseline's origin has the subtrees it shares with it, alike but for
+// refs, collapsed (snapdiff.Collapse; aliasRefs maps the refs), unless
+// snapshot is full. A read-only tool's snapshot (such as
 // browser_snapshot) that equals the baseline, on the same page, is
 // replaced by one line saying so, unless snapshot is full. A full,
 // unscoped snapshot the agent receives becomes the session's baseline; views (a read-only tool's ref,
@@ -126,7 +127,7 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 		next.aliases = prev.aliases // the same document: they still hold
 	}
 	newDoc := res.Page != nil || prev.url != res.Source
-	if had && newDoc && res.Page != nil && v.Snapshot != snapFull && sameSite(prev.url, res.Source) {
+	if had && res.Page != nil && v.Snapshot != snapFull && sameSite(prev.url, res.Source) {
 		// A new document: what it shares with the site's last page
 		// (header, navigation, footer) the agent has read already.
 		var fresh map[string]string
@@ -153,14 +154,10 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 	return res
 }
 
-// sameSite reports whether two page URLs have one scheme and host.
+// sameSite reports whether two page URLs have one http(s) origin.
 func sameSite(a, b string) bool {
-	ua, err := url.Parse(a)
-	if err != nil || ua.Host == "" {
-		return false
-	}
-	ub, err := url.Parse(b)
-	return err == nil && ua.Scheme == ub.Scheme && strings.EqualFold(ua.Host, ub.Host)
+	o := weborigin.Of(a)
+	return o != weborigin.Opaque && o == weborigin.Of(b)
 }
 
 // aliasRefs gives a call's arguments the refs of the page the session is
