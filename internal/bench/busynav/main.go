@@ -17,8 +17,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -32,8 +30,8 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // outcome is one navigation: which page, how long, what it gave.
@@ -56,7 +54,7 @@ func main() {
 		fmt.Printf("## Busy-load navigation of the largest corpus pages\n\nSkipped: no corpus pages at %s (%v).\n", filepath.Join(*corpus, "pages"), err)
 		return
 	}
-	h, cfg, err := newHost()
+	h, cfg, err := sut.DefaultHost()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "busynav:", err)
 		os.Exit(1)
@@ -86,28 +84,6 @@ func main() {
 	if !print(outs, cfg, *loops, *rounds, load0, load1, took) {
 		os.Exit(1)
 	}
-}
-
-// newHost is the real host on the embedded default config, its plugins
-// from $WASMWRIGHT_PLUGINS_DIR (else build/plugins), with loopback allowed
-// to the default personality (the corpus is served there) and the
-// plugins folder not watched.
-func newHost() (*host.Host, *host.Config, error) {
-	if os.Getenv("WASMWRIGHT_PLUGINS_DIR") == "" {
-		os.Setenv("WASMWRIGHT_PLUGINS_DIR", filepath.Join(wasmbuild.Root(), "build", "plugins"))
-	}
-	cfg, err := host.LoadConfig("")
-	if err != nil {
-		return nil, nil, err
-	}
-	cfg.Host.WatchPlugins = false
-	cfg.Host.CacheDir = filepath.Join(wasmbuild.Root(), "build", "cache")
-	name := cfg.Host.DefaultPersonality
-	p := cfg.Personalities[name]
-	p.Network.AllowedHosts = append(p.Network.AllowedHosts, "127.0.0.1")
-	cfg.Personalities[name] = p
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	return h, cfg, err
 }
 
 func navigate(h *host.Host, base, path string) outcome {

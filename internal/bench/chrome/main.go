@@ -15,8 +15,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,8 +24,8 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 func main() {
@@ -42,20 +40,7 @@ func main() {
 		fmt.Printf("Skipped: no corpus pages at %s.\n", dir)
 		return
 	}
-	if os.Getenv("WASMWRIGHT_PLUGINS_DIR") == "" {
-		os.Setenv("WASMWRIGHT_PLUGINS_DIR", filepath.Join(wasmbuild.Root(), "build", "plugins"))
-	}
-	cfg, err := host.LoadConfig("")
-	if err != nil {
-		fail(err)
-	}
-	cfg.Host.WatchPlugins = false
-	cfg.Host.CacheDir = filepath.Join(wasmbuild.Root(), "build", "cache")
-	name := cfg.Host.DefaultPersonality
-	p := cfg.Personalities[name]
-	p.Network.AllowedHosts = append(p.Network.AllowedHosts, "127.0.0.1")
-	cfg.Personalities[name] = p
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	h, _, err := sut.DefaultHost()
 	if err != nil {
 		fail(err)
 	}

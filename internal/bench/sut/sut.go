@@ -4,11 +4,15 @@
 package sut
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 
+	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -71,4 +75,27 @@ func CPUTime(pid int) int64 {
 		total += s.UTime + s.STime + s.CUTime + s.CSTime
 	}
 	return total
+}
+
+// DefaultHost is the real host (the library, no server) on the embedded
+// default config, its plugins from $WASMWRIGHT_PLUGINS_DIR (else
+// build/plugins) compiled into build/cache, with loopback allowed to the
+// default personality (the benches serve their pages there) and the
+// plugins folder not watched.
+func DefaultHost() (*host.Host, *host.Config, error) {
+	if os.Getenv("WASMWRIGHT_PLUGINS_DIR") == "" {
+		os.Setenv("WASMWRIGHT_PLUGINS_DIR", filepath.Join(wasmbuild.Root(), "build", "plugins"))
+	}
+	cfg, err := host.LoadConfig("")
+	if err != nil {
+		return nil, nil, err
+	}
+	cfg.Host.WatchPlugins = false
+	cfg.Host.CacheDir = filepath.Join(wasmbuild.Root(), "build", "cache")
+	name := cfg.Host.DefaultPersonality
+	p := cfg.Personalities[name]
+	p.Network.AllowedHosts = append(p.Network.AllowedHosts, "127.0.0.1")
+	cfg.Personalities[name] = p
+	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	return h, cfg, err
 }
