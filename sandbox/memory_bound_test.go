@@ -182,10 +182,11 @@ func TestHostileTableGrowth(t *testing.T) {
 					t.Fatalf("call %d: want resource_limit naming %s and the plugin, got %v", i+1, boundKey, err)
 				}
 			}
-			// The 5 instances were discarded; one pooled instance would
-			// have kept what it was given, at most memory_mb.
-			if grew := heapGrowth(before, int64(h.e.cfg.MemoryPages)<<16); grew > int64(h.e.cfg.MemoryPages)<<16 {
-				t.Fatalf("the host's heap grew by %d MiB over 5 refused calls", grew>>20)
+			// The 5 instances were discarded and nothing keeps them:
+			// the heap is back to where it was but for noise (an eighth
+			// of memory_mb; one kept instance is up to all of it).
+			if limit := int64(h.e.cfg.MemoryPages) << 16 / 8; heapGrowth(before, limit) > limit {
+				t.Fatalf("the host's heap grew by %d MiB over 5 refused calls (at most %d MiB)", heapGrowth(before, limit)>>20, limit>>20)
 			}
 			h.stillServes(t)
 		})

@@ -1,9 +1,36 @@
 package sandbox
 
 import (
+	"runtime"
 	"testing"
 	"time"
+	"weak"
 )
+
+// An instance a failed call discarded is unreachable: nothing of the pool
+// keeps it (a pop that left it in the idle list's backing array kept a
+// discarded instance's tables, on the Go heap, for as long as the plugin
+// lived: up to PoolSize of them).
+func TestPoolForgetsDiscardedInstances(t *testing.T) {
+	e := engine(t, Config{Timeout: time.Minute})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	pooled := weak.Make(p.idle[0])
+	p.mu.Unlock()
+	if _, err := callTool(t, p, "panic", `{}`); err == nil {
+		t.Fatal("the panic tool must fail")
+	}
+	runtime.GC()
+	if pooled.Value() != nil {
+		t.Fatal("the instance the failed call discarded is still reachable after a GC")
+	}
+	if n := p.Instances(); n != 0 {
+		t.Fatalf("%d instances alive after the only one was discarded", n)
+	}
+}
 
 // An instance whose memory grew past PoolMaxMemory is closed after its
 // call, not pooled: the pool would otherwise keep the largest input's

@@ -664,6 +664,10 @@ func (p *Plugin) get(ctx context.Context) (*instance, error) {
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		inst := p.idle[n-1]
+		// The slot is cleared: the backing array would otherwise keep the
+		// instance reachable after a failed call discards it, and with it
+		// its tables (on the Go heap), up to PoolSize of them per plugin.
+		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
 		return inst, nil
