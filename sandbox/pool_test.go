@@ -23,9 +23,14 @@ func TestPoolForgetsDiscardedInstances(t *testing.T) {
 	if _, err := callTool(t, p, "panic", `{}`); err == nil {
 		t.Fatal("the panic tool must fail")
 	}
-	runtime.GC()
+	// Up to five collections: on a busy machine, what was still finishing
+	// with it may hold it through one; what the pool keeps, it keeps
+	// through every one.
+	for i := 0; i < 5 && pooled.Value() != nil; i++ {
+		runtime.GC()
+	}
 	if pooled.Value() != nil {
-		t.Fatal("the instance the failed call discarded is still reachable after a GC")
+		t.Fatal("the instance the failed call discarded is still reachable after 5 GCs")
 	}
 	if n := p.Instances(); n != 0 {
 		t.Fatalf("%d instances alive after the only one was discarded", n)
