@@ -259,6 +259,13 @@ func registerChanges(p *pw.Playwright) error {
 type keptSnapshot struct {
 	doc       int64
 	url, snap string
+	// fields is what redact learned of the text fields with a value in
+	// this document, by ref: plain (true) or secret (false). A snapshot
+	// answered from this one (unchanged or patched) carries it over: the
+	// watcher saw no mutation meanwhile, so no field's tag, type,
+	// autocomplete, name or id (all that secretFieldFn reads) changed.
+	// Never written once stored (redactKept stores a new keptSnapshot).
+	fields map[string]bool
 }
 
 // watchAnswer is a check's answer (changesJS): Changed is the class of
@@ -377,7 +384,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields})
 	return snap, why
 }
 

@@ -58,6 +58,8 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	page("/labelledby", `<title>Labelled by</title><input id="who" aria-label="Who"> <button aria-labelledby="who">x</button>`)
 	page("/tip", `<title>Tip</title><p>Price <span title="Includes tax">(?)</span></p><label>Qty <input></label>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button onclick=&quot;this.textContent='Pressed'&quot;>Inner</button>" title="inner"></iframe>`)
+	page("/toggle", `<title>Toggle</title><label>Code <input name="code" id="code"></label>
+		<button onclick="const e = document.getElementById('code'); e.type = e.type === 'password' ? 'text' : 'password'">Hide or show</button>`)
 	var once sync.Once
 	gate := make(chan struct{})
 	mux.HandleFunc("/release", func(w http.ResponseWriter, r *http.Request) {
@@ -492,5 +494,41 @@ func TestMarksPassChangeIsOwn(t *testing.T) {
 	}
 	if kept, fresh := freshSnapshot(t, c); kept != fresh {
 		t.Fatalf("the kept snapshot differs from a new one:\n%s\n---\n%s", kept, fresh)
+	}
+}
+
+// An answer from the kept snapshot (nothing changed but focus and values)
+// does not ask the page again whether a field it asked about is a secret
+// one; a field turned into a password field (a mutation) is asked again
+// and its value hidden, and turned back, shown.
+func TestKeptSnapshotRedactsWithoutAsking(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	nav := navTo(t, c, pages.URL+"/toggle")
+	code, button := refOf(t, nav.Snapshot, `textbox "Code"`), refOf(t, nav.Snapshot, `button "Hide or show"`)
+	line := func(snap string) string {
+		for _, l := range strings.Split(snap, "\n") {
+			if strings.Contains(l, `textbox "Code"`) {
+				return l
+			}
+		}
+		t.Fatalf("no Code line in:\n%s", snap)
+		return ""
+	}
+	if l := line(act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: code, Text: "open-1234"}).Snapshot); !strings.Contains(l, "open-1234") {
+		t.Fatalf("a plain field's value must show: %s", l)
+	}
+	for i, want := range []string{"open-1234", abi.RedactedValue, abi.RedactedValue, "open-1234"} {
+		if i == 1 || i == 3 {
+			act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: button})
+		}
+		asked := secretChecks.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+		if l := line(a.Snapshot); !strings.Contains(l, want) || (want == abi.RedactedValue) == strings.Contains(l, "open-1234") {
+			t.Fatalf("step %d: want the Code line to show %q, got %s", i, want, l)
+		}
+		if n := secretChecks.Load() - asked; n != 0 {
+			t.Errorf("step %d: a Shift that changed nothing asked about %d field(s) already asked about", i, n)
+		}
 	}
 }

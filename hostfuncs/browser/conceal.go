@@ -3,10 +3,12 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -565,12 +567,16 @@ func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
 // password as the textbox's value. Each textbox
 // line that carries a value is checked, all at once (a round trip per
 // field, one after another, cost a form-heavy page tens of milliseconds);
-// when a check fails the value is redacted anyway. Lines are scanned by
+// when a check fails the value is redacted anyway. A field in known (by
+// ref: plain or not, learned from an earlier snapshot of the same
+// document with nothing changed since but focus and values) is not asked
+// again. It returns the snapshot redacted and what is known after it:
+// known and every field it asked with an answer. Lines are scanned by
 // hand (a regexp over a large snapshot cost tens of milliseconds);
 // textboxValue is the same rule.
-func (s *concealer) redact(t *tab, snap string) string {
+func (s *concealer) redact(t *tab, snap string, known map[string]bool) (string, map[string]bool) {
 	if !strings.Contains(snap, "- textbox") {
-		return snap
+		return snap, known
 	}
 	type field struct {
 		start, end int // the value's line: snap[start:end]
@@ -603,15 +609,20 @@ func (s *concealer) redact(t *tab, snap string) string {
 		pos = end + 1
 	}
 	if len(fields) == 0 {
-		return snap
+		return snap, known
 	}
 	// A page that stops answering must not cost a second per textbox: past
 	// the deadline every remaining value is redacted without asking.
 	deadline := time.Now().Add(s.cfg.actionWait())
 	plain := make([]bool, len(fields))
+	answered := make([]bool, len(fields))
 	var wg sync.WaitGroup
 	slots := make(chan struct{}, 16)
 	for i, f := range fields {
+		if p, ok := known[f.ref]; ok {
+			plain[i] = p
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -620,13 +631,28 @@ func (s *concealer) redact(t *tab, snap string) string {
 			if !time.Now().Before(deadline) {
 				return
 			}
+			secretChecks.Add(1)
 			v, err := t.page.GetByRef(f.ref).Evaluate(secretFieldFn, nil,
 				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
 			isPwd, ok := v.(bool)
-			plain[i] = err == nil && ok && !isPwd
+			answered[i] = err == nil && ok
+			plain[i] = answered[i] && !isPwd
 		}()
 	}
 	wg.Wait()
+	// known is shared with the kept snapshot it came from: what was
+	// learned goes into a copy.
+	learned := known
+	for i, f := range fields {
+		if !answered[i] {
+			continue
+		}
+		if len(learned) == len(known) {
+			learned = make(map[string]bool, len(known)+1)
+			maps.Copy(learned, known)
+		}
+		learned[f.ref] = plain[i]
+	}
 	var b strings.Builder
 	last := 0 // snap[:last] is written to b
 	for i, f := range fields {
@@ -642,11 +668,14 @@ func (s *concealer) redact(t *tab, snap string) string {
 		last = f.end
 	}
 	if last == 0 {
-		return snap
+		return snap, learned
 	}
 	b.WriteString(snap[last:])
-	return b.String()
+	return b.String(), learned
 }
+
+// secretChecks counts the fields redact asked the page about, for tests.
+var secretChecks atomic.Int64
 
 // textboxParent matches a textbox line with a ref and children ("- textbox
 // "Name" [ref=e5]:"), whose value, if any, is a child line of its own.

@@ -627,7 +627,7 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 			return pg, "", title, s.sessions.mapErrWithin(ss, r.serr, "taking a snapshot", s.readBudget())
 		}
 		s.keepRefs(t, r.snap)
-		snap = s.concealer.redact(t, r.snap)
+		snap = s.redactKept(t, r.snap, r.snap)
 	}
 	return pg, snap, title, nil
 }

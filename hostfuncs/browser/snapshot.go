@@ -39,6 +39,7 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 		return "", err
 	}
 	s.keepRefs(t, snap)
+	whole := snap
 	if scope != "" {
 		sub, ok := subtree(snap, scope, depth)
 		if !ok {
@@ -46,7 +47,24 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 		}
 		snap = sub
 	}
-	return s.concealer.redact(t, snap), nil
+	return s.redactKept(t, whole, snap), nil
+}
+
+// redactKept redacts snap (concealer.redact), a cut of whole or whole
+// itself, with what is known of the fields of whole when whole is the
+// tab's kept snapshot (an unchanged or patched page asks the page about
+// no field it asked about before), and keeps what it learns there.
+func (s *pages) redactKept(t *tab, whole, snap string) string {
+	k := t.kept.Load()
+	if k == nil || k.snap != whole {
+		out, _ := s.concealer.redact(t, snap, nil)
+		return out
+	}
+	out, learned := s.concealer.redact(t, snap, k.fields)
+	if len(learned) > len(k.fields) {
+		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, fields: learned})
+	}
+	return out
 }
 
 // aria takes the AI-mode ARIA snapshot of the page, with the marks of
