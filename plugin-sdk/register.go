@@ -51,7 +51,10 @@ func Needs(caps ...string) {
 // Result unchanged and never parse them; the host puts the values back.
 // Hosts that do not know a feature ignore it and send the values. With
 // abi.FeatureRawPage, a detect hook's page text and HTML arrive outside
-// the request's JSON; the hook reads them in req.Result.Page as ever.
+// the request's JSON; the hook reads them in req.Result.Page as ever. With
+// abi.FeatureRawSnapshot, a compact or mask hook's snapshot arrives, and
+// its answer's goes back, outside the JSON; the hook reads and writes
+// req.Result.Snapshot as ever.
 func Features(f ...string) {
 	reg.manifest.Features = append(reg.manifest.Features, f...)
 }
@@ -182,7 +185,8 @@ func handle(op int32, in []byte) (out []byte, isErr bool) {
 			return errorJSON(abi.Errorf(abi.CodeNotFound, "plugin %s fills no hook", reg.manifest.Name)), true
 		}
 		var req abi.HookRequest
-		if err := abi.DecodeHookRequest(in, &req); err != nil {
+		framed, err := abi.ReadHookRequest(in, &req)
+		if err != nil {
 			return errorJSON(abi.Errorf(abi.CodeInputInvalid, "hook request: %v", err)), true
 		}
 		resp, err := reg.hook(&Call{Tool: req.Tool, Session: req.Session}, &req)
@@ -192,7 +196,12 @@ func handle(op int32, in []byte) (out []byte, isErr bool) {
 		if resp == nil {
 			resp = &abi.HookResponse{}
 		}
-		return mustJSON(resp), false
+		// A snapshot that came raw goes back raw (abi.FeatureRawSnapshot).
+		out, err := abi.EncodeHookResponse(resp, framed && req.Role != abi.HookDetect)
+		if err != nil {
+			panic(fmt.Sprintf("sdk: encoding the hook response: %v", err))
+		}
+		return out, false
 	}
 	return errorJSON(abi.Errorf(abi.CodeInputInvalid, "unknown operation %d", op)), true
 }

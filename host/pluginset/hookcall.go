@@ -2,7 +2,6 @@ package pluginset
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -51,7 +50,8 @@ func CallHook(ctx context.Context, lim HookLimits, plug *sandbox.Plugin, req *ab
 	// detect_max_mb each: one that asks for them raw (abi.FeatureRawPage)
 	// gets them outside the JSON, which it would otherwise spend most of
 	// its time decoding.
-	in, err := abi.EncodeHookRequest(req, req.Role == abi.HookDetect && plug.HasFeature(abi.FeatureRawPage))
+	raw := abi.RawHookInput(req.Role, plug.HasFeature)
+	in, err := abi.EncodeHookRequest(req, raw)
 	if err != nil {
 		return nil, 0, abi.Errorf(abi.CodeExecutionFailed, "encoding hook request: %v", err)
 	}
@@ -69,7 +69,7 @@ func CallHook(ctx context.Context, lim HookLimits, plug *sandbox.Plugin, req *ab
 		return nil, fuel.Used, e
 	}
 	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
+	if err := abi.DecodeHookResponse(out, raw && req.Role != abi.HookDetect, &resp); err != nil {
 		return nil, fuel.Used, abi.Errorf(abi.CodePluginFailed, "hook plugin %s returned invalid JSON: %v", plug.Name, err)
 	}
 	if resp.Error != nil && !resp.Error.Code.Known() {

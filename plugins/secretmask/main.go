@@ -26,6 +26,7 @@ func init() {
 	sdk.Plugin("secretmask", "1.0.0", "Masks the session's secret values, raw or encoded, in every string of a result.")
 	sdk.Needs("secrets.mask")
 	sdk.Hook(hook, abi.HookMask)
+	sdk.Features(abi.FeatureRawSnapshot)
 	sdk.SelfTest(selfTest)
 }
 

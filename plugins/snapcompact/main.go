@@ -27,6 +27,7 @@ func init() {
 	debug.SetGCPercent(400)
 	sdk.Plugin("snapcompact", "1.0.0", "Compacts ARIA snapshots: keeps every actionable ref, drops wrappers and URLs, folds long lists.")
 	sdk.Hook(hook, abi.HookCompact)
+	sdk.Features(abi.FeatureRawSnapshot)
 	sdk.SelfTest(selfTest)
 }
 

@@ -99,7 +99,8 @@ func (h *hooks) close() {
 
 // call runs one hook through the sandbox and records its latency.
 func (h *hooks) call(p *sandbox.Plugin, req abi.HookRequest) (*abi.HookResponse, error) {
-	in, err := abi.EncodeHookRequest(&req, req.Role == abi.HookDetect && p.HasFeature(abi.FeatureRawPage))
+	raw := abi.RawHookInput(req.Role, p.HasFeature)
+	in, err := abi.EncodeHookRequest(&req, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -113,7 +114,7 @@ func (h *hooks) call(p *sandbox.Plugin, req abi.HookRequest) (*abi.HookResponse,
 		return nil, err
 	}
 	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
+	if err := abi.DecodeHookResponse(out, raw && req.Role != abi.HookDetect, &resp); err != nil {
 		return nil, fmt.Errorf("hook output: %v: %.200s", err, out)
 	}
 	return &resp, nil

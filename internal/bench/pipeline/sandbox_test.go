@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -183,4 +184,58 @@ func asErr(err error, e **abi.Error) bool {
 		*e = x
 	}
 	return ok
+}
+
+// The compactor and the masker take the snapshot raw (abi.FeatureRawSnapshot)
+// and answer it raw: the same answer as through JSON, on a corpus-sized
+// snapshot with quotes, newlines and a secret in it.
+func TestRawSnapshotInSandbox(t *testing.T) {
+	const secret = "hunter2-Secret"
+	var b strings.Builder
+	b.WriteString("- generic [ref=e0]:\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&b, "  - link \"Story %d: \\\"quoted\\\" <b> & more\" [ref=e%d] [cursor=pointer]:\n    - /url: /s/%d\n", i, i+1, i)
+	}
+	b.WriteString("  - textbox \"Password\" [ref=e9999]: " + secret + "\n")
+	snap := b.String()
+	for _, tc := range []struct {
+		dir  string
+		role abi.HookRole
+	}{{"plugins/snapcompact", abi.HookCompact}, {"plugins/secretmask", abi.HookMask}} {
+		p := loadPlugin(t, tc.dir, func(string) ([]string, error) { return []string{secret}, nil })
+		if !p.HasFeature(abi.FeatureRawSnapshot) {
+			t.Fatalf("%s does not ask for %s", tc.dir, abi.FeatureRawSnapshot)
+		}
+		req := abi.HookRequest{Role: tc.role, Tool: "browser_snapshot", Session: "s", Result: &abi.Result{Text: "ok", Snapshot: snap}}
+		viaJSON, err := callHook(t, p, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := abi.EncodeHookRequest(&req, abi.RawHookInput(tc.role, p.HasFeature))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if json.Valid(in) || strings.Contains(string(in[:len(in)-len(snap)]), "Story 1") {
+			t.Fatalf("%s: the request is not framed with the snapshot raw", tc.dir)
+		}
+		out, err := p.Call(context.Background(), abi.OpHook, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if json.Valid(out) {
+			t.Fatalf("%s: a framed request got a JSON answer", tc.dir)
+		}
+		var raw abi.HookResponse
+		if err := abi.DecodeHookResponse(out, true, &raw); err != nil {
+			t.Fatal(err)
+		}
+		a, _ := json.Marshal(viaJSON)
+		c, _ := json.Marshal(&raw)
+		if string(a) != string(c) || raw.Result.Snapshot == snap {
+			t.Fatalf("%s: raw and JSON answers differ (or nothing was done): %d vs %d bytes", tc.dir, len(a), len(c))
+		}
+		if tc.role == abi.HookMask && strings.Contains(raw.Result.Snapshot, secret) {
+			t.Fatal("the masker left the secret in a raw snapshot")
+		}
+	}
 }
