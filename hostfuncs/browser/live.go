@@ -87,14 +87,10 @@ func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, move
 		return abi.Errorf(abi.CodeNotAvailable, "the live view needs a Chromium page reachable over CDP: %v", err)
 	}
 	defer bounded(closeWait, cdp.Detach)
-	frames := make(chan map[string]any, 2)
-	cdp.On("Page.screencastFrame", func(ev map[string]any) {
-		select {
-		case frames <- ev:
-		default: // the viewer is behind: drop it (still acknowledged below)
-			go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
-		}
-	})
+	frames := &latestFrame{ch: make(chan map[string]any, 1), ack: func(ev map[string]any) {
+		go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
+	}}
+	cdp.On("Page.screencastFrame", frames.put)
 	closed := make(chan struct{})
 	var once sync.Once
 	cdp.OnClose(func(pw.CDPSession) { once.Do(func() { close(closed) }) })
@@ -108,6 +104,18 @@ func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, move
 		return abi.Errorf(abi.CodeNotAvailable, "the live view could not start: %v", err)
 	}
 	defer bounded(closeWait, func() error { _, err := cdp.Send("Page.stopScreencast", nil); return err })
+	// Chromium skips frames while too many are unacknowledged, and then
+	// sends one only when the page is drawn again: the last state of a page
+	// that stopped changing may never come (a new tab's content, after its
+	// blank page). Once the screencast has been quiet for stillAfter, the
+	// viewer gets one screenshot of the page, unless a frame came since it
+	// was asked for.
+	type still struct {
+		f   Frame
+		gen int
+	}
+	stills := make(chan still, 1)
+	gen, stilled, last := 0, false, time.Now()
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -120,7 +128,23 @@ func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, move
 			if moved() {
 				return nil
 			}
-		case ev := <-frames:
+			if !stilled && time.Since(last) >= stillAfter {
+				stilled = true
+				go func(gen int) {
+					if f, ok := stillFrame(cdp); ok {
+						select {
+						case stills <- still{f, gen}:
+						default: // an older one waits, or the cast ended
+						}
+					}
+				}(gen)
+			}
+		case st := <-stills:
+			if st.gen == gen {
+				frame(st.f)
+			}
+		case ev := <-frames.ch:
+			gen, stilled, last = gen+1, false, time.Now()
 			go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
 			data, _ := ev["data"].(string)
 			jpeg, err := base64.StdEncoding.DecodeString(data)
@@ -133,6 +157,62 @@ func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, move
 				f.Height, _ = m["deviceHeight"].(float64)
 			}
 			frame(f)
+		}
+	}
+}
+
+// stillAfter is how long a screencast stays quiet before the viewer gets a
+// screenshot of the page (castPage).
+const stillAfter = 1500 * time.Millisecond
+
+// stillFrame is a screenshot of the page of cdp as a Frame (its size in
+// CSS pixels, as the screencast's), or false if the page gave none within
+// operatorWait.
+func stillFrame(cdp pw.CDPSession) (Frame, bool) {
+	var shot, metrics any
+	err := bounded(operatorWait, func() (err error) {
+		if metrics, err = cdp.Send("Page.getLayoutMetrics", nil); err == nil {
+			shot, err = cdp.Send("Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": 70})
+		}
+		return err
+	})
+	m, _ := metrics.(map[string]any)
+	vp, _ := m["cssVisualViewport"].(map[string]any)
+	sh, _ := shot.(map[string]any)
+	data, _ := sh["data"].(string)
+	jpeg, derr := base64.StdEncoding.DecodeString(data)
+	if err != nil || derr != nil || len(jpeg) == 0 || vp == nil {
+		return Frame{}, false
+	}
+	f := Frame{JPEG: jpeg}
+	f.Width, _ = vp["clientWidth"].(float64)
+	f.Height, _ = vp["clientHeight"].(float64)
+	return f, f.Width > 0 && f.Height > 0
+}
+
+// latestFrame holds the newest screencast frame the viewer has not taken
+// yet: one that arrives while another waits replaces it (the replaced one
+// is acknowledged), so a viewer that falls behind skips frames but always
+// gets the page's last one. Dropping the newest instead left a slow
+// viewer on a stale frame for good once the page stopped changing (a new
+// tab's blank page, never its content).
+type latestFrame struct {
+	ch  chan map[string]any // capacity 1
+	ack func(map[string]any)
+}
+
+// put is the one producer's: the screencast's event handler.
+func (l *latestFrame) put(ev map[string]any) {
+	for {
+		select {
+		case l.ch <- ev:
+			return
+		default:
+		}
+		select {
+		case old := <-l.ch:
+			l.ack(old)
+		default:
 		}
 	}
 }
