@@ -575,39 +575,7 @@ func (s *concealer) keepSecret(c *hostfuncs.Caller, value string) {
 // hand (a regexp over a large snapshot cost tens of milliseconds);
 // textboxValue is the same rule.
 func (s *concealer) redact(t *tab, snap string, known map[string]bool) (string, map[string]bool) {
-	if !strings.Contains(snap, "- textbox") {
-		return snap, known
-	}
-	type field struct {
-		start, end int // the value's line: snap[start:end]
-		head, ref  string
-	}
-	var fields []field
-	// open is the textbox whose children follow (its value may be one of
-	// them: "- text: VALUE" when the field also shows a placeholder), and
-	// openIndent its line's indent.
-	open, openIndent := "", 0
-	for pos := 0; pos < len(snap); {
-		end := strings.IndexByte(snap[pos:], '\n')
-		if end < 0 {
-			end = len(snap)
-		} else {
-			end += pos
-		}
-		line := snap[pos:end]
-		indent := len(line) - len(strings.TrimLeft(line, " "))
-		if open != "" && indent <= openIndent {
-			open = ""
-		}
-		if head, ref, ok := textboxLine(line); ok {
-			fields = append(fields, field{pos, end, head, ref})
-		} else if ref, ok := textboxParent(line); ok {
-			open, openIndent = ref, indent
-		} else if open != "" && strings.HasPrefix(line[indent:], "- text: ") {
-			fields = append(fields, field{pos, end, line[:indent+len("- text")], open})
-		}
-		pos = end + 1
-	}
+	fields := valueLines(snap)
 	if len(fields) == 0 {
 		return snap, known
 	}
@@ -672,6 +640,48 @@ func (s *concealer) redact(t *tab, snap string, known map[string]bool) (string, 
 	}
 	b.WriteString(snap[last:])
 	return b.String(), learned
+}
+
+// valueLine is a line of a snapshot that shows a textbox's value:
+// snap[start:end], head the line up to the value, ref the field's.
+type valueLine struct {
+	start, end int
+	head, ref  string
+}
+
+// valueLines finds the lines of snap that show a textbox's value: the
+// textbox's own line, or a "- text:" child of a textbox with children (its
+// value when the field also shows a placeholder).
+func valueLines(snap string) []valueLine {
+	if !strings.Contains(snap, "- textbox") {
+		return nil
+	}
+	var fields []valueLine
+	// open is the textbox whose children follow, and openIndent its line's
+	// indent.
+	open, openIndent := "", 0
+	for pos := 0; pos < len(snap); {
+		end := strings.IndexByte(snap[pos:], '\n')
+		if end < 0 {
+			end = len(snap)
+		} else {
+			end += pos
+		}
+		line := snap[pos:end]
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		if open != "" && indent <= openIndent {
+			open = ""
+		}
+		if head, ref, ok := textboxLine(line); ok {
+			fields = append(fields, valueLine{pos, end, head, ref})
+		} else if ref, ok := textboxParent(line); ok {
+			open, openIndent = ref, indent
+		} else if open != "" && strings.HasPrefix(line[indent:], "- text: ") {
+			fields = append(fields, valueLine{pos, end, line[:indent+len("- text")], open})
+		}
+		pos = end + 1
+	}
+	return fields
 }
 
 // secretChecks counts the fields redact asked the page about, for tests.
