@@ -481,6 +481,11 @@ func newWasmwright(bin, plugins string, verbose bool) (*mcpclient.Client, error)
 	}
 	cache := filepath.Join(wasmbuild.Root(), "build", "cache")
 	if plugins != "" {
+		// The server runs in a folder of its own: a relative path would
+		// name a folder there.
+		if plugins, err = filepath.Abs(plugins); err != nil {
+			return nil, err
+		}
 		cache = filepath.Join(filepath.Dir(plugins), "cache")
 	}
 	return mcpclient.StartWasmwright(bin, mcpclient.BenchConfig(cache, plugins, ws, ""), verbose)
