@@ -14,8 +14,10 @@ import (
 )
 
 // The live view shows a page that painted before it started watching and
-// stays still (as a tab the agent has just opened): the screencast alone
-// sends only what the compositor draws next, which such a page never does.
+// stays still (as a tab the agent has just opened). Here Chromium's
+// screencast sends a frame of it at its start; one that skipped it (frames
+// unacknowledged) would draw no other, and the still taken after a quiet
+// 1.5 s covers that.
 func TestLiveViewShowsAStillPage(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
