@@ -36,6 +36,13 @@ func RawHookInput(role HookRole, has func(feature string) bool) bool {
 	return has(FeatureRawSnapshot)
 }
 
+// RawHookAnswer reports whether a hook's answer may come as a frame: the
+// request came as one (rawInput) for a role whose answer carries the
+// snapshot (not a detector's, whose raw page goes one way only).
+func RawHookAnswer(role HookRole, rawInput bool) bool {
+	return rawInput && role != HookDetect
+}
+
 // EncodeHookRequest encodes a hook request: as JSON, or with raw (see
 // RawHookInput) and a large field to carry, as a frame: the page for a
 // detect hook (FeatureRawPage), the snapshot for the others
@@ -59,27 +66,39 @@ func EncodeHookRequest(req *HookRequest, raw bool) ([]byte, error) {
 		r.Result = &res
 		req = &r
 	}
-	framed := page != nil || snap != ""
-	var buf bytes.Buffer
-	if framed {
-		n := len(snap)
-		if page != nil {
-			n = 4 + len(page.Text) + len(page.HTML)
+	switch {
+	case page != nil:
+		out, err := frameHeader(req, 4+len(page.Text)+len(page.HTML))
+		if err != nil {
+			return nil, err
 		}
-		buf.Grow(4 + n + 512)
-		buf.Write([]byte{0, 0, 0, 0})
-	}
-	out, err := encodeJSON(&buf, req)
-	if err != nil || !framed {
-		return out, err
-	}
-	binary.LittleEndian.PutUint32(out, uint32(len(out)-4))
-	if page == nil {
+		out = binary.LittleEndian.AppendUint32(out, uint32(len(page.Text)))
+		out = append(out, page.Text...)
+		return append(out, page.HTML...), nil
+	case snap != "":
+		out, err := frameHeader(req, len(snap))
+		if err != nil {
+			return nil, err
+		}
 		return append(out, snap...), nil
 	}
-	out = binary.LittleEndian.AppendUint32(out, uint32(len(page.Text)))
-	out = append(out, page.Text...)
-	return append(out, page.HTML...), nil
+	var buf bytes.Buffer
+	return encodeJSON(&buf, req)
+}
+
+// frameHeader starts a frame (Frame's layout, JSON without HTML escaping):
+// the header's length and the header, with room for a body of n bytes,
+// which the caller appends.
+func frameHeader(header any, n int) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.Grow(4 + n + 512)
+	buf.Write([]byte{0, 0, 0, 0})
+	out, err := encodeJSON(&buf, header)
+	if err != nil {
+		return nil, err
+	}
+	binary.LittleEndian.PutUint32(out, uint32(len(out)-4))
+	return out, nil
 }
 
 // encodeJSON appends v's JSON to buf, without HTML escaping or the
@@ -153,14 +172,10 @@ func EncodeHookResponse(resp *HookResponse, raw bool) ([]byte, error) {
 	res.Snapshot = ""
 	r := *resp
 	r.Result = &res
-	var buf bytes.Buffer
-	buf.Grow(4 + len(snap) + 512)
-	buf.Write([]byte{0, 0, 0, 0})
-	out, err := encodeJSON(&buf, &r)
+	out, err := frameHeader(&r, len(snap))
 	if err != nil {
 		return nil, err
 	}
-	binary.LittleEndian.PutUint32(out, uint32(len(out)-4))
 	return append(out, snap...), nil
 }
 

@@ -197,7 +197,7 @@ func handle(op int32, in []byte) (out []byte, isErr bool) {
 			resp = &abi.HookResponse{}
 		}
 		// A snapshot that came raw goes back raw (abi.FeatureRawSnapshot).
-		out, err := abi.EncodeHookResponse(resp, framed && req.Role != abi.HookDetect)
+		out, err := abi.EncodeHookResponse(resp, abi.RawHookAnswer(req.Role, framed))
 		if err != nil {
 			panic(fmt.Sprintf("sdk: encoding the hook response: %v", err))
 		}

@@ -69,7 +69,7 @@ func CallHook(ctx context.Context, lim HookLimits, plug *sandbox.Plugin, req *ab
 		return nil, fuel.Used, e
 	}
 	var resp abi.HookResponse
-	if err := abi.DecodeHookResponse(out, raw && req.Role != abi.HookDetect, &resp); err != nil {
+	if err := abi.DecodeHookResponse(out, abi.RawHookAnswer(req.Role, raw), &resp); err != nil {
 		return nil, fuel.Used, abi.Errorf(abi.CodePluginFailed, "hook plugin %s returned invalid JSON: %v", plug.Name, err)
 	}
 	if resp.Error != nil && !resp.Error.Code.Known() {

@@ -145,7 +145,7 @@ func (s *operator) castPage(ctx context.Context, p pw.Page, maxW, maxH int, move
 			}
 		case ev := <-frames.ch:
 			gen, stilled, last = gen+1, false, time.Now()
-			go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
+			frames.ack(ev)
 			data, _ := ev["data"].(string)
 			jpeg, err := base64.StdEncoding.DecodeString(data)
 			if err != nil {

@@ -114,7 +114,7 @@ func (h *hooks) call(p *sandbox.Plugin, req abi.HookRequest) (*abi.HookResponse,
 		return nil, err
 	}
 	var resp abi.HookResponse
-	if err := abi.DecodeHookResponse(out, raw && req.Role != abi.HookDetect, &resp); err != nil {
+	if err := abi.DecodeHookResponse(out, abi.RawHookAnswer(req.Role, raw), &resp); err != nil {
 		return nil, fmt.Errorf("hook output: %v: %.200s", err, out)
 	}
 	return &resp, nil
