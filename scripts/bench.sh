@@ -7,11 +7,16 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 corpus="${WASMWRIGHT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 out="$(mktemp)"
+# Every program appends the figures the summary table shows to this file
+# (internal/bench/rows); the summary is printed at the top.
+export WASMWRIGHT_BENCH_ROWS="$(mktemp)"
+trap 'rm -f "$WASMWRIGHT_BENCH_ROWS"' EXIT
 
-# "before" columns: wasmwright as it was before issue 13 (every action
-# answered with the whole snapshot), built from its commit into
+# "before" columns: wasmwright as it was when issue 25 (as fast as
+# Playwright MCP at its fastest) was filed, built from its commit into
 # build/before and measured beside today's build in the same run.
-before_ref=956f632
+before_ref=2e281ac
+before_what="$before_ref, main when issue 25 was filed"
 before=build/before
 before_args=()
 if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
@@ -21,13 +26,15 @@ if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
     make -s -C "$before" build >&2
     echo "$before_ref" > "$before/.ref"
   fi
-  before_args=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-ref "$before_ref, the commit before issue 13 (every action answered with the whole snapshot)")
+  before_args=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-ref "$before_what")
 else
   echo "bench: commit $before_ref is not in this clone; no before columns" >&2
 fi
 startup_before=()
+task_before=()
 if [ ${#before_args[@]} -gt 0 ]; then
   startup_before=(-before-bin "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins" -before-name "before ($before_ref)")
+  task_before=(-before "$PWD/$before/build/wasmwright" -before-plugins "$PWD/$before/build/plugins")
 fi
 {
   echo "# Benchmarks"
@@ -42,14 +49,25 @@ fi
       case $prog in
         browser) args+=("${before_args[@]}") ;;
         throughput) args+=("${startup_before[@]}") ;;
-        task) args=() ;; # its site is its own: no corpus
+        task) args=("${task_before[@]}") ;; # its site is its own: no corpus
       esac
       go run "./internal/bench/$prog" "${args[@]}"
       echo
+      if [ "$prog" = pipeline ]; then
+        # The compactor natively, on the snapshots the pipeline just
+        # compacted through the sandbox: the summary's ratio.
+        (cd plugins/snapcompact && WASMWRIGHT_SNAPSHOTS="$OLDPWD/build/snapshots" go test -run '^$' -bench CorpusCompactionNative -benchtime 5x . >&2)
+      fi
     fi
   done
   go run ./internal/bench/startup "${startup_before[@]}"
   echo
 } > "$out"
-mv "$out" BENCHMARKS.md
+{
+  sed -n '1,5p' "$out"
+  go run ./internal/bench/summary -rows "$WASMWRIGHT_BENCH_ROWS" -before-ref "${before_args:+$before_what}"
+  sed -n '6,$p' "$out"
+} > "$out.all"
+rm -f "$out"
+mv "$out.all" BENCHMARKS.md
 echo "wrote BENCHMARKS.md"

@@ -32,6 +32,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -39,12 +40,12 @@ import (
 // steps are the task's calls, in the order the tables show them. The
 // task (its bytes and time) is navigate, snapshot, type, click, read;
 // press and the snapshot-"none" calls are timed beside it.
-var steps = []string{"navigate", "snapshot", "type", "click", "read", "press", "type none", "press none", "press again", "back"}
+var steps = []string{"navigate", "snapshot", "screenshot", "type", "click", "read", "press", "type none", "press none", "press again", "back"}
 
 // inTask reports whether a step counts in the per-task cost.
 func inTask(step string) bool {
 	switch step {
-	case "press", "type none", "press none", "press again", "back":
+	case "screenshot", "press", "type none", "press none", "press again", "back":
 		return false
 	}
 	return true
@@ -52,8 +53,8 @@ func inTask(step string) bool {
 
 // peerTools and wwTools name each step's tool.
 var (
-	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press", "back": "browser_back"}
-	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key", "back": "browser_navigate_back"}
+	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "screenshot": "browser_screenshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press", "back": "browser_back"}
+	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "screenshot": "browser_take_screenshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key", "back": "browser_navigate_back"}
 )
 
 // side is one system under test: its MCP client and what it measured.
@@ -110,7 +111,7 @@ func main() {
 	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
 	defer srv.Close()
 
-	wc, err := newWasmwright(*bin, "", *verbose)
+	wc, err := mcpclient.StartBuild(*bin, "", *verbose)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "wasmwright:", err)
 		os.Exit(1)
@@ -118,13 +119,13 @@ func main() {
 	defer wc.Close()
 	sides := []*side{{name: "wasmwright", c: wc, arg: "ref", tools: wwTools, modes: true}}
 	if *beforeBin != "" {
-		bc, err := newWasmwright(*beforeBin, *beforePlugins, *verbose)
+		bc, err := mcpclient.StartBuild(*beforeBin, *beforePlugins, *verbose)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "wasmwright before:", err)
 			os.Exit(1)
 		}
 		defer bc.Close()
-		sides = append(sides, &side{name: "before", c: bc, arg: "ref", tools: wwTools})
+		sides = append(sides, &side{name: "before", c: bc, arg: "ref", tools: wwTools, modes: true})
 	}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
@@ -174,7 +175,7 @@ func main() {
 	}
 	ww := sides[0]
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode).\n\n",
+	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, a screenshot (the tool's defaults) after the snapshot, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode).\n\n",
 		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
 	if *beforeBin != "" {
 		fmt.Printf("*before* is wasmwright built from %s, run the same way in the same run.\n\n", *beforeRef)
@@ -200,6 +201,7 @@ func main() {
 				continue
 			}
 			row += fmt.Sprintf(" %s | %d |", msStr(median(s.times[st])), s.failed[st])
+			rows.Record("browser", st, s.name, float64(median(s.times[st]))/float64(time.Millisecond))
 		}
 		if peer != nil {
 			ref := strings.TrimSuffix(strings.TrimSuffix(st, " none"), " again")
@@ -436,6 +438,7 @@ func runTask(sides []*side, u string, measure bool) bool {
 		if measure {
 			s.snaps = append(s.snaps, len(snap))
 		}
+		call(s, "screenshot", map[string]any{})
 		o, refs := elems(snap)
 		snaps[i] = refs
 		if i == 0 {
@@ -466,30 +469,6 @@ func runTask(sides []*side, u string, measure bool) bool {
 }
 
 // ---- the servers: MCP servers over stdio (internal/bench/mcpclient)
-
-// newWasmwright starts `wasmwright serve` over stdio with the benchmark's
-// config, as an agent's MCP config runs it. plugins, when set, is the
-// plugins folder of a binary built elsewhere, which then gets a
-// compilation cache of its own.
-func newWasmwright(bin, plugins string, verbose bool) (*mcpclient.Client, error) {
-	if _, err := os.Stat(bin); err != nil {
-		return nil, fmt.Errorf("%v: build it with make build", err)
-	}
-	ws, err := os.MkdirTemp("", "ww-bench-ws-")
-	if err != nil {
-		return nil, err
-	}
-	cache := filepath.Join(wasmbuild.Root(), "build", "cache")
-	if plugins != "" {
-		// The server runs in a folder of its own: a relative path would
-		// name a folder there.
-		if plugins, err = filepath.Abs(plugins); err != nil {
-			return nil, err
-		}
-		cache = filepath.Join(filepath.Dir(plugins), "cache")
-	}
-	return mcpclient.StartWasmwright(bin, mcpclient.BenchConfig(cache, plugins, ws, ""), verbose)
-}
 
 // ---- helpers
 

@@ -19,6 +19,30 @@ import (
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
+// StartBuild starts `wasmwright serve` over stdio with the benchmark's
+// config, as an agent's MCP config runs it. plugins, when set, is the
+// plugins folder of a binary built elsewhere, which then gets a
+// compilation cache of its own.
+func StartBuild(bin, plugins string, verbose bool) (*Client, error) {
+	if _, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("%v: build it with make build", err)
+	}
+	ws, err := os.MkdirTemp("", "ww-bench-ws-")
+	if err != nil {
+		return nil, err
+	}
+	cache := filepath.Join(wasmbuild.Root(), "build", "cache")
+	if plugins != "" {
+		// The server runs in a folder of its own: a relative path would
+		// name a folder there.
+		if plugins, err = filepath.Abs(plugins); err != nil {
+			return nil, err
+		}
+		cache = filepath.Join(filepath.Dir(plugins), "cache")
+	}
+	return StartWasmwright(bin, BenchConfig(cache, plugins, ws, ""), verbose)
+}
+
 // IsolateArgs go to Playwright MCP's browser: external hosts fail at once
 // instead of waiting on a closed network (wasmwright's does this itself).
 var IsolateArgs = []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"}

@@ -3,11 +3,16 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
+
+	"github.com/wasmwright/wasmwright/internal/bench/rows"
+	"github.com/wasmwright/wasmwright/internal/bench/snapcache"
 )
 
 // The measures of a compacted snapshot against Playwright's.
@@ -329,4 +334,41 @@ func compactSection(h *hooks, pages []rendered, verbose bool) {
 		}
 		fmt.Println()
 	}
+}
+
+// compactTimeRounds is how many times compactTimeSection compacts every
+// snapshot; the median round counts.
+const compactTimeRounds = 5
+
+// compactTimeSection times the compactor through the sandbox (the host's
+// hook call: request encoded, plugin run, answer decoded) over every
+// snapshot of the render cache, the same inputs plugins/snapcompact's
+// BenchmarkCorpusCompactionNative compacts natively (make bench runs it
+// after this, and the summary puts the two side by side).
+func compactTimeSection(h *hooks, cache string) {
+	snaps, err := snapcache.Snapshots(cache)
+	if err != nil || len(snaps) == 0 {
+		fmt.Printf("Compaction time: no snapshots in %s (%v).\n\n", cache, err)
+		return
+	}
+	size := 0
+	for _, s := range snaps {
+		size += len(s)
+	}
+	var rounds []time.Duration
+	for r := 0; r < compactTimeRounds; r++ {
+		t0 := time.Now()
+		for _, s := range snaps {
+			if _, err := h.compactSnap(s, ""); err != nil {
+				fmt.Printf("Compaction time: a call failed: %v.\n\n", err)
+				return
+			}
+		}
+		rounds = append(rounds, time.Since(t0))
+	}
+	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
+	med := float64(rounds[len(rounds)/2].Microseconds()) / 1000
+	fmt.Printf("Compaction time through the sandbox: every snapshot of %s (%d snapshots, %d KB) compacted once per round, median of %d rounds: **%.0f ms** (natively: plugins/snapcompact's BenchmarkCorpusCompactionNative on the same snapshots; make bench's summary shows the ratio).\n\n",
+		filepath.Base(cache), len(snaps), size/1024, compactTimeRounds, med)
+	rows.Record("pipeline", "compaction of the corpus snapshots", rows.Wasmwright, med)
 }

@@ -72,6 +72,7 @@ func main() {
 	}
 	if runs(*only, "compact") {
 		compactSection(h, pageR, *verbose)
+		compactTimeSection(h, *cache)
 	}
 	if runs(*only, "mask") {
 		maskSection(h, *secrets)

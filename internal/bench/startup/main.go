@@ -30,6 +30,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	benchrows "github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -228,6 +229,7 @@ func main() {
 	add("the same, PSS", "MB", memRow(func(m mem) int64 { return m.pss }))
 	add("the same, RSS of the server process alone", "MB", memRow(func(m mem) int64 { return m.host }))
 
+	record(rows, systems)
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("Each server started by the same MCP client over stdio, as an agent's config starts it: `wasmwright serve` with the browser plugin and the detect/compact/mask pipeline, Playwright MCP (--isolated, --timeout-settle 0) on the same Chromium (%s). Start-up is from process start to the tools/list answer; navigate loads a small page on loopback. Ratios are against Playwright MCP.\n\n", mcpclient.Chromium())
 	head := "| measure |"
@@ -260,6 +262,39 @@ func main() {
 	fmt.Println()
 	fmt.Println("Each serve process over stdio is one MCP session; sessions sharing one process (serve --http) are not measured here.")
 	fmt.Println()
+}
+
+// summaryRows names the rows the run's summary shows (internal/bench/rows),
+// by the start of their text here.
+var summaryRows = map[string]string{
+	"start-up to tools/list, warm":                    "start-up to tools/list",
+	"first navigate of a process, sent right after":   "first navigate of a fresh serve",
+	"connect + first navigate":                        "connect + first navigate",
+	"one session after navigate and snapshot: USS of": "USS of the tree, one session",
+}
+
+// record hands the summary's rows to internal/bench/rows: the peer here
+// is Playwright MCP with --timeout-settle 0 (PW0).
+func record(rs []row, systems []*system) {
+	for _, r := range rs {
+		for prefix, measure := range summaryRows {
+			if !strings.HasPrefix(r.what, prefix) {
+				continue
+			}
+			for i, s := range systems {
+				side := s.name
+				switch {
+				case i == 0:
+					side = benchrows.Wasmwright
+				case s.plugins == "":
+					side = benchrows.PW0
+				default:
+					side = benchrows.Before
+				}
+				benchrows.Record("startup", measure, side, r.vals[s.name])
+			}
+		}
+	}
 }
 
 // toolsList starts s and asks for its tools; it returns the running client

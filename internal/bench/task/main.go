@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -71,7 +72,10 @@ func main() {
 	rounds := flag.Int("rounds", 3, "times the task runs on each side (after one unmeasured run)")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
+	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as another side")
+	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
 	verbose := flag.Bool("v", false, "log each call")
+	flag.String("corpus", "", "ignored (the site is the bench's own)")
 	flag.Parse()
 	const title = "## An 11-step agent task on one site: wasmwright vs Playwright MCP 0.0.83, over MCP stdio"
 
@@ -89,6 +93,15 @@ func main() {
 	}
 	defer wc.Close()
 	sides := []*side{{name: "wasmwright", c: wc, arg: "ref"}}
+	if *beforeBin != "" {
+		bc, err := mcpclient.StartBuild(*beforeBin, *beforePlugins, *verbose)
+		if err != nil {
+			fmt.Printf("%s\n\nSkipped: wasmwright before: %v\n", title, err)
+			os.Exit(1)
+		}
+		defer bc.Close()
+		sides = append(sides, &side{name: "before", c: bc, arg: "ref"})
+	}
 	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 	if _, err := os.Stat(cli); err == nil {
 		if pc, err := mcpclient.StartPeerDefault(cli, *verbose); err == nil {
@@ -216,6 +229,8 @@ func report(title string, sides []*side, steps []step, rounds int) {
 	fmt.Println(row)
 	fmt.Println()
 	for k, s := range sides {
+		rows.Record("task", "task bytes", s.name, float64(totals[k]))
+		rows.Record("task", "task time", s.name, ms(tsum[k]))
 		if k == 0 {
 			continue
 		}

@@ -43,6 +43,7 @@ import (
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -201,6 +202,17 @@ func main() {
 				line += " - | - | - | - | - |"
 			} else {
 				line += fmt.Sprintf(" %.1f | %s | %s | %d | %s |", t.rate(), ms(measure.Quantile(t.lat, 1, 2)), ms(measure.Quantile(t.lat, 9, 10)), t.failed, t.cpuPerCall())
+				side := rows.Before
+				switch {
+				case sd.Name == "wasmwright":
+					side = rows.Wasmwright
+				case sd.Name == peer:
+					side = rows.PW0
+				}
+				rows.Record("throughput", fmt.Sprintf("calls/s, %d sessions", n), side, t.rate())
+				if t.calls > 0 {
+					rows.Record("throughput", fmt.Sprintf("CPU per call, %d sessions", n), side, float64(t.cpu*10)/float64(t.calls))
+				}
 			}
 			if sd.Name != peer && res[peer] != nil {
 				line += " " + ratioOf(t, res[peer][n], (*tally).rate) + " |"
