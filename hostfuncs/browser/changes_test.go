@@ -126,6 +126,36 @@ func TestUnchangedPageTakesNoSnapshot(t *testing.T) {
 	}
 }
 
+// A screenshot is no change to the page: after one of each kind (the
+// viewport and the whole page through Playwright, an element, webp through
+// the DevTools protocol), an action that changes nothing is answered from
+// the kept snapshot. Playwright's screenshot hides the caret by setting
+// each text field's style and back (mutations) unless told not to.
+func TestScreenshotIsNoChange(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/still")
+	name := refOf(t, r.Snapshot, `textbox "Name"`)
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: name, Text: "Ada"}) // a focused field: a caret
+	for _, req := range []abi.BrowserScreenshotRequest{
+		{NoInline: true},
+		{Mode: "full", Format: "jpeg", NoInline: true},
+		{Ref: name, NoInline: true},
+		{Format: "webp", NoInline: true},
+	} {
+		must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, req)
+		taken, skipped := *n, snapshotsSkipped.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+		if *n != taken || snapshotsSkipped.Load() != skipped+1 {
+			t.Fatalf("after a screenshot %+v, pressing Shift took %d snapshots and skipped %d, want 0 and 1 (the screenshot changed the page)", req, *n-taken, snapshotsSkipped.Load()-skipped)
+		}
+		if !strings.Contains(a.Snapshot, `textbox "Name" [active] [ref=`+name+`]: Ada`) {
+			t.Fatalf("the kept answer lost the typed value or the focus:\n%s", a.Snapshot)
+		}
+	}
+}
+
 // freshSnapshot is the snapshot c's tab keeps (its last answer's, before
 // redaction) and a new whole-page one, as aria takes it when none is kept
 // (the watcher's answer unused): a patched snapshot must equal the new

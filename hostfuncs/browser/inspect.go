@@ -212,7 +212,10 @@ func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi
 }
 
 // capture takes a plain screenshot (mode viewport, full, or element loc)
-// with secret values hidden.
+// with secret values hidden. It leaves the caret as it is: Playwright
+// hides it by setting every text field's inline style for the capture and
+// back, which the change watcher rightly counts as a change, so the next
+// action after a screenshot would take a whole new snapshot.
 func (s *inspector) capture(ss *session, t *tab, f format, mode string, loc pw.Locator, secrets []string) ([]byte, error) {
 	img, dialog, err := race(ss, func() ([]byte, error) {
 		var clip *pw.Rect
@@ -232,9 +235,9 @@ func (s *inspector) capture(ss *session, t *tab, f format, mode string, loc pw.L
 			case f.cdp:
 				return ss.cdpScreenshot(t.page, f, clip, full)
 			case loc != nil:
-				return loc.Screenshot(pw.LocatorScreenshotOptions{Type: f.typ, Quality: f.quality})
+				return loc.Screenshot(pw.LocatorScreenshotOptions{Type: f.typ, Quality: f.quality, Caret: pw.ScreenshotCaretInitial})
 			}
-			return t.page.Screenshot(pw.PageScreenshotOptions{Type: f.typ, Quality: f.quality, Clip: clip, FullPage: pw.Bool(full)})
+			return t.page.Screenshot(pw.PageScreenshotOptions{Type: f.typ, Quality: f.quality, Clip: clip, FullPage: pw.Bool(full), Caret: pw.ScreenshotCaretInitial})
 		})
 	})
 	if dialog {
