@@ -297,6 +297,7 @@ type valueChange struct {
 // not even its focus or a value: a change there is a change. Any failure
 // is a change.
 func changedSince(t *tab, wait time.Duration) watchAnswer {
+	watchChecks.Add(1)
 	main := t.page.MainFrame()
 	frames := t.page.Frames()
 	answers := make([]watchAnswer, len(frames))
@@ -388,6 +389,19 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 	return snap, why
 }
 
+// noKeptSnapshot is why a whole-page snapshot of document doc cannot be
+// answered from a kept one, known without asking the page ("" when one
+// is kept for doc: the page's watchers then decide).
+func noKeptSnapshot(t *tab, doc int64) string {
+	switch kept := t.kept.Load(); {
+	case kept == nil:
+		return "no snapshot kept"
+	case kept.doc != doc:
+		return "another document"
+	}
+	return ""
+}
+
 // sheetLoads records which stylesheets a tab requested failed to load (no
 // response: refused, unreachable), by address: such a sheet, which the
 // watcher cannot read when it is another origin's, has no rules. At most
@@ -434,6 +448,10 @@ func keepSnapshot(t *tab, doc int64, url, snap string) {
 // snapshotsPatched those of them patched, for tests and benchmarks: a
 // skipped snapshot is seen here, not in time.
 var snapshotsSkipped, snapshotsPatched atomic.Int64
+
+// watchChecks counts the checks of a page's watchers (changedSince), each
+// a round trip per frame, for tests.
+var watchChecks atomic.Int64
 
 // watchFallbacks counts the snapshots the watcher did not spare, by class
 // of reason (watchAnswer.Changed), for tests and benchmarks.

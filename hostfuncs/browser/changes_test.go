@@ -514,9 +514,15 @@ func TestMarksPassChangeIsOwn(t *testing.T) {
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	n := countSnapshots(t)
+	checks := watchChecks.Load()
 	r := navTo(t, c, pages.URL+"/tip")
 	if *n != 1 || !strings.Contains(r.Snapshot, "[hoverable]") {
 		t.Fatalf("navigating took %d snapshots (want 1) or lost the tooltip's mark:\n%s", *n, r.Snapshot)
+	}
+	// A new document is checked once, after the marks pass: that check
+	// starts the snapshot's period and checks off the pass's change.
+	if got := watchChecks.Load() - checks; got != 1 {
+		t.Fatalf("navigating checked the page %d times, want 1", got)
 	}
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
 	if *n != 1 || a.Snapshot != r.Snapshot {

@@ -79,15 +79,29 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 // right after then has. (Read alongside, such a pass cost a second whole
 // snapshot, on many real pages, at every new document.) The pass's own
 // change to the page is then checked off (changedSince), so that the
-// next action does not count it as the page's.
+// next action does not count it as the page's. A document with no
+// snapshot kept (a new one) is snapshot whatever its watchers say: its
+// check is that one, after the marks pass, one round trip instead of two.
 func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
+	// unchecked: the page is to be checked before the snapshot, and has
+	// not been: a whole-page snapshot with none kept for its document.
+	unchecked := false
 	if depth == 0 {
 		url := t.page.URL()
-		kept, why := unchangedSnapshot(t, doc, wait)
-		if why.Changed == "" {
-			return kept, nil
+		var why watchAnswer
+		if why.Changed = noKeptSnapshot(t, doc); why.Changed != "" {
+			// Snapshot whatever a check says: the check, which starts the
+			// period the snapshot belongs to, comes after the marks pass,
+			// whose own change it then checks off in the same round trip.
+			watchFallbacks.add(why.Changed)
+			unchecked = true
+		} else {
+			var kept string
+			if kept, why = unchangedSnapshot(t, doc, wait); why.Changed == "" {
+				return kept, nil
+			}
 		}
 		s.log.Debug("page snapshot taken", "why", why.Changed, "detail", capString(why.Detail, 200), "url", url)
 		defer func() {
@@ -96,15 +110,19 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 			}
 		}()
 	}
-	// ownChange checks off the marks pass's own change to the page: any
-	// other change the page made meanwhile is in the snapshot taken next.
-	ownChange := func(m markSet) {
-		if m.changed && depth == 0 {
+	// checkOff checks the page when the marks pass changed it (its own
+	// change, checked off so that the next action does not count it as
+	// the page's) or when it was not checked yet: either way, any other
+	// change the page made meanwhile is in the snapshot taken next.
+	checkOff := func(passChanged bool) {
+		if depth == 0 && (passChanged || unchecked) {
 			changedSince(t, wait)
+			unchecked = false
 		}
 	}
 	var marks markSet
 	if t.unmarked.Load() == doc {
+		checkOff(false)
 		found := findMarks(t.page)
 		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
 		marks = found(wait)
@@ -112,10 +130,10 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 			return markLines(snap, nil), err
 		}
 		t.unmarked.Store(0)
-		ownChange(marks)
+		checkOff(marks.changed)
 	} else {
 		marks = findMarks(t.page)(wait)
-		ownChange(marks)
+		checkOff(marks.changed)
 	}
 	if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
 		return "", err
