@@ -63,10 +63,17 @@ fi
   go run ./internal/bench/startup "${startup_before[@]}"
   echo
 } > "$out"
+# Sections measured by hand or by other targets (make soak, bench-busy),
+# below this line in BENCHMARKS.md, are kept as they are.
+kept='<!-- Below: sections measured by hand or by other make targets, each with its command; make bench keeps them as they are. -->'
 {
   sed -n '1,5p' "$out"
   go run ./internal/bench/summary -rows "$WASMWRIGHT_BENCH_ROWS" -before-ref "${before_args:+$before_what}"
   sed -n '6,$p' "$out"
+  echo "$kept"
+  if [ -f BENCHMARKS.md ]; then
+    sed -n "/^$kept\$/,\$p" BENCHMARKS.md | sed '1d'
+  fi
 } > "$out.all"
 rm -f "$out"
 mv "$out.all" BENCHMARKS.md
