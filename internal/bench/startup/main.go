@@ -83,6 +83,8 @@ func main() {
 	if _, err := os.Stat(cli); err == nil {
 		systems = append(systems, &system{name: "Playwright MCP", start: func(string, string, string) (*mcpclient.Client, error) {
 			return mcpclient.StartPeer(cli, false)
+		}}, &system{name: peerDefault, start: func(string, string, string) (*mcpclient.Client, error) {
+			return mcpclient.StartPeerDefault(cli, false)
 		}})
 	} else {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: only wasmwright is measured\n", cli)
@@ -231,7 +233,7 @@ func main() {
 
 	record(rows, systems)
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("Each server started by the same MCP client over stdio, as an agent's config starts it: `wasmwright serve` with the browser plugin and the detect/compact/mask pipeline, Playwright MCP (--isolated, --timeout-settle 0) on the same Chromium (%s). Start-up is from process start to the tools/list answer; navigate loads a small page on loopback. Ratios are against Playwright MCP.\n\n", mcpclient.Chromium())
+	fmt.Printf("Each server started by the same MCP client over stdio, as an agent's config starts it: `wasmwright serve` with the browser plugin and the detect/compact/mask pipeline, Playwright MCP (--isolated, --timeout-settle 0; and PW, as it ships, with its default settle wait) on the same Chromium (%s). Start-up is from process start to the tools/list answer; navigate loads a small page on loopback. Ratios are against Playwright MCP.\n\n", mcpclient.Chromium())
 	head := "| measure |"
 	sep := "|---|"
 	for _, s := range systems {
@@ -264,6 +266,10 @@ func main() {
 	fmt.Println()
 }
 
+// peerDefault is Playwright MCP as it ships (its default settle wait):
+// PW. "Playwright MCP", the ratios' peer, is PW0 (--timeout-settle 0).
+const peerDefault = "PW (default settle)"
+
 // summaryRows names the rows the run's summary shows (internal/bench/rows),
 // by the start of their text here.
 var summaryRows = map[string]string{
@@ -273,8 +279,8 @@ var summaryRows = map[string]string{
 	"one session after navigate and snapshot: USS of": "USS of the tree, one session",
 }
 
-// record hands the summary's rows to internal/bench/rows: the peer here
-// is Playwright MCP with --timeout-settle 0 (PW0).
+// record hands the summary's rows to internal/bench/rows: the peers here
+// are Playwright MCP with --timeout-settle 0 (PW0) and as it ships (PW).
 func record(rs []row, systems []*system) {
 	for _, r := range rs {
 		for prefix, measure := range summaryRows {
@@ -286,6 +292,8 @@ func record(rs []row, systems []*system) {
 				switch {
 				case i == 0:
 					side = benchrows.Wasmwright
+				case s.name == peerDefault:
+					side = benchrows.PW
 				case s.plugins == "":
 					side = benchrows.PW0
 				default:

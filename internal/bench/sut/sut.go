@@ -51,6 +51,16 @@ func WriteConfig(dir string, b mcpclient.Bench, sessions int, tables string) (st
 // gets --host-resolver-rules so external hosts fail at once instead of
 // waiting on a closed network (wasmwright's does this itself).
 func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
+	return peerArgs(cli, dir, append([]string{"--timeout-settle", "0"}, extra...))
+}
+
+// PeerArgsDefault is PeerArgs with Playwright MCP's default settle wait
+// (it waits after each action for the page to settle), as it ships.
+func PeerArgsDefault(cli, dir string, extra ...string) ([]string, error) {
+	return peerArgs(cli, dir, extra)
+}
+
+func peerArgs(cli, dir string, extra []string) ([]string, error) {
 	conf := filepath.Join(dir, "config.json")
 	b, _ := json.Marshal(map[string]any{"browser": map[string]any{"launchOptions": map[string]any{
 		"args": []string{"--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"},
@@ -59,7 +69,7 @@ func PeerArgs(cli, dir string, extra ...string) ([]string, error) {
 		return nil, err
 	}
 	args := []string{cli, "--headless", "--executable-path", Chromium(), "--no-sandbox", "--isolated",
-		"--timeout-settle", "0", "--config", conf, "--output-dir", dir}
+		"--config", conf, "--output-dir", dir}
 	return append(args, extra...), nil
 }
 

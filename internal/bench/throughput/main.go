@@ -139,11 +139,18 @@ func main() {
 		cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
 		if _, err := os.Stat(cli); err != nil {
 			fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
-		} else if pc, err := startPeer(cli); err != nil {
-			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
-			defer pc.Stop()
-			sides = append(sides, pc)
+			// PW0 (--timeout-settle 0), the peer the ratios are to, and
+			// PW as it ships.
+			for _, name := range []string{peerName, peerDefaultName} {
+				pc, err := startPeer(cli, name)
+				if err != nil {
+					fmt.Fprintln(os.Stderr, "playwright mcp:", err)
+					continue
+				}
+				defer pc.Stop()
+				sides = append(sides, pc)
+			}
 		}
 	}
 	if before != nil {
@@ -177,12 +184,12 @@ func main() {
 	}
 
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
+	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client; the ratios are to it), and the same as it ships, with its default settle wait (PW). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
 		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
 	if before != nil {
 		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.Name)
 	}
-	const peer = "Playwright MCP"
+	const peer = peerName
 	head, sep := "| sessions |", "|---:|"
 	for _, sd := range sides {
 		head += " " + sd.Name + " calls/s | p50 | p90 | failed | CPU/call |"
@@ -206,8 +213,10 @@ func main() {
 				switch {
 				case sd.Name == "wasmwright":
 					side = rows.Wasmwright
-				case sd.Name == peer:
+				case sd.Name == peerName:
 					side = rows.PW0
+				case sd.Name == peerDefaultName:
+					side = rows.PW
 				}
 				rows.Record("throughput", fmt.Sprintf("calls/s, %d sessions", n), side, t.rate())
 				if t.calls > 0 {
@@ -236,7 +245,7 @@ func main() {
 // printMemory prints each side's process-tree memory with lo and with hi
 // sessions open, and the cost of each session added between them.
 func printMemory(sides []*server, res map[string]map[int]*tally, lo, hi int) {
-	const peer = "Playwright MCP"
+	const peer = peerName
 	fmt.Printf("\nMemory of each server's whole process tree (server, driver, Chromium) with its sessions open, measured 1 s after the warm-up laps (the least over the rounds), in MB; per added session is (at %d - at %d) / %d. The ratio is against Playwright MCP.\n\n", hi, lo, hi-lo)
 	fmt.Println("| measure | " + strings.Join(names(sides), " | ") + " |")
 	fmt.Println("|---|" + strings.Repeat("---:|", len(sides)))
@@ -433,7 +442,14 @@ func startWasmwright(name, bin, plugins, cache string, sessions int, pprofAddr s
 }
 
 // startPeer runs Playwright MCP's HTTP server on a free loopback port.
-func startPeer(cli string) (*server, error) {
+// The peers' names: Playwright MCP with --timeout-settle 0 (PW0), the one
+// the ratios are to, and as it ships (PW).
+const (
+	peerName        = "Playwright MCP"
+	peerDefaultName = "Playwright MCP (default settle, PW)"
+)
+
+func startPeer(cli, name string) (*server, error) {
 	dir, err := os.MkdirTemp("", "ww-tput-mcp-")
 	if err != nil {
 		return nil, err
@@ -443,11 +459,15 @@ func startPeer(cli string) (*server, error) {
 		return nil, err
 	}
 	host, port, _ := net.SplitHostPort(addr)
-	args, err := sut.PeerArgs(cli, dir, "--host", host, "--port", port, "--allowed-hosts", "*")
+	peerArgs := sut.PeerArgs
+	if name == peerDefaultName {
+		peerArgs = sut.PeerArgsDefault
+	}
+	args, err := peerArgs(cli, dir, "--host", host, "--port", port, "--allowed-hosts", "*")
 	if err != nil {
 		return nil, err
 	}
-	s := &sut.Server{Name: "Playwright MCP", URL: "http://" + addr + "/mcp", Dir: dir, Cmd: exec.Command("node", args...)}
+	s := &sut.Server{Name: name, URL: "http://" + addr + "/mcp", Dir: dir, Cmd: exec.Command("node", args...)}
 	return &server{s}, s.Start()
 }
 
