@@ -2,10 +2,10 @@ package main
 
 import (
 	"os"
-	"sort"
 	"testing"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/bench/snapcache"
 )
@@ -38,8 +38,7 @@ func BenchmarkCorpusCompactionNative(b *testing.B) {
 		}
 		rounds = append(rounds, time.Since(t0))
 	}
-	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
-	med := rounds[len(rounds)/2]
+	med := measure.Med(rounds)
 	b.ReportMetric(float64(med.Microseconds())/1000, "ms/round")
 	rows.Record("snapcompact", "compaction of the corpus snapshots", rows.Native, float64(med.Microseconds())/1000)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	benchmeasure "github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/bench/snapcache"
 )
@@ -366,8 +367,7 @@ func compactTimeSection(h *hooks, cache string) {
 		}
 		rounds = append(rounds, time.Since(t0))
 	}
-	sort.Slice(rounds, func(i, j int) bool { return rounds[i] < rounds[j] })
-	med := float64(rounds[len(rounds)/2].Microseconds()) / 1000
+	med := float64(benchmeasure.Med(rounds).Microseconds()) / 1000
 	fmt.Printf("Compaction time through the sandbox: every snapshot of %s (%d snapshots, %d KB) compacted once per round, median of %d rounds: **%.0f ms** (natively: plugins/snapcompact's BenchmarkCorpusCompactionNative on the same snapshots; make bench's summary shows the ratio).\n\n",
 		filepath.Base(cache), len(snaps), size/1024, compactTimeRounds, med)
 	rows.Record("pipeline", "compaction of the corpus snapshots", rows.Wasmwright, med)

@@ -288,7 +288,7 @@ func record(rs []row, systems []*system) {
 				continue
 			}
 			for i, s := range systems {
-				side := s.name
+				var side string
 				switch {
 				case i == 0:
 					side = benchrows.Wasmwright
