@@ -25,7 +25,7 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := bc.Validate(); err != nil {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
-	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
+	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, Judge: h.judgeDocument, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
 		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure}
 	visionOptions(&o, h.vision, h.cfg)
 	if n := h.egress.n; n != nil {

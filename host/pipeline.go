@@ -52,14 +52,23 @@ func (run *hookRun) request(role abi.HookRole, res *abi.Result) *abi.HookRequest
 	return &abi.HookRequest{Role: role, Tool: run.req.Tool, Session: run.req.Session, Args: run.req.Args, Result: res, Error: run.callErr, HasTakeover: run.p.hasTakeover()}
 }
 
+// usesBrowser reports whether the call's tool holds a browser grant.
+func (run *hookRun) usesBrowser() bool {
+	r := run.p.tools[run.req.Tool]
+	return r != nil && usesBrowser(r.grants)
+}
+
 // detectAndCompact runs the detector and the compactor. They read
 // disjoint parts of the result and do not depend on each other, so they
 // run side by side; a wall discards the compacted snapshot.
 func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 	p, callErr := run.p, run.callErr
-	// A navigation result of a personality with detectors is judged by
-	// its chain; a detector that is not loaded is a failed detector.
-	judge := len(p.cfg.Hooks.Detect) > 0 && callErr == nil && res != nil && res.Page != nil
+	// A page result of a personality with detectors is judged by its
+	// chain; a detector that is not loaded is a failed detector. A
+	// browser tool's pages were judged already, each document by the
+	// browser's gate before any of it reached the tool (judgeDocument):
+	// the result carries nothing the gate did not pass.
+	judge := len(p.cfg.Hooks.Detect) > 0 && callErr == nil && res != nil && res.Page != nil && !run.usesBrowser()
 	compact := p.hooks[abi.HookCompact]
 	if compact == nil || callErr != nil || res == nil || res.Snapshot == "" || full {
 		compact = nil
@@ -93,7 +102,6 @@ func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 		if flag != nil {
 			res, run.callErr = nil, flag
 		}
-		run.pageJudged()
 	}
 	if compact != nil && res != nil {
 		switch {

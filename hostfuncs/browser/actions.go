@@ -38,6 +38,9 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err != nil {
 			return out, err
 		}
+		if !req.NewTab {
+			thaw(ss, t) // a frozen wall does not unload (gate.go)
+		}
 		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
@@ -71,7 +74,10 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		out.Moved = true
 		var title func() string
 		if !dialog {
-			pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
+			// wait_until chooses when the answer comes, never on what the
+			// document is judged (gate.go).
+			early := req.WaitUntil == "commit"
+			pg, snap, tt, err := s.pages.readJudged(ss, t, resp, !req.NoSnapshot, early)
 			if err != nil {
 				return out, err
 			}
@@ -830,6 +836,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		}
 		before := t.page.URL()
 		navBefore := t.navSeq.Load()
+		thaw(ss, t) // a frozen wall does not unload (gate.go)
 		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
 			if req.Direction == "back" {
 				return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
@@ -842,7 +849,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
 		var title func() string
 		if !dialog {
-			pg, snap, tt, err := s.pages.pageFacts(ss, t, resp, !req.NoSnapshot)
+			pg, snap, tt, err := s.pages.readJudged(ss, t, resp, !req.NoSnapshot, false)
 			if err != nil {
 				return out, err
 			}
@@ -961,6 +968,11 @@ func (s *actions) dialog(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		if !req.NoSnapshot && openDialog(ss, t) == nil {
 			// Let the page run what the answer unblocked.
 			time.Sleep(50 * time.Millisecond)
+			// A dialog answered on a page not yet judged: now it can be
+			// (gate.go).
+			if err := s.pages.gate(ss, t); err != nil {
+				return out, err
+			}
 			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 				return out, err
 			}

@@ -36,7 +36,8 @@ func (s *Service) BeginCredentialFill(ctx context.Context, c *hostfuncs.Caller) 
 		ss.mu.Unlock()
 		return nil, err
 	}
-	if err := refuseWithheld(ctx, t); err != nil {
+	// A stored login is filled only into a document judged clean (gate.go).
+	if err := s.pages.gate(ss, t); err != nil {
 		ss.mu.Unlock()
 		return nil, err
 	}

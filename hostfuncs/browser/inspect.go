@@ -746,7 +746,12 @@ func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req ab
 			limit = 100
 		}
 		ss.evMu.Lock()
+		hidden := 0
 		for _, m := range ss.console.items {
+			if !shownDoc(ss.conDoc[m.Seq]) {
+				hidden++ // a withheld or unjudged page's words (gate.go)
+				continue
+			}
 			r, ok := rank[m.Type]
 			if !ok {
 				r = 2
@@ -760,6 +765,9 @@ func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req ab
 			ss.console.items = nil
 		}
 		ss.evMu.Unlock()
+		if hidden > 0 {
+			ss.warn(fmt.Sprintf("%d console messages of pages withheld or not yet judged are left out", hidden))
+		}
 		if len(out.Messages) > limit {
 			out.Dropped += int64(len(out.Messages) - limit)
 			out.Messages = out.Messages[len(out.Messages)-limit:]
@@ -787,6 +795,12 @@ func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req ab
 		for _, e := range ss.network.items {
 			if req.BodyOf != 0 && e.ID == req.BodyOf {
 				body = e
+			}
+			if !e.mainDoc && !shownDoc(e.doc) {
+				// What a withheld or unjudged page requested is its
+				// content (gate.go); the navigation that brought it is
+				// listed, its body refused (bodyWithheld).
+				continue
 			}
 			if !req.Static && staticTypes[e.ResourceType] {
 				continue

@@ -40,11 +40,32 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 		return none, err
 	}
 	defer ss.mu.Unlock()
-	if err := refuseWithheld(ctx, t); err != nil {
-		var none R
+	var none R
+	leaving := ctx.Value(leavingKey{}) != nil
+	gate := ss.env != nil && ss.env.gate != nil && !leaving && hostfuncs.CallerFrom(ss.ctx) != nil
+	if gate {
+		if err := ss.env.gate(ss, t); err != nil {
+			return none, err
+		}
+	} else if err := refuseWithheld(ctx, t); err != nil {
 		return none, err
 	}
-	return fn(ss, t)
+	r, err := fn(ss, t)
+	if err == nil && ss.env != nil && ss.env.afterGate != nil && hostfuncs.CallerFrom(ss.ctx) != nil {
+		// The page may have replaced its document while fn ran (and a
+		// leaving call ends on a new one): what fn read may be the new
+		// one's, which must be judged before it leaves (gate.go). A
+		// tabs call may end on another tab.
+		if leaving {
+			t = ss.current()
+		}
+		if t != nil {
+			if gerr := ss.env.afterGate(ss, t, leaving); gerr != nil {
+				return none, gerr
+			}
+		}
+	}
+	return r, err
 }
 
 // stillJudged refuses to act on a tab whose page left the origin the host
@@ -66,19 +87,31 @@ func stillJudged(c *hostfuncs.Caller, t *tab) error {
 	return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", want, now)
 }
 
-// openDialog returns the dialog blocking t, or any tab of ss.
+// openDialog returns the dialog blocking t, or any tab of ss. The text of
+// a dialog whose page is not judged clean is its content, and withheld
+// (shownDialog).
 func openDialog(ss *session, t *tab) *abi.BrowserDialog {
 	if d := t.dialog.Load(); d != nil {
-		return dialogInfo(*d)
+		return shownDialog(t, *d)
 	}
 	ss.evMu.Lock()
 	defer ss.evMu.Unlock()
 	for _, x := range ss.tabs {
 		if d := x.dialog.Load(); d != nil {
-			return dialogInfo(*d)
+			return shownDialog(x, *d)
 		}
 	}
 	return nil
+}
+
+// shownDialog is what an agent is told of dialog d of tab x: its type,
+// and its text only when x's document was judged clean.
+func shownDialog(x *tab, d pw.Dialog) *abi.BrowserDialog {
+	info := dialogInfo(d)
+	if !x.document().clean() {
+		info.Message, info.DefaultValue = "(not shown: the page that opened it is not judged yet)", ""
+	}
+	return info
 }
 
 func dialogInfo(d pw.Dialog) *abi.BrowserDialog {
@@ -120,13 +153,18 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 		// stuck tab costs the call a second, not a second per tab.
 		titles := make([]func() string, len(tabs))
 		for i, x := range tabs {
-			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() && x.withheld.Load() == nil { // a withheld page's title is its content
+			if x != t && x.dialog.Load() == nil && !x.page.IsClosed() && x.document().clean() { // an unjudged or withheld page's title is its content
 				titles[i] = titleSoon(x.page)
 			}
 		}
 		deadline := time.Now().Add(time.Second)
 		for i, x := range tabs {
 			bt := abi.BrowserTab{Index: i, URL: x.page.URL(), Current: x == t}
+			if x != t && !x.document().clean() {
+				// The URL an unjudged or withheld page sets for itself is
+				// its content: its origin is listed, nothing more.
+				bt.URL = originOf(bt.URL)
+			}
 			if x == t {
 				bt.Title = st.Title
 			} else if titles[i] != nil {
@@ -372,7 +410,7 @@ func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *ab
 	var title func() string
 	if openDialog(ss, t) == nil && !t.page.IsClosed() {
 		if out.Navigated {
-			pg, snap, tt, err := s.pageFacts(ss, t, nil, !noSnap)
+			pg, snap, tt, err := s.readJudged(ss, t, nil, !noSnap, false)
 			if err != nil {
 				return err
 			}

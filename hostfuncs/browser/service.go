@@ -30,6 +30,13 @@ import (
 // Options are the host's hooks into the browser service.
 type Options struct {
 	Logger *slog.Logger
+	// Judge, when set, is the kernel's verdict on one document (gate.go):
+	// its facts pg, or unread saying why they could not be read (no
+	// verdict then: the personality's detect_failure decides). It returns
+	// the failure the document is withheld with (bot_wall,
+	// plugin_failed), nil when it passes, and warnings for the caller's
+	// answer. Nil: every document passes.
+	Judge func(ctx context.Context, personality, session string, pg *abi.Page, unread error) (*abi.Error, []string)
 	// OnSecret receives every value typed or filled into a password input,
 	// so the masker can hide it in later results.
 	OnSecret func(personality, session, value string)
@@ -121,6 +128,9 @@ type env struct {
 	log  *slog.Logger
 	// life ends when Close begins: calls waiting on the browser return.
 	life context.Context
+	// gate is the decision every call on a tab passes (gate.go).
+	gate      func(ss *session, t *tab) error
+	afterGate func(ss *session, t *tab, leaving bool) error
 }
 
 // New validates cfg and returns a service. Nothing starts until the first
@@ -149,6 +159,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	}
 	s.launcher.sessions = s.sessions
 	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
+	e.gate, e.afterGate = s.pages.gate, s.pages.afterGate
 	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.inspector.markShot = s.inspector.markedShot
@@ -223,6 +234,16 @@ func (s *Service) settlingTyped(fn func(context.Context, string, []byte) ([]byte
 func (s *Service) SetDriving(personality, session string, on bool) {
 	if !on {
 		s.concealer.settleTyped(key(personality, session))
+	}
+	if ss := s.sessions.byName(personality, session); ss != nil && on {
+		// A frozen wall (gate.go, contain) runs again for the human
+		// who came to get past it; it stays withheld from the agent.
+		ss.evMu.Lock()
+		tabs := append([]*tab(nil), ss.tabs...)
+		ss.evMu.Unlock()
+		for _, t := range tabs {
+			thaw(ss, t)
+		}
 	}
 	s.sessions.setDriving(personality, session, on)
 }

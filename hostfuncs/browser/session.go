@@ -72,6 +72,8 @@ type session struct {
 	netByReq map[pw.Request]*netEntry
 	netSeq   int64
 	conSeq   int64
+	// conDoc is the document that logged each console message (by Seq).
+	conDoc map[int64]*document
 
 	dialogCh  chan struct{} // a dialog opened
 	tabOpened chan struct{} // the page or the browser opened a tab
@@ -99,9 +101,10 @@ type tab struct {
 	kept atomic.Pointer[keptSnapshot]
 	// sheets are the tab's stylesheet loads, for the watcher (changes.go).
 	sheets sheetLoads
-	// withheld is set while the kernel withholds this tab's page from the
-	// agent (withheld.go).
-	withheld atomic.Pointer[abi.Error]
+	// cur is the document the tab shows, with its verdict (gate.go);
+	// docSeq numbers them.
+	cur    atomic.Pointer[document]
+	docSeq atomic.Int64
 }
 
 // docInfo is what a main-frame navigation response said; seq is the
@@ -127,9 +130,13 @@ type netEntry struct {
 	tab   *tab
 	// mainDoc: a navigation of the tab's main frame (a new document).
 	mainDoc bool
-	// withheld: the tab's page was withheld when or after it was logged,
-	// so its body is not given (withheld.go).
+	// withheld: the document that loaded it was withheld, so its body is
+	// not given (withheld.go).
 	withheld atomic.Bool
+	// doc is the document that made the request; for a main-frame
+	// navigation, the document it brought (set when it commits), nil
+	// until then.
+	doc *document
 }
 
 // ring keeps the last n items and counts the ones dropped.
@@ -209,6 +216,7 @@ func (s *session) warn(msg string) {
 // Playwright's dispatch goroutine: they only record, never call back.
 func (s *session) attach(p pw.Page) *tab {
 	t := &tab{page: p, refs: map[string]bool{}}
+	t.newDocument()
 	s.evMu.Lock()
 	for _, x := range s.tabs {
 		if x.page == p {
@@ -220,6 +228,7 @@ func (s *session) attach(p pw.Page) *tab {
 	s.evMu.Unlock()
 
 	main := p.MainFrame()
+	s.followDocuments(p, t)
 	s.followTab(p, t)
 	s.followNetwork(p, t, main)
 	return t
@@ -229,6 +238,11 @@ func (s *session) attach(p pw.Page) *tab {
 // messages and errors, a crash, its closing.
 func (s *session) followTab(p pw.Page, t *tab) {
 	p.OnDialog(func(d pw.Dialog) {
+		if withheldDoc(t.cur.Load()) {
+			// A withheld page's dialog reaches nobody (contain).
+			go d.Dismiss()
+			return
+		}
 		t.dialog.Store(&d)
 		select {
 		case s.dialogCh <- struct{}{}:
@@ -240,10 +254,10 @@ func (s *session) followTab(p pw.Page, t *tab) {
 		if l := m.Location(); l != nil {
 			e.URL, e.Line = l.URL, l.LineNumber
 		}
-		s.addConsole(e)
+		s.addConsole(t, e)
 	})
 	p.OnPageError(func(err error) {
-		s.addConsole(abi.BrowserConsoleMessage{Type: "pageerror", Text: capString(err.Error(), 4000), Tab: s.tabIndex(t)})
+		s.addConsole(t, abi.BrowserConsoleMessage{Type: "pageerror", Text: capString(err.Error(), 4000), Tab: s.tabIndex(t)})
 	})
 	p.OnCrash(func(pw.Page) { s.markCrashed("the page crashed") })
 	p.OnClose(func(pw.Page) {
@@ -277,7 +291,10 @@ func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 		defer s.evMu.Unlock()
 		s.netSeq++
 		e := &netEntry{req: r, start: time.Now(), tab: t, mainDoc: mainDoc}
-		e.withheld.Store(t.withheld.Load() != nil)
+		if !mainDoc {
+			e.doc = t.cur.Load()
+			e.withheld.Store(e.doc != nil && withheldDoc(e.doc))
+		}
 		e.ID, e.Method, e.URL, e.ResourceType = s.netSeq, r.Method(), capString(r.URL(), 2000), r.ResourceType()
 		e.Tab = s.indexLocked(t)
 		if s.netByReq == nil {
@@ -344,12 +361,18 @@ func (s *session) indexLocked(t *tab) int {
 	return -1
 }
 
-func (s *session) addConsole(e abi.BrowserConsoleMessage) {
+func (s *session) addConsole(t *tab, e abi.BrowserConsoleMessage) {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	s.conSeq++
 	e.Seq = s.conSeq
-	s.console.add(e)
+	if s.conDoc == nil {
+		s.conDoc = map[int64]*document{}
+	}
+	s.conDoc[e.Seq] = t.cur.Load()
+	if old, did := s.console.add(e); did {
+		delete(s.conDoc, old.Seq)
+	}
 }
 
 func capString(s string, n int) string {

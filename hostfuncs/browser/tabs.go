@@ -82,10 +82,11 @@ func (s *actions) openTab(ss *session, u string, out *abi.BrowserTabsResponse) (
 			return nil, s.navErr(ss, t, err, u, s.cfg.navigationWait(), "load")
 		}
 		if !dialog {
-			out.Page = s.pages.facts(ss, t, resp)
-			if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
+			pg, snap, _, err := s.pages.readJudged(ss, t, resp, true, false)
+			if err != nil {
 				return nil, err
 			}
+			out.Page, out.Snapshot = pg, snap
 		}
 	}
 	return t, nil
@@ -104,6 +105,10 @@ func (s *actions) selectTab(ss *session, req abi.BrowserTabsRequest, out *abi.Br
 	t := nt
 	await0(ss, s.cfg.actionWait(), t.page.BringToFront)
 	if openDialog(ss, t) == nil {
+		// Every tab is born unjudged, whoever opened it (gate.go).
+		if err := s.pages.gate(ss, t); err != nil {
+			return nil, err
+		}
 		if out.Snapshot, err = s.pages.snapshot(ss, t, "", 0); err != nil {
 			return nil, err
 		}
@@ -240,8 +245,12 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	}
 	ss.evMu.Lock()
 	urls := make([]string, len(ss.tabs))
+	verdicts := make([]*abi.Error, len(ss.tabs))
 	for i, x := range ss.tabs {
 		urls[i] = x.page.URL()
+		if st, e := x.document().verdict(); st == docWithheld {
+			verdicts[i] = e
+		}
 	}
 	ss.evMu.Unlock()
 	curIdx := max(ss.tabIndex(t), 0)
@@ -270,7 +279,7 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	nctx.OnPage(ss.onPage)
 	go bounded(closeWait, func() error { return old.Close() })
 	// primeProxy left its blank first page open: that is the first tab.
-	nt, failed, err := s.reopenTabs(ss, nctx, urls, curIdx)
+	nt, failed, err := s.reopenTabs(ss, nctx, urls, verdicts, curIdx)
 	if err != nil {
 		return nil, "", err
 	}
@@ -317,8 +326,10 @@ func findDevice(ss *session, name string) (*pw.DeviceDescriptor, error) {
 // reopenTabs reopens urls as the tabs of the device context nctx (its
 // first page, primeProxy's, is the first tab) and returns the tab at
 // curIdx. A tab other than that one that does not load again is named in
-// failed.
-func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, curIdx int) (nt *tab, failed []string, _ error) {
+// failed. A tab whose document was withheld (verdicts) is reopened blank
+// and still withheld: the host's re-creation carries the verdict, and the
+// wall does not run again.
+func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, verdicts []*abi.Error, curIdx int) (nt *tab, failed []string, _ error) {
 	for i, u := range urls {
 		p, _, err := await(ss, 0, false, func() (pw.Page, error) {
 			if i == 0 {
@@ -332,6 +343,10 @@ func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string,
 		x := ss.attach(p)
 		if i == curIdx {
 			nt = x
+		}
+		if verdicts[i] != nil {
+			x.document().set(docWithheld, verdicts[i])
+			continue
 		}
 		if _, err := checkURL(u); err != nil {
 			continue
