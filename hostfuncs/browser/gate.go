@@ -175,17 +175,17 @@ const (
 // in tests: TestEveryHostFunctionMeetsTheGate): a new surface gets the
 // gate by default, never by remembering.
 var gateTable = map[string]gateKind{
-	abi.HostBrowserNavigate:      gateLeave,
-	abi.HostBrowserHistory:       gateLeave,
-	abi.HostBrowserTabs:          gateLeave,
-	abi.HostBrowserSnapshot:      gateTab,
-	abi.HostBrowserAct:           gateTab,
-	abi.HostBrowserFillForm:      gateTab,
-	abi.HostBrowserUpload:        gateTab,
-	abi.HostBrowserWaitFor:       gateTab,
+	abi.HostBrowserNavigate: gateLeave,
+	abi.HostBrowserHistory:  gateLeave,
+	abi.HostBrowserTabs:     gateLeave,
+	abi.HostBrowserSnapshot: gateTab,
+	abi.HostBrowserAct:      gateTab,
+	abi.HostBrowserFillForm: gateTab,
+	abi.HostBrowserUpload:   gateTab,
+	abi.HostBrowserWaitFor:  gateTab,
 	// Answering a dialog reads nothing of the page: a document that
 	// raised one while it loaded is judged once it is answered.
-	abi.HostBrowserDialog: gateLeave,
+	abi.HostBrowserDialog:        gateLeave,
 	abi.HostBrowserConsole:       gateTab,
 	abi.HostBrowserNetwork:       gateTab,
 	abi.HostBrowserImages:        gateTab,
