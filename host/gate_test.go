@@ -101,6 +101,8 @@ func newGateSite(t *testing.T) *gateSite {
 	})
 	// A wall that raises a dialog while it loads.
 	mux.HandleFunc("/alertwall", html(`<title>WALL</title><script>alert("hello")</script><h1>wall-secret-text</h1>`))
+	// A clean page with a wall inside an iframe.
+	mux.HandleFunc("/framed", html(`<title>Framed</title><p>framed-clean-text</p><iframe src="/wall"></iframe>`))
 	// A clean page that opens a popup on a wall.
 	mux.HandleFunc("/opener", html(`<title>Opener</title><button onclick="window.open('/wall')">open</button>`))
 	// A clean page that turns itself into a wall after its verdict.
@@ -113,14 +115,15 @@ func newGateSite(t *testing.T) *gateSite {
 
 // gateHost is a host with the browser tools and the test detector.
 func gateHost(t *testing.T, g *gateSite) *Host {
-	f := newFixture(t, map[string]string{"browser": "plugins/browser", "testhooks": "host/testdata/testhooks"})
+	f := newFixture(t, map[string]string{"browser": "plugins/browser", "testhooks": "host/testdata/testhooks", "web_fetch": "plugins/web_fetch"})
 	return f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
 [plugins.testhooks]
+[plugins.web_fetch]
 
 [personalities.default]
-plugins = ["browser", "testhooks"]
+plugins = ["browser", "testhooks", "web_fetch"]
 tools = ["*"]
-grants = ["browser.read", "browser.act", "browser.eval"]
+grants = ["browser.read", "browser.act", "browser.eval", "network"]
 hooks = { detect = "testhooks" }
 network = { allowed_hosts = [%q] }
 approval = { act = "allow", eval = "allow", navigate = "allow", read = "allow" }
@@ -275,6 +278,25 @@ func TestGateTabsAndChannels(t *testing.T) {
 	wantWall(t, "popup: select the popup", res, e)
 	res, e = call("popup", "browser_snapshot", `{}`)
 	wantWall(t, "popup: snapshot", res, e)
+
+	// A wall inside an iframe of a clean page is withheld within it.
+	res, e = call("frame", "browser_navigate", `{"url":"`+g.srv.URL+`/framed"}`)
+	noWall(t, "framed: navigate", res, e)
+	res, e = call("frame", "browser_snapshot", `{"snapshot":"full"}`)
+	noWall(t, "framed: snapshot", res, e)
+	if e != nil || !strings.Contains(res.Snapshot, "framed-clean-text") {
+		t.Errorf("framed: the clean page around the wall: %v %+v", e, res)
+	}
+	res, e = call("frame", "browser_read", `{}`)
+	noWall(t, "framed: read", res, e)
+
+	// A second fetch of a wall by a tool without the browser is judged
+	// by the same detectors.
+	res, e = call("fetch", "web_fetch", `{"url":"`+g.srv.URL+`/wall"}`)
+	wantWall(t, "web_fetch of the wall", res, e)
+	if res, e := call("fetch", "web_fetch", `{"url":"`+g.srv.URL+`/clean"}`); e != nil || !strings.Contains(res.Text, "clean-text") {
+		t.Errorf("web_fetch of a clean page: %v %+v", e, res)
+	}
 
 	// A live wall in tab 0, a clean page of its origin in tab 1.
 	res, e = call("chan", "browser_navigate", `{"url":"`+g.srv.URL+`/livewall"}`)

@@ -181,6 +181,10 @@ func (h *Host) openServices(opts Options) error {
 	}
 	h.svcs = append(h.svcs, nw)
 	h.egress = egress{nw}
+	if nw != nil {
+		// A fetched page is judged as a browser document is (gate.go).
+		nw.SetJudge(h.judgeDocument)
+	}
 	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
 		return &ConfigError{cfg.Source, err.Error()}
 	}

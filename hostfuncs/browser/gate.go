@@ -1,6 +1,9 @@
 package browser
 
 import (
+	"fmt"
+	"html"
+	"strings"
 	"sync"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -109,7 +112,13 @@ func (t *tab) document() *document {
 // document sees it changed when it returns. The main-frame request that
 // brought the document is logged as its own.
 func (s *session) followDocuments(p pw.Page, t *tab) {
-	em, ok := p.MainFrame().(pw.EventEmitter)
+	main := p.MainFrame()
+	p.OnFrameNavigated(func(f pw.Frame) {
+		if f != main {
+			t.framesDirty.Store(true)
+		}
+	})
+	em, ok := main.(pw.EventEmitter)
 	if !ok {
 		return
 	}
@@ -209,19 +218,30 @@ var gateTable = map[string]gateKind{
 // (onTab): nil when t's current document is judged clean (judging it now
 // if nobody has), its failure when withheld.
 func (s *pages) gate(ss *session, t *tab) error {
+	_, err := s.gateFrames(ss, t)
+	return err
+}
+
+// gateFrames is gate, saying also how many of the page's frames it
+// withheld within it (judgeFrames): an answer read before that may carry
+// them.
+func (s *pages) gateFrames(ss *session, t *tab) (int, error) {
 	for i := 0; ; i++ {
 		d := t.document()
 		switch st, e := d.verdict(); st {
 		case docClean:
-			return nil
+			if t.framesDirty.Swap(false) {
+				return s.judgeFrames(ss, t)
+			}
+			return 0, nil
 		case docWithheld:
-			return e
+			return 0, e
 		}
 		if i == 3 {
-			return errKeepsReplacing(i)
+			return 0, errKeepsReplacing(i)
 		}
 		if err := s.judge(ss, t, d, nil, nil); err != nil {
-			return err
+			return 0, err
 		}
 	}
 }
@@ -252,7 +272,11 @@ func (s *pages) afterGate(ss *session, t *tab, leaving bool) error {
 	if err := s.rejudge(ss, t); err != nil {
 		return err
 	}
-	return s.gate(ss, t)
+	n, err := s.gateFrames(ss, t)
+	if err == nil && n > 0 && !leaving {
+		return abi.Errorf(abi.CodeRefused, "the call ran, and a frame of the page then loaded a page the bot-wall detector withheld: the frame now shows a host page instead, and this answer (which may hold the frame's page) is withheld; take a new snapshot")
+	}
+	return err
 }
 
 // rejudge judges t's clean document again when it has turned into another
@@ -329,10 +353,21 @@ func (s *pages) readJudged(ss *session, t *tab, resp pw.Response, withSnap, earl
 				return nil, "", nil, err
 			}
 		}
-		if t.document() == d {
-			return pg, snap, title, nil
+		if t.document() != d {
+			resp = nil
+			continue
 		}
-		resp = nil
+		n, err := s.gateFrames(ss, t)
+		if err != nil {
+			return nil, "", nil, err
+		}
+		if n > 0 && withSnap {
+			// The snapshot was taken with the withheld frames' pages.
+			if snap, err = s.snapshot(ss, t, "", 0); err != nil {
+				return nil, "", nil, err
+			}
+		}
+		return pg, snap, title, nil
 	}
 	return nil, "", nil, errKeepsReplacing(3)
 }
@@ -380,6 +415,7 @@ func (s *pages) judge(ss *session, t *tab, d *document, pg *abi.Page, unread err
 	}
 	if verdict == nil {
 		d.set(docClean, nil)
+		t.framesDirty.Store(true) // its frames are judged next (judgeFrames)
 		return nil
 	}
 	d.set(docWithheld, withheldFailure(verdict))
@@ -479,4 +515,79 @@ func lifecycle(ss *session, t *tab, cdp pw.CDPSession, frozen bool) (pw.CDPSessi
 		return nil, err
 	}
 	return cdp, nil
+}
+
+// frameFactsJS is factsJS for a frame, with the frame's URL.
+const frameFactsJS = `(max) => ({
+	url: location.href,
+	title: document.title,
+	text: document.body ? document.body.innerText.slice(0, max) : "",
+	html: document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
+})`
+
+// withheldFrameHTML is what a withheld frame shows instead of its page.
+const withheldFrameHTML = `<!doctype html><meta charset="utf-8"><title>withheld</title><p>This frame was withheld by the host: %s</p>`
+
+// judgeFrames judges the documents of t's frames (a clean page's frames
+// are documents of their own: a wall inside an iframe is a wall): each
+// frame the detector chain withholds is withheld within the page, its
+// document replaced by a host page that names the verdict (so no
+// snapshot, screenshot or read of the page carries it, and its scripts
+// stop). A frame whose facts cannot be read (it is loading, or detached)
+// is judged at the next call (framesDirty). Blank frames have nothing to
+// judge.
+func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
+	c := hostfuncs.CallerFrom(ss.ctx)
+	if s.opts.Judge == nil || c == nil || c.NoDetector() {
+		return 0, nil
+	}
+	max := s.cfg.DetectMaxMB << 20
+	for _, f := range t.page.Frames() {
+		if f == t.page.MainFrame() || f.IsDetached() {
+			continue
+		}
+		u := f.URL()
+		if u == "" || u == "about:blank" || t.judgedFrames[f] == u {
+			continue
+		}
+		v, _, err := race(ss, func() (any, error) { return f.Evaluate(frameFactsJS, max) })
+		m, ok := v.(map[string]any)
+		if err != nil || !ok {
+			t.framesDirty.Store(true)
+			continue
+		}
+		pg := &abi.Page{URL: u}
+		pg.Title, _ = m["title"].(string)
+		text, _ := m["text"].(string)
+		src, _ := m["html"].(string)
+		pg.Text, pg.HTML = capString(text, max), capString(src, max)
+		if pg.Title == "" && strings.TrimSpace(pg.Text) == "" {
+			continue
+		}
+		verdict, warnings := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, nil)
+		for _, w := range warnings {
+			ss.warn(w)
+		}
+		if verdict == nil {
+			if t.judgedFrames == nil {
+				t.judgedFrames = map[pw.Frame]string{}
+			}
+			t.judgedFrames[f] = u
+			continue
+		}
+		s.log.Info("a frame was withheld within its page", "session", ss.key.String(), "code", verdict.Code)
+		page := fmt.Sprintf(withheldFrameHTML, html.EscapeString(string(verdict.Code)))
+		if _, _, err := race(ss, func() (struct{}, error) {
+			return struct{}{}, f.SetContent(page, pw.FrameSetContentOptions{Timeout: ms(s.cfg.actionWait())})
+		}); err != nil {
+			// The frame could not be replaced: the page it is in is
+			// withheld whole, rather than shown with it.
+			d := t.document()
+			d.set(docWithheld, withheldFailure(verdict))
+			s.contain(ss, t, d)
+			return replaced, verdict
+		}
+		replaced++
+	}
+	return replaced, nil
 }

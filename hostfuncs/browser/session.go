@@ -105,6 +105,12 @@ type tab struct {
 	// docSeq numbers them.
 	cur    atomic.Pointer[document]
 	docSeq atomic.Int64
+	// framesDirty: a frame of the page loaded a document since its
+	// frames were judged (gate.go, judgeFrames).
+	framesDirty atomic.Bool
+	// judgedFrames are the frames judged clean, by the URL they were
+	// judged at (the session's lock guards it).
+	judgedFrames map[pw.Frame]string
 }
 
 // docInfo is what a main-frame navigation response said; seq is the

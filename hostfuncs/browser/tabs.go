@@ -245,12 +245,10 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	}
 	ss.evMu.Lock()
 	urls := make([]string, len(ss.tabs))
-	verdicts := make([]*abi.Error, len(ss.tabs))
+	verdicts := make([]*document, len(ss.tabs))
 	for i, x := range ss.tabs {
 		urls[i] = x.page.URL()
-		if st, e := x.document().verdict(); st == docWithheld {
-			verdicts[i] = e
-		}
+		verdicts[i] = x.document()
 	}
 	ss.evMu.Unlock()
 	curIdx := max(ss.tabIndex(t), 0)
@@ -326,10 +324,11 @@ func findDevice(ss *session, name string) (*pw.DeviceDescriptor, error) {
 // reopenTabs reopens urls as the tabs of the device context nctx (its
 // first page, primeProxy's, is the first tab) and returns the tab at
 // curIdx. A tab other than that one that does not load again is named in
-// failed. A tab whose document was withheld (verdicts) is reopened blank
-// and still withheld: the host's re-creation carries the verdict, and the
-// wall does not run again.
-func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, verdicts []*abi.Error, curIdx int) (nt *tab, failed []string, _ error) {
+// failed. The host's re-creation carries each tab's verdict (verdicts,
+// the documents the tabs showed): a withheld one is reopened blank and
+// still withheld (the wall does not run again); a clean one is clean
+// again; an unjudged one is judged when read.
+func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string, verdicts []*document, curIdx int) (nt *tab, failed []string, _ error) {
 	for i, u := range urls {
 		p, _, err := await(ss, 0, false, func() (pw.Page, error) {
 			if i == 0 {
@@ -344,8 +343,9 @@ func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string,
 		if i == curIdx {
 			nt = x
 		}
-		if verdicts[i] != nil {
-			x.document().set(docWithheld, verdicts[i])
+		st, e := verdicts[i].verdict()
+		if st == docWithheld {
+			x.document().set(docWithheld, e)
 			continue
 		}
 		if _, err := checkURL(u); err != nil {
@@ -356,6 +356,8 @@ func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string,
 				return nil, nil, s.navErr(ss, x, err, u, s.cfg.navigationWait(), "load")
 			}
 			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
+		} else if st == docClean && x.page.URL() == u {
+			x.document().set(docClean, nil)
 		}
 	}
 	return nt, failed, nil

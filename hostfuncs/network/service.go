@@ -83,6 +83,8 @@ type Service struct {
 	opts Options
 	log  *slog.Logger
 	res  Resolver
+	// judge is the kernel's verdict on fetched pages (judge.go).
+	judge JudgeFunc
 
 	mu       sync.Mutex
 	rules    map[string]*rules // by policy key
@@ -601,6 +603,9 @@ func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.Networ
 			break
 		}
 		out.Headers[k] = capStr(strings.Join(v, ", "), 2000)
+	}
+	if err := s.judgeFetched(ctx, c.Personality(), c.Session(), &out); err != nil {
+		return abi.NetworkFetchResponse{}, err
 	}
 	return out, nil
 }
