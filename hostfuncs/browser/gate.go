@@ -591,3 +591,21 @@ func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
 	}
 	return replaced, nil
 }
+
+// judgeFetched judges a page the host fetched for the caller outside the
+// page (a source fetch): HTML is a document like any other.
+func (s *pages) judgeFetched(ss *session, u string, status int, headers map[string]string, body []byte) error {
+	c := hostfuncs.CallerFrom(ss.ctx)
+	if s.opts.Judge == nil || c == nil || c.NoDetector() {
+		return nil
+	}
+	pg := hostfuncs.HTMLPage(u, status, headers, body)
+	if pg == nil {
+		return nil
+	}
+	verdict, _ := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, nil)
+	if verdict != nil {
+		return verdict
+	}
+	return nil
+}

@@ -612,13 +612,17 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 	}
 	// Prefer the response the page already received.
 	var hit pw.Request
+	var withheld error
 	ss.evMu.Lock()
 	for _, e := range ss.network.items {
 		if e.URL == u || e.URL == fetch {
-			hit = e.req
+			hit, withheld = e.req, bodyWithheld(e)
 		}
 	}
 	ss.evMu.Unlock()
+	if withheld != nil {
+		return nil, withheld // what a withheld or unjudged page loaded
+	}
 	var body []byte
 	mime := ""
 	if hit != nil {
@@ -669,6 +673,11 @@ func (s *inspector) fetchURL(ss *session, fetch string, maxB int) (*abi.BrowserB
 			return nil, abi.Errorf(abi.CodeExecutionFailed, "fetching %s: the proxy did not accept the request (407 Proxy Authentication Required): retry; if it persists, see the host log", u)
 		}
 		body, mime = f.body, f.headers["content-type"]
+		// A page fetched afresh is a document: judged as any other
+		// (gate.go).
+		if err := s.pages.judgeFetched(ss, u, f.status, f.headers, f.body); err != nil {
+			return nil, err
+		}
 	}
 	mime, _, _ = strings.Cut(mime, ";")
 	return bodyOf(u, mime, body, maxB), nil

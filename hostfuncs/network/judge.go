@@ -2,12 +2,9 @@ package network
 
 import (
 	"context"
-	"html"
-	"mime"
-	"regexp"
-	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // A fetched page is a document too: every HTML answer ww_network_fetch
@@ -33,54 +30,13 @@ func (s *Service) judgeFn() JudgeFunc {
 	return s.judge
 }
 
-// judgedMaxBytes is how much of a page the detector reads.
-const judgedMaxBytes = 1 << 20
-
-var (
-	scriptOrStyle = regexp.MustCompile(`(?is)<(script|style|noscript|template)\b.*?</(script|style|noscript|template)\s*>`)
-	anyTag        = regexp.MustCompile(`(?s)<[^>]*>`)
-	titleTag      = regexp.MustCompile(`(?is)<title\b[^>]*>(.*?)</title\s*>`)
-	spaces        = regexp.MustCompile(`\s+`)
-)
-
-// fetchedPage is the facts of a fetched HTML page, nil for anything else
-// (JSON, text, images: not a page a wall is served as).
-func fetchedPage(out *abi.NetworkFetchResponse) *abi.Page {
-	ct := ""
-	for k, v := range out.Headers {
-		if strings.EqualFold(k, "Content-Type") {
-			ct = v
-		}
-	}
-	mt, _, _ := mime.ParseMediaType(ct)
-	if ct != "" && mt != "text/html" && mt != "application/xhtml+xml" {
-		return nil
-	}
-	body := out.Body
-	if len(body) > judgedMaxBytes {
-		body = body[:judgedMaxBytes]
-	}
-	src := string(body)
-	pg := &abi.Page{URL: out.URL, Status: out.Status, HTML: src, Headers: map[string]string{}}
-	for k, v := range out.Headers {
-		pg.Headers[strings.ToLower(k)] = v
-	}
-	if m := titleTag.FindStringSubmatch(src); m != nil {
-		pg.Title = strings.TrimSpace(html.UnescapeString(spaces.ReplaceAllString(m[1], " ")))
-	}
-	text := scriptOrStyle.ReplaceAllString(src, " ")
-	text = anyTag.ReplaceAllString(text, " ")
-	pg.Text = strings.TrimSpace(spaces.ReplaceAllString(html.UnescapeString(text), " "))
-	return pg
-}
-
 // judgeFetched withholds a fetched page its personality's detectors flag.
 func (s *Service) judgeFetched(ctx context.Context, personality, session string, out *abi.NetworkFetchResponse) error {
 	j := s.judgeFn()
 	if j == nil || out.Status == 0 {
 		return nil
 	}
-	pg := fetchedPage(out)
+	pg := hostfuncs.HTMLPage(out.URL, out.Status, out.Headers, out.Body)
 	if pg == nil {
 		return nil
 	}
