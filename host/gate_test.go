@@ -239,6 +239,77 @@ func TestGateJudgesEveryDocument(t *testing.T) {
 	wantWall(t, "turncoat: snapshot after the rewrite", res, e)
 }
 
+// TestGateVerdictWindow: a read sent while a navigate is in flight never
+// returns the page before its verdict, and a verdict lands on the
+// document it judged, not on whichever tab is current when it comes.
+func TestGateVerdictWindow(t *testing.T) {
+	needBrowser(t)
+	g := newGateSite(t)
+	h := gateHost(t, g)
+	ctx := context.Background()
+	call := func(s, tool, args string) (*abi.Result, *abi.Error) { return callJSON(h, ctx, s, tool, args) }
+	type answer struct {
+		res *abi.Result
+		e   *abi.Error
+	}
+	for round := range 6 {
+		s := fmt.Sprintf("window%d", round)
+		if _, e := call(s, "browser_navigate", `{"url":"`+g.srv.URL+`/clean"}`); e != nil {
+			t.Fatalf("round %d: %v", round, e)
+		}
+		nav := make(chan answer, 1)
+		go func() {
+			r, e := call(s, "browser_navigate", `{"url":"`+g.srv.URL+`/wall"}`)
+			nav <- answer{r, e}
+		}()
+		for _, tool := range []string{"browser_snapshot", "browser_read"} {
+			res, e := call(s, tool, `{}`)
+			noWall(t, fmt.Sprintf("round %d: %s beside the navigate", round, tool), res, e)
+		}
+		a := <-nav
+		wantWall(t, fmt.Sprintf("round %d: the navigate", round), a.res, a.e)
+	}
+
+	// Two calls at once on two tabs: the wall's verdict stays with the
+	// wall's tab, and the clean tab stays clean.
+	for round := range 3 {
+		s := fmt.Sprintf("tabs%d", round)
+		if _, e := call(s, "browser_navigate", `{"url":"`+g.srv.URL+`/clean"}`); e != nil {
+			t.Fatal(e)
+		}
+		if _, e := call(s, "browser_navigate", `{"url":"`+g.srv.URL+`/clean","new_tab":true}`); e != nil {
+			t.Fatal(e)
+		}
+		nav := make(chan answer, 1)
+		go func() {
+			r, e := call(s, "browser_navigate", `{"url":"`+g.srv.URL+`/wall"}`)
+			nav <- answer{r, e}
+		}()
+		call(s, "browser_tabs", `{"action":"select","index":0}`)
+		<-nav
+		res, e := call(s, "browser_tabs", `{"action":"select","index":1}`)
+		res2, e2 := call(s, "browser_snapshot", `{"snapshot":"full"}`)
+		if !(e != nil && e.Code == abi.CodeBotWall) && !(e2 != nil && e2.Code == abi.CodeBotWall) {
+			// The navigate may have run on either tab (the select raced
+			// it): whichever shows the wall must answer bot_wall.
+			res0, e0 := call(s, "browser_tabs", `{"action":"select","index":0}`)
+			wantWall(t, fmt.Sprintf("round %d: the tab the wall loaded in", round), res0, e0)
+		}
+		noWall(t, fmt.Sprintf("round %d: select tab 1", round), res, e)
+		noWall(t, fmt.Sprintf("round %d: snapshot tab 1", round), res2, e2)
+		// The clean tab is served.
+		for i := range 2 {
+			r, e := call(s, "browser_tabs", fmt.Sprintf(`{"action":"select","index":%d}`, i))
+			if e == nil {
+				if r2, e2 := call(s, "browser_snapshot", `{"snapshot":"full"}`); e2 != nil || !strings.Contains(r2.Snapshot, "clean-text") {
+					t.Errorf("round %d: tab %d selected clean but its snapshot: %v %+v", round, i, e2, r2)
+				}
+			}
+			noWall(t, fmt.Sprintf("round %d: select %d", round, i), r, e)
+		}
+	}
+}
+
 // refIn is the ref of the snapshot line holding what.
 func refIn(t *testing.T, snap, what string) string {
 	t.Helper()
