@@ -186,13 +186,21 @@ sha256 = %q
 	r.base = r.srv.URL + c.Path()
 	r.console, r.cfg = c, cfg
 	c.Advertise(r.srv.URL)
-	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o.client)
-	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
+	r.agent = r.connect(t, o.client)
+	return r
+}
+
+// connect opens an MCP session of the agent (its bearer token) with the
+// client options o.
+func (r *rig) connect(t *testing.T, o *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o)
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.agent.Close() })
-	return r
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // call runs an agent tool over MCP; a tool error comes back as "error
