@@ -3,6 +3,7 @@ package console_test
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"image"
 	"image/jpeg"
 	"net/http"
@@ -245,6 +246,18 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 	must(t, r.h.Desk().Decide(card.ID, decision(operator.ApproveOnce)))
 	if m := <-answered; m["type"] != "ack" {
 		t.Fatalf("approved, the click did not run: %v", m)
+	}
+	// Both judgements are in the event log, as the agent's calls are.
+	var decisions []string
+	for _, e := range r.h.RecentEvents(50) {
+		if e.Kind == host.EventTool && strings.Contains(string(e.Data), host.LinkInputTool) {
+			var d host.ToolEvent
+			must(t, json.Unmarshal(e.Data, &d))
+			decisions = append(decisions, d.Decision)
+		}
+	}
+	if strings.Join(decisions, ",") != "ask:unattended,ask:once" {
+		t.Fatalf("the link holder's inputs in the event log: %v", decisions)
 	}
 
 	// (a) The first frame showing the button pressed (#mark black) shows
