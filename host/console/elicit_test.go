@@ -340,3 +340,31 @@ func TestAgentClientIsNotTrustedUnlessOptedIn(t *testing.T) {
 		t.Fatal("the click ran")
 	}
 }
+
+// TestClientGrantsPersistWhenAllowed: with approval.client_grants =
+// "persist", the client's "for this origin" is stored with the operators'
+// grants, marked as the client's (via client), and covers the next click.
+func TestClientGrantsPersistWhenAllowed(t *testing.T) {
+	a := newAsker()
+	r := newRigWith(t, rigOptions{approval: `{ act = "ask", timeout = "90s", via = ["client"], client_grants = "persist" }`, client: a.options()})
+	done := r.callAsync(t, "browser_click", map[string]any{"ref": r.freshPage(t)})
+	a.next(t)
+	a.answers <- &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "origin"}}
+	if res := <-done; res.isErr {
+		t.Fatalf("approved for the origin, the click failed: %s", res.text)
+	}
+	gs, err := r.h.Grants()
+	must(t, err)
+	list, _ := gs.List("default")
+	if len(list) != 1 || list[0].Origin != r.site.URL || list[0].Via != operator.ViaClient || !list[0].FromClient() {
+		t.Fatalf("the persisted client grant: %+v", list)
+	}
+	if text := r.mustCall(t, "browser_click", map[string]any{"ref": r.freshPage(t)}); !strings.Contains(text, "clicked") {
+		t.Fatalf("the persisted grant did not cover the next click: %s", text)
+	}
+	select {
+	case q := <-a.asked:
+		t.Fatalf("a click the grant covers was asked again: %s", q.Message)
+	default:
+	}
+}
