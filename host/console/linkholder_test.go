@@ -244,6 +244,7 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 		t.Fatalf("the click ran before the operator approved it: title %q", title)
 	}
 	must(t, r.h.Desk().Decide(card.ID, decision(operator.ApproveOnce)))
+	approved := time.Now()
 	if m := <-answered; m["type"] != "ack" {
 		t.Fatalf("approved, the click did not run: %v", m)
 	}
@@ -270,6 +271,7 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 		if n := dark(img, scale, 10, 10, 600, 60); n > 10 {
 			t.Fatalf("the live view shows the password field's value to the link holder (%d dark pixels)", n)
 		}
+		t.Logf("approval to the first concealed frame of the changed page: %s", time.Since(approved).Round(time.Millisecond))
 		break
 	}
 	lh.end(t, true)
