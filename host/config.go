@@ -138,6 +138,8 @@ type PersonalityConfig struct {
 	// to how long an ask waits for an operator, and "via" to where an ask
 	// goes. Absent risks are allowed.
 	Approval ApprovalTable `toml:"approval"`
+	// Takeover says where a takeover may reach a person.
+	Takeover TakeoverTable `toml:"takeover"`
 	// FullSnapshots lets its agents ask for a snapshot uncompacted
 	// (browser_snapshot full = true). Off by default: a full snapshot of a
 	// large page costs many times the tokens of the compacted one.
@@ -207,11 +209,15 @@ const (
 const DefaultApprovalTimeout = 120 * time.Second
 
 // ApprovalTable is [personalities.NAME.approval]: a mode per risk and
-// "timeout" (strings, Modes), and "via" (a list: where an ask goes,
-// operator.ViaConsole and operator.ViaClient; absent: the console only).
+// "timeout" (strings, Modes), "via" (a list: where an ask goes,
+// operator.ViaConsole and operator.ViaClient; absent: the console only)
+// and "client_grants" (ClientGrantsSession or ClientGrantsPersist).
 type ApprovalTable struct {
 	Modes map[string]string
 	Via   []string
+	// ClientGrants is how long an approval "for this origin" given by the
+	// agent's client lasts: its MCP session (default) or until revoked.
+	ClientGrants string
 	// bad holds the keys whose values had the wrong type, for checkApproval.
 	bad []string
 }
@@ -242,9 +248,60 @@ func (a *ApprovalTable) UnmarshalTOML(v any) error {
 			a.bad = append(a.bad, k)
 			continue
 		}
+		if k == "client_grants" {
+			a.ClientGrants = s
+			continue
+		}
 		a.Modes[k] = s
 	}
 	return nil
+}
+
+// How long a client's grant lasts (approval.client_grants).
+const (
+	// ClientGrantsSession: the agent's client's MCP session (default).
+	ClientGrantsSession = "session"
+	// ClientGrantsPersist: stored with the operators' grants, until
+	// revoked; it still counts only while approval.via names the client.
+	ClientGrantsPersist = "persist"
+)
+
+// TakeoverTable is [personalities.NAME.takeover]: "via" lists where a
+// takeover reaches a person: operator.ViaConsole (always: the console and
+// its webhook) and operator.ViaClient (a one-time link to the live view,
+// sent to the agent's own MCP client by URL elicitation). Absent: the
+// console only. The client is the agent until a personality opts in.
+type TakeoverTable struct {
+	Via []string `toml:"via"`
+}
+
+// checkTakeover validates [personalities.NAME.takeover].
+func (p PersonalityConfig) checkTakeover(name string) error {
+	seen := map[string]bool{}
+	for _, v := range p.Takeover.Via {
+		if v != operator.ViaClient && v != operator.ViaConsole {
+			return fmt.Errorf("personalities.%s.takeover.via: unknown way %q: use \"console\" (the operator console) and/or \"client\" (a link to the live view sent to the agent's own MCP client)", name, v)
+		}
+		if seen[v] {
+			return fmt.Errorf("personalities.%s.takeover.via names %q twice: list each way once", name, v)
+		}
+		seen[v] = true
+	}
+	return nil
+}
+
+// takeoverVia is takeover.via, or its default (the console only).
+func (p PersonalityConfig) takeoverVia() []string {
+	if len(p.Takeover.Via) == 0 {
+		return []string{operator.ViaConsole}
+	}
+	return p.Takeover.Via
+}
+
+// clientApproves reports whether approval.via names the agent's client:
+// only then may it answer approvals, and only then do its grants count.
+func (p PersonalityConfig) clientApproves() bool {
+	return slices.Contains(p.Approval.Via, operator.ViaClient)
 }
 
 // approvalMode is the mode of a risk: allow unless the table says otherwise.
@@ -280,6 +337,9 @@ func (p PersonalityConfig) checkApproval(name string) error {
 			return fmt.Errorf("personalities.%s.approval.via: give a list of where approvals are asked, like [\"client\", \"console\"]", name)
 		}
 		return fmt.Errorf("personalities.%s.approval.%s: give a string (allow, ask or deny; timeout: a duration like \"120s\")", name, k)
+	}
+	if g := p.Approval.ClientGrants; g != "" && g != ClientGrantsSession && g != ClientGrantsPersist {
+		return fmt.Errorf("personalities.%s.approval.client_grants = %q: use %q (a grant the agent's client makes lasts its MCP session) or %q (stored until revoked)", name, g, ClientGrantsSession, ClientGrantsPersist)
 	}
 	seen := map[string]bool{}
 	for _, v := range p.Approval.Via {
@@ -600,6 +660,9 @@ func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(st
 		return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
 	}
 	if err := p.checkApproval(pn); err != nil {
+		return bad("%v", err)
+	}
+	if err := p.checkTakeover(pn); err != nil {
 		return bad("%v", err)
 	}
 	for role, pls := range p.Hooks.byRole() {

@@ -70,6 +70,7 @@ func (h *Host) humanContext(ctx context.Context, p *personality, r *route, args 
 		ctx = vault.WithHumanPresent(ctx)
 	}
 	if needsTakeover(r.spec) {
+		ctx = operator.WithTakeoverVia(ctx, p.cfg.takeoverVia())
 		var a struct {
 			TimeoutS int `json:"timeout_s"`
 		}
@@ -127,7 +128,7 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 	}
 	j.byOrigin = true
 	grants, gerr := h.Grants()
-	if gerr == nil && grants.Allows(p.name, r.spec.Name, j.risk, j.origin) {
+	if h.granted(p, req.Session, r.spec.Name, j.risk, j.origin) {
 		j.decision = DecisionGrant
 		return nil
 	}
@@ -146,14 +147,31 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 		return err
 	}
 	if dec.Verdict == operator.ApproveOrigin {
-		if gerr == nil {
-			gerr = grants.Add(p.name, operator.Grant{Tool: r.spec.Name, Origin: j.origin, By: dec.By})
+		gr := operator.Grant{Tool: r.spec.Name, Origin: j.origin, By: dec.By, Via: dec.Via}
+		switch {
+		case gerr == nil && dec.Via == operator.ViaClient && p.cfg.Approval.ClientGrants != ClientGrantsPersist:
+			// The client's grant lasts its session only.
+			gerr = h.desk.GrantForSession(p.name, req.Session, gr)
+		case gerr == nil:
+			gerr = grants.Add(p.name, gr)
 		}
 		if gerr != nil {
 			h.log.Warn("approval for the origin not stored: it covered this call only", "personality", p.name, "tool", r.spec.Name, "err", gerr)
 		}
 	}
 	return nil
+}
+
+// granted reports whether a grant covers tool (of risk) on origin for the
+// session: an operator's stored grant, or, only while the personality's
+// approval.via names the agent's client, one the client made (stored, or
+// kept for this session). A store that cannot be read grants nothing.
+func (h *Host) granted(p *personality, session, tool string, risk abi.Risk, origin string) bool {
+	clientOK := p.cfg.clientApproves()
+	if grants, err := h.Grants(); err == nil && grants.Allows(p.name, tool, risk, origin, clientOK) {
+		return true
+	}
+	return clientOK && h.desk != nil && h.desk.SessionAllows(p.name, session, tool, risk, origin)
 }
 
 // describeTarget is what an approval shows of the element a call names

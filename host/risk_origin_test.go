@@ -39,7 +39,7 @@ func TestUnicodeGrantMatchesPunycodePage(t *testing.T) {
 		"about:blank":                              false,
 	} {
 		o := pageOrigin(pageAt(page), "p", "s")
-		if got := g.Allows("p", "browser_click", abi.RiskAct, o); got != want {
+		if got := g.Allows("p", "browser_click", abi.RiskAct, o, false); got != want {
 			t.Errorf("page %s (origin %q): allowed %v, want %v", page, o, got, want)
 		}
 	}

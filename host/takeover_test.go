@@ -125,7 +125,7 @@ func TestTakeoverThroughTheHost(t *testing.T) {
 	if _, e := callJSON(h, ctx, "other", "browser_navigate", `{"url":"`+srv.URL+`/x"}`); e != nil {
 		t.Fatalf("another session is not held: %v", e)
 	}
-	if err := d.EndTakeover(tk.ID, true); err != nil {
+	if err := d.EndTakeover(tk.ID, true, operator.Actor{Kind: operator.ActorOperator, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	o := <-done

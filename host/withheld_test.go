@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // TestWithheldPageStaysWithheld: once a navigation's page is withheld (the
@@ -188,7 +189,7 @@ network = { allowed_hosts = [%q] }
 		done <- out{r, e}
 	}()
 	tk := waitPending(t, h.Desk(), "s")
-	if err := h.Desk().EndTakeover(tk.ID, true); err != nil {
+	if err := h.Desk().EndTakeover(tk.ID, true, operator.Actor{Kind: operator.ActorOperator, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	o := <-done

@@ -48,6 +48,18 @@ func agentSite(t *testing.T) *httptest.Server {
 		<button id="b" onclick="this.textContent='clicked';document.title='clicked by a human'">Press me</button>`))
 	mux.HandleFunc("GET /two", page(`<title>Two</title><style>body{background:#e03131}</style><h1>Page two</h1>`))
 	mux.HandleFunc("GET /login", page(`<title>Sign in</title><form><label>Username <input name="user"></label><label>Password <input type="password" name="pass"></label></form>`))
+	// A password field and the page's own "show password" button, at
+	// fixed places (showPW); the button also paints #mark black, so a
+	// frame shows whether it was pressed.
+	mux.HandleFunc("GET /showpw", page(`<title>Show password</title><style>body{margin:0;background:#fff}
+		#pw{position:absolute;left:10px;top:10px;width:600px;height:60px;font:40px monospace;color:#000;background:#fff;border:0;outline:0;padding:0}
+		#show{position:absolute;left:10px;top:100px;width:300px;height:60px}
+		#mark{position:absolute;left:10px;top:200px;width:100px;height:100px;background:#fff}
+		#user{position:absolute;left:10px;top:320px}</style>
+		<input type="password" id="pw" name="pass" aria-label="Password"><input id="user" name="user" aria-label="Username">
+		<button id="show" onclick="pw.type='text';mark.style.background='#000';document.title='shown'">Show password</button><div id="mark"></div>`))
+	// A bot wall, as the first-party detector knows it.
+	mux.HandleFunc("GET /wall", page(`<title>Just a moment...</title><script>window._cf_chl_opt={cType:'managed'}</script><p>Verifying you are human. wall-text</p>`))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	return srv
@@ -87,6 +99,10 @@ type rigOptions struct {
 	approval string
 	console  string
 	client   *sdk.ClientOptions
+	// personality is more of [personalities.default] (takeover, hooks);
+	// plugins are loaded beside the browser's (blockdetect).
+	personality string
+	plugins     []string
 }
 
 func newRigWith(t *testing.T, o rigOptions) *rig {
@@ -99,6 +115,11 @@ func newRigWith(t *testing.T, o rigOptions) *rig {
 		t.Fatalf("%s/browser.wasm is missing: run `make plugins`", plugins)
 	}
 	r := &rig{site: agentSite(t), agentToken: mcp.NewToken(), opToken: console.NewToken()}
+	extraPlugins, pluginNames := "", ""
+	for _, p := range o.plugins {
+		extraPlugins += "[plugins." + p + "]\n"
+		pluginNames += fmt.Sprintf(", %q", p)
+	}
 	dir := t.TempDir()
 	t.Setenv(vault.PassphraseEnv, "")
 	store := vault.Open(vault.Options{File: filepath.Join(dir, "vault.age")})
@@ -123,13 +144,14 @@ action_timeout = "20s"
 file = "vault.age"
 
 [plugins.browser]
-
+%s
 [personalities.default]
-plugins = ["browser"]
+plugins = ["browser"%s]
 tools = ["*"]
 grants = ["browser.read", "browser.act", "takeover", "vault.fill"]
 network = { allowed_hosts = [%q, %q] }
 approval = %s
+%s
 
 [console]
 enabled = true
@@ -137,7 +159,7 @@ enabled = true
 [[console.operators]]
 name = "olivia"
 sha256 = %q
-`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), strings.TrimPrefix(r.site.URL, "http://"), strings.Replace(strings.TrimPrefix(r.site.URL, "http://"), "127.0.0.1", "localhost", 1), o.approval, o.console, console.HashToken(r.opToken)), "console.toml", dir)
+`, plugins, filepath.Join(os.TempDir(), "ww-console-test-cache"), extraPlugins, pluginNames, strings.TrimPrefix(r.site.URL, "http://"), strings.Replace(strings.TrimPrefix(r.site.URL, "http://"), "127.0.0.1", "localhost", 1), o.approval, o.personality, o.console, console.HashToken(r.opToken)), "console.toml", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,13 +186,21 @@ sha256 = %q
 	r.base = r.srv.URL + c.Path()
 	r.console, r.cfg = c, cfg
 	c.Advertise(r.srv.URL)
-	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o.client)
-	r.agent, err = client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
+	r.agent = r.connect(t, o.client)
+	return r
+}
+
+// connect opens an MCP session of the agent (its bearer token) with the
+// client options o.
+func (r *rig) connect(t *testing.T, o *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o)
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { r.agent.Close() })
-	return r
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
 
 // call runs an agent tool over MCP; a tool error comes back as "error

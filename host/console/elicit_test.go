@@ -18,6 +18,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/internal/mcptest"
 )
 
 // asker is the agent's MCP client side of elicitation: each request the
@@ -128,8 +129,10 @@ func TestApprovalsInAgentClient(t *testing.T) {
 		t.Fatal("a declined click ran")
 	}
 
-	// For this origin: runs, stores a grant like the console's, and the
-	// next click on the origin is not asked.
+	// For this origin: runs, and the next click on the origin in this MCP
+	// session is not asked. The grant is the client's: kept for its
+	// session (approval.client_grants defaults to "session"), not stored
+	// with the operators' grants.
 	done = r.callAsync(t, "browser_click", map[string]any{"ref": ref})
 	a.next(t)
 	a.answers <- &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "origin"}}
@@ -140,9 +143,11 @@ func TestApprovalsInAgentClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, _ := gs.List("default")
-	if len(list) != 1 || list[0].Tool != "browser_click" || list[0].Origin != origin || !strings.HasPrefix(list[0].By, "client ") {
-		t.Fatalf("grants after approving for the origin: %+v", list)
+	if list, _ := gs.List("default"); len(list) != 0 {
+		t.Fatalf("the client's grant was stored beyond its session: %+v", list)
+	}
+	if !r.h.Desk().SessionAllows("default", r.sessionName(), "browser_click", "act", origin) {
+		t.Fatal("the client's grant is not kept for its session")
 	}
 	ref = r.freshPage(t)
 	if text := r.mustCall(t, "browser_click", map[string]any{"ref": ref}); !strings.Contains(text, "clicked") {
@@ -153,9 +158,26 @@ func TestApprovalsInAgentClient(t *testing.T) {
 		t.Fatalf("a click the grant covers was asked again: %s", q.Message)
 	default:
 	}
+
+	// Another MCP session (a later one of the same agent) is asked again:
+	// the grant was the first session's.
+	a2 := newAsker()
+	other := r.connect(t, a2.options())
+	snap := mcptest.MustCall(t, other, 90*time.Second, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	ch := make(chan callResult, 1)
+	go func() {
+		text, isErr := mcptest.Call(t, other, 90*time.Second, "browser_click", map[string]any{"ref": pressRef.FindStringSubmatch(snap)[1]})
+		ch <- callResult{text, isErr}
+	}()
+	a2.next(t)
+	a2.answers <- &sdk.ElicitResult{Action: "decline"}
+	if res := <-ch; !res.isErr || !strings.HasPrefix(res.text, "error refused") {
+		t.Fatalf("another session's click ran on the first session's client grant: %s", res.text)
+	}
 }
 
-// TestTakeoverLinkInAgentClient: a takeover asked by an agent whose client
+// TestTakeoverLinkInAgentClient: with the link opted in (takeover.via
+// naming the client), a takeover asked by an agent whose client
 // opens URLs sends a URL elicitation with a link to that session's live
 // view. The operator's Chromium opens it (no operator token), sees the
 // page live and hands back; the link works once, opens nothing else of the
@@ -163,7 +185,7 @@ func TestApprovalsInAgentClient(t *testing.T) {
 // elicitation is complete.
 func TestTakeoverLinkInAgentClient(t *testing.T) {
 	a := newAsker()
-	r := newRigWith(t, rigOptions{client: a.options()})
+	r := newRigWith(t, rigOptions{client: a.options(), personality: `takeover = { via = ["console", "client"] }`})
 	r.freshPage(t)
 	done := r.callAsync(t, "browser_request_takeover", map[string]any{"reason": "solve the puzzle on the page", "timeout_s": 120})
 	q := a.next(t)
@@ -284,3 +306,65 @@ func decision(verdict string) operator.Decision {
 }
 
 func selectValue(v string) pw.SelectOptionValues { return pw.SelectOptionValues{Values: &[]string{v}} }
+
+// TestAgentClientIsNotTrustedUnlessOptedIn (issue 33, "the takeover link
+// goes to the agent's own client" and "client approvals"): with a config
+// that names the client nowhere, a client that declares URL-mode
+// elicitation is sent no takeover link (the takeover waits for the
+// console and times out), and a grant the client made earlier (stored as
+// today's main stores it: By "client ...") does not let a click run.
+func TestAgentClientIsNotTrustedUnlessOptedIn(t *testing.T) {
+	a := newAsker()
+	r := newRigWith(t, rigOptions{client: a.options()})
+	r.freshPage(t)
+	// A link sent anyway would be declined at once (and, with no console
+	// there, the takeover cancelled) rather than leave the client waiting.
+	a.answers <- &sdk.ElicitResult{Action: "decline"}
+	if text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "solve the puzzle", "timeout_s": 2}); !isErr || !strings.Contains(text, "No one took over") {
+		t.Fatalf("a takeover nobody answered: %s", text)
+	}
+	select {
+	case q := <-a.asked:
+		t.Fatalf("the agent's client was sent the takeover link though no config opted in: %+v", q)
+	default:
+	}
+
+	gs, err := r.h.Grants()
+	must(t, err)
+	must(t, gs.Add("default", operator.Grant{Tool: "browser_click", Origin: r.site.URL, By: "client agent"}))
+	ref := r.freshPage(t)
+	if text, isErr := r.call(t, "browser_click", map[string]any{"ref": ref}); !isErr || !strings.Contains(text, "Approval required") {
+		t.Fatalf("a client's grant let a click run under a config that no longer names the client: %s", text)
+	}
+	if snap := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); strings.Contains(snap, "clicked") {
+		t.Fatal("the click ran")
+	}
+}
+
+// TestClientGrantsPersistWhenAllowed: with approval.client_grants =
+// "persist", the client's "for this origin" is stored with the operators'
+// grants, marked as the client's (via client), and covers the next click.
+func TestClientGrantsPersistWhenAllowed(t *testing.T) {
+	a := newAsker()
+	r := newRigWith(t, rigOptions{approval: `{ act = "ask", timeout = "90s", via = ["client"], client_grants = "persist" }`, client: a.options()})
+	done := r.callAsync(t, "browser_click", map[string]any{"ref": r.freshPage(t)})
+	a.next(t)
+	a.answers <- &sdk.ElicitResult{Action: "accept", Content: map[string]any{"decision": "origin"}}
+	if res := <-done; res.isErr {
+		t.Fatalf("approved for the origin, the click failed: %s", res.text)
+	}
+	gs, err := r.h.Grants()
+	must(t, err)
+	list, _ := gs.List("default")
+	if len(list) != 1 || list[0].Origin != r.site.URL || list[0].Via != operator.ViaClient || !list[0].FromClient() {
+		t.Fatalf("the persisted client grant: %+v", list)
+	}
+	if text := r.mustCall(t, "browser_click", map[string]any{"ref": r.freshPage(t)}); !strings.Contains(text, "clicked") {
+		t.Fatalf("the persisted grant did not cover the next click: %s", text)
+	}
+	select {
+	case q := <-a.asked:
+		t.Fatalf("a click the grant covers was asked again: %s", q.Message)
+	default:
+	}
+}

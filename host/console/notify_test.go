@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // received is one post the webhook receiver got.
@@ -78,7 +79,7 @@ allow_loopback = true`, recv.URL+"/hook?k=v")})
 	if ping.Kind != "takeover" || ping.Reason != "type the code from the text message" || !strings.HasPrefix(ping.Link, r.base+"/#takeover-") {
 		t.Fatalf("the takeover post: %s", p.body)
 	}
-	must(t, r.h.Desk().EndTakeover(ping.ID, false))
+	must(t, r.h.Desk().EndTakeover(ping.ID, false, operator.Actor{Kind: operator.ActorOperator, Name: "test"}))
 	<-done
 	select {
 	case extra := <-posts:

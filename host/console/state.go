@@ -169,7 +169,7 @@ func (c *Console) takeover(w http.ResponseWriter, r *http.Request, o *operatorEn
 	}
 	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t operator.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
 	settle(w, mine, func() error {
-		err := c.desk.EndTakeover(req.ID, req.HandBack)
+		err := c.desk.EndTakeover(req.ID, req.HandBack, operator.Actor{Kind: operator.ActorOperator, Name: o.name})
 		if err == nil {
 			c.log.Info("console: takeover ended", "operator", o.name, "id", req.ID, "hand_back", req.HandBack)
 		}

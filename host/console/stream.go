@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // wsWait bounds each write to a console WebSocket: a viewer that stops
@@ -110,12 +111,16 @@ func (c *Console) live(w http.ResponseWriter, r *http.Request, o *operatorEntry)
 		http.Error(w, "403 forbidden: you may not watch personality "+p, http.StatusForbidden)
 		return
 	}
-	c.liveView(w, r, p, s, nil)
+	c.liveView(w, r, p, s, operator.Actor{Kind: operator.ActorOperator, Name: o.name}, nil)
 }
 
-// liveView serves the live view of one session on r's WebSocket; it ends
-// when the viewer leaves or stop (when not nil) is done.
-func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, stop <-chan struct{}) {
+// liveView serves the live view of one session on r's WebSocket to who;
+// it ends when the viewer leaves or stop (when not nil) is done. A
+// logged-in operator gets the screencast and drives the page; anyone else
+// (a takeover link's holder) is treated as the agent: frames with the
+// session's secrets concealed, and each input judged by the personality's
+// approval policy before it runs (host.JudgeLinkInput).
+func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, who operator.Actor, stop <-chan struct{}) {
 	if c.br == nil {
 		http.Error(w, "this host has no browser", http.StatusNotFound)
 		return
@@ -154,13 +159,7 @@ func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, 
 			}
 		}()
 		go func() {
-			var seq int64
-			err := c.br.Screencast(ctx, p, s, c.opts.MaxWidth, c.opts.MaxHeight, func(f browser.Frame) {
-				seq++
-				if conn.send(liveFrame{Type: "frame", Seq: seq, Width: f.Width, Height: f.Height, JPEG: f.JPEG}) != nil {
-					cancel()
-				}
-			})
+			err := c.cast(ctx, p, s, who, conn, cancel)
 			if err != nil {
 				conn.send(map[string]any{"type": "error", "error": abi.AsError(err)})
 			}
@@ -183,7 +182,7 @@ func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, 
 						release = c.desk.Control(p, s)
 					}
 					res := map[string]any{"type": "ack", "kind": m.Kind}
-					if err := c.br.Input(p, s, m.OperatorInput); err != nil {
+					if err := c.input(ctx, p, s, who, m.OperatorInput); err != nil {
 						res = map[string]any{"type": "error", "kind": m.Kind, "error": abi.AsError(err)}
 					}
 					conn.send(res)
@@ -191,4 +190,35 @@ func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, 
 			}
 		}
 	})
+}
+
+// cast streams the session's frames to conn: the screencast for a
+// logged-in operator, frames with the secrets concealed for anyone else.
+// A frame that fails to send ends the view (stop).
+func (c *Console) cast(ctx context.Context, p, s string, who operator.Actor, conn *wsConn, stop func()) error {
+	var seq int64
+	send := func(f browser.Frame) {
+		seq++
+		if conn.send(liveFrame{Type: "frame", Seq: seq, Width: f.Width, Height: f.Height, JPEG: f.JPEG}) != nil {
+			stop()
+		}
+	}
+	if who.Operator() {
+		return c.br.Screencast(ctx, p, s, c.opts.MaxWidth, c.opts.MaxHeight, send)
+	}
+	return c.br.ScreencastConcealed(ctx, p, s, c.opts.MaxWidth, c.opts.MaxHeight, send, func(err error) {
+		conn.send(map[string]any{"type": "error", "error": abi.AsError(err)})
+	})
+}
+
+// input plays one input of who on the session's page: a logged-in
+// operator's at once, anyone else's once the personality's approval
+// policy lets it (host.JudgeLinkInput), which may wait for an operator.
+func (c *Console) input(ctx context.Context, p, s string, who operator.Actor, in browser.OperatorInput) error {
+	if !who.Operator() {
+		if err := c.h.JudgeLinkInput(ctx, p, s, in.Kind); err != nil {
+			return err
+		}
+	}
+	return c.br.Input(p, s, in)
 }

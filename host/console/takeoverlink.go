@@ -13,9 +13,15 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
-// Takeover links: when the agent's MCP client can open a URL (URL-mode
+// Takeover links: when a personality opts in ([personalities.P.takeover]
+// via naming "client") and the agent's MCP client can open a URL (URL-mode
 // elicitation), a takeover sends it a capability link to the live view of
-// that one session. The link is the only credential, so it is narrow:
+// that one session. The client may be the agent's own process, so whoever
+// holds the link is treated as the agent, never as an operator: its live
+// view conceals the session's secrets as the agent's screenshot does, its
+// input runs under the personality's approval policy, and its hand-back
+// releases no withheld page (operator.Actor; the desk decides). The link
+// is the only credential, so it is narrow:
 //
 //   - one session of one personality, one takeover: it opens that live
 //     view and hands back or cancels that takeover, nothing else (no
@@ -166,7 +172,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		writeJSON(w, http.StatusOK, map[string]any{"takeover": l.t, "now": time.Now()})
 	}))
 	mux.HandleFunc("GET "+p+"api/live", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
-		c.liveView(w, r, l.t.Personality, l.t.Session, l.revoked)
+		c.liveView(w, r, l.t.Personality, l.t.Session, operator.Actor{Kind: operator.ActorLink}, l.revoked)
 	}))
 	mux.HandleFunc("POST "+p+"api/end", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
 		var req struct {
@@ -175,7 +181,9 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		if !readJSON(w, r, &req) {
 			return
 		}
-		if err := c.desk.EndTakeover(l.t.ID, req.HandBack); err != nil {
+		// The link's holder is not an operator: its hand-back gives the
+		// session back as it is, a withheld page staying withheld.
+		if err := c.desk.EndTakeover(l.t.ID, req.HandBack, operator.Actor{Kind: operator.ActorLink}); err != nil {
 			writeError(w, err)
 			return
 		}

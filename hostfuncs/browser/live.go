@@ -288,7 +288,10 @@ func (s *operator) input(personality, session string, in OperatorInput) error {
 	if endsTyping(in) {
 		s.concealer.settleTyped(k)
 	}
-	if err := bounded(s.cfg.navigationWait()+operatorWait, do); err != nil {
+	unlock := s.live.hold(k) // not while a concealed capture hides fields
+	err := bounded(s.cfg.navigationWait()+operatorWait, do)
+	unlock()
+	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "the page did not take the operator's %s: %v", in.Kind, err)
 	}
 	s.noteFocus(k, p, in)
@@ -335,6 +338,9 @@ type operator struct {
 	sessions  *sessions
 	pages     *pages
 	concealer *concealer
+	// live serialises concealed live-view captures with input
+	// (liveconceal.go).
+	live liveLocks
 }
 
 // pageURL is Service.PageURL (see there). The operator's typing ends

@@ -287,6 +287,16 @@ func (s *Service) Screencast(ctx context.Context, personality, session string, m
 	return s.operator.screencast(ctx, personality, session, maxW, maxH, frame)
 }
 
+// ScreencastConcealed is Screencast for a viewer who is not a logged-in
+// operator (whoever holds a takeover link): no screencast frame is sent;
+// each frame is a screenshot of the page taken with the session's secrets
+// concealed, as the agent's screenshot is (liveconceal.go), at most one
+// per 400 ms and only when the page changed. A frame that cannot be taken
+// without showing a secret is not sent: failed is told why instead.
+func (s *Service) ScreencastConcealed(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame), failed func(error)) error {
+	return s.operator.screencastConcealed(ctx, personality, session, maxW, maxH, frame, failed)
+}
+
 // Input plays an operator's action on the session's current tab, bounded.
 // A URL to open passes the same checks as an agent's (http(s), the
 // network policy).

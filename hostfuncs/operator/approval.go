@@ -50,6 +50,9 @@ type Approval struct {
 type Decision struct {
 	Verdict string `json:"verdict"`
 	By      string `json:"by,omitempty"`
+	// Via is ViaClient when the agent's client answered: its grant is the
+	// client's (Grant.Via), not an operator's.
+	Via string `json:"via,omitempty"`
 }
 
 func (a *Approval) settle(dec Decision) {
@@ -131,14 +134,14 @@ func (d *Desk) askClient(ctx context.Context, c Client, a *Approval) {
 	case err != nil:
 		d.log.Warn("the agent's client could not ask for approval", "personality", a.Personality, "tool", a.Tool, "err", err)
 		if !a.console {
-			a.settle(Decision{Verdict: verdictNoClient, By: by})
+			a.settle(Decision{Verdict: verdictNoClient, By: by, Via: ViaClient})
 		}
 	case v == "":
-		a.settle(Decision{Verdict: verdictDismissed, By: by})
+		a.settle(Decision{Verdict: verdictDismissed, By: by, Via: ViaClient})
 	case v == ApproveOrigin && a.Origin == "":
-		a.settle(Decision{Verdict: ApproveOnce, By: by})
+		a.settle(Decision{Verdict: ApproveOnce, By: by, Via: ViaClient})
 	default:
-		a.settle(Decision{Verdict: v, By: by})
+		a.settle(Decision{Verdict: v, By: by, Via: ViaClient})
 	}
 }
 
@@ -205,6 +208,7 @@ func (d *Desk) Decide(id string, dec Decision) error {
 	default:
 		return abi.Errorf(abi.CodeInputInvalid, "unknown verdict %q: use %s, %s or %s", dec.Verdict, ApproveOnce, ApproveOrigin, Deny)
 	}
+	dec.Via = "" // a console's answer is an operator's
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	a, ok := d.approvals[id]

@@ -39,9 +39,10 @@ type Browser interface {
 	Raise(personality, session string)
 	// PageURL is the URL of the session's current tab, "" when none.
 	PageURL(personality, session string) string
-	// HandedBack is told when a human hands the session back: a page
-	// withheld from the agent (a bot wall) is served again, the human
-	// having dealt with it.
+	// HandedBack is told when a logged-in operator hands the session
+	// back: a page withheld from the agent (a bot wall) is served again,
+	// the operator answering for it. Never told of a link holder's
+	// hand-back: whoever holds a link is treated as the agent.
 	HandedBack(personality, session string)
 }
 
@@ -71,6 +72,9 @@ type Desk struct {
 	closed    bool
 	linker    Linker
 	clients   map[sessKey]string // the MCP client's name of a session (NameSession)
+	// sessionGrants are the grants the agent's client made in a session
+	// (GrantForSession): forgotten when the session closes.
+	sessionGrants map[sessKey][]Grant
 }
 
 type sessKey struct{ personality, session string }
@@ -87,7 +91,7 @@ func New(opts Options) *Desk {
 		opts: opts, log: opts.Logger.With("service", "operator"),
 		takeovers: map[sessKey]*Takeover{}, approvals: map[string]*Approval{},
 		presence: map[string]int{}, control: map[sessKey]int{}, subs: map[chan struct{}]bool{},
-		clients: map[sessKey]string{},
+		clients: map[sessKey]string{}, sessionGrants: map[sessKey][]Grant{},
 	}
 }
 
@@ -105,6 +109,7 @@ type Takeover struct {
 
 type takeoverEnd struct {
 	outcome string // abi.TakeoverUser, abi.TakeoverCancel, or "closed"
+	by      Actor
 }
 
 func newID() string {
@@ -181,12 +186,14 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 		b.SetDriving(personality, session, false)
 	}
 	d.changed()
-	d.event("takeover.ended", personality, session, map[string]any{"id": t.ID, "outcome": end.outcome, "ms": d.opts.Now().Sub(now).Milliseconds()})
+	d.event("takeover.ended", personality, session, map[string]any{"id": t.ID, "outcome": end.outcome, "by": end.by.String(), "ms": d.opts.Now().Sub(now).Milliseconds()})
 	switch end.outcome {
 	case abi.TakeoverUser, abi.TakeoverCancel:
 		r := &abi.TakeoverResponse{HandedBack: end.outcome == abi.TakeoverUser, Outcome: end.outcome}
 		if b := d.opts.Browser; b != nil {
-			if r.HandedBack {
+			// Only a logged-in operator answers for a withheld page; a
+			// link holder's hand-back gives the session back as it is.
+			if r.HandedBack && end.by.Operator() {
 				b.HandedBack(personality, session)
 			}
 			r.URL = b.PageURL(personality, session)
@@ -200,8 +207,9 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	return nil, abi.Errorf(abi.CodeTimeout, "the takeover request was cancelled before anyone handed the browser back")
 }
 
-// offerLink sends the agent's client, when it can open a URL (MCP URL-mode
-// elicitation), a one-time link to the takeover's live view, and returns
+// offerLink sends the agent's client, when the personality opts in
+// (WithTakeoverVia naming ViaClient) and the client can open a URL (MCP
+// URL-mode elicitation), a one-time link to the takeover's live view, and returns
 // what ends it once the takeover is over: the link revoked, then the
 // client told the elicitation is complete. A user who declines to open it
 // while no console is connected cancels the takeover: nobody else would.
@@ -211,7 +219,7 @@ func (d *Desk) offerLink(ctx context.Context, t *Takeover) (end func()) {
 	d.mu.Lock()
 	l := d.linker
 	d.mu.Unlock()
-	if c == nil || l == nil || !c.CanOpenURL() {
+	if c == nil || l == nil || !c.CanOpenURL() || !linkAllowed(ctx) {
 		return nil
 	}
 	url, revoke, err := l.TakeoverLink(*t, t.Deadline)
@@ -230,7 +238,7 @@ func (d *Desk) offerLink(ctx context.Context, t *Takeover) (end func()) {
 			d.log.Warn("takeover: the agent's client could not open the link", "personality", t.Personality, "err", err)
 		}
 		if !d.Attended(t.Personality) {
-			d.EndTakeover(t.ID, false)
+			d.EndTakeover(t.ID, false, Actor{Kind: ActorHost})
 		}
 	}()
 	return func() {
@@ -264,8 +272,10 @@ func (d *Desk) Takeovers() []Takeover {
 }
 
 // EndTakeover settles the pending takeover id: handBack true hands the
-// browser back to the agent (outcome user), false cancels it.
-func (d *Desk) EndTakeover(id string, handBack bool) error {
+// browser back to the agent (outcome user), false cancels it. by is who
+// ends it: only a logged-in operator's hand-back releases a withheld page
+// (Browser.HandedBack); a link holder's gives the session back as it is.
+func (d *Desk) EndTakeover(id string, handBack bool, by Actor) error {
 	outcome := abi.TakeoverCancel
 	if handBack {
 		outcome = abi.TakeoverUser
@@ -275,7 +285,7 @@ func (d *Desk) EndTakeover(id string, handBack bool) error {
 	for _, t := range d.takeovers {
 		if t.ID == id {
 			select {
-			case t.done <- takeoverEnd{outcome}:
+			case t.done <- takeoverEnd{outcome, by}:
 			default: // already settled
 			}
 			return nil
@@ -291,7 +301,7 @@ func (d *Desk) SessionClosed(personality, session string) {
 	d.mu.Lock()
 	if t := d.takeovers[k]; t != nil {
 		select {
-		case t.done <- takeoverEnd{"closed"}:
+		case t.done <- takeoverEnd{outcome: "closed"}:
 		default:
 		}
 	}
@@ -302,6 +312,7 @@ func (d *Desk) SessionClosed(personality, session string) {
 	}
 	delete(d.control, k)
 	delete(d.clients, k)
+	delete(d.sessionGrants, k)
 	d.mu.Unlock()
 	d.changed()
 }

@@ -88,7 +88,7 @@ func TestTakeoverOutcomes(t *testing.T) {
 	if _, err := d.RequestTakeover(ctx, "p", "s1", abi.TakeoverRequest{Reason: "again"}); code(err) != abi.CodeRefused {
 		t.Fatalf("second takeover on a held session: want refused, got %v", err)
 	}
-	if err := d.EndTakeover(ts[0].ID, true); err != nil {
+	if err := d.EndTakeover(ts[0].ID, true, Actor{Kind: ActorOperator, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
 	r := <-res
@@ -101,7 +101,7 @@ func TestTakeoverOutcomes(t *testing.T) {
 
 	// Cancel.
 	res = request(d, ctx, "s1", abi.TakeoverRequest{Reason: "x"})
-	d.EndTakeover(pending(t, d, 1)[0].ID, false)
+	d.EndTakeover(pending(t, d, 1)[0].ID, false, Actor{Kind: ActorOperator, Name: "test"})
 	if r := <-res; r.err != nil || r.r.HandedBack || r.r.Outcome != abi.TakeoverCancel {
 		t.Fatalf("cancel: %+v %v", r.r, r.err)
 	}
@@ -191,15 +191,15 @@ func TestGrantsStore(t *testing.T) {
 	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/"}); err != nil {
 		t.Fatal(err)
 	}
-	if !g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example/cart?x=1") {
+	if !g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example/cart?x=1", false) {
 		t.Fatal("grant not applied to its origin")
 	}
 	for _, o := range []string{"https://evil.example", "http://shop.example", "https://shop.example:8443", ""} {
-		if g.Allows("p", "browser_click", abi.RiskAct, o) {
+		if g.Allows("p", "browser_click", abi.RiskAct, o, false) {
 			t.Fatalf("grant widened to %q", o)
 		}
 	}
-	if g.Allows("p", "browser_type", abi.RiskAct, "https://shop.example") || g.Allows("q", "browser_click", abi.RiskAct, "https://shop.example") {
+	if g.Allows("p", "browser_type", abi.RiskAct, "https://shop.example", false) || g.Allows("q", "browser_click", abi.RiskAct, "https://shop.example", false) {
 		t.Fatal("grant widened to another tool or personality")
 	}
 	for _, bad := range []Grant{{Tool: "x", Origin: "*"}, {Tool: "x", Origin: "https://*.example"}, {Tool: "x", Origin: "file:///etc"},
@@ -211,7 +211,7 @@ func TestGrantsStore(t *testing.T) {
 	if err := g.Add("p", Grant{Risk: abi.RiskAct, Origin: "http://127.0.0.1:9"}); err != nil {
 		t.Fatal(err)
 	}
-	if !g.Allows("p", "browser_type", abi.RiskAct, "http://127.0.0.1:9/") || g.Allows("p", "browser_evaluate", abi.RiskEval, "http://127.0.0.1:9/") {
+	if !g.Allows("p", "browser_type", abi.RiskAct, "http://127.0.0.1:9/", false) || g.Allows("p", "browser_evaluate", abi.RiskEval, "http://127.0.0.1:9/", false) {
 		t.Fatal("risk grant")
 	}
 	fi, err := os.Stat(filepath.Join(dir, "p.json"))
@@ -221,7 +221,7 @@ func TestGrantsStore(t *testing.T) {
 	if ok, err := g.Revoke("p", Grant{Tool: "browser_click", Origin: "https://shop.example"}); !ok || err != nil {
 		t.Fatalf("revoke: %v %v", ok, err)
 	}
-	if g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example") {
+	if g.Allows("p", "browser_click", abi.RiskAct, "https://shop.example", false) {
 		t.Fatal("revoked grant still allows")
 	}
 }
@@ -242,17 +242,17 @@ func TestGrantsIDN(t *testing.T) {
 	if gs, _ := g.List("p"); len(gs) != 1 || gs[0].Origin != "http://xn--bcher-kva.example" {
 		t.Fatalf("stored: %+v", gs)
 	}
-	if !g.Allows("p", "browser_click", abi.RiskAct, "http://xn--bcher-kva.example/katalog") {
+	if !g.Allows("p", "browser_click", abi.RiskAct, "http://xn--bcher-kva.example/katalog", false) {
 		t.Fatal("a Unicode grant does not match its punycode page")
 	}
-	if g.Allows("p", "browser_click", abi.RiskAct, "https://xn--bcher-kva.example/") {
+	if g.Allows("p", "browser_click", abi.RiskAct, "https://xn--bcher-kva.example/", false) {
 		t.Fatal("the grant widened to https")
 	}
 	legacy := `[{"tool":"browser_type","origin":"https://Bücher.example.:443","created":"2026-01-01T00:00:00Z"}]`
 	if err := os.WriteFile(filepath.Join(dir, "q.json"), []byte(legacy), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if !g.Allows("q", "browser_type", abi.RiskAct, "https://xn--bcher-kva.example/") {
+	if !g.Allows("q", "browser_type", abi.RiskAct, "https://xn--bcher-kva.example/", false) {
 		t.Fatal("a grant stored in Unicode does not match")
 	}
 	if ok, err := g.Revoke("q", Grant{Tool: "browser_type", Origin: "https://xn--bcher-kva.example"}); !ok || err != nil {

@@ -27,6 +27,9 @@ type Grant struct {
 	Origin  string    `json:"origin"`
 	Created time.Time `json:"created"`
 	By      string    `json:"by,omitempty"`
+	// Via is ViaClient for a grant the agent's client made (an
+	// elicitation answer): see FromClient. Empty for an operator's.
+	Via string `json:"via,omitempty"`
 }
 
 // Grants stores each personality's grants in its own file (mode 0600) in
@@ -131,7 +134,8 @@ func (gr *Grant) check() error {
 	return nil
 }
 
-// Add stores a grant (an existing equal one is kept).
+// Add stores a grant (an existing equal one is kept; an operator's equal
+// to a client's is stored beside it, so it outlives the client's).
 func (g *Grants) Add(personality string, gr Grant) error {
 	if err := gr.check(); err != nil {
 		return err
@@ -145,7 +149,7 @@ func (g *Grants) Add(personality string, gr Grant) error {
 	if err != nil {
 		return err
 	}
-	if slices.ContainsFunc(gs, gr.same) {
+	if slices.ContainsFunc(gs, func(o Grant) bool { return gr.same(o) && gr.FromClient() == o.FromClient() }) {
 		return nil
 	}
 	return g.save(personality, append(gs, gr))
@@ -175,7 +179,9 @@ func (g *Grants) Revoke(personality string, gr Grant) (bool, error) {
 // origin is never allowed. A store that cannot be read allows nothing.
 // A stored origin is normalised again before the comparison, so a grant
 // written before origins were normalised (in Unicode, say) still matches.
-func (g *Grants) Allows(personality, tool string, risk abi.Risk, page string) bool {
+// A grant the agent's client made (FromClient) counts only with clientOK:
+// while the personality's approval.via still names the client.
+func (g *Grants) Allows(personality, tool string, risk abi.Risk, page string, clientOK bool) bool {
 	o := weborigin.Of(page)
 	if o == weborigin.Opaque {
 		return false
@@ -185,7 +191,13 @@ func (g *Grants) Allows(personality, tool string, risk abi.Risk, page string) bo
 		return false
 	}
 	return slices.ContainsFunc(gs, func(gr Grant) bool {
-		stored, err := weborigin.Parse(gr.Origin)
-		return err == nil && stored == o && (gr.Tool == tool || (gr.Tool == "" && gr.Risk == risk))
+		return (clientOK || !gr.FromClient()) && gr.covers(tool, risk, o)
 	})
+}
+
+// covers reports whether gr lets tool (of risk) act on origin o (already
+// normalised).
+func (gr Grant) covers(tool string, risk abi.Risk, o string) bool {
+	stored, err := weborigin.Parse(gr.Origin)
+	return err == nil && stored == o && (gr.Tool == tool || (gr.Tool == "" && gr.Risk == risk))
 }
