@@ -50,13 +50,17 @@ func TestEveryHostFunctionMeetsTheGate(t *testing.T) {
 //     (gateTable, TestEveryHostFunctionMeetsTheGate).
 //   - gate: it runs the gate itself (a stored login fills only a document
 //     judged clean).
-//   - human: for a logged-in operator or a takeover link's holder, never
-//     the agent: the console and the desk decide who that is.
+//   - human: for a logged-in operator (and, where the console says so, a
+//     takeover link's holder), never the agent: the console and the desk
+//     decide who that is (operator.Actor).
+//   - link: for a takeover link's holder, who is treated as the agent:
+//     every frame concealed as the agent's screenshot is.
 //   - nothing: no page content (sessions, lifecycle, config).
 var serviceSurface = map[string]string{
 	"HostFuncs":           "hostfuncs",
 	"BeginCredentialFill": "gate",
 	"Screencast":          "human",
+	"ScreencastConcealed": "link",
 	"Input":               "human",
 	"OperatorSessions":    "human",
 	"Raise":               "human",
