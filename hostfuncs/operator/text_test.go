@@ -34,7 +34,9 @@ func TestDeskMasksWhatPeopleSee(t *testing.T) {
 	vaultOK := true
 	d := New(Options{
 		Emit: func(e hostfuncs.Event) { mu.Lock(); events = append(events, string(e.Data)); mu.Unlock() },
-		Mask: func(p, s, text string) (string, bool) { return strings.ReplaceAll(text, "hunter22", "••••••"), vaultOK },
+		Mask: func(p, s, text string) (string, bool) {
+			return strings.ReplaceAll(text, "hunter22", "••••••"), vaultOK
+		},
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	go d.RequestTakeover(ctx, "p", "s", abi.TakeoverRequest{Reason: "use hunter22\nthen go", TimeoutS: 60})
