@@ -81,6 +81,10 @@ func TestDetectorChain(t *testing.T) {
 	if res != nil || e == nil || e.Code != abi.CodePluginFailed || e.Details["detector"] != "testhooks" {
 		t.Fatalf("a failing member fails the chain closed, naming it: %+v %v", res, e)
 	}
+	// Its panic text and wasm stack are the event log's, not the agent's.
+	if strings.Contains(e.Message, "detector bug") || strings.Contains(e.Message, "goroutine") || strings.Contains(e.Message, "exit_code") {
+		t.Fatalf("the agent's error carries the detector's internals: %s", e.Message)
+	}
 	wantWall("Please verify you are human", "HumanCheck vendor wall")
 
 	blind := brokenDetector(t, "blind", "moment...") // blind to Cloudflare only

@@ -175,7 +175,20 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 			out, blobs, err = call(cur)
 		}
 	}
-	return out, blobs, err
+	return out, blobs, h.crashed(p.name, session, r.slot.Name, role, err)
+}
+
+// crashed writes a plugin's crash (its panic text, its wasm stack) to the
+// event log and returns only what the caller may be told: the code, the
+// plugin's name and what to do. Any other error is returned as it is.
+func (h *Host) crashed(personality, session, plugin string, role abi.HookRole, err error) error {
+	var c *sandbox.Crash
+	if !errors.As(err, &c) {
+		return err
+	}
+	b, _ := json.Marshal(map[string]string{"hook": string(role), "code": string(c.Err.Code), "detail": capBytes(c.Detail, 4096)})
+	h.Emit(hostfuncs.Event{Kind: sandbox.EventCrash, Personality: personality, Session: session, Plugin: plugin, Data: b})
+	return c.Err
 }
 
 func isRetired(err error) bool {

@@ -82,13 +82,16 @@ func (r *eventRing) last(n int) []hostfuncs.Event {
 	return all
 }
 
-// teeSink writes to the host's sink and keeps the tail in memory.
+// teeSink writes to the host's sink and keeps the tail in memory, each
+// event masked first (maskEvent): people read both.
 type teeSink struct {
 	next hostfuncs.Sink
 	ring *eventRing
+	mask func(hostfuncs.Event) hostfuncs.Event
 }
 
 func (t teeSink) Emit(e hostfuncs.Event) error {
+	e = t.mask(e)
 	t.ring.add(e)
 	return t.next.Emit(e)
 }

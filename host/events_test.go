@@ -1,11 +1,15 @@
 package host
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
 // The tail keeps the latest events in order, however many came before.
@@ -33,5 +37,37 @@ func TestCapBytes(t *testing.T) {
 	}
 	if got := capBytes("browser_click", 128); got != "browser_click" {
 		t.Fatalf("%q", got)
+	}
+}
+
+// TestEventsAreMasked: the event log is read by people (the console's
+// tail, the events file): an event holding a session's secret or a value
+// the vault stores, raw or JSON-escaped, reaches the sink masked, and one
+// a vault that cannot be read leaves masked for the session's secrets.
+func TestEventsAreMasked(t *testing.T) {
+	f := newFixture(t, map[string]string{})
+	t.Setenv(vault.PassphraseEnv, "")
+	if err := vault.Open(vault.Options{File: filepath.Join(f.dir, "vault.age")}).Put(vault.Credential{Name: "site", Username: "ada", Password: `stored"Pw-77`,
+		Policy: vault.Policy{Origins: []string{"https://example.com"}, Personalities: []string{"p"}}}); err != nil {
+		t.Fatal(err)
+	}
+	sink := &hostfuncs.MemorySink{}
+	h := f.host(t, "[vault]\nfile = \"vault.age\"\n[personalities.p]\n", sink)
+	h.Secrets().Add("p", "s1", "typed-Secret-1")
+	data, _ := json.Marshal(map[string]string{"reason": `use stored"Pw-77 and typed-Secret-1 as ada`})
+	h.Emit(hostfuncs.Event{Kind: "x", Personality: "p", Session: "s1", Data: data})
+	ev := sink.Snapshot()
+	if len(ev) != 1 || string(ev[0].Data) != `{"reason":"use •••••• and •••••• as ada"}` {
+		t.Fatalf("the event reached the sink as %s", ev[0].Data)
+	}
+	if got := h.RecentEvents(1); string(got[0].Data) != string(ev[0].Data) {
+		t.Fatalf("the tail holds %s", got[0].Data)
+	}
+	// The vault unreadable: its values are unknown; the session's are
+	// still masked.
+	os.WriteFile(filepath.Join(f.dir, "vault.age"), []byte("not a vault"), 0o600)
+	h.Emit(hostfuncs.Event{Kind: "x", Personality: "p", Session: "s1", Data: data})
+	if ev = sink.Snapshot(); strings.Contains(string(ev[1].Data), "typed-Secret-1") {
+		t.Fatalf("the session's secret passed: %s", ev[1].Data)
 	}
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -62,7 +63,11 @@ type Host struct {
 	plugins *pluginset.Set
 	sink    hostfuncs.Sink
 	secrets *hostfuncs.Secrets
-	svcs    []Service
+	// vaultStore is the vault's store, whose values maskText hides too;
+	// maskWarn logs once that it could not be read.
+	vaultStore *vault.Store
+	maskWarn   sync.Once
+	svcs       []Service
 	// egress is the network service's per-session side (egress.go).
 	egress  egress
 	closers []func() error
@@ -117,7 +122,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
 		return nil, err
 	}
-	h.sink = teeSink{next: h.sink, ring: &h.recent}
+	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.maskEvent}
 	if err := h.openServices(opts); err != nil {
 		return nil, err
 	}
@@ -198,7 +203,7 @@ func (h *Host) openServices(opts Options) error {
 		}
 	}
 	if opts.Operators {
-		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService()})
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.maskText})
 		h.svcs = append(h.svcs, h.desk)
 	}
 	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
@@ -206,6 +211,9 @@ func (h *Host) openServices(opts Options) error {
 		return err
 	}
 	h.svcs = append(h.svcs, v)
+	if vs, ok := v.(*vault.Service); ok {
+		h.vaultStore = vs.Store()
+	}
 	// A personality that asks for approval reads the grants: their folder
 	// must be known and private before the host starts, not at the first
 	// call (where a failure would quietly make every call ask).

@@ -186,7 +186,7 @@ func TestMisbehavingPluginsThroughHost(t *testing.T) {
 	// call_timeout stops the loop below; every other call gets a minute
 	// of its own (sandbox.WithTimeout): on a busy machine growing to the
 	// memory limit (oom) can take longer than 3 s.
-	h, _ := linksFixture(t, `call_timeout = "3s"`)
+	h, sink := linksFixture(t, `call_timeout = "3s"`)
 	ctx := sandbox.WithTimeout(context.Background(), time.Minute)
 	call := func(tool string) error {
 		_, err := h.Call(ctx, Request{Personality: "granted", Tool: tool})
@@ -195,8 +195,20 @@ func TestMisbehavingPluginsThroughHost(t *testing.T) {
 	if err := call("badjson"); errCode(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "returned invalid JSON") {
 		t.Errorf("badjson: %v", err)
 	}
-	if err := call("panic"); errCode(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "deliberate panic") {
+	// A panic: the agent is told the code, the plugin and what to do,
+	// never the plugin's panic text or its stack; the event log has them.
+	if err := call("panic"); errCode(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "plugin misbehave crashed") ||
+		strings.Contains(err.Error(), "deliberate panic") || strings.Contains(err.Error(), "goroutine") || strings.Contains(err.Error(), "exit_code") {
 		t.Errorf("panic: %v", err)
+	}
+	crash := false
+	for _, e := range sink.Snapshot() {
+		if e.Kind == sandbox.EventCrash && e.Plugin == "misbehave" && e.Personality == "granted" && strings.Contains(string(e.Data), "deliberate panic") {
+			crash = true
+		}
+	}
+	if !crash {
+		t.Errorf("no %s event with the panic text: %+v", sandbox.EventCrash, sink.Snapshot())
 	}
 	if err := call("oom"); errCode(err) != abi.CodeResourceLimit {
 		t.Errorf("oom: %v", err)

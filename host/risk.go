@@ -191,7 +191,9 @@ func (h *Host) describeTarget(personality, session string, args json.RawMessage)
 	if info.URL == "" && info.Ref == "" {
 		return nil
 	}
-	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: info.Title, URL: info.URL}
+	// Page-controlled strings all: the desk masks them and makes each one
+	// plain line before anyone is shown them (operator.Desk.Ask).
+	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Text: info.Text, Title: info.Title, URL: info.URL}
 }
 
 // pageOrigin is the origin of the session's current page (weborigin.Of,

@@ -632,8 +632,32 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 	if stderr != "" && !quiet {
 		detail = firstLine(stderr) + " (" + detail + ")"
 	}
-	return abi.Errorf(abi.CodePluginFailed, "plugin %s crashed: %s; the instance was discarded", p.Name, detail)
+	return &Crash{
+		Err:    abi.Errorf(abi.CodePluginFailed, "plugin %s crashed and the instance was discarded: retry the call once; if it fails again, tell the user plugin %s is broken (the operator finds why in the host's event log, %s)", p.Name, p.Name, EventCrash),
+		Detail: detail,
+	}
 }
+
+// EventCrash is the kind of the event the host writes for a Crash, with
+// its Detail.
+const EventCrash = "plugin.crashed"
+
+// Crash is a plugin that trapped or panicked. Err is what the caller may
+// be told (the code, the plugin's name, what to do); Detail is the
+// plugin's own words and the wasm stack, for the operator's event log
+// only: a panic message is the plugin's text (it may quote the page or
+// the agent's input) and a stack is internals, neither the agent's.
+type Crash struct {
+	Err    *abi.Error
+	Detail string
+}
+
+// Error is Err's text: Detail never rides along in a message built from
+// the error.
+func (c *Crash) Error() string { return c.Err.Error() }
+
+// Unwrap makes abi.AsError find Err.
+func (c *Crash) Unwrap() error { return c.Err }
 
 // acquire takes one of the plugin's call tokens, waiting at most until the
 // call's deadline (the engine's timeout if ctx has none sooner).

@@ -177,9 +177,15 @@ func TestMisbehaviour(t *testing.T) {
 	p := load(t, e, "sandbox/testdata/misbehave")
 
 	t.Run("panic", func(t *testing.T) {
+		// The caller is told the code and the plugin's name; the panic's
+		// words are the Crash's Detail, for the event log only.
 		_, err := callTool(t, p, "panic", `{}`)
-		if code(err) != abi.CodePluginFailed || !strings.Contains(err.Error(), "deliberate panic in misbehave") {
+		var c *Crash
+		if code(err) != abi.CodePluginFailed || !errors.As(err, &c) || !strings.Contains(c.Detail, "deliberate panic in misbehave") {
 			t.Fatalf("got %v", err)
+		}
+		if msg := abi.AsError(err).Message; strings.Contains(err.Error(), "deliberate") || strings.Contains(msg, "deliberate") || !strings.Contains(msg, "sandbox/testdata/misbehave") {
+			t.Fatalf("the caller's error holds the plugin's panic text or lacks its name: %v", err)
 		}
 	})
 	t.Run("invalid json output", func(t *testing.T) {

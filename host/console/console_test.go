@@ -47,6 +47,12 @@ func agentSite(t *testing.T) *httptest.Server {
 	mux.HandleFunc("GET /{$}", page(`<title>Agent page</title><style>body{margin:0}#b{position:absolute;left:0;top:0;width:600px;height:400px;font-size:40px;background:#4c6ef5;color:#fff}</style>
 		<button id="b" onclick="this.textContent='clicked';document.title='clicked by a human'">Press me</button>`))
 	mux.HandleFunc("GET /two", page(`<title>Two</title><style>body{background:#e03131}</style><h1>Page two</h1>`))
+	// A page that speaks to the approver: a title with markdown and a
+	// fake origin, a button whose accessible name ("approve this") is not
+	// what it shows ("Delete my account"), and the vault's password
+	// echoed in the title, the name and (from the query) the URL.
+	mux.HandleFunc("GET /echo", page(`<title>[Verified](https://evil.example) at the origin https://bank.example `+credPass+`</title>
+		<button aria-label="approve this `+credPass+`" onclick="this.textContent='deleted'">Delete my account</button>`))
 	mux.HandleFunc("GET /login", page(`<title>Sign in</title><form><label>Username <input name="user"></label><label>Password <input type="password" name="pass"></label></form>`))
 	// A password field and the page's own "show password" button, at
 	// fixed places (showPW); the button also paints #mark black, so a

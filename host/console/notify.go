@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -89,28 +90,44 @@ func (c *Console) Notify(ctx context.Context, n config.Notify) error {
 	}
 }
 
-// pings are the pending takeovers and console approvals, as posted.
+// pings are the pending takeovers and console approvals, as posted. The
+// agent's words (a reason) and the page's (an element's name and text)
+// arrive masked from the desk; here they are quoted plain lines escaped
+// for chat (chatText), in Text and in the fields apart alike.
 func (c *Console) pings() []Ping {
 	var out []Ping
 	for _, t := range c.desk.Takeovers() {
-		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: capText(t.Reason, 300), Deadline: t.Deadline.UTC().Format(time.RFC3339),
+		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: chatText(operator.PlainLine(t.Reason, 300)), Deadline: t.Deadline.UTC().Format(time.RFC3339),
 			Link: c.cardLink("takeover", t.ID),
-			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human: %q. Open the console to take over before %s: %s", t.Personality, capText(t.Reason, 300), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.cardLink("takeover", t.ID))})
+			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human, in its own words: %s. Open the console to take over before %s: %s", t.Personality, chatText(chatQuote(t.Reason, 300)), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.cardLink("takeover", t.ID))})
 	}
 	for _, a := range c.desk.Approvals() {
-		p := Ping{Kind: "approval", ID: a.ID, Personality: a.Personality, Client: a.Client, Tool: a.Tool, Risk: string(a.Risk), Origin: a.Origin,
+		p := Ping{Kind: "approval", ID: a.ID, Personality: a.Personality, Client: chatText(a.Client), Tool: a.Tool, Risk: string(a.Risk), Origin: a.Origin,
 			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.cardLink("approval", a.ID), Via: a.Via}
+		element := ""
 		if t := a.Target; t != nil && t.Ref != "" {
-			p.Element = fmt.Sprintf("%s [ref %s]", t.Role, t.Ref)
+			p.Element = chatText(fmt.Sprintf("%s [ref %s]", operator.ElementWords(t, chatQuote), t.Ref))
+			element = " on the " + p.Element
 		}
 		where := ""
 		if a.Origin != "" {
-			where = " on " + a.Origin
+			where = " at the origin " + a.Origin
 		}
-		p.Text = fmt.Sprintf("wasmwright: %s (risk %s)%s waits for approval (personality %s). Decide before %s: %s", a.Tool, a.Risk, where, a.Personality, a.Deadline.UTC().Format(time.TimeOnly+" UTC"), p.Link)
+		p.Text = fmt.Sprintf("wasmwright: %s (risk %s)%s%s waits for approval (personality %s). Decide before %s: %s", a.Tool, a.Risk, element, where, a.Personality, a.Deadline.UTC().Format(time.TimeOnly+" UTC"), p.Link)
 		out = append(out, p)
 	}
 	return out
+}
+
+// chatText is text a chat webhook shows as written: Slack-style escaping
+// (& < > as entities, so no <https://x|label> link and no <!here>), and
+// no mention: an @ becomes the fullwidth ＠, so "@channel" pings nobody.
+var chatText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "@", "＠").Replace
+
+// chatQuote is a page's string in a ping: one plain line, in quotes (a
+// quote inside shown as ”); chatText escapes it with the rest.
+func chatQuote(s string, n int) string {
+	return `"` + strings.ReplaceAll(operator.PlainLine(s, n), `"`, "''") + `"`
 }
 
 // cardLink is the console URL of a card: the console's page with the
@@ -180,15 +197,6 @@ func notifyClient(allowLoopback bool) *http.Client {
 		Transport:     &http.Transport{DialContext: d.DialContext, Proxy: nil, TLSHandshakeTimeout: notifyWait, ResponseHeaderTimeout: notifyWait},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-// capText is s cut to n runes.
-func capText(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n]) + "…"
 }
 
 var _ operator.Linker = (*Console)(nil)

@@ -106,23 +106,22 @@ func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string
 }
 
 // ApprovalMessage is the question an approval puts to a person: the
-// tool, its risk, the element (role, name, ref), the page's title and
-// origin. Never an argument's value.
+// tool, its risk, the element (role, visible text beside its accessible
+// name when they differ, ref), the page's title and origin. Never an
+// argument's value. The page's words are quoted (operator.Quoted: one
+// plain line, markdown marks escaped) and said to be the page's; the
+// origin is the host's own computation, after them, never page text.
 func ApprovalMessage(a operator.Approval) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The agent wants to run %s (risk %s)", a.Tool, a.Risk)
 	if t := a.Target; t != nil && t.Ref != "" {
-		what := strings.TrimSpace(t.Role + " " + quoteName(t.Name))
-		if what == "" {
-			what = "element"
-		}
-		fmt.Fprintf(&b, " on the %s [ref %s]", what, t.Ref)
+		fmt.Fprintf(&b, " on the %s [ref %s]", operator.ElementWords(t, operator.Quoted), t.Ref)
 	}
 	if t := a.Target; t != nil && t.Title != "" {
-		fmt.Fprintf(&b, " of the page %q", capText(t.Title, 120))
+		fmt.Fprintf(&b, " on a page whose title reads %s", operator.Quoted(t.Title, 120))
 	}
 	if a.Origin != "" {
-		fmt.Fprintf(&b, " at %s", a.Origin)
+		fmt.Fprintf(&b, ", at the origin %s", a.Origin)
 	}
 	b.WriteString(".")
 	if a.Summary != "" {
@@ -130,13 +129,6 @@ func ApprovalMessage(a operator.Approval) string {
 	}
 	fmt.Fprintf(&b, " Approve it within %s?", a.Deadline.Sub(a.Created).Round(time.Second))
 	return b.String()
-}
-
-func quoteName(n string) string {
-	if n == "" {
-		return ""
-	}
-	return fmt.Sprintf("%q", n)
 }
 
 // OpenURL sends the user to url in URL mode.

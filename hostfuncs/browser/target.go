@@ -19,8 +19,12 @@ import (
 // operator's live view shows it (password fields dotted).
 type TargetInfo struct {
 	Ref, Role, Name string
-	Title, URL      string
-	PNG             []byte
+	// Text is the element's visible text (its rendered innerText), which
+	// a page can make differ from its accessible name: an approval shows
+	// both. Empty for an element without text (an input: never a value).
+	Text       string
+	Title, URL string
+	PNG        []byte
 }
 
 // targetWait bounds describing a target: an approval must not wait on a
@@ -59,11 +63,25 @@ func (s *Service) DescribeTarget(personality, session, ref string, picture bool)
 	if r, err := normRef(ref); err == nil && t.refs[r] {
 		info.Ref, loc = r, t.page.GetByRef(r)
 		info.Role, info.Name = roleAndName(t.refLines[r])
+		info.Text = visibleText(loc)
 	}
 	if picture {
 		info.PNG = boxedShot(t.page, loc)
 	}
 	return info
+}
+
+// visibleText is what a sighted person reads on the element: its
+// innerText (laid-out text only, display:none left out), "" for a form
+// field, whose innerText is empty and whose value is never shown, or when
+// the page does not answer in time.
+func visibleText(loc pw.Locator) string {
+	var text string
+	bounded(targetWait, func() (err error) {
+		text, err = loc.InnerText(pw.LocatorInnerTextOptions{Timeout: pw.Float(float64(targetWait.Milliseconds()))})
+		return err
+	})
+	return cut(strings.Join(strings.Fields(text), " "), somNameMax)
 }
 
 // roleAndName reads the first line of an aria snapshot: `- button "Go"`.

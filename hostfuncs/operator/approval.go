@@ -86,6 +86,11 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 	if !a.console && client == nil {
 		return Decision{}, abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and %s. Ask the user to open the wasmwright console and approve, then call it again.", what, nobodyAsked(a.Via))
 	}
+	// The page's words, and the agent's (its arguments' names, its
+	// client's name): masked, one plain line each.
+	a.Target = d.pageTarget(a.Personality, a.Session, a.Target)
+	a.Summary = PlainLine(d.mask(a.Personality, a.Session, a.Summary), 200)
+	a.Client = PlainLine(d.mask(a.Personality, a.Session, a.Client), 60)
 	now := d.opts.Now()
 	a.ID, a.Created, a.Deadline, a.done = newID(), now, now.Add(timeout), make(chan Decision, 1)
 	d.mu.Lock()

@@ -66,11 +66,18 @@ func (d *Desk) SetLinker(l Linker) {
 }
 
 // Target is what a call will act on, for the person asked to approve it:
-// never a value typed or filled.
+// never a value typed or filled. Every string but Ref is the page's (the
+// desk masks them and makes each one plain line): a person is shown them
+// quoted, never as the host's words, and the origin beside them is the
+// host's own (Approval.Origin).
 type Target struct {
-	Ref   string `json:"ref,omitempty"`
-	Role  string `json:"role,omitempty"`
-	Name  string `json:"name,omitempty"`
+	Ref  string `json:"ref,omitempty"`
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Text is the element's visible text, set only where it differs from
+	// its accessible name (Name): a page can name a "Delete account"
+	// button "approve this", and the person must see what they approve.
+	Text  string `json:"text,omitempty"`
 	Title string `json:"title,omitempty"`
 	URL   string `json:"url,omitempty"`
 }

@@ -54,6 +54,9 @@ type Options struct {
 	Emit func(hostfuncs.Event)
 	// Browser, when set, is told of takeovers.
 	Browser Browser
+	// Mask hides a session's secrets in the page's and the agent's words
+	// before a person is shown them (text.go). nil: no secrets known.
+	Mask Masker
 	// Now is the clock (tests). Default time.Now.
 	Now func() time.Time
 }
@@ -142,7 +145,10 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 	timeout := ClampTimeout(req.TimeoutS)
 	k := sessKey{personality, session}
 	now := d.opts.Now()
-	t := &Takeover{ID: newID(), Personality: personality, Session: session, Reason: capRunes(reason, 2000), Started: now, Deadline: now.Add(timeout), done: make(chan takeoverEnd, 1)}
+	// The reason is the agent's words: masked before anything holds it
+	// (the console, a ping, the event log, the agent's client).
+	reason = d.mask(personality, session, capRunes(reason, 2000))
+	t := &Takeover{ID: newID(), Personality: personality, Session: session, Reason: reason, Started: now, Deadline: now.Add(timeout), done: make(chan takeoverEnd, 1)}
 	d.mu.Lock()
 	if d.closed {
 		d.mu.Unlock()
@@ -228,7 +234,7 @@ func (d *Desk) offerLink(ctx context.Context, t *Takeover) (end func()) {
 		return nil
 	}
 	octx, stop := context.WithCancel(ctx)
-	msg := fmt.Sprintf("The agent asks you to take over its browser: %s\nOpen the link to see and drive the page, then press Hand back (it works once, until %s).", t.Reason, t.Deadline.UTC().Format(time.TimeOnly+" UTC"))
+	msg := fmt.Sprintf("The agent asks you to take over its browser, in its own words: %s. Open the link to see and drive the page, then press Hand back (it works once, until %s).", Quoted(t.Reason, 300), t.Deadline.UTC().Format(time.TimeOnly+" UTC"))
 	go func() {
 		accepted, err := c.OpenURL(octx, t.ID, msg, url)
 		if octx.Err() != nil || accepted {

@@ -505,6 +505,37 @@ func (s *Store) List() ([]Info, error) {
 	return out, nil
 }
 
+// Values lists every stored value no person may be shown: each
+// credential's password and TOTP seed, and its username where its policy
+// masks it (MaskedKinds). The host masks them in what it tells people
+// (approval questions, pings, the event log) whatever the session filled.
+// A host with no place for a vault has nothing stored: no values, no error.
+func (s *Store) Values() ([]string, error) {
+	if s.err != nil {
+		return nil, nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, c := range m {
+		kinds := MaskedKinds(c.Policy)
+		if kinds["username"] && c.Username != "" {
+			out = append(out, c.Username.Reveal())
+		}
+		if c.Password != "" {
+			out = append(out, c.Password.Reveal())
+		}
+		if c.TOTP != nil && c.TOTP.Secret != "" {
+			out = append(out, c.TOTP.Secret.Reveal())
+		}
+	}
+	return out, nil
+}
+
 // Put stores c (validated), replacing a credential of the same name.
 func (s *Store) Put(c Credential) error {
 	if err := c.Validate(); err != nil {

@@ -123,6 +123,16 @@ function releaseFor(personality, session) {
   });
 }
 
+// elementWords names an approval's element as a person sees it: the
+// visible text beside the accessible name where the page made them
+// differ (operator.ElementWords says the same in pings and questions).
+function elementWords(t) {
+  const role = t.role || "element";
+  if (t.text && t.name) return `${role} showing "${t.text}" (its accessible name says "${t.name}")`;
+  if (t.text) return `${role} showing "${t.text}" (no accessible name)`;
+  return `${role} "${t.name || ""}"`;
+}
+
 // An approval card says what is at stake: the tool and its risk, the
 // element (role, name, ref), the page's title and URL, a picture of the
 // page with the element boxed, and the live view in place on demand.
@@ -133,7 +143,7 @@ function renderApprovals() {
     return el("div", { class: "card approval with-live", "data-id": a.id, "data-live-for": a.personality + "\n" + a.session },
       el("div", { class: "card-body" },
         el("div", {}, sessionLabel(a.personality, a.session), ": ", el("b", {}, a.tool), ` (risk ${a.risk})`, a.origin ? " on " + a.origin : ""),
-        t.ref ? el("div", { class: "target" }, "element: ", el("b", { class: "element" }, `${t.role || "element"} "${t.name || ""}"`), ` [ref ${t.ref}]`) : "",
+        t.ref ? el("div", { class: "target" }, "element: ", el("b", { class: "element" }, elementWords(t)), ` [ref ${t.ref}]`) : "",
         t.title || t.url ? el("div", { class: "page" }, "page: ", el("span", { class: "page-title" }, t.title || ""), " ", el("span", { class: "url" }, t.url || "")) : "",
         a.summary ? el("div", { class: "summary" }, a.summary) : "",
         a.client ? el("div", { class: "summary" }, `also asked in the agent's client (${a.client}); the first answer wins`) : "",
