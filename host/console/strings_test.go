@@ -3,6 +3,7 @@ package console_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -108,7 +109,7 @@ allow_loopback = true`, recv.URL)})
 			t.Errorf("the takeover post is not masked and escaped for chat: %q", s)
 		}
 	}
-	must(t, r.h.Desk().EndTakeover(ping.ID, false))
+	must(t, r.h.Desk().EndTakeover(ping.ID, false, operator.Actor{Kind: operator.ActorOperator, Name: "test"}))
 	<-done
 
 	// The event log: the reason masked.
