@@ -58,6 +58,12 @@ func (s *Service) DescribeTarget(personality, session, ref string, picture bool)
 		return info
 	}
 	info.URL = t.page.URL()
+	if !t.document().clean() {
+		// An unjudged or withheld page's words may reach the agent's own
+		// client (an approval asked there): only where it is (gate.go).
+		info.URL = originOf(info.URL)
+		return info
+	}
 	bounded(targetWait, func() (err error) { info.Title, err = t.page.Title(); return err })
 	var loc pw.Locator
 	if r, err := normRef(ref); err == nil && t.refs[r] {
