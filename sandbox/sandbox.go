@@ -119,6 +119,15 @@ type Config struct {
 	MaxCalls int
 	// MaxCallsKey names the setting behind MaxCalls in refusals.
 	MaxCallsKey string
+	// MaxPluginMemory is the host-wide budget, in bytes, of every plugin
+	// instance of the engine together (membudget.go): a running instance
+	// counts its memory limit, an idle one what it holds. A call that
+	// would pass it waits until its deadline, then fails resource_limit.
+	// 0: DefaultMaxPluginMemory.
+	MaxPluginMemory uint64
+	// MaxPluginMemoryKey names the setting behind MaxPluginMemory in
+	// refusals.
+	MaxPluginMemoryKey string
 	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
 	// through Extism's kernel: for comparison in benchmarks.
 	ExtismABIOnly bool
@@ -141,6 +150,8 @@ type Engine struct {
 	// compiles counts the compiles of each plugin version, by sha256
 	// (Compilations): a host compiles a version at most once per process.
 	compiles sync.Map // sha256 → *atomic.Int64
+	// budget is the host-wide memory budget of the instances.
+	budget *memBudget
 }
 
 // NewEngine prepares an engine; the cache directory is created if needed.
@@ -159,6 +170,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxCallsKey == "" {
 		cfg.MaxCallsKey = "MaxCalls"
+	}
+	if cfg.MaxPluginMemory == 0 {
+		cfg.MaxPluginMemory = DefaultMaxPluginMemory
+	}
+	if cfg.MaxPluginMemoryKey == "" {
+		cfg.MaxPluginMemoryKey = "sandbox.Config.MaxPluginMemory"
 	}
 	if cfg.MemoryKey == "" {
 		cfg.MemoryKey = "sandbox.Config.MemoryPages"
@@ -181,7 +198,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	e := &Engine{cfg: cfg, funcs: map[string]HostFunc{}}
+	e := &Engine{cfg: cfg, funcs: map[string]HostFunc{}, budget: newMemBudget(cfg.MaxPluginMemory, cfg.MaxPluginMemoryKey)}
 	for _, f := range cfg.HostFuncs {
 		if _, dup := e.funcs[f.Name]; dup {
 			return nil, fmt.Errorf("sandbox: host function %s given twice", f.Name)
@@ -248,6 +265,9 @@ type Plugin struct {
 	importNames []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
+	// shape is what an instance holds besides linear memory, set by
+	// compile (membudget.go charges instances by it).
+	shape memShape
 
 	eng *Engine
 	log *slog.Logger
@@ -359,10 +379,11 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
 	// that cannot be is refused, since nothing else would bound it.
 	// Memory: tables and growth count against the memory limit (membound.go).
-	bounded, err := boundMemory(wasm, uint64(e.cfg.MemoryPages)<<16)
+	bounded, shape, err := boundMemoryShape(wasm, uint64(e.cfg.MemoryPages)<<16)
 	if err != nil {
 		return p.boundErr(err)
 	}
+	p.shape = shape
 	code, err := instrument(bounded, fuelOptions{noLoops: e.cfg.NoLoopFuel})
 	if err != nil {
 		return loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", p.Name, err)
@@ -621,8 +642,8 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 		}
 		return abi.Errorf(abi.CodeTimeout, "plugin %s did not finish before its deadline and was stopped; the instance was discarded: check the plugin for an endless loop, or raise the timeout", p.Name)
 	}
-	if strings.Contains(stderr, "out of memory") {
-		return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB) and was stopped", p.Name, p.eng.cfg.MemoryPages/16)
+	if strings.Contains(stderr, "out of memory") || inst.memory.refused.Load() {
+		return p.outOfMemory()
 	}
 	var ae *abi.Error
 	if errors.As(err, &ae) {
@@ -633,6 +654,13 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 		detail = firstLine(stderr) + " (" + detail + ")"
 	}
 	return abi.Errorf(abi.CodePluginFailed, "plugin %s crashed: %s; the instance was discarded", p.Name, detail)
+}
+
+// outOfMemory is the failure of a call whose instance reached its limit.
+func (p *Plugin) outOfMemory() error {
+	c := p.eng.cfg
+	return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB, %s, which counts its linear memory, its tables and its Extism kernel's memory together) and was stopped; the instance was discarded: have the plugin use less, or raise %s",
+		p.Name, c.MemoryPages/16, c.MemoryKey, c.MemoryKey)
 }
 
 // acquire takes one of the plugin's call tokens, waiting at most until the
@@ -660,7 +688,17 @@ func firstLine(s string) string {
 	return l
 }
 
+// get returns an instance for a call, charged to the host-wide budget
+// at what it may grow to: the charge is taken first (reserve), then an
+// idle instance's own charge is given back, or a new one made.
 func (p *Plugin) get(ctx context.Context) (*instance, error) {
+	if _, err := p.module(); err != nil { // the charge needs its shape
+		return nil, err
+	}
+	busy := p.busyCharge()
+	if err := p.reserve(ctx, busy); err != nil {
+		return nil, err
+	}
 	p.mu.Lock()
 	if n := len(p.idle); n > 0 {
 		inst := p.idle[n-1]
@@ -670,15 +708,51 @@ func (p *Plugin) get(ctx context.Context) (*instance, error) {
 		p.idle[n-1] = nil
 		p.idle = p.idle[:n-1]
 		p.mu.Unlock()
+		idle := inst.charge
+		inst.charge = busy
+		p.eng.budget.give(idle)
 		return inst, nil
 	}
 	p.mu.Unlock()
-	return p.newInstance(ctx)
+	return p.charged(ctx, busy)
 }
 
+// fresh returns a new instance, charged as get charges it.
+func (p *Plugin) fresh(ctx context.Context) (*instance, error) {
+	if _, err := p.module(); err != nil {
+		return nil, err
+	}
+	busy := p.busyCharge()
+	if err := p.reserve(ctx, busy); err != nil {
+		return nil, err
+	}
+	return p.charged(ctx, busy)
+}
+
+// charged makes a new instance under the charge busy, already reserved.
+func (p *Plugin) charged(ctx context.Context, busy uint64) (*instance, error) {
+	inst, err := p.newInstance(ctx)
+	if err != nil {
+		p.eng.budget.give(busy)
+		return nil, err
+	}
+	inst.charge = busy
+	return inst, nil
+}
+
+// put pools an instance after its call, charged what it holds now, or
+// closes it: the pool is full, the plugin retired, or the instance grew
+// past PoolMaxMemory (its linear memory and its kernel's together).
 func (p *Plugin) put(ctx context.Context, inst *instance) {
+	size := inst.memory.Size()
+	if size <= uint64(p.eng.cfg.PoolMaxMemory) {
+		// Not yet in the pool: no other call can reach it.
+		was, now := inst.charge, min(inst.charge, p.idleCharge(inst))
+		inst.charge = now
+		p.eng.budget.give(was - now)
+	}
 	p.mu.Lock()
-	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize && (inst.mem == nil || inst.mem.Size() <= p.eng.cfg.PoolMaxMemory) {
+	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize && size <= uint64(p.eng.cfg.PoolMaxMemory) {
 		inst.idleSince = time.Now()
 		p.idle = append(p.idle, inst)
 		if p.trim == nil {
@@ -687,6 +761,7 @@ func (p *Plugin) put(ctx context.Context, inst *instance) {
 			p.trim.Reset(p.eng.cfg.PoolIdleTTL)
 		}
 		p.mu.Unlock()
+		p.eng.budget.pooling(p)
 		return
 	}
 	p.mu.Unlock()
@@ -735,6 +810,7 @@ func (p *Plugin) Retire(ctx context.Context) error {
 	p.compileMu.Lock()
 	defer p.compileMu.Unlock()
 	p.closed, p.wasm = true, nil
+	p.eng.budget.forget(p)
 	return p.dropModule()
 }
 
@@ -760,7 +836,7 @@ func (p *Plugin) Instances() int { return int(p.live.Load()) }
 // pay for instantiation.
 func (p *Plugin) Warm(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
-		inst, err := p.newInstance(ctx)
+		inst, err := p.fresh(ctx)
 		if err != nil {
 			return err
 		}
