@@ -52,9 +52,10 @@ import (
 // other per-instance costs (functions, imports) are bounded by the size of
 // the module, which the operator installs.
 //
-// The host's memory for plugins is thus at most memory_mb x max_calls per
-// plugin version (plus Extism's kernel memory, see RATIONALE.md), plus the
-// transient copy Go makes when a table or a memory grows (append).
+// An instance's Extism kernel memory counts against memory_mb with its
+// linear memory (linearmem.go), and every instance of the host together
+// against the host-wide budget (membudget.go); add the transient copy Go
+// makes when a table grows (append).
 
 const (
 	// tableEntryBytes is what wazero stores per table entry (a uintptr).
