@@ -688,58 +688,6 @@ func firstLine(s string) string {
 	return l
 }
 
-// get returns an instance for a call, charged to the host-wide budget
-// at what it may grow to: the charge is taken first (reserve), then an
-// idle instance's own charge is given back, or a new one made.
-func (p *Plugin) get(ctx context.Context) (*instance, error) {
-	if _, err := p.module(); err != nil { // the charge needs its shape
-		return nil, err
-	}
-	busy := p.busyCharge()
-	if err := p.reserve(ctx, busy); err != nil {
-		return nil, err
-	}
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		inst := p.idle[n-1]
-		// The slot is cleared: the backing array would otherwise keep the
-		// instance reachable after a failed call discards it, and with it
-		// its tables (on the Go heap), up to PoolSize of them per plugin.
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		idle := inst.charge
-		inst.charge = busy
-		p.eng.budget.give(idle)
-		return inst, nil
-	}
-	p.mu.Unlock()
-	return p.charged(ctx, busy)
-}
-
-// fresh returns a new instance, charged as get charges it.
-func (p *Plugin) fresh(ctx context.Context) (*instance, error) {
-	if _, err := p.module(); err != nil {
-		return nil, err
-	}
-	busy := p.busyCharge()
-	if err := p.reserve(ctx, busy); err != nil {
-		return nil, err
-	}
-	return p.charged(ctx, busy)
-}
-
-// charged makes a new instance under the charge busy, already reserved.
-func (p *Plugin) charged(ctx context.Context, busy uint64) (*instance, error) {
-	inst, err := p.newInstance(ctx)
-	if err != nil {
-		p.eng.budget.give(busy)
-		return nil, err
-	}
-	inst.charge = busy
-	return inst, nil
-}
-
 // put pools an instance after its call, charged what it holds now, or
 // closes it: the pool is full, the plugin retired, or the instance grew
 // past PoolMaxMemory (its linear memory and its kernel's together).
