@@ -1,7 +1,8 @@
 // Package sandbox runs plugins: extism go-sdk on wazero, with an on-disk
 // compilation cache, one compiled module per plugin version, a pool of
-// instances per version, a deadline and a memory limit on every call, and
-// no filesystem or network of the plugin's own.
+// instances per version, a deadline and a memory limit on every call, one
+// memory budget for every instance of the engine (membudget.go), and no
+// filesystem or network of the plugin's own.
 //
 // Two calling conventions are supported. Plugins built with plugin-sdk export
 // the ww_* fast path (abi.ExportFastCall): the host writes input straight
@@ -12,9 +13,10 @@
 //
 // Lifecycle of a loaded plugin (Plugin): Load validates (wasm structure,
 // exports, ABI version, manifest) and compiles; Call borrows an instance
-// from the pool and returns it, or discards it after a trap or a timeout;
-// Retire stops new calls, waits for calls in flight, then closes the
-// compiled module. A failed Load leaves nothing behind.
+// from the pool (charged to the budget) and returns it, or discards it
+// after a trap or a timeout; Retire stops new calls, waits for calls in
+// flight, then closes the compiled module. A failed Load leaves nothing
+// behind.
 package sandbox
 
 import (
