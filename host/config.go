@@ -21,6 +21,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vision"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 //go:embed default.toml
@@ -88,6 +89,13 @@ type HostConfig struct {
 	// MaxCalls caps the calls one plugin runs at once (each holds an
 	// instance of up to memory_mb). 0: the sandbox default (16).
 	MaxCalls int `toml:"max_calls"`
+	// MaxPluginMemoryMB is the host-wide memory budget of every plugin
+	// instance together, in MiB (sandbox/membudget.go): a running instance
+	// counts its memory_mb, an idle pooled one what it holds; a call that
+	// would pass it closes idle instances, then waits until its deadline,
+	// then fails resource_limit naming the key. 0: the sandbox default
+	// (2048: sixteen calls at the default memory_mb at once).
+	MaxPluginMemoryMB int `toml:"max_plugin_memory_mb"`
 	// WatchPlugins swaps in a plugin version dropped into the plugins
 	// folder while the host serves. Off unless set (the embedded default
 	// config sets it).
@@ -572,6 +580,28 @@ func (c *Config) loadPersonalityDir() error {
 	return nil
 }
 
+// validatePluginMemory checks memory_mb and the host-wide budget that
+// must hold at least one instance of it.
+func (c *Config) validatePluginMemory() error {
+	mem, budget := c.Host.MemoryMB, c.Host.MaxPluginMemoryMB
+	if mem < 0 || mem == 1 || mem > 4096 {
+		return &ConfigError{c.Source, fmt.Sprintf("host.memory_mb = %d: give a size in MiB from 2 to 4096 (0 or absent: 128)", mem)}
+	}
+	if budget < 0 || budget > 1<<20 {
+		return &ConfigError{c.Source, fmt.Sprintf("host.max_plugin_memory_mb = %d: give a size in MiB from host.memory_mb to 1048576 (0 or absent: %d)", budget, sandbox.DefaultMaxPluginMemory>>20)}
+	}
+	if mem == 0 {
+		mem = sandbox.DefaultMemoryPages / 16
+	}
+	if budget == 0 {
+		budget = sandbox.DefaultMaxPluginMemory >> 20
+	}
+	if budget < mem {
+		return &ConfigError{c.Source, fmt.Sprintf("host.max_plugin_memory_mb = %d is less than host.memory_mb = %d: no plugin instance would fit; raise host.max_plugin_memory_mb (ten agent sessions need about ten times host.memory_mb) or lower host.memory_mb", budget, mem)}
+	}
+	return nil
+}
+
 // Validate checks cross-references: personalities name known plugins and
 // capabilities, hooks name plugins the personality loads, tokens name
 // personalities.
@@ -584,6 +614,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Host.MaxCalls < 0 || c.Host.MaxCalls > 1024 {
 		return bad("host.max_calls = %d: give a number of calls from 1 to 1024 (0 or absent: 16)", c.Host.MaxCalls)
+	}
+	if err := c.validatePluginMemory(); err != nil {
+		return err
 	}
 	if d := c.Host.HookTimeout.Duration; d < 0 || d > 10*time.Minute {
 		return bad("host.hook_timeout = %s: give a duration from 1ms to 10m, like \"60s\" (absent: 60s); it is a backstop, the work budget (host.hook_fuel_per_kb) bounds a hook's work", d)

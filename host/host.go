@@ -250,8 +250,12 @@ func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbo
 		MaxOutputKey: "host.max_output_mb",
 		MaxCalls:     cfg.Host.MaxCalls,
 		MaxCallsKey:  "host.max_calls",
-		Logger:       log,
-		HostFuncs:    funcs,
+		// Every instance together: a call past it waits, then fails
+		// resource_limit naming the key.
+		MaxPluginMemory:    uint64(cfg.Host.MaxPluginMemoryMB) << 20,
+		MaxPluginMemoryKey: "host.max_plugin_memory_mb",
+		Logger:             log,
+		HostFuncs:          funcs,
 	})
 	return eng, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 )
@@ -26,5 +27,50 @@ func TestMaxOutputFromConfig(t *testing.T) {
 		if _, err := ParseConfig("[host]\nmax_output_mb = "+v+"\n", "t.toml", t.TempDir()); err == nil || !strings.Contains(err.Error(), "max_output_mb") {
 			t.Fatalf("max_output_mb = %s: want a refusal naming the key, got %v", v, err)
 		}
+	}
+}
+
+// host.max_plugin_memory_mb reaches the sandbox: with room for one
+// instance, a second call while one runs waits, then fails resource_limit
+// naming the key; it runs once the first gives its memory back. A budget
+// that holds no instance is refused at load, naming both keys.
+func TestPluginMemoryBudgetFromConfig(t *testing.T) {
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave"})
+	h := f.host(t, "[plugins.misbehave]\n[personalities.p]\nplugins = [\"misbehave\"]\ntools = [\"*\"]\ngrants = [\"events\"]\n", nil, "memory_mb = 32", "max_plugin_memory_mb = 32")
+	if u := h.eng.MemoryUse(); u.Budget != 32<<20 {
+		t.Fatalf("budget %d MiB, want 32", u.Budget>>20)
+	}
+	napCtx, stopNap := context.WithCancel(context.Background())
+	napped := make(chan error, 1)
+	go func() {
+		_, err := h.Call(napCtx, Request{Personality: "p", Tool: "nap", Args: json.RawMessage(`{"ms":60000}`)})
+		napped <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for u := h.eng.MemoryUse(); u.Used < u.Budget; u = h.eng.MemoryUse() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the nap call never took its instance's charge: %+v", u)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	short, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	_, err := h.Call(short, Request{Personality: "p", Tool: "echo", Args: json.RawMessage(`{}`)})
+	cancel()
+	if errCode(err) != abi.CodeResourceLimit || !strings.Contains(err.Error(), "host.max_plugin_memory_mb") {
+		t.Fatalf("a call while the budget is taken: want resource_limit naming host.max_plugin_memory_mb, got %v", err)
+	}
+	stopNap()
+	<-napped
+	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo", Args: json.RawMessage(`{}`)}); err != nil {
+		t.Fatalf("a call after the first gave its memory back: %v", err)
+	}
+	for _, keys := range []string{"max_plugin_memory_mb = 64\nmemory_mb = 128", "max_plugin_memory_mb = 100", "max_plugin_memory_mb = -1"} {
+		if _, err := ParseConfig("[host]\n"+keys+"\n", "t.toml", t.TempDir()); err == nil || !strings.Contains(err.Error(), "host.max_plugin_memory_mb") {
+			t.Fatalf("%q: want a refusal naming host.max_plugin_memory_mb, got %v", keys, err)
+		}
+	}
+	cfg, err := ParseConfig("[host]\n", "t.toml", t.TempDir())
+	if err != nil || cfg.Host.MaxPluginMemoryMB != 0 {
+		t.Fatalf("absent: %v, %d", err, cfg.Host.MaxPluginMemoryMB)
 	}
 }

@@ -44,6 +44,11 @@ type instance struct {
 	meter meter
 	// idleSince is when the instance went back to the pool (put).
 	idleSince time.Time
+	// memory is its linear memories (its own and its Extism kernel's),
+	// bound together (linearmem.go); charge is what the host-wide budget
+	// counts for it (membudget.go), given back when it closes.
+	memory *instMemory
+	charge uint64
 }
 
 func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
@@ -51,11 +56,12 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	if err != nil {
 		return nil, err
 	}
-	inst := &instance{p: p, meter: meter{ration: tickFuel}}
+	limit := uint64(p.eng.cfg.MemoryPages)<<16 - min(p.shape.fixed, uint64(p.eng.cfg.MemoryPages)<<16)
+	inst := &instance{p: p, meter: meter{ration: tickFuel}, memory: &instMemory{limit: limit}}
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
 	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.timeout())
-	ictx = experimental.WithMemoryAllocator(ictx, mmapAllocator{})
+	ictx = experimental.WithMemoryAllocator(ictx, inst.memory)
 	defer cancel()
 	// extism's host-function wrappers want a plugin in the context even
 	// while the start function runs, before there is one: ww_tick must
@@ -67,13 +73,19 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		return nil, p.classify(ictx, inst, fmt.Errorf("instantiating: %w", err))
 	}
 	inst.ext = ext
+	p.live.Add(1)
+	p.eng.budget.opened()
+	if n := inst.memory.Size(); n > limit {
+		// The memories' minimums are granted as instantiation asks them.
+		inst.close(ctx)
+		return nil, p.outOfMemory()
+	}
 	lg := p.log
 	ext.SetLogger(func(level extism.LogLevel, msg string) {
 		if inst.mayLog() {
 			lg.Log(context.Background(), extismLevel(level), msg)
 		}
 	})
-	p.live.Add(1)
 	if p.Fast {
 		// The first call through extism runs the Go runtime's _initialize,
 		// during which the listener captures our module.
@@ -137,6 +149,10 @@ func (inst *instance) close(ctx context.Context) {
 		inst.ext.Close(ctx)
 		inst.ext = nil
 		inst.p.live.Add(-1)
+		b := inst.p.eng.budget
+		b.closed()
+		b.give(inst.charge)
+		inst.charge = 0
 	}
 }
 
@@ -170,6 +186,19 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 			f.Used = used
 		}
 	}()
+	inst.memory.refused.Store(false)
+	out, status, err := inst.runOp(ctx, op, input)
+	if err == nil && inst.memory.refused.Load() {
+		// A grow was refused (the kernel's alloc answered 0, say) and the
+		// plugin answered anyway: what it answered is not trusted, and
+		// the instance is discarded.
+		return nil, 0, inst.p.outOfMemory()
+	}
+	return out, status, err
+}
+
+// runOp performs op on the fast path or through Extism's kernel.
+func (inst *instance) runOp(ctx context.Context, op int32, input []byte) ([]byte, int32, error) {
 	if inst.p.Fast {
 		return inst.runFast(ctx, op, input)
 	}

@@ -52,9 +52,10 @@ import (
 // other per-instance costs (functions, imports) are bounded by the size of
 // the module, which the operator installs.
 //
-// The host's memory for plugins is thus at most memory_mb x max_calls per
-// plugin version (plus Extism's kernel memory, see RATIONALE.md), plus the
-// transient copy Go makes when a table or a memory grows (append).
+// An instance's Extism kernel memory counts against memory_mb with its
+// linear memory (linearmem.go), and every instance of the host together
+// against the host-wide budget (membudget.go); add the transient copy Go
+// makes when a table grows (append).
 
 const (
 	// tableEntryBytes is what wazero stores per table entry (a uintptr).
@@ -79,25 +80,45 @@ var errOverBudget = errors.New("over the memory limit")
 // for what the rule cannot count (several memories, memory64, shared
 // memory, too many tables).
 func boundMemory(wasm []byte, budget uint64) ([]byte, error) {
+	out, _, err := boundMemoryShape(wasm, budget)
+	return out, err
+}
+
+// memShape is what an instance of a bounded module holds besides its
+// linear memories (membudget.go accounts an instance with it).
+type memShape struct {
+	// fixed is what instantiation allocates outside linear memory: table
+	// minimums, element-segment entries, globals.
+	fixed uint64
+	// growsTables: the code has a table.grow, so its tables may take up
+	// to the budget less its linear memory at run time.
+	growsTables bool
+}
+
+// boundMemoryShape is boundMemory, also returning the module's memShape.
+func boundMemoryShape(wasm []byte, budget uint64) ([]byte, memShape, error) {
 	if len(wasm) < 8 || string(wasm[:4]) != "\x00asm" {
-		return nil, errNotWasm
+		return nil, memShape{}, errNotWasm
 	}
 	secs, err := splitSections(wasm)
 	if err != nil {
-		return nil, err
+		return nil, memShape{}, err
 	}
 	m := &memBound{budget: budget, secs: secs}
 	for _, step := range []func() error{m.imports, m.tables, m.memories, m.counts, m.globalsAndElements, m.exports, m.declared} {
 		if err := step(); err != nil {
-			return nil, err
+			return nil, memShape{}, err
 		}
 	}
+	var grows bool
 	if m.nTables > 0 && m.secs.find(10) >= 0 { // else nothing can grow a table
-		if err := m.checkGrows(); err != nil {
-			return nil, err
+		g, err := m.checkGrows()
+		if err != nil {
+			return nil, memShape{}, err
 		}
+		grows = g
 	}
-	return rebuild(wasm[:8], m.secs), nil
+	return rebuild(wasm[:8], m.secs), memShape{fixed: m.static - m.memStatic, growsTables: grows}, nil
 }
 
 // memBound is boundMemory's work on one module: what its declarations
@@ -106,6 +127,7 @@ type memBound struct {
 	budget       uint64
 	secs         sections
 	static       uint64 // bytes instantiation allocates
+	memStatic    uint64 // of which linear memory (the memories' minimums)
 	nTables      int
 	nMems        int
 	nFuncImports uint32
@@ -136,6 +158,7 @@ func (m *memBound) addMemory(r *reader) error {
 	m.nMems++
 	m.hasMemory = true
 	m.static += uint64(min) << 16
+	m.memStatic += uint64(min) << 16
 	return nil
 }
 
@@ -299,10 +322,11 @@ func (m *memBound) declared() error {
 
 // checkGrows puts a check before every table.grow and memory.grow of the
 // code, and appends the function a failed check calls when one is needed.
-func (m *memBound) checkGrows() error {
+// It reports whether the code has a table.grow.
+func (m *memBound) checkGrows() (bool, error) {
 	params, err := readTypes(m.body(1))
 	if err != nil {
-		return fmt.Errorf("type section: %w", err)
+		return false, fmt.Errorf("type section: %w", err)
 	}
 	var types []uint32
 	if b := m.body(3); b != nil {
@@ -312,20 +336,20 @@ func (m *memBound) checkGrows() error {
 			types = append(types, fr.u32())
 		}
 		if fr.err != nil {
-			return fmt.Errorf("function section: %w", fr.err)
+			return false, fmt.Errorf("function section: %w", fr.err)
 		}
 	}
 	g := &growCheck{budget: m.budget, tables: uint32(m.nTables), memory: m.hasMemory, limit: m.nFuncImports + uint32(len(types))}
 	ci := m.secs.find(10)
 	code, err := g.rewriteCode(m.secs[ci].body, types, params)
 	if err != nil {
-		return fmt.Errorf("code section: %w", err)
+		return false, fmt.Errorf("code section: %w", err)
 	}
 	m.secs[ci].body = code
 	if g.grows {
 		m.appendLimit(g.limit, uint32(len(params)), uint32(len(types)))
 	}
-	return nil
+	return g.grows, nil
 }
 
 // appendLimit appends the function a failed check calls: () -> (), body

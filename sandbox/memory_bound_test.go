@@ -261,25 +261,26 @@ func TestLoadRefusesDeclarationsOverMemoryLimit(t *testing.T) {
 // Element segment entries and globals are allocated per instance too:
 // they count, and a module with more than the budget's worth is refused.
 func TestLoadCountsElementsAndGlobals(t *testing.T) {
-	const pages = 16 // 1 MiB
+	// 2 MiB: an instance's Extism kernel takes 1 MiB of it to start with.
+	const pages = 32
 	e := engine(t, Config{MemoryPages: pages, MemoryKey: boundKey})
-	// A passive segment of 200,000 entries: 1.6 MB of references.
+	// A passive segment of 400,000 entries: 3.2 MB of references.
 	fp := newFastPlugin(false)
-	elems := cat([]byte{1, 0x01, 0x00}, appendU32(nil, 200_000), bytes.Repeat([]byte{0}, 200_000))
+	elems := cat([]byte{1, 0x01, 0x00}, appendU32(nil, 400_000), bytes.Repeat([]byte{0}, 400_000))
 	wasm := withSection(fp.build(), 9, elems)
 	if _, err := e.Load(context.Background(), "elems", wasm, ""); code(err) != abi.CodeResourceLimit || !strings.Contains(err.Error(), boundKey) {
-		t.Fatalf("200,000 element entries under 1 MiB: want resource_limit, got %v", err)
+		t.Fatalf("400,000 element entries under 2 MiB: want resource_limit, got %v", err)
 	}
-	// 20,000 i64 globals: 1.3 MB at globalCost.
-	globals := appendU32(nil, 20_000)
-	for i := 0; i < 20_000; i++ {
+	// 40,000 i64 globals: 2.6 MB at globalCost.
+	globals := appendU32(nil, 40_000)
+	for i := 0; i < 40_000; i++ {
 		globals = append(globals, tI64, 0x00, 0x42, 0x00, 0x0b)
 	}
 	wasm = withSection(fp.build(), 6, globals)
 	if _, err := e.Load(context.Background(), "globals", wasm, ""); code(err) != abi.CodeResourceLimit || !strings.Contains(err.Error(), boundKey) {
-		t.Fatalf("20,000 globals under 1 MiB: want resource_limit, got %v", err)
+		t.Fatalf("40,000 globals under 2 MiB: want resource_limit, got %v", err)
 	}
-	// A tenth of each loads and runs.
+	// A twentieth of each loads and runs, beside the kernel's 1 MiB.
 	small := withSection(fp.build(), 9, cat([]byte{1, 0x01, 0x00}, appendU32(nil, 20_000), bytes.Repeat([]byte{0}, 20_000)))
 	small = withSection(small, 6, append(appendU32(nil, 2000), bytes.Repeat([]byte{tI64, 0x00, 0x42, 0x00, 0x0b}, 2000)...))
 	p, err := e.Load(context.Background(), "small", small, "")

@@ -1,7 +1,8 @@
 // Package sandbox runs plugins: extism go-sdk on wazero, with an on-disk
 // compilation cache, one compiled module per plugin version, a pool of
-// instances per version, a deadline and a memory limit on every call, and
-// no filesystem or network of the plugin's own.
+// instances per version, a deadline and a memory limit on every call, one
+// memory budget for every instance of the engine (membudget.go), and no
+// filesystem or network of the plugin's own.
 //
 // Two calling conventions are supported. Plugins built with plugin-sdk export
 // the ww_* fast path (abi.ExportFastCall): the host writes input straight
@@ -12,9 +13,10 @@
 //
 // Lifecycle of a loaded plugin (Plugin): Load validates (wasm structure,
 // exports, ABI version, manifest) and compiles; Call borrows an instance
-// from the pool and returns it, or discards it after a trap or a timeout;
-// Retire stops new calls, waits for calls in flight, then closes the
-// compiled module. A failed Load leaves nothing behind.
+// from the pool (charged to the budget) and returns it, or discards it
+// after a trap or a timeout; Retire stops new calls, waits for calls in
+// flight, then closes the compiled module. A failed Load leaves nothing
+// behind.
 package sandbox
 
 import (
@@ -119,6 +121,15 @@ type Config struct {
 	MaxCalls int
 	// MaxCallsKey names the setting behind MaxCalls in refusals.
 	MaxCallsKey string
+	// MaxPluginMemory is the host-wide budget, in bytes, of every plugin
+	// instance of the engine together (membudget.go): a running instance
+	// counts its memory limit, an idle one what it holds. A call that
+	// would pass it waits until its deadline, then fails resource_limit.
+	// 0: DefaultMaxPluginMemory.
+	MaxPluginMemory uint64
+	// MaxPluginMemoryKey names the setting behind MaxPluginMemory in
+	// refusals.
+	MaxPluginMemoryKey string
 	// ExtismABIOnly ignores the ww_* fast path and calls every plugin
 	// through Extism's kernel: for comparison in benchmarks.
 	ExtismABIOnly bool
@@ -141,6 +152,8 @@ type Engine struct {
 	// compiles counts the compiles of each plugin version, by sha256
 	// (Compilations): a host compiles a version at most once per process.
 	compiles sync.Map // sha256 → *atomic.Int64
+	// budget is the host-wide memory budget of the instances.
+	budget *memBudget
 }
 
 // NewEngine prepares an engine; the cache directory is created if needed.
@@ -159,6 +172,12 @@ func NewEngine(cfg Config) (*Engine, error) {
 	}
 	if cfg.MaxCallsKey == "" {
 		cfg.MaxCallsKey = "MaxCalls"
+	}
+	if cfg.MaxPluginMemory == 0 {
+		cfg.MaxPluginMemory = DefaultMaxPluginMemory
+	}
+	if cfg.MaxPluginMemoryKey == "" {
+		cfg.MaxPluginMemoryKey = "sandbox.Config.MaxPluginMemory"
 	}
 	if cfg.MemoryKey == "" {
 		cfg.MemoryKey = "sandbox.Config.MemoryPages"
@@ -181,7 +200,7 @@ func NewEngine(cfg Config) (*Engine, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	e := &Engine{cfg: cfg, funcs: map[string]HostFunc{}}
+	e := &Engine{cfg: cfg, funcs: map[string]HostFunc{}, budget: newMemBudget(cfg.MaxPluginMemory, cfg.MaxPluginMemoryKey)}
 	for _, f := range cfg.HostFuncs {
 		if _, dup := e.funcs[f.Name]; dup {
 			return nil, fmt.Errorf("sandbox: host function %s given twice", f.Name)
@@ -248,6 +267,9 @@ type Plugin struct {
 	importNames []string
 	// Fast reports whether it speaks the ww_* fast path.
 	Fast bool
+	// shape is what an instance holds besides linear memory, set by
+	// compile (membudget.go charges instances by it).
+	shape memShape
 
 	eng *Engine
 	log *slog.Logger
@@ -359,10 +381,11 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 	// Deadlines: every module is rewritten to charge fuel (fuel.go); one
 	// that cannot be is refused, since nothing else would bound it.
 	// Memory: tables and growth count against the memory limit (membound.go).
-	bounded, err := boundMemory(wasm, uint64(e.cfg.MemoryPages)<<16)
+	bounded, shape, err := boundMemoryShape(wasm, uint64(e.cfg.MemoryPages)<<16)
 	if err != nil {
 		return p.boundErr(err)
 	}
+	p.shape = shape
 	code, err := instrument(bounded, fuelOptions{noLoops: e.cfg.NoLoopFuel})
 	if err != nil {
 		return loadErr(abi.CodeRefused, "plugin %s cannot be run under a deadline: %v: build it without that feature (wasmwright runs WebAssembly 2.0 without threads or multiple memories)", p.Name, err)
@@ -569,6 +592,10 @@ func (p *Plugin) call(ctx context.Context, op int32, input []byte) ([]byte, erro
 	if err != nil {
 		return nil, err
 	}
+	// A host function this call runs may call another plugin (the
+	// browser's gate runs the detector chain inside a read): that inner
+	// call must not wait for budget this one holds (membudget.go).
+	ctx = context.WithValue(ctx, holdsBudget{}, true)
 	out, status, err := inst.run(ctx, op, input)
 	if err != nil {
 		inst.close(ctx)
@@ -621,8 +648,8 @@ func (p *Plugin) classify(ctx context.Context, inst *instance, err error) error 
 		}
 		return abi.Errorf(abi.CodeTimeout, "plugin %s did not finish before its deadline and was stopped; the instance was discarded: check the plugin for an endless loop, or raise the timeout", p.Name)
 	}
-	if strings.Contains(stderr, "out of memory") {
-		return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB) and was stopped", p.Name, p.eng.cfg.MemoryPages/16)
+	if strings.Contains(stderr, "out of memory") || inst.memory.refused.Load() {
+		return p.outOfMemory()
 	}
 	var ae *abi.Error
 	if errors.As(err, &ae) {
@@ -659,6 +686,13 @@ func (c *Crash) Error() string { return c.Err.Error() }
 // Unwrap makes abi.AsError find Err.
 func (c *Crash) Unwrap() error { return c.Err }
 
+// outOfMemory is the failure of a call whose instance reached its limit.
+func (p *Plugin) outOfMemory() error {
+	c := p.eng.cfg
+	return abi.Errorf(abi.CodeResourceLimit, "plugin %s ran out of memory (limit %d MiB, %s, which counts its linear memory, its tables and its Extism kernel's memory together) and was stopped; the instance was discarded: have the plugin use less, or raise %s",
+		p.Name, c.MemoryPages/16, c.MemoryKey, c.MemoryKey)
+}
+
 // acquire takes one of the plugin's call tokens, waiting at most until the
 // call's deadline (the engine's timeout if ctx has none sooner).
 func (p *Plugin) acquire(ctx context.Context) error {
@@ -684,25 +718,19 @@ func firstLine(s string) string {
 	return l
 }
 
-func (p *Plugin) get(ctx context.Context) (*instance, error) {
-	p.mu.Lock()
-	if n := len(p.idle); n > 0 {
-		inst := p.idle[n-1]
-		// The slot is cleared: the backing array would otherwise keep the
-		// instance reachable after a failed call discards it, and with it
-		// its tables (on the Go heap), up to PoolSize of them per plugin.
-		p.idle[n-1] = nil
-		p.idle = p.idle[:n-1]
-		p.mu.Unlock()
-		return inst, nil
-	}
-	p.mu.Unlock()
-	return p.newInstance(ctx)
-}
-
+// put pools an instance after its call, charged what it holds now, or
+// closes it: the pool is full, the plugin retired, or the instance grew
+// past PoolMaxMemory (its linear memory and its kernel's together).
 func (p *Plugin) put(ctx context.Context, inst *instance) {
+	size := inst.memory.Size()
+	if size <= uint64(p.eng.cfg.PoolMaxMemory) {
+		// Not yet in the pool: no other call can reach it.
+		was, now := inst.charge, min(inst.charge, p.idleCharge(inst))
+		inst.charge = now
+		p.eng.budget.give(was - now)
+	}
 	p.mu.Lock()
-	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize && (inst.mem == nil || inst.mem.Size() <= p.eng.cfg.PoolMaxMemory) {
+	if !p.retired && len(p.idle) < p.eng.cfg.PoolSize && size <= uint64(p.eng.cfg.PoolMaxMemory) {
 		inst.idleSince = time.Now()
 		p.idle = append(p.idle, inst)
 		if p.trim == nil {
@@ -711,6 +739,7 @@ func (p *Plugin) put(ctx context.Context, inst *instance) {
 			p.trim.Reset(p.eng.cfg.PoolIdleTTL)
 		}
 		p.mu.Unlock()
+		p.eng.budget.pooling(p)
 		return
 	}
 	p.mu.Unlock()
@@ -759,6 +788,7 @@ func (p *Plugin) Retire(ctx context.Context) error {
 	p.compileMu.Lock()
 	defer p.compileMu.Unlock()
 	p.closed, p.wasm = true, nil
+	p.eng.budget.forget(p)
 	return p.dropModule()
 }
 
@@ -784,7 +814,7 @@ func (p *Plugin) Instances() int { return int(p.live.Load()) }
 // pay for instantiation.
 func (p *Plugin) Warm(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
-		inst, err := p.newInstance(ctx)
+		inst, err := p.fresh(ctx)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,3 @@
+module example.com/kernelalloc
+
+go 1.26.8
