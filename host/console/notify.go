@@ -102,6 +102,8 @@ func (c *Console) pings() []Ping {
 			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.cardLink("approval", a.ID), Via: a.Via}
 		if t := a.Target; t != nil && t.Ref != "" {
 			p.Element = fmt.Sprintf("%s [ref %s]", t.Role, t.Ref)
+		} else if t != nil && t.At != "" {
+			p.Element = fmt.Sprintf("%s %s", t.Role, t.At)
 		}
 		where := ""
 		if a.Origin != "" {

@@ -51,9 +51,16 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 // approved the call for (Caller.OriginJudged): the page moved while the
 // call waited for an operator, and the approval was for the other page.
 // The acting host functions call it right before they act.
+//
+// A call whose receivers were bound for its approval (Caller.Bound, a
+// *Binding) is checked by what was bound: the page's origin, and each
+// receiving element's node, frame origin and what it shows.
 func stillJudged(c *hostfuncs.Caller, t *tab) error {
 	if !c.OriginJudged() {
 		return nil
+	}
+	if b, ok := c.Bound().(*Binding); ok && b != nil {
+		return b.check(t)
 	}
 	want := c.Origin()
 	if want == "" {

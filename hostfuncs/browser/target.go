@@ -21,6 +21,10 @@ type TargetInfo struct {
 	Ref, Role, Name string
 	Title, URL      string
 	PNG             []byte
+	// Part says what the element is to the call ("drop target", "field
+	// 2"), Text what it shows when that is not its name, Origin the origin
+	// of the frame that holds it (Bind).
+	Part, Text, Origin string
 }
 
 // targetWait bounds describing a target: an approval must not wait on a

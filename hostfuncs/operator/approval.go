@@ -36,6 +36,9 @@ type Approval struct {
 	Deadline time.Time `json:"deadline"`
 	// Target is the element the call acts on and its page, when known.
 	Target *Target `json:"target,omitempty"`
+	// Targets are every element the call acts on, Target first, when it
+	// names more than one (a drag's two ends, each field of a form fill).
+	Targets []Target `json:"targets,omitempty"`
 	// Client is the name of the agent's MCP client (clientInfo), when known.
 	Client string `json:"client,omitempty"`
 	// Via is where it may be asked (ViaConsole, ViaClient); empty: the

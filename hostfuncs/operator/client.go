@@ -73,4 +73,14 @@ type Target struct {
 	Name  string `json:"name,omitempty"`
 	Title string `json:"title,omitempty"`
 	URL   string `json:"url,omitempty"`
+	// Part says what the element is to the call when it has several
+	// ("drop target", "field 2"); Text is what it shows (when not its
+	// name); Origin is the origin of the frame that holds it, which the
+	// approval is judged by.
+	Part   string `json:"part,omitempty"`
+	Text   string `json:"text,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// At names a receiver that has no ref: "at (x, y)" for a point, "in
+	// focus" for the element a key goes to.
+	At string `json:"at,omitempty"`
 }

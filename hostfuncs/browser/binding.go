@@ -1,0 +1,391 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+)
+
+// Aim is one element a call will act on, as the host reads it from the
+// call's arguments before judging it: a ref, a viewport point (the element
+// under it receives a click, a drag's end), or the focused element (where
+// a key press without a ref goes). Part says what it is to the call
+// ("drop target", "field 2"), "" for the one element of most calls.
+type Aim struct {
+	Part    string
+	Ref     string
+	X, Y    *float64
+	Focused bool
+}
+
+// Binding is what an approval was asked for: the page, and each element
+// that receives the act (its frame's origin, what it shows, and a handle
+// on the very node). The host asks with it, passes it to the call
+// (hostfuncs.CallerInfo.Bound), and the acting host functions check it
+// right before they act (stillJudged): a page that swapped, renamed,
+// moved or covered the element meanwhile is refused, not acted on. An
+// origin grant covers the call by the same facts: the frame that holds
+// each element, never the top page around it.
+type Binding struct {
+	// PageOrigin is the top page's origin (weborigin spelling, "" when
+	// opaque), Title and URL the page's, for the question.
+	PageOrigin, Title, URL string
+	// Targets describe the receivers, in the order of the Aims.
+	Targets []TargetInfo
+
+	tab   *tab
+	aims  []Aim
+	nodes []boundNode
+}
+
+// boundNode is one receiver as bound: the node and its facts.
+type boundNode struct {
+	h     pw.ElementHandle
+	facts nodeFacts
+}
+
+// nodeFacts is what an approval names of an element and compares at act
+// time. Never a value typed or filled: the text of a control that holds
+// one (input, select) is not read.
+type nodeFacts struct {
+	Origin, Role, Name, Text, Tag string
+}
+
+func (f nodeFacts) String() string {
+	s := strings.TrimSpace(f.Role + " " + quote(f.Name))
+	if f.Text != "" && f.Text != f.Name {
+		s += " showing " + quote(f.Text)
+	}
+	return s + " in a frame of " + orNull(f.Origin)
+}
+
+func quote(s string) string {
+	if s == "" {
+		return ""
+	}
+	return fmt.Sprintf("%q", s)
+}
+
+func orNull(o string) string {
+	if o == "" {
+		return "null (an opaque origin)"
+	}
+	return o
+}
+
+// nodeFactsJS reads an element's facts in its own frame: self.origin is that
+// frame's origin (a srcdoc or about:blank frame inherits its parent's,
+// a sandboxed one is "null"). The name is the label a person reads beside
+// the control (aria-label, title, alt, placeholder, its <label>); the text
+// what it shows, never a form control's value.
+const nodeFactsJS = `e => {
+	const clean = s => (s || "").replace(/\s+/g, " ").trim().slice(0, 200);
+	const tag = e.tagName.toLowerCase();
+	const type = (e.getAttribute("type") || "").toLowerCase();
+	const labelled = e.getAttribute("aria-labelledby");
+	let name = e.getAttribute("aria-label") || (labelled && labelled.split(/\s+/).map(id => { const l = e.ownerDocument.getElementById(id); return l ? l.textContent : ""; }).join(" "))
+		|| (e.labels && e.labels.length ? e.labels[0].textContent : "") || e.getAttribute("title") || e.getAttribute("alt") || e.getAttribute("placeholder") || "";
+	const control = tag === "input" || tag === "select" || tag === "textarea";
+	let text = "";
+	if (tag === "input" && ["button", "submit", "reset"].includes(type)) text = e.value;
+	else if (!control && tag !== "body" && tag !== "html") text = e.innerText ?? e.textContent;
+	const implicit = {a: e.hasAttribute("href") ? "link" : "generic", button: "button", select: "combobox", textarea: "textbox", body: "page", html: "page", img: "img",
+		input: ({checkbox: "checkbox", radio: "radio", button: "button", submit: "button", reset: "button", file: "button", range: "slider"})[type] || "textbox"};
+	return {origin: self.origin, role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag};
+}`
+
+// bindWait bounds resolving and checking the receivers: an approval must
+// not wait on a stuck page to be asked, and an act fails closed when the
+// element cannot be read in time.
+const bindWait = 3 * time.Second
+
+// Bind resolves aims on the session's current tab (each to its node and
+// the frame that holds it) and records them for an approval. With no
+// session or tab it returns nil: the call has nothing to act on and fails
+// on its own. An aim that cannot be resolved (a stale ref, no element at
+// the point) is an error to the agent: nobody is asked about an element
+// that is not there. Release it when the call ends.
+func (s *Service) Bind(ctx context.Context, personality, session string, aims []Aim) (*Binding, error) {
+	s.sessions.mu.Lock()
+	ss := s.sessions.byKey[key(personality, session)]
+	s.sessions.mu.Unlock()
+	if ss == nil {
+		return nil, nil
+	}
+	if err := s.sessions.lockSession(ctx, ss); err != nil {
+		return nil, err
+	}
+	defer ss.mu.Unlock()
+	t := ss.current()
+	if t == nil {
+		return nil, nil
+	}
+	if err := refuseWithheld(ctx, t); err != nil {
+		return nil, err
+	}
+	b := &Binding{tab: t, aims: aims, URL: t.page.URL(), PageOrigin: pageOriginOf(t.page.URL())}
+	bounded(targetWait, func() (err error) { b.Title, err = t.page.Title(); return err })
+	for _, a := range aims {
+		n, err := resolveAim(t, a)
+		if err != nil {
+			b.Release()
+			return nil, err
+		}
+		b.nodes = append(b.nodes, n)
+		info := TargetInfo{Part: a.Part, Role: n.facts.Role, Name: n.facts.Name, Text: n.facts.Text, Origin: n.facts.Origin}
+		if r, err := normRef(a.Ref); err == nil && a.Ref != "" {
+			info.Ref = r
+			// The snapshot's role and accessible name are what the agent
+			// saw; the live facts stay for the check.
+			if role, name := roleAndName(t.refLines[r]); role != "" {
+				info.Role, info.Name = role, name
+			}
+		}
+		b.Targets = append(b.Targets, info)
+	}
+	return b, nil
+}
+
+// Origins are the receivers' frame origins, each once, "" for an opaque
+// one; the page's origin when the call names no element.
+func (b *Binding) Origins() []string {
+	if len(b.nodes) == 0 {
+		return []string{b.PageOrigin}
+	}
+	var out []string
+	for _, n := range b.nodes {
+		if !containsStr(out, n.facts.Origin) {
+			out = append(out, n.facts.Origin)
+		}
+	}
+	return out
+}
+
+func containsStr(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Release lets go of the bound nodes (the call ended).
+func (b *Binding) Release() {
+	if b == nil {
+		return
+	}
+	for _, n := range b.nodes {
+		go n.h.Dispose() // the page may be stuck or gone: nobody waits on it
+	}
+	b.nodes = nil
+}
+
+// pageOriginOf is weborigin.Of with "" for an opaque origin.
+func pageOriginOf(u string) string {
+	if o := weborigin.Of(u); o != weborigin.Opaque {
+		return o
+	}
+	return ""
+}
+
+// check refuses an act on t unless everything the approval was asked for
+// still holds: the same tab and page origin, and each receiver the same
+// node, in a frame of the same origin, showing the same role, name and
+// text. The acting host functions call it (stillJudged) right before they
+// act; what changed is named, and nothing was done.
+func (b *Binding) check(t *tab) error {
+	if b.tab != t {
+		return abi.Errorf(abi.CodeRefused, "the current tab changed after this call was judged for approval; nothing was done. Take a new snapshot and call again: it will be judged for the tab it is on now")
+	}
+	if now := pageOriginOf(t.page.URL()); now != b.PageOrigin {
+		return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", orNullShort(b.PageOrigin), orNullShort(now))
+	}
+	for i, a := range b.aims {
+		if i >= len(b.nodes) {
+			return abi.Errorf(abi.CodeRefused, "the element this call was approved for was released; nothing was done: call again")
+		}
+		if err := b.nodes[i].still(t, a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orNullShort(o string) string {
+	if o == "" {
+		return "null"
+	}
+	return o
+}
+
+// still checks that aim resolves to the bound node with the same facts.
+func (n boundNode) still(t *tab, a Aim) error {
+	what := "the element"
+	if a.Part != "" {
+		what = "the " + a.Part
+	}
+	changed := func(how string) error {
+		return abi.Errorf(abi.CodeRefused, "%s changed after this call was judged for approval (%s); nothing was done. Take a new snapshot and call again: it will be asked about the element as it is now", what, how)
+	}
+	now, err := resolveAim(t, a)
+	if err != nil {
+		return changed("it can no longer be found: " + abi.AsError(err).Message)
+	}
+	defer func() { go now.h.Dispose() }()
+	if now.facts != n.facts {
+		return changed(fmt.Sprintf("it was %s, now %s", n.facts, now.facts))
+	}
+	var same any
+	if bounded(bindWait, func() (err error) {
+		same, err = now.h.Evaluate(`(e, old) => e === old`, n.h)
+		return err
+	}) != nil || same != true {
+		// Another node with the same facts, or one in another frame (a
+		// handle of one frame cannot be compared in another).
+		return changed("another node took its place")
+	}
+	return nil
+}
+
+// resolveAim finds the node a receives on t, with its facts.
+func resolveAim(t *tab, a Aim) (boundNode, error) {
+	var n boundNode
+	var err error
+	switch {
+	case a.Ref != "":
+		n.h, err = refNode(t, a.Ref)
+	case a.X != nil && a.Y != nil:
+		n.h, err = nodeAt(t.page.MainFrame(), *a.X, *a.Y)
+	default:
+		n.h, err = focusedNode(t.page.MainFrame())
+	}
+	if err != nil {
+		return n, err
+	}
+	var v any
+	if err := bounded(bindWait, func() (err error) { v, err = n.h.Evaluate(nodeFactsJS); return err }); err != nil {
+		go n.h.Dispose()
+		return n, abi.Errorf(abi.CodeRefused, "the element this call acts on could not be read in time to judge it (%v): take a new snapshot and call again", err)
+	}
+	m, _ := v.(map[string]any)
+	str := func(k string) string { s, _ := m[k].(string); return s }
+	n.facts = nodeFacts{Origin: pageOriginOf(str("origin")), Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag")}
+	return n, nil
+}
+
+// refNode is the node of ref in t's latest snapshot.
+func refNode(t *tab, ref string) (pw.ElementHandle, error) {
+	r, err := normRef(ref)
+	if err != nil {
+		return nil, err
+	}
+	if !t.refs[r] {
+		return nil, abi.Errorf(abi.CodeStaleRef, "ref %s is not in the latest snapshot of this tab: take a new snapshot (browser_snapshot) and use its refs", r)
+	}
+	var h pw.ElementHandle
+	if err := bounded(bindWait, func() (err error) {
+		h, err = t.page.GetByRef(r).ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(float64(bindWait.Milliseconds()) / 2)})
+		return err
+	}); err != nil {
+		return nil, abi.Errorf(abi.CodeStaleRef, "ref %s is no longer on the page (the page changed or navigated since the snapshot): take a new snapshot and use its refs", r)
+	}
+	return h, nil
+}
+
+// frameDepth bounds following frames into frames.
+const frameDepth = 8
+
+// nodeAt is the element a click at viewport point (x, y) lands on: the
+// topmost under the point, followed into the frame it is when it is an
+// iframe (the point moved into that frame's viewport).
+func nodeAt(f pw.Frame, x, y float64) (pw.ElementHandle, error) {
+	for range frameDepth {
+		var h pw.JSHandle
+		if err := bounded(bindWait, func() (err error) {
+			h, err = f.EvaluateHandle(`([x, y]) => document.elementFromPoint(x, y)`, []float64{x, y})
+			return err
+		}); err != nil || h == nil || h.AsElement() == nil {
+			return nil, abi.Errorf(abi.CodeRefused, "no element is at (%.0f, %.0f) to act on (the point is outside the page, or the page did not answer): take a screenshot and pick a point on an element", x, y)
+		}
+		e := h.AsElement()
+		inner, ox, oy, err := innerFrame(e)
+		if err != nil {
+			go e.Dispose()
+			return nil, err
+		}
+		if inner == nil {
+			return e, nil
+		}
+		go e.Dispose()
+		f, x, y = inner, x-ox, y-oy
+	}
+	return nil, abi.Errorf(abi.CodeRefused, "the point (%.0f, %.0f) is inside frames nested too deep to judge: act on an element by its ref", x, y)
+}
+
+// focusedNode is the element a key press goes to: the focused element,
+// followed into the frame that holds the focus.
+func focusedNode(f pw.Frame) (pw.ElementHandle, error) {
+	for range frameDepth {
+		var h pw.JSHandle
+		if err := bounded(bindWait, func() (err error) {
+			h, err = f.EvaluateHandle(`() => document.activeElement || document.body || document.documentElement`)
+			return err
+		}); err != nil || h == nil || h.AsElement() == nil {
+			return nil, abi.Errorf(abi.CodeRefused, "the page did not say which element has the focus in time to judge the key press: take a new snapshot and press on a ref")
+		}
+		e := h.AsElement()
+		inner, _, _, err := innerFrame(e)
+		if err != nil {
+			go e.Dispose()
+			return nil, err
+		}
+		if inner == nil {
+			return e, nil
+		}
+		go e.Dispose()
+		f = inner
+	}
+	return nil, abi.Errorf(abi.CodeRefused, "the focus is inside frames nested too deep to judge: press on an element by its ref")
+}
+
+// innerFrame is the frame e shows when it is an iframe or frame (nil
+// otherwise), and where that frame's viewport starts in e's.
+func innerFrame(e pw.ElementHandle) (pw.Frame, float64, float64, error) {
+	var v any
+	if err := bounded(bindWait, func() (err error) {
+		v, err = e.Evaluate(`e => { if (!(e instanceof HTMLIFrameElement || e instanceof HTMLFrameElement)) return null;
+			const r = e.getBoundingClientRect(), s = getComputedStyle(e);
+			return [r.left + e.clientLeft + parseFloat(s.paddingLeft || 0), r.top + e.clientTop + parseFloat(s.paddingTop || 0)]; }`)
+		return err
+	}); err != nil {
+		return nil, 0, 0, abi.Errorf(abi.CodeRefused, "the page did not answer in time to judge what the act lands on: take a new snapshot and call again")
+	}
+	off, ok := v.([]any)
+	if !ok || len(off) != 2 {
+		return nil, 0, 0, nil
+	}
+	var f pw.Frame
+	if err := bounded(bindWait, func() (err error) { f, err = e.ContentFrame(); return err }); err != nil || f == nil {
+		// A frame whose document cannot be reached is not judged as its
+		// parent's: fail closed.
+		return nil, 0, 0, abi.Errorf(abi.CodeRefused, "the act lands in a frame whose page could not be reached to judge it: wait for the frame to load, take a new snapshot and call again")
+	}
+	return f, num(off[0]), num(off[1]), nil
+}
+
+func num(v any) float64 {
+	switch x := v.(type) {
+	case float64:
+		return x
+	case int:
+		return float64(x)
+	}
+	return 0
+}
