@@ -100,6 +100,10 @@ const nodeFactsJS = `e => {
 	return {origin: self.origin, role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag};
 }`
 
+// nameless are the roles not named by their content: a field is named by
+// its label (its content is a value), the page and a generic box by none.
+var nameless = map[string]bool{"textbox": true, "combobox": true, "page": true, "generic": true, "slider": true}
+
 // bindWait bounds resolving and checking the receivers: an approval must
 // not wait on a stuck page to be asked, and an act fails closed when the
 // element cannot be read in time.
@@ -277,6 +281,11 @@ func resolveAim(t *tab, a Aim) (boundNode, error) {
 	m, _ := v.(map[string]any)
 	str := func(k string) string { s, _ := m[k].(string); return s }
 	n.facts = nodeFacts{Origin: pageOriginOf(str("origin")), Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag")}
+	if n.facts.Name == "" && !nameless[n.facts.Role] {
+		// A button, link or the like is named by what it shows, as the
+		// accessibility tree names it.
+		n.facts.Name = n.facts.Text
+	}
 	return n, nil
 }
 
