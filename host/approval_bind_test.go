@@ -54,22 +54,8 @@ func framedSites(t *testing.T) (top, frame *httptest.Server) {
 	return top, frame
 }
 
-// approvalJudgedByReceiver drives approvals in Chromium through the
-// host's dispatch, with an operator answering on the desk, on a page of
-// one loopback origin that frames a page of another:
-//   - frames (issue 33) and class 6 (issue 40): grants for the top page's
-//     origin do not cover click, type, select, press, hover or drag inside
-//     the cross-origin frame; each asks, naming the frame's origin and
-//     element; an approval "for the origin" grants the frame's origin;
-//   - class 6: an x/y click asks about the element under the point and
-//     its frame; a key press without a ref about the focused element; a
-//     drag names both ends; a form fill each field; an upload and a source
-//     fetch ask under act = "ask" though upload and read are allowed.
-//
-// Each part failed before the receiving element was bound: the grant for
-// the top origin let the frame acts run unasked, and nothing else asked.
-//
-// TestApprovalReceivers runs it and approvalBindsTheElement on one host.
+// TestApprovalReceivers runs approvalBindsTheElement and
+// approvalJudgedByReceiver on one host (one Chromium).
 func TestApprovalReceivers(t *testing.T) {
 	top, frame := framedSites(t)
 	up := t.TempDir()
@@ -88,6 +74,20 @@ timeout = "30s"
 	t.Run("JudgedByReceiver", func(t *testing.T) { approvalJudgedByReceiver(c.on(t), top.URL, frame.URL) })
 }
 
+// approvalJudgedByReceiver drives approvals in Chromium through the
+// host's dispatch, with an operator answering on the desk, on a page of
+// one loopback origin that frames a page of another:
+//   - frames (issue 33) and class 6 (issue 40): grants for the top page's
+//     origin do not cover click, type, select, press, hover or drag inside
+//     the cross-origin frame; each asks, naming the frame's origin and
+//     element; an approval "for the origin" grants the frame's origin;
+//   - class 6: an x/y click asks about the element under the point and
+//     its frame; a key press without a ref about the focused element; a
+//     drag names both ends; a form fill each field; an upload and a source
+//     fetch ask under act = "ask" though upload and read are allowed.
+//
+// Each part failed before the receiving element was bound: the grant for
+// the top origin let the frame acts run unasked, and nothing else asked.
 func approvalJudgedByReceiver(c *approvalCaller, topURL, frameURL string) {
 	t, h := c.t, c.h
 	grants, err := h.Grants()
