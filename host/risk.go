@@ -94,7 +94,8 @@ func reachesOut(grants capability.Set) bool {
 // Decisions of a judged call, as events record them. An asked call's
 // decision is "ask:" and the operator's verdict (operator.ApproveOnce,
 // ApproveOrigin, Deny) or why there was none (unattended, timeout, closed,
-// cancelled).
+// cancelled; unbound: the elements it acts on could not be resolved, so
+// nobody was asked).
 const (
 	DecisionAllow = "allow" // the risk's mode is allow
 	DecisionGrant = "grant" // asked, and a stored grant covers the page's origin

@@ -32,6 +32,13 @@ type Aim struct {
 // moved or covered the element meanwhile is refused, not acted on. An
 // origin grant covers the call by the same facts: the frame that holds
 // each element, never the top page around it.
+//
+// The check and the act are two round trips: a ref's act lands on the
+// node the ref names (the same node the check compared), but a click by
+// x/y lands on whatever is under the point when it runs, so a page that
+// swaps the element in the few milliseconds between is not caught. An
+// element is compared by node, frame origin, role, name and text, never
+// by a value typed into it.
 type Binding struct {
 	// PageOrigin is the top page's origin (weborigin spelling, "" when
 	// opaque), Title and URL the page's, for the question.
