@@ -134,7 +134,7 @@ function renderApprovals() {
       el("div", { class: "card-body" },
         el("div", {}, sessionLabel(a.personality, a.session), ": ", el("b", {}, a.tool), ` (risk ${a.risk})`, a.origin ? " on " + a.origin : ""),
         ...(a.targets || [t]).filter((x) => x.ref || x.at || x.role).map((x) => el("div", { class: "target" }, x.part ? x.part + ": " : "element: ", el("b", { class: "element" }, `${x.role || "element"} "${x.name || ""}"`),
-          x.text && x.text !== x.name ? ` showing "${x.text}"` : "", x.ref ? ` [ref ${x.ref}]` : ` ${x.at || ""}`, x.origin && x.origin !== a.origin ? " in a frame of " + x.origin : "")),
+          x.ref ? ` [ref ${x.ref}]` : ` ${x.at || ""}`, x.origin && x.origin !== a.origin ? " in a frame of " + x.origin : "")),
         t.title || t.url ? el("div", { class: "page" }, "page: ", el("span", { class: "page-title" }, t.title || ""), " ", el("span", { class: "url" }, t.url || "")) : "",
         a.summary ? el("div", { class: "summary" }, a.summary) : "",
         a.client ? el("div", { class: "summary" }, `also asked in the agent's client (${a.client}); the first answer wins`) : "",
