@@ -19,8 +19,9 @@ import (
 // framedSites are two loopback origins: top's page holds a button filling
 // its top left corner, a text field, a file input and a script, and an
 // iframe of frame's page at (0, 200); frame's page holds a button filling
-// the frame's top left corner, a text field and a select. Each button
-// counts its clicks in its own document.
+// the frame's top left corner, a text field and a select, and claims the
+// top page's origin to scripts (window.origin). Each button counts its
+// clicks in its own document.
 func framedSites(t *testing.T) (top, frame *httptest.Server) {
 	frame = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
@@ -28,6 +29,11 @@ func framedSites(t *testing.T) (top, frame *httptest.Server) {
 <button style="position:absolute;left:0;top:0;width:300px;height:80px" onclick="fs.textContent = 'frame clicks: ' + (++n)">Frame Go</button>
 <p id=fs style="margin-top:90px">frame clicks: 0</p><input aria-label="Frame name"><select aria-label="Frame pick"><option>one</option><option>two</option></select>
 <script>let n = 0</script>`)
+		// The frame claims the top page's origin where a script could read
+		// it: the host must not believe it.
+		if claim := r.URL.Query().Get("claim"); claim != "" {
+			fmt.Fprintf(w, `<script>Object.defineProperty(window, "origin", {value: %q})</script>`, claim)
+		}
 	}))
 	t.Cleanup(frame.Close)
 	top = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -47,8 +53,8 @@ func framedSites(t *testing.T) (top, frame *httptest.Server) {
 		fmt.Fprintf(w, `<!doctype html><title>top</title><body style="margin:0">
 <button style="position:fixed;left:0;top:0;width:300px;height:100px" onclick="ts.textContent = 'top clicks: ' + (++n)">Top</button>
 <p id=ts style="margin-top:110px">top clicks: 0</p><input aria-label="Top name"><input type=file aria-label="File">
-<iframe src="%s/frame" style="position:fixed;left:0;top:200px;width:500px;height:300px;border:0"></iframe>
-<script src="/app.js"></script><script>let n = 0</script>`, frame.URL)
+<iframe src="%s/frame?claim=http://%s" style="position:fixed;left:0;top:200px;width:500px;height:300px;border:0"></iframe>
+<script src="/app.js"></script><script>let n = 0</script>`, frame.URL, r.Host)
 	}))
 	t.Cleanup(top.Close)
 	return top, frame

@@ -135,8 +135,9 @@ func (h *Host) bindCall(ctx context.Context, p *personality, r *route, req Reque
 // several.
 func boundTargets(b *browser.Binding, aims []browser.Aim) (*operator.Target, []operator.Target) {
 	var all []operator.Target
+	title := b.PageTitle()
 	for i, info := range b.Targets {
-		t := operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: b.Title, URL: b.URL, Part: info.Part, Text: info.Text, Origin: info.Origin}
+		t := operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Title: title, URL: b.URL, Part: info.Part, Text: info.Text, Origin: info.Origin}
 		if i < len(aims) {
 			switch a := aims[i]; {
 			case a.Ref == "" && a.X != nil && a.Y != nil:

@@ -41,8 +41,8 @@ type Aim struct {
 // by a value typed into it.
 type Binding struct {
 	// PageOrigin is the top page's origin (weborigin spelling, "" when
-	// opaque), Title and URL the page's, for the question.
-	PageOrigin, Title, URL string
+	// opaque), URL the page's, for the question (and PageTitle).
+	PageOrigin, URL string
 	// Targets describe the receivers, in the order of the Aims.
 	Targets []TargetInfo
 
@@ -86,9 +86,9 @@ func orNull(o string) string {
 	return o
 }
 
-// nodeFactsJS reads an element's facts in its own frame: self.origin is that
-// frame's origin (a srcdoc or about:blank frame inherits its parent's,
-// a sandboxed one is "null"). The name is the label a person reads beside
+// nodeFactsJS reads an element's facts in its own frame. Not its origin:
+// a page can replace self.origin, so the origin is the frame's, as the
+// browser reports it (frameOrigin). The name is the label a person reads beside
 // the control (aria-label, title, alt, placeholder, its <label>); the text
 // what it shows, never a form control's value.
 const nodeFactsJS = `e => {
@@ -104,7 +104,7 @@ const nodeFactsJS = `e => {
 	else if (!control && tag !== "body" && tag !== "html") text = e.innerText ?? e.textContent;
 	const implicit = {a: e.hasAttribute("href") ? "link" : "generic", button: "button", select: "combobox", textarea: "textbox", body: "page", html: "page", img: "img",
 		input: ({checkbox: "checkbox", radio: "radio", button: "button", submit: "button", reset: "button", file: "button", range: "slider"})[type] || "textbox"};
-	return {origin: self.origin, role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag};
+	return {role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag};
 }`
 
 // nameless are the roles not named by their content: a field is named by
@@ -141,7 +141,6 @@ func (s *Service) Bind(ctx context.Context, personality, session string, aims []
 		return nil, err
 	}
 	b := &Binding{tab: t, aims: aims, URL: t.page.URL(), PageOrigin: pageOriginOf(t.page.URL())}
-	bounded(targetWait, func() (err error) { b.Title, err = t.page.Title(); return err })
 	for _, a := range aims {
 		n, err := resolveAim(t, a)
 		if err != nil {
@@ -161,6 +160,17 @@ func (s *Service) Bind(ctx context.Context, personality, session string, aims []
 		b.Targets = append(b.Targets, info)
 	}
 	return b, nil
+}
+
+// PageTitle is the page's title for the question, read when asking (a
+// call a grant covers never waits for it); "" when the page does not say
+// in time.
+func (b *Binding) PageTitle() string {
+	var title string
+	if bounded(targetWait, func() (err error) { title, err = b.tab.page.Title(); return err }) != nil {
+		return ""
+	}
+	return title
 }
 
 // Origins are the receivers' frame origins, each once, "" for an opaque
@@ -212,11 +222,8 @@ func pageOriginOf(u string) string {
 // text. The acting host functions call it (stillJudged) right before they
 // act; what changed is named, and nothing was done.
 func (b *Binding) check(t *tab) error {
-	if b.tab != t {
-		return abi.Errorf(abi.CodeRefused, "the current tab changed after this call was judged for approval; nothing was done. Take a new snapshot and call again: it will be judged for the tab it is on now")
-	}
-	if now := pageOriginOf(t.page.URL()); now != b.PageOrigin {
-		return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", orNullShort(b.PageOrigin), orNullShort(now))
+	if err := b.checkPage(t); err != nil {
+		return err
 	}
 	for i, a := range b.aims {
 		if i >= len(b.nodes) {
@@ -229,6 +236,17 @@ func (b *Binding) check(t *tab) error {
 	return nil
 }
 
+// checkPage is check's first half: the same tab, on the same origin.
+func (b *Binding) checkPage(t *tab) error {
+	if b.tab != t {
+		return abi.Errorf(abi.CodeRefused, "the current tab changed after this call was judged for approval; nothing was done. Take a new snapshot and call again: it will be judged for the tab it is on now")
+	}
+	if now := pageOriginOf(t.page.URL()); now != b.PageOrigin {
+		return abi.Errorf(abi.CodeRefused, "the page moved from %s to %s after this call was judged for approval; nothing was done on the new page. Take a new snapshot and call again: it will be judged for the page it is on now", orNullShort(b.PageOrigin), orNullShort(now))
+	}
+	return nil
+}
+
 func orNullShort(o string) string {
 	if o == "" {
 		return "null"
@@ -236,7 +254,8 @@ func orNullShort(o string) string {
 	return o
 }
 
-// still checks that aim resolves to the bound node with the same facts.
+// still checks that aim resolves to the bound node with the same facts,
+// in one round trip once the node is found.
 func (n boundNode) still(t *tab, a Aim) error {
 	what := "the element"
 	if a.Part != "" {
@@ -245,21 +264,35 @@ func (n boundNode) still(t *tab, a Aim) error {
 	changed := func(how string) error {
 		return abi.Errorf(abi.CodeRefused, "%s changed after this call was judged for approval (%s); nothing was done. Take a new snapshot and call again: it will be asked about the element as it is now", what, how)
 	}
-	now, err := resolveAim(t, a)
+	h, f, err := resolveNode(t, a)
 	if err != nil {
 		return changed("it can no longer be found: " + abi.AsError(err).Message)
 	}
-	defer func() { go now.h.Dispose() }()
-	if now.facts != n.facts {
-		return changed(fmt.Sprintf("it was %s, now %s", n.facts, now.facts))
-	}
-	var same any
-	if bounded(bindWait, func() (err error) {
-		same, err = now.h.Evaluate(`(e, old) => e === old`, n.h)
+	defer func() { go h.Dispose() }()
+	origin := frameOrigin(f)
+	var v any
+	err = bounded(bindWait, func() (err error) {
+		v, err = h.Evaluate(`(e, old) => ({facts: (`+nodeFactsJS+`)(e), same: e === old})`, n.h)
 		return err
-	}) != nil || same != true {
-		// Another node with the same facts, or one in another frame (a
-		// handle of one frame cannot be compared in another).
+	})
+	m, _ := v.(map[string]any)
+	if err != nil || m == nil {
+		// A node in another frame than the bound one cannot be compared
+		// with it: read its facts alone, to say what is there now.
+		now, ferr := readFacts(h, origin)
+		if ferr != nil {
+			return changed("it could not be read in time")
+		}
+		if now != n.facts {
+			return changed(fmt.Sprintf("it was %s, now %s", n.facts, now))
+		}
+		return changed("another node took its place")
+	}
+	fm, _ := m["facts"].(map[string]any)
+	if now := factsOf(fm, origin); now != n.facts {
+		return changed(fmt.Sprintf("it was %s, now %s", n.facts, now))
+	}
+	if m["same"] != true {
 		return changed("another node took its place")
 	}
 	return nil
@@ -267,33 +300,71 @@ func (n boundNode) still(t *tab, a Aim) error {
 
 // resolveAim finds the node a receives on t, with its facts.
 func resolveAim(t *tab, a Aim) (boundNode, error) {
-	var n boundNode
-	var err error
+	h, fr, err := resolveNode(t, a)
+	if err != nil {
+		return boundNode{}, err
+	}
+	f, err := readFacts(h, frameOrigin(fr))
+	if err != nil {
+		go h.Dispose()
+		return boundNode{}, abi.Errorf(abi.CodeRefused, "the element this call acts on could not be read in time to judge it (%v): take a new snapshot and call again", err)
+	}
+	return boundNode{h: h, facts: f}, nil
+}
+
+// resolveNode finds the node a receives on t, and the frame it is in.
+func resolveNode(t *tab, a Aim) (pw.ElementHandle, pw.Frame, error) {
 	switch {
 	case a.Ref != "":
-		n.h, err = refNode(t, a.Ref)
+		h, err := refNode(t, a.Ref)
+		if err != nil {
+			return nil, nil, err
+		}
+		var f pw.Frame
+		if err := bounded(bindWait, func() (err error) { f, err = h.OwnerFrame(); return err }); err != nil || f == nil {
+			go h.Dispose()
+			return nil, nil, abi.Errorf(abi.CodeRefused, "the frame of %s could not be told in time to judge the act: take a new snapshot and call again", a.Ref)
+		}
+		return h, f, nil
 	case a.X != nil && a.Y != nil:
-		n.h, err = nodeAt(t.page.MainFrame(), *a.X, *a.Y)
-	default:
-		n.h, err = focusedNode(t.page.MainFrame())
+		return nodeAt(t.page.MainFrame(), *a.X, *a.Y)
 	}
-	if err != nil {
-		return n, err
+	return focusedNode(t.page.MainFrame())
+}
+
+// frameOrigin is the origin of the document in f, from the URL the
+// browser reports for it (weborigin spelling, "" when opaque): a frame
+// on about:blank or about:srcdoc has its parent's origin.
+func frameOrigin(f pw.Frame) string {
+	for f != nil && strings.HasPrefix(f.URL(), "about:") && f.ParentFrame() != nil {
+		f = f.ParentFrame()
 	}
+	if f == nil {
+		return ""
+	}
+	return pageOriginOf(f.URL())
+}
+
+// readFacts reads h's facts (nodeFactsJS); origin is its frame's.
+func readFacts(h pw.ElementHandle, origin string) (nodeFacts, error) {
 	var v any
-	if err := bounded(bindWait, func() (err error) { v, err = n.h.Evaluate(nodeFactsJS); return err }); err != nil {
-		go n.h.Dispose()
-		return n, abi.Errorf(abi.CodeRefused, "the element this call acts on could not be read in time to judge it (%v): take a new snapshot and call again", err)
+	if err := bounded(bindWait, func() (err error) { v, err = h.Evaluate(nodeFactsJS); return err }); err != nil {
+		return nodeFacts{}, err
 	}
 	m, _ := v.(map[string]any)
+	return factsOf(m, origin), nil
+}
+
+// factsOf is nodeFactsJS's answer as nodeFacts, in a frame of origin.
+func factsOf(m map[string]any, origin string) nodeFacts {
 	str := func(k string) string { s, _ := m[k].(string); return s }
-	n.facts = nodeFacts{Origin: pageOriginOf(str("origin")), Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag")}
-	if n.facts.Name == "" && !nameless[n.facts.Role] {
+	f := nodeFacts{Origin: origin, Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag")}
+	if f.Name == "" && !nameless[f.Role] {
 		// A button, link or the like is named by what it shows, as the
 		// accessibility tree names it.
-		n.facts.Name = n.facts.Text
+		f.Name = f.Text
 	}
-	return n, nil
+	return f
 }
 
 // refNode is the node of ref in t's latest snapshot.
@@ -318,57 +389,57 @@ func refNode(t *tab, ref string) (pw.ElementHandle, error) {
 // frameDepth bounds following frames into frames.
 const frameDepth = 8
 
-// nodeAt is the element a click at viewport point (x, y) lands on: the
-// topmost under the point, followed into the frame it is when it is an
-// iframe (the point moved into that frame's viewport).
-func nodeAt(f pw.Frame, x, y float64) (pw.ElementHandle, error) {
+// nodeAt is the element a click at viewport point (x, y) lands on, and
+// its frame: the topmost under the point, followed into the frame it is
+// when it is an iframe (the point moved into that frame's viewport).
+func nodeAt(f pw.Frame, x, y float64) (pw.ElementHandle, pw.Frame, error) {
 	for range frameDepth {
 		var h pw.JSHandle
 		if err := bounded(bindWait, func() (err error) {
 			h, err = f.EvaluateHandle(`([x, y]) => document.elementFromPoint(x, y)`, []float64{x, y})
 			return err
 		}); err != nil || h == nil || h.AsElement() == nil {
-			return nil, abi.Errorf(abi.CodeRefused, "no element is at (%.0f, %.0f) to act on (the point is outside the page, or the page did not answer): take a screenshot and pick a point on an element", x, y)
+			return nil, nil, abi.Errorf(abi.CodeRefused, "no element is at (%.0f, %.0f) to act on (the point is outside the page, or the page did not answer): take a screenshot and pick a point on an element", x, y)
 		}
 		e := h.AsElement()
 		inner, ox, oy, err := innerFrame(e)
 		if err != nil {
 			go e.Dispose()
-			return nil, err
+			return nil, nil, err
 		}
 		if inner == nil {
-			return e, nil
+			return e, f, nil
 		}
 		go e.Dispose()
 		f, x, y = inner, x-ox, y-oy
 	}
-	return nil, abi.Errorf(abi.CodeRefused, "the point (%.0f, %.0f) is inside frames nested too deep to judge: act on an element by its ref", x, y)
+	return nil, nil, abi.Errorf(abi.CodeRefused, "the point (%.0f, %.0f) is inside frames nested too deep to judge: act on an element by its ref", x, y)
 }
 
 // focusedNode is the element a key press goes to: the focused element,
 // followed into the frame that holds the focus.
-func focusedNode(f pw.Frame) (pw.ElementHandle, error) {
+func focusedNode(f pw.Frame) (pw.ElementHandle, pw.Frame, error) {
 	for range frameDepth {
 		var h pw.JSHandle
 		if err := bounded(bindWait, func() (err error) {
 			h, err = f.EvaluateHandle(`() => document.activeElement || document.body || document.documentElement`)
 			return err
 		}); err != nil || h == nil || h.AsElement() == nil {
-			return nil, abi.Errorf(abi.CodeRefused, "the page did not say which element has the focus in time to judge the key press: take a new snapshot and press on a ref")
+			return nil, nil, abi.Errorf(abi.CodeRefused, "the page did not say which element has the focus in time to judge the key press: take a new snapshot and press on a ref")
 		}
 		e := h.AsElement()
 		inner, _, _, err := innerFrame(e)
 		if err != nil {
 			go e.Dispose()
-			return nil, err
+			return nil, nil, err
 		}
 		if inner == nil {
-			return e, nil
+			return e, f, nil
 		}
 		go e.Dispose()
 		f = inner
 	}
-	return nil, abi.Errorf(abi.CodeRefused, "the focus is inside frames nested too deep to judge: press on an element by its ref")
+	return nil, nil, abi.Errorf(abi.CodeRefused, "the focus is inside frames nested too deep to judge: press on an element by its ref")
 }
 
 // innerFrame is the frame e shows when it is an iframe or frame (nil

@@ -62,6 +62,20 @@ func stillJudged(c *hostfuncs.Caller, t *tab) error {
 	if b, ok := c.Bound().(*Binding); ok && b != nil {
 		return b.check(t)
 	}
+	return stillOnPage(c, t)
+}
+
+// stillOnPage is stillJudged without the elements: the page is still on
+// the origin judged (for a bound call, the same tab too). An act checks it
+// before it looks its refs up (a page that moved has other refs: it must
+// read as moved, not as stale), and stillJudged right before it acts.
+func stillOnPage(c *hostfuncs.Caller, t *tab) error {
+	if !c.OriginJudged() {
+		return nil
+	}
+	if b, ok := c.Bound().(*Binding); ok && b != nil {
+		return b.checkPage(t)
+	}
 	want := c.Origin()
 	if want == "" {
 		want = "null"
