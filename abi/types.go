@@ -134,6 +134,11 @@ type ToolSpec struct {
 	// Risk is the worst this tool can do (RiskRead...); empty: the host
 	// derives it from the capabilities the tool needs.
 	Risk Risk `json:"risk,omitempty"`
+	// RiskWhen names arguments that make a call riskier than Risk: given
+	// that argument, the call is also of that risk, and the host judges it
+	// by the stricter of the two modes (an upload that clicks is an act; a
+	// source fetch that sends the session's cookies is an act).
+	RiskWhen map[string]Risk `json:"risk_when,omitempty"`
 	// Title is a short human-readable name for clients' approval prompts.
 	Title string `json:"title,omitempty"`
 	// OpenWorld says the tool reaches outside the host (pages, the

@@ -98,7 +98,9 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 		return r, nil, err
 	}
 	ctx = h.humanContext(ctx, p, r, req.Args)
-	if err := h.judge(ctx, p, r, req, j); err != nil {
+	err := h.judge(ctx, p, r, req, j)
+	defer j.bound.Release()
+	if err != nil {
 		return r, nil, err
 	}
 	callID := fmt.Sprintf("c%d", callSeq.Add(1))
@@ -147,6 +149,9 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin
+		if j.bound != nil {
+			info.Bound = j.bound
+		}
 	}
 	if op == abi.OpCall {
 		info.AgentInput = in

@@ -9,6 +9,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
@@ -94,7 +95,8 @@ func reachesOut(grants capability.Set) bool {
 // Decisions of a judged call, as events record them. An asked call's
 // decision is "ask:" and the operator's verdict (operator.ApproveOnce,
 // ApproveOrigin, Deny) or why there was none (unattended, timeout, closed,
-// cancelled).
+// cancelled; unbound: the elements it acts on could not be resolved, so
+// nobody was asked).
 const (
 	DecisionAllow = "allow" // the risk's mode is allow
 	DecisionGrant = "grant" // asked, and a stored grant covers the page's origin
@@ -104,40 +106,55 @@ const (
 // judgment is how the host judged one call.
 type judgment struct {
 	risk     abi.Risk
-	origin   string // the page's origin when judged, "" when none
+	origin   string // the origin judged (the receiving frame's, else the page's), "" when none
 	decision string
 	// byOrigin: the call was approved for the page on origin; the host
 	// functions refuse to act once the page is elsewhere.
 	byOrigin bool
+	// bound is what an ask was judged on: the elements the call acts on,
+	// checked again by the host functions right before they act.
+	bound *browser.Binding
 }
 
-// judge applies the personality's approval mode for the tool's risk:
-// allow runs it, deny refuses it, ask runs it when a stored grant covers
-// the origin of the session's page (as the browser reports it, never an
-// argument) or an operator approves it from the console.
+// judge applies the personality's approval mode for the call's risk
+// (modeRisk): allow runs it, deny refuses it, ask runs it when a stored
+// grant covers the origin of every frame the call acts in (as the
+// browser reports it, never an argument; the page's when it names no
+// element) or an operator approves it, asked about each element it acts
+// on and that element's frame origin.
 func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
 	j.origin = pageOrigin(h.browserService(), p.name, req.Session)
-	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, j.risk)
-	switch p.cfg.approvalMode(j.risk) {
+	risk := modeRisk(p, r.spec, req.Args)
+	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, risk)
+	switch p.cfg.approvalMode(risk) {
 	case ModeAllow:
 		j.decision = DecisionAllow
 		return nil
 	case ModeDeny:
 		j.decision = DecisionDeny
-		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, j.risk)
+		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, risk)
 	}
 	j.byOrigin = true
+	origins, err := h.bindCall(ctx, p, r, req, j)
+	if err != nil {
+		j.decision = "ask:unbound"
+		return err
+	}
 	grants, gerr := h.Grants()
-	if h.granted(p, req.Session, r.spec.Name, j.risk, j.origin) {
+	if h.grantedAll(p, req.Session, r.spec.Name, risk, origins) {
 		j.decision = DecisionGrant
 		return nil
 	}
 	if h.desk == nil {
 		j.decision = "ask:unattended"
-		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console runs. Ask the user to approve it in the wasmwright console (wasmwright serve), or to allow it with personalities.%s.approval.%s, then call it again.", what, p.name, j.risk)
+		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console runs. Ask the user to approve it in the wasmwright console (wasmwright serve), or to allow it with personalities.%s.approval.%s, then call it again.", what, p.name, risk)
 	}
-	a := operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: j.risk, Origin: j.origin, Summary: argNames(req.Args), Via: p.cfg.Approval.Via}
-	a.Target = h.describeTarget(p.name, req.Session, req.Args)
+	a := operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: risk, Origin: j.origin, Summary: argNames(req.Args), Via: p.cfg.Approval.Via}
+	if j.bound != nil {
+		a.Target, a.Targets = boundTargets(j.bound, aimsOf(req.Args))
+	} else {
+		a.Target = h.describeTarget(p.name, req.Session, req.Args)
+	}
 	dec, err := h.desk.Ask(ctx, a, p.cfg.approvalTimeout())
 	j.decision = "ask:" + dec.Verdict
 	if dec.Verdict == "" {
@@ -160,6 +177,17 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 		}
 	}
 	return nil
+}
+
+// grantedAll reports whether grants cover the call on every one of
+// origins (a drag from one frame into another needs both).
+func (h *Host) grantedAll(p *personality, session, tool string, risk abi.Risk, origins []string) bool {
+	for _, o := range origins {
+		if !h.granted(p, session, tool, risk, o) {
+			return false
+		}
+	}
+	return len(origins) > 0
 }
 
 // granted reports whether a grant covers tool (of risk) on origin for the

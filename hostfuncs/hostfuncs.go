@@ -27,6 +27,7 @@ type Caller struct {
 	takeover                             bool
 	originJudged                         bool
 	origin                               string
+	bound                                any
 	noDetector                           bool
 	hook                                 abi.HookRole
 	blobs                                *Blobs
@@ -59,6 +60,10 @@ type CallerInfo struct {
 	// is on another origin by then (it moved while the call waited).
 	OriginJudged bool
 	Origin       string
+	// Bound is what the approval was asked for, when the host bound the
+	// elements the call acts on (the browser's *Binding): the acting host
+	// functions check it instead of the page's origin alone.
+	Bound any
 	// NoDetector says the personality has no detect hook: a navigation's
 	// page text and HTML, which only a detector reads, are not read.
 	NoDetector bool
@@ -83,7 +88,7 @@ func NewCaller(in CallerInfo) *Caller {
 	return &Caller{
 		personality: in.Personality, session: in.Session, callID: in.CallID, plugin: in.Plugin,
 		grants: grants, secrets: in.Secrets, agentInput: append([]byte(nil), in.AgentInput...),
-		takeover: in.Takeover, originJudged: in.OriginJudged, origin: in.Origin,
+		takeover: in.Takeover, originJudged: in.OriginJudged, origin: in.Origin, bound: in.Bound,
 		noDetector: in.NoDetector, hook: in.Hook, blobs: in.Blobs,
 	}
 }
@@ -129,6 +134,9 @@ func (c *Caller) OriginJudged() bool { return c.originJudged }
 
 // Origin is the origin of the page the approval was judged on.
 func (c *Caller) Origin() string { return c.origin }
+
+// Bound is what the approval was asked for (CallerInfo.Bound), or nil.
+func (c *Caller) Bound() any { return c.bound }
 
 // NoDetector says the personality has no detect hook.
 func (c *Caller) NoDetector() bool { return c.noDetector }

@@ -70,6 +70,17 @@ func ReadOnly() ToolOption { return func(s *abi.ToolSpec) { s.ReadOnly = true } 
 // from the capabilities the tool needs.
 func Risk(r abi.Risk) ToolOption { return func(s *abi.ToolSpec) { s.Risk = r } }
 
+// RiskWhen declares that a call given the argument arg is also of risk r
+// (abi.ToolSpec.RiskWhen): the host judges it by the stricter mode.
+func RiskWhen(arg string, r abi.Risk) ToolOption {
+	return func(s *abi.ToolSpec) {
+		if s.RiskWhen == nil {
+			s.RiskWhen = map[string]abi.Risk{}
+		}
+		s.RiskWhen[arg] = r
+	}
+}
+
 // Title gives the tool a short human-readable name.
 func Title(t string) ToolOption { return func(s *abi.ToolSpec) { s.Title = t } }
 

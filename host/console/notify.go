@@ -108,6 +108,9 @@ func (c *Console) pings() []Ping {
 		if t := a.Target; t != nil && t.Ref != "" {
 			p.Element = chatText(fmt.Sprintf("%s [ref %s]", operator.ElementWords(t, chatQuote), t.Ref))
 			element = " on the " + p.Element
+		} else if t != nil && t.At != "" {
+			p.Element = chatText(fmt.Sprintf("%s %s", operator.ElementWords(t, chatQuote), t.At))
+			element = " on the " + p.Element
 		}
 		where := ""
 		if a.Origin != "" {

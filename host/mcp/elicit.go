@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -114,8 +115,30 @@ func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string
 func ApprovalMessage(a operator.Approval) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The agent wants to run %s (risk %s)", a.Tool, a.Risk)
-	if t := a.Target; t != nil && t.Ref != "" {
-		fmt.Fprintf(&b, " on the %s [ref %s]", operator.ElementWords(t, operator.Quoted), t.Ref)
+	targets := a.Targets
+	if len(targets) == 0 && a.Target != nil {
+		targets = []operator.Target{*a.Target}
+	}
+	for i, t := range targets {
+		if t.Ref == "" && t.At == "" && t.Role == "" {
+			continue
+		}
+		what := operator.ElementWords(&t, operator.Quoted)
+		sep := " on the "
+		if i > 0 {
+			sep = ", then the "
+		}
+		if t.Part != "" {
+			what = t.Part + " " + what
+		}
+		where := "[ref " + t.Ref + "]"
+		if t.Ref == "" {
+			where = t.At
+		}
+		fmt.Fprintf(&b, "%s%s %s", sep, what, where)
+		if t.Origin != a.Origin {
+			fmt.Fprintf(&b, " in a frame of %s", cmp.Or(t.Origin, "null (an opaque origin)"))
+		}
 	}
 	if t := a.Target; t != nil && t.Title != "" {
 		fmt.Fprintf(&b, " on a page whose title reads %s", operator.Quoted(t.Title, 120))

@@ -268,7 +268,7 @@ func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserA
 		// The page's origin is checked before its refs are looked up (a page
 		// that moved has other refs: it must read as moved, not as stale) and
 		// again right before the action runs.
-		if err := stillJudged(c, t); err != nil {
+		if err := stillOnPage(c, t); err != nil {
 			return out, err
 		}
 		fn, err := s.action(ss, t, c, &req, &detail)
@@ -685,7 +685,7 @@ func (s *actions) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			loc pw.Locator
 			f   abi.BrowserFormField
 		}
-		if err := stillJudged(c, t); err != nil {
+		if err := stillOnPage(c, t); err != nil {
 			return out, err
 		}
 		var steps []step
@@ -768,7 +768,7 @@ func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		files = append(files, f)
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserActResponse, error) {
-		if err := stillJudged(c, t); err != nil {
+		if err := stillOnPage(c, t); err != nil {
 			return out, err
 		}
 		loc, ref, err := s.pages.locate(ss, t, req.Ref)

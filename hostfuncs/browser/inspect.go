@@ -549,6 +549,11 @@ func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 			maxB = defaultBodyBytes
 		}
 		if req.Fetch != "" {
+			// A fetch sends the session's cookies: an act, judged on
+			// this page (RiskWhen in the tool's manifest).
+			if err := stillJudged(c, t); err != nil {
+				return out, err
+			}
 			var err error
 			if out.Fetched, err = s.fetchSource(ss, t, req.Fetch, maxB); err != nil {
 				return out, err

@@ -72,9 +72,30 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 // approved the call for (Caller.OriginJudged): the page moved while the
 // call waited for an operator, and the approval was for the other page.
 // The acting host functions call it right before they act.
+//
+// A call whose receivers were bound for its approval (Caller.Bound, a
+// *Binding) is checked by what was bound: the page's origin, and each
+// receiving element's node, frame origin and what it shows.
 func stillJudged(c *hostfuncs.Caller, t *tab) error {
 	if !c.OriginJudged() {
 		return nil
+	}
+	if b, ok := c.Bound().(*Binding); ok && b != nil {
+		return b.check(t)
+	}
+	return stillOnPage(c, t)
+}
+
+// stillOnPage is stillJudged without the elements: the page is still on
+// the origin judged (for a bound call, the same tab too). An act checks it
+// before it looks its refs up (a page that moved has other refs: it must
+// read as moved, not as stale), and stillJudged right before it acts.
+func stillOnPage(c *hostfuncs.Caller, t *tab) error {
+	if !c.OriginJudged() {
+		return nil
+	}
+	if b, ok := c.Bound().(*Binding); ok && b != nil {
+		return b.checkPage(t)
 	}
 	want := c.Origin()
 	if want == "" {

@@ -25,6 +25,9 @@ type TargetInfo struct {
 	Text       string
 	Title, URL string
 	PNG        []byte
+	// Part says what the element is to the call ("drop target", "field
+	// 2"), Origin the origin of the frame that holds it (Bind).
+	Part, Origin string
 }
 
 // targetWait bounds describing a target: an approval must not wait on a

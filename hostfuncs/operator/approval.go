@@ -36,6 +36,9 @@ type Approval struct {
 	Deadline time.Time `json:"deadline"`
 	// Target is the element the call acts on and its page, when known.
 	Target *Target `json:"target,omitempty"`
+	// Targets are every element the call acts on, Target first, when it
+	// names more than one (a drag's two ends, each field of a form fill).
+	Targets []Target `json:"targets,omitempty"`
 	// Client is the name of the agent's MCP client (clientInfo), when known.
 	Client string `json:"client,omitempty"`
 	// Via is where it may be asked (ViaConsole, ViaClient); empty: the
@@ -89,6 +92,9 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 	// The page's words, and the agent's (its arguments' names, its
 	// client's name): masked, one plain line each.
 	a.Target = d.pageTarget(a.Personality, a.Session, a.Target)
+	for i := range a.Targets {
+		a.Targets[i] = *d.pageTarget(a.Personality, a.Session, &a.Targets[i])
+	}
 	a.Summary = PlainLine(d.mask(a.Personality, a.Session, a.Summary), 200)
 	a.Client = PlainLine(d.mask(a.Personality, a.Session, a.Client), 60)
 	now := d.opts.Now()

@@ -80,4 +80,12 @@ type Target struct {
 	Text  string `json:"text,omitempty"`
 	Title string `json:"title,omitempty"`
 	URL   string `json:"url,omitempty"`
+	// Part says what the element is to the call when it has several
+	// ("drop target", "field 2"); Origin is the origin of the frame that
+	// holds it, which the approval is judged by.
+	Part   string `json:"part,omitempty"`
+	Origin string `json:"origin,omitempty"`
+	// At names a receiver that has no ref: "at (x, y)" for a point, "in
+	// focus" for the element a key goes to.
+	At string `json:"at,omitempty"`
 }

@@ -44,7 +44,8 @@ func init() {
 	sdk.Tool("browser_get_images", descImages, images, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_computed_style", descComputedStyle, computedStyle, sdk.Requires(read), sdk.ReadOnly())
 	sdk.Tool("browser_storage", descStorage, storage, sdk.Requires(read), sdk.ReadOnly())
-	sdk.Tool("browser_sources", descSources, sources, sdk.Requires(read), sdk.ReadOnly())
+	// A source fetch goes out with the session's cookies: an act.
+	sdk.Tool("browser_sources", descSources, sources, sdk.Requires(read), sdk.ReadOnly(), sdk.RiskWhen("fetch", abi.RiskAct))
 	sdk.Tool("browser_sessions", descSessions, sessions, sdk.Requires(read), sdk.ReadOnly())
 
 	// Interaction.
@@ -56,7 +57,9 @@ func init() {
 	sdk.Tool("browser_scroll", descScroll, scroll, sdk.Requires(act))
 	sdk.Tool("browser_select", descSelect, selectOption, sdk.Requires(act))
 	sdk.Tool("browser_drag", descDrag, drag, sdk.Requires(act))
-	sdk.Tool("browser_upload", descUpload, upload, sdk.Requires(act), sdk.Risk(abi.RiskUpload))
+	// An upload sets a file input or clicks the control that opens the
+	// chooser: an act on the page as well as an upload.
+	sdk.Tool("browser_upload", descUpload, upload, sdk.Requires(act), sdk.Risk(abi.RiskUpload), sdk.RiskWhen("ref", abi.RiskAct))
 	sdk.Tool("browser_dialog", descDialog, dialog, sdk.Requires(act))
 
 	// Session.
