@@ -62,7 +62,7 @@ func readBuilt(t testing.TB, dir string, extra ...string) []byte {
 // set one: plugin calls must not hit it on a busy machine.
 func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKeys ...string) *Host {
 	t.Helper()
-	cfgText = "[host]\n" + withDefaults(strings.Join(hostKeys, "\n"), fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "60s"`) + "\n" + cfgText
+	cfgText = "[host]\n" + withDefaults(strings.Join(hostKeys, "\n"), fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "240s"`) + "\n" + cfgText
 	cfg, err := ParseConfig(cfgText, "test.toml", f.dir)
 	if err != nil {
 		t.Fatal(err)

@@ -109,14 +109,14 @@ func newRigWith(t *testing.T, o rigOptions) *rig {
 	cfg, err := host.ParseConfig(fmt.Sprintf(`[host]
 plugins_dir = %q
 cache_dir = %q
-call_timeout = "60s"
+call_timeout = "240s"
 default_personality = "default"
 watch_plugins = false
 grants_dir = "grants"
 
 [browser]
 headed = "false"
-navigation_timeout = "30s"
+navigation_timeout = "120s"
 action_timeout = "20s"
 
 [vault]
