@@ -52,6 +52,13 @@ test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops 
 	echo "test-busy: $$n busy loops on $$(nproc) cores"; t0=$$(date +%s); \
 	$(MAKE) --no-print-directory test-suite && echo "test-busy: passed in $$(($$(date +%s) - t0)) s"
 
+# test-short is the short tier: the root module's tests under -short, with
+# the plugins built; every test that needs Chromium, the driver, Java or the
+# MCP Inspector skips (internal/testenv.Heavy). make test runs everything.
+.PHONY: test-short
+test-short: asc plugins ## run the short tier (go test -short ./..., no browser): the loop to run on every save
+	$(GO) test -short -count=1 -timeout 10m ./...
+
 # test-suite is what test and test-busy run once their prerequisites are built.
 .PHONY: test-suite test-busy
 test-suite:

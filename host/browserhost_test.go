@@ -16,6 +16,7 @@ import (
 
 func needBrowser(t *testing.T) {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
 		testenv.Require(t, false, "needs Chromium (make deps)")
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -36,6 +37,7 @@ type inspectorEnv struct {
 
 func newInspectorEnv(t *testing.T) *inspectorEnv {
 	t.Helper()
+	testenv.Heavy(t, "the MCP Inspector (node)")
 	cli := filepath.Join(wasmbuild.Root(), inspectorCLI)
 	if _, err := os.Stat(cli); err != nil {
 		t.Fatalf("the MCP Inspector is not installed (%s is missing): run `make inspector` (make test installs it)", cli)

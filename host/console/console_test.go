@@ -25,6 +25,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -91,6 +92,7 @@ type rigOptions struct {
 
 func newRigWith(t *testing.T, o rigOptions) *rig {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if o.approval == "" {
 		o.approval = `{ act = "ask", timeout = "90s" }`
 	}
