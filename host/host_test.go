@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -435,6 +436,8 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestHotSwapUnderLoad(t *testing.T) {
+	// A stress test (swaps against a stream of calls): the full tier runs it.
+	testenv.Heavy(t, "a minute of swaps under concurrent calls")
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()
