@@ -13,6 +13,11 @@ ADDR ?= 127.0.0.1:8931
 # AssemblyScript plugins: every folder there with an index.ts.
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/go.mod examples/*/go.mod)))
 AS_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/index.ts examples/*/index.ts)))
+# Modules of their own beside the product's, so that what only a bench or a
+# test needs stays out of its go.mod: the bench harness (internal/bench)
+# and the OCI registry test (internal/registrytest). make test runs their
+# tests too.
+AUX_MODS := $(sort $(dir $(wildcard internal/*/go.mod)))
 ASC_DIR := $(BUILD)/asc
 ASC_VERSION := 0.28.20
 AS_PDK_VERSION := 1.0.0
@@ -47,11 +52,18 @@ test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops 
 	echo "test-busy: $$n busy loops on $$(nproc) cores"; t0=$$(date +%s); \
 	$(MAKE) --no-print-directory test-suite && echo "test-busy: passed in $$(($$(date +%s) - t0)) s"
 
+# test-short is the short tier: the root module's tests under -short, with
+# the plugins built; every test that needs Chromium, the driver, Java or the
+# MCP Inspector skips (internal/testenv.Heavy). make test runs everything.
+.PHONY: test-short
+test-short: asc plugins ## run the short tier (go test -short ./..., no browser): the loop to run on every save
+	$(GO) test -short -count=1 -timeout 10m ./...
+
 # test-suite is what test and test-busy run once their prerequisites are built.
 .PHONY: test-suite test-busy
 test-suite:
 	$(GO) test -count=1 -timeout 45m ./...
-	@for d in $(PLUGIN_DIRS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 ./...) || exit 1; done
+	@for d in $(PLUGIN_DIRS) $(AUX_MODS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 -timeout 45m ./...) || exit 1; done
 
 bench: deps grid build peer ## run the benchmarks and write BENCHMARKS.md
 	./scripts/bench.sh
@@ -66,13 +78,13 @@ SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 10
 .PHONY: soak bench-busy
 soak: deps build ## run SOAK_SESSIONS agents on serve --http for SOAK_DURATION (10m); report slopes and failures by code
-	$(GO) run ./internal/bench/soak -duration $(SOAK_DURATION) -sessions $(SOAK_SESSIONS)
+	$(GO) -C internal/bench run ./soak -duration $(SOAK_DURATION) -sessions $(SOAK_SESSIONS)
 
 # bench-busy navigates the 10 largest corpus pages through the real host
 # (default personality, detector on) while two busy loops per core spin, as
 # test-busy's do, and counts pages returned against plugin_failed and bot_wall.
 bench-busy: deps plugins ## navigate the 10 largest corpus pages under 2 busy loops per core; count what each returned
-	$(GO) run ./internal/bench/busynav
+	$(GO) -C internal/bench run ./busynav
 
 .PHONY: peer
 peer: $(BUILD)/peer/node_modules/@playwright/mcp/package.json ## install Playwright MCP (npm), the browser benchmark's peer
@@ -84,8 +96,10 @@ $(BUILD)/peer/node_modules/@playwright/mcp/package.json:
 check: ## gofmt, vet, race tests, go mod tidy leaves the tree clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
 	$(GO) vet ./...
+	@for d in $(AUX_MODS); do (cd $$d && $(GO) vet ./...) || exit 1; done
 	$(GO) test -race -count=1 ./abi/... ./capability/... ./sandbox/... ./hostfuncs/... ./host/...
 	$(GO) mod tidy && git diff --exit-code go.mod go.sum
+	@for d in $(AUX_MODS); do (cd $$d && $(GO) mod tidy && git diff --exit-code go.mod go.sum) || exit 1; done
 
 deps: chromium driver ## install Chromium (apt) and the Playwright driver (npm) when missing
 

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"testing"
 )
 
@@ -11,6 +12,7 @@ import (
 // sizes by UTF-16 length and cuts the answer (the host then reads invalid
 // JSON). A real asc build, through the host.
 func TestAssemblyScriptKitOutputsNonASCIIWhole(t *testing.T) {
+	testenv.Heavy(t, "the AssemblyScript kit (node, build/asc)")
 	f := newFixture(t, map[string]string{"askit": "host/testdata/askit"})
 	h := f.host(t, "[plugins.askit]\n[personalities.p]\nplugins = [\"askit\"]\ntools = [\"*\"]\n", nil)
 	args, _ := json.Marshal(map[string]string{"text": "héllo wörld"})

@@ -19,6 +19,7 @@ func (h *Host) newBrowser() (Service, error) {
 	if err := h.cfg.DecodeSection("browser", h.cfg.Browser, &bc); err != nil {
 		return nil, err
 	}
+	bc.StretchWithLoad = h.cfg.Host.StretchWithLoad
 	for _, p := range []*string{&bc.ProfilesDir, &bc.WorkspaceDir, &bc.UploadDir, &bc.DriverDir} {
 		*p = h.cfg.path(*p)
 	}

@@ -16,6 +16,7 @@ import (
 
 func needBrowser(t *testing.T) {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
 		testenv.Require(t, false, "needs Chromium (make deps)")
 	}
@@ -47,12 +48,13 @@ func withDefaults(given string, defaults ...string) string {
 // fixture's plugins, a headless browser and a vault in f.dir, then body
 // (the plugins and personalities). hostKeys and browserKeys add to or
 // override the [host] and [browser] defaults. The default timeouts are
-// generous (a snapshot can take seconds on a busy machine): a test that
+// generous hang-catchers (a snapshot can take seconds on a busy machine,
+// and the host no longer stretches its bounds with the load): a test that
 // wants one to fire sets it, or the call's own timeout_seconds.
 func (f *fixture) browserConfig(hostKeys, browserKeys, body string) string {
 	return fmt.Sprintf("[host]\n%s\n\n[browser]\n%s\n\n[vault]\nfile = \"vault.age\"\n\n%s\n",
-		withDefaults(hostKeys, fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "60s"`, `default_personality = "default"`),
-		withDefaults(browserKeys, `headed = "false"`, `workspace_dir = "ws"`, `action_timeout = "20s"`, `navigation_timeout = "30s"`),
+		withDefaults(hostKeys, fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "240s"`, `default_personality = "default"`),
+		withDefaults(browserKeys, `headed = "false"`, `workspace_dir = "ws"`, `action_timeout = "20s"`, `navigation_timeout = "120s"`),
 		body)
 }
 

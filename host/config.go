@@ -68,8 +68,13 @@ type HostConfig struct {
 	DefaultPersonality string   `toml:"default_personality"`
 	EventsFile         string   `toml:"events_file"`
 	CallTimeout        Duration `toml:"call_timeout"`
-	MemoryMB           int      `toml:"memory_mb"`
-	PoolSize           int      `toml:"pool_size"`
+	// StretchWithLoad multiplies call_timeout and the browser's
+	// action_timeout and navigation_timeout by the one-minute load average
+	// per CPU (at least 1x, at most 4x) when each wait starts. Off by
+	// default: a configured deadline is the deadline, whatever the load.
+	StretchWithLoad bool `toml:"stretch_with_load"`
+	MemoryMB        int  `toml:"memory_mb"`
+	PoolSize        int  `toml:"pool_size"`
 	// HookFuelPerKB is the work budget of one result-hook call (detect,
 	// compact, mask), in fuel per KiB of its input: the call may use
 	// HookFuelPerKB × (input KiB + pluginset.HookFuelBaseKB) fuel, and is

@@ -228,6 +228,17 @@ func (h *Host) openServices(opts Options) error {
 	return nil
 }
 
+// callStretch is how a tool call's deadline follows the machine's load:
+// not at all unless the operator opted in with [host] stretch_with_load,
+// and then as the browser's waits inside the call do (RATIONALE.md,
+// "Timeouts mean what was written").
+func callStretch(cfg *Config) func(time.Duration) time.Duration {
+	if !cfg.Host.StretchWithLoad {
+		return nil
+	}
+	return procfs.Stretched
+}
+
 // newEngine makes the sandbox engine the plugins run in, with the host
 // functions funcs and the [host] limits.
 func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbox.Engine, error) {
@@ -240,10 +251,8 @@ func newEngine(cfg *Config, log *slog.Logger, funcs []sandbox.HostFunc) (*sandbo
 		MemoryPages: uint32(cfg.Host.MemoryMB * 16),
 		MemoryKey:   "host.memory_mb",
 		Timeout:     cfg.Host.CallTimeout.Duration,
-		// On a busy machine a tool call's deadline lengthens with the
-		// browser's waits inside it (RATIONALE.md, "Waits stretch").
-		Stretch:  procfs.Stretched,
-		PoolSize: cfg.Host.PoolSize,
+		Stretch:     callStretch(cfg),
+		PoolSize:    cfg.Host.PoolSize,
 		// A plugin's result or host request over this is refused with
 		// resource_limit naming the key.
 		MaxOutput:    cfg.Host.MaxOutputMB << 20,

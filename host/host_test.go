@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -62,7 +63,7 @@ func readBuilt(t testing.TB, dir string, extra ...string) []byte {
 // set one: plugin calls must not hit it on a busy machine.
 func (f *fixture) host(t testing.TB, cfgText string, sink hostfuncs.Sink, hostKeys ...string) *Host {
 	t.Helper()
-	cfgText = "[host]\n" + withDefaults(strings.Join(hostKeys, "\n"), fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "60s"`) + "\n" + cfgText
+	cfgText = "[host]\n" + withDefaults(strings.Join(hostKeys, "\n"), fmt.Sprintf("plugins_dir = %q", f.plugins), fmt.Sprintf("cache_dir = %q", testCache), `call_timeout = "240s"`) + "\n" + cfgText
 	cfg, err := ParseConfig(cfgText, "test.toml", f.dir)
 	if err != nil {
 		t.Fatal(err)
@@ -447,6 +448,8 @@ func TestPipeline(t *testing.T) {
 }
 
 func TestHotSwapUnderLoad(t *testing.T) {
+	// A stress test (swaps against a stream of calls): the full tier runs it.
+	testenv.Heavy(t, "a minute of swaps under concurrent calls")
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
 	h := f.host(t, hooksConfig, nil)
 	ctx := context.Background()

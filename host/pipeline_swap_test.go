@@ -10,12 +10,15 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // The three first-party hook plugins run in one personality's pipeline,
 // and each is swapped for a new build while calls flow through it: no call
 // fails, every result is still detected, compacted and masked.
 func TestFirstPartyHooksSwapUnderLoad(t *testing.T) {
+	// A stress test (swaps against a stream of calls): the full tier runs it.
+	testenv.Heavy(t, "a minute of swaps under concurrent calls")
 	f := newFixture(t, map[string]string{
 		"misbehave":   "sandbox/testdata/misbehave",
 		"blockdetect": "plugins/blockdetect",

@@ -5,6 +5,9 @@
 # measured against its peer in the same run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# The harness is a module of its own (internal/bench/go.mod): its
+# programs run from there and find the repository with wasmwright.Root.
+bench() { local prog=$1; shift; go -C internal/bench run "./$prog" "$@"; }
 corpus="${WASMWRIGHT_CORPUS:-$(cd .. && pwd)/shared/corpus}"
 out="$(mktemp)"
 # Every program appends the figures the summary table shows to this file
@@ -42,7 +45,7 @@ fi
   echo "Produced by \`make bench\` (scripts/bench.sh) on $(date -u +%Y-%m-%d), $(nproc) CPUs, $(go version | cut -d' ' -f3)."
   echo "Shared, noisy machines: compare the ratios, each against its peer measured in the same run."
   echo
-  go run ./internal/bench/kernel
+  bench kernel
   for prog in pipeline overhead browser task chrome throughput read network hostile shutdown console swap authors grid; do
     if [ -f "internal/bench/$prog/main.go" ]; then
       args=(-corpus "$corpus")
@@ -51,7 +54,7 @@ fi
         throughput) args+=("${startup_before[@]}") ;;
         task) args=("${task_before[@]}") ;; # its site is its own: no corpus
       esac
-      go run "./internal/bench/$prog" "${args[@]}"
+      bench "$prog" "${args[@]}"
       echo
       if [ "$prog" = pipeline ]; then
         # The compactor natively, on the snapshots the pipeline just
@@ -60,7 +63,7 @@ fi
       fi
     fi
   done
-  go run ./internal/bench/startup "${startup_before[@]}"
+  bench startup "${startup_before[@]}"
   echo
 } > "$out"
 # Sections measured by hand or by other targets (make soak, bench-busy),
@@ -68,7 +71,7 @@ fi
 kept='<!-- Below: sections measured by hand or by other make targets, each with its command; make bench keeps them as they are. -->'
 {
   sed -n '1,5p' "$out"
-  go run ./internal/bench/summary -rows "$WASMWRIGHT_BENCH_ROWS" -before-ref "${before_args:+$before_what}"
+  bench summary -rows "$WASMWRIGHT_BENCH_ROWS" -before-ref "${before_args:+$before_what}"
   sed -n '6,$p' "$out"
   echo "$kept"
   if [ -f BENCHMARKS.md ]; then

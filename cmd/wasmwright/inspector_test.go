@@ -15,11 +15,13 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -36,6 +38,7 @@ type inspectorEnv struct {
 
 func newInspectorEnv(t *testing.T) *inspectorEnv {
 	t.Helper()
+	testenv.Heavy(t, "the MCP Inspector (node)")
 	cli := filepath.Join(wasmbuild.Root(), inspectorCLI)
 	if _, err := os.Stat(cli); err != nil {
 		t.Fatalf("the MCP Inspector is not installed (%s is missing): run `make inspector` (make test installs it)", cli)
@@ -48,17 +51,39 @@ func newInspectorEnv(t *testing.T) *inspectorEnv {
 	return e
 }
 
+// serveBin is the wasmwright binary the serve tests run, built once per
+// test binary (a link takes a minute on a busy machine); TestMain removes
+// it.
+var serveBin struct {
+	once      sync.Once
+	dir, path string
+	err       error
+}
+
+func builtBinary(t *testing.T) string {
+	t.Helper()
+	serveBin.once.Do(func() {
+		if serveBin.dir, serveBin.err = os.MkdirTemp("", "ww-serve-test-bin-"); serveBin.err != nil {
+			return
+		}
+		serveBin.path = filepath.Join(serveBin.dir, "wasmwright")
+		build := exec.Command("go", "build", "-o", serveBin.path, "./cmd/wasmwright")
+		build.Dir = wasmbuild.Root()
+		if out, err := build.CombinedOutput(); err != nil {
+			serveBin.err = fmt.Errorf("building wasmwright: %v\n%s", err, out)
+		}
+	})
+	if serveBin.err != nil {
+		t.Fatal(serveBin.err)
+	}
+	return serveBin.path
+}
+
 // newServeEnv builds the binary, the example plugin and a config naming it.
 func newServeEnv(t *testing.T) *inspectorEnv {
 	t.Helper()
-	root := wasmbuild.Root()
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "wasmwright")
-	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmwright")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building wasmwright: %v\n%s", err, out)
-	}
+	bin := builtBinary(t)
 	plugins := filepath.Join(dir, "plugins")
 	os.MkdirAll(plugins, 0o755)
 	src, err := wasmbuild.Build("examples/extract_links")

@@ -24,7 +24,11 @@ func TestMain(m *testing.M) {
 	if os.Getenv(runAsCLIEnv) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if serveBin.dir != "" {
+		os.RemoveAll(serveBin.dir)
+	}
+	os.Exit(code)
 }
 
 // `make build SIGN_KEY=FILE` signs the first-party plugins so a host with

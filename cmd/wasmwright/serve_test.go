@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -25,6 +26,7 @@ import (
 // build/plugins) and a loopback page the personality may open.
 func browserServeEnv(t *testing.T) (*inspectorEnv, string) {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	root := wasmbuild.Root()
 	plugins := filepath.Join(root, "build", "plugins")
 	cli := filepath.Join(root, "build", "driver", "node_modules", "playwright-core", "cli.js")

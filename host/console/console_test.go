@@ -25,6 +25,7 @@ import (
 	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -113,6 +114,7 @@ type rigOptions struct {
 
 func newRigWith(t *testing.T, o rigOptions) *rig {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if o.approval == "" {
 		o.approval = `{ act = "ask", timeout = "90s" }`
 	}
@@ -136,14 +138,14 @@ func newRigWith(t *testing.T, o rigOptions) *rig {
 	cfg, err := host.ParseConfig(fmt.Sprintf(`[host]
 plugins_dir = %q
 cache_dir = %q
-call_timeout = "60s"
+call_timeout = "240s"
 default_personality = "default"
 watch_plugins = false
 grants_dir = "grants"
 
 [browser]
 headed = "false"
-navigation_timeout = "30s"
+navigation_timeout = "120s"
 action_timeout = "20s"
 
 [vault]

@@ -256,6 +256,7 @@ func must(t *testing.T, h *host.Host, session, tool string, args any) *abi.Resul
 
 // TestGrid is every grid test on one grid.
 func TestGrid(t *testing.T) {
+	testenv.Heavy(t, "Java, chromedriver, Chromium and the Selenium server")
 	root := wasmbuild.Root()
 	miss := seleniumgrid.Missing(root)
 	testenv.Require(t, miss == "", miss)

@@ -20,6 +20,7 @@ import (
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/logrec"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -345,6 +346,7 @@ func resolveRefs(t *testing.T, step string, args map[string]any, snap string) ma
 }
 
 func TestAgentSession(t *testing.T) {
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
 	if plugins == "" {
 		plugins = filepath.Join(wasmbuild.Root(), "build", "plugins")

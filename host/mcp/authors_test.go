@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -21,6 +22,7 @@ import (
 // --exportStart), loads and answers over MCP: it opens a loopback page
 // through the kit's typed navigate and answers the page's title.
 func TestAssemblyScriptExampleOverMCP(t *testing.T) {
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if _, err := os.Stat("/usr/bin/chromium"); err != nil {
 		t.Fatal("needs Chromium: make deps")
 	}

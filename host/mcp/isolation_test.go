@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -20,6 +21,7 @@ import (
 // personality agent may open.
 func newBrowserHost(t *testing.T) (*host.Host, string) {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	root := wasmbuild.Root()
 	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
 	if plugins == "" {

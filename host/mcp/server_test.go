@@ -82,7 +82,7 @@ const testConfig = `
 default_personality = "agent"
 plugins_dir = %q
 cache_dir = %q
-call_timeout = "60s"
+call_timeout = "240s"
 watch_plugins = false
 
 [plugins.mcptools]
@@ -374,7 +374,7 @@ func TestCancelAndProgress(t *testing.T) {
 				t.Errorf("%d progress notifications in %v at 50ms", n, time.Since(t0))
 			}
 			// The session still works, and closing it does not wait for the
-			// spin (call_timeout is 60s): the cancel reached the plugin.
+			// spin (call_timeout is 240s): the cancel reached the plugin.
 			if res := call(t, cs, "page", map[string]any{"say": "again"}); res.IsError {
 				t.Fatal(text(t, res))
 			}

@@ -23,6 +23,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/internal/procfs"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -38,6 +39,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	// The tests here share one browser service (Chromium and the driver):
+	// the short tier runs none of them.
+	if testenv.ShortMain("hostfuncs/browser", "one Chromium and the Playwright driver") {
+		os.Exit(0)
+	}
 	if err := Preflight(Config{}); err != nil {
 		fmt.Fprintf(os.Stderr, "hostfuncs/browser tests need Chromium and the Playwright driver: run make deps\n(apt-get install -y chromium; npm install --prefix build/driver playwright-core@%s)\n%v\n", DriverVersion, err)
 		os.Exit(1)

@@ -19,6 +19,7 @@ import (
 // per-session proxies, or skips when Chromium or the driver is missing.
 func browserWith(t *testing.T, s *Service) *browser.Service {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}

@@ -72,6 +72,7 @@ window.__done = (async () => {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // proxyWords are what the egress proxy says in its own answers (its
@@ -38,8 +39,9 @@ func (everywhereResolver) LookupNetIP(context.Context, string, string) ([]netip.
 // of host.egressFailure's wording).
 func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if err := browser.Preflight(browser.Config{}); err != nil {
-		t.Skipf("needs Chromium and the Playwright driver (make deps): %v", err)
+		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(3 * time.Second), NavigationTimeout: browser.Duration(5 * time.Second)},

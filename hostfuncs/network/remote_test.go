@@ -23,6 +23,7 @@ import (
 // returns its websocket endpoint. It stops when the test ends.
 func remoteServer(t *testing.T) string {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
 	exe, err := exec.LookPath("chromium")
 	if cli == "" || err != nil {
@@ -97,6 +98,7 @@ window.__done = fetch("http://127.0.0.1:%d/", {mode: "no-cors"}).then(() => "set
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		testenv.Require(t, false, fmt.Sprintf("needs the Playwright driver: %v", err))
 	}

@@ -5,13 +5,11 @@
 package abischema
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
 
-	"github.com/invopop/jsonschema"
-	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/wasmwright/wasmwright/abi"
 )
@@ -23,23 +21,21 @@ var Documents = map[string]any{
 	"hook_request.schema.json": abi.HookRequest{},
 }
 
-// Generate returns the schema of v, indented, with a final newline.
+// Generate returns the schema of v, indented, with a final newline. It is
+// inferred by the MCP SDK's JSON Schema library (github.com/google/
+// jsonschema-go), the one the product links anyway: Go's encoding/json
+// fills absent fields with zero values, so only what is not omitempty is
+// required.
 func Generate(file string, v any) ([]byte, error) {
-	r := &jsonschema.Reflector{
-		// Go's encoding/json fills absent fields with zero values: only
-		// what is not omitempty is required.
-		RequiredFromJSONSchemaTags: false,
+	s, err := jsonschema.ForType(reflect.TypeOf(v), &jsonschema.ForOptions{
 		// Free-form JSON (json.RawMessage) is any value.
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == reflect.TypeOf(json.RawMessage(nil)) {
-				return &jsonschema.Schema{}
-			}
-			return nil
-		},
+		TypeSchemas: map[reflect.Type]*jsonschema.Schema{reflect.TypeFor[json.RawMessage](): {}},
+	})
+	if err != nil {
+		return nil, err
 	}
-	s := r.Reflect(v)
-	s.ID = jsonschema.ID("https://wasmwright.invalid/abi/schema/" + file)
-	s.Version = "https://json-schema.org/draft/2020-12/schema"
+	s.ID = "https://wasmwright.invalid/abi/schema/" + file
+	s.Schema = "https://json-schema.org/draft/2020-12/schema"
 	b, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, err
@@ -54,21 +50,17 @@ func Validate(file string, doc []byte) error {
 	if err != nil {
 		return err
 	}
-	schemaDoc, err := validator.UnmarshalJSON(bytes.NewReader(raw))
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return err
+	}
+	rs, err := s.Resolve(nil)
 	if err != nil {
 		return err
 	}
-	c := validator.NewCompiler()
-	if err := c.AddResource(file, schemaDoc); err != nil {
-		return err
-	}
-	sch, err := c.Compile(file)
-	if err != nil {
-		return err
-	}
-	inst, err := validator.UnmarshalJSON(bytes.NewReader(doc))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(doc, &inst); err != nil {
 		return fmt.Errorf("not JSON: %w", err)
 	}
-	return sch.Validate(inst)
+	return rs.Validate(inst)
 }

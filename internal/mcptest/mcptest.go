@@ -16,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -70,6 +71,7 @@ func MustCall(t testing.TB, cs *sdk.ClientSession, limit time.Duration, tool str
 // the test.
 func OperatorBrowser(t testing.TB) pw.Browser {
 	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
 	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
 	if cli == "" {
 		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")

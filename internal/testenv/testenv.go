@@ -5,6 +5,8 @@
 package testenv
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"strconv"
 	"testing"
@@ -27,4 +29,30 @@ func Require(t testing.TB, ok bool, missing string) {
 		t.Fatalf("CI=true and a required part is missing: %s", missing)
 	}
 	t.Skip(missing)
+}
+
+// Heavy marks a test that needs part: Chromium, the Playwright driver,
+// Java and the Selenium server, the MCP Inspector. Under go test -short
+// (the short tier: `make test-short`, a loop of seconds that starts no
+// browser) it skips, naming the part; otherwise it does nothing, so make
+// test and CI's run (no -short) run it, and a part missing there still
+// fails through Require. Call it before the part is looked for.
+func Heavy(t testing.TB, part string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: needs %s (make test runs it)", part)
+	}
+}
+
+// ShortMain is for a package whose TestMain starts what every test there
+// shares (one browser service): under -short it says so on stderr and
+// returns true, and TestMain exits 0 without running the package. make
+// test and CI never pass -short.
+func ShortMain(pkg, part string) bool {
+	flag.Parse()
+	if !testing.Short() {
+		return false
+	}
+	fmt.Fprintf(os.Stderr, "%s: -short: every test here shares %s; make test runs them\n", pkg, part)
+	return true
 }

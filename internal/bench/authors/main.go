@@ -28,7 +28,7 @@ func main() {
 	flag.Parse()
 	fmt.Println("## Plugin authors: Go and AssemblyScript")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/authors` (%s, %d CPUs, %s). Medians of %d loads of each example as the tests build it; a load validates, instruments, compiles, instantiates and runs `describe`. Cold: an empty compilation cache folder each time; cached: a new engine over a cache folder a first load filled.\n\n",
+	fmt.Printf("`go -C internal/bench run ./authors` (%s, %d CPUs, %s). Medians of %d loads of each example as the tests build it; a load validates, instruments, compiles, instantiates and runs `describe`. Cold: an empty compilation cache folder each time; cached: a new engine over a cache folder a first load filled.\n\n",
 		runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"), *n)
 	fmt.Println("| plugin | language | .wasm size | load, cold | load, cached |")
 	fmt.Println("|---|---|---|---|---|")

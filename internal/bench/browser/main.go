@@ -6,7 +6,7 @@
 // second snapshot). Both run the same Chromium; external hosts resolve to
 // nothing for both, so only the loopback pages load.
 //
-//	go run ./internal/bench/browser [-pages ../shared/corpus/pages] [-n 20 | -all]
+//	go -C internal/bench run ./browser [-pages ../shared/corpus/pages] [-n 20 | -all]
 //
 // Type and click act on the same elements on both sides: the first textbox
 // and the first button (else link), by role and name, that both

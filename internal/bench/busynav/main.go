@@ -6,7 +6,7 @@
 // another error. A page is never to be withheld because the machine is
 // slow (issue 23): the goal is every page returned.
 //
-//	go run ./internal/bench/busynav [-n 10] [-rounds 1] [-loops 2*CPUs]
+//	go -C internal/bench run ./busynav [-n 10] [-rounds 1] [-loops 2*CPUs]
 //
 // It prints a markdown section and exits 1 when a page was not returned.
 package main

@@ -19,7 +19,7 @@ func print(outs []outcome, cfg *host.Config, loops, rounds int, load0, load1 str
 	p := cfg.Personalities[cfg.Host.DefaultPersonality]
 	fmt.Println("## Busy-load navigation of the largest corpus pages")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/busynav -n %d -rounds %d` (`make bench-busy`), %s, %d CPUs, %s. ", len(outs)/max(rounds, 1), rounds, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
+	fmt.Printf("`go -C internal/bench run ./busynav -n %d -rounds %d` (`make bench-busy`), %s, %d CPUs, %s. ", len(outs)/max(rounds, 1), rounds, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
 	fmt.Printf("The %d largest pages of the shared corpus's pages/, served on loopback, each navigated %d time(s) through the real host (`host.New`, headless Chromium, egress proxy) with the embedded default config's personality %q (hooks detect = %s, compact = %s, mask = %s; the detector fail_closed) while %d busy loops (`sh -c 'while ...; do :; done'`, two per core as `make test-busy` starts them) spin. ",
 		len(outs)/max(rounds, 1), rounds, cfg.Host.DefaultPersonality, p.Hooks.Detect, p.Hooks.Compact, p.Hooks.Mask, loops)
 	fmt.Printf("Load average (1 min) when the loops started: %s, when they stopped: %s; %s in all.\n\n", load0, load1, took.Round(time.Second))

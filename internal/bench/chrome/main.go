@@ -7,7 +7,7 @@
 // to a line), is weighed against the same page's whole snapshot
 // (browser_snapshot with snapshot "full", right after).
 //
-//	go run ./internal/bench/chrome [-corpus ../shared/corpus]
+//	go -C internal/bench run ./chrome [-corpus ../shared/corpus]
 package main
 
 import (

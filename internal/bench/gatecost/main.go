@@ -6,7 +6,7 @@
 // it on two builds (this one and the main before the gate) to get the
 // gate's share of a navigate and of an action:
 //
-//	go run ./internal/bench/gatecost [-n 5] [-rounds 5]
+//	go -C internal/bench run ./gatecost [-n 5] [-rounds 5]
 //
 // It prints one markdown table row per page.
 package main

@@ -10,7 +10,7 @@
 // the processor time each used during the timed calls; on the host, the
 // processor time of the host and its Playwright driver for those calls.
 //
-//	go run ./internal/bench/grid [-n 15] [-opens 3]
+//	go -C internal/bench run ./grid [-n 15] [-opens 3]
 //
 // It prints a markdown section; without root, ip netns, Java,
 // chromedriver or the jar (make grid) it prints why it measured nothing.

@@ -43,7 +43,7 @@ func main() {
 
 	fmt.Println("## Hostile plugins")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/hostile` (%s, %d CPUs, %s). Hostile modules: `sandbox/testdata/hostile` (hand-built: a plain loop, a SIMD loop, a tree of 2^64 calls with no loop, unbounded recursion, a loop of 120 MiB `memory.fill`); the sleep is a Go plugin's `time.Sleep(30 s)`. Deadlines are enforced by fuel (function entries, loop headers, bulk operations) and by the sleep hook.\n\n",
+	fmt.Printf("`go -C internal/bench run ./hostile` (%s, %d CPUs, %s). Hostile modules: `sandbox/testdata/hostile` (hand-built: a plain loop, a SIMD loop, a tree of 2^64 calls with no loop, unbounded recursion, a loop of 120 MiB `memory.fill`); the sleep is a Go plugin's `time.Sleep(30 s)`. Deadlines are enforced by fuel (function entries, loop headers, bulk operations) and by the sleep hook.\n\n",
 		runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"))
 
 	// (a) A cheap call and a GC while 4 hostile plugins spin.

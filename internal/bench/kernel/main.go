@@ -40,7 +40,7 @@ func main() {
 
 	fmt.Println("## Plugin kernel")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/kernel` (%s, %d CPUs, %s). Medians of %d calls; deadline (60 s) and memory limit (128 MiB) on. The plugin is `sandbox/testdata/misbehave`'s `echo` tool (frame in, `{\"data\":<args>}` out); the native peer runs the same Go code in-process.\n\n",
+	fmt.Printf("`go -C internal/bench run ./kernel` (%s, %d CPUs, %s). Medians of %d calls; deadline (60 s) and memory limit (128 MiB) on. The plugin is `sandbox/testdata/misbehave`'s `echo` tool (frame in, `{\"data\":<args>}` out); the native peer runs the same Go code in-process.\n\n",
 		runtime.Version(), runtime.NumCPU(), time.Now().UTC().Format("2006-01-02"), *iters)
 	fmt.Println("Columns: the shipped path (`ww_call` fast path, deadlines by fuel at function entries, loop headers and bulk operations); the fast path with wazero's close-on-context-done at loop headers instead of loop fuel (function entries and bulk operations still charged); the Extism kernel path (no fast path; loops as in the previous column). `echo` moves the bytes; `validate` also scans them (`json.Valid` inside the plugin).")
 	fmt.Println()

@@ -4,7 +4,7 @@
 // so both see the same machine load), and how many hostile URLs of the
 // corpus were tried and refused. It prints a markdown section.
 //
-//	go run ./internal/bench/network [-corpus ../shared/corpus]
+//	go -C internal/bench run ./network [-corpus ../shared/corpus]
 package main
 
 import (

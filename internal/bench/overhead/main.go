@@ -104,7 +104,7 @@ func main() {
 	secret, _ := measure("secret")
 	fmt.Println("## Pipeline overhead")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/overhead` (%d pages of corpus/pages on loopback, %d timed rounds after a warm-up, each page under a URL of its own per round so every timed navigation is compacted cold). browser_navigate then browser_snapshot through a host whose personality has detect (blockdetect), compact (snapcompact) and mask (secretmask); each call's time is split, inside the call, into the tool (plugin and browser) and the pipeline (the hooks and the host's secret check). Detect and compact run side by side; a compacted snapshot is reused when the next snapshot is identical; mask runs only in sessions that hold a secret value.\n\n", len(pages), *rounds)
+	fmt.Printf("`go -C internal/bench run ./overhead` (%d pages of corpus/pages on loopback, %d timed rounds after a warm-up, each page under a URL of its own per round so every timed navigation is compacted cold). browser_navigate then browser_snapshot through a host whose personality has detect (blockdetect), compact (snapcompact) and mask (secretmask); each call's time is split, inside the call, into the tool (plugin and browser) and the pipeline (the hooks and the host's secret check). Detect and compact run side by side; a compacted snapshot is reused when the next snapshot is identical; mask runs only in sessions that hold a secret value.\n\n", len(pages), *rounds)
 	fmt.Println("| session | navigate + snapshot, median | pipeline, median | pipeline share of all time | median share per page |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, r := range []struct {

@@ -3,7 +3,7 @@
 // host with the browser plugin (the browser_read tool) over the pages
 // served on loopback; the egress policy refuses every other host.
 //
-//	go run ./internal/bench/read [-corpus ../shared/corpus] [-v] [-tsv out.tsv] [-before earlier.tsv]
+//	go -C internal/bench run ./read [-corpus ../shared/corpus] [-v] [-tsv out.tsv] [-before earlier.tsv]
 //
 // The page's visible text (document.body.innerText, what a person sees):
 // recall is the share of the words the page shows that browser_read

@@ -84,7 +84,7 @@ func main() {
 
 	fmt.Println("## SIGTERM to exit under load")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/shutdown`: `wasmwright serve --http` with MCP sessions over streamable HTTP, each with a call in flight (its progress notification seen) when SIGTERM is sent; the time until the process has exited, one run each. serve cancels calls in flight, gives sessions 3 s, closes the host by 8 s and exits at 9 s whatever still runs.\n\n")
+	fmt.Printf("`go -C internal/bench run ./shutdown`: `wasmwright serve --http` with MCP sessions over streamable HTTP, each with a call in flight (its progress notification seen) when SIGTERM is sent; the time until the process has exited, one run each. serve cancels calls in flight, gives sessions 3 s, closes the host by 8 s and exits at 9 s whatever still runs.\n\n")
 	fmt.Println("| load | SIGTERM to exit | exit |")
 	fmt.Println("|---|---|---|")
 	for _, r := range results {

@@ -12,7 +12,7 @@
 // the least-squares slope of each per minute with its noise band, and
 // every failed call by tool and abi error code, expected ones apart.
 //
-//	go run ./internal/bench/soak [-duration 10m] [-sessions 10] [-wasmwright build/wasmwright]
+//	go -C internal/bench run ./soak [-duration 10m] [-sessions 10] [-wasmwright build/wasmwright]
 //
 // It prints a markdown section and exits 1 when a call failed unexpectedly
 // or a measure grew beyond its noise.

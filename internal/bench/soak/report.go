@@ -69,7 +69,7 @@ func (r *report) print(o options) {
 	t := r.t
 	fmt.Println("## Soak: agents on one `serve --http` for a long run")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/soak -duration %s -sessions %d` (`make soak`; SOAK_DURATION overrides the duration), %s, %d CPUs, %s. ", o.duration, o.sessions, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
+	fmt.Printf("`go -C internal/bench run ./soak -duration %s -sessions %d` (`make soak`; SOAK_DURATION overrides the duration), %s, %d CPUs, %s. ", o.duration, o.sessions, time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), runtime.Version())
 	fmt.Printf("%d MCP sessions over streamable HTTP on one `wasmwright serve --http` (browser plugin, egress proxy, detect/compact/mask pipeline, operator console on, watching its plugins folder), for %s. ", o.sessions, r.worked.Round(time.Second))
 	fmt.Printf("Each agent loops: navigate to a page of %d (%s, served on loopback) and snapshot; navigate to a form, snapshot, type into its field and click its button by their refs, snapshot and check the page shows what was typed; every third lap a Cloudflare challenge (must answer `bot_wall`) and a host outside the policy (must answer `refused`); after 3-7 laps the session closes and a new one opens. ", r.pages, pagesLabel(r.pagesDir))
 	fmt.Printf("Meanwhile the detector is hot-swapped with `wasmwright plugins swap` at a third of the run (to another build) and at two thirds (back), and %d takeovers are requested by agents and handed back by an operator through the console's HTTP API. ", o.takeovers)

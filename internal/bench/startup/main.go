@@ -15,7 +15,7 @@
 // scripts/bench.sh makes of the commit before issue 13) it adds that
 // build's column.
 //
-//	go run ./internal/bench/startup [-n 7] [-before-bin B -before-plugins D]
+//	go -C internal/bench run ./startup [-n 7] [-before-bin B -before-plugins D]
 package main
 
 import (

@@ -5,7 +5,7 @@
 // ships (PW) and with --timeout-settle 0 (PW0), each ratio to the faster
 // of the two, with the goal and whether this run met it.
 //
-//	go run ./internal/bench/summary -rows FILE [-before-ref TEXT]
+//	go -C internal/bench run ./summary -rows FILE [-before-ref TEXT]
 package main
 
 import (

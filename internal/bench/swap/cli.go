@@ -79,7 +79,9 @@ func cliSwaps(rounds int) {
 	dir := measure.Must(os.MkdirTemp("", "ww-bench-swapcli-"))
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "wasmwright")
-	if b, err := exec.Command("go", "build", "-o", bin, "./cmd/wasmwright").CombinedOutput(); err != nil {
+	build := exec.Command("go", "build", "-o", bin, "./cmd/wasmwright")
+	build.Dir = wasmbuild.Root() // the harness is a module of its own
+	if b, err := build.CombinedOutput(); err != nil {
 		log.Fatalf("building the command: %v\n%s", err, b)
 	}
 	plugins := filepath.Join(dir, "plugins")

@@ -132,7 +132,7 @@ func main() {
 
 	fmt.Println("## Hot swap under load")
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/swap`: a personality with the three first-party hook plugins (detect, compact, mask); %d goroutines call through its pipeline, every other call a Cloudflare challenge page, while each hook plugin is swapped %d times (alternating two builds that differ in their bytes, so every swap loads, validates, self-tests on the fixtures, warms and publishes a new version). Swap latency is from Host.Swap's call to its return; the first swap of a build compiles it, later ones hit the compilation cache.\n\n", *workers, *rounds)
+	fmt.Printf("`go -C internal/bench run ./swap`: a personality with the three first-party hook plugins (detect, compact, mask); %d goroutines call through its pipeline, every other call a Cloudflare challenge page, while each hook plugin is swapped %d times (alternating two builds that differ in their bytes, so every swap loads, validates, self-tests on the fixtures, warms and publishes a new version). Swap latency is from Host.Swap's call to its return; the first swap of a build compiles it, later ones hit the compilation cache.\n\n", *workers, *rounds)
 	fmt.Println("| plugin | first swap | median swap | slowest swap |")
 	fmt.Println("|---|---|---|---|")
 	for _, n := range hooks {

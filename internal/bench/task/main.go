@@ -7,7 +7,7 @@
 // call. The scripted agent finds each element's ref as an agent would:
 // the last ref any answer so far gave that role and name.
 //
-//	go run ./internal/bench/task [-rounds 3] [-wasmwright build/wasmwright]
+//	go -C internal/bench run ./task [-rounds 3] [-wasmwright build/wasmwright]
 package main
 
 import (
@@ -200,7 +200,7 @@ func run(s *side, steps []step, measure bool) {
 func report(title string, sides []*side, steps []step, rounds int) {
 	fmt.Println(title)
 	fmt.Println()
-	fmt.Printf("`go run ./internal/bench/task -rounds %d`. A news site served on loopback by the bench (a header with a 12-link menu and a search box, a footer of 16 links, a home page of 8 stories, articles with related links, search results, a contact form), the same 11 steps on each side (navigate, click a story, snapshot, type a search, click Search, open a result, back, open the contact page from the footer, type twice, send), each side an MCP server over stdio started by the same client; %d measured runs a side after one unmeasured, interleaved a run at a time, each in a fresh browser session. The scripted agent uses, for each element, the last ref any answer gave it (on wasmwright, a page's chrome the agent read on the page before is one line, and its old refs are accepted). Bytes are the JSON-RPC responses the agent's client receives (mean per run); times are medians per step.\n\n", rounds, rounds)
+	fmt.Printf("`go -C internal/bench run ./task -rounds %d`. A news site served on loopback by the bench (a header with a 12-link menu and a search box, a footer of 16 links, a home page of 8 stories, articles with related links, search results, a contact form), the same 11 steps on each side (navigate, click a story, snapshot, type a search, click Search, open a result, back, open the contact page from the footer, type twice, send), each side an MCP server over stdio started by the same client; %d measured runs a side after one unmeasured, interleaved a run at a time, each in a fresh browser session. The scripted agent uses, for each element, the last ref any answer gave it (on wasmwright, a page's chrome the agent read on the page before is one line, and its old refs are accepted). Bytes are the JSON-RPC responses the agent's client receives (mean per run); times are medians per step.\n\n", rounds, rounds)
 	header := "| step |"
 	sep := "|---|"
 	for _, s := range sides {

@@ -5,7 +5,7 @@
 // context per client), both over streamable HTTP, driven by the same client
 // code (internal/bench/mcphttp), on the same Chromium.
 //
-//	go run ./internal/bench/throughput [-pages ../shared/corpus/pages] [-sessions 1,5,10] [-window 10s] [-rounds 2]
+//	go -C internal/bench run ./throughput [-pages ../shared/corpus/pages] [-sessions 1,5,10] [-window 10s] [-rounds 2]
 //
 // Each of the N sessions loops navigate + snapshot over the loopback
 // corpus pages (each session starting at a different page) for a fixed

@@ -1,21 +1,101 @@
-package main
+// Package registrytest runs the plugin signing workflow against a real OCI
+// registry (CNCF distribution, in this process). It is a module of its own
+// so that the registry server and its dependencies (logrus, OpenTelemetry,
+// gRPC, Redis clients...) stay out of the product's go.mod; it drives the
+// wasmwright command as an operator would, as a built binary.
+package registrytest
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
 	"github.com/sirupsen/logrus"
+
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
+
+// passwordEnv is the variable the command reads a key's password from
+// (cmd/wasmwright/distribute.go).
+const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"
+
+var built struct {
+	once sync.Once
+	bin  string
+	err  error
+}
+
+// binary builds cmd/wasmwright from the repository (its own module and
+// go.sum) once per test binary.
+func binary(t *testing.T) string {
+	t.Helper()
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "ww-registrytest-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.bin = filepath.Join(dir, "wasmwright")
+		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/wasmwright")
+		cmd.Dir = wasmbuild.Root()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("building cmd/wasmwright: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.bin != "" {
+		os.RemoveAll(filepath.Dir(built.bin))
+	}
+	os.Exit(code)
+}
+
+// cli runs the command with args and this process's environment (which
+// the test sets with t.Setenv), and returns its exit code, stdout, stderr.
+func cli(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	cmd := exec.Command(binary(t), args...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = strings.NewReader(""), &out, &errb
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode(), out.String(), errb.String()
+	case err != nil:
+		t.Fatalf("running wasmwright %s: %v", strings.Join(args, " "), err)
+	}
+	return 0, out.String(), errb.String()
+}
+
+// pluginsDir is a fresh folder holding extract_links, built from source.
+func pluginsDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := wasmbuild.Install(dir, map[string]string{"extract_links": "examples/extract_links"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
 
 // startRegistry runs the CNCF distribution registry in this process, on
 // loopback, storing blobs under a folder the test can reach into.

@@ -1,0 +1,19 @@
+package testenv
+
+import "testing"
+
+// Heavy skips only in the short tier: without -short (make test, CI) a
+// heavy test runs, and so fails there if its part is missing.
+func TestHeavySkipsOnlyUnderShort(t *testing.T) {
+	ran := false
+	sub := t.Run("heavy", func(t *testing.T) {
+		Heavy(t, "a part")
+		ran = true
+	})
+	if !sub {
+		t.Fatal("the heavy subtest failed")
+	}
+	if ran == testing.Short() {
+		t.Fatalf("-short=%v: the heavy test ran=%v, want it to run exactly when not -short", testing.Short(), ran)
+	}
+}
