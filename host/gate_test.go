@@ -153,6 +153,17 @@ func wantWall(t *testing.T, what string, res *abi.Result, e *abi.Error) {
 	}
 }
 
+// wantWithheld: the call answers a withheld page's failure (bot_wall, or
+// plugin_failed when its facts could not be read: no verdict, and
+// detect_failure = "fail_closed" decides), and nothing of the page.
+func wantWithheld(t *testing.T, what string, res *abi.Result, e *abi.Error) {
+	t.Helper()
+	noWall(t, what, res, e)
+	if e == nil || (e.Code != abi.CodeBotWall && e.Code != abi.CodePluginFailed) {
+		t.Errorf("%s: want the page withheld (bot_wall or plugin_failed), got %v (result %+v)", what, e, res)
+	}
+}
+
 // TestGateJudgesEveryDocument: a verdict is a fact about one document,
 // whatever brought it to the tab. Each route below reached a wall that no
 // detector judged on the main before the gate.
@@ -214,15 +225,13 @@ func TestGateJudgesEveryDocument(t *testing.T) {
 	res, e = call("early", "browser_snapshot", `{}`)
 	wantWall(t, "wait_until commit: snapshot", res, e)
 
-	// A wall that raises a dialog as it loads: its facts cannot be read
-	// then, so it is not judged clean; once the dialog is answered, it is
-	// judged.
+	// A wall that raises a dialog as it loads: its facts cannot be read,
+	// which is no verdict (never clean): detect_failure decides, and the
+	// test personality fails closed.
 	res, e = nav("alert", "/alertwall", "")
-	noWall(t, "dialog while loading: navigate", res, e)
-	res, e = call("alert", "browser_dialog", `{"accept":true}`)
-	noWall(t, "dialog while loading: answer the dialog", res, e)
+	wantWithheld(t, "dialog while loading: navigate", res, e)
 	res, e = call("alert", "browser_snapshot", `{}`)
-	wantWall(t, "dialog while loading: snapshot", res, e)
+	wantWithheld(t, "dialog while loading: snapshot", res, e)
 
 	// A clean page that rewrites itself into a wall after its verdict is
 	// judged again at the next snapshot.
@@ -371,7 +380,7 @@ func TestGateTabsAndChannels(t *testing.T) {
 
 	// A live wall in tab 0, a clean page of its origin in tab 1.
 	res, e = call("chan", "browser_navigate", `{"url":"`+g.srv.URL+`/livewall"}`)
-	wantWall(t, "live wall: navigate", res, e)
+	wantWithheld(t, "live wall: navigate", res, e)
 	pings := g.pings.Load()
 	res, e = call("chan", "browser_navigate", `{"url":"`+g.srv.URL+`/clean","new_tab":true}`)
 	if e != nil {

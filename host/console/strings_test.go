@@ -36,7 +36,7 @@ func TestPeopleSeeQuotedMaskedText(t *testing.T) {
 	t.Cleanup(recv.Close)
 	t.Setenv("WW_TEST_NOTIFY_SECRET", secret)
 	a := newAsker()
-	r := newRigWith(t, rigOptions{approval: `{ act = "ask", timeout = "90s", via = ["client", "console"] }`, client: a.options(), console: fmt.Sprintf(`[console.notify]
+	r := newRigWith(t, rigOptions{approval: `{ act = "ask", timeout = "90s", via = ["client", "console"] }`, client: a.options(), personality: `takeover = { via = ["console", "client"] }`, console: fmt.Sprintf(`[console.notify]
 url = %q
 secret_env = "WW_TEST_NOTIFY_SECRET"
 allow_loopback = true`, recv.URL)})
