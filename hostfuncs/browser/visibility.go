@@ -418,4 +418,3 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration) (string, error) {
 	}
 	return filterHidden(visibleChars(snap), j), nil
 }
-
