@@ -388,8 +388,9 @@ const judgeOf = (doc) => {
 
 	// text judges a text node n of element e (style s, context ctx): the
 	// words of it that cannot be seen. {all: true} when none can, else
-	// {hidden: [words...], rects} (empty: all of it shows; rects, the
-	// boxes probed, for shadowed once the page's painters are known).
+	// {hidden: [words...], kept, rects} (hidden empty: all of it shows;
+	// kept, the words shown when not; rects, the boxes probed, for
+	// shadowed once the page's painters are known).
 	const range = doc.createRange();
 	const ALL = {all: true};
 	const text = (n, e, s, ctx) => {
@@ -397,33 +398,55 @@ const judgeOf = (doc) => {
 		if (s.visibility !== "visible") return ALL;
 		const fs = parseFloat(s.fontSize);
 		if (fs < MIN_H || ctx.blur >= Math.max(2, fs / 4)) return ALL;
-		if (!inks(e, s, ctx)) return ALL;
-		for (const p of ["::first-line"]) {
-			const ps = style(e, p);
-			if (ps.color !== s.color && !shows1(rgba(ps.webkitTextFillColor || ps.color), ctx, null)) return ALL;
-		}
-		// SVG text: its element's box is what is drawn (textLength may
-		// squeeze the glyphs the range reports).
+		// SVG text: its element's box is what is drawn (a transform or
+		// textLength may squeeze the glyphs the range reports).
 		let rects;
 		if (e.namespaceURI === "http://www.w3.org/2000/svg") rects = [e.getBoundingClientRect()];
 		else { range.selectNodeContents(n); rects = range.getClientRects(); }
 		const shown = [...rects].filter(r => shows(cut(ctx.clip, box(r))));
 		if (!shown.length) return ALL;
+		if (!inks(e, s, ctx) && !overMedia(e, s, ctx, shown[0])) return ALL;
+		const fl = style(e, "::first-line");
+		if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
 		// Covers: the middle of the first and the last box shown.
 		const probe = [shown[0], shown[shown.length - 1]];
 		if (probe.every(r => covered(e, (Math.max(r.left, ctx.clip.l) + Math.min(r.right, ctx.clip.r)) / 2, (Math.max(r.top, ctx.clip.t) + Math.min(r.bottom, ctx.clip.b)) / 2))) return ALL;
 		if (shown.length === rects.length && !(s.textOverflow === "ellipsis" && ctx.clip.r < INF)) return {hidden: [], rects: probe};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
-		const hidden = [], t = n.data;
+		const hidden = [], kept = [], t = n.data;
 		for (const m of t.matchAll(/\S+/g)) {
 			range.setStart(n, m.index);
 			range.setEnd(n, m.index + m[0].length);
 			const r = range.getBoundingClientRect(), v = cut(ctx.clip, box(r));
-			if (!shows(v) || v.r - v.l < (r.right - r.left) / 2) hidden.push(m[0]);
+			(!shows(v) || v.r - v.l < (r.right - r.left) / 2 ? hidden : kept).push(m[0]);
 		}
-		if (hidden.length === t.trim().split(/\s+/).length) return ALL;
-		return {hidden, rects: probe};
+		if (!kept.length) return ALL;
+		return {hidden, kept: kept.join(" "), rects: probe};
+	};
+
+	// overMedia: for text whose colour does not show against the
+	// backgrounds of its ancestors, whether it is drawn over something
+	// else that shows it up (a caption over a picture or a sibling's
+	// background): in the viewport, what a hit test finds beneath it;
+	// elsewhere, whether a picture's box holds it.
+	let media = null;
+	const mediaTags = /^(IMG|VIDEO|CANVAS|PICTURE|IFRAME|svg|OBJECT|EMBED)$/;
+	const overMedia = (e, s, ctx, r) => {
+		const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+		if (x >= 0 && y >= 0 && x < vw && y < vh) {
+			for (const u of doc.elementsFromPoint(x, y)) {
+				if (u === e || holds(u, e) || holds(e, u)) continue;
+				if (mediaTags.test(u.tagName)) return true;
+				const us = style(u);
+				if (us.backgroundImage !== "none") return true;
+				const b = rgba(us.backgroundColor);
+				if (b && b[3] > 0.5) return inks(e, s, {...ctx, bgs: [paint(ctx.fx, b)], legible: new Map()});
+			}
+			return false;
+		}
+		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
+		return media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e));
 	};
 
 	// painted: whether an element paints something of its own a person

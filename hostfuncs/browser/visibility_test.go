@@ -246,3 +246,32 @@ func TestSeenGroundTruth(t *testing.T) {
 		t.Errorf("the page did not come back as it was")
 	}
 }
+
+// TestReadShowsWhatIsSeen: browser_read, which judges text with the same
+// judge, reads no hidden sentence of the corpus and every sentence of
+// prose a person sees.
+func TestReadShowsWhatIsSeen(t *testing.T) {
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, seenPage), NoSnapshot: true})
+	r := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{})
+	leaked := 0
+	for _, s := range seenTexts {
+		in := seenIn(r.Text, s.word)
+		switch {
+		case s.prose && !in:
+			t.Errorf("%s (%s) is seen but was not read", s.word, s.how)
+		case !s.seen && in:
+			leaked++
+			t.Errorf("%s (%s) is hidden but was read", s.word, s.how)
+		}
+	}
+	for _, ch := range r.Text {
+		if invisibleRune(ch) {
+			t.Errorf("the text read carries the invisible character %U", ch)
+			break
+		}
+	}
+	if t.Failed() {
+		t.Logf("%d hidden sentences read; text:\n%s", leaked, r.Text)
+	}
+}
