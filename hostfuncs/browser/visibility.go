@@ -383,8 +383,9 @@ func takeOut(lines []snapLine, text string) bool {
 }
 
 // cutText removes text from s where it stands as words of its own (or,
-// for a text of 4 bytes or more, anywhere: Playwright joins the texts of
-// inline elements with no space), and tidies the spaces left.
+// for a text of 12 bytes or more, anywhere: Playwright joins the texts of
+// inline elements with no space; a shorter one could be part of a word
+// that shows), and tidies the spaces left.
 func cutText(s, text string) (string, bool) {
 	at := -1
 	for from := 0; from <= len(s)-len(text); {
@@ -397,7 +398,7 @@ func cutText(s, text string) (string, bool) {
 			at = i
 			break
 		}
-		if at < 0 && len(text) >= 4 {
+		if at < 0 && len(text) >= 12 {
 			at = i
 		}
 		from = i + 1
