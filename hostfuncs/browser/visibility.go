@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 
@@ -85,6 +86,7 @@ func registerVisibility(p *pw.Playwright) error {
 type judgement struct {
 	Drop []string    `json:"drop"`
 	Runs []hiddenRun `json:"runs"`
+	MS   float64     `json:"ms"` // the pass's time in the page
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -120,6 +122,7 @@ func judgePage(t *tab, wait time.Duration) (judgement, error) {
 			}
 			return all, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
 		}
+		all.MS += answers[i].MS
 		all.Drop = append(all.Drop, answers[i].Drop...)
 		all.Runs = append(all.Runs, answers[i].Runs...)
 	}
@@ -321,11 +324,14 @@ func filterHidden(snap string, j judgement) string {
 		if text == "" {
 			continue
 		}
-		i, ok := at[run.Ref]
-		if ok && takeOut(lines[i:ends[i]], text) {
-			continue
+		// The text is under its ref's line when that has one; when not
+		// (Playwright folds some wrappers into their child's line), it is
+		// looked for in the whole snapshot.
+		if i, ok := at[run.Ref]; ok {
+			takeOut(lines[i:ends[i]], text)
+		} else {
+			takeOut(lines, text)
 		}
-		takeOut(lines, text)
 	}
 	// Children before parents: a line left with nothing (its text taken
 	// out, or all it held dropped: a wrapper of hidden text has no text
@@ -413,9 +419,26 @@ func cutText(s, text string) (string, bool) {
 // a person cannot see. A judge that fails fails the snapshot (fail
 // closed): the agent is told to take it again.
 func (s *pages) seen(t *tab, snap string, wait time.Duration) (string, error) {
+	t0 := time.Now()
 	j, err := judgePage(t, wait)
 	if err != nil {
 		return "", err
 	}
-	return filterHidden(visibleChars(snap), j), nil
+	out := filterHidden(visibleChars(snap), j)
+	judged.add(time.Since(t0), j.MS, len(snap), len(out))
+	return out, nil
+}
+
+// judged counts the judge's passes over snapshots, their time and the
+// bytes they took out, for the cost measurement (TestVisibilityCost).
+var judged judgeStats
+
+type judgeStats struct{ passes, nanos, pageNanos, before, after atomic.Int64 }
+
+func (j *judgeStats) add(d time.Duration, pageMS float64, before, after int) {
+	j.passes.Add(1)
+	j.nanos.Add(int64(d))
+	j.pageNanos.Add(int64(pageMS * 1e6))
+	j.before.Add(int64(before))
+	j.after.Add(int64(after))
 }

@@ -67,9 +67,10 @@ const judgeOf = (doc) => {
 	};
 	// Filters that change colours, as functions of a colour; opacity()
 	// and blur() are kept apart (the opacity product, the blur radius).
+	const NOFILTER = {fx: [], opacity: 1, blur: 0, shadow: false};
 	const filterOf = f => {
+		if (!f || f === "none") return NOFILTER;
 		const out = {fx: [], opacity: 1, blur: 0, shadow: false};
-		if (!f || f === "none") return out;
 		for (const m of f.matchAll(/([a-z-]+)\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)) {
 			const fn = m[1], arg = m[2].trim(), n = arg.endsWith("%") ? parseFloat(arg) / 100 : parseFloat(arg);
 			const k = isNaN(n) ? 1 : n;
@@ -206,6 +207,9 @@ const judgeOf = (doc) => {
 	const shadowed = (e, rects) => painters.some(p => p.e !== e && !holds(p.e, e) && rects.every(r => inside(r, p.area)) &&
 		(p.positioned || (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING)));
 
+	// unseen: an element hidden from everyone, assistive technology too
+	// (so the ARIA snapshot already leaves it out).
+	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
 	// enter: what an element passes to its content, or null when none of
 	// it can be seen. The context holds the opacity product, the colour
 	// filters and blur that apply, the background colours below (null: an
@@ -213,17 +217,21 @@ const judgeOf = (doc) => {
 	// positioned descendants, and the 3D transform its rendering context
 	// has composed so far (a face turned away is not drawn).
 	const enter = (e, s, ctx, chain) => {
-		if (s.display === "none" || s.contentVisibility === "hidden") return null;
-		if (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName)) return null;
+		if (unseen(e, s) || s.contentVisibility === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
-		const f = filterOf(s.filter);
+		// An inline box (not inline-block) has no overflow, containment,
+		// transform or perspective: those are not read.
+		const inline = s.display === "inline";
+		const filter = s.filter, contain = inline ? "none" : s.contain, blendMode = s.mixBlendMode;
+		const f = filterOf(filter);
 		let opacity = ctx.opacity * +s.opacity * f.opacity * maskOpacity(e, s);
 		if (opacity < MIN_OPACITY) return null;
 		const pos = s.position;
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
 		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
-		const overflow = e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
-		const clips = overflow !== "visible" || /paint|strict|content/.test(s.contain);
+		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
+		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
+		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
 			const r = e.getBoundingClientRect();
 			if (shaped) clip = cut(clip, clipShape(s, r));
@@ -232,7 +240,7 @@ const judgeOf = (doc) => {
 				// scroller shows all it holds, a scroll away, when it shows
 				// anything at all (not left of or above its origin).
 				let [ox, oy = ox] = overflow.split(" ");
-				if (/paint|strict|content/.test(s.contain)) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
+				if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
 				const b = cut(clip, box(r));
 				const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
 				const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
@@ -247,7 +255,7 @@ const judgeOf = (doc) => {
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
-		const transformed = s.transform !== "none";
+		const transformed = !inline && s.transform !== "none";
 		let m3 = null;
 		if (transformed || ctx.m3) {
 			const own = transformed ? matrix(s.transform) : null;
@@ -258,14 +266,14 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		if (s.boxShadow !== "none" || s.outlineStyle !== "none") painter(e, s, clip);
-		const persp = parseFloat(s.perspective) || 0;
+		if (!inline && (s.boxShadow !== "none" || s.outlineStyle !== "none")) painter(e, s, clip);
+		const persp = inline ? 0 : parseFloat(s.perspective) || 0;
 		return {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
-			fixedClip: transformed || s.filter !== "none" || s.contain.includes("paint") ? clip : ctx.fixedClip,
+			fixedClip: transformed || filter !== "none" || paintContained ? clip : ctx.fixedClip,
 			blur: ctx.blur + f.blur, shadow: ctx.shadow || f.shadow,
-			blend: s.mixBlendMode !== "normal" ? s.mixBlendMode : (bgs !== ctx.bgs ? null : ctx.blend),
+			blend: blendMode !== "normal" ? blendMode : (bgs !== ctx.bgs ? null : ctx.blend),
 			m3, perspective: persp || (m3 ? ctx.perspective : 0),
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
 		};
@@ -283,32 +291,54 @@ const judgeOf = (doc) => {
 			return contrast(over(src, a, b), b) >= MIN_CONTRAST;
 		});
 	};
+	const SVG = "http://www.w3.org/2000/svg";
 	const inks = (e, s, ctx) => {
-		const key = s.webkitTextFillColor + "|" + s.color + "|" + s.fill + "|" + s.textShadow + "|" + s.webkitTextStroke + "|" + s.backgroundImage + "|" + s.mixBlendMode;
+		// The common case, cached by colour in the context: a fill that
+		// shows.
+		const svg = e.namespaceURI === SVG;
+		const fill = svg ? s.fill + " " + s.fillOpacity : s.webkitTextFillColor;
+		const key = fill + "|" + ctx.blend;
 		let ok = ctx.legible.get(key);
-		if (ok !== undefined) return ok;
-		const fs = parseFloat(s.fontSize) || 16;
-		const blend = s.mixBlendMode !== "normal" ? s.mixBlendMode : ctx.blend;
-		const svg = e.namespaceURI === "http://www.w3.org/2000/svg";
-		let fills;
-		if (svg) fills = [s.fill === "none" || s.fill.startsWith("url(") && !stops(s.fill) ? null : rgba(s.fill)].filter(Boolean).map(c => [c[0], c[1], c[2], c[3] * +s.fillOpacity]);
-		else if (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) fills = stops(s.backgroundImage) || [[0, 0, 0, 1]];
-		else fills = [rgba(s.webkitTextFillColor || s.color)];
-		ok = ctx.shadow || fills.some(c => shows1(c, ctx, blend));
-		if (!ok) {
-			const sw = svg ? (s.stroke !== "none" ? parseFloat(s.strokeWidth) : 0) : parseFloat(s.webkitTextStrokeWidth);
-			const sc = svg ? rgba(s.stroke) : rgba(s.webkitTextStrokeColor);
-			if (sw > 0.3 && sc && shows1([sc[0], sc[1], sc[2], sc[3] * (svg ? +s.strokeOpacity : 1)], ctx, blend)) ok = true;
+		if (ok === undefined) {
+			let c = null;
+			if (!svg) c = rgba(fill);
+			else if (s.fill !== "none" && !s.fill.startsWith("url(")) { c = rgba(s.fill); c = c && [c[0], c[1], c[2], c[3] * +s.fillOpacity]; }
+			ok = ctx.shadow || shows1(c, ctx, ctx.blend);
+			ctx.legible.set(key, ok);
 		}
-		if (!ok && s.textShadow !== "none") {
-			for (const part of s.textShadow.split(/,(?![^()]*\))/)) {
-				const c = colourList(part)[0], nums = part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || [];
-				const [x = 0, y = 0, b = 0] = nums.map(parseFloat);
-				if (Math.abs(x) < fs && Math.abs(y) < fs && b < fs / 2 && shows1(c, ctx, blend)) { ok = true; break; }
-			}
+		return ok || inked(e, s, ctx, svg);
+	};
+	// inked: a text whose fill does not show may be painted otherwise: by
+	// a gradient (background-clip: text), a stroke, or a shadow close to
+	// the glyphs.
+	const inked = (e, s, ctx, svg) => {
+		const fs = parseFloat(s.fontSize) || 16, blend = ctx.blend;
+		if (svg && s.fill.startsWith("url(")) return true;
+		if (!svg && (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) && (stops(s.backgroundImage) || [[0, 0, 0, 1]]).some(c => shows1(c, ctx, blend))) return true;
+		const sw = svg ? (s.stroke !== "none" ? parseFloat(s.strokeWidth) : 0) : parseFloat(s.webkitTextStrokeWidth);
+		const sc = svg ? rgba(s.stroke) : rgba(s.webkitTextStrokeColor);
+		if (sw > 0.3 && sc && shows1([sc[0], sc[1], sc[2], sc[3] * (svg ? +s.strokeOpacity : 1)], ctx, blend)) return true;
+		if (s.textShadow === "none") return false;
+		for (const part of s.textShadow.split(/,(?![^()]*\))/)) {
+			const c = colourList(part)[0], nums = part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || [];
+			const [x = 0, y = 0, b = 0] = nums.map(parseFloat);
+			if (Math.abs(x) < fs && Math.abs(y) < fs && b < fs / 2 && shows1(c, ctx, blend)) return true;
 		}
-		ctx.legible.set(key, ok);
-		return ok;
+		return false;
+	};
+	// firstLines: whether the page's style sheets may hold a ::first-line
+	// rule (one that cannot be read may); read once a pass. A text in a
+	// shadow tree is always checked (its sheets are not the document's).
+	let firstLines = null;
+	const mayFirstLine = e => {
+		if (e.getRootNode() !== doc) return true;
+		if (firstLines !== null) return firstLines;
+		const scan = rules => { for (const r of rules) if ((r.selectorText && r.selectorText.includes("first-line")) || (r.cssRules && scan(r.cssRules))) return true; return false; };
+		firstLines = false;
+		for (const sh of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
+			try { if (scan(sh.cssRules)) { firstLines = true; break; } } catch { firstLines = true; break; }
+		}
+		return firstLines;
 	};
 
 	// fullCover: an element fixed over the whole viewport that paints
@@ -392,26 +422,36 @@ const judgeOf = (doc) => {
 	// kept, the words shown when not; rects, the boxes probed, for
 	// shadowed once the page's painters are known).
 	const range = doc.createRange();
-	const ALL = {all: true};
+	// UNSEEN: hidden from everyone (visibility), so no snapshot carries it.
+	const ALL = {all: true}, UNSEEN = {all: true, unseen: true};
 	const text = (n, e, s, ctx) => {
+		if (s.visibility !== "visible") return UNSEEN;
 		if (cover && !cover.contains(e)) return ALL;
-		if (s.visibility !== "visible") return ALL;
 		const fs = parseFloat(s.fontSize);
 		if (fs < MIN_H || ctx.blur >= Math.max(2, fs / 4)) return ALL;
 		// SVG text: its element's box is what is drawn (a transform or
 		// textLength may squeeze the glyphs the range reports).
-		let rects;
-		if (e.namespaceURI === "http://www.w3.org/2000/svg") rects = [e.getBoundingClientRect()];
-		else { range.selectNodeContents(n); rects = range.getClientRects(); }
-		const shown = [...rects].filter(r => shows(cut(ctx.clip, box(r))));
+		// The common case first: the text's bounding box inside the clip
+		// holds all its boxes (one rectangle, no list to make).
+		let rects, shown;
+		if (e.namespaceURI === SVG) rects = [e.getBoundingClientRect()];
+		else {
+			range.selectNodeContents(n);
+			const bb = range.getBoundingClientRect(), c = ctx.clip;
+			if (bb.width >= MIN_W && bb.height >= MIN_H && bb.left >= c.l && bb.right <= c.r && bb.top >= c.t && bb.bottom <= c.b) rects = shown = [bb];
+			else rects = range.getClientRects();
+		}
+		shown ??= [...rects].filter(r => shows(cut(ctx.clip, box(r))));
 		if (!shown.length) return ALL;
 		if (!inks(e, s, ctx) && !overMedia(e, s, ctx, shown[0])) return ALL;
-		const fl = style(e, "::first-line");
-		if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
+		if (!s.display.startsWith("inline") && mayFirstLine(e)) {
+			const fl = style(e, "::first-line");
+			if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
+		}
 		// Covers: the middle of the first and the last box shown.
-		const probe = [shown[0], shown[shown.length - 1]];
+		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
 		if (probe.every(r => covered(e, (Math.max(r.left, ctx.clip.l) + Math.min(r.right, ctx.clip.r)) / 2, (Math.max(r.top, ctx.clip.t) + Math.min(r.bottom, ctx.clip.b)) / 2))) return ALL;
-		if (shown.length === rects.length && !(s.textOverflow === "ellipsis" && ctx.clip.r < INF)) return {hidden: [], rects: probe};
+		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
@@ -462,7 +502,7 @@ const judgeOf = (doc) => {
 	};
 
 	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, legible: new Map()};
-	return {enter, text, painted, shadowed, painters, style, base, html, body};
+	return {enter, unseen, text, painted, shadowed, painters, style, base, html, body};
 };
 
 // judgeSnapshot: the snapshot's pass over one document, after the
@@ -474,6 +514,7 @@ const judgeOf = (doc) => {
 // a person sees keeps its accessible name whatever its text: a
 // screen-reader-only label on a button stays.
 const judgeSnapshot = (doc) => {
+	const t0 = performance.now();
 	const J = judgeOf(doc);
 	const out = {drop: [], runs: []}, shown = [];
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
@@ -497,7 +538,7 @@ const judgeSnapshot = (doc) => {
 		if (r) { out.drop.push(r); ref = r; }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
-			if (n.nodeType === 1 && !skip.test(n.tagName)) gone(n, ref);
+			if (n.nodeType === 1 && !skip.test(n.tagName) && !J.unseen(n, J.style(n))) gone(n, ref);
 		}
 	};
 	// own: whether a control paints something of its own a person sees
@@ -522,7 +563,7 @@ const judgeSnapshot = (doc) => {
 				const t = norm(n.data);
 				if (!t) continue;
 				const v = J.text(n, e, s, ctx);
-				if (v.all) { if (!ctl) out.runs.push({ref, text: t}); continue; }
+				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: t}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
 				if (!ctl) shown.push({e, ref, t, rects: v.rects});
@@ -532,7 +573,7 @@ const judgeSnapshot = (doc) => {
 			const ns = J.style(n);
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
-			if (!inner) { if (!ctl) gone(n, ref); continue; }
+			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
@@ -549,5 +590,6 @@ const judgeSnapshot = (doc) => {
 	if (ctx) walk(el, J.style(el), ctx, refOf(el) || "", false);
 	else gone(el, "");
 	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.rects)) out.runs.push({ref: x.ref, text: x.t});
+	out.ms = performance.now() - t0;
 	return out;
 };

@@ -3,10 +3,19 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 // seenText is one sentence of seenPage: its marker word (h...: hidden,
@@ -297,5 +306,67 @@ func TestSnapshotModalBackdrop(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("snapshot:\n%s", snap)
+	}
+}
+
+// TestVisibilityCost measures what the judge adds to a navigate on the
+// corpus's largest pages (by file size): each page is navigated 3 times
+// (snapshot included, as an agent's navigate), and the judge's own time
+// (its round trips and the host's filter, counted in judged) is set
+// against the navigate's; with the bytes of snapshot it takes out. Run by
+// hand: VISIBILITY_COST=10 (the number of pages) go test -run
+// TestVisibilityCost -v ./hostfuncs/browser/
+func TestVisibilityCost(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("VISIBILITY_COST"))
+	if n <= 0 {
+		t.Skip("a measurement: set VISIBILITY_COST to the number of pages")
+	}
+	dir, ok := corpus.Sub("pages")
+	if !ok {
+		t.Skip(corpus.Absent(dir))
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
+	size := func(f string) int64 {
+		st, _ := os.Stat(f)
+		return st.Size()
+	}
+	sort.Slice(files, func(i, j int) bool { return size(files[i]) > size(files[j]) })
+	files = files[:min(len(files), n)]
+	s := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	defer s.Close()
+	var navAll, judgeAll time.Duration
+	for _, f := range files {
+		name := filepath.Base(f)
+		c := caller(t.Name() + "-" + name)
+		var navs, judges, inPage []time.Duration
+		var before, after int64
+		for range 3 {
+			p0, n0, b0, a0, g0 := judged.passes.Load(), judged.nanos.Load(), judged.before.Load(), judged.after.Load(), judged.pageNanos.Load()
+			t0 := time.Now()
+			_, err := call[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: s.URL + "/" + name})
+			took := time.Since(t0)
+			if err != nil || judged.passes.Load() == p0 {
+				t.Logf("%s: no judged snapshot (%v)", name, err)
+				continue
+			}
+			navs = append(navs, took)
+			judges = append(judges, time.Duration(judged.nanos.Load()-n0))
+			inPage = append(inPage, time.Duration(judged.pageNanos.Load()-g0))
+			before, after = judged.before.Load()-b0, judged.after.Load()-a0
+		}
+		call[abi.BrowserCloseResponse](t, svc, c, abi.HostBrowserClose, abi.BrowserCloseRequest{})
+		if len(navs) == 0 {
+			continue
+		}
+		slices.Sort(navs)
+		slices.Sort(judges)
+		slices.Sort(inPage)
+		nav, judge := navs[len(navs)/2], judges[len(judges)/2]
+		navAll += nav
+		judgeAll += judge
+		t.Logf("| %s | %d | %d | %d | %.1f%% | %d | %d |", name, nav.Milliseconds(), judge.Milliseconds(), inPage[len(inPage)/2].Milliseconds(), 100*float64(judge)/float64(nav), before, before-after)
+	}
+	if navAll > 0 {
+		t.Logf("all: navigate %d ms, judge %d ms, %.1f%%", navAll.Milliseconds(), judgeAll.Milliseconds(), 100*float64(judgeAll)/float64(navAll))
 	}
 }
