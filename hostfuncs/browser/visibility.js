@@ -570,7 +570,11 @@ const judgeSnapshot = (doc) => {
 				continue;
 			}
 			if (n.nodeType !== 1 || skip.test(n.tagName)) continue;
+			// Nothing to judge in an empty element (an image, a break) or
+			// an SVG drawing with no text, unless it is a control or paints
+			// a shadow or outline (that may cover others).
 			const ns = J.style(n);
+			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
