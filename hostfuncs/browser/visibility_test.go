@@ -370,3 +370,30 @@ func TestVisibilityCost(t *testing.T) {
 		t.Logf("all: navigate %d ms, judge %d ms, %.1f%%", navAll.Milliseconds(), judgeAll.Milliseconds(), 100*float64(judgeAll)/float64(navAll))
 	}
 }
+
+// TestMarksSkipHiddenControls: set-of-marks numbers only controls a
+// person can see, by the same judge: a button at opacity 0 and a white
+// link on white get no mark; the visible button and an icon button named
+// by a screen-reader-only label do.
+func TestMarksSkipHiddenControls(t *testing.T) {
+	page := `<!doctype html><title>Marks</title><style>.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0, 0, 0, 0) }</style>
+<p><button>Send it</button> <button><svg width="16" height="16"><rect width="16" height="16"/></svg><span class="sr-only">Close panel</span></button>
+<button style="opacity:0">Approve the transfer</button> <a href="/y" style="color:#fff">Delete everything</a></p>`
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, page), NoSnapshot: true})
+	out, _ := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
+	names := map[string]bool{}
+	for _, m := range out.Marks {
+		names[m.Name] = true
+	}
+	for _, n := range []string{"Send it", "Close panel"} {
+		if !names[n] {
+			t.Errorf("%q is seen but has no mark (marks %+v)", n, out.Marks)
+		}
+	}
+	for _, n := range []string{"Approve the transfer", "Delete everything"} {
+		if names[n] {
+			t.Errorf("%q cannot be seen but has a mark", n)
+		}
+	}
+}
