@@ -73,7 +73,7 @@ var visibleDOMJS = `(probe) => {
 				if (!t.trim()) { out.push(" "); continue; }
 				const v = J.text(n, e, s, ctx);
 				if (v.all) continue;
-				texts.push({at: out.length, e, rects: v.rects});
+				texts.push({at: out.length, e, v});
 				out.push(esc(v.hidden.length ? " " + v.kept + " " : t.replace(/\s+/g, " ")));
 				continue;
 			}
@@ -96,9 +96,9 @@ var visibleDOMJS = `(probe) => {
 		}
 	};
 	if (top) walk(el, J.style(el), top);
-	// Text under a wide shadow or outline painted over it (known once the
-	// whole page is walked) goes too.
-	if (J.painters.length) for (const x of texts) if (J.shadowed(x.e, x.rects)) out[x.at] = " ";
+	// Text under a box painted over it (known once the whole page is
+	// walked) goes too.
+	if (J.painters.length) for (const x of texts) if (J.shadowed(x.e, x.v)) out[x.at] = " ";
 	// Hidden until loaded: a page that holds text but shows none, or only
 	// a loading word (an anti-flicker snippet's opacity 0, a body hidden
 	// until a script shows it). The host waits, within a bound, for it

@@ -115,7 +115,29 @@ const judgeOf = (doc) => {
 		}
 		return out;
 	};
-	const len = (v, size) => v.endsWith("%") ? parseFloat(v) * size / 100 : parseFloat(v);
+	// len resolves a computed length against a size: px, %, and calc()
+	// sums of them (written calc(a~+~b) by clipShape, one token).
+	const len = (v, size) => {
+		if (v.startsWith("calc(")) {
+			let sum = 0, sign = 1;
+			for (const t of v.slice(5, -1).split("~").filter(Boolean)) {
+				if (t === "+" || t === "-") sign = t === "-" ? -1 : 1;
+				else sum += sign * len(t, size);
+			}
+			return sum;
+		}
+		return v.endsWith("%") ? parseFloat(v) * size / 100 : parseFloat(v);
+	};
+	// refClip: a clip-path by reference to a clipPath that draws nothing
+	// (its shapes' boxes have no area) clips all; any other, nothing.
+	const refClip = (cp, out) => {
+		const m = /url\("?[^"#)]*#([^")]+)"?\)/.exec(cp), c = m && doc.getElementById(m[1]);
+		if (!c || c.localName !== "clipPath") return out;
+		for (const x of c.children) {
+			try { const b = x.getBBox(); if (b.width >= 1 && b.height >= 1) return out; } catch { return out; }
+		}
+		return NONE;
+	};
 	const NONE = {l: 0, t: 0, r: 0, b: 0};
 	// clipShape: the box, in viewport coordinates, that clip-path or clip
 	// leaves of a border box r. A shape by reference (url()) or one whose
@@ -125,9 +147,10 @@ const judgeOf = (doc) => {
 		const w = r.right - r.left, h = r.bottom - r.top;
 		let out = box(r);
 		const cp = s.clipPath;
-		if (cp && cp !== "none" && !cp.includes("url(")) {
-			const inner = (cp.match(/\((.*)\)/) || [, ""])[1];
-			if (/calc\(/.test(inner)) return out;
+		if (cp && cp.includes("url(")) return refClip(cp, out);
+		if (cp && cp !== "none") {
+			const inner = (cp.match(/\((.*)\)/) || [, ""])[1].replace(/calc\(([^()]*)\)/g, (_, x) => "calc(" + x.trim().replace(/\s+/g, "~") + ")");
+			if (/calc\([^)]*\(/.test(inner)) return out;
 			const args = inner.split(/\s+round\s+/)[0];
 			const fn = cp.slice(0, cp.indexOf("("));
 			const ps = args.split(/[\s,]+/).filter(Boolean);
@@ -184,13 +207,35 @@ const judgeOf = (doc) => {
 	const scrolls = v => v === "auto" || v === "scroll";
 	const matrix = t => { try { return new DOMMatrixReadOnly(t); } catch { return null; } };
 
-	// Painters: an opaque outer shadow spread or outline of 8px or more
-	// paints over the boxes around an element, and no hit test finds it.
-	// Each is kept with the area it paints (cut by its clip); a text's
-	// boxes inside one, of an element it paints after (positioned, or
-	// later in the document), are covered (shadowed).
+	// Painters: what paints opaque over other boxes, kept with the area
+	// it paints (cut by its clip) and its place in the paint order: a
+	// positioned box (relative or absolute) with an opaque background, a
+	// picture, a backdrop filter that hides, an opaque positioned
+	// ::before or ::after, and an opaque outer shadow spread or outline
+	// of 8px or more. Judged by geometry, not hit tests: a hit test sees
+	// only the viewport, and the judgement must not depend on where the
+	// page is scrolled (a kept snapshot stays valid across scrolls). Fixed
+	// and sticky boxes move with the scroll, so they are no painters
+	// (save one over the whole viewport: cover, below).
 	const painters = [];
-	const painter = (e, s, clip) => {
+	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
+	const painter = (e, s, ctx, clip, pos, opacity, inline) => {
+		if (pos === "fixed" || pos === "sticky") return;
+		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
+		let r = null;
+		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		if (positioned && opacity >= OPAQUE) {
+			r = e.getBoundingClientRect();
+			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
+			else if (backdropHides(s.backdropFilter)) add(box(r), false, null);
+			for (const p of ["::before", "::after"]) {
+				const ps = style(e, p);
+				if (ps.content === "none" || ps.content === "normal" || ps.position !== "absolute" || !paintsOpaque(e, ps)) continue;
+				const [t, rr, bb, l] = [ps.top, ps.right, ps.bottom, ps.left].map(parseFloat);
+				if (![t, rr, bb, l].some(isNaN)) add({l: r.left + l, t: r.top + t, r: r.right - rr, b: r.bottom - bb}, true, rgba(ps.backgroundColor));
+			}
+		}
+		if (inline || (s.boxShadow === "none" && s.outlineStyle === "none")) return;
 		let grow = 0;
 		for (const part of s.boxShadow === "none" ? [] : s.boxShadow.split(/,(?![^()]*\))/)) {
 			if (/inset/.test(part)) continue;
@@ -199,13 +244,19 @@ const judgeOf = (doc) => {
 		}
 		const oc = rgba(s.outlineColor), ow = parseFloat(s.outlineWidth);
 		if (s.outlineStyle === "solid" && oc && oc[3] >= OPAQUE && ow >= 8) grow = Math.max(grow, ow + (parseFloat(s.outlineOffset) || 0));
-		if (grow < 8 || +s.opacity < OPAQUE) return;
-		const r = e.getBoundingClientRect();
-		painters.push({e, positioned: s.position !== "static", area: cut(clip, {l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow})});
+		if (grow < 8 || opacity < OPAQUE) return;
+		r ??= e.getBoundingClientRect();
+		add({l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow}, false, null);
 	};
 	const inside = (r, a) => r.left >= a.l && r.right <= a.r && r.top >= a.t && r.bottom <= a.b;
-	const shadowed = (e, rects) => painters.some(p => p.e !== e && !holds(p.e, e) && rects.every(r => inside(r, p.area)) &&
-		(p.positioned || (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING)));
+	// above: whether painter p paints after text of e at z: a higher z,
+	// or the same and later in the document (an ::after after all its
+	// element holds). An ancestor's own background is beneath its text.
+	const above = (p, e, z) => p.z > z || p.z === z && (p.pseudo ? holds(p.e, e) || (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING) : !holds(p.e, e) && (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING));
+	// shadowed: whether the boxes v.rects of a text of e (verdict v) lie
+	// under a painter. Asked once the whole page is walked (a painter may
+	// come after the text).
+	const shadowed = (e, v) => painters.some(p => p.e !== e && (p.pseudo || !holds(p.e, e)) && v.rects.every(r => inside(r, p.area)) && above(p, e, v.z));
 
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
@@ -229,12 +280,13 @@ const judgeOf = (doc) => {
 		const pos = s.position;
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
 		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
+		let selfClip = clip;
 		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
 		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
 		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
 			const r = e.getBoundingClientRect();
-			if (shaped) clip = cut(clip, clipShape(s, r));
+			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
 			if (clips) {
 				// Hidden overflow and paint containment clip to the box; a
 				// scroller shows all it holds, a scroll away, when it shows
@@ -266,8 +318,14 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		if (!inline && (s.boxShadow !== "none" || s.outlineStyle !== "none")) painter(e, s, clip);
+		painter(e, s, ctx, selfClip, pos, opacity, inline);
 		const persp = inline ? 0 : parseFloat(s.perspective) || 0;
+		// A negative z-index paints under the backgrounds of the boxes
+		// in flow around it (not the root's, which is the canvas).
+		const zi = pos === "static" ? NaN : parseInt(s.zIndex);
+		if (zi < 0 && ctx.flowBg) return null;
+		const stacking = !isNaN(zi) || +s.opacity < 1 || transformed || filter !== "none";
+		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s) || ctx.flowBg && !stacking;
 		return {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
@@ -275,6 +333,7 @@ const judgeOf = (doc) => {
 			blur: ctx.blur + f.blur, shadow: ctx.shadow || f.shadow,
 			blend: blendMode !== "normal" ? blendMode : (bgs !== ctx.bgs ? null : ctx.blend),
 			m3, perspective: persp || (m3 ? ctx.perspective : 0),
+			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
 		};
 	};
@@ -372,10 +431,6 @@ const judgeOf = (doc) => {
 		}
 	}
 
-	// covered: whether, at a point of a text of e, something paints opaque
-	// over the text, or e is not drawn there at all (a clip by reference,
-	// a mask). Only points in the viewport can be tested; a point outside
-	// it is taken as not covered.
 	const up = x => x.assignedSlot || x.parentElement || (x.parentNode && x.parentNode.host) || null;
 	const holds = (a, b) => { for (let x = b; x; x = up(x)) if (x === a) return true; return false; };
 	// backdropHides: a backdrop filter that blurs what is below past
@@ -385,35 +440,6 @@ const judgeOf = (doc) => {
 		if (!bf || bf === "none") return false;
 		const f = filterOf(bf);
 		return f.blur >= 4 || f.opacity < MIN_OPACITY || contrast(paint(f.fx, [0, 0, 0]), paint(f.fx, [255, 255, 255])) < MIN_CONTRAST;
-	};
-	// pseudoCovers: u's ::before or ::after is a box that paints opaque
-	// (hit tests give the pseudo-element's element).
-	const pseudoCovers = u => ["::before", "::after"].some(p => {
-		const ps = style(u, p);
-		return ps.content !== "none" && ps.content !== "normal" && ps.position !== "static" && paintsOpaque(u, ps);
-	});
-	const covered = (e, x, y) => {
-		if (x < 0 || y < 0 || x >= vw || y >= vh) return false;
-		const root = e.getRootNode();
-		const list = (root.elementsFromPoint ? root : doc).elementsFromPoint(x, y);
-		const hittable = style(e).pointerEvents !== "none";
-		for (const u of list) {
-			if (u === e) return false;
-			const us = style(u);
-			if (holds(u, e)) {
-				// An ancestor hit before e: its background paints over e
-				// (e under it, at a negative z-index), or e is not drawn
-				// at this point (a clip by reference, a mask).
-				if (paintsOpaque(u, us) || pseudoCovers(u)) return true;
-				if (!list.includes(e)) return hittable;
-				continue;
-			}
-			if (holds(e, u)) continue;
-			if (paintsOpaque(u, us)) return true;
-			if (backdropHides(us.backdropFilter)) return true;
-			if (pseudoCovers(u)) return true;
-		}
-		return hittable;
 	};
 
 	// text judges a text node n of element e (style s, context ctx): the
@@ -448,10 +474,10 @@ const judgeOf = (doc) => {
 			const fl = style(e, "::first-line");
 			if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
 		}
-		// Covers: the middle of the first and the last box shown.
+		// Covers are judged once the page's painters are known (shadowed),
+		// from the first and the last box shown.
 		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
-		if (probe.every(r => covered(e, (Math.max(r.left, ctx.clip.l) + Math.min(r.right, ctx.clip.r)) / 2, (Math.max(r.top, ctx.clip.t) + Math.min(r.bottom, ctx.clip.b)) / 2))) return ALL;
-		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe};
+		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe, z: ctx.z};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
@@ -462,31 +488,20 @@ const judgeOf = (doc) => {
 			(!shows(v) || v.r - v.l < (r.right - r.left) / 2 ? hidden : kept).push(m[0]);
 		}
 		if (!kept.length) return ALL;
-		return {hidden, kept: kept.join(" "), rects: probe};
+		return {hidden, kept: kept.join(" "), rects: probe, z: ctx.z};
 	};
 
 	// overMedia: for text whose colour does not show against the
 	// backgrounds of its ancestors, whether it is drawn over something
-	// else that shows it up (a caption over a picture or a sibling's
-	// background): in the viewport, what a hit test finds beneath it;
-	// elsewhere, whether a picture's box holds it.
+	// else that shows it up (a caption over a picture, or over a
+	// positioned sibling's background found so far), by geometry.
 	let media = null;
-	const mediaTags = /^(IMG|VIDEO|CANVAS|PICTURE|IFRAME|svg|OBJECT|EMBED)$/;
 	const overMedia = (e, s, ctx, r) => {
 		const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
-		if (x >= 0 && y >= 0 && x < vw && y < vh) {
-			for (const u of doc.elementsFromPoint(x, y)) {
-				if (u === e || holds(u, e) || holds(e, u)) continue;
-				if (mediaTags.test(u.tagName)) return true;
-				const us = style(u);
-				if (us.backgroundImage !== "none") return true;
-				const b = rgba(us.backgroundColor);
-				if (b && b[3] > 0.5) return inks(e, s, {...ctx, bgs: [paint(ctx.fx, b)], legible: new Map()});
-			}
-			return false;
-		}
 		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
-		return media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e));
+		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e))) return true;
+		return painters.some(p => !p.pseudo && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
+			(!p.bg || inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
 	};
 
 	// painted: whether an element paints something of its own a person
@@ -496,12 +511,10 @@ const judgeOf = (doc) => {
 		const r = e.getBoundingClientRect();
 		const v = cut(ctx.clip, box(r));
 		if (!shows(v)) return false;
-		if (cover && !cover.contains(e)) return false;
-		const x = (v.l + v.r) / 2, y = (v.t + v.b) / 2;
-		return !covered(e, x, y);
+		return !(cover && !cover.contains(e));
 	};
 
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, legible: new Map()};
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
 	return {enter, unseen, text, painted, shadowed, painters, style, base, html, body};
 };
 
@@ -566,15 +579,15 @@ const judgeSnapshot = (doc) => {
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: t}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
-				if (!ctl) shown.push({e, ref, t, rects: v.rects});
+				if (!ctl) shown.push({e, ref, t, v});
 				continue;
 			}
 			if (n.nodeType !== 1 || skip.test(n.tagName)) continue;
 			// Nothing to judge in an empty element (an image, a break) or
-			// an SVG drawing with no text, unless it is a control or paints
-			// a shadow or outline (that may cover others).
+			// an SVG drawing with no text, unless it is a control or may
+			// paint over others (positioned, or a shadow or outline).
 			const ns = J.style(n);
-			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
+			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
@@ -593,7 +606,7 @@ const judgeSnapshot = (doc) => {
 	for (const a of el === J.html ? [J.html] : [J.html, el]) ctx = ctx && J.enter(a, J.style(a), ctx, true);
 	if (ctx) walk(el, J.style(el), ctx, refOf(el) || "", false);
 	else gone(el, "");
-	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.rects)) out.runs.push({ref: x.ref, text: x.t});
+	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
 	out.ms = performance.now() - t0;
 	return out;
 };

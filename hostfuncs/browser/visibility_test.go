@@ -397,3 +397,17 @@ func TestMarksSkipHiddenControls(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeIgnoresScroll: the judgement does not depend on where the page
+// is scrolled (covers are judged by geometry, not by hit tests, which see
+// only the viewport), so a snapshot kept across a scroll equals a new one.
+func TestJudgeIgnoresScroll(t *testing.T) {
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, seenPage)})
+	for _, y := range []int{700, 1500} {
+		must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: fmt.Sprintf("() => { scrollTo(0, %d); return scrollY }", y)})
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Errorf("scrolled to %d, the page's snapshot changed:\n%s\n---\n%s", y, kept, fresh)
+		}
+	}
+}
