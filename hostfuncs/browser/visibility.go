@@ -35,13 +35,14 @@ import (
 //     included; an image background is taken to show anything), with a
 //     stroke or a close shadow that shows where the fill does not, and
 //     the ::first-line colour; a heavy blur hides it;
-//   - what covers it: a hit test (elementsFromPoint) at the middle of its
-//     first and last boxes finds an element painting opaque above it
-//     (background, image, backdrop blur, an opaque pseudo-element, an
-//     ancestor's background over a negative z-index), or that the text's
-//     element is not drawn there (a clip by reference); an opaque element
-//     fixed over the whole viewport (a modal's backdrop, a wall) covers
-//     all the rest, wherever it is scrolled.
+//   - what covers it, by geometry and paint order, not hit tests (a hit
+//     test sees only the viewport, and a kept snapshot must not depend on
+//     where the page is scrolled): a positioned box painting opaque
+//     (background, picture, a backdrop filter that hides, an opaque
+//     positioned ::before/::after), a wide opaque shadow or outline,
+//     above the text by z-index or document order; an in-flow background
+//     over a negative z-index; a modal's opaque backdrop or an opaque box
+//     fixed over the whole viewport covers all the rest.
 //
 // The snapshot is not changed in the page: the judge runs after it, in
 // Playwright's isolated world where each element keeps its snapshot ref,
