@@ -140,9 +140,9 @@ const judgeOf = (doc) => {
 	};
 	const NONE = {l: 0, t: 0, r: 0, b: 0};
 	// clipShape: the box, in viewport coordinates, that clip-path or clip
-	// leaves of a border box r. A shape by reference (url()) or one whose
-	// lengths cannot be read is not cut here: the hit test at the text's
-	// points finds what it clips (text).
+	// leaves of a border box r. A shape by reference cuts all when its
+	// clipPath draws nothing (refClip); one whose lengths cannot be read
+	// (nested calc()) is not cut.
 	const clipShape = (s, r) => {
 		const w = r.right - r.left, h = r.bottom - r.top;
 		let out = box(r);
