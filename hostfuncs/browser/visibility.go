@@ -117,6 +117,11 @@ func judgePage(t *tab, wait time.Duration) (judgement, error) {
 	wg.Wait()
 	var all judgement
 	for i, f := range frames {
+		if errs[i] != nil && !f.IsDetached() {
+			// Once more: a frame loading another document meanwhile
+			// loses its judge's context.
+			answers[i], errs[i] = judgeFrame(f, wait)
+		}
 		if errs[i] != nil {
 			if f.IsDetached() {
 				continue // gone meanwhile: its content is not in the next snapshot either
