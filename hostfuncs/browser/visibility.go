@@ -57,12 +57,15 @@ import (
 //go:embed visibility.js
 var visibilityJS string
 
+//go:embed judgesnap.js
+var judgeSnapshotJS string
+
 // visibilityEngineJS is the judge as a selector engine Playwright runs in
 // its isolated world of every document: ww-visible=snapshot answers
 // judgeSnapshot's result as the text of an element made for it, never
 // inserted into the document.
 var visibilityEngineJS = `(() => {
-` + visibilityJS + `
+` + visibilityJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
 		if (body !== "snapshot") return [];
 		const e = document.createElement("span");
