@@ -409,6 +409,10 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger)
 		// Every snapshot is then taken: the watcher's check fails as changed.
 		log.Warn("change watcher not installed", "err", err)
 	}
+	if err := registerVisibility(p); err != nil {
+		// Every snapshot then fails: the judge does not answer.
+		log.Warn("visibility judge not installed", "err", err)
+	}
 	d := &sharedDriver{pw: p, dir: key, pid: p.Pid(), refs: 1, dead: make(chan struct{})}
 	drivers.m[key] = d
 	go d.watch()

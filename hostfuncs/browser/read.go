@@ -35,6 +35,7 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		}
 		out.State = s.pages.state(ss, t, false)
 		root, text := mainText(page, out.State.URL)
+		text = visibleChars(text)
 		out.Root, out.Bytes, out.Limit = root, len(text), limit
 		out.Text, out.Truncated = cutUTF8(text, limit)
 		return out, nil

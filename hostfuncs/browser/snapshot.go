@@ -110,6 +110,13 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 			}
 		}()
 	}
+	// What a person cannot see goes before the snapshot is kept or shown
+	// (visibility.go); runs before the deferred keep above.
+	defer func() {
+		if err == nil && snap != "" {
+			snap, err = s.seen(t, snap, wait)
+		}
+	}()
 	// checkOff checks the page when the marks pass changed it (its own
 	// change, checked off so that the next action does not count it as
 	// the page's) or when it was not checked yet: either way, any other

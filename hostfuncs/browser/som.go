@@ -100,6 +100,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	secrets := s.concealer.secretValues(ss.key.personality, ss.key.session)
 	type shot struct {
 		snap    string
+		raw     string // the snapshot before the judge
 		marksOf map[string][]string
 		regions []any
 		pngData []byte
@@ -119,7 +120,13 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 				return sh, err
 			}
 		}
-		sh.snap, sh.marksOf, sh.regions = snap, ms.of(snap), regions(wait)
+		// Marks go only to what a person can see: the judge takes hidden
+		// controls' lines out (visibility.go).
+		marksOf, raw := ms.of(snap), snap
+		if snap, err = s.pages.seen(t, snap, wait); err != nil {
+			return sh, err
+		}
+		sh.snap, sh.raw, sh.marksOf, sh.regions = snap, raw, marksOf, regions(wait)
 		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})
@@ -136,7 +143,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	if err != nil {
 		return nil, nil, 0, abi.Errorf(abi.CodeExecutionFailed, "decoding the screenshot to mark it: %v; take a plain screenshot instead", err)
 	}
-	cands := append(snapCandidates(got.snap, got.marksOf), regionCandidates(got.regions)...)
+	cands := append(snapCandidates(got.snap, got.marksOf), unhidden(regionCandidates(got.regions), got.raw, got.snap)...)
 	for i := range cands { // names are page text: one may show a secret
 		for _, v := range secrets {
 			if v != "" && strings.Contains(cands[i].name, v) {
@@ -327,6 +334,29 @@ func regionCandidates(regions []any) []candidate {
 		out = append(out, candidate{box: rect{v[0], v[1], v[2], v[3]}, role: kind, name: name, region: true})
 	}
 	return out
+}
+
+// unhidden drops the regions (found by the page, not the snapshot) that
+// lie within the box of an element the judge took out of the snapshot
+// (raw, before it; snap, after): a link nobody can see is no region
+// either.
+func unhidden(regions []candidate, raw, snap string) []candidate {
+	kept := map[string]bool{}
+	snapRefs(snap, kept)
+	var gone []rect
+	for _, c := range snapCandidates(raw, nil) {
+		if !kept[c.ref] {
+			gone = append(gone, c.box)
+		}
+	}
+	if len(gone) == 0 {
+		return regions
+	}
+	return slices.DeleteFunc(regions, func(r candidate) bool {
+		return slices.ContainsFunc(gone, func(g rect) bool {
+			return r.box.x >= g.x-1 && r.box.y >= g.y-1 && r.box.x+r.box.w <= g.x+g.w+1 && r.box.y+r.box.h <= g.y+g.h+1
+		})
+	})
 }
 
 // pickMarks clips the candidates to the viewport (w x h), drops what is

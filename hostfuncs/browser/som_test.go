@@ -186,6 +186,9 @@ func TestMarkedScreenshotControls(t *testing.T) {
 		t.Errorf("the button cut by the left edge: %+v, want its visible part 0,300,80,30", half)
 	}
 	for _, gone := range []string{`button "Gone left"`, `button "Far below"`} {
+		if !strings.Contains(r.Snapshot, gone) {
+			continue // not even in the snapshot: no one can scroll to it
+		}
 		if m, ok := byRef[refOf(t, r.Snapshot, gone)]; ok {
 			t.Errorf("%s is outside the viewport but has mark %+v", gone, m)
 		}

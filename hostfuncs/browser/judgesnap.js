@@ -1,0 +1,95 @@
+// The snapshot's pass of the visibility judge (visibility.go): it walks
+// the document with judgeOf (visibility.js), after the snapshot.
+
+// judgeSnapshot: the snapshot's pass over one document, after the
+// snapshot (Playwright keeps each element's ref on it, in this isolated
+// world). It answers what the host takes out of the snapshot: drop, the
+// refs of elements none of whose content can be seen (their lines go
+// with what they hold); runs, hidden text as {ref, text}, the ref of the
+// nearest element with one that holds the text ("" for none). A control
+// a person sees keeps its accessible name whatever its text: a
+// screen-reader-only label on a button stays.
+const judgeSnapshot = (doc) => {
+	const t0 = performance.now();
+	const J = judgeOf(doc);
+	const out = {drop: [], runs: []}, shown = [];
+	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
+	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
+	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
+	const refOf = e => e._ariaRef && e._ariaRef.ref;
+	const isControl = e => { const r = e._ariaRef; return r ? controlRoles.test(r.role) : controlTags.test(e.localName) && (e.localName !== "a" || e.hasAttribute("href")); };
+	const children = e => {
+		if (e.shadowRoot) return e.shadowRoot.childNodes;
+		if (e.localName === "slot") { const a = e.assignedNodes(); if (a.length) return a; }
+		return e.childNodes;
+	};
+	const norm = t => t.replace(/\s+/g, " ").trim();
+	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
+	// gone: x and all it holds are hidden: the refs of x and of every
+	// element under it go (Playwright folds some wrappers into their
+	// child's line, so a wrapper's ref may have no line), and every text
+	// under it, by the nearest ref.
+	const gone = (x, ref) => {
+		const r = refOf(x);
+		if (r) { out.drop.push(r); ref = r; }
+		for (const n of children(x)) {
+			if (n.nodeType === 3) { const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
+			if (n.nodeType === 1 && !skip.test(n.tagName) && !J.unseen(n, J.style(n))) gone(n, ref);
+		}
+	};
+	// own: whether a control paints something of its own a person sees
+	// (a field, an image or icon, a background or border that shows).
+	const own = (e, s, ctx) => {
+		if (!J.painted(e, s, ctx)) return false;
+		if (fields.test(e.tagName) || e.querySelector("img, svg, canvas, video, picture, input, select, textarea")) return true;
+		const b = s.backgroundColor, bw = parseFloat(s.borderTopWidth) + parseFloat(s.borderBottomWidth);
+		if (s.backgroundImage !== "none" || !/^rgba\(0, 0, 0, 0\)$|^transparent$/.test(b) || (bw > 0 && s.borderTopStyle !== "none")) return true;
+		for (const p of ["::before", "::after"]) { const c = J.style(e, p).content; if (c && c !== "none" && c !== "normal" && c !== '""') return true; }
+		return false;
+	};
+	// walk: judges the content of e; returns how many of its texts show.
+	// ctl: inside a control, whose texts are its name (judged as one).
+	const walk = (e, s, ctx, ref, ctl) => {
+		let seen = 0;
+		// A closed details shows its summary only.
+		const closed = e.localName === "details" && !e.open;
+		for (const n of children(e)) {
+			if (closed && n.localName !== "summary") { if (!ctl) n.nodeType === 1 ? gone(n, ref) : n.nodeType === 3 && norm(n.data) && out.runs.push({ref, text: norm(n.data)}); continue; }
+			if (n.nodeType === 3) {
+				const t = norm(n.data);
+				if (!t) continue;
+				const v = J.text(n, e, s, ctx);
+				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: t}); continue; }
+				seen++;
+				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
+				if (!ctl) shown.push({e, ref, t, v});
+				continue;
+			}
+			if (n.nodeType !== 1 || skip.test(n.tagName)) continue;
+			// Nothing to judge in an empty element (an image, a break) or
+			// an SVG drawing with no text, unless it is a control or may
+			// paint over others (positioned, or a shadow or outline).
+			const ns = J.style(n);
+			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
+			const inner = J.enter(n, ns, ctx, false);
+			const r = refOf(n) || ref;
+			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
+			if (!ctl && isControl(n)) {
+				const k = walk(n, ns, inner, r, true);
+				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
+				seen += k;
+				continue;
+			}
+			seen += walk(n, ns, inner, r, ctl);
+		}
+		return seen;
+	};
+	let ctx = J.base;
+	const el = J.body || J.html;
+	for (const a of el === J.html ? [J.html] : [J.html, el]) ctx = ctx && J.enter(a, J.style(a), ctx, true);
+	if (ctx) walk(el, J.style(el), ctx, refOf(el) || "", false);
+	else gone(el, "");
+	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+	out.ms = performance.now() - t0;
+	return out;
+};

@@ -1,0 +1,519 @@
+// The visibility judge (visibility.go): what a sighted user can see of a
+// document, decided from what the renderer lays out and paints. judgeOf
+// returns the judge of one document; its state (computed styles, parsed
+// colours) lives for one page pass. Callers walk the flat tree
+// themselves, entering each element (enter) and judging each text node
+// (text): the snapshot's pass (judgesnap.js) and browser_read's
+// (readjs.go) use the same two functions.
+const judgeOf = (doc) => {
+	const win = doc.defaultView;
+	const INF = 1e9, MIN_W = 2, MIN_H = 4, MIN_OPACITY = 0.1, MIN_CONTRAST = 1.5, OPAQUE = 0.9;
+	const html = doc.documentElement, body = doc.body;
+	const cut = (a, b) => ({l: Math.max(a.l, b.l), t: Math.max(a.t, b.t), r: Math.min(a.r, b.r), b: Math.min(a.b, b.b)});
+	const box = r => ({l: r.left, t: r.top, r: r.right, b: r.bottom});
+	const shows = v => v.r - v.l >= MIN_W && v.b - v.t >= MIN_H;
+	const styleOf = new Map();
+	const style = (e, pseudo) => {
+		if (pseudo) return win.getComputedStyle(e, pseudo);
+		let s = styleOf.get(e);
+		if (!s) styleOf.set(e, s = win.getComputedStyle(e));
+		return s;
+	};
+	const hs = style(html), bs = body ? style(body) : hs;
+	const vpStyle = hs.overflowX !== "visible" || hs.overflowY !== "visible" ? hs : bs;
+	const vw = win.innerWidth || html.clientWidth || INF, vh = win.innerHeight || html.clientHeight || INF;
+	// Nothing left of or above the document can be scrolled to; right of
+	// the viewport neither when the horizontal overflow is hidden.
+	const docArea = {l: -win.scrollX, t: -win.scrollY, r: vpStyle.overflowX !== "visible" && vpStyle.overflowX !== "auto" && vpStyle.overflowX !== "scroll" ? vw - win.scrollX : INF, b: INF};
+	const viewport = {l: 0, t: 0, r: vw, b: vh};
+
+	// Colours as the browser resolves them: computed values may be rgb(),
+	// color(srgb|display-p3 ...), lab(), oklch()... A 1x1 canvas draws any
+	// of them and reads back sRGB bytes; each value is drawn once.
+	let cx = null;
+	const colours = new Map();
+	const rgba = v => {
+		if (!v || v === "none") return null;
+		let c = colours.get(v);
+		if (c !== undefined) return c;
+		const m = /^rgba?\(([\d.]+),? ([\d.]+),? ([\d.]+)(?:,? \/? ?([\d.]+)(%?))?\)$/.exec(v);
+		if (m) {
+			let a = m[4] === undefined ? 1 : +m[4];
+			if (m[5]) a /= 100;
+			c = [+m[1], +m[2], +m[3], a];
+		} else {
+			try {
+				cx ??= new OffscreenCanvas(1, 1).getContext("2d", {willReadFrequently: true});
+				cx.clearRect(0, 0, 1, 1);
+				cx.fillStyle = "rgba(0,0,0,0)";
+				cx.fillStyle = v;
+				cx.fillRect(0, 0, 1, 1);
+				const d = cx.getImageData(0, 0, 1, 1).data;
+				c = d[3] ? [d[0] * 255 / d[3], d[1] * 255 / d[3], d[2] * 255 / d[3], d[3] / 255] : [0, 0, 0, 0];
+			} catch { c = null; }
+		}
+		colours.set(v, c);
+		return c;
+	};
+	const colourList = v => (v.match(/(?:rgba?|color|lab|lch|oklab|oklch|hsla?|hwb)\([^()]*(?:\([^()]*\)[^()]*)*\)|transparent|#[0-9a-f]{3,8}\b/gi) || []).map(rgba).filter(Boolean);
+	const over = (c, a, bg) => [0, 1, 2].map(i => a * c[i] + (1 - a) * bg[i]);
+	const lum = c => {
+		const f = v => (v = Math.min(255, Math.max(0, v)) / 255) <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4);
+		return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+	};
+	const contrast = (a, b) => {
+		const x = lum(a), y = lum(b);
+		return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05);
+	};
+	// Filters that change colours, as functions of a colour; opacity()
+	// and blur() are kept apart (the opacity product, the blur radius).
+	const NOFILTER = {fx: [], opacity: 1, blur: 0, shadow: false};
+	const filterOf = f => {
+		if (!f || f === "none") return NOFILTER;
+		const out = {fx: [], opacity: 1, blur: 0, shadow: false};
+		for (const m of f.matchAll(/([a-z-]+)\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)) {
+			const fn = m[1], arg = m[2].trim(), n = arg.endsWith("%") ? parseFloat(arg) / 100 : parseFloat(arg);
+			const k = isNaN(n) ? 1 : n;
+			if (fn === "opacity") out.opacity *= Math.min(1, k);
+			else if (fn === "blur") out.blur += parseFloat(arg) || 0;
+			else if (fn === "brightness") out.fx.push(c => c.map(v => v * k));
+			else if (fn === "contrast") out.fx.push(c => c.map(v => (v - 127.5) * k + 127.5));
+			else if (fn === "invert") out.fx.push(c => c.map(v => v * (1 - Math.min(1, k)) + (255 - v) * Math.min(1, k)));
+			else if (fn === "grayscale") { const g = Math.min(1, k); out.fx.push(c => { const y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; return c.map(v => v * (1 - g) + y * g); }); }
+			else if (fn === "drop-shadow") out.shadow = colourList(arg).some(c => c[3] > 0.3);
+			else if (fn === "url") out.unknown = true;
+		}
+		return out;
+	};
+	const paint = (fx, c) => fx.reduce((v, f) => f(v), c.slice(0, 3)).map(v => Math.min(255, Math.max(0, v)));
+	// Blend modes, per channel (0..255) of the source over the backdrop.
+	const blends = {
+		multiply: (s, b) => s * b / 255, screen: (s, b) => s + b - s * b / 255,
+		darken: Math.min, lighten: Math.max, difference: (s, b) => Math.abs(s - b), exclusion: (s, b) => s + b - 2 * s * b / 255,
+		overlay: (s, b) => b < 128 ? 2 * s * b / 255 : 255 - 2 * (255 - s) * (255 - b) / 255,
+		"hard-light": (s, b) => s < 128 ? 2 * s * b / 255 : 255 - 2 * (255 - s) * (255 - b) / 255,
+	};
+	// gradient stops of a background or mask image; null for url() and
+	// other images whose colours are unknown.
+	const stops = img => /url\(|image-set\(|element\(|cross-fade\(|paint\(/.test(img) ? null : colourList(img);
+
+	// backgrounds: the colours an element's own background leaves below
+	// its content, given those below it; null when it paints an image.
+	const backgrounds = (s, below, fx) => {
+		const c = rgba(s.backgroundColor), img = s.backgroundImage;
+		const paints = c && c[3] > 0, imaged = img && img !== "none";
+		if (!paints && !imaged) return below;
+		if (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) return below;
+		let out = below;
+		if (paints) { const p = paint(fx, c); out = c[3] >= 1 ? [p] : out && out.map(b => over(p, c[3], b)); }
+		if (imaged) {
+			const st = stops(img);
+			if (!st) return null;
+			// An opaque gradient hides what is below it.
+			if (st.length && st.every(x => x[3] >= 1)) out = st.map(x => paint(fx, x));
+			else if (out) out = out.concat(...st.map(x => out.map(b => over(paint(fx, x), x[3], b))));
+		}
+		return out;
+	};
+	// len resolves a computed length against a size: px, %, and calc()
+	// sums of them (written calc(a~+~b) by clipShape, one token).
+	const len = (v, size) => {
+		if (v.startsWith("calc(")) {
+			let sum = 0, sign = 1;
+			for (const t of v.slice(5, -1).split("~").filter(Boolean)) {
+				if (t === "+" || t === "-") sign = t === "-" ? -1 : 1;
+				else sum += sign * len(t, size);
+			}
+			return sum;
+		}
+		return v.endsWith("%") ? parseFloat(v) * size / 100 : parseFloat(v);
+	};
+	// refClip: a clip-path by reference to a clipPath that draws nothing
+	// (its shapes' boxes have no area) clips all; any other, nothing.
+	const refClip = (cp, out) => {
+		const m = /url\("?[^"#)]*#([^")]+)"?\)/.exec(cp), c = m && doc.getElementById(m[1]);
+		if (!c || c.localName !== "clipPath") return out;
+		for (const x of c.children) {
+			try { const b = x.getBBox(); if (b.width >= 1 && b.height >= 1) return out; } catch { return out; }
+		}
+		return NONE;
+	};
+	const NONE = {l: 0, t: 0, r: 0, b: 0};
+	// clipShape: the box, in viewport coordinates, that clip-path or clip
+	// leaves of a border box r. A shape by reference cuts all when its
+	// clipPath draws nothing (refClip); one whose lengths cannot be read
+	// (nested calc()) is not cut.
+	const clipShape = (s, r) => {
+		const w = r.right - r.left, h = r.bottom - r.top;
+		let out = box(r);
+		const cp = s.clipPath;
+		if (cp && cp.includes("url(")) return refClip(cp, out);
+		if (cp && cp !== "none") {
+			const inner = (cp.match(/\((.*)\)/) || [, ""])[1].replace(/calc\(([^()]*)\)/g, (_, x) => "calc(" + x.trim().replace(/\s+/g, "~") + ")");
+			if (/calc\([^)]*\(/.test(inner)) return out;
+			const args = inner.split(/\s+round\s+/)[0];
+			const fn = cp.slice(0, cp.indexOf("("));
+			const ps = args.split(/[\s,]+/).filter(Boolean);
+			if (fn === "inset") {
+				const [t, rr = t, b = t, l = rr] = ps;
+				out = cut(out, {l: r.left + len(l, w), t: r.top + len(t, h), r: r.right - len(rr, w), b: r.bottom - len(b, h)});
+			} else if (fn === "rect") {
+				const [t, rr, b, l] = ps.map((v, i) => v === "auto" ? null : len(v, i % 2 ? w : h));
+				out = cut(out, {l: r.left + (l ?? 0), t: r.top + (t ?? 0), r: r.left + (rr ?? w), b: r.top + (b ?? h)});
+			} else if (fn === "xywh") {
+				const [x, y, ww, hh] = ps.map((v, i) => len(v, i % 2 ? h : w));
+				out = cut(out, {l: r.left + x, t: r.top + y, r: r.left + x + ww, b: r.top + y + hh});
+			} else if (fn === "circle" || fn === "ellipse") {
+				const at = ps.indexOf("at");
+				const radii = (at < 0 ? ps : ps.slice(0, at)).filter(v => /^[\d.]/.test(v));
+				const diag = Math.sqrt(w * w + h * h) / Math.SQRT2;
+				const rx = radii.length ? len(radii[0], fn === "circle" ? diag : w) : INF;
+				const ry = radii.length > 1 ? len(radii[1], h) : rx;
+				if (rx < 1 || ry < 1) return NONE;
+			} else if (fn === "polygon" || fn === "path") {
+				const nums = args.replace(/^\s*(nonzero|evenodd),/, "").match(/-?[\d.]+%?/g) || [];
+				const xs = nums.filter((_, i) => i % 2 === 0).map(v => len(v, w)), ys = nums.filter((_, i) => i % 2).map(v => len(v, h));
+				if (xs.length < 3 || Math.max(...xs) - Math.min(...xs) < 1 || Math.max(...ys) - Math.min(...ys) < 1) return NONE;
+			}
+		}
+		const c = s.clip;
+		if ((s.position === "absolute" || s.position === "fixed") && c && c.startsWith("rect(")) {
+			const [t, rr, b, l] = c.slice(5, -1).split(/[\s,]+/).map(v => v === "auto" ? null : parseFloat(v));
+			out = cut(out, {l: r.left + (l ?? 0), t: r.top + (t ?? 0), r: r.left + (rr ?? w), b: r.top + (b ?? h)});
+		}
+		return out;
+	};
+	// maskOpacity: 0 when a mask hides all of an element (a gradient of
+	// transparent stops, an SVG mask drawn in black or not at all), else 1
+	// (an image mask is not read: it is taken to show).
+	const maskOpacity = (e, s) => {
+		const img = s.maskImage || s.webkitMaskImage;
+		if (!img || img === "none") return 1;
+		const ref = /url\("?[^"#)]*#([^")]+)"?\)/.exec(img);
+		if (ref) {
+			const m = doc.getElementById(ref[1]);
+			if (!m || m.localName !== "mask") return 1;
+			for (const x of m.querySelectorAll("*")) {
+				const xs = style(x), f = rgba(xs.fill);
+				if (f && f[3] * +xs.opacity * +xs.fillOpacity > 0.05 && lum(f) > 0.05) return 1;
+			}
+			return 0;
+		}
+		const st = stops(img);
+		return st && st.length && st.every(c => c[3] < 0.05) ? 0 : 1;
+	};
+	const svgHidden = /^(defs|symbol|clipPath|mask|pattern|marker|linearGradient|radialGradient|filter|title|desc|metadata|style|script)$/;
+	const modal = doc.querySelector("dialog:modal, [aria-modal=true]");
+	const scrolls = v => v === "auto" || v === "scroll";
+	const matrix = t => { try { return new DOMMatrixReadOnly(t); } catch { return null; } };
+
+	// Painters: what paints opaque over other boxes, kept with the area
+	// it paints (cut by its clip) and its place in the paint order: a
+	// positioned box (relative or absolute) with an opaque background, a
+	// picture, a backdrop filter that hides, an opaque positioned
+	// ::before or ::after, and an opaque outer shadow spread or outline
+	// of 8px or more. Judged by geometry, not hit tests: a hit test sees
+	// only the viewport, and the judgement must not depend on where the
+	// page is scrolled (a kept snapshot stays valid across scrolls). Fixed
+	// and sticky boxes move with the scroll, so they are no painters
+	// (save one over the whole viewport: cover, below).
+	const painters = [];
+	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
+	const painter = (e, s, ctx, clip, pos, opacity, inline) => {
+		if (pos === "fixed" || pos === "sticky") return;
+		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
+		let r = null;
+		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		if (positioned && opacity >= OPAQUE) {
+			r = e.getBoundingClientRect();
+			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
+			else if (backdropHides(s.backdropFilter)) add(box(r), false, null);
+			for (const p of ["::before", "::after"]) {
+				const ps = style(e, p);
+				if (ps.content === "none" || ps.content === "normal" || ps.position !== "absolute" || !paintsOpaque(e, ps)) continue;
+				const [t, rr, bb, l] = [ps.top, ps.right, ps.bottom, ps.left].map(parseFloat);
+				if (![t, rr, bb, l].some(isNaN)) add({l: r.left + l, t: r.top + t, r: r.right - rr, b: r.bottom - bb}, true, rgba(ps.backgroundColor));
+			}
+		}
+		if (inline || (s.boxShadow === "none" && s.outlineStyle === "none")) return;
+		let grow = 0;
+		for (const part of s.boxShadow === "none" ? [] : s.boxShadow.split(/,(?![^()]*\))/)) {
+			if (/inset/.test(part)) continue;
+			const c = colourList(part)[0], nums = (part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || []).map(parseFloat);
+			if (c && c[3] >= OPAQUE && nums.length >= 4 && nums[3] >= 8) grow = Math.max(grow, nums[3] - Math.max(Math.abs(nums[0]), Math.abs(nums[1])));
+		}
+		const oc = rgba(s.outlineColor), ow = parseFloat(s.outlineWidth);
+		if (s.outlineStyle === "solid" && oc && oc[3] >= OPAQUE && ow >= 8) grow = Math.max(grow, ow + (parseFloat(s.outlineOffset) || 0));
+		if (grow < 8 || opacity < OPAQUE) return;
+		r ??= e.getBoundingClientRect();
+		add({l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow}, false, null);
+	};
+	const inside = (r, a) => r.left >= a.l && r.right <= a.r && r.top >= a.t && r.bottom <= a.b;
+	// above: whether painter p paints after text of e at z: a higher z,
+	// or the same and later in the document (an ::after after all its
+	// element holds). An ancestor's own background is beneath its text.
+	const above = (p, e, z) => p.z > z || p.z === z && (p.pseudo ? holds(p.e, e) || (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING) : !holds(p.e, e) && (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING));
+	// shadowed: whether the boxes v.rects of a text of e (verdict v) lie
+	// under a painter. Asked once the whole page is walked (a painter may
+	// come after the text).
+	const shadowed = (e, v) => painters.some(p => p.e !== e && (p.pseudo || !holds(p.e, e)) && v.rects.every(r => inside(r, p.area)) && above(p, e, v.z));
+
+	// unseen: an element hidden from everyone, assistive technology too
+	// (so the ARIA snapshot already leaves it out).
+	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
+	// enter: what an element passes to its content, or null when none of
+	// it can be seen. The context holds the opacity product, the colour
+	// filters and blur that apply, the background colours below (null: an
+	// image), the boxes that clip the content and absolutely and fixed
+	// positioned descendants, and the 3D transform its rendering context
+	// has composed so far (a face turned away is not drawn).
+	const enter = (e, s, ctx, chain) => {
+		if (unseen(e, s) || s.contentVisibility === "hidden") return null;
+		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
+		// An inline box (not inline-block) has no overflow, containment,
+		// transform or perspective: those are not read.
+		const inline = s.display === "inline";
+		const filter = s.filter, contain = inline ? "none" : s.contain, blendMode = s.mixBlendMode;
+		const f = filterOf(filter);
+		let opacity = ctx.opacity * +s.opacity * f.opacity * maskOpacity(e, s);
+		if (opacity < MIN_OPACITY) return null;
+		const pos = s.position;
+		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
+		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
+		let selfClip = clip;
+		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
+		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
+		const clips = overflow !== "visible" || paintContained;
+		if (shaped || clips) {
+			const r = e.getBoundingClientRect();
+			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
+			if (clips) {
+				// Hidden overflow and paint containment clip to the box; a
+				// scroller shows all it holds, a scroll away, when it shows
+				// anything at all (not left of or above its origin).
+				let [ox, oy = ox] = overflow.split(" ");
+				if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
+				const b = cut(clip, box(r));
+				const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
+				const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
+				const next = {...clip};
+				if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
+				if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
+				clip = cut(clip, next);
+			}
+		}
+		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
+		const bgs = backgrounds(s, ctx.bgs, fx);
+		// 3D: a transform composes with its parent's when the parent
+		// preserves 3D; a face turned away (backface hidden) or a box
+		// behind the viewer (perspective) is not drawn.
+		const transformed = !inline && s.transform !== "none";
+		let m3 = null;
+		if (transformed || ctx.m3) {
+			const own = transformed ? matrix(s.transform) : null;
+			m3 = ctx.m3 && own ? ctx.m3.multiply(own) : own || ctx.m3;
+			if (m3 && !m3.is2D) {
+				if (s.backfaceVisibility === "hidden" && m3.m33 < 0) return null;
+				if (ctx.perspective && m3.m43 >= ctx.perspective || m3.m44 <= 0) return null;
+			}
+			if (s.transformStyle !== "preserve-3d") m3 = null;
+		}
+		painter(e, s, ctx, selfClip, pos, opacity, inline);
+		const persp = inline ? 0 : parseFloat(s.perspective) || 0;
+		// A negative z-index paints under the backgrounds of the boxes
+		// in flow around it (not the root's, which is the canvas).
+		const zi = pos === "static" ? NaN : parseInt(s.zIndex);
+		if (zi < 0 && ctx.flowBg) return null;
+		const stacking = !isNaN(zi) || +s.opacity < 1 || transformed || filter !== "none";
+		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s) || ctx.flowBg && !stacking;
+		return {
+			opacity, clip, fx, bgs,
+			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
+			fixedClip: transformed || filter !== "none" || paintContained ? clip : ctx.fixedClip,
+			blur: ctx.blur + f.blur, shadow: ctx.shadow || f.shadow,
+			blend: blendMode !== "normal" ? blendMode : (bgs !== ctx.bgs ? null : ctx.blend),
+			m3, perspective: persp || (m3 ? ctx.perspective : 0),
+			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
+			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
+		};
+	};
+
+	// inks: whether an element's text shows in its colours against the
+	// backgrounds below (its fill, or its gradient fill, or a stroke or a
+	// shadow close to the glyphs that shows where the fill does not).
+	const shows1 = (c, ctx, blend) => {
+		if (!c || c[3] * ctx.opacity < 0.02) return false;
+		if (!ctx.bgs) return true;
+		const p = paint(ctx.fx, c), a = c[3] * ctx.opacity, fn = blends[blend];
+		return ctx.bgs.some(b => {
+			const src = fn ? p.map((v, i) => fn(v, b[i])) : p;
+			return contrast(over(src, a, b), b) >= MIN_CONTRAST;
+		});
+	};
+	const SVG = "http://www.w3.org/2000/svg";
+	const inks = (e, s, ctx) => {
+		// The common case, cached by colour in the context: a fill that
+		// shows.
+		const svg = e.namespaceURI === SVG;
+		const fill = svg ? s.fill + " " + s.fillOpacity : s.webkitTextFillColor;
+		const key = fill + "|" + ctx.blend;
+		let ok = ctx.legible.get(key);
+		if (ok === undefined) {
+			let c = null;
+			if (!svg) c = rgba(fill);
+			else if (s.fill !== "none" && !s.fill.startsWith("url(")) { c = rgba(s.fill); c = c && [c[0], c[1], c[2], c[3] * +s.fillOpacity]; }
+			ok = ctx.shadow || shows1(c, ctx, ctx.blend);
+			ctx.legible.set(key, ok);
+		}
+		return ok || inked(e, s, ctx, svg);
+	};
+	// inked: a text whose fill does not show may be painted otherwise: by
+	// a gradient (background-clip: text), a stroke, or a shadow close to
+	// the glyphs.
+	const inked = (e, s, ctx, svg) => {
+		const fs = parseFloat(s.fontSize) || 16, blend = ctx.blend;
+		if (svg && s.fill.startsWith("url(")) return true;
+		if (!svg && (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) && (stops(s.backgroundImage) || [[0, 0, 0, 1]]).some(c => shows1(c, ctx, blend))) return true;
+		const sw = svg ? (s.stroke !== "none" ? parseFloat(s.strokeWidth) : 0) : parseFloat(s.webkitTextStrokeWidth);
+		const sc = svg ? rgba(s.stroke) : rgba(s.webkitTextStrokeColor);
+		if (sw > 0.3 && sc && shows1([sc[0], sc[1], sc[2], sc[3] * (svg ? +s.strokeOpacity : 1)], ctx, blend)) return true;
+		if (s.textShadow === "none") return false;
+		for (const part of s.textShadow.split(/,(?![^()]*\))/)) {
+			const c = colourList(part)[0], nums = part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || [];
+			const [x = 0, y = 0, b = 0] = nums.map(parseFloat);
+			if (Math.abs(x) < fs && Math.abs(y) < fs && b < fs / 2 && shows1(c, ctx, blend)) return true;
+		}
+		return false;
+	};
+	// firstLines: whether the page's style sheets may hold a ::first-line
+	// rule (one that cannot be read may); read once a pass. A text in a
+	// shadow tree is always checked (its sheets are not the document's).
+	let firstLines = null;
+	const mayFirstLine = e => {
+		if (e.getRootNode() !== doc) return true;
+		if (firstLines !== null) return firstLines;
+		const scan = rules => { for (const r of rules) if ((r.selectorText && r.selectorText.includes("first-line")) || (r.cssRules && scan(r.cssRules))) return true; return false; };
+		firstLines = false;
+		for (const sh of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
+			try { if (scan(sh.cssRules)) { firstLines = true; break; } } catch { firstLines = true; break; }
+		}
+		return firstLines;
+	};
+
+	// fullCover: an element fixed over the whole viewport that paints
+	// opaque (a modal's backdrop, a wall): text outside it is covered
+	// wherever it is scrolled to.
+	const paintsOpaque = (u, us) => {
+		if (/^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(u.tagName)) return +us.opacity >= OPAQUE;
+		if (+us.opacity < OPAQUE) return false;
+		const b = rgba(us.backgroundColor);
+		if (b && b[3] >= OPAQUE) return true;
+		if (us.backgroundImage !== "none") { const st = stops(us.backgroundImage); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
+		return false;
+	};
+	const backdropOf = e => { try { const s = style(e, "::backdrop"); const b = rgba(s.backgroundColor); return b && b[3] >= OPAQUE; } catch { return false; } };
+	let cover = null;
+	if (modal && modal.localName === "dialog" && backdropOf(modal)) cover = modal;
+	if (!cover && vw < INF && vh < INF) {
+		const pts = [[vw / 2, vh / 2], [4, 4], [vw - 5, 4], [4, vh - 5], [vw - 5, vh - 5]];
+		let top = null;
+		for (const [x, y] of pts) {
+			const u = doc.elementFromPoint(x, y);
+			if (!u) { top = null; break; }
+			let a = u;
+			while (a && style(a).position !== "fixed") a = a.parentElement;
+			if (!a || (top && top !== a)) { top = null; break; }
+			top = a;
+		}
+		if (top && top !== body && top !== html) {
+			const r = top.getBoundingClientRect();
+			if (r.left <= 1 && r.top <= 1 && r.right >= vw - 1 && r.bottom >= vh - 1 && paintsOpaque(top, style(top))) cover = top;
+		}
+	}
+
+	const up = x => x.assignedSlot || x.parentElement || (x.parentNode && x.parentNode.host) || null;
+	const holds = (a, b) => { for (let x = b; x; x = up(x)) if (x === a) return true; return false; };
+	// backdropHides: a backdrop filter that blurs what is below past
+	// reading, or flattens it to one colour (brightness or contrast near
+	// 0).
+	const backdropHides = bf => {
+		if (!bf || bf === "none") return false;
+		const f = filterOf(bf);
+		return f.blur >= 4 || f.opacity < MIN_OPACITY || contrast(paint(f.fx, [0, 0, 0]), paint(f.fx, [255, 255, 255])) < MIN_CONTRAST;
+	};
+
+	// text judges a text node n of element e (style s, context ctx): the
+	// words of it that cannot be seen. {all: true} when none can, else
+	// {hidden: [words...], kept, rects} (hidden empty: all of it shows;
+	// kept, the words shown when not; rects, the boxes probed, for
+	// shadowed once the page's painters are known).
+	const range = doc.createRange();
+	// UNSEEN: hidden from everyone (visibility), so no snapshot carries it.
+	const ALL = {all: true}, UNSEEN = {all: true, unseen: true};
+	const text = (n, e, s, ctx) => {
+		if (s.visibility !== "visible") return UNSEEN;
+		if (cover && !cover.contains(e)) return ALL;
+		const fs = parseFloat(s.fontSize);
+		if (fs < MIN_H || ctx.blur >= Math.max(2, fs / 4)) return ALL;
+		// SVG text: its element's box is what is drawn (a transform or
+		// textLength may squeeze the glyphs the range reports).
+		// The common case first: the text's bounding box inside the clip
+		// holds all its boxes (one rectangle, no list to make).
+		let rects, shown;
+		if (e.namespaceURI === SVG) rects = [e.getBoundingClientRect()];
+		else {
+			range.selectNodeContents(n);
+			const bb = range.getBoundingClientRect(), c = ctx.clip;
+			if (bb.width >= MIN_W && bb.height >= MIN_H && bb.left >= c.l && bb.right <= c.r && bb.top >= c.t && bb.bottom <= c.b) rects = shown = [bb];
+			else rects = range.getClientRects();
+		}
+		shown ??= [...rects].filter(r => shows(cut(ctx.clip, box(r))));
+		if (!shown.length) return ALL;
+		if (!inks(e, s, ctx) && !overMedia(e, s, ctx, shown[0])) return ALL;
+		if (!s.display.startsWith("inline") && mayFirstLine(e)) {
+			const fl = style(e, "::first-line");
+			if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
+		}
+		// Covers are judged once the page's painters are known (shadowed),
+		// from the first and the last box shown.
+		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
+		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe, z: ctx.z};
+		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
+		// words whose boxes fall outside the clip are hidden.
+		const hidden = [], kept = [], t = n.data;
+		for (const m of t.matchAll(/\S+/g)) {
+			range.setStart(n, m.index);
+			range.setEnd(n, m.index + m[0].length);
+			const r = range.getBoundingClientRect(), v = cut(ctx.clip, box(r));
+			(!shows(v) || v.r - v.l < (r.right - r.left) / 2 ? hidden : kept).push(m[0]);
+		}
+		if (!kept.length) return ALL;
+		return {hidden, kept: kept.join(" "), rects: probe, z: ctx.z};
+	};
+
+	// overMedia: for text whose colour does not show against the
+	// backgrounds of its ancestors, whether it is drawn over something
+	// else that shows it up (a caption over a picture, or over a
+	// positioned sibling's background found so far), by geometry.
+	let media = null;
+	const overMedia = (e, s, ctx, r) => {
+		const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
+		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e))) return true;
+		return painters.some(p => !p.pseudo && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
+			(!p.bg || inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
+	};
+
+	// painted: whether an element paints something of its own a person
+	// sees (a control with no visible text: an icon, a box, a field).
+	const painted = (e, s, ctx) => {
+		if (s.visibility !== "visible") return false;
+		const r = e.getBoundingClientRect();
+		const v = cut(ctx.clip, box(r));
+		if (!shows(v)) return false;
+		return !(cover && !cover.contains(e));
+	};
+
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
+	return {enter, unseen, text, painted, shadowed, painters, style, base, html, body};
+};
