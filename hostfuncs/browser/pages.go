@@ -169,6 +169,12 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 	if w := ss.popupWarning(); w != "" {
 		st.Warnings = append(st.Warnings, w)
 	}
+	// Invisible format characters a model still reads are taken out of
+	// every page-supplied string (visibility.go).
+	st.Title = visibleChars(st.Title)
+	if st.Dialog != nil {
+		st.Dialog.Message, st.Dialog.DefaultValue = visibleChars(st.Dialog.Message), visibleChars(st.Dialog.DefaultValue)
+	}
 	if len(tabs) > 1 || allTabs {
 		// The other tabs' titles are read together, under one deadline: a
 		// stuck tab costs the call a second, not a second per tab.
@@ -189,7 +195,7 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 			if x == t {
 				bt.Title = st.Title
 			} else if titles[i] != nil {
-				bt.Title = titleBy(titles[i], deadline)
+				bt.Title = visibleChars(titleBy(titles[i], deadline))
 				if s.egressShown(ss, x) != nil {
 					bt.Title = ""
 				}
