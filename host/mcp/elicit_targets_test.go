@@ -23,7 +23,7 @@ func TestApprovalMessageNamesEachReceiver(t *testing.T) {
 	}
 	drag.Target = &drag.Targets[0]
 	msg := ApprovalMessage(drag)
-	for _, want := range []string{`source listitem "Invoice" [ref f1e3]`, `then the target button "Trash" at (40, 300) in a frame of http://top.test`, "at http://frame.test."} {
+	for _, want := range []string{`source listitem "Invoice" [ref f1e3]`, `then the target button "Trash" at (40, 300) in a frame of http://top.test`, "at the origin http://frame.test."} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("drag question %q lacks %q", msg, want)
 		}
@@ -31,7 +31,7 @@ func TestApprovalMessageNamesEachReceiver(t *testing.T) {
 	press := base
 	press.Tool, press.Origin = "browser_press", "http://frame.test"
 	press.Target = &operator.Target{Role: "textbox", Name: "Amount", At: "in focus", Origin: "http://frame.test"}
-	if msg := ApprovalMessage(press); !strings.Contains(msg, `on the textbox "Amount" in focus at http://frame.test`) {
+	if msg := ApprovalMessage(press); !strings.Contains(msg, `on the textbox "Amount" in focus, at the origin http://frame.test`) {
 		t.Errorf("press question %q does not name the focused field", msg)
 	}
 }

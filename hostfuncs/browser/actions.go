@@ -83,7 +83,7 @@ func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 			}
 			out.Page, out.Snapshot, title = *pg, snap, tt
 		} else {
-			out.Page = abi.Page{URL: t.page.URL()}
+			out.Page = abi.Page{URL: loadURL(t)}
 		}
 		out.State = s.pages.stateWith(ss, t, false, title)
 		return out, nil

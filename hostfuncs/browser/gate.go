@@ -149,6 +149,15 @@ func (s *session) followDocuments(p pw.Page, t *tab) {
 	})
 }
 
+// loadURL is the URL t's document was loaded from, for an answer about a
+// document not judged clean (the one it sets for itself is its content).
+func loadURL(t *tab) string {
+	if d := t.document(); d.url != "" {
+		return d.url
+	}
+	return originOf(t.page.URL())
+}
+
 // withheldDoc reports whether d was judged and withheld.
 func withheldDoc(d *document) bool {
 	if d == nil {
@@ -240,6 +249,11 @@ func (s *pages) gateFrames(ss *session, t *tab) (int, error) {
 		if i == 3 {
 			return 0, errKeepsReplacing(i)
 		}
+		if t.dialog.Load() != nil {
+			// Its facts cannot be read while its dialog is open: no
+			// verdict yet, and nothing of it is read.
+			return 0, errAnswerDialogFirst
+		}
 		if err := s.judge(ss, t, d, nil, nil); err != nil {
 			return 0, err
 		}
@@ -252,11 +266,21 @@ func errKeepsReplacing(n int) error {
 
 // afterGate is onTab's second look, once a call has run: the document t
 // shows now must be judged clean too (the call may have read it). A
-// document whose facts a dialog blocks has no verdict: detect_failure
-// decides (judge).
+// document whose facts a dialog blocks has no verdict yet: a leaving
+// call's answer, which carries nothing of it, goes out; any other call
+// answers that the dialog comes first.
 func (s *pages) afterGate(ss *session, t *tab, leaving bool) error {
 	if t.page.IsClosed() {
 		return nil
+	}
+	if d := t.document(); !d.clean() && t.dialog.Load() != nil {
+		if st, e := d.verdict(); st == docWithheld {
+			return e
+		}
+		if leaving {
+			return nil // its answer carries nothing of the page (readJudged)
+		}
+		return errAnswerDialogFirst
 	}
 	if err := s.rejudge(ss, t); err != nil {
 		return err
@@ -327,13 +351,11 @@ func (s *pages) readJudged(ss *session, t *tab, resp pw.Response, withSnap, earl
 		if err != nil {
 			return pg, snap, title, err
 		}
-		if title == nil && t.dialog.Load() != nil && t.document() == d && !d.clean() {
-			// A dialog blocks the facts: no verdict, and detect_failure
-			// decides (judge with unread).
-			if err := s.judge(ss, t, d, nil, errUnread); err != nil {
-				return nil, "", nil, err
-			}
-			return pg, snap, title, nil
+		if title == nil && t.dialog.Load() != nil && !d.clean() {
+			// A dialog blocks the facts: no verdict yet. The answer
+			// carries the URL the document was loaded from, nothing it
+			// set itself; answering the dialog lets it be judged.
+			return &abi.Page{URL: loadURL(t)}, "", nil, nil
 		}
 		if t.document() != d {
 			resp = nil
@@ -441,6 +463,10 @@ func (s *pages) factsToJudge(ss *session, t *tab) (*abi.Page, error) {
 	}
 	return pg, nil
 }
+
+// errAnswerDialogFirst: a call would read a document not judged yet whose
+// dialog blocks its facts.
+var errAnswerDialogFirst = abi.Errorf(abi.CodeExecutionFailed, "the page opened a dialog before it could be judged, so nothing of it is shown yet: answer the dialog with browser_dialog (accept or dismiss); the page is judged then").With("dialog", "unjudged")
 
 // errUnread: the facts of a document could not be read (it opened a
 // dialog, or did not answer): no verdict.

@@ -149,6 +149,9 @@ func (s *pages) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
 // non-nil: titleSoon's result, or the title the page facts saw).
 func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
 	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
+	if !t.document().clean() {
+		st.URL = loadURL(t) // gate.go: its own URL is its content
+	}
 	st.Dialog = openDialog(ss, t)
 	if st.Dialog == nil && !t.page.IsClosed() {
 		if title != nil {
