@@ -137,8 +137,15 @@ func (s *Service) Bind(ctx context.Context, personality, session string, aims []
 	if t == nil {
 		return nil, nil
 	}
-	if err := refuseWithheld(ctx, t); err != nil {
-		return nil, err
+	// The question describes the page: only a document judged clean
+	// (gate.go). A withheld one answers its failure; one not judged yet
+	// (the page loaded another since the agent's snapshot) is judged by
+	// the agent's next read, not by a question.
+	switch st, e := t.document().verdict(); st {
+	case docWithheld:
+		return nil, e
+	case docUnjudged:
+		return nil, abi.Errorf(abi.CodeRefused, "the page loaded a new document since it was last judged, so nothing can be asked about it yet: take a snapshot (the page is judged then) and call again with its refs")
 	}
 	b := &Binding{tab: t, aims: aims, URL: t.page.URL(), PageOrigin: pageOriginOf(t.page.URL())}
 	for _, a := range aims {

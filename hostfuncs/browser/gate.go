@@ -251,8 +251,10 @@ func (s *pages) gateFrames(ss *session, t *tab) (int, error) {
 		}
 		if t.dialog.Load() != nil {
 			// Its facts cannot be read while its dialog is open: no
-			// verdict yet, and nothing of it is read.
-			return 0, errAnswerDialogFirst
+			// verdict yet. The call runs: a page behind a dialog answers
+			// nothing but the dialog (every read races it), and the
+			// second look (afterGate) holds it to that.
+			return 0, nil
 		}
 		if err := s.judge(ss, t, d, nil, nil); err != nil {
 			return 0, err
@@ -269,7 +271,7 @@ func errKeepsReplacing(n int) error {
 // document whose facts a dialog blocks has no verdict yet: a leaving
 // call's answer, which carries nothing of it, goes out; any other call
 // answers that the dialog comes first.
-func (s *pages) afterGate(ss *session, t *tab, leaving bool) error {
+func (s *pages) afterGate(ss *session, t *tab, leaving bool, before *document) error {
 	if t.page.IsClosed() {
 		return nil
 	}
@@ -277,8 +279,11 @@ func (s *pages) afterGate(ss *session, t *tab, leaving bool) error {
 		if st, e := d.verdict(); st == docWithheld {
 			return e
 		}
-		if leaving {
-			return nil // its answer carries nothing of the page (readJudged)
+		if leaving || d == before {
+			// Its dialog was open when the call began (or the call is a
+			// way off it, whose answer carries nothing of the page:
+			// readJudged): nothing of the page was readable.
+			return nil
 		}
 		return errAnswerDialogFirst
 	}
@@ -662,4 +667,22 @@ func (s *pages) judgeFetched(ss *session, u string, status int, headers map[stri
 		return verdict
 	}
 	return nil
+}
+
+// judgeTabs judges the documents of ss's tabs other than t that nobody
+// has judged yet (a popup, a tab a page opened), so a tab list can name
+// them: a title is a read. A tab with a dialog open, or whose facts
+// cannot be read, stays unjudged and unnamed.
+func (s *pages) judgeTabs(ss *session, t *tab, tabs []*tab) {
+	if hostfuncs.CallerFrom(ss.ctx) == nil {
+		return
+	}
+	for _, x := range tabs {
+		if x == t || x.page.IsClosed() || x.dialog.Load() != nil {
+			continue
+		}
+		if d := x.document(); !d.clean() && !withheldDoc(d) {
+			s.judge(ss, x, d, nil, nil)
+		}
+	}
 }

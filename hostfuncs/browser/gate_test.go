@@ -48,8 +48,8 @@ func TestEveryHostFunctionMeetsTheGate(t *testing.T) {
 //
 //   - hostfuncs: the agent's way in; each host function passes the gate
 //     (gateTable, TestEveryHostFunctionMeetsTheGate).
-//   - gate: it runs the gate itself (a stored login fills only a document
-//     judged clean).
+//   - gate: it checks the gate itself (a stored login fills, and an
+//     approval describes, only a document judged clean).
 //   - human: for a logged-in operator (and, where the console says so, a
 //     takeover link's holder), never the agent: the console and the desk
 //     decide who that is (operator.Actor).
@@ -59,6 +59,7 @@ func TestEveryHostFunctionMeetsTheGate(t *testing.T) {
 var serviceSurface = map[string]string{
 	"HostFuncs":           "hostfuncs",
 	"BeginCredentialFill": "gate",
+	"Bind":                "gate",
 	"Screencast":          "human",
 	"ScreencastConcealed": "link",
 	"Input":               "human",

@@ -50,6 +50,7 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 	} else if err := refuseWithheld(ctx, t); err != nil {
 		return none, err
 	}
+	before := t.cur.Load()
 	r, err := fn(ss, t)
 	if err == nil && ss.env != nil && ss.env.afterGate != nil && hostfuncs.CallerFrom(ss.ctx) != nil {
 		// The page may have replaced its document while fn ran (and a
@@ -60,7 +61,7 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 			t = ss.current()
 		}
 		if t != nil {
-			if gerr := ss.env.afterGate(ss, t, leaving); gerr != nil {
+			if gerr := ss.env.afterGate(ss, t, leaving, before); gerr != nil {
 				return none, gerr
 			}
 		}
@@ -109,11 +110,14 @@ func stillOnPage(c *hostfuncs.Caller, t *tab) error {
 }
 
 // openDialog returns the dialog blocking t, or any tab of ss. The text of
-// a dialog whose page is not judged clean is its content, and withheld
-// (shownDialog).
+// a dialog another tab's page opened before it was judged is withheld
+// (shownDialog); t's own is shown (capped): the agent answers it, and the
+// page is judged then (a withheld page's dialogs are dismissed unseen).
 func openDialog(ss *session, t *tab) *abi.BrowserDialog {
 	if d := t.dialog.Load(); d != nil {
-		return shownDialog(t, *d)
+		info := dialogInfo(*d)
+		info.Message, info.DefaultValue = capString(visibleChars(info.Message), 500), capString(visibleChars(info.DefaultValue), 200)
+		return info
 	}
 	ss.evMu.Lock()
 	defer ss.evMu.Unlock()
@@ -179,6 +183,9 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 		st.Dialog.Message, st.Dialog.DefaultValue = visibleChars(st.Dialog.Message), visibleChars(st.Dialog.DefaultValue)
 	}
 	if len(tabs) > 1 || allTabs {
+		// A tab's title is a read of its document: one not judged yet
+		// (a popup) is judged first (gate.go), once.
+		s.judgeTabs(ss, t, tabs)
 		// The other tabs' titles are read together, under one deadline: a
 		// stuck tab costs the call a second, not a second per tab.
 		titles := make([]func() string, len(tabs))

@@ -130,7 +130,7 @@ type env struct {
 	life context.Context
 	// gate is the decision every call on a tab passes (gate.go).
 	gate      func(ss *session, t *tab) error
-	afterGate func(ss *session, t *tab, leaving bool) error
+	afterGate func(ss *session, t *tab, leaving bool, before *document) error
 }
 
 // New validates cfg and returns a service. Nothing starts until the first
