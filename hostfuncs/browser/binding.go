@@ -400,13 +400,36 @@ const frameDepth = 8
 // its frame: the topmost under the point, followed into the frame it is
 // when it is an iframe (the point moved into that frame's viewport).
 func nodeAt(f pw.Frame, x, y float64) (pw.ElementHandle, pw.Frame, error) {
+	return intoFrames(f, x, y, `([x, y]) => document.elementFromPoint(x, y)`, true,
+		abi.Errorf(abi.CodeRefused, "no element is at (%.0f, %.0f) to act on (the point is outside the page, or the page did not answer): take a screenshot and pick a point on an element", x, y),
+		abi.Errorf(abi.CodeRefused, "the point (%.0f, %.0f) is inside frames nested too deep to judge: act on an element by its ref", x, y))
+}
+
+// focusedNode is the element a key press goes to: the focused element,
+// followed into the frame that holds the focus.
+func focusedNode(f pw.Frame) (pw.ElementHandle, pw.Frame, error) {
+	return intoFrames(f, 0, 0, `() => document.activeElement || document.body || document.documentElement`, false,
+		abi.Errorf(abi.CodeRefused, "the page did not say which element has the focus in time to judge the key press: take a new snapshot and press on a ref"),
+		abi.Errorf(abi.CodeRefused, "the focus is inside frames nested too deep to judge: press on an element by its ref"))
+}
+
+// intoFrames finds the element js names in f (given the point x, y when
+// atPoint) and, while that element is an iframe, the one js names in the
+// frame it shows (the point moved into that frame's viewport), at most
+// frameDepth frames deep. lost is the error when the page names none,
+// deep when the frames go deeper.
+func intoFrames(f pw.Frame, x, y float64, js string, atPoint bool, lost, deep *abi.Error) (pw.ElementHandle, pw.Frame, error) {
 	for range frameDepth {
 		var h pw.JSHandle
 		if err := bounded(bindWait, func() (err error) {
-			h, err = f.EvaluateHandle(`([x, y]) => document.elementFromPoint(x, y)`, []float64{x, y})
+			if atPoint {
+				h, err = f.EvaluateHandle(js, []float64{x, y})
+			} else {
+				h, err = f.EvaluateHandle(js)
+			}
 			return err
 		}); err != nil || h == nil || h.AsElement() == nil {
-			return nil, nil, abi.Errorf(abi.CodeRefused, "no element is at (%.0f, %.0f) to act on (the point is outside the page, or the page did not answer): take a screenshot and pick a point on an element", x, y)
+			return nil, nil, lost
 		}
 		e := h.AsElement()
 		inner, ox, oy, err := innerFrame(e)
@@ -420,33 +443,7 @@ func nodeAt(f pw.Frame, x, y float64) (pw.ElementHandle, pw.Frame, error) {
 		go e.Dispose()
 		f, x, y = inner, x-ox, y-oy
 	}
-	return nil, nil, abi.Errorf(abi.CodeRefused, "the point (%.0f, %.0f) is inside frames nested too deep to judge: act on an element by its ref", x, y)
-}
-
-// focusedNode is the element a key press goes to: the focused element,
-// followed into the frame that holds the focus.
-func focusedNode(f pw.Frame) (pw.ElementHandle, pw.Frame, error) {
-	for range frameDepth {
-		var h pw.JSHandle
-		if err := bounded(bindWait, func() (err error) {
-			h, err = f.EvaluateHandle(`() => document.activeElement || document.body || document.documentElement`)
-			return err
-		}); err != nil || h == nil || h.AsElement() == nil {
-			return nil, nil, abi.Errorf(abi.CodeRefused, "the page did not say which element has the focus in time to judge the key press: take a new snapshot and press on a ref")
-		}
-		e := h.AsElement()
-		inner, _, _, err := innerFrame(e)
-		if err != nil {
-			go e.Dispose()
-			return nil, nil, err
-		}
-		if inner == nil {
-			return e, f, nil
-		}
-		go e.Dispose()
-		f = inner
-	}
-	return nil, nil, abi.Errorf(abi.CodeRefused, "the focus is inside frames nested too deep to judge: press on an element by its ref")
+	return nil, nil, deep
 }
 
 // innerFrame is the frame e shows when it is an iframe or frame (nil

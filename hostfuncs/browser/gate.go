@@ -396,6 +396,24 @@ func (s *pages) readJudged(ss *session, t *tab, resp pw.Response, withSnap, earl
 	return nil, "", nil, errKeepsReplacing(3)
 }
 
+// detectors is the kernel's judge for the call holding ss, nil when the
+// call has no detectors to run (no judge, no caller, a personality
+// without a detect hook). Its warnings (a detector failed open) go to the
+// call's answer.
+func (s *pages) detectors(ss *session) func(pg *abi.Page, unread error) *abi.Error {
+	c := hostfuncs.CallerFrom(ss.ctx)
+	if s.opts.Judge == nil || c == nil || c.NoDetector() {
+		return nil
+	}
+	return func(pg *abi.Page, unread error) *abi.Error {
+		verdict, warnings := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, unread)
+		for _, w := range warnings {
+			ss.warn(w)
+		}
+		return verdict
+	}
+}
+
 // judge decides document d, current in t, on pg (its facts) or, when pg
 // is nil, on facts it reads once the document has parsed. It returns d's
 // failure when withheld. A document that stops being current while its
@@ -408,7 +426,8 @@ func (s *pages) judge(ss *session, t *tab, d *document, pg *abi.Page, unread err
 		// through the gate.
 		return abi.Errorf(abi.CodeRefused, "this page has not been judged and no agent call is judging it")
 	}
-	if s.opts.Judge == nil || c.NoDetector() {
+	detect := s.detectors(ss)
+	if detect == nil {
 		d.set(docClean, nil)
 		return nil
 	}
@@ -429,10 +448,7 @@ func (s *pages) judge(ss *session, t *tab, d *document, pg *abi.Page, unread err
 		cp.URL = d.url
 		pg = &cp
 	}
-	verdict, warnings := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, unread)
-	for _, w := range warnings {
-		ss.warn(w)
-	}
+	verdict := detect(pg, unread)
 	if ss.ctx.Err() != nil && verdict == nil {
 		// The call ended while the detector ran: no verdict.
 		return abi.Errorf(abi.CodeTimeout, "the call's time ran out while the page was being judged; nothing of it was read: call again")
@@ -500,7 +516,7 @@ func (s *pages) contain(ss *session, t *tab, d *document) {
 		}
 	}
 	ss.evMu.Unlock()
-	cdp, err := lifecycle(ss, t, nil, true)
+	cdp, err := switchScripts(ss, t, nil, true)
 	if err != nil {
 		s.log.Warn("a withheld page could not be frozen: what it shows stays withheld, but its scripts run", "session", ss.key.String(), "err", err)
 		return
@@ -526,17 +542,17 @@ func thawDoc(ss *session, t *tab, d *document) {
 	d.frozen, d.cdp = false, nil
 	d.mu.Unlock()
 	if frozen {
-		lifecycle(ss, t, cdp, false)
+		switchScripts(ss, t, cdp, false)
 		cdp.Detach()
 	}
 }
 
-// lifecycle turns script execution in t's page off (frozen) or on again
+// switchScripts turns script execution in t's page off (frozen) or on again
 // through cdp, a CDP session on it (a new one when nil, returned: the
 // switch holds while it is attached). Chromium's page lifecycle freeze
 // (Page.setWebLifecycleState) was tried first: a visible page's timers
 // kept firing under it.
-func lifecycle(ss *session, t *tab, cdp pw.CDPSession, frozen bool) (pw.CDPSession, error) {
+func switchScripts(ss *session, t *tab, cdp pw.CDPSession, frozen bool) (pw.CDPSession, error) {
 	if ss.bctx == nil {
 		return nil, abi.Errorf(abi.CodeNotAvailable, "no browser context")
 	}
@@ -553,14 +569,6 @@ func lifecycle(ss *session, t *tab, cdp pw.CDPSession, frozen bool) (pw.CDPSessi
 	return cdp, nil
 }
 
-// frameFactsJS is factsJS for a frame, with the frame's URL.
-const frameFactsJS = `(max) => ({
-	url: location.href,
-	title: document.title,
-	text: document.body ? document.body.innerText.slice(0, max) : "",
-	html: document.documentElement ? document.documentElement.outerHTML.slice(0, max) : ""
-})`
-
 // withheldFrameHTML is what a withheld frame shows instead of its page.
 const withheldFrameHTML = `<!doctype html><meta charset="utf-8"><title>withheld</title><p>This frame was withheld by the host: %s</p>`
 
@@ -573,8 +581,8 @@ const withheldFrameHTML = `<!doctype html><meta charset="utf-8"><title>withheld<
 // is judged at the next call (framesDirty). Blank frames have nothing to
 // judge.
 func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
-	c := hostfuncs.CallerFrom(ss.ctx)
-	if s.opts.Judge == nil || c == nil || c.NoDetector() {
+	detect := s.detectors(ss)
+	if detect == nil {
 		return 0, nil
 	}
 	max := s.cfg.DetectMaxMB << 20
@@ -601,7 +609,8 @@ func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if v, err := f.Evaluate(frameFactsJS, max); err == nil {
+				// The facts a main document is judged on, read in the frame.
+				if v, err := f.Evaluate(factsJS, max); err == nil {
 					facts[i], _ = v.(map[string]any)
 				}
 			}()
@@ -623,10 +632,7 @@ func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
 		if pg.Title == "" && strings.TrimSpace(pg.Text) == "" {
 			continue
 		}
-		verdict, warnings := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, nil)
-		for _, w := range warnings {
-			ss.warn(w)
-		}
+		verdict := detect(pg, nil)
 		if verdict == nil {
 			if t.judgedFrames == nil {
 				t.judgedFrames = map[pw.Frame]string{}
@@ -654,16 +660,12 @@ func (s *pages) judgeFrames(ss *session, t *tab) (replaced int, _ error) {
 // judgeFetched judges a page the host fetched for the caller outside the
 // page (a source fetch): HTML is a document like any other.
 func (s *pages) judgeFetched(ss *session, u string, status int, headers map[string]string, body []byte) error {
-	c := hostfuncs.CallerFrom(ss.ctx)
-	if s.opts.Judge == nil || c == nil || c.NoDetector() {
-		return nil
-	}
+	detect := s.detectors(ss)
 	pg := hostfuncs.HTMLPage(u, status, headers, body)
-	if pg == nil {
+	if detect == nil || pg == nil {
 		return nil
 	}
-	verdict, _ := s.opts.Judge(ss.ctx, c.Personality(), c.Session(), pg, nil)
-	if verdict != nil {
+	if verdict := detect(pg, nil); verdict != nil {
 		return verdict
 	}
 	return nil
