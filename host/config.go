@@ -165,7 +165,19 @@ type PersonalityConfig struct {
 	// "fail_closed" (default) fails the call naming the detector,
 	// "fail_open" returns the result with a warning on it.
 	DetectFailure string `toml:"detect_failure"`
+	// HiddenText says what its snapshots do with text a sighted user
+	// cannot see (hostfuncs/browser/visibility.go): "drop" (default)
+	// takes it out; "mark" keeps it, marked: a hidden element's line
+	// carries [hidden], a hidden run of text reads [hidden: ...]. Marked
+	// text still reaches the agent: a page can write instructions there.
+	HiddenText string `toml:"hidden_text"`
 }
+
+// What a snapshot does with hidden text (PersonalityConfig.HiddenText).
+const (
+	HiddenDrop = "drop"
+	HiddenMark = "mark"
+)
 
 // What a failed detector means (PersonalityConfig.DetectFailure).
 const (
@@ -696,6 +708,9 @@ func (c *Config) validatePersonality(pn string, p PersonalityConfig, bad func(st
 	}
 	if f := p.DetectFailure; f != "" && f != FailClosed && f != FailOpen {
 		return bad("personalities.%s.detect_failure = %q: use %q (a failed detector fails the navigation) or %q (the result goes through with a warning)", pn, f, FailClosed, FailOpen)
+	}
+	if h := p.HiddenText; h != "" && h != HiddenDrop && h != HiddenMark {
+		return bad("personalities.%s.hidden_text = %q: use %q (text a person cannot see is taken out of snapshots) or %q (it stays, marked [hidden])", pn, h, HiddenDrop, HiddenMark)
 	}
 	if err := p.checkApproval(pn); err != nil {
 		return bad("%v", err)

@@ -146,7 +146,7 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 // j, for a tool call, is how the host judged it: an approval by origin
 // travels to the host functions, which check it again before they act.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) ([]byte, *hostfuncs.Blobs, error) {
-	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0}
+	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0, MarkHidden: p.cfg.HiddenText == HiddenMark}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin
 		if j.bound != nil {

@@ -290,6 +290,7 @@ func TestConfigErrors(t *testing.T) {
 		{"[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n[console.notify]\nurl = \"https://hooks.example/x\"\n", "console.notify.secret_env: name the environment variable"},
 		{"[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = \"abababababababababababababababababababababababababababababababab\"\n[console.notify]\nurl = \"https://u:p@hooks.example/x\"\nsecret_env = \"S\"\n", "without a user name"},
 		{"[personalities.p]\ndetect_failure = \"ignore\"\n", `personalities.p.detect_failure = "ignore": use "fail_closed"`},
+		{"[personalities.p]\nhidden_text = \"show\"\n", `personalities.p.hidden_text = "show": use "drop"`},
 		{"[host]\nhook_timeout = \"-1s\"\n", "host.hook_timeout = -1s"},
 		{"[host]\nhook_fuel_per_kb = 5\n", "host.hook_fuel_per_kb = 5: give fuel per KiB"},
 		{"[host]\nhook_fuel_per_kb = -1\n", "host.hook_fuel_per_kb = -1"},

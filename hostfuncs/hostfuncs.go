@@ -28,7 +28,7 @@ type Caller struct {
 	originJudged                         bool
 	origin                               string
 	bound                                any
-	noDetector                           bool
+	noDetector, markHidden               bool
 	hook                                 abi.HookRole
 	blobs                                *Blobs
 
@@ -67,6 +67,9 @@ type CallerInfo struct {
 	// NoDetector says the personality has no detect hook: a navigation's
 	// page text and HTML, which only a detector reads, are not read.
 	NoDetector bool
+	// MarkHidden says the personality asks for hidden text to be marked
+	// in its snapshots instead of taken out (hidden_text = "mark").
+	MarkHidden bool
 	// Hook is the pipeline role the plugin runs as (detect, compact, mask),
 	// or empty for a tool call.
 	Hook abi.HookRole
@@ -89,7 +92,7 @@ func NewCaller(in CallerInfo) *Caller {
 		personality: in.Personality, session: in.Session, callID: in.CallID, plugin: in.Plugin,
 		grants: grants, secrets: in.Secrets, agentInput: append([]byte(nil), in.AgentInput...),
 		takeover: in.Takeover, originJudged: in.OriginJudged, origin: in.Origin, bound: in.Bound,
-		noDetector: in.NoDetector, hook: in.Hook, blobs: in.Blobs,
+		noDetector: in.NoDetector, markHidden: in.MarkHidden, hook: in.Hook, blobs: in.Blobs,
 	}
 }
 
@@ -140,6 +143,9 @@ func (c *Caller) Bound() any { return c.bound }
 
 // NoDetector says the personality has no detect hook.
 func (c *Caller) NoDetector() bool { return c.noDetector }
+
+// MarkHidden says hidden text is marked in snapshots, not taken out.
+func (c *Caller) MarkHidden() bool { return c.markHidden }
 
 // Hook is the pipeline role the plugin runs as, or empty for a tool call.
 func (c *Caller) Hook() abi.HookRole { return c.hook }

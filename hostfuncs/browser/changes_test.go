@@ -171,7 +171,7 @@ func freshSnapshot(t *testing.T, c *hostfuncs.Caller) (kept, fresh string) {
 	if k := tb.kept.Swap(nil); k != nil {
 		kept = k.snap
 	}
-	fresh, err = svc.pages.aria(tb, 0)
+	fresh, err = svc.pages.aria(ss, tb, 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -679,7 +679,7 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 			defer close(done)
 			r.v, r.verr = t.page.Evaluate(factsJS, max)
 		}()
-		r.snap, r.serr = s.aria(t, 0)
+		r.snap, r.serr = s.aria(ss, t, 0)
 		<-done
 		return r, nil
 	})

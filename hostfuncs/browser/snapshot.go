@@ -28,7 +28,7 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 		}
 		pageDepth = 0 // the depth applies to the cut
 	}
-	snap, dialog, err := race(ss, func() (string, error) { return s.aria(t, pageDepth) })
+	snap, dialog, err := race(ss, func() (string, error) { return s.aria(ss, t, pageDepth) })
 	if dialog {
 		return "", nil
 	}
@@ -82,7 +82,7 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 // next action does not count it as the page's. A document with no
 // snapshot kept (a new one) is snapshot whatever its watchers say: its
 // check is that one, after the marks pass, one round trip instead of two.
-func (s *pages) aria(t *tab, depth int) (snap string, err error) {
+func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
 	// unchecked: the page is to be checked before the snapshot, and has
@@ -114,7 +114,7 @@ func (s *pages) aria(t *tab, depth int) (snap string, err error) {
 	// (visibility.go); runs before the deferred keep above.
 	defer func() {
 		if err == nil && snap != "" {
-			snap, err = s.seen(t, snap, wait)
+			snap, err = s.seen(t, snap, wait, marksHidden(ss))
 		}
 	}()
 	// checkOff checks the page when the marks pass changed it (its own

@@ -123,7 +123,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		// Marks go only to what a person can see: the judge takes hidden
 		// controls' lines out (visibility.go).
 		marksOf, raw := ms.of(snap), snap
-		if snap, err = s.pages.seen(t, snap, wait); err != nil {
+		if snap, err = s.pages.seen(t, snap, wait, false); err != nil {
 			return sh, err
 		}
 		sh.snap, sh.raw, sh.marksOf, sh.regions = snap, raw, marksOf, regions(wait)

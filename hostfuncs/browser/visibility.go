@@ -13,6 +13,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // Visibility: what reaches the model is what a sighted user sees on the
@@ -200,6 +201,7 @@ type snapLine struct {
 	ref      string
 	dropped  bool
 	edited   bool
+	hidden   bool // marked hidden (hidden_text = "mark")
 }
 
 // parseSnapLine splits a line; raw lines (`- /url: ...`, anything not
@@ -280,6 +282,9 @@ func (l snapLine) render(hadChildren, children bool) string {
 		b.WriteString(" " + strconv.Quote(l.name))
 	}
 	b.WriteString(l.attrs)
+	if l.hidden {
+		b.WriteString(" [hidden]")
+	}
 	switch {
 	case l.hasValue && l.value != "":
 		b.WriteString(": " + yamlValue(l.value))
@@ -294,7 +299,9 @@ func (l snapLine) render(hadChildren, children bool) string {
 // text (values, and the names of elements that are not controls) of the
 // first line under its ref that holds it (of the whole snapshot when its
 // ref has no line). A line left with no text, name or children goes.
-func filterHidden(snap string, j judgement) string {
+// With mark, nothing goes: a dropped ref's line carries [hidden] (what it
+// holds is under it) and a hidden run reads [hidden: ...] where it stood.
+func filterHidden(snap string, j judgement, mark bool) string {
 	if len(j.Drop) == 0 && len(j.Runs) == 0 {
 		return snap
 	}
@@ -323,6 +330,10 @@ func filterHidden(snap string, j judgement) string {
 	}
 	for _, r := range j.Drop {
 		if i, ok := at[r]; ok {
+			if mark {
+				lines[i].hidden, lines[i].edited = true, true
+				continue
+			}
 			for k := i; k < ends[i]; k++ {
 				lines[k].dropped = true
 			}
@@ -336,10 +347,14 @@ func filterHidden(snap string, j judgement) string {
 		// The text is under its ref's line when that has one; when not
 		// (Playwright folds some wrappers into their child's line), it is
 		// looked for in the whole snapshot.
+		edit := cutText
+		if mark {
+			edit = markText
+		}
 		if i, ok := at[run.Ref]; ok {
-			takeOut(lines[i:ends[i]], text)
+			takeOut(lines[i:ends[i]], text, edit)
 		} else {
-			takeOut(lines, text)
+			takeOut(lines, text, edit)
 		}
 	}
 	// Children before parents: a line left with nothing (its text taken
@@ -353,7 +368,7 @@ func filterHidden(snap string, j judgement) string {
 		}
 		return false
 	}
-	for i := len(lines) - 1; i >= 0; i-- {
+	for i := len(lines) - 1; i >= 0 && !mark; i-- {
 		l := &lines[i]
 		if !l.dropped && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && !controlRoles[l.role] && (l.role == "text" || l.name == "") && l.value == "" {
 			l.dropped = true
@@ -373,22 +388,23 @@ func filterHidden(snap string, j judgement) string {
 	return b.String()
 }
 
-// takeOut removes text from the first line of lines that holds it, in its
-// value or, for an element that is not a control, its name.
-func takeOut(lines []snapLine, text string) bool {
+// takeOut edits text out of the first line of lines that holds it (edit:
+// cutText or markText), in its value or, for an element that is not a
+// control, its name.
+func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool)) bool {
 	for i := range lines {
 		l := &lines[i]
 		if l.dropped || l.role == "" || controlRoles[l.role] {
 			continue
 		}
 		if l.hasValue {
-			if v, ok := cutText(l.value, text); ok {
+			if v, ok := edit(l.value, text); ok {
 				l.value, l.edited = v, true
 				return true
 			}
 		}
 		if l.hasName {
-			if v, ok := cutText(l.name, text); ok {
+			if v, ok := edit(l.name, text); ok {
 				l.name, l.edited = v, true
 				return true
 			}
@@ -397,11 +413,30 @@ func takeOut(lines []snapLine, text string) bool {
 	return false
 }
 
-// cutText removes text from s where it stands as words of its own (or,
-// for a text of 12 bytes or more, anywhere: Playwright joins the texts of
-// inline elements with no space; a shorter one could be part of a word
-// that shows), and tidies the spaces left.
+// cutText removes text from s where it stands (findText), and tidies the
+// spaces left.
 func cutText(s, text string) (string, bool) {
+	at := findText(s, text)
+	if at < 0 {
+		return s, false
+	}
+	return strings.Join(strings.Fields(s[:at]+" "+s[at+len(text):]), " "), true
+}
+
+// markText marks text in s where it stands (findText) as [hidden: text].
+func markText(s, text string) (string, bool) {
+	at := findText(s, text)
+	if at < 0 {
+		return s, false
+	}
+	return strings.Join(strings.Fields(s[:at]+" [hidden: "+text+"] "+s[at+len(text):]), " "), true
+}
+
+// findText is where text stands in s as words of its own (or, for a text
+// of 12 bytes or more, anywhere: Playwright joins the texts of inline
+// elements with no space; a shorter one could be part of a word that
+// shows), or -1.
+func findText(s, text string) int {
 	at := -1
 	for from := 0; from <= len(s)-len(text); {
 		i := strings.Index(s[from:], text)
@@ -418,24 +453,32 @@ func cutText(s, text string) (string, bool) {
 		}
 		from = i + 1
 	}
-	if at < 0 {
-		return s, false
-	}
-	return strings.Join(strings.Fields(s[:at]+" "+s[at+len(text):]), " "), true
+	return at
 }
 
 // seen judges the page of a snapshot just taken and takes out of it what
 // a person cannot see. A judge that fails fails the snapshot (fail
 // closed): the agent is told to take it again.
-func (s *pages) seen(t *tab, snap string, wait time.Duration) (string, error) {
+// With mark, the hidden text stays, marked (filterHidden).
+func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string, error) {
 	t0 := time.Now()
 	j, err := judgePage(t, wait)
 	if err != nil {
 		return "", err
 	}
-	out := filterHidden(visibleChars(snap), j)
+	out := filterHidden(visibleChars(snap), j, mark)
 	judged.add(time.Since(t0), j.MS, len(snap), len(out))
 	return out, nil
+}
+
+// marksHidden says the call holding ss asks for hidden text marked in its
+// snapshots (hidden_text = "mark"), not taken out.
+func marksHidden(ss *session) bool {
+	if ss.ctx == nil {
+		return false
+	}
+	c := hostfuncs.CallerFrom(ss.ctx)
+	return c != nil && c.MarkHidden()
 }
 
 // judged counts the judge's passes over snapshots, their time and the

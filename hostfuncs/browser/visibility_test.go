@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
@@ -192,6 +193,64 @@ func TestSnapshotShowsWhatIsSeen(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("%d hidden sentences reach the agent; snapshot:\n%s", leaked, snap)
+	}
+}
+
+// TestSnapshotMarksHidden: a personality with hidden_text = "mark" gets
+// the hidden sentences marked instead of taken out: each that the
+// snapshot carries stands inside [hidden: ...] or under a line marked
+// [hidden], each seen sentence stands unmarked, and marking changes no
+// other personality's snapshot of the page (the default still drops).
+func TestSnapshotMarksHidden(t *testing.T) {
+	info := callerInfo(t.Name())
+	info.MarkHidden = true
+	c := hostfuncs.NewCaller(info)
+	snap := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, seenPage)}).Snapshot
+	lines := strings.Split(snap, "\n")
+	// marked: the line holding word marks it, or a line it is nested
+	// under carries [hidden].
+	marked := func(word string) (in, mark bool) {
+		for i, l := range lines {
+			at := strings.Index(l, word+" ")
+			if at < 0 {
+				continue
+			}
+			if k := strings.LastIndex(l[:at], "[hidden: "); k >= 0 && !strings.Contains(l[k:at], "]") {
+				return true, true
+			}
+			indent := len(l) - len(strings.TrimLeft(l, " "))
+			for j := i; j >= 0; j-- {
+				lj := lines[j]
+				ind := len(lj) - len(strings.TrimLeft(lj, " "))
+				if (j == i || ind < indent) && strings.Contains(lj, " [hidden]") {
+					return true, true
+				}
+				if ind < indent {
+					indent = ind
+				}
+			}
+			return true, false
+		}
+		return false, false
+	}
+	kept := 0
+	for _, s := range seenTexts {
+		in, mark := marked(s.word)
+		switch {
+		case s.seen && (!in || mark):
+			t.Errorf("%s (%s) is seen: in the snapshot %v, marked hidden %v", s.word, s.how, in, mark)
+		case !s.seen && !s.name && in && !mark:
+			t.Errorf("%s (%s) is hidden but stands unmarked", s.word, s.how)
+		case !s.seen && !s.name && in:
+			kept++
+		}
+	}
+	t.Logf("%d hidden sentences kept, marked", kept)
+	if kept == 0 {
+		t.Errorf("no hidden sentence was kept marked")
+	}
+	if t.Failed() {
+		t.Logf("snapshot:\n%s", snap)
 	}
 }
 
