@@ -45,8 +45,10 @@ test: deps grid asc plugins inspector ## run every test (Go host, plugin modules
 # core saturated: no test may depend on a quiet machine (timing goals live
 # in `make bench`). The loops stop when the recipe's shell exits, however it
 # exits: the trap kills them, and each loop also ends once that shell is gone.
-test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops per core saturate the CPUs
-	@n=$$((2 * $$(nproc))); pids=""; \
+# LOOPS sets the busy loops per core (make test-busy LOOPS=8: load 16-20 on 2 cores).
+LOOPS ?= 2
+test-busy: deps grid asc plugins inspector ## run every test while LOOPS (default 2) busy loops per core saturate the CPUs
+	@n=$$(($(LOOPS) * $$(nproc))); pids=""; \
 	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
 	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
 	echo "test-busy: $$n busy loops on $$(nproc) cores"; t0=$$(date +%s); \
@@ -60,10 +62,19 @@ test-short: asc plugins ## run the short tier (go test -short ./..., no browser)
 	$(GO) test -short -count=1 -timeout 10m ./...
 
 # test-suite is what test and test-busy run once their prerequisites are built.
+# The plugin modules and the auxiliary modules (bench harness, registry test)
+# run beside the root module's packages, their output printed after them;
+# either failing fails the suite. Tests that call t.Parallel (independent
+# browser tests whose waits overlap) run up to TEST_PARALLEL at a time.
+TEST_PARALLEL ?= 4
 .PHONY: test-suite test-busy
 test-suite:
-	$(GO) test -count=1 -timeout 45m ./...
-	@for d in $(PLUGIN_DIRS) $(AUX_MODS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 -timeout 45m ./...) || exit 1; done
+	@mkdir -p build; aux=build/test-modules.log; t0=$$(date +%s); \
+	( rc=0; for d in $(PLUGIN_DIRS) $(AUX_MODS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 -timeout 45m ./...) || rc=1; done; exit $$rc ) >$$aux 2>&1 & pid=$$!; \
+	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout 45m ./...; root=$$?; \
+	wait $$pid; mods=$$?; cat $$aux; \
+	echo "test-suite: root module $$([ $$root = 0 ] && echo passed || echo FAILED), plugin and auxiliary modules $$([ $$mods = 0 ] && echo passed || echo FAILED), $$(($$(date +%s) - t0)) s"; \
+	[ $$root = 0 ] && [ $$mods = 0 ]
 
 bench: deps grid build peer ## run the benchmarks and write BENCHMARKS.md
 	./scripts/bench.sh

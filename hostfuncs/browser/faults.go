@@ -26,6 +26,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -41,14 +42,18 @@ const (
 	// stuckProbe bounds the brief waits of a failed or abandoned
 	// navigation (stopping its load, its error page committing).
 	stuckProbe = 1500 * time.Millisecond
-	// stuckAnswer is how long a suspect tab has to answer a trivial script
-	// before it is called stuck and replaced. A tab stuck in a script never
-	// answers; a tab on a busy machine answers late (1.5 s, the bound this
-	// had, closed tabs and reset sessions at a load average of 50: issue 23's
-	// soak). Ten times that keeps a slow tab, at the price of waiting that
-	// long, once, for a tab that is really stuck.
-	stuckAnswer = 15 * time.Second
 )
+
+// stuckAnswer is how long a suspect tab has to answer a trivial script
+// before it is called stuck and replaced. A tab stuck in a script never
+// answers; a tab on a busy machine answers late (1.5 s, the bound this had,
+// closed tabs and reset sessions at a load average of 50: issue 23's soak).
+// Ten times that keeps a slow tab, at the price of waiting that long, once,
+// for a tab that is really stuck. A variable only so that a test of a
+// stuck tab need not sit out the whole wait (withStuckAnswer).
+func stuckAnswer() time.Duration { return time.Duration(stuckAnswerNS.Load()) }
+
+var stuckAnswerNS = func() *atomic.Int64 { var v atomic.Int64; v.Store(int64(15 * time.Second)); return &v }()
 
 // callBudget bounds one Playwright call made for a host function when no
 // tighter limit applies: the longest navigation plus an action.
@@ -233,7 +238,7 @@ func (s *sessions) unstick(ss *session, t *tab) (*tab, error) {
 		// to handle (browser_dialog), not a stuck tab.
 		return t, nil
 	}
-	if _, _, err := await(ss, stuckAnswer, false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
+	if _, _, err := await(ss, stuckAnswer(), false, func() (any, error) { return t.page.Evaluate("1") }); err == nil {
 		ss.suspect.Store(false)
 		return t, nil
 	}

@@ -146,6 +146,7 @@ func wantAnyCode(t testing.TB, err *abi.Error, codes ...abi.Code) {
 // commits but gets no page facts, and the next navigation on the same
 // session replaces the stuck tab and loads. The same after a click that starts the loop.
 func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
+	withStuckAnswer(t, 3*time.Second)
 	h := hostile(t)
 	c := caller(t.Name())
 	var err *abi.Error
@@ -163,7 +164,7 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 	}
 	var r abi.BrowserNavigateResponse
 	// A stuck tab gets stuckAnswer to answer before it is replaced.
-	timed(t, stuckAnswer+45*time.Second, "navigating away from the busy page", func() {
+	timed(t, stuckAnswer()+45*time.Second, "navigating away from the busy page", func() {
 		r = must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 	})
 	if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
@@ -181,7 +182,7 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 	if err != nil {
 		wantAnyCode(t, err, abi.CodeTimeout, abi.CodeNotInteractable)
 	}
-	timed(t, stuckAnswer+45*time.Second, "navigating after the spinning click", func() {
+	timed(t, stuckAnswer()+45*time.Second, "navigating after the spinning click", func() {
 		r = must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 	})
 	if r.Page.Title != "Good" {
@@ -216,6 +217,7 @@ func TestSlowTabIsKept(t *testing.T) {
 // A page that opens 200 popups gets at most maxTabs tabs; the rest are
 // closed and reported, and the session still answers in bounded time.
 func TestPopupStormIsCapped(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	h := hostile(t)
 	c := caller(t.Name())
 	var warnings []string
@@ -301,6 +303,7 @@ func TestNeverAnsweringServerThenNavigate(t *testing.T) {
 // reading it is bounded and fails with a code, browser_sources falls back
 // to fetching the URL, and the session keeps answering.
 func TestOpaqueResponseBodyIsBounded(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	h := hostile(t)
 	c := caller(t.Name())
 	nav(t, c, "/")
@@ -333,6 +336,14 @@ func TestOpaqueResponseBodyIsBounded(t *testing.T) {
 	timed(t, 30*time.Second, "a snapshot after the opaque body", func() {
 		must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
 	})
+}
+
+// withStuckAnswer makes a tab stuck after d (production: 15 s) for the
+// test: a test of a tab that never answers need not wait the whole bound.
+// A tab that answers late (TestSlowTabIsKept) keeps the production bound.
+func withStuckAnswer(t *testing.T, d time.Duration) {
+	old := stuckAnswerNS.Swap(int64(d))
+	t.Cleanup(func() { stuckAnswerNS.Store(old) })
 }
 
 // privateDriver lays out a driver folder of the test's own, so killing its
@@ -520,6 +531,7 @@ func TestCloseIsBoundedWithAWedgedPage(t *testing.T) {
 // call queued behind it gives up at its own, and the next navigate
 // replaces the spinning tab.
 func TestStuckEvaluateAndQueuedCall(t *testing.T) {
+	withStuckAnswer(t, 3*time.Second)
 	h := hostile(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
@@ -543,7 +555,7 @@ func TestStuckEvaluateAndQueuedCall(t *testing.T) {
 	case <-time.After(20 * time.Second): // its deadline is 3 s; the budget it would run to otherwise, a minute
 		t.Fatal("the evaluate outlived its call's deadline")
 	}
-	timed(t, stuckAnswer+45*time.Second, "navigating after the stuck evaluate", func() {
+	timed(t, stuckAnswer()+45*time.Second, "navigating after the stuck evaluate", func() {
 		r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
 		if r.Page.Title != "Good" || !strings.Contains(strings.Join(r.State.Warnings, " "), "stopped responding") {
 			t.Fatalf("after the stuck evaluate: %+v %v", r.Page, r.State.Warnings)

@@ -235,6 +235,7 @@ func TestSnapshotHiddenText(t *testing.T) {
 // visibility runs in the page, in one pass; the content is chosen in the
 // host) and how much of the page's innerText it keeps.
 func TestReadCorpusCost(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	dir, ok := corpus.Sub("pages")
 	if !ok {
 		t.Skip(corpus.Absent(dir))

@@ -37,6 +37,7 @@ func (f *fakeVision) count() int {
 // description, and returns the answer with the session's state; without a
 // configured model it is not_available.
 func TestVisionLocateSendsTheViewport(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	_, err := call[abi.VisionLocateResponse](t, svc, caller(t.Name(), capability.Vision), abi.HostVisionLocate, abi.VisionLocateRequest{Description: "x"})
 	wantCode(t, err, abi.CodeNotAvailable, "[vision] endpoint")
 
@@ -75,6 +76,7 @@ func TestVisionLocateSendsTheViewport(t *testing.T) {
 // showing a secret value of the session, is not sent to the model unless
 // the personality allows it.
 func TestVisionLocateKeepsSecrets(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	fv := &fakeVision{}
 	var allow bool
 	s, e := New(testConfig(t.TempDir()), Options{Logger: quietLogger(), Vision: fv.locate,

@@ -63,6 +63,7 @@ func navigate(b *browser.Service, personality, session, u string) (abi.BrowserNa
 // made them, only once, and never to another session; every hostile URL
 // of the corpus is refused for navigation, and no connection is made.
 func TestBrowserThroughProxy(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	urls := hostileURLs(t)
 	hp := newHoneypot(t)
 	_, port := allowedSite(t, hp)

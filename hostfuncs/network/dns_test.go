@@ -52,6 +52,7 @@ window.__done = (async () => {
 // own traffic, outside any context's proxy, resolved update.googleapis.com
 // and accounts.google.com: 21 resolver tasks.)
 func TestBrowserResolvesNoNames(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, namesPage)

@@ -24,6 +24,7 @@ import (
 // the same way). Nothing of it may leave: no mDNS packet carries the
 // page's name, nor the name the resolver rules put in its place.
 func TestBrowserNoMulticast(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	mc, err := net.ListenMulticastUDP("udp4", nil, &net.UDPAddr{IP: net.IPv4(224, 0, 0, 251), Port: 5353})
 	if err != nil {
 		t.Skipf("cannot listen for multicast DNS here: %v", err)

@@ -219,6 +219,7 @@ func evaluate(b *browser.Service, personality, session, expr string) (json.RawMe
 // datagram, no QUIC, no TCP connection. The allowed page itself loads
 // through the proxy's credential challenge.
 func TestBrowserNoWayOut(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	t.Run("ephemeral", func(t *testing.T) { noWayOut(t, false) })
 	// A persistent profile is its own browser, launched with the session's
 	// proxy.

@@ -125,6 +125,7 @@ func wantRefused(t *testing.T, what string, err *abi.Error, addr string) {
 // titled and worded like the proxy's, with the proxy's headers forged, is
 // the site's page.
 func TestProxyNeverSpeaksAsSite(t *testing.T) {
+	t.Parallel() // independent of the package's other tests: overlaps their waits
 	mux := http.NewServeMux()
 	page := func(path, body string) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
