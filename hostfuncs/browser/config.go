@@ -43,7 +43,7 @@ type Config struct {
 	// session request (e.g. platformName, se:* keys, goog:chromeOptions
 	// binary and args). Those that would undo the host's launch flags are
 	// refused (gridCapsProblem).
-	GridCapabilities map[string]any `toml:"grid_capabilities"`
+	GridCapabilities GridCaps `toml:"grid_capabilities"`
 	// GridQueueTimeout bounds how long a session open waits in the grid's
 	// queue for a free slot (default 2m); then the call fails
 	// resource_limit.

@@ -78,6 +78,50 @@ func (c Config) validateGrid() []error {
 	return errs
 }
 
+// GridCaps are browser.grid_capabilities: WebDriver capabilities, nested
+// as JSON would be ("goog:chromeOptions" with args, binary, prefs; a proxy
+// table), written as TOML tables. The TOML decoder counts the keys inside
+// a free-form map as unknown, and the config refuses unknown keys: taking
+// the table whole (UnmarshalTOML) marks them read, and Validate checks
+// them one by one (gridCapsProblem).
+type GridCaps map[string]any
+
+// UnmarshalTOML takes the table as decoded, arrays of tables as lists.
+func (g *GridCaps) UnmarshalTOML(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("browser.grid_capabilities must be a table, got %T", v)
+	}
+	*g = GridCaps(plainTOML(m).(map[string]any))
+	return nil
+}
+
+// plainTOML is v with every array of tables made a list of tables, as
+// JSON would read it.
+func plainTOML(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainTOML(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainTOML(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainTOML(e)
+		}
+		return out
+	}
+	return v
+}
+
 // gridChromeKeys are the goog:chromeOptions keys an operator may set.
 // Every other one is refused: extensions, localState and debuggerAddress
 // could each give the browser a way out (an extension's proxy API, a
@@ -138,8 +182,7 @@ func gridCapsProblem(caps map[string]any) error {
 		if !ok {
 			return refuse("goog:chromeOptions.args", "it must be a list of switches")
 		}
-		name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "=")
-		if sw := forbiddenArg(s); sw != "" || slices.Contains(gridRefusedArgs, name) {
+		if sw := forbiddenArg(s); sw != "" || slices.Contains(gridRefusedArgs, switchName(s)) {
 			return refuse("goog:chromeOptions.args "+s, "it would open a way out besides the egress proxy, or undo one of the host's flags")
 		}
 	}
@@ -193,15 +236,17 @@ func (s *launcher) gridCapabilities() (string, error) {
 			chrome[k] = v
 		}
 	}
-	var extra []any
+	var extra []string
 	if a, ok := chrome["args"].([]any); ok {
-		extra = a
+		for _, v := range a {
+			extra = append(extra, fmt.Sprint(v))
+		}
 	}
 	args := []any{}
-	for _, a := range s.gridLaunchArgs() {
+	for _, a := range s.gridLaunchArgs(extra) {
 		args = append(args, a)
 	}
-	chrome["args"] = append(args, extra...)
+	chrome["args"] = args
 	caps["goog:chromeOptions"] = chrome
 	b, err := json.Marshal(caps)
 	if err != nil {
@@ -211,9 +256,22 @@ func (s *launcher) gridCapabilities() (string, error) {
 }
 
 // gridLaunchArgs are the switches of a grid browser, as Playwright would
-// pass them for a local launch with launchArgs and launchProxy.
-func (s *launcher) gridLaunchArgs() []string {
+// pass them for a local launch with launchArgs and launchProxy, then the
+// operator's extra ones (checked in Validate), a --disable-features among
+// them folded into the host's (disabledFeatures).
+func (s *launcher) gridLaunchArgs(extra []string) []string {
+	var own []string
+	for _, a := range extra {
+		if v, ok := disabledFeatures(a); ok {
+			own = append(own, v...)
+		}
+	}
 	args := s.launchArgs()
+	for i, a := range args {
+		if len(own) > 0 && strings.HasPrefix(a, "--disable-features=") {
+			args[i] = a + "," + strings.Join(own, ",")
+		}
+	}
 	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
 		for i, a := range args {
 			if strings.HasPrefix(a, "--host-resolver-rules=") {
@@ -232,7 +290,13 @@ func (s *launcher) gridLaunchArgs() []string {
 		// browser trusts that key, and only it (network.ProxyTLS).
 		args = append(args, "--ignore-certificate-errors-spki-list="+s.opts.ProxyTrustSPKI)
 	}
-	return append(args, "--remote-debugging-port=0")
+	args = append(args, "--remote-debugging-port=0")
+	for _, a := range extra {
+		if _, ok := disabledFeatures(a); !ok {
+			args = append(args, a)
+		}
+	}
+	return args
 }
 
 // gridBrowser opens a browser of ss's own on the grid: the session

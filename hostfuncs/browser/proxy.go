@@ -305,15 +305,23 @@ var egressArgs = []string{
 
 // forbiddenArg returns the switch of a that egressArgs refuses, or "".
 func forbiddenArg(a string) string {
-	name, _, _ := strings.Cut(strings.TrimSpace(a), "=")
-	name = strings.ToLower(name)
-	if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
-		name = "-" + name // Chromium accepts -switch as --switch
-	}
-	if slices.Contains(egressArgs, name) {
+	if name := switchName(a); slices.Contains(egressArgs, name) {
 		return name
 	}
 	return ""
+}
+
+// switchName is the switch a names as Chromium reads it: without its
+// =value, lower-cased, and with two dashes, since Chromium takes -switch
+// for --switch (a deny-list compared on the raw text would miss
+// -load-extension or --Proxy-Server=x).
+func switchName(a string) string {
+	name, _, _ := strings.Cut(strings.TrimSpace(a), "=")
+	name = strings.ToLower(strings.TrimSpace(name))
+	if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+		name = "-" + name
+	}
+	return name
 }
 
 // launchArgs are the Chromium switches of a launch: the platform's, the
@@ -323,11 +331,23 @@ func (s *launcher) launchArgs() []string {
 	args := append(slices.Clone(chromiumFlags), egressFlags...)
 	disabled := append(slices.Clone(playwrightDisabledFeatures), egressDisabledFeatures...)
 	for _, a := range s.cfg.Args {
-		if v, ok := strings.CutPrefix(a, "--disable-features="); ok {
-			disabled = append(disabled, strings.Split(v, ",")...)
+		if v, ok := disabledFeatures(a); ok {
+			disabled = append(disabled, v...)
 			continue
 		}
 		args = append(args, a)
 	}
 	return append(args, "--disable-features="+strings.Join(disabled, ","))
+}
+
+// disabledFeatures are the features a --disable-features switch (in any
+// spelling switchName reads) names. Chromium keeps only the last such
+// switch, so an operator's own would re-enable what egressDisabledFeatures
+// turns off: the launch folds them into one.
+func disabledFeatures(a string) ([]string, bool) {
+	if switchName(a) != "--disable-features" {
+		return nil, false
+	}
+	_, v, _ := strings.Cut(a, "=")
+	return strings.Split(strings.TrimSpace(v), ","), true
 }
