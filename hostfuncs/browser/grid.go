@@ -272,13 +272,6 @@ func (s *launcher) gridLaunchArgs(extra []string) []string {
 			args[i] = a + "," + strings.Join(own, ",")
 		}
 	}
-	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
-		for i, a := range args {
-			if strings.HasPrefix(a, "--host-resolver-rules=") {
-				args[i] = a + " , EXCLUDE " + h
-			}
-		}
-	}
 	if s.cfg.Headed != "true" { // a node's display is not this host's to detect
 		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
 	}

@@ -329,6 +329,17 @@ func switchName(a string) string {
 // carrying Playwright's, ours and the config's.
 func (s *launcher) launchArgs() []string {
 	args := append(slices.Clone(chromiumFlags), egressFlags...)
+	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
+		// The resolver rules map every host, IP literals included, to "not
+		// found": the egress proxy's own address is excluded, or the
+		// browser cannot reach its proxy (a grid node's, and a local one's
+		// on another loopback address such as 127.0.0.2).
+		for i, a := range args {
+			if strings.HasPrefix(a, "--host-resolver-rules=") {
+				args[i] = a + " , EXCLUDE " + h
+			}
+		}
+	}
 	disabled := append(slices.Clone(playwrightDisabledFeatures), egressDisabledFeatures...)
 	for _, a := range s.cfg.Args {
 		if v, ok := disabledFeatures(a); ok {
