@@ -459,7 +459,9 @@ func hubRestart(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 		t.Fatal(err)
 	}
 	t.Logf("hub back with its nodes in %s (sessions before the kill: %v)", time.Since(t0).Round(time.Millisecond), got)
+	t0 = time.Now()
 	waitSessions(t, g, 0)
+	t.Logf("no session left on the grid %s after the nodes registered again", time.Since(t0).Round(time.Millisecond))
 	res, aerr := call(h, "r", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	if aerr != nil && aerr.Code == abi.CodeBrowserCrashed { // the loss is told once more if the first answer raced it
 		res, aerr = call(h, "r", "browser_navigate", map[string]any{"url": s.URL + "/"})

@@ -89,7 +89,7 @@ func (g *gridLink) lossCause() (why string, hub bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
 	if _, err := ReadGridStatus(ctx, g.hub); err != nil {
-		return fmt.Sprintf("the Selenium Grid hub at %s does not answer (it stopped or is restarting), and the browser on node %s went with it; not a fault of the node", g.hub, g.node), true
+		return fmt.Sprintf("the Selenium Grid hub at %s does not answer (it stopped or is restarting) and the host lost its connection to the browser on node %s, which it ended there; not a fault of the node", g.hub, g.node), true
 	}
 	if g.nodeHolds(ctx) {
 		return fmt.Sprintf("the Selenium Grid hub at %s restarted and no longer knows this session; its browser on node %s was ended; not a fault of the node", g.hub, g.node), true

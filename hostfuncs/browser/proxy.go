@@ -247,7 +247,7 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see README \"Egress\")"
 		}
 		if s.cfg.Grid != "" {
-			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see README \"From one machine to a fleet\")"
+			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see docs/fleet.md)"
 		}
 		return abi.Errorf(abi.CodeNotAvailable, "the browser could not authenticate to its egress proxy (%v %v): %s", got, err, hint)
 	}
