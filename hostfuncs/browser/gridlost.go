@@ -37,6 +37,14 @@ import (
 // session on a live node, its result saying the previous one crashed and
 // why.
 
+// The hub is not the node: a hub that stops closes every CDP connection it
+// relays, and a hub that restarts answers "invalid session id" for
+// sessions its nodes still run. Before blaming the node, the host asks the
+// hub and the node (lossCause); when the hub is to blame the answer says
+// so, and the host ends the session at its node itself (gridLink.end), so
+// the browser it can no longer drive does not hold the slot until the
+// node's own session timeout.
+
 // gridLink is what ties a session to its grid browser: the node and the
 // WebDriver session on the hub, and gone, closed when the node is lost.
 type gridLink struct {
