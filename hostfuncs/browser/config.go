@@ -43,11 +43,17 @@ type Config struct {
 	// session request (e.g. platformName, se:* keys, goog:chromeOptions
 	// binary and args). Those that would undo the host's launch flags are
 	// refused (gridCapsProblem).
-	GridCapabilities map[string]any `toml:"grid_capabilities"`
+	GridCapabilities GridCaps `toml:"grid_capabilities"`
 	// GridQueueTimeout bounds how long a session open waits in the grid's
 	// queue for a free slot (default 2m); then the call fails
 	// resource_limit.
 	GridQueueTimeout Duration `toml:"grid_queue_timeout"`
+	// GridRegistrationSecret is the hub's --registration-secret, when it
+	// runs with one: the host needs it to withdraw its own session
+	// requests from the hub's queue at grid_queue_timeout
+	// (gridWithdraw). Without it such a hub keeps them queued until its
+	// own --session-request-timeout.
+	GridRegistrationSecret string `toml:"grid_registration_secret"`
 	// IdleTimeout closes sessions untouched this long (default 10m; a
 	// session a human is driving is never closed).
 	IdleTimeout Duration `toml:"idle_timeout"`

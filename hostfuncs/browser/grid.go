@@ -20,27 +20,25 @@ import (
 
 // Browsers on a Selenium Grid (browser.grid).
 //
-// Playwright opens a Chromium on a grid node when its driver process has
-// SELENIUM_REMOTE_URL in its environment: it posts a new-session request
-// to the hub (which waits in the grid's queue until a node has a free
-// slot), then drives that browser over CDP through the hub. The request's
-// capabilities are SELENIUM_REMOTE_CAPABILITIES merged over Playwright's
-// own, key by key, so a "goog:chromeOptions" there replaces the launch
-// arguments Playwright would send. The host therefore writes the whole
-// "goog:chromeOptions" itself (gridCapabilities): the same egress flags
-// as a local launch (proxy.go), the dead launch proxy, and the operator's
-// own extras once checked (gridCapsProblem). What the node runs is the
-// host's command line, whatever the node's defaults.
+// The host asks the hub for a browser with a WebDriver new-session request
+// (gridsession.go), which waits in the grid's queue until a node has a
+// free slot, then drives that browser over CDP through the hub (the
+// session's se:cdp endpoint), as Playwright's own Selenium launch would.
+// The request's "goog:chromeOptions" is the host's whole command line
+// (gridCapabilities): the same egress flags as a local launch (proxy.go),
+// the dead launch proxy, and the operator's own extras once checked
+// (gridCapsProblem). What the node runs is the host's command line,
+// whatever the node's defaults.
 //
-// The environment is the driver process's, read at every launch, so a
-// grid host has a driver of its own (keyed by its environment in
-// drivers), never shared with a local one; a local driver is started with
-// those variables empty, so an operator's shell cannot send it to a grid.
+// A grid host still has a driver of its own (keyed by its environment in
+// drivers), never shared with a local one, and a local driver is started
+// with the SELENIUM_REMOTE_* variables empty, so an operator's shell
+// cannot send it to a grid.
 //
 // Each session gets a browser of its own on the grid (a node slot), so
 // sessions spread over the nodes and a lost node takes only its own
-// sessions with it. The browser is closed when its session ends (the
-// slot is freed).
+// sessions with it. The WebDriver session is ended when the host's
+// session ends (gridLink.end: the slot is freed).
 
 // gridEnv is the driver environment of a grid host, or the variables
 // emptied for a local one.
@@ -76,6 +74,50 @@ func (c Config) validateGrid() []error {
 		errs = append(errs, err)
 	}
 	return errs
+}
+
+// GridCaps are browser.grid_capabilities: WebDriver capabilities, nested
+// as JSON would be ("goog:chromeOptions" with args, binary, prefs; a proxy
+// table), written as TOML tables. The TOML decoder counts the keys inside
+// a free-form map as unknown, and the config refuses unknown keys: taking
+// the table whole (UnmarshalTOML) marks them read, and Validate checks
+// them one by one (gridCapsProblem).
+type GridCaps map[string]any
+
+// UnmarshalTOML takes the table as decoded, arrays of tables as lists.
+func (g *GridCaps) UnmarshalTOML(v any) error {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("browser.grid_capabilities must be a table, got %T", v)
+	}
+	*g = GridCaps(plainTOML(m).(map[string]any))
+	return nil
+}
+
+// plainTOML is v with every array of tables made a list of tables, as
+// JSON would read it.
+func plainTOML(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plainTOML(e)
+		}
+		return out
+	case []map[string]any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainTOML(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plainTOML(e)
+		}
+		return out
+	}
+	return v
 }
 
 // gridChromeKeys are the goog:chromeOptions keys an operator may set.
@@ -138,8 +180,7 @@ func gridCapsProblem(caps map[string]any) error {
 		if !ok {
 			return refuse("goog:chromeOptions.args", "it must be a list of switches")
 		}
-		name, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(s)), "=")
-		if sw := forbiddenArg(s); sw != "" || slices.Contains(gridRefusedArgs, name) {
+		if sw := forbiddenArg(s); sw != "" || slices.Contains(gridRefusedArgs, switchName(s)) {
 			return refuse("goog:chromeOptions.args "+s, "it would open a way out besides the egress proxy, or undo one of the host's flags")
 		}
 	}
@@ -193,15 +234,17 @@ func (s *launcher) gridCapabilities() (string, error) {
 			chrome[k] = v
 		}
 	}
-	var extra []any
+	var extra []string
 	if a, ok := chrome["args"].([]any); ok {
-		extra = a
+		for _, v := range a {
+			extra = append(extra, fmt.Sprint(v))
+		}
 	}
 	args := []any{}
-	for _, a := range s.gridLaunchArgs() {
+	for _, a := range s.gridLaunchArgs(extra) {
 		args = append(args, a)
 	}
-	chrome["args"] = append(args, extra...)
+	chrome["args"] = args
 	caps["goog:chromeOptions"] = chrome
 	b, err := json.Marshal(caps)
 	if err != nil {
@@ -211,14 +254,20 @@ func (s *launcher) gridCapabilities() (string, error) {
 }
 
 // gridLaunchArgs are the switches of a grid browser, as Playwright would
-// pass them for a local launch with launchArgs and launchProxy.
-func (s *launcher) gridLaunchArgs() []string {
+// pass them for a local launch with launchArgs and launchProxy, then the
+// operator's extra ones (checked in Validate), a --disable-features among
+// them folded into the host's (disabledFeatures).
+func (s *launcher) gridLaunchArgs(extra []string) []string {
+	var own []string
+	for _, a := range extra {
+		if v, ok := disabledFeatures(a); ok {
+			own = append(own, v...)
+		}
+	}
 	args := s.launchArgs()
-	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
-		for i, a := range args {
-			if strings.HasPrefix(a, "--host-resolver-rules=") {
-				args[i] = a + " , EXCLUDE " + h
-			}
+	for i, a := range args {
+		if len(own) > 0 && strings.HasPrefix(a, "--disable-features=") {
+			args[i] = a + "," + strings.Join(own, ",")
 		}
 	}
 	if s.cfg.Headed != "true" { // a node's display is not this host's to detect
@@ -232,92 +281,65 @@ func (s *launcher) gridLaunchArgs() []string {
 		// browser trusts that key, and only it (network.ProxyTLS).
 		args = append(args, "--ignore-certificate-errors-spki-list="+s.opts.ProxyTrustSPKI)
 	}
-	return append(args, "--remote-debugging-port=0")
+	args = append(args, "--remote-debugging-port=0")
+	for _, a := range extra {
+		if _, ok := disabledFeatures(a); !ok {
+			args = append(args, a)
+		}
+	}
+	return args
 }
 
 // gridBrowser opens a browser of ss's own on the grid: the session
-// request waits in the grid's queue up to GridQueueTimeout, the call's
-// progress saying so meanwhile (MCP progress notifications). The link
-// names the grid node it runs on (its URI, or "an unknown node") and its
-// WebDriver session there.
+// request waits in the grid's queue up to GridQueueTimeout
+// (gridNewSession), the call's progress saying so meanwhile (MCP progress
+// notifications), then the host drives it over CDP through the hub. The
+// link names the grid node it runs on (its URI, or "an unknown node") and
+// its WebDriver session there.
 func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, *gridLink, error) {
 	drv, err := s.startedDriver()
 	if err != nil {
 		return nil, drv, nil, err
 	}
 	t0 := time.Now()
-	wait := s.cfg.GridQueueTimeout.D() + gridStartAllowance
-	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), gridStartAllowance))
-	b, err := drv.pw.Chromium.Launch(pw.BrowserTypeLaunchOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then up to %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), gridStartAllowance))
+	gs, err := s.gridNewSession(ctx)
 	hostfuncs.SayProgress(ctx, "")
 	if err != nil {
-		return nil, drv, nil, s.gridLaunchErr(err)
+		return nil, drv, nil, err
 	}
-	node, id := s.gridNode(b)
+	link := &gridLink{hub: s.cfg.Grid, node: s.gridNode(gs.id), id: gs.id, life: s.life, log: s.log, gone: make(chan struct{})}
+	b, err := drv.pw.Chromium.ConnectOverCDP(gs.cdp, pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
+	if err != nil {
+		link.end()
+		return nil, drv, nil, abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s started a browser on %s but the host could not reach it over CDP (%s): check that this host reaches the hub's CDP endpoint", s.cfg.Grid, link.node, cleanMsg(err.Error()))
+	}
 	s.mu.Lock()
 	s.mode = "selenium grid " + s.cfg.Grid
 	s.mu.Unlock()
-	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", node, "session", id, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
-	return b, drv, &gridLink{hub: s.cfg.Grid, node: node, id: id, life: s.life, gone: make(chan struct{})}, nil
+	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", link.node, "session", gs.id, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	return b, drv, link, nil
 }
 
 // gridStartAllowance is the time a node has to start a browser once it
-// took the session, on top of GridQueueTimeout: the client sees one
-// request for both, and a loaded node takes seconds (15 s seen on 2 busy
-// cores) to start Chromium through chromedriver.
+// took the session, on top of GridQueueTimeout: a loaded node takes
+// seconds (15 s seen on 2 busy cores) to start Chromium through
+// chromedriver.
 const gridStartAllowance = 60 * time.Second
 
-// gridLaunchErr says why the grid gave no browser: its queue stayed full
-// past the timeout (resource_limit), or it does not answer (not_available).
-func (s *launcher) gridLaunchErr(err error) error {
-	msg := err.Error()
-	switch {
-	case errors.Is(err, pw.ErrTimeout) || strings.Contains(msg, "Timeout"):
-		return abi.Errorf(abi.CodeResourceLimit, "no grid node took the session within browser.grid_queue_timeout (%s, and %s for a node to start the browser): every slot of the Selenium Grid at %s is busy; retry later, close sessions you no longer need, or ask the operator to add nodes or raise browser.grid_queue_timeout", s.cfg.GridQueueTimeout.D(), gridStartAllowance, s.cfg.Grid)
-	case strings.Contains(msg, "ECONNREFUSED") || strings.Contains(msg, "ENOTFOUND") || strings.Contains(msg, "EHOSTUNREACH") || strings.Contains(msg, "ETIMEDOUT") || strings.Contains(msg, "socket hang up") || strings.Contains(msg, "ECONNRESET"):
-		return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) does not answer (%s): check that the hub runs and this host reaches it", s.cfg.Grid, cleanMsg(msg))
-	}
-	return abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s (browser.grid) gave no browser: %s", s.cfg.Grid, cleanMsg(msg))
-}
-
-// gridNode finds the node b runs on and its WebDriver session there: the
-// hub's status lists every node's sessions with the user-data-dir
-// chromedriver made for each, and b's command line names its own.
-func (s *launcher) gridNode(b pw.Browser) (node, id string) {
-	const unknown = "an unknown node"
-	cdp, err := b.NewBrowserCDPSession()
-	if err != nil {
-		return unknown, ""
-	}
-	defer cdp.Detach()
-	res, err := cdp.Send("Browser.getBrowserCommandLine", nil)
-	if err != nil {
-		return unknown, ""
-	}
-	var dir string
-	if m, ok := res.(map[string]any); ok {
-		args, _ := m["arguments"].([]any)
-		for _, a := range args {
-			if v, ok := strings.CutPrefix(fmt.Sprint(a), "--user-data-dir="); ok {
-				dir = v
+// gridNode is the node the hub's status lists session id on, or "an
+// unknown node".
+func (s *launcher) gridNode(id string) string {
+	if st, err := ReadGridStatus(s.life, s.cfg.Grid); err == nil {
+		for _, n := range st.Value.Nodes {
+			for _, sl := range n.Slots {
+				if sl.Session != nil && sl.Session.SessionID == id {
+					return n.URI
+				}
 			}
 		}
 	}
-	if dir == "" {
-		return unknown, ""
-	}
-	st, err := ReadGridStatus(s.life, s.cfg.Grid)
-	if err != nil {
-		return unknown, ""
-	}
-	for _, n := range st.Value.Nodes {
-		for _, sl := range n.Slots {
-			if sl.Session != nil && sl.Session.Capabilities.Chrome.UserDataDir == dir {
-				return n.URI, sl.Session.SessionID
-			}
-		}
-	}
-	return unknown, ""
+	return "an unknown node"
 }
 
 // GridStatus is the part of a Selenium Grid 4 hub's /status the host
@@ -330,12 +352,7 @@ type GridStatus struct {
 			Availability string `json:"availability"`
 			Slots        []struct {
 				Session *struct {
-					SessionID    string `json:"sessionId"`
-					Capabilities struct {
-						Chrome struct {
-							UserDataDir string `json:"userDataDir"`
-						} `json:"chrome"`
-					} `json:"capabilities"`
+					SessionID string `json:"sessionId"`
 				} `json:"session"`
 			} `json:"slots"`
 		} `json:"nodes"`
@@ -372,10 +389,13 @@ func (s *sessions) gridContext(ctx context.Context, ss *session, proxy string) e
 	}
 	node := link.node
 	ss.grid = link
-	b.OnDisconnected(func(pw.Browser) { ss.markNodeLost() })
+	// Not on Playwright's event goroutine: naming the cause asks the hub
+	// and the node (markNodeLost).
+	b.OnDisconnected(func(pw.Browser) { go ss.markNodeLost() })
 	bctx, err := b.NewContext(pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)})
 	if err != nil {
 		bounded(closeWait, func() error { return b.Close() })
+		defer link.end()
 		if !b.IsConnected() {
 			return abi.Errorf(abi.CodeBrowserCrashed, "the grid node %s was lost while opening a session: retry, the next call opens a browser on a live node", node)
 		}

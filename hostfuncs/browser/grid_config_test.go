@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/BurntSushi/toml"
+
 	"github.com/wasmwright/wasmwright/abi"
 )
 
@@ -87,5 +89,119 @@ func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
 		return strings.HasPrefix(a, "--host-resolver-rules=") && strings.HasSuffix(a, "EXCLUDE 10.9.0.1")
 	}) {
 		t.Errorf("the proxy's address is not excluded from the resolver rules: %v", args)
+	}
+}
+
+// Nested capabilities written as TOML tables (goog:chromeOptions with
+// args, binary and prefs; a proxy table) are read whole, as the host's
+// config reads [browser] (a deferred table, unknown keys refused), and then
+// checked flag by flag: the harmless ones are kept, a proxy table is
+// refused by name rather than as an unknown key.
+func TestGridCapabilitiesNestedTOML(t *testing.T) {
+	decode := func(text string) (Config, []string) {
+		t.Helper()
+		var top struct {
+			Browser toml.Primitive `toml:"browser"`
+		}
+		md, err := toml.Decode(text, &top)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var c Config
+		if err := md.PrimitiveDecode(top.Browser, &c); err != nil {
+			t.Fatal(err)
+		}
+		var und []string
+		for _, k := range md.Undecoded() {
+			und = append(und, k.String())
+		}
+		return c, und
+	}
+	c, und := decode(`[browser]
+grid = "http://hub:4444"
+[browser.grid_capabilities]
+platformName = "linux"
+[browser.grid_capabilities."goog:chromeOptions"]
+binary = "/usr/bin/chromium"
+args = ["--lang=fr", "--window-size=1280,800"]
+prefs = { intl = { accept_languages = "fr" } }
+[[browser.grid_capabilities."se:labels"]]
+team = "a"
+`)
+	if len(und) > 0 {
+		t.Fatalf("nested capabilities read as unknown keys: %v", und)
+	}
+	if err := c.Validate(); err != nil {
+		t.Fatalf("harmless nested capabilities refused: %v", err)
+	}
+	l := &launcher{env: &env{cfg: c, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	raw, err := l.gridCapabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"binary":"/usr/bin/chromium"`, `"accept_languages":"fr"`, `"--window-size=1280,800"`, `"platformName":"linux"`, `"se:labels":[{"team":"a"}]`} {
+		if !strings.Contains(raw, want) {
+			t.Errorf("sent capabilities lack %s: %s", want, raw)
+		}
+	}
+	c, und = decode(`[browser]
+grid = "http://hub:4444"
+[browser.grid_capabilities.proxy]
+proxyType = "manual"
+httpProxy = "10.0.0.9:3128"
+`)
+	var ae *abi.Error
+	if err := c.Validate(); len(und) > 0 || !errors.As(err, &ae) || ae.Code != abi.CodeRefused || !strings.Contains(err.Error(), "grid_capabilities: proxy is refused") {
+		t.Errorf("a proxy table: want refused by name, got unknown %v, %v", und, err)
+	}
+	c, _ = decode(`[browser]
+grid = "http://hub:4444"
+[browser.grid_capabilities."goog:chromeOptions".prefs.webrtc]
+ip_handling_policy = "default"
+`)
+	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "prefs.webrtc") {
+		t.Errorf("a nested WebRTC preference: want refused, got %v", err)
+	}
+}
+
+// The deny-list reads a switch as Chromium does: one dash or two, any
+// case, with or without a value; and an operator's --disable-features is
+// folded into the host's rather than replacing it (Chromium keeps only
+// the last one, which would re-enable the features the host turns off).
+func TestGridArgsEverySpelling(t *testing.T) {
+	for _, a := range []string{"-load-extension=/x", "--load-extension", "--Load-Extension=/x", " -user-data-dir=/tmp/p", "-enable-features=AsyncDns",
+		"-proxy-server=http://x:1", "--PROXY-SERVER", "-remote-debugging-port=9222", "-ignore-certificate-errors", "-host-resolver-rules=MAP * 1.2.3.4"} {
+		caps := map[string]any{"goog:chromeOptions": map[string]any{"args": []any{a}}}
+		if err := (Config{Grid: "http://hub:4444", GridCapabilities: caps}).Validate(); err == nil || !strings.Contains(err.Error(), "is refused") {
+			t.Errorf("%q: want refused, got %v", a, err)
+		}
+	}
+	if err := (Config{Args: []string{"-proxy-server=http://x:1"}}).Validate(); err == nil {
+		t.Error("browser.args -proxy-server: want refused")
+	}
+	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
+		"goog:chromeOptions": map[string]any{"args": []any{"-disable-features=Translate"}},
+	}}, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	raw, err := l.gridCapabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps struct {
+		Chrome struct {
+			Args []string `json:"args"`
+		} `json:"goog:chromeOptions"`
+	}
+	json.Unmarshal([]byte(raw), &caps)
+	n := 0
+	for _, a := range caps.Chrome.Args {
+		if switchName(a) == "--disable-features" {
+			n++
+			if !strings.Contains(a, "AsyncDns") || !strings.Contains(a, "Translate") {
+				t.Errorf("want one --disable-features with the host's and the operator's features, got %s", a)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("want exactly one --disable-features, got %d in %v", n, caps.Chrome.Args)
 	}
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -35,13 +37,23 @@ import (
 // session on a live node, its result saying the previous one crashed and
 // why.
 
+// The hub is not the node: a hub that stops closes every CDP connection it
+// relays, and a hub that restarts answers "invalid session id" for
+// sessions its nodes still run. Before blaming the node, the host asks the
+// hub and the node (lossCause); when the hub is to blame the answer says
+// so, and the host ends the session at its node itself (gridLink.end), so
+// the browser it can no longer drive does not hold the slot until the
+// node's own session timeout.
+
 // gridLink is what ties a session to its grid browser: the node and the
 // WebDriver session on the hub, and gone, closed when the node is lost.
 type gridLink struct {
 	hub, node, id string
 	life          context.Context
+	log           *slog.Logger
 	gone          chan struct{}
 	goneOnce      sync.Once
+	endOnce       sync.Once
 }
 
 // gridWatchEvery is how often a call under way on a grid session asks the
@@ -58,15 +70,76 @@ const gridMisses = 2
 // closed is not lost (closing its browser disconnects it too).
 func (ss *session) markNodeLost() {
 	g := ss.grid
-	if g == nil || ss.closing.Load() {
+	if g == nil || ss.closing.Load() || ss.nodeLost() {
 		return
 	}
-	why := "the grid node " + g.node + " was lost"
-	// The lost node is the cause whatever was seen first (a tab's crash,
-	// the browser going away): the reason names it.
+	why, hub := g.lossCause()
+	if ss.closing.Load() {
+		return
+	}
+	// The lost node (or hub) is the cause whatever was seen first (a tab's
+	// crash, the browser going away): the reason names it.
 	ss.crashWhy.Store(why)
 	ss.markCrashed(why)
 	g.goneOnce.Do(func() { close(g.gone) })
+	if hub {
+		// The browser may still run on its node, holding the slot, with no
+		// way for the host to drive it: end it there now.
+		go g.end()
+	}
+}
+
+// lossCause says why the host lost g's browser, within a few seconds: the
+// hub does not answer (stopped, restarting), the hub answers but no longer
+// knows the session that its node still runs (it restarted), or the node
+// is gone. hub reports the first two: the node is not to blame.
+func (g *gridLink) lossCause() (why string, hub bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if _, err := ReadGridStatus(ctx, g.hub); err != nil {
+		return fmt.Sprintf("the Selenium Grid hub at %s does not answer (it stopped or is restarting) and the host lost its connection to the browser on node %s, which it ended there; not a fault of the node", g.hub, g.node), true
+	}
+	if g.nodeHolds(ctx) {
+		return fmt.Sprintf("the Selenium Grid hub at %s restarted and no longer knows this session; its browser on node %s was ended; not a fault of the node", g.hub, g.node), true
+	}
+	return "the grid node " + g.node + " was lost", false
+}
+
+// nodeHolds reports whether g's node answers its own /status and lists
+// g's session in a slot.
+func (g *gridLink) nodeHolds(ctx context.Context) bool {
+	if !strings.HasPrefix(g.node, "http") || g.id == "" {
+		return false
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gridURL(g.node, "/status"), nil)
+	if err != nil {
+		return false
+	}
+	resp, err := gridHTTP.Do(req)
+	if err != nil {
+		return false
+	}
+	defer resp.Body.Close()
+	var st struct {
+		Value struct {
+			Node struct {
+				Slots []struct {
+					Session *struct {
+						SessionID string `json:"sessionId"`
+					} `json:"session"`
+				} `json:"slots"`
+			} `json:"node"`
+		} `json:"value"`
+	}
+	if json.NewDecoder(io.LimitReader(resp.Body, 4<<20)).Decode(&st) != nil {
+		return false
+	}
+	for _, sl := range st.Value.Node.Slots {
+		if sl.Session != nil && sl.Session.SessionID == g.id {
+			return true
+		}
+	}
+	return false
 }
 
 // nodeLost reports whether ss ran on a grid node marked lost.

@@ -5,6 +5,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
+	"sync"
 	"testing"
 )
 
@@ -44,4 +46,68 @@ func TestGridProbeReadsTheHubsAnswers(t *testing.T) {
 	if got := down.probe(context.Background()); got != nodeUnknown {
 		t.Errorf("a hub that does not answer: probe %d, want unknown (%d)", got, nodeUnknown)
 	}
+}
+
+// A lost grid browser is blamed on what lost it: a hub that does not
+// answer, a hub that answers but no longer knows the session its node
+// still runs (it restarted), or the node. A session the hub does not end
+// (gone, or restarted and not knowing it) is ended at its node.
+func TestGridLossCauseAndEnd(t *testing.T) {
+	var mu sync.Mutex
+	var deleted []string
+	nodeHolds := true
+	node := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case r.Method == http.MethodGet && r.URL.Path == "/status":
+			id := "other"
+			if nodeHolds {
+				id = "s1"
+			}
+			io.WriteString(w, `{"value":{"ready":false,"node":{"slots":[{"session":{"sessionId":"`+id+`"}}]}}}`)
+		case r.Method == http.MethodDelete:
+			deleted = append(deleted, "node "+r.URL.Path)
+			io.WriteString(w, `{"value":null}`)
+		}
+	}))
+	defer node.Close()
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodGet: // /status
+			io.WriteString(w, `{"value":{"ready":true,"nodes":[]}}`)
+		case http.MethodDelete: // a restarted hub does not know the session
+			mu.Lock()
+			deleted = append(deleted, "hub "+r.URL.Path)
+			mu.Unlock()
+			w.WriteHeader(404)
+			io.WriteString(w, `{"value":{"error":"invalid session id","message":"Unable to find session with ID: s1"}}`)
+		}
+	}))
+	defer hub.Close()
+
+	restarted := &gridLink{hub: hub.URL, node: node.URL, id: "s1"}
+	if why, byHub := restarted.lossCause(); !byHub || !strings.Contains(why, "hub at "+hub.URL+" restarted") || strings.Contains(why, "was lost") {
+		t.Errorf("a restarted hub: got %q (hub %v)", why, byHub)
+	}
+	restarted.end()
+	mu.Lock()
+	if strings.Join(deleted, ", ") != "hub /session/s1, node /session/s1" {
+		t.Errorf("want the session ended at the hub, then at its node: %v", deleted)
+	}
+	nodeHolds, deleted = false, nil
+	mu.Unlock()
+	if why, byHub := restarted.lossCause(); byHub || why != "the grid node "+node.URL+" was lost" {
+		t.Errorf("a node that no longer holds the session: got %q (hub %v)", why, byHub)
+	}
+	down := &gridLink{hub: "http://127.0.0.1:1", node: node.URL, id: "s1"}
+	if why, byHub := down.lossCause(); !byHub || !strings.Contains(why, "does not answer") || !strings.Contains(why, "not a fault of the node") {
+		t.Errorf("a hub that does not answer: got %q (hub %v)", why, byHub)
+	}
+	down.end()
+	mu.Lock()
+	if strings.Join(deleted, ", ") != "node /session/s1" {
+		t.Errorf("a hub that does not answer: want the session ended at its node, got %v", deleted)
+	}
+	mu.Unlock()
 }

@@ -231,6 +231,15 @@ func hasDisplay() bool {
 	return os.Getenv("DISPLAY") != "" || os.Getenv("WAYLAND_DISPLAY") != ""
 }
 
+// DriverOptions are the options that start the Playwright driver the
+// host would use with cfg (runOptions: browser.driver_dir, the
+// environment, then build/driver), for a program or test that drives a
+// browser of its own beside the host's and should find the driver the
+// same way, or fail with the same words.
+func DriverOptions(cfg Config) (*pw.RunOptions, error) {
+	return runOptions(cfg, io.Discard)
+}
+
 // Preflight reports whether this host can run a local browser: the driver
 // is found and Chromium exists. It starts nothing. With a remote browser
 // configured only the driver is checked.

@@ -247,7 +247,7 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see README \"Egress\")"
 		}
 		if s.cfg.Grid != "" {
-			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see README \"From one machine to a fleet\")"
+			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see docs/fleet.md)"
 		}
 		return abi.Errorf(abi.CodeNotAvailable, "the browser could not authenticate to its egress proxy (%v %v): %s", got, err, hint)
 	}
@@ -305,15 +305,23 @@ var egressArgs = []string{
 
 // forbiddenArg returns the switch of a that egressArgs refuses, or "".
 func forbiddenArg(a string) string {
-	name, _, _ := strings.Cut(strings.TrimSpace(a), "=")
-	name = strings.ToLower(name)
-	if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
-		name = "-" + name // Chromium accepts -switch as --switch
-	}
-	if slices.Contains(egressArgs, name) {
+	if name := switchName(a); slices.Contains(egressArgs, name) {
 		return name
 	}
 	return ""
+}
+
+// switchName is the switch a names as Chromium reads it: without its
+// =value, lower-cased, and with two dashes, since Chromium takes -switch
+// for --switch (a deny-list compared on the raw text would miss
+// -load-extension or --Proxy-Server=x).
+func switchName(a string) string {
+	name, _, _ := strings.Cut(strings.TrimSpace(a), "=")
+	name = strings.ToLower(strings.TrimSpace(name))
+	if strings.HasPrefix(name, "-") && !strings.HasPrefix(name, "--") {
+		name = "-" + name
+	}
+	return name
 }
 
 // launchArgs are the Chromium switches of a launch: the platform's, the
@@ -321,13 +329,36 @@ func forbiddenArg(a string) string {
 // carrying Playwright's, ours and the config's.
 func (s *launcher) launchArgs() []string {
 	args := append(slices.Clone(chromiumFlags), egressFlags...)
+	if h := s.opts.ProxyHost; h != "" && h != "127.0.0.1" {
+		// The resolver rules map every host, IP literals included, to "not
+		// found": the egress proxy's own address is excluded, or the
+		// browser cannot reach its proxy (a grid node's, and a local one's
+		// on another loopback address such as 127.0.0.2).
+		for i, a := range args {
+			if strings.HasPrefix(a, "--host-resolver-rules=") {
+				args[i] = a + " , EXCLUDE " + h
+			}
+		}
+	}
 	disabled := append(slices.Clone(playwrightDisabledFeatures), egressDisabledFeatures...)
 	for _, a := range s.cfg.Args {
-		if v, ok := strings.CutPrefix(a, "--disable-features="); ok {
-			disabled = append(disabled, strings.Split(v, ",")...)
+		if v, ok := disabledFeatures(a); ok {
+			disabled = append(disabled, v...)
 			continue
 		}
 		args = append(args, a)
 	}
 	return append(args, "--disable-features="+strings.Join(disabled, ","))
+}
+
+// disabledFeatures are the features a --disable-features switch (in any
+// spelling switchName reads) names. Chromium keeps only the last such
+// switch, so an operator's own would re-enable what egressDisabledFeatures
+// turns off: the launch folds them into one.
+func disabledFeatures(a string) ([]string, bool) {
+	if switchName(a) != "--disable-features" {
+		return nil, false
+	}
+	_, v, _ := strings.Cut(a, "=")
+	return strings.Split(strings.TrimSpace(v), ","), true
 }

@@ -79,11 +79,11 @@ type Options struct {
 	// proxy's TLS public key (network.Service.TrustSPKI): a grid browser
 	// trusts that key for its https:// proxy.
 	ProxyTrustSPKI string
-	// ProxyHost, when set, is the IP address grid browsers dial for their
+	// ProxyHost, when set, is the IP address the browsers dial for their
 	// egress proxy (network.Service.ProxyHost): Chromium's resolver rules
 	// map every host, IP literals included, to "not found" but those
-	// excluded, so a grid browser's rules exclude it as a local one's
-	// exclude 127.0.0.1.
+	// excluded, so the rules exclude it as they exclude 127.0.0.1, for a
+	// grid browser and a local one alike (launchArgs).
 	ProxyHost string
 }
 

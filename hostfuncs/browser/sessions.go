@@ -603,9 +603,17 @@ func (s *sessions) closeSession(ss *session) error {
 // (scrubProfile) and is unlocked, and the typing is forgotten. The caller
 // holds ss.mu, or has stopped waiting for a call that hung.
 func (s *sessions) ended(ss *session) {
-	if b := ss.browser; ss.ownBrowser && b != nil && !ss.drv.exited() {
-		// A grid browser holds a node's slot until it is closed.
-		go bounded(closeWait, func() error { return b.Close() })
+	if b := ss.browser; ss.ownBrowser && b != nil {
+		// A grid browser holds a node's slot until its WebDriver session
+		// ends (gridLink.end), at the hub or, the hub gone, at the node.
+		go func() {
+			if !ss.drv.exited() {
+				bounded(closeWait, func() error { return b.Close() })
+			}
+			if ss.grid != nil {
+				ss.grid.end()
+			}
+		}()
 	}
 	s.concealer.settleTyped(ss.key)
 	if ss.profile != nil {

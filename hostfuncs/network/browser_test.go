@@ -27,7 +27,7 @@ func browserWith(t *testing.T, s *Service) *browser.Service {
 	// busy machine; what these tests expect to fail is refused at once.
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(30 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy, ProxyHost: s.ProxyHost()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,13 +62,16 @@ func navigate(b *browser.Service, personality, session, u string) (abi.BrowserNa
 // addresses are refused by the proxy and reported to the session that
 // made them, only once, and never to another session; every hostile URL
 // of the corpus is refused for navigation, and no connection is made.
+// The proxy listens on 127.0.0.2 (proxy_listen), a loopback address the
+// browser's resolver rules must let through as they do 127.0.0.1: the
+// other tests here keep the default.
 func TestBrowserThroughProxy(t *testing.T) {
 	t.Parallel() // independent of the package's other tests: overlaps their waits
 	urls := hostileURLs(t)
 	hp := newHoneypot(t)
 	_, port := allowedSite(t, hp)
 	pol := Policy{AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}, Ports: []int{80, 443, hp.port}}
-	s, err := New(Options{Logger: quiet(), DialTimeout: time.Second, Policies: map[string]Policy{"p": pol}})
+	s, err := New(Options{Logger: quiet(), DialTimeout: time.Second, Policies: map[string]Policy{"p": pol}, Reach: Reach{ProxyListen: "127.0.0.2"}})
 	if err != nil {
 		t.Fatal(err)
 	}

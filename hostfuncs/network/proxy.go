@@ -23,6 +23,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // guardedDial resolves host:port once, checks every address against r and
@@ -90,8 +92,12 @@ type listener struct {
 }
 
 func (s *Service) listen(r *rules, key sessKey) (*listener, error) {
-	ln, err := net.Listen("tcp", net.JoinHostPort(s.opts.Reach.bind(), "0"))
+	ln, err := s.opts.Reach.listen()
 	if err != nil {
+		var ae *abi.Error
+		if errors.As(err, &ae) {
+			return nil, err
+		}
 		return nil, fmt.Errorf("egress proxy: %w", err)
 	}
 	scheme := "http://"

@@ -12,8 +12,11 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	mrand "math/rand/v2"
 	"net"
 	"net/netip"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -40,6 +43,12 @@ type Reach struct {
 	// ProxyListen). An IP, never a name: the browser resolves no name
 	// itself (proxy.go's resolver rules in hostfuncs/browser).
 	ProxyAddress string `toml:"proxy_address"`
+	// ProxyPorts is the range the listeners' ports are taken from,
+	// "first-last" (default: any free port). A fleet sets it so a firewall
+	// or a Kubernetes NetworkPolicy can name the ports the grid nodes may
+	// reach; each open session holds one, so give at least as many as
+	// browser.max_contexts.
+	ProxyPorts string `toml:"proxy_ports"`
 	// ProxyTLS makes the listeners speak TLS.
 	ProxyTLS bool `toml:"proxy_tls"`
 	// ProxyTLSCert and ProxyTLSKey are PEM files; both or neither.
@@ -68,6 +77,9 @@ func (r Reach) Validate() error {
 			errs = append(errs, abi.Errorf(abi.CodeInputInvalid, "network.proxy_address = %q: give the address the grid nodes dial", r.ProxyAddress))
 		}
 	}
+	if _, _, err := r.portRange(); err != nil {
+		errs = append(errs, err)
+	}
 	if (r.ProxyTLSCert == "") != (r.ProxyTLSKey == "") {
 		errs = append(errs, abi.Errorf(abi.CodeInputInvalid, "network.proxy_tls_cert and network.proxy_tls_key go together: set both, or neither (the host then makes its own key)"))
 	}
@@ -75,6 +87,42 @@ func (r Reach) Validate() error {
 		errs = append(errs, abi.Errorf(abi.CodeInputInvalid, "network.proxy_tls_cert is set but network.proxy_tls is false: set proxy_tls = true"))
 	}
 	return errors.Join(errs...)
+}
+
+// portRange is ProxyPorts read: 0, 0 when unset.
+func (r Reach) portRange() (first, last int, err error) {
+	if r.ProxyPorts == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(r.ProxyPorts, "-")
+	first, err1 := strconv.Atoi(strings.TrimSpace(a))
+	last, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || first < 1 || last > 65535 || first > last {
+		return 0, 0, abi.Errorf(abi.CodeInputInvalid, "network.proxy_ports = %q: give a range of ports, like \"20000-20099\"", r.ProxyPorts)
+	}
+	return first, last, nil
+}
+
+// listen binds a listener on the bind address: on any free port, or on
+// the first free one of ProxyPorts from a random start (so that hosts
+// started together do not all try the same port first).
+func (r Reach) listen() (net.Listener, error) {
+	first, last, err := r.portRange()
+	if err != nil {
+		return nil, err
+	}
+	if first == 0 {
+		return net.Listen("tcp", net.JoinHostPort(r.bind(), "0"))
+	}
+	n := last - first + 1
+	start := mrand.IntN(n)
+	for i := range n {
+		port := first + (start+i)%n
+		if ln, err := net.Listen("tcp", net.JoinHostPort(r.bind(), strconv.Itoa(port))); err == nil {
+			return ln, nil
+		}
+	}
+	return nil, abi.Errorf(abi.CodeResourceLimit, "no free port in network.proxy_ports %s on %s for a session's egress proxy: close sessions you no longer need, or ask the operator to widen the range", r.ProxyPorts, r.bind())
 }
 
 // bind and advertised are the listen host and the host in proxy URLs.

@@ -6,10 +6,16 @@ import (
 	"crypto/sha256"
 	"crypto/tls"
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // With proxy_tls the listener speaks TLS with the key TrustSPKI names,
@@ -59,6 +65,9 @@ func TestReachValidate(t *testing.T) {
 		{ProxyListen: "10.0.0.1", ProxyAddress: "a.b"}: "network.proxy_address",
 		{ProxyTLSCert: "c.pem"}:                        "proxy_tls_key",
 		{ProxyTLSCert: "c.pem", ProxyTLSKey: "k.pem"}:  "network.proxy_tls",
+		{ProxyPorts: "20000"}:                          "network.proxy_ports",
+		{ProxyPorts: "20010-20000"}:                    "network.proxy_ports",
+		{ProxyPorts: "0-10"}:                           "network.proxy_ports",
 	} {
 		if err := r.Validate(); err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%+v: want an error naming %s, got %v", r, key, err)
@@ -66,5 +75,50 @@ func TestReachValidate(t *testing.T) {
 	}
 	if err := (Reach{ProxyListen: "0.0.0.0", ProxyAddress: "10.0.0.5", ProxyTLS: true}).Validate(); err != nil {
 		t.Errorf("a valid reach refused: %v", err)
+	}
+}
+
+// With proxy_ports every session's listener takes a port of the range
+// (what a NetworkPolicy names); when the range is used up the next
+// session's listener is refused resource_limit naming the key.
+func TestProxyPortsRange(t *testing.T) {
+	probe, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := probe.Addr().(*net.TCPAddr).Port
+	probe.Close()
+	if first > 65533 {
+		first = 40000
+	}
+	r := Reach{ProxyPorts: fmt.Sprintf("%d-%d", first, first+1)}
+	s, err := New(Options{Logger: quiet(), Reach: r})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	var held []string
+	for i := range 3 {
+		raw := s.SessionProxy("p", fmt.Sprint("s", i))
+		if raw == failClosed {
+			break
+		}
+		u, err := url.Parse(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		port, _ := strconv.Atoi(u.Port())
+		if port < first || port > first+1 {
+			t.Errorf("session %d's proxy on port %d, outside %s", i, port, r.ProxyPorts)
+		}
+		held = append(held, u.Host)
+	}
+	if len(held) == 0 || len(held) > 2 {
+		t.Fatalf("want one or two listeners in a range of two ports, got %v", held)
+	}
+	_, err = s.listen(nil, sessKey{"p", "over"})
+	var ae *abi.Error
+	if !errors.As(err, &ae) || ae.Code != abi.CodeResourceLimit || !strings.Contains(ae.Message, "network.proxy_ports") {
+		t.Errorf("the range used up: want resource_limit naming network.proxy_ports, got %v", err)
 	}
 }

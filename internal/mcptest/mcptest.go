@@ -5,10 +5,10 @@ package mcptest
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +16,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/testenv"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // Bearer is an http.RoundTripper that sends its token as the request's
@@ -66,17 +66,17 @@ func MustCall(t testing.TB, cs *sdk.ClientSession, limit time.Duration, tool str
 }
 
 // OperatorBrowser is the operator's own headless Chromium on this
-// machine, beside the host's browsers, through the Playwright driver make
-// deps installs (PLAYWRIGHT_CLI_PATH, else build/driver). It closes with
-// the test.
+// machine, beside the host's browsers, through the Playwright driver the
+// host itself finds (browser.DriverOptions: PLAYWRIGHT_CLI_PATH, else the
+// build/driver make deps installs), so a package's tests run alone as
+// well as from the Makefile. It closes with the test.
 func OperatorBrowser(t testing.TB) pw.Browser {
 	t.Helper()
 	testenv.Heavy(t, "Chromium and the Playwright driver")
-	cli := os.Getenv("PLAYWRIGHT_CLI_PATH")
-	if cli == "" {
-		cli = filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js")
-	}
-	p, err := pw.Run(&pw.RunOptions{SkipInstallBrowsers: true, DriverDirectory: filepath.Dir(cli), Stdout: io.Discard, Stderr: io.Discard})
+	opts, err := browser.DriverOptions(browser.Config{})
+	testenv.Require(t, err == nil, fmt.Sprint(err))
+	opts.Stdout, opts.Stderr = io.Discard, io.Discard
+	p, err := pw.Run(opts)
 	if err != nil {
 		t.Fatalf("starting the Playwright driver (make deps): %v", err)
 	}

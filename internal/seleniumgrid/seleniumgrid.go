@@ -78,6 +78,7 @@ type Grid struct {
 	events         [2]int
 	jar            string
 	maxSessions    int
+	hubPort        int
 }
 
 // Node is one node: its namespace, its address and its URI at the hub.
@@ -184,13 +185,46 @@ func (g *Grid) startHub() error {
 	if err != nil {
 		return err
 	}
+	g.hubPort = ports[0]
 	g.events = [2]int{ports[1], ports[2]}
 	g.HubURL = fmt.Sprintf("http://%s:%d", g.HostIP, ports[0])
-	args := append(append([]string{}, javaArgs...), "-jar", g.jar, "hub", "--host", g.HostIP, "--port", fmt.Sprint(ports[0]),
-		"--publish-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, ports[1]), "--subscribe-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, ports[2]),
+	return g.spawnHub()
+}
+
+// spawnHub starts the hub on the ports startHub chose.
+func (g *Grid) spawnHub() error {
+	args := append(append([]string{}, javaArgs...), "-jar", g.jar, "hub", "--host", g.HostIP, "--port", fmt.Sprint(g.hubPort),
+		"--publish-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, g.events[0]), "--subscribe-events", fmt.Sprintf("tcp://%s:%d", g.HostIP, g.events[1]),
 		"--session-request-timeout", "600")
+	var err error
 	g.hub, err = g.spawn("hub", "java", args...)
 	return err
+}
+
+// KillHub kills the hub at once, as when its machine dies; the nodes and
+// the browsers on them keep running.
+func (g *Grid) KillHub() {
+	if g.hub != nil && g.hub.Process != nil {
+		syscall.Kill(-g.hub.Process.Pid, syscall.SIGKILL)
+		g.hub.Wait()
+		g.hub = nil
+	}
+}
+
+// RestartHub starts the hub again after KillHub, on the same address and
+// event-bus ports, and waits until every node still running registered
+// with it again.
+func (g *Grid) RestartHub(ctx context.Context) error {
+	if err := g.spawnHub(); err != nil {
+		return err
+	}
+	running := 0
+	for _, n := range g.Nodes {
+		if n.cmd != nil {
+			running++
+		}
+	}
+	return g.WaitUp(ctx, running)
 }
 
 // nodeConfig drives only Chromium through Debian's chromedriver.
@@ -337,11 +371,7 @@ func (g *Grid) Close() {
 	for _, n := range g.Nodes {
 		g.KillNode(n)
 	}
-	if g.hub != nil && g.hub.Process != nil {
-		syscall.Kill(-g.hub.Process.Pid, syscall.SIGKILL)
-		g.hub.Wait()
-		g.hub = nil
-	}
+	g.KillHub()
 	for i := len(g.undo) - 1; i >= 0; i-- {
 		g.undo[i]()
 	}
