@@ -19,6 +19,7 @@ import (
 // document's refs have another prefix); snapshot "full" prints the lines.
 // (Another site's page is whole: TestSameSite.)
 func TestNewPagesOfASiteCollapseTheirChrome(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	chrome := func(title, body string) string {
 		return `<title>` + title + `</title><header><a href="/">Home</a><nav><a href="/news">News</a> <a href="/sport">Sport</a> <a href="/weather">Weather</a> <a href="/about">About</a>
 			<a href="/world">World news</a> <a href="/business">Business and markets</a> <a href="/technology">Technology</a> <a href="/science">Science and health</a> <a href="/culture">Culture</a></nav></header>
@@ -85,6 +86,7 @@ func TestSameSite(t *testing.T) {
 // snapshot does not become the baseline; a click that changes the URL or
 // navigates returns the page whole.
 func TestActionsReturnSnapshotDiffs(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{
 		"/count": `<title>Count</title><h1>Counter</h1>
 			<input id="t" aria-label="Total" value="0 clicks">
@@ -157,6 +159,7 @@ func TestActionsReturnSnapshotDiffs(t *testing.T) {
 // agent last received answers one line (refs still valid), snapshot
 // "full" gives it whole, and a changed page is given whole.
 func TestSnapshotSentOnceUntilChanged(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{
 		"/": `<title>Once</title><h1>Once</h1><input aria-label="Total" value="0"><button onclick="document.querySelector('input').value = '1'">Add</button>`,
 	})
@@ -207,6 +210,7 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 // is the page's URL the host notes on both, not the navigate's page
 // facts) and answers that the snapshot is unchanged.
 func TestSnapshotAfterNavigateCompactsOnce(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/p": `<title>P</title><h1>Still</h1><a href="/p">Again</a>`})
 	var logs lockedBuffer
 	a := newAgentWith(t, site, "", Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})

@@ -13,6 +13,7 @@ import (
 // another personality can neither see nor open it, and it is deleted once
 // its session is closed.
 func TestBrowserProfilesPerPersonality(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/": `<title>Shop</title><h1>Shop</h1>`})
 	f := newFixture(t, map[string]string{"browser": "plugins/browser"})
 	persona := func(name string) string {

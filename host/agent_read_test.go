@@ -14,6 +14,7 @@ import (
 // external with the page as its source, and the call's max_bytes cuts it
 // with a warning.
 func TestBrowserReadIsExternalText(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	para := strings.Repeat("Readable words of the story. ", 40)
 	site := serve(t, map[string]string{"/story": `<title>Story</title><nav><a href="/">Home</a></nav>
 		<main><h1>A story</h1><p>` + para + `</p><form><button>Subscribe</button></form></main>`})
@@ -34,6 +35,7 @@ func TestBrowserReadIsExternalText(t *testing.T) {
 // reach the browser: a JPEG comes back as image content of that type, and
 // its file, in the workspace, is the path the result names.
 func TestScreenshotFormatThroughTool(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/": `<title>Pic</title><h1>Picture</h1>`})
 	a := newAgent(t, site, "")
 	a.call("browser_navigate", map[string]any{"url": site.URL + "/"})

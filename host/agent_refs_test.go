@@ -122,6 +122,7 @@ func serve(t *testing.T, pages map[string]string) *httptest.Server {
 // browser_snapshot) leaves every ref of the unchanged page valid, and each
 // element keeps its ref in full and scoped snapshots alike.
 func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	var items strings.Builder
 	for i := 1; i <= 40; i++ {
 		fmt.Fprintf(&items, `<li><a href="/item/%d">Item %d</a></li>`, i, i)
@@ -198,6 +199,7 @@ func TestFilledUsernameShownPasswordMasked(t *testing.T) {
 // a full, uncompacted snapshot is refused to a personality without
 // full_snapshots and given to one with it.
 func TestLinkURLsAndFullSnapshot(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	var links strings.Builder
 	for i := 1; i <= 300; i++ {
 		if i == 170 {
@@ -256,6 +258,7 @@ full_snapshots = true
 // menu open, clicks an entry and drags a card onto a drop zone, all by
 // ref.
 func TestHoverAndDragByRef(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/board": `<title>Board</title>
 		<nav><div id="menu" onmouseenter="sub.hidden = false">Products
 			<div id="sub" hidden style="cursor: pointer"><div id="lap">Laptops</div><div id="pho">Phones</div></div></div></nav>

@@ -140,6 +140,7 @@ func agentMust(t *testing.T, h *Host, session, tool string, args any) *abi.Resul
 // still be running, and finds the session as it was (the tab and its
 // history kept).
 func TestAgentCancelledWaitsEnd(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := newAgentSite(t)
 	h := agentHost(t, site, "")
 	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/"})
@@ -217,6 +218,7 @@ func waitCallIn(t *testing.T, h *Host, session string, since time.Time) {
 // After a navigation times out, the session goes on: the next navigation
 // loads, a snapshot answers, and the tab keeps its history.
 func TestAgentNavigationTimeoutRecovers(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := newAgentSite(t)
 	// The hanging navigation times out at its own 1 s; the others load
 	// under the generous navigation_timeout, on a busy machine too.
@@ -252,6 +254,7 @@ func TestAgentNavigationTimeoutRecovers(t *testing.T) {
 // what to do and does not name the resolver. The next call works and
 // carries nothing of the failure.
 func TestAgentFailuresAreFailures(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := newAgentSite(t)
 	h := agentHost(t, site, "")
 	resolvers := nameservers()
@@ -323,6 +326,7 @@ func nameservers() []string {
 // A request refused after the call that caused it ended is not reported
 // by the next call.
 func TestAgentNoBleedBetweenCalls(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := newAgentSite(t)
 	h := agentHost(t, site, "")
 	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/late"})
@@ -339,6 +343,7 @@ func TestAgentNoBleedBetweenCalls(t *testing.T) {
 // agent sent and seen, viewport, scale, touch), and the result says so and
 // what was lost.
 func TestAgentEmulateKeepsTabs(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := newAgentSite(t)
 	h := agentHost(t, site, "")
 	agentMust(t, h, "s", "browser_navigate", map[string]any{"url": site.URL + "/"})

@@ -144,6 +144,7 @@ func TestVisionClickCanvas(t *testing.T) {
 // than the timeout each give their coded error, and the page proves
 // nothing was clicked.
 func TestVisionUnusableAnswersClickNothing(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/canvas": canvasPage})
 	model := visiontest.New(t)
 	a := visionAgent(t, site, model, "")
@@ -187,6 +188,7 @@ func TestVisionUnusableAnswersClickNothing(t *testing.T) {
 // TestVisionTypeAtPoint: browser_vision_type types into the field the
 // model points at, replacing its text; a mark answer is not needed.
 func TestVisionTypeAtPoint(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/form": `<title>Form</title><style>body{margin:0}</style>
 		<input aria-label="Other" value="keep" style="position:absolute;left:10px;top:10px;width:200px;height:30px">
 		<input aria-label="Amount" value="old" style="position:absolute;left:10px;top:100px;width:200px;height:30px">`})
@@ -211,6 +213,7 @@ func TestVisionTypeAtPoint(t *testing.T) {
 // legend it sends never carries the secret (the page echoes it into a
 // button's name, which the legend redacts).
 func TestVisionKeepsSecretsFromTheModel(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/login": `<title>Login</title><label>Password <input type="password" id="p"></label><button>Go</button>
 		<button id="echo">echo</button><script>p.oninput = () => echo.textContent = "you typed " + p.value</script>`})
 	for _, allow := range []bool{false, true} {

@@ -12,6 +12,7 @@ import (
 // sizes by UTF-16 length and cuts the answer (the host then reads invalid
 // JSON). A real asc build, through the host.
 func TestAssemblyScriptKitOutputsNonASCIIWhole(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	testenv.Heavy(t, "the AssemblyScript kit (node, build/asc)")
 	f := newFixture(t, map[string]string{"askit": "host/testdata/askit"})
 	h := f.host(t, "[plugins.askit]\n[personalities.p]\nplugins = [\"askit\"]\ntools = [\"*\"]\n", nil)

@@ -29,6 +29,7 @@ const legacyPass = "pÜß€ あ密ё-Zq"
 // charset's bytes, percent-encoded, with &#NNNN; for what the charset
 // lacks. Through the full pipeline, none of it reaches the agent unmasked.
 func TestLegacyCharsetFormsMasked(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	needBrowser(t)
 	var mu sync.Mutex
 	sent := map[string]string{} // charset -> the pw parameter as Chromium sent it

@@ -35,6 +35,7 @@ hooks = { detect = "humancheck" }
 // A member that fails fails the chain closed; swapping one member keeps
 // the chain; a swap that would make the chain miss a wall is refused.
 func TestDetectorChain(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "humancheck": "host/testdata/humancheck"})
 	h := f.host(t, chainConfig, nil)
 	ctx := context.Background()

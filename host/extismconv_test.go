@@ -19,6 +19,7 @@ import (
 // refusal the plugin reads as {"error": ...}, under the same grant check as
 // the ww_ convention.
 func TestStockExtismPDKCallsTheBrowser(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>Loopback page</title><h1>Hello from loopback</h1>`)
@@ -62,6 +63,7 @@ network = { allowed_hosts = [%q] }
 // the host's plugin_failed names that pitfall and its fix, not only
 // "invalid JSON" (issue 27).
 func TestCutOutputNamesTheOutputStringPitfall(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	f := newFixture(t, map[string]string{"stockpdk": "host/testdata/stockpdk"})
 	h := f.browserHost(t, f.browserConfig(`default_personality = "agent"`, "", `[plugins.stockpdk]

@@ -168,6 +168,7 @@ func wantWithheld(t *testing.T, what string, res *abi.Result, e *abi.Error) {
 // whatever brought it to the tab. Each route below reached a wall that no
 // detector judged on the main before the gate.
 func TestGateJudgesEveryDocument(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	g := newGateSite(t)
 	h := gateHost(t, g)
@@ -259,6 +260,7 @@ func TestGateJudgesEveryDocument(t *testing.T) {
 // returns the page before its verdict, and a verdict lands on the
 // document it judged, not on whichever tab is current when it comes.
 func TestGateVerdictWindow(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	g := newGateSite(t)
 	h := gateHost(t, g)
@@ -346,6 +348,7 @@ func refIn(t *testing.T, snap, what string) string {
 // dialogs and storage writes are not shown, and the wall is contained (it
 // stops pinging).
 func TestGateTabsAndChannels(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	g := newGateSite(t)
 	h := gateHost(t, g)

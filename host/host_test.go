@@ -387,6 +387,7 @@ grants = ["events"]
 // secrets.mask next to network is refused under a personality granting
 // both, and never reaches a value.
 func TestMaskerCannotTalk(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	f := newFixture(t, map[string]string{"exfil": "host/testdata/exfil", "testmask": "host/testdata/testmask"})
 	h := f.host(t, `
 [plugins.exfil]

@@ -12,6 +12,7 @@ import (
 // handler that changes its request or response type fails here until the
 // table (and with it the published schema) follows.
 func TestOfferedHostFunctionsArePublished(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	f := newFixture(t, map[string]string{"browser": "plugins/browser"})
 	h := f.browserHost(t, f.browserConfig(`default_personality = "agent"`, "", `[plugins.browser]
 

@@ -26,6 +26,7 @@ import (
 // one that does not ("http://[]") is input_invalid in both tools. The
 // URLs are the shared SSRF lists'; the table of codes is logged.
 func TestOneCodePerCause(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")

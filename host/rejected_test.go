@@ -13,6 +13,7 @@ import (
 // file on disk says the last good version serves and why the file does
 // not, which `plugins list` shows in its state column.
 func TestRefusedDropsKeepHistoryAndListSaysWhatServes(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	f := hooksFixture(t)
 	events := make(chanSink, 64)
 	f.host(t, hooksConfig, events, "watch_plugins = true")

@@ -66,6 +66,7 @@ func waitPending(t *testing.T, d *operator.Desk, session string) operator.Takeov
 // longer than call_timeout is not cut by the sandbox's deadline; an
 // operator controlling the page refuses acting tools but not reading ones.
 func TestTakeoverThroughTheHost(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -26,6 +26,7 @@ import (
 // tab is served while the wall's tab is not (and the tab list does not show
 // its title); a human's hand-back after a takeover serves the page.
 func TestWithheldPageStaysWithheld(t *testing.T) {
+	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	needBrowser(t)
 	mux := http.NewServeMux()
 	page := func(title, body string) http.HandlerFunc {
