@@ -162,6 +162,11 @@ func refusal(dec Decision, what string, timeout time.Duration) error {
 	case ApproveOnce, ApproveOrigin:
 		return nil
 	case Deny:
+		if dec.Via == ViaClient {
+			// The client's user answered, not an operator: say so, or the
+			// agent tells its user an operator they never met said no.
+			return abi.Errorf(abi.CodeRefused, "The user declined %s in the MCP client. Do not retry it; tell the user what you wanted to do.", what)
+		}
 		return abi.Errorf(abi.CodeRefused, "The operator denied %s. Do not retry it; tell the user what you wanted to do.", what)
 	case verdictDismissed:
 		return abi.Errorf(abi.CodeRefused, "The user dismissed the approval of %s without approving it. Do not retry it unasked; tell the user what you wanted to do.", what)
