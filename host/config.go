@@ -329,6 +329,18 @@ func (p PersonalityConfig) clientApproves() bool {
 	return slices.Contains(p.Approval.Via, operator.ViaClient)
 }
 
+// clientAsks reports whether any personality's approval.via names the
+// agent's client: the host then keeps an operator desk even without a
+// console, so those approvals reach the client that can ask its user.
+func clientAsks(c *Config) bool {
+	for _, p := range c.Personalities {
+		if p.clientApproves() {
+			return true
+		}
+	}
+	return false
+}
+
 // approvalMode is the mode of a risk: allow unless the table says otherwise.
 func (p PersonalityConfig) approvalMode(r abi.Risk) string {
 	if m := p.Approval.Modes[string(r)]; m != "" {

@@ -2,12 +2,14 @@ package host
 
 import (
 	"encoding/json"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // EventTool is the kind of the event every tool call writes.
@@ -24,16 +26,39 @@ type ToolEvent struct {
 	MS       int64    `json:"ms"`
 	Outcome  string   `json:"outcome"` // ok or error
 	Code     abi.Code `json:"code,omitempty"`
+	// Target is the origin a call was sent to (its url argument: a
+	// navigate, a fetch), the URL's scheme alone when it has no origin:
+	// a refused navigate names where it was refused, not the page it
+	// left (Origin). Never the path or query.
+	Target string `json:"target,omitempty"`
 }
 
 // callEvent writes the one event of a finished call.
 func (h *Host) callEvent(p *personality, req Request, j *judgment, plugin string, d time.Duration, err error) {
-	ev := ToolEvent{Tool: capBytes(req.Tool, 128), Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: d.Milliseconds(), Outcome: "ok"}
+	ev := ToolEvent{Tool: capBytes(req.Tool, 128), Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: d.Milliseconds(), Outcome: "ok", Target: targetOf(req.Args)}
 	if err != nil {
 		ev.Outcome, ev.Code = "error", abi.AsError(err).Code
 	}
 	b, _ := json.Marshal(ev)
 	h.Emit(hostfuncs.Event{Kind: EventTool, Personality: p.name, Session: req.Session, Plugin: plugin, Data: b})
+}
+
+// targetOf is the origin of a call's url argument, or its scheme ("file:")
+// when it has none; "" without one.
+func targetOf(args json.RawMessage) string {
+	var a struct {
+		URL string `json:"url"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.URL == "" {
+		return ""
+	}
+	if o := weborigin.Of(a.URL); o != weborigin.Opaque {
+		return o
+	}
+	if u, err := url.Parse(a.URL); err == nil && u.Scheme != "" {
+		return capBytes(strings.ToLower(u.Scheme), 32) + ":"
+	}
+	return ""
 }
 
 // capBytes shortens what an agent may have made up (an unknown tool's
@@ -46,7 +71,8 @@ func capBytes(s string, n int) string {
 }
 
 // recentEvents is how many events RecentEvents keeps.
-const recentEvents = 512
+// The console pages and filters through all of them.
+const recentEvents = 2000
 
 // eventRing keeps the latest events in memory, for the console's tail.
 type eventRing struct {
@@ -96,7 +122,7 @@ func (t teeSink) Emit(e hostfuncs.Event) error {
 	return t.next.Emit(e)
 }
 
-// RecentEvents returns the host's last n events (at most 512), oldest
+// RecentEvents returns the host's last n events (at most 2000), oldest
 // first: tool calls, approvals, takeovers, credential fills and what
 // plugins emit. Never a value: events hold names, codes and origins.
 func (h *Host) RecentEvents(n int) []hostfuncs.Event { return h.recent.last(n) }

@@ -84,8 +84,12 @@ type Host struct {
 	linkMu    sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
-	// without Options.Operators.
+	// without Options.Operators unless a personality's approval.via names
+	// the agent's client (clientAsks).
 	desk *operator.Desk
+	// console says an operator surface runs (Options.Operators): only
+	// then is the takeover tool offered and ww_takeover_request linked.
+	console bool
 	// grants are the origin-scoped act grants, opened on first use.
 	grantsOnce sync.Once
 	grants     *operator.Grants
@@ -202,7 +206,10 @@ func (h *Host) openServices(opts Options) error {
 			h.svcs = append(h.svcs, b)
 		}
 	}
-	if opts.Operators {
+	// A desk without a console still asks the agent's client, where a
+	// personality opts in: its approvals need no console to reach a person.
+	h.console = opts.Operators
+	if opts.Operators || clientAsks(cfg) {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.maskText})
 		h.svcs = append(h.svcs, h.desk)
 	}
@@ -349,11 +356,14 @@ func (h *Host) NameSession(personality, session, client string) {
 // own and each service's.
 func (h *Host) hostFuncs() []sandbox.HostFunc {
 	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
-	if h.desk == nil {
+	if !h.console {
 		// Plugins importing it still load; the tool is not offered (link).
 		funcs = append(funcs, operator.Unavailable())
 	}
 	for _, s := range h.svcs {
+		if d, ok := s.(*operator.Desk); ok && !h.console && d == h.desk {
+			continue // no console: nobody would answer a takeover
+		}
 		funcs = append(funcs, s.HostFuncs()...)
 	}
 	return funcs

@@ -100,7 +100,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			case refusal != nil:
 				p.denied[t.Name] = refusal
 			default:
-				if why := unoffered(t, name, grants, h.vision != nil, h.desk != nil); why != nil {
+				if why := unoffered(t, name, grants, h.vision != nil, h.console); why != nil {
 					p.denied[t.Name] = why
 					continue
 				}

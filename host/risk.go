@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
@@ -155,6 +156,7 @@ func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request,
 	} else {
 		a.Target = h.describeTarget(p.name, req.Session, req.Args)
 	}
+	a.Typing = typing(req.Args, j.bound)
 	dec, err := h.desk.Ask(ctx, a, p.cfg.approvalTimeout())
 	j.decision = "ask:" + dec.Verdict
 	if dec.Verdict == "" {
@@ -250,6 +252,26 @@ func (h *Host) Grants() (*operator.Grants, error) {
 		h.grants, h.grantsErr = operator.OpenGrants(dir)
 	})
 	return h.grants, h.grantsErr
+}
+
+// typing is the text a call types (its text argument) as an approver
+// may see it: all of it masked when a field it types into is a password
+// field; the desk masks secret values in the rest (operator.Desk.Ask).
+func typing(args json.RawMessage, bound *browser.Binding) string {
+	var a struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(args, &a) != nil || a.Text == "" {
+		return ""
+	}
+	if bound != nil {
+		for _, t := range bound.Targets {
+			if t.Secret {
+				return fmt.Sprintf("(%d characters, hidden: a password field)", utf8.RuneCountInString(a.Text))
+			}
+		}
+	}
+	return a.Text
 }
 
 // argNames summarises a call for an operator without a value: the names

@@ -54,7 +54,8 @@ const (
 	cookieName = "ww_console"
 	// loginTTL is how long a console login lasts.
 	loginTTL = 12 * time.Hour
-	// eventTail is how many events the console shows.
+	// eventTail is how many events the state stream carries (the log
+	// reads older ones through /api/events).
 	eventTail = 50
 )
 
@@ -197,6 +198,7 @@ func (c *Console) Handler() http.Handler {
 	mux.HandleFunc("GET "+p+"/api/state", c.authed(func(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
 		writeJSON(w, http.StatusOK, c.state(o))
 	}))
+	mux.HandleFunc("GET "+p+"/api/events", c.authed(c.eventLog))
 	mux.HandleFunc("POST "+p+"/api/takeover", c.authed(c.takeover))
 	mux.HandleFunc("POST "+p+"/api/approval", c.authed(c.approval))
 	mux.HandleFunc("GET "+p+"/api/approval/{id}/picture", c.authed(c.approvalPicture))

@@ -2,6 +2,7 @@ package console
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"slices"
 	"time"
@@ -18,6 +19,9 @@ const (
 	StateAgent    = "agent call"
 	StateTakeover = "taken over"
 	StateOperator = "operator control"
+	// StateApproval: the agent's call waits for someone to approve it
+	// (the call is running, but nothing happens until they answer).
+	StateApproval = "waiting for approval"
 )
 
 // Session is one browser session as the console lists it.
@@ -105,6 +109,8 @@ func (c *Console) sessions(o *operatorEntry, st *State) {
 				x.State = StateTakeover // waiting for a human to act
 			case held || c.desk.Controlled(s.Personality, s.Session):
 				x.State = StateOperator
+			case c.desk.Awaiting(s.Personality, s.Session):
+				x.State = StateApproval
 			case s.Busy:
 				x.State = StateAgent
 			}
@@ -249,5 +255,10 @@ func (c *Console) approvalPicture(w http.ResponseWriter, r *http.Request, o *ope
 	}
 	w.Header().Set("Content-Type", "image/png")
 	w.Header().Set("Cache-Control", "no-store")
+	if b := info.Box; b != nil {
+		// Where the element is boxed, so the card boxes it again over the
+		// live view that takes the picture's place.
+		w.Header().Set("X-Target-Box", fmt.Sprintf("%.1f %.1f %.1f %.1f", b.X, b.Y, b.Width, b.Height))
+	}
 	w.Write(info.PNG)
 }

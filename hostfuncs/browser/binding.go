@@ -62,6 +62,9 @@ type boundNode struct {
 // one (input, select) is not read.
 type nodeFacts struct {
 	Origin, Role, Name, Text, Tag string
+	// Secret: a field the page marks for a password (secretFieldFn): an
+	// approval shows the text to be typed into it masked.
+	Secret bool
 }
 
 func (f nodeFacts) String() string {
@@ -92,6 +95,7 @@ func orNull(o string) string {
 // the control (aria-label, title, alt, placeholder, its <label>); the text
 // what it shows, never a form control's value.
 const nodeFactsJS = `e => {
+	const secretField = ` + secretFieldFn + `;
 	const clean = s => (s || "").replace(/\s+/g, " ").trim().slice(0, 200);
 	const tag = e.tagName.toLowerCase();
 	const type = (e.getAttribute("type") || "").toLowerCase();
@@ -104,7 +108,7 @@ const nodeFactsJS = `e => {
 	else if (!control && tag !== "body" && tag !== "html") text = e.innerText ?? e.textContent;
 	const implicit = {a: e.hasAttribute("href") ? "link" : "generic", button: "button", select: "combobox", textarea: "textbox", body: "page", html: "page", img: "img",
 		input: ({checkbox: "checkbox", radio: "radio", button: "button", submit: "button", reset: "button", file: "button", range: "slider"})[type] || "textbox"};
-	return {role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag};
+	return {role: e.getAttribute("role") || implicit[tag] || tag, name: clean(name), text: clean(text), tag, secret: secretField(e)};
 }`
 
 // nameless are the roles not named by their content: a field is named by
@@ -155,7 +159,7 @@ func (s *Service) Bind(ctx context.Context, personality, session string, aims []
 			return nil, err
 		}
 		b.nodes = append(b.nodes, n)
-		info := TargetInfo{Part: a.Part, Role: n.facts.Role, Name: n.facts.Name, Text: n.facts.Text, Origin: n.facts.Origin}
+		info := TargetInfo{Part: a.Part, Role: n.facts.Role, Name: n.facts.Name, Text: n.facts.Text, Origin: n.facts.Origin, Secret: n.facts.Secret}
 		if r, err := normRef(a.Ref); err == nil && a.Ref != "" {
 			info.Ref = r
 			// The snapshot's role and accessible name are what the agent
@@ -365,7 +369,8 @@ func readFacts(h pw.ElementHandle, origin string) (nodeFacts, error) {
 // factsOf is nodeFactsJS's answer as nodeFacts, in a frame of origin.
 func factsOf(m map[string]any, origin string) nodeFacts {
 	str := func(k string) string { s, _ := m[k].(string); return s }
-	f := nodeFacts{Origin: origin, Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag")}
+	secret, _ := m["secret"].(bool)
+	f := nodeFacts{Origin: origin, Role: cut(str("role"), 40), Name: str("name"), Text: str("text"), Tag: str("tag"), Secret: secret}
 	if f.Name == "" && !nameless[f.Role] {
 		// A button, link or the like is named by what it shows, as the
 		// accessibility tree names it.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"cmp"
 	"image"
-	"image/color"
 	"image/draw"
 	"image/jpeg"
 	"image/png"
@@ -103,6 +102,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		raw     string // the snapshot before the judge
 		marksOf map[string][]string
 		regions []any
+		texts   []image.Rectangle // the page's text, which labels keep clear of
 		pngData []byte
 	}
 	got, dialog, err := race(ss, func() (shot, error) {
@@ -110,6 +110,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		wait := s.readBudget()
 		found := findMarks(t.page)
 		regions := findRegions(t.page)
+		texts := findTextBoxes(t.page)
 		snap, err := takeSnapshot(t, snapshotOptions(0, true, wait))
 		if err != nil {
 			return sh, err
@@ -126,7 +127,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		if snap, err = s.pages.seen(t, snap, wait, false); err != nil {
 			return sh, err
 		}
-		sh.snap, sh.raw, sh.marksOf, sh.regions = snap, raw, marksOf, regions(wait)
+		sh.snap, sh.raw, sh.marksOf, sh.regions, sh.texts = snap, raw, marksOf, regions(wait), texts(wait)
 		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})
@@ -154,7 +155,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	marks, total = pickMarks(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
 	canvas := image.NewRGBA(pic.Bounds())
 	draw.Draw(canvas, canvas.Bounds(), pic, pic.Bounds().Min, draw.Src)
-	drawMarks(canvas, marks)
+	drawMarks(canvas, marks, placeLabels(marks, got.texts, canvas.Bounds()))
 	var b bytes.Buffer
 	if f.mime == "image/jpeg" {
 		err = jpeg.Encode(&b, canvas, &jpeg.Options{Quality: *f.quality})
@@ -451,116 +452,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return string([]rune(s)[:n-1]) + "…"
-}
-
-// markColours are dark enough for white digits and tell neighbours apart.
-var markColours = []color.RGBA{
-	{230, 25, 75, 255}, {0, 90, 200, 255}, {0, 140, 60, 255}, {200, 90, 0, 255},
-	{145, 30, 180, 255}, {190, 0, 130, 255}, {0, 120, 130, 255}, {110, 70, 0, 255},
-}
-
-// digits is a 5x7 bitmap font, one row per string, drawn at digitScale.
-// golang.org/x/image/font/basicfont is not in this module's graph; ten
-// glyphs do not warrant a dependency.
-var digits = [10][7]string{
-	{".###.", "#...#", "#..##", "#.#.#", "##..#", "#...#", ".###."},
-	{"..#..", ".##..", "..#..", "..#..", "..#..", "..#..", ".###."},
-	{".###.", "#...#", "....#", "...#.", "..#..", ".#...", "#####"},
-	{"#####", "...#.", "..#..", "...#.", "....#", "#...#", ".###."},
-	{"...#.", "..##.", ".#.#.", "#..#.", "#####", "...#.", "...#."},
-	{"#####", "#....", "####.", "....#", "....#", "#...#", ".###."},
-	{"..##.", ".#...", "#....", "####.", "#...#", "#...#", ".###."},
-	{"#####", "....#", "...#.", "..#..", ".#...", ".#...", ".#..."},
-	{".###.", "#...#", "#...#", ".###.", "#...#", "#...#", ".###."},
-	{".###.", "#...#", "#...#", ".####", "....#", "...#.", ".##.."},
-}
-
-const (
-	digitScale = 3 // 21 px digits: legible to a model reading a scaled picture
-	markBorder = 2 // px
-	labelPad   = 2 // px around the digits
-	labelRim   = 1 // px of white around the tag, for contrast on any background
-)
-
-// drawMarks draws each mark's box outline (inside the box) and its number
-// on a filled tag with a white rim, placed by labelSpot: outside the box
-// where there is room, so the tag never covers what the element shows.
-func drawMarks(img *image.RGBA, marks []abi.ScreenMark) {
-	var placed []image.Rectangle
-	for i, m := range marks {
-		col := image.NewUniform(markColours[i%len(markColours)])
-		r := image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3])
-		for _, edge := range []image.Rectangle{
-			image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+markBorder), image.Rect(r.Min.X, r.Max.Y-markBorder, r.Max.X, r.Max.Y),
-			image.Rect(r.Min.X, r.Min.Y, r.Min.X+markBorder, r.Max.Y), image.Rect(r.Max.X-markBorder, r.Min.Y, r.Max.X, r.Max.Y),
-		} {
-			draw.Draw(img, edge, col, image.Point{}, draw.Src)
-		}
-		text := strconv.Itoa(m.Mark)
-		tag := labelSpot(r, labelSize(text), img.Bounds(), marks, placed)
-		placed = append(placed, tag)
-		draw.Draw(img, tag, image.White, image.Point{}, draw.Src)
-		draw.Draw(img, tag.Inset(labelRim), col, image.Point{}, draw.Src)
-		x := tag.Min.X + labelRim + labelPad
-		for _, d := range text {
-			for row, bits := range digits[d-'0'] {
-				for c, bit := range bits {
-					if bit == '#' {
-						px := image.Rect(x+c*digitScale, tag.Min.Y+labelRim+labelPad+row*digitScale, x+(c+1)*digitScale, tag.Min.Y+labelRim+labelPad+(row+1)*digitScale)
-						draw.Draw(img, px, image.White, image.Point{}, draw.Src)
-					}
-				}
-			}
-			x += 6 * digitScale
-		}
-	}
-}
-
-// labelSize is the size of the tag that shows text.
-func labelSize(text string) image.Point {
-	return image.Pt(len(text)*(5+1)*digitScale-digitScale+2*(labelPad+labelRim), 7*digitScale+2*(labelPad+labelRim))
-}
-
-// labelSpot places a tag of size sz for box r inside bounds: at a corner
-// of r, outside it (above, then left of it, then below, then right),
-// preferring a spot that covers no other mark's box and no tag already
-// placed, then one that covers only those; when r fills the picture it
-// goes inside r's top-left corner, over the outline, where an element's
-// text rarely starts (its padding).
-func labelSpot(r image.Rectangle, sz image.Point, bounds image.Rectangle, marks []abi.ScreenMark, placed []image.Rectangle) image.Rectangle {
-	spots := []image.Point{
-		{r.Min.X, r.Min.Y - sz.Y},        // above, left-aligned
-		{r.Max.X - sz.X, r.Min.Y - sz.Y}, // above, right-aligned
-		{r.Min.X - sz.X, r.Min.Y},        // left, top-aligned
-		{r.Min.X, r.Max.Y},               // below
-		{r.Max.X, r.Min.Y},               // right
-	}
-	clear := func(tag image.Rectangle, strict bool) bool {
-		if !tag.In(bounds) || tag.Overlaps(r) {
-			return false
-		}
-		if !strict {
-			return true
-		}
-		for _, p := range placed {
-			if tag.Overlaps(p) {
-				return false
-			}
-		}
-		for _, m := range marks {
-			if tag.Overlaps(image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3])) {
-				return false
-			}
-		}
-		return true
-	}
-	for _, strict := range []bool{true, false} {
-		for _, at := range spots {
-			if tag := (image.Rectangle{at, at.Add(sz)}); clear(tag, strict) {
-				return tag
-			}
-		}
-	}
-	at := image.Pt(max(bounds.Min.X, min(r.Min.X, bounds.Max.X-sz.X)), max(bounds.Min.Y, min(r.Min.Y, bounds.Max.Y-sz.Y)))
-	return image.Rectangle{at, at.Add(sz)}
 }

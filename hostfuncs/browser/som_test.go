@@ -68,6 +68,10 @@ func somPages(t *testing.T) *httptest.Server {
 			<div class="c z" id="todo" style="left:20px;top:80px">To do</div>
 			<div class="c z" id="done" style="left:300px;top:80px">Done</div>
 			<script>for (const z of [todo, done]) { z.addEventListener("dragover", e => e.preventDefault()); z.addEventListener("drop", e => e.preventDefault()); }</script>`,
+		// A dense catalogue: cards packed tight, each a name, a price and
+		// two buttons, and under it a form whose labels sit right above
+		// their fields.
+		"/catalogue": catalogue(),
 		// A hostile crowd: 600 clickable spans, and one element with 5000
 		// children.
 		"/crowd": `<title>Crowd</title><style>body{margin:0} span{display:inline-block;width:12px;height:12px;margin:1px;cursor:pointer;background:#ccc}</style>
@@ -88,6 +92,23 @@ func somPages(t *testing.T) *httptest.Server {
 	}))
 	t.Cleanup(s.Close)
 	return s
+}
+
+// catalogue is the /catalogue page of somPages.
+func catalogue() string {
+	var b strings.Builder
+	b.WriteString(`<title>Catalogue</title><style>body{margin:0;font:14px sans-serif} .grid{display:grid;grid-template-columns:repeat(5,170px);gap:4px;padding:6px}
+		.card{border:1px solid #ccc;padding:3px} .card p{margin:0} button{font:13px sans-serif;margin:1px 0}
+		form{padding:6px;display:grid;grid-template-columns:repeat(3,230px);gap:2px 8px} label{display:block;font-size:13px} input{width:200px}</style><div class="grid">`)
+	for i := range 30 {
+		fmt.Fprintf(&b, `<div class="card"><p>Trail boot %d</p><p>€ %d9.95</p><button>Add to cart</button> <button>Save</button></div>`, i+1, 4+i%5)
+	}
+	b.WriteString(`</div><form>`)
+	for _, f := range []string{"First name", "Last name", "Email", "Street", "Postcode", "City"} {
+		fmt.Fprintf(&b, `<div><label>%s<br><input name=%q></label></div>`, f, f)
+	}
+	b.WriteString(`<button>Order</button></form>`)
+	return b.String()
 }
 
 func shotWithMarks(t *testing.T, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, image.Image) {
@@ -256,7 +277,7 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 		if changed > 0 {
 			t.Errorf("mark %d (%s %q, box %v): %d pixels inside its box differ from the page: a label covers the element", m.Mark, m.Role, m.Name, m.Box, changed)
 		}
-		tag := labelSize(strconv.Itoa(m.Mark))
+		tag := labelSize(strconv.Itoa(m.Mark), digitScale)
 		if tag.Y < 7*3 {
 			t.Errorf("mark %d: a %d px tag is too small to read", m.Mark, tag.Y)
 		}
@@ -266,6 +287,76 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 			t.Errorf("no mark for %q: %+v", want, out.Marks)
 		}
 	}
+}
+
+// TestMarkLabelsClearOfText: on a dense catalogue and a tight form, no
+// mark's label covers the page's text (another card's price or name, a
+// field's label, a button's own words): every pixel of every text box
+// (read from the page) is the plain screenshot's, but for the marks'
+// outlines. Computed again from the legend and the page's text, most
+// marks get a tag, none on another mark's box.
+func TestMarkLabelsClearOfText(t *testing.T) {
+	pages := somPages(t)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/catalogue"})
+	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
+	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
+	data, _ := base64.StdEncoding.DecodeString(plain.Data)
+	raw, err := png.Decode(bytes.NewReader(data))
+	if err != nil || raw.Bounds() != img.Bounds() {
+		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
+	}
+	texts := evalJSON[[][4]int](t, c, `() => { const out = [], r = document.createRange(), w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+		for (let n = w.nextNode(); n; n = w.nextNode()) { if (!n.data.trim()) continue; r.selectNodeContents(n);
+			for (const b of r.getClientRects()) out.push([Math.floor(b.left), Math.floor(b.top), Math.ceil(b.right), Math.ceil(b.bottom)]); }
+		return out }`)
+	if len(out.Marks) < 60 || len(texts) < 60 {
+		t.Fatalf("%d marks, %d text boxes: the catalogue did not render", len(out.Marks), len(texts))
+	}
+	outline := func(x, y int) bool {
+		for _, m := range out.Marks {
+			r := boxRect(m)
+			if (image.Point{x, y}).In(r) && !(image.Point{x, y}).In(r.Inset(markBorder)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, tb := range texts {
+		covered := 0
+		for y := max(tb[1], 0); y < min(tb[3], img.Bounds().Dy()); y++ {
+			for x := max(tb[0], 0); x < min(tb[2], img.Bounds().Dx()); x++ {
+				r1, g1, b1, _ := img.At(x, y).RGBA()
+				r0, g0, b0, _ := raw.At(x, y).RGBA()
+				if (r0 != r1 || g0 != g1 || b0 != b1) && !outline(x, y) {
+					covered++
+				}
+			}
+		}
+		if covered > 0 {
+			t.Errorf("text at %v: %d pixels covered by a label", tb, covered)
+		}
+	}
+	var rects []image.Rectangle
+	for _, tb := range texts {
+		rects = append(rects, image.Rect(tb[0], tb[1], tb[2], tb[3]))
+	}
+	labels, tagged := placeLabels(out.Marks, rects, img.Bounds()), 0
+	for i, l := range labels {
+		if l.tag.Empty() {
+			continue
+		}
+		tagged++
+		for j, m := range out.Marks {
+			if j != i && l.tag.Overlaps(boxRect(m)) && !boxRect(out.Marks[i]).In(boxRect(m)) {
+				t.Errorf("mark %d's tag %v covers mark %d's box %v", i+1, l.tag, j+1, m.Box)
+			}
+		}
+	}
+	if tagged < len(labels)*3/4 {
+		t.Errorf("only %d of %d marks have a tag", tagged, len(labels))
+	}
+	t.Logf("%d marks, %d tagged, %d text boxes", len(labels), tagged, len(texts))
 }
 
 // TestMarkedScreenshotCanvas: a canvas-only page gets a mark for the

@@ -28,7 +28,17 @@ type TargetInfo struct {
 	// Part says what the element is to the call ("drop target", "field
 	// 2"), Origin the origin of the frame that holds it (Bind).
 	Part, Origin string
+	// Secret: a password field (Bind): what is typed into it is shown
+	// masked.
+	Secret bool
+	// Box is where the element was in the picture (CSS pixels of the
+	// viewport), nil when it was not boxed: the console draws it again
+	// over the live view.
+	Box *Rect
 }
+
+// Rect is a box in CSS pixels of the viewport.
+type Rect struct{ X, Y, Width, Height float64 }
 
 // targetWait bounds describing a target: an approval must not wait on a
 // stuck page to be asked.
@@ -75,7 +85,7 @@ func (s *Service) DescribeTarget(personality, session, ref string, picture bool)
 		info.Text = visibleText(loc)
 	}
 	if picture {
-		info.PNG = boxedShot(t.page, loc)
+		info.PNG, info.Box = boxedShot(t.page, loc)
 	}
 	return info
 }
@@ -109,28 +119,29 @@ func roleAndName(snap string) (role, name string) {
 
 // boxedShot is a viewport screenshot with loc's box drawn on it (a red
 // frame three pixels wide), drawn here in Go as the marks are: nothing is
-// added to the page. nil when the page does not answer in time.
-func boxedShot(p pw.Page, loc pw.Locator) []byte {
+// added to the page, and the box drawn (nil when none was). nil when the
+// page does not answer in time.
+func boxedShot(p pw.Page, loc pw.Locator) ([]byte, *Rect) {
 	var shot []byte
 	if bounded(targetWait, func() (err error) {
 		shot, err = p.Screenshot(pw.PageScreenshotOptions{Timeout: pw.Float(float64(targetWait.Milliseconds()))})
 		return err
 	}) != nil {
-		return nil
+		return nil, nil
 	}
 	if loc == nil {
-		return shot
+		return shot, nil
 	}
 	var box *pw.Rect
 	if bounded(targetWait, func() (err error) {
 		box, err = loc.BoundingBox(pw.LocatorBoundingBoxOptions{Timeout: pw.Float(float64(targetWait.Milliseconds()))})
 		return err
 	}) != nil || box == nil {
-		return shot
+		return shot, nil
 	}
 	src, err := png.Decode(bytes.NewReader(shot))
 	if err != nil {
-		return shot
+		return shot, nil
 	}
 	img := image.NewRGBA(src.Bounds())
 	draw.Draw(img, img.Bounds(), src, image.Point{}, draw.Src)
@@ -146,7 +157,7 @@ func boxedShot(p pw.Page, loc pw.Locator) []byte {
 	}
 	var out bytes.Buffer
 	if png.Encode(&out, img) != nil {
-		return shot
+		return shot, nil
 	}
-	return out.Bytes()
+	return out.Bytes(), &Rect{X: box.X, Y: box.Y, Width: box.Width, Height: box.Height}
 }

@@ -31,7 +31,11 @@ type Approval struct {
 	Origin      string   `json:"origin,omitempty"`
 	// Summary says what the call will do, without values (argument names,
 	// refs, the URL to open).
-	Summary  string    `json:"summary,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	// Typing is the text the call types (browser_type), masked: the
+	// session's and the vault's secret values hidden (Ask), and all of it
+	// when the field is a password field (the caller). "" for other calls.
+	Typing   string    `json:"typing,omitempty"`
 	Created  time.Time `json:"created"`
 	Deadline time.Time `json:"deadline"`
 	// Target is the element the call acts on and its page, when known.
@@ -96,6 +100,7 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 		a.Targets[i] = *d.pageTarget(a.Personality, a.Session, &a.Targets[i])
 	}
 	a.Summary = PlainLine(d.mask(a.Personality, a.Session, a.Summary), 200)
+	a.Typing = PlainLine(d.mask(a.Personality, a.Session, a.Typing), 200)
 	a.Client = PlainLine(d.mask(a.Personality, a.Session, a.Client), 60)
 	now := d.opts.Now()
 	a.ID, a.Created, a.Deadline, a.done = newID(), now, now.Add(timeout), make(chan Decision, 1)
@@ -162,6 +167,11 @@ func refusal(dec Decision, what string, timeout time.Duration) error {
 	case ApproveOnce, ApproveOrigin:
 		return nil
 	case Deny:
+		if dec.Via == ViaClient {
+			// The client's user answered, not an operator: say so, or the
+			// agent tells its user an operator they never met said no.
+			return abi.Errorf(abi.CodeRefused, "The user declined %s in the MCP client. Do not retry it; tell the user what you wanted to do.", what)
+		}
 		return abi.Errorf(abi.CodeRefused, "The operator denied %s. Do not retry it; tell the user what you wanted to do.", what)
 	case verdictDismissed:
 		return abi.Errorf(abi.CodeRefused, "The user dismissed the approval of %s without approving it. Do not retry it unasked; tell the user what you wanted to do.", what)
@@ -195,6 +205,19 @@ func asked(console, client bool) []string {
 		via = append(via, ViaClient)
 	}
 	return via
+}
+
+// Awaiting reports whether a call of the session waits for an approval,
+// asked anywhere (the console, the agent's client).
+func (d *Desk) Awaiting(personality, session string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, a := range d.approvals {
+		if a.Personality == personality && a.Session == session {
+			return true
+		}
+	}
+	return false
 }
 
 // Approvals lists the pending approvals, oldest first.

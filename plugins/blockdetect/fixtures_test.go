@@ -26,8 +26,8 @@ func fixture(t *testing.T, name string) string {
 
 func TestFixtureNormalPagesAreNotWalls(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "normal", "*.html"))
-	if len(files) < 7 {
-		t.Fatalf("%d normal fixtures, want 7", len(files))
+	if len(files) < 9 {
+		t.Fatalf("%d normal fixtures, want 9", len(files))
 	}
 	// The issue's two false positives sat past 64 KiB: keep them there.
 	for name, marker := range map[string]string{
@@ -80,6 +80,12 @@ func TestFixtureWallsAtEveryStatus(t *testing.T) {
 		"imperva-script-stub.html":                     {"Imperva (Incapsula)", kindChallenge},
 		"kasada-ips.html":                              {"Kasada", kindChallenge},
 		"perimeterx-press-and-hold.html":               {"PerimeterX (HUMAN)", kindCaptcha},
+		"cloudfront-bad-request.html":                  {"AWS CloudFront", kindBlock},
+		"cloudfront-geo-restricted.html":               {"AWS CloudFront", kindBlock},
+		"radware-shieldsquare-captcha.html":            {"Radware Bot Manager (ShieldSquare)", kindCaptcha},
+		"distil-captcha.html":                          {"Distil Networks (Imperva)", kindCaptcha},
+		"distil-block.html":                            {"Distil Networks (Imperva)", kindBlock},
+		"distil-identification.html":                   {"Distil Networks (Imperva)", kindChallenge},
 	}
 	files, _ := filepath.Glob(filepath.Join("testdata", "walls", "*.html"))
 	if len(files) != len(walls) {
@@ -190,5 +196,32 @@ func TestShortPagesWithVendorCode(t *testing.T) {
 				t.Errorf("%s at HTTP %d: flagged: %v", name, status, resp.Error.Details)
 			}
 		}
+	}
+}
+
+// TestVendorPagesByHowTheyAreBuilt: CloudFront's error page is known by its
+// heading with CloudFront's headers when its footer is cut off, at any
+// status but an origin failure's; Radware's captcha by the host it is
+// served from.
+func TestVendorPagesByHowTheyAreBuilt(t *testing.T) {
+	bare := `<html><head><title>ERROR: The request could not be satisfied</title></head><body><h1>403 ERROR</h1><h2>The request could not be satisfied.</h2>Bad request.</body></html>`
+	for _, h := range []map[string]string{{"x-amz-cf-id": "q3Zp0bV2m8Lr1XyT=="}, {"x-amz-cf-pop": "FRA56-P1"}, {"via": "1.1 0a1b2c.cloudfront.net (CloudFront)"}} {
+		for _, status := range []int{200, 403, 503} {
+			resp := hookVia(t, nav(abi.Page{URL: "https://app.example/", Status: status, Headers: h, HTML: bare}, false))
+			if resp.Error == nil || resp.Error.Details["vendor"] != "AWS CloudFront" || resp.Error.Details["kind"] != kindBlock {
+				t.Errorf("CloudFront error page with %v at HTTP %d: %+v", h, status, resp.Error)
+			}
+		}
+	}
+	if resp := hookVia(t, nav(abi.Page{URL: "https://app.example/", Status: 200, HTML: bare}, false)); resp.Error != nil {
+		t.Errorf("the heading alone, with nothing of CloudFront around it, flagged: %v", resp.Error.Details)
+	}
+	if resp := hookVia(t, nav(abi.Page{URL: "https://app.example/", Status: 504, Headers: map[string]string{"x-amz-cf-id": "x"}, HTML: bare}, false)); resp.Error != nil {
+		t.Errorf("an origin timeout flagged: %v", resp.Error.Details)
+	}
+	rw := abi.Page{URL: "https://validate.perfdrive.com/?ssa=5b1f2c&ssc=https%3A%2F%2Fshop.example%2F", Status: 200,
+		HTML: `<html><head><title>Captcha</title></head><body><p>Please solve the puzzle to continue.</p><div id="puzzle"></div></body></html>`}
+	if resp := hookVia(t, nav(rw, false)); resp.Error == nil || !strings.Contains(resp.Error.Details["vendor"], "Radware") || resp.Error.Details["kind"] != kindCaptcha {
+		t.Errorf("a page of Radware's validation host: %+v", resp.Error)
 	}
 }

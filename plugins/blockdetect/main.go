@@ -1,7 +1,7 @@
 // Command blockdetect is the wasmwright detect hook: it recognises bot walls
 // (challenge, captcha and block pages of Cloudflare, DataDome, PerimeterX,
-// Akamai, Imperva, Kasada, AWS WAF, Sucuri, CloudFront, Distil and captcha
-// interstitials) in a navigation's result and turns the result into a
+// Akamai, Imperva, Kasada, AWS WAF, Sucuri, CloudFront, Distil, Radware and
+// captcha interstitials) in a navigation's result and turns the result into a
 // bot_wall error, so an agent never mistakes a block page for the page.
 //
 // It decides from what the page shows and how it is built: only a page that
@@ -48,7 +48,9 @@ func hook(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 		return &abi.HookResponse{}, nil
 	}
 	pg := req.Result.Page
-	w := detect(newPage(pg.Status, pg.Headers, pg.Title, pg.Text, pg.HTML))
+	p := newPage(pg.Status, pg.Headers, pg.Title, pg.Text, pg.HTML)
+	p.url = pg.URL
+	w := detect(p)
 	if w == nil {
 		return &abi.HookResponse{}, nil
 	}

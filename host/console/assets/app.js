@@ -54,7 +54,10 @@ function render() {
   if (changed("takeovers", state.takeovers)) renderTakeovers();
   if (changed("approvals", state.approvals)) renderApprovals();
   if (changed("sessions", state.sessions)) renderSessions();
-  if (changed("events", [state.events, state.events_note])) renderEvents();
+  if (changed("events", [state.events, state.events_note])) {
+    $("events-note").textContent = state.events_note || "";
+    loadEvents(false);
+  }
   placeLive();
   if (changed("logins", [state.logins, state.logins_note])) renderLogins();
   if (watching) {
@@ -92,8 +95,12 @@ function sessionLabel(personality, session) {
 
 // parkLive puts the live panel back in its home before cards are rebuilt;
 // placeLive moves it into the card of the watched session, if any.
+// An approval card's slot holds a .frame, the boxed picture: the live
+// picture takes its place in that frame, the element boxed again over it,
+// and the panel's controls go below.
 function parkLive() {
   const p = $("live-panel");
+  if ($("live").parentElement !== p) p.insertBefore($("live"), $("live-hint"));
   if (p.parentElement !== $("live-home")) $("live-home").append(p);
 }
 
@@ -102,8 +109,10 @@ function placeLive() {
   const key = watching.personality + "\n" + watching.session;
   const card = [...document.querySelectorAll("[data-live-for]")].find((c) => c.dataset.liveFor === key);
   const slot = card && card.querySelector(".live-slot");
-  if (slot && $("live-panel").parentElement !== slot) slot.append($("live-panel"));
-  if (!slot) parkLive();
+  if (!slot) return parkLive();
+  if ($("live-panel").parentElement !== slot) slot.append($("live-panel"));
+  const frame = slot.querySelector(".frame");
+  if (frame && $("live").parentElement !== frame) frame.insertBefore($("live"), frame.querySelector(".box"));
 }
 
 // endTakeover lets go of the page first (when watching it), so the agent
@@ -146,6 +155,7 @@ function renderApprovals() {
         ...(a.targets || [t]).filter((x) => x.ref || x.at || x.role).map((x) => el("div", { class: "target" }, x.part ? x.part + ": " : "element: ", el("b", { class: "element" }, elementWords(x)),
           x.ref ? ` [ref ${x.ref}]` : ` ${x.at || ""}`, x.origin && x.origin !== a.origin ? " in a frame of " + x.origin : "")),
         t.title || t.url ? el("div", { class: "page" }, "page: ", el("span", { class: "page-title" }, t.title || ""), " ", el("span", { class: "url" }, t.url || "")) : "",
+        a.typing ? el("div", { class: "typing" }, "text to type: ", el("b", { class: "typed" }, `"${a.typing}"`)) : "",
         a.summary ? el("div", { class: "summary" }, a.summary) : "",
         a.client ? el("div", { class: "summary" }, `also asked in the agent's client (${a.client}); the first answer wins`) : "",
         el("div", {}, "time left: ", el("span", { class: "countdown", "data-deadline": a.deadline }, fmtLeft(a.deadline))),
@@ -153,10 +163,33 @@ function renderApprovals() {
         a.origin ? el("button", { class: "approve-origin", onclick: () => post("/api/approval", { id: a.id, verdict: "origin" }) }, "Approve for " + a.origin) : "", " ",
         el("button", { class: "deny", onclick: () => post("/api/approval", { id: a.id, verdict: "deny" }) }, "Deny"), " ",
         el("button", { class: "watch", onclick: () => watch(a.personality, a.session) }, "Watch live here")),
-      el("div", { class: "live-slot" },
-        el("img", { class: "shot", alt: "the page, the element boxed in red", src: `${base}/api/approval/${encodeURIComponent(a.id)}/picture` })));
+      el("div", { class: "live-slot" }, boxedPicture(a)));
   }));
   $("no-approvals").hidden = state.approvals.length > 0;
+}
+
+// boxedPicture is an approval's picture of the page with the element
+// boxed in red, in a frame. Where the box is (X-Target-Box, CSS pixels of
+// the picture) is kept as a .box over the frame, shown while the live view
+// takes the picture's place.
+function boxedPicture(a) {
+  const img = el("img", { class: "shot", alt: "the page, the element boxed in red" });
+  const box = el("div", { class: "box" });
+  fetch(`${base}/api/approval/${encodeURIComponent(a.id)}/picture`, { credentials: "same-origin" }).then(async (r) => {
+    if (!r.ok) return;
+    const b = (r.headers.get("X-Target-Box") || "").split(" ").map(Number);
+    const url = URL.createObjectURL(await r.blob());
+    img.onload = () => {
+      URL.revokeObjectURL(url);
+      const W = img.naturalWidth, H = img.naturalHeight;
+      if (b.length !== 4 || !b.every(Number.isFinite) || !W || !H) return;
+      const [x, y, w, h] = b;
+      Object.assign(box.style, { left: `${(x / W) * 100}%`, top: `${(y / H) * 100}%`, width: `${(w / W) * 100}%`, height: `${(h / H) * 100}%` });
+      box.dataset.placed = "1";
+    };
+    img.src = url;
+  });
+  return el("div", { class: "frame" }, img, box);
 }
 
 function renderSessions() {
@@ -173,7 +206,13 @@ function renderSessions() {
 }
 
 // The event log reads as sentences, newest first, filtered by session,
-// tool and outcome.
+// tool and outcome. It is read from the host's ring (/api/events), which
+// filters and pages it: the state stream carries only the newest events,
+// and a change there says when to read the log again.
+const log = { events: [], more: false, sessions: [], tools: [], seq: 0 };
+
+function words(s) { return String(s || "").replace(/_/g, " "); }
+
 function sentence(e) {
   const d = e.data || {};
   const who = e.session ? sessionLabel(e.personality, e.session) : e.personality || "host";
@@ -181,22 +220,33 @@ function sentence(e) {
     case "tool.call": {
       const how = d.outcome === "ok" ? "ran" : `failed (${d.code || "error"})`;
       const why = d.decision && d.decision !== "allow" ? `, decision ${d.decision}` : "";
-      return `${who}: ${d.tool} ${how}${d.origin ? " on " + d.origin : ""} in ${d.ms ?? "?"} ms${why}.`;
+      // A call sent somewhere (a navigate) names where; the page it left
+      // comes after.
+      const to = d.target ? " to " + d.target : "";
+      const on = d.origin && d.origin !== d.target ? (d.target ? " from " : " on ") + d.origin : "";
+      return `${who}: ${d.tool}${to} ${how}${on} in ${d.ms ?? "?"} ms${why}.`;
     }
     case "approval.requested": return `${who}: ${d.tool} (risk ${d.risk}) waits for approval${d.origin ? " on " + d.origin : ""}${d.via ? ", asked via " + d.via.join(" and ") : ""}.`;
     case "approval.decided": return `${who}: ${d.tool} ${d.verdict === "deny" ? "was denied" : d.verdict === "once" ? "was approved once" : d.verdict === "origin" ? "was approved for " + d.origin : "ended without approval (" + d.verdict + ")"}${d.by ? " by " + d.by : ""}.`;
     case "takeover.requested": return `${who} asked for a human: "${d.reason}".`;
     case "takeover.ended": return `${who}: the takeover ended (${d.outcome}) after ${Math.round((d.ms || 0) / 1000)} s.`;
+    case "vault.fill": {
+      const what = `stored login "${d.credential}"`;
+      const where = d.origin ? " on " + d.origin : "";
+      if (d.outcome === "filled") {
+        const fields = (d.fields || []).length ? ` into ${d.fields.length} field${d.fields.length > 1 ? "s" : ""} (${d.fields.join(", ")})` : "";
+        return `${who}: filled ${what}${fields}${where}${d.submitted ? " and submitted the form" : ""}${d.attended ? ", an operator present" : ""}.`;
+      }
+      return `${who}: did not fill ${what}${where}: ${words(d.outcome)}${d.code ? " (" + d.code + ")" : ""}.`;
+    }
   }
-  return `${who}: ${e.kind}${e.data ? " " + JSON.stringify(e.data) : ""}`;
+  return `${who}: ${e.kind}${e.data ? " " + readable(e.data) : ""}`;
 }
 
-function outcomeOf(e) {
-  const d = e.data || {};
-  if (e.kind === "tool.call") return d.outcome === "ok" ? "ok" : "error";
-  if (e.kind === "approval.decided") return ["once", "origin"].includes(d.verdict) ? "ok" : "refused";
-  if (e.kind === "takeover.ended") return d.outcome === "user" ? "ok" : "refused";
-  return "pending";
+// readable says a plugin's event data as "key value" pairs, not JSON.
+function readable(d) {
+  if (d === null || typeof d !== "object") return String(d);
+  return Object.entries(d).map(([k, v]) => `${words(k)} ${Array.isArray(v) ? v.join(", ") : v && typeof v === "object" ? "(" + readable(v) + ")" : v}`).join(", ");
 }
 
 function renderFilterChoices() {
@@ -205,19 +255,34 @@ function renderFilterChoices() {
     sel.replaceChildren(el("option", { value: "" }, "all"), ...values.map(([v, label]) => el("option", { value: v }, label)));
     sel.value = values.some(([v]) => v === cur) ? cur : "";
   };
-  const sessions = new Map();
-  for (const e of state.events) if (e.session) sessions.set(e.personality + "\n" + e.session, sessionLabel(e.personality, e.session));
-  keep($("f-session"), [...sessions]);
-  keep($("f-tool"), [...new Set(state.events.map((e) => (e.data || {}).tool).filter(Boolean))].sort().map((t) => [t, t]));
+  keep($("f-session"), log.sessions.map(([p, s]) => [p + "\n" + s, sessionLabel(p, s)]));
+  keep($("f-tool"), log.tools.map((t) => [t, t]));
+}
+
+// loadEvents reads the newest page of the filtered log again (as many as
+// are shown, so paging back is kept), or, older, the page after the
+// oldest shown. A later request wins over an earlier one.
+async function loadEvents(older) {
+  const seq = ++log.seq;
+  const last = log.events[log.events.length - 1];
+  const q = new URLSearchParams({ limit: String(older ? 50 : Math.min(500, Math.max(50, log.events.length))) });
+  for (const [k, id] of [["session", "f-session"], ["tool", "f-tool"], ["outcome", "f-outcome"]]) if ($(id).value) q.set(k, $(id).value);
+  if (older && last) q.set("before", last.time);
+  const r = await fetch(`${base}/api/events?${q}`, { credentials: "same-origin" });
+  if (!r.ok || seq !== log.seq) return;
+  const j = await r.json();
+  log.events = older ? log.events.concat(j.events) : j.events;
+  log.more = j.more;
+  log.sessions = j.sessions;
+  log.tools = j.tools;
+  renderFilterChoices();
+  renderEvents();
 }
 
 function renderEvents() {
-  $("events-note").textContent = state.events_note || "";
-  renderFilterChoices();
-  const fs = $("f-session").value, ft = $("f-tool").value, fo = $("f-outcome").value;
-  const shownEvents = state.events.filter((e) => (!fs || e.personality + "\n" + e.session === fs) && (!ft || (e.data || {}).tool === ft) && (!fo || outcomeOf(e) === fo)).reverse();
-  $("events").replaceChildren(...shownEvents.map((e) => el("li", { class: "event outcome-" + outcomeOf(e), "data-kind": e.kind },
-    el("time", {}, e.time.slice(11, 19)), " ", sentence(e))));
+  $("events").replaceChildren(...log.events.map((e, i) => el("li", { class: "event outcome-" + (e.outcome || "none"), "data-kind": e.kind },
+    el("span", { class: "n" }, String(i + 1)), " ", el("time", {}, e.time.slice(11, 19)), " ", sentence(e))));
+  $("events-older").hidden = !log.more;
 }
 
 function renderLogins() {
@@ -307,6 +372,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("live-back").addEventListener("click", () => send({ kind: "back" }));
   $("live-release").addEventListener("click", () => watching && releaseFor(watching.personality, watching.session));
   $("live-stop").addEventListener("click", stopWatching);
-  for (const id of ["f-session", "f-tool", "f-outcome"]) $(id).addEventListener("change", () => state && renderEvents());
+  for (const id of ["f-session", "f-tool", "f-outcome"]) $(id).addEventListener("change", () => { log.events = []; loadEvents(false); });
+  $("events-older").addEventListener("click", () => loadEvents(true));
   connect();
 });
