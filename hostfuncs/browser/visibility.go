@@ -305,29 +305,7 @@ func filterHidden(snap string, j judgement, mark bool) string {
 	if len(j.Drop) == 0 && len(j.Runs) == 0 {
 		return snap
 	}
-	var lines []snapLine
-	for line := range strings.Lines(snap) {
-		lines = append(lines, parseSnapLine(strings.TrimSuffix(line, "\n")))
-	}
-	// ends[i]: the index after the last line nested under line i.
-	ends := make([]int, len(lines))
-	var open []int
-	for i, l := range lines {
-		for len(open) > 0 && lines[open[len(open)-1]].indent >= l.indent {
-			ends[open[len(open)-1]] = i
-			open = open[:len(open)-1]
-		}
-		open = append(open, i)
-	}
-	for _, i := range open {
-		ends[i] = len(lines)
-	}
-	at := map[string]int{}
-	for i, l := range lines {
-		if l.ref != "" {
-			at[l.ref] = i
-		}
-	}
+	lines, ends, at := splitSnapshot(snap)
 	for _, r := range j.Drop {
 		if i, ok := at[r]; ok {
 			if mark {
@@ -386,6 +364,33 @@ func filterHidden(snap string, j judgement, mark bool) string {
 		b.WriteString(l.render(ends[i] > i+1, hasChildren(i)))
 	}
 	return b.String()
+}
+
+// splitSnapshot parses the lines of snap; ends[i] is the index after the
+// last line nested under line i, at the line of each ref.
+func splitSnapshot(snap string) (lines []snapLine, ends []int, at map[string]int) {
+	for line := range strings.Lines(snap) {
+		lines = append(lines, parseSnapLine(strings.TrimSuffix(line, "\n")))
+	}
+	ends = make([]int, len(lines))
+	var open []int
+	for i, l := range lines {
+		for len(open) > 0 && lines[open[len(open)-1]].indent >= l.indent {
+			ends[open[len(open)-1]] = i
+			open = open[:len(open)-1]
+		}
+		open = append(open, i)
+	}
+	for _, i := range open {
+		ends[i] = len(lines)
+	}
+	at = map[string]int{}
+	for i, l := range lines {
+		if l.ref != "" {
+			at[l.ref] = i
+		}
+	}
+	return lines, ends, at
 }
 
 // takeOut edits text out of the first line of lines that holds it (edit:
