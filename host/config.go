@@ -485,6 +485,10 @@ func (e *ConfigError) Error() string { return e.Source + ": " + e.Msg }
 // ParseConfig decodes TOML text. Unknown keys are refused, naming the key.
 func ParseConfig(text, source, dir string) (*Config, error) {
 	var c Config
+	text, err := expandEnv(text, source, osLookup)
+	if err != nil {
+		return nil, err
+	}
 	md, err := toml.Decode(text, &c)
 	if err != nil {
 		return nil, &ConfigError{source, err.Error()}
@@ -573,7 +577,15 @@ func (c *Config) loadPersonalityDir() error {
 			return &ConfigError{f, fmt.Sprintf("personality %s is also defined in %s", name, c.Source)}
 		}
 		var p PersonalityConfig
-		md, err := toml.DecodeFile(f, &p)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return &ConfigError{f, fmt.Sprintf("cannot read: %v", err)}
+		}
+		text, err := expandEnv(string(b), f, osLookup)
+		if err != nil {
+			return err
+		}
+		md, err := toml.Decode(text, &p)
 		if err != nil {
 			return &ConfigError{f, err.Error()}
 		}
