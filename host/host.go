@@ -47,6 +47,11 @@ type Options struct {
 	NoBrowser bool
 	// OnCall, when set, is told the timing of every call (metrics).
 	OnCall func(CallStats)
+	// Observe, when set, sees every event the kernel itself writes (tool
+	// calls, swaps, approvals, takeovers, withheld pages, grid sessions)
+	// and the ones it only counts (egress refusals): host/metrics. Events
+	// plugins emit are not among them. It must not block.
+	Observe func(hostfuncs.Event)
 	// Operators says a surface for human operators runs (the web console
 	// of `wasmwright serve`): the host then keeps an operator desk
 	// (Host.Desk), offers the takeover tool, and a personality's calls are
@@ -81,6 +86,7 @@ type Host struct {
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
+	observe   func(hostfuncs.Event)
 	linkMu    sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
@@ -107,7 +113,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall, observe: opts.Observe}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -180,7 +186,7 @@ func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfu
 func (h *Host) openServices(opts Options) error {
 	cfg := h.cfg
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := newNetwork(cfg, h.log)
+	nw, err := newNetwork(cfg, h.log, h.egressRefused)
 	if err != nil {
 		return err
 	}
@@ -294,6 +300,7 @@ func (h *Host) Emit(e hostfuncs.Event) {
 	if err := h.sink.Emit(e); err != nil {
 		h.log.Warn("event sink", "err", err)
 	}
+	h.note(e)
 }
 
 // CloseSession frees a session in every service (the MCP session ended).
