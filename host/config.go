@@ -462,6 +462,24 @@ type ServeConfig struct {
 	// MaxSessionsPerToken caps one token's open MCP sessions, each a
 	// browser context (default 8).
 	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
+	// MetricsAddr is where serve offers /metrics (Prometheus), /healthz
+	// and /readyz on a listener of their own; empty: none. Loopback only
+	// unless allow_remote.
+	MetricsAddr string `toml:"metrics_addr"`
+	// DrainTimeout bounds how long serve, stopping on SIGTERM, lets the
+	// calls in flight finish before it cancels them. Default 30s.
+	DrainTimeout Duration `toml:"drain_timeout"`
+}
+
+// DefaultDrainTimeout is serve.drain_timeout when it is not set.
+const DefaultDrainTimeout = 30 * time.Second
+
+// Drain is serve.drain_timeout, or its default.
+func (s ServeConfig) Drain() time.Duration {
+	if s.DrainTimeout.Duration > 0 {
+		return s.DrainTimeout.Duration
+	}
+	return DefaultDrainTimeout
 }
 
 // TokenConfig is one bearer token.
@@ -667,6 +685,9 @@ func (c *Config) Validate() error {
 	}
 	if (c.Serve.TLSCert == "") != (c.Serve.TLSKey == "") {
 		return bad("serve.tls_cert and serve.tls_key go together: set both or neither")
+	}
+	if d := c.Serve.DrainTimeout.Duration; d < 0 || d > time.Hour {
+		return bad("serve.drain_timeout = %s: give a duration from 1s to 1h, like \"30s\" (absent: 30s)", d)
 	}
 	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 || c.Serve.MaxSessionsPerToken < 0 {
 		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
