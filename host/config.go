@@ -15,6 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/host/telemetry"
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
@@ -43,6 +44,7 @@ type Config struct {
 	Console       consoleconfig.Config         `toml:"console"`
 	Vision        vision.Config                `toml:"vision"`
 	Network       network.Reach                `toml:"network"`
+	Telemetry     telemetry.Config             `toml:"telemetry"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
@@ -666,6 +668,9 @@ func (c *Config) Validate() error {
 		return err
 	}
 	if err := c.Vision.Validate(); err != nil {
+		return bad("%v", err)
+	}
+	if err := c.Telemetry.Validate(); err != nil {
 		return bad("%v", err)
 	}
 	for name, p := range c.Plugins {

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/host/telemetry"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
@@ -87,6 +88,8 @@ type Host struct {
 	baselines baselines
 	onCall    func(CallStats)
 	observe   func(hostfuncs.Event)
+	// tracing is [telemetry]'s tracer, nil when tracing is off.
+	tracing *telemetry.Tracing
 	linkMu    sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
@@ -129,6 +132,16 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		return nil, err
 	}
 	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.maskEvent}
+	if h.tracing, err = telemetry.Start(cfg.Telemetry); err != nil {
+		return nil, &ConfigError{cfg.Source, err.Error()}
+	}
+	if t := h.tracing; t != nil {
+		h.closers = append(h.closers, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return t.Shutdown(ctx)
+		})
+	}
 	if err := h.openServices(opts); err != nil {
 		return nil, err
 	}
