@@ -90,7 +90,7 @@ type Host struct {
 	observe   func(hostfuncs.Event)
 	// tracing is [telemetry]'s tracer, nil when tracing is off.
 	tracing *telemetry.Tracing
-	linkMu    sync.Mutex // serializes relinking
+	linkMu  sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators.
