@@ -17,14 +17,14 @@ func ReasonClass(reason string) string {
 	case strings.Contains(r, "private"), strings.Contains(r, "link-local"), strings.Contains(r, "unspecified"),
 		strings.Contains(r, "multicast"), strings.Contains(r, "nat64"), strings.Contains(r, "reserved"), strings.Contains(r, "ipv4-mapped"):
 		return "private_address"
+	case strings.Contains(r, "malformed"), strings.Contains(r, "bad port"), strings.Contains(r, "not a url"), strings.Contains(r, "no host"):
+		return "malformed"
 	case strings.Contains(r, "port"):
 		return "port_not_allowed"
 	case strings.Contains(r, "scheme"):
 		return "scheme"
 	case strings.Contains(r, "credentials"):
 		return "credentials_in_url"
-	case strings.Contains(r, "malformed"), strings.Contains(r, "not a url"), strings.Contains(r, "no host"):
-		return "malformed"
 	}
 	return "other"
 }
