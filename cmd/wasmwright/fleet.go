@@ -104,6 +104,23 @@ func (f *fleet) handler() http.Handler {
 	return mux
 }
 
+// start starts the metrics listener on addr, else the config's
+// serve.metrics_addr, if either is set; stop closes it. The listener
+// outlives serve's context: /readyz answers 503 while serve drains and
+// stops, until serve returns.
+func (f *fleet) start(h *host.Host, addr string, allowRemote bool) (stop func(), err error) {
+	cfg := h.Config()
+	if addr == "" {
+		addr = cfg.Serve.MetricsAddr
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := f.listen(ctx, addr, allowRemote || cfg.Serve.AllowRemote, h.Logger()); err != nil {
+		cancel()
+		return nil, err
+	}
+	return cancel, nil
+}
+
 // listen starts the metrics listener on addr, guarded as serve's own
 // (loopback unless allowRemote); it stops when ctx is done and done is
 // closed. An empty addr starts nothing.

@@ -45,11 +45,8 @@ func serveCmd(g *globals) *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if fl.addr != "" {
-				fl.transport = "http"
-			}
-			if fl.transport != "stdio" && fl.transport != "http" {
-				return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
+			if err := fl.check(); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -80,16 +77,11 @@ func serveCmd(g *globals) *cobra.Command {
 			cfg := h.Config()
 			served := servedPersonalities(h, personality, fl.transport == "http")
 			prewarm(h, served)
-			// The metrics listener outlives ctx: /readyz answers 503 while
-			// serve drains and stops, until serve returns.
-			mctx, stopMetrics := context.WithCancel(context.Background())
-			defer stopMetrics()
-			if fl.metricsAddr == "" {
-				fl.metricsAddr = cfg.Serve.MetricsAddr
-			}
-			if _, err := fleet.listen(mctx, fl.metricsAddr, fl.allowRemote || cfg.Serve.AllowRemote, h.Logger()); err != nil {
+			stopMetrics, err := fleet.start(h, fl.metricsAddr, fl.allowRemote)
+			if err != nil {
 				return err
 			}
+			defer stopMetrics()
 			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: fl.idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
@@ -135,6 +127,17 @@ type serveFlags struct {
 	tlsKey      string
 	pprofAddr   string
 	metricsAddr string
+}
+
+// check settles the transport: --http implies http.
+func (fl *serveFlags) check() error {
+	if fl.addr != "" {
+		fl.transport = "http"
+	}
+	if fl.transport != "stdio" && fl.transport != "http" {
+		return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
+	}
+	return nil
 }
 
 func (fl *serveFlags) bind(f *pflag.FlagSet) {
