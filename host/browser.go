@@ -27,7 +27,7 @@ func (h *Host) newBrowser() (Service, error) {
 		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
 	}
 	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, Judge: h.judgeDocument, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure}
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure, OnGrid: h.gridReport}
 	visionOptions(&o, h.vision, h.cfg)
 	if n := h.egress.n; n != nil {
 		o.ProxyTrustSPKI, o.ProxyHost = n.TrustSPKI(), n.ProxyHost()

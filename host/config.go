@@ -16,6 +16,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/host/telemetry"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
@@ -43,6 +44,7 @@ type Config struct {
 	Console       consoleconfig.Config         `toml:"console"`
 	Vision        vision.Config                `toml:"vision"`
 	Network       network.Reach                `toml:"network"`
+	Telemetry     telemetry.Config             `toml:"telemetry"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
 
@@ -486,6 +488,24 @@ type ServeConfig struct {
 	// MaxSessionsPerToken caps one token's open MCP sessions, each a
 	// browser context (default 8).
 	MaxSessionsPerToken int `toml:"max_sessions_per_token"`
+	// MetricsAddr is where serve offers /metrics (Prometheus), /healthz
+	// and /readyz on a listener of their own; empty: none. Loopback only
+	// unless allow_remote.
+	MetricsAddr string `toml:"metrics_addr"`
+	// DrainTimeout bounds how long serve, stopping on SIGTERM, lets the
+	// calls in flight finish before it cancels them. Default 30s.
+	DrainTimeout Duration `toml:"drain_timeout"`
+}
+
+// DefaultDrainTimeout is serve.drain_timeout when it is not set.
+const DefaultDrainTimeout = 30 * time.Second
+
+// Drain is serve.drain_timeout, or its default.
+func (s ServeConfig) Drain() time.Duration {
+	if s.DrainTimeout.Duration > 0 {
+		return s.DrainTimeout.Duration
+	}
+	return DefaultDrainTimeout
 }
 
 // TokenConfig is one bearer token.
@@ -509,6 +529,10 @@ func (e *ConfigError) Error() string { return e.Source + ": " + e.Msg }
 // ParseConfig decodes TOML text. Unknown keys are refused, naming the key.
 func ParseConfig(text, source, dir string) (*Config, error) {
 	var c Config
+	text, err := expandEnv(text, source, osLookup)
+	if err != nil {
+		return nil, err
+	}
 	md, err := toml.Decode(text, &c)
 	if err != nil {
 		return nil, &ConfigError{source, err.Error()}
@@ -597,7 +621,15 @@ func (c *Config) loadPersonalityDir() error {
 			return &ConfigError{f, fmt.Sprintf("personality %s is also defined in %s", name, c.Source)}
 		}
 		var p PersonalityConfig
-		md, err := toml.DecodeFile(f, &p)
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return &ConfigError{f, fmt.Sprintf("cannot read: %v", err)}
+		}
+		text, err := expandEnv(string(b), f, osLookup)
+		if err != nil {
+			return err
+		}
+		md, err := toml.Decode(text, &p)
 		if err != nil {
 			return &ConfigError{f, err.Error()}
 		}
@@ -662,6 +694,9 @@ func (c *Config) Validate() error {
 	if err := c.Vision.Validate(); err != nil {
 		return bad("%v", err)
 	}
+	if err := c.Telemetry.Validate(); err != nil {
+		return bad("%v", err)
+	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
 			return bad("plugins.%s.sha256 must be 64 hex digits (sha256sum of the .wasm)", name)
@@ -679,6 +714,9 @@ func (c *Config) Validate() error {
 	}
 	if (c.Serve.TLSCert == "") != (c.Serve.TLSKey == "") {
 		return bad("serve.tls_cert and serve.tls_key go together: set both or neither")
+	}
+	if d := c.Serve.DrainTimeout.Duration; d < 0 || d > time.Hour {
+		return bad("serve.drain_timeout = %s: give a duration from 1s to 1h, like \"30s\" (absent: 30s)", d)
 	}
 	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 || c.Serve.MaxSessionsPerToken < 0 {
 		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")

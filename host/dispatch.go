@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
@@ -44,6 +45,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	req.Args = h.aliasRefs(p, req)
+	ctx, endSpan := h.span(ctx, "tool_call", attribute.String("wasmwright.tool", capBytes(req.Tool, 128)), attribute.String("wasmwright.personality", p.name))
 	t0 := time.Now()
 	h.idle.begin()
 	defer h.idle.end()
@@ -60,6 +62,7 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		plugin = r.slot.Name
 	}
 	h.callEvent(p, req, &j, plugin, time.Since(t0), err)
+	endSpan(err)
 	if h.onCall != nil {
 		st := CallStats{Personality: p.name, Session: req.Session, Tool: req.Tool, ToolTime: t1.Sub(t0), Pipeline: time.Since(t1)}
 		if err != nil {
@@ -145,7 +148,7 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 // (abi.FeatureBlobs) gets a store for them, returned for Resolve.
 // j, for a tool call, is how the host judged it: an approval by origin
 // travels to the host functions, which check it again before they act.
-func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) ([]byte, *hostfuncs.Blobs, error) {
+func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) (_ []byte, _ *hostfuncs.Blobs, err error) {
 	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0, MarkHidden: p.cfg.HiddenText == HiddenMark}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin
@@ -160,6 +163,8 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 		// It sees secret values: nothing it says reaches the host's log.
 		ctx = sandbox.WithQuiet(ctx)
 	}
+	ctx, endSpan := h.span(ctx, pluginSpanName(role), attribute.String("wasmwright.plugin", r.slot.Name))
+	defer func() { endSpan(err) }()
 	plug := r.plugin
 	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
@@ -180,7 +185,8 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 			out, blobs, err = call(cur)
 		}
 	}
-	return out, blobs, h.crashed(p.name, session, r.slot.Name, role, err)
+	err = h.crashed(p.name, session, r.slot.Name, role, err)
+	return out, blobs, err
 }
 
 // crashed writes a plugin's crash (its panic text, its wasm stack) to the

@@ -14,7 +14,7 @@ import (
 // newNetwork builds the egress service from every personality's policy.
 // Listeners start lazily, one per browser session (and one shared per
 // distinct policy), so a host that never browses opens no socket.
-func newNetwork(cfg *Config, log *slog.Logger) (*network.Service, error) {
+func newNetwork(cfg *Config, log *slog.Logger, onBlocked func(personality, session, reason string)) (*network.Service, error) {
 	pol := map[string]network.Policy{}
 	var errs []string
 	for _, name := range sortedKeys(cfg.Personalities) {
@@ -54,7 +54,7 @@ func newNetwork(cfg *Config, log *slog.Logger) (*network.Service, error) {
 	if cfg.Network.ProxyListen == "" && bc.Grid != "" {
 		return nil, &ConfigError{cfg.Source, "[browser] grid is set but [network] proxy_listen is not: the grid's nodes cannot reach an egress proxy on this host's loopback; set proxy_listen to an address of this host they reach"}
 	}
-	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream, Reach: cfg.Network})
+	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream, Reach: cfg.Network, OnBlocked: onBlocked})
 }
 
 // egress is the kernel's side of the network service: the per-session

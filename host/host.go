@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/host/telemetry"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
@@ -47,6 +48,11 @@ type Options struct {
 	NoBrowser bool
 	// OnCall, when set, is told the timing of every call (metrics).
 	OnCall func(CallStats)
+	// Observe, when set, sees every event the kernel itself writes (tool
+	// calls, swaps, approvals, takeovers, withheld pages, grid sessions)
+	// and the ones it only counts (egress refusals): host/metrics. Events
+	// plugins emit are not among them. It must not block.
+	Observe func(hostfuncs.Event)
 	// Operators says a surface for human operators runs (the web console
 	// of `wasmwright serve`): the host then keeps an operator desk
 	// (Host.Desk), offers the takeover tool, and a personality's calls are
@@ -81,7 +87,10 @@ type Host struct {
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
-	linkMu    sync.Mutex // serializes relinking
+	observe   func(hostfuncs.Event)
+	// tracing is [telemetry]'s tracer, nil when tracing is off.
+	tracing *telemetry.Tracing
+	linkMu  sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators unless a personality's approval.via names
@@ -111,7 +120,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall, observe: opts.Observe}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -127,6 +136,16 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		return nil, err
 	}
 	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.maskEvent}
+	if h.tracing, err = telemetry.Start(cfg.Telemetry); err != nil {
+		return nil, &ConfigError{cfg.Source, err.Error()}
+	}
+	if t := h.tracing; t != nil {
+		h.closers = append(h.closers, func() error {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			return t.Shutdown(ctx)
+		})
+	}
 	if err := h.openServices(opts); err != nil {
 		return nil, err
 	}
@@ -184,7 +203,7 @@ func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfu
 func (h *Host) openServices(opts Options) error {
 	cfg := h.cfg
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := newNetwork(cfg, h.log)
+	nw, err := newNetwork(cfg, h.log, h.egressRefused)
 	if err != nil {
 		return err
 	}
@@ -301,6 +320,7 @@ func (h *Host) Emit(e hostfuncs.Event) {
 	if err := h.sink.Emit(e); err != nil {
 		h.log.Warn("event sink", "err", err)
 	}
+	h.note(e)
 }
 
 // CloseSession frees a session in every service (the MCP session ended).

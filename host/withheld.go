@@ -45,6 +45,7 @@ func (h *Host) judgeDocument(ctx context.Context, personality, session string, p
 	}
 	if flag != nil {
 		h.log.Info("page withheld", "personality", personality, "session", session, "code", flag.Code, "vendor", flag.Details["vendor"])
+		h.withheldEvent(personality, session, flag)
 	}
 	return flag, warnings
 }

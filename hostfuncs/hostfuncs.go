@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"reflect"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -190,6 +192,9 @@ func Guard(name string, fn func(ctx context.Context, c *Caller, req []byte) ([]b
 				return nil, abi.Errorf(abi.CodeRefused, "plugin %s asked %s to carry a secret value of this session (%s); refused: secret values leave the kernel only through browser_fill_credential",
 					plugin, name, kind)
 			}
+		}
+		if sp := trace.SpanFromContext(ctx); sp.IsRecording() {
+			return traced(ctx, sp, name, func(ctx context.Context) ([]byte, error) { return fn(ctx, c, req) })
 		}
 		return fn(ctx, c, req)
 	}}

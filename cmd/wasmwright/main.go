@@ -25,6 +25,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
@@ -105,17 +106,17 @@ func (g *globals) withHost(fn func(cmd *cobra.Command, args []string, h *host.Ho
 
 // open loads the config and starts a host.
 func (g *globals) open(ctx context.Context, stderr io.Writer) (*host.Host, error) {
-	return g.openWith(ctx, stderr, false)
+	return g.openWith(ctx, stderr, false, nil)
 }
 
 // openWith is open; operators starts the host's operator desk (serve with
 // the console enabled).
-func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool) (*host.Host, error) {
+func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool, observe func(hostfuncs.Event)) (*host.Host, error) {
 	cfg, err := host.LoadConfig(g.config)
 	if err != nil {
 		return nil, err
 	}
-	return host.New(ctx, cfg, host.Options{Logger: g.logger(stderr), Operators: operators && cfg.Console.Enabled})
+	return host.New(ctx, cfg, host.Options{Logger: g.logger(stderr), Operators: operators && cfg.Console.Enabled, Observe: observe})
 }
 
 func toolsCmd(g *globals) *cobra.Command {

@@ -8,13 +8,10 @@ import (
 	"io"
 	"net"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,11 +45,8 @@ func serveCmd(g *globals) *cobra.Command {
 		Long:  serveLong,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if fl.addr != "" {
-				fl.transport = "http"
-			}
-			if fl.transport != "stdio" && fl.transport != "http" {
-				return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
+			if err := fl.check(); err != nil {
+				return err
 			}
 			ctx := cmd.Context()
 			if ctx == nil {
@@ -64,9 +58,10 @@ func serveCmd(g *globals) *cobra.Command {
 					return err
 				}
 			}
-			ctx, stopped := stopOnSignal(ctx, stderr)
+			fleet := newFleet(stderr)
+			ctx, stopped := stopOnSignal(ctx, stderr, fleet.drain)
 			defer stopped()
-			h, err := g.openWith(ctx, stderr, true)
+			h, err := g.openWith(ctx, stderr, true, fleet.metrics.Observe)
 			if err != nil {
 				return err
 			}
@@ -80,7 +75,13 @@ func serveCmd(g *globals) *cobra.Command {
 				return err
 			}
 			cfg := h.Config()
-			prewarm(h, personality, fl.transport == "http")
+			served := servedPersonalities(h, personality, fl.transport == "http")
+			prewarm(h, served)
+			stopMetrics, err := fleet.start(h, fl.metricsAddr, fl.allowRemote)
+			if err != nil {
+				return err
+			}
+			defer stopMetrics()
 			opts := mcp.Options{Version: version(), Logger: h.Logger(), SessionIdle: fl.idle, ShutdownGrace: sessionGrace, MaxSessionsPerToken: cfg.Serve.MaxSessionsPerToken, HTTP: mcp.HTTPOptions{
 				AllowedOrigins: cfg.Serve.AllowedOrigins, MaxConns: cfg.Serve.MaxConns, MaxConnsPerIP: cfg.Serve.MaxConnsPerIP,
 			}}
@@ -91,6 +92,7 @@ func serveCmd(g *globals) *cobra.Command {
 			defer con.wait()
 			if fl.transport == "stdio" {
 				srv := mcp.New(h, opts)
+				fleet.serving(h, srv, served)
 				fmt.Fprintf(stderr, "wasmwright: serving %d tools of personality %s over stdio\n", len(tools), personality)
 				return serveStdio(ctx, srv, cmd.InOrStdin(), cmd.OutOrStdout(), personality)
 			}
@@ -107,6 +109,7 @@ func serveCmd(g *globals) *cobra.Command {
 				opts.HTTP.Mount, opts.HTTP.MountPath = con.mount.Handler(), con.mount.Path()
 			}
 			srv := mcp.New(h, opts)
+			fleet.serving(h, srv, served)
 			return serveHTTP(ctx, srv, h, fl.addr, personality, len(tools), fl.allowRemote || cfg.Serve.AllowRemote, opts.HTTP.TLS != nil, con.mount, stderr)
 		},
 	}
@@ -123,6 +126,18 @@ type serveFlags struct {
 	tlsCert     string
 	tlsKey      string
 	pprofAddr   string
+	metricsAddr string
+}
+
+// check settles the transport: --http implies http.
+func (fl *serveFlags) check() error {
+	if fl.addr != "" {
+		fl.transport = "http"
+	}
+	if fl.transport != "stdio" && fl.transport != "http" {
+		return fmt.Errorf("--transport %q: use stdio or http", fl.transport)
+	}
+	return nil
 }
 
 func (fl *serveFlags) bind(f *pflag.FlagSet) {
@@ -132,6 +147,7 @@ func (fl *serveFlags) bind(f *pflag.FlagSet) {
 	f.BoolVar(&fl.allowRemote, "allow-remote", false, "HTTP: allow listening on an address that is not loopback (use with --tls-cert/--tls-key)")
 	f.StringVar(&fl.tlsCert, "tls-cert", "", "HTTP: serve HTTPS with this PEM certificate (chain)")
 	f.StringVar(&fl.tlsKey, "tls-key", "", "HTTP: the PEM private key of --tls-cert")
+	f.StringVar(&fl.metricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://ADDR/metrics, liveness at /healthz and readiness at /readyz (loopback unless --allow-remote; default: the config's serve.metrics_addr, else off)")
 	f.StringVar(&fl.pprofAddr, "pprof", "", "serve Go's profiling endpoints (CPU, heap, mutex, block) at http://ADDR/debug/pprof/ (loopback only; off by default)")
 }
 
@@ -152,9 +168,15 @@ says otherwise; then give it --tls-cert and --tls-key (or serve.tls_cert and
 serve.tls_key), else it warns that tokens cross the network in clear.
 
 Each MCP session is one browser session, owned by the token that opened it;
-it is closed when the session ends. SIGINT or SIGTERM stops accepting,
-cancels calls in flight, closes the sessions and the browsers, and exits
-within 10 seconds whatever is still running; a second signal exits at once.`
+it is closed when the session ends. SIGINT or SIGTERM first drains: /readyz
+answers 503, new sessions get 503 with Retry-After, new calls are refused,
+and the calls in flight get serve.drain_timeout (30s) to finish. Then serve
+cancels what still runs, closes the sessions and the browsers, and exits
+within 10 seconds whatever is still running; a second signal exits at once.
+
+With --metrics-addr ADDR (or serve.metrics_addr) it serves Prometheus
+metrics at http://ADDR/metrics, liveness at /healthz and readiness at
+/readyz (plugins loaded, the browser or the grid reachable).`
 
 // closeHost closes the host when serve ends: within 30 seconds, or by the
 // deadline a stopping serve set on ctx.
@@ -193,10 +215,18 @@ func startPersonality(h *host.Host, personality string, stderr io.Writer) ([]abi
 // and a first call waits for it instead of starting it. Over HTTP those
 // are the personality the default token acts as and the ones the config's
 // tokens map to.
-func prewarm(h *host.Host, personality string, overHTTP bool) {
+func prewarm(h *host.Host, served []string) {
 	if b := h.Browser(); b == nil || !b.Config().PrewarmAtStart() {
 		return
 	}
+	for _, pn := range served {
+		h.Prewarm(pn)
+	}
+}
+
+// servedPersonalities are the personalities serve serves: the one it acts
+// as and, over HTTP, the ones the config's tokens map to.
+func servedPersonalities(h *host.Host, personality string, overHTTP bool) []string {
 	served := []string{personality}
 	if overHTTP {
 		for _, t := range h.Config().Serve.Tokens {
@@ -205,9 +235,7 @@ func prewarm(h *host.Host, personality string, overHTTP bool) {
 			}
 		}
 	}
-	for _, pn := range served {
-		h.Prewarm(pn)
-	}
+	return served
 }
 
 // serveTLS is the HTTPS config of --tls-cert and --tls-key, else of
@@ -223,64 +251,6 @@ func serveTLS(cfg *host.Config, tlsCert, tlsKey string) (*tls.Config, error) {
 		return loadTLS(tlsCert, tlsKey)
 	}
 	return nil, nil
-}
-
-// shutdownDeadline is the context key of the time by which a stopping serve
-// must be done.
-type shutdownDeadline struct{}
-
-type atomicTime struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (a *atomicTime) get() time.Time {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.t
-}
-
-// stopOnSignal returns a context that SIGINT or SIGTERM cancels. From the
-// first signal serve has shutdownBudget to finish, after which (or at a
-// second signal) the process exits whatever is still running: a call or a
-// browser that does not stop must not keep it alive. The context carries
-// the deadline (shutdownDeadline) for the host's close. stop releases the
-// signals once serve has returned.
-func stopOnSignal(parent context.Context, stderr io.Writer) (context.Context, func()) {
-	dl := &atomicTime{}
-	ctx, cancel := context.WithCancel(context.WithValue(parent, shutdownDeadline{}, dl))
-	sigc := make(chan os.Signal, 2)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		var sig os.Signal
-		select {
-		case sig = <-sigc:
-		case <-done:
-			return
-		}
-		dl.mu.Lock()
-		dl.t = time.Now().Add(shutdownBudget)
-		dl.mu.Unlock()
-		fmt.Fprintf(stderr, "wasmwright: %v: stopping; calls in flight are cancelled (a second signal exits at once)\n", sig)
-		cancel()
-		hard := time.NewTimer(shutdownBudget + time.Second)
-		defer hard.Stop()
-		select {
-		case <-sigc:
-			fmt.Fprintln(stderr, "wasmwright: second signal: exiting now")
-			os.Exit(130)
-		case <-hard.C:
-			fmt.Fprintf(stderr, "wasmwright: still stopping after %v: exiting now\n", shutdownBudget+time.Second)
-			os.Exit(1)
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		close(done)
-		signal.Stop(sigc)
-		cancel()
-	}
 }
 
 func serveStdio(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer, personality string) error {

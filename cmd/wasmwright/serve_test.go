@@ -52,6 +52,12 @@ plugins_dir = %q
 cache_dir = %q
 watch_plugins = false
 
+# A stop drains for 1 s unless a test says otherwise: the signal tests
+# hold a call that would outlast the default 30 s.
+[serve]
+drain_timeout = "${WW_TEST_DRAIN_TIMEOUT:-1s}"
+metrics_addr = "${WW_TEST_METRICS_ADDR:-}"
+
 [plugins.browser]
 
 [personalities.default]

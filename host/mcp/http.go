@@ -225,6 +225,9 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 			return
 		}
 		listen.Authenticated(r)
+		if s.refuseNewSession(w, r) {
+			return
+		}
 		// Read the body under its own deadline, then lift every read
 		// deadline so a long call's stream or a GET stream is not cut.
 		if r.Body != nil && r.Body != http.NoBody {

@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -108,6 +109,10 @@ type Server struct {
 	// watchers counts sessions whose end is awaited; Shutdown waits for
 	// their CloseSession calls.
 	watchers sync.WaitGroup
+	// calls are the tool calls in flight; draining is set by Drain
+	// (drain.go).
+	calls    flight
+	draining atomic.Bool
 }
 
 // New returns a Server for h.
@@ -550,6 +555,13 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 		if p, _ := ti.Extra[extraPersonality].(string); p != b.personality {
 			return errorResult(abi.Errorf(abi.CodeRefused, "this session belongs to another personality: start a new session with your token")), nil
 		}
+	}
+	// Counted before the drain check: a drain that starts after it waits
+	// for this call, one that started before refuses it.
+	b.s.calls.begin()
+	defer b.s.calls.end()
+	if b.s.draining.Load() {
+		return errorResult(drainingError()), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

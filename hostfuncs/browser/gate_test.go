@@ -74,6 +74,7 @@ var serviceSurface = map[string]string{
 	"Sessions":            "nothing",
 	"Prewarm":             "nothing",
 	"Config":              "nothing",
+	"Reachable":           "nothing",
 	"Close":               "nothing",
 }
 

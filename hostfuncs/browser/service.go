@@ -79,6 +79,11 @@ type Options struct {
 	// proxy's TLS public key (network.Service.TrustSPKI): a grid browser
 	// trusts that key for its https:// proxy.
 	ProxyTrustSPKI string
+	// OnGrid, when set, is told how each grid session's start went (the
+	// time it waited for a node, and its error) and, later, when its node
+	// is lost: the host's metrics and event log. It runs on the caller's
+	// goroutine or one of its own, outside the service's locks.
+	OnGrid func(GridReport)
 	// ProxyHost, when set, is the IP address the browsers dial for their
 	// egress proxy (network.Service.ProxyHost): Chromium's resolver rules
 	// map every host, IP literals included, to "not found" but those

@@ -422,7 +422,10 @@ func (s *sessions) launchProfile(ss *session, p profileChoice, proxy string) ([]
 // need be); note is the browser start's warning, if any.
 func (s *sessions) newContext(ctx context.Context, ss *session, proxy string) (string, error) {
 	if s.cfg.Grid != "" {
-		return "", s.gridContext(ctx, ss, proxy)
+		t0 := time.Now()
+		err := s.gridContext(ctx, ss, proxy)
+		s.reportGrid(ss, time.Since(t0), err)
+		return "", err
 	}
 	b, drv, note, err := s.launcher.startedBrowser()
 	ss.drv = drv

@@ -67,6 +67,9 @@ type Options struct {
 	Upstream *url.URL
 	// Reach is where the listeners listen (reach.go); zero: loopback.
 	Reach Reach
+	// OnBlocked, when set, is told of every request a session's proxy
+	// refused (the host's metrics; ReasonClass sorts the reasons).
+	OnBlocked func(personality, session, reason string)
 }
 
 // Fetch limits.
@@ -300,6 +303,9 @@ func (s *Service) record(k sessKey, b *Blocked) {
 	s.refused.Add(1)
 	line := b.Error()
 	s.log.Info("request blocked", "personality", k.personality, "session", k.session, "url", b.URL, "reason", b.Reason)
+	if on := s.opts.OnBlocked; on != nil {
+		on(k.personality, k.session, b.Reason)
+	}
 	if k == (sessKey{}) {
 		return
 	}
