@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
 )
 
 // Documents names each published schema's file (in abi/schema/) and type.
@@ -43,10 +44,14 @@ func Description(file string) string {
 	if !ok {
 		return ""
 	}
-	if part == "request.schema.json" {
-		return fmt.Sprintf("The request of ww_%s (import ww_%s or wwx_%s): %s.", name, name, name, f.Doc)
+	grant := "no grant needed"
+	if g, _ := capability.ForHostFunc("ww_" + name); g != "" {
+		grant = "grant: " + string(g)
 	}
-	return fmt.Sprintf("The answer of ww_%s on success (a failure answers error.schema.json): %s.", name, f.Doc)
+	if part == "request.schema.json" {
+		return fmt.Sprintf("The request of ww_%s (import ww_%s or wwx_%s): %s (%s).", name, name, name, f.Doc, grant)
+	}
+	return fmt.Sprintf("The answer of ww_%s on success (a failure answers error.schema.json): %s (%s).", name, f.Doc, grant)
 }
 
 // Generate returns the schema of v, indented, with a final newline. It is
