@@ -1,6 +1,7 @@
 package abischema
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -95,5 +97,29 @@ func TestABIReadmePathsExist(t *testing.T) {
 	}
 	if n < 8 {
 		t.Fatalf("only %d paths found in abi/README.md: the pattern is broken", n)
+	}
+}
+
+// The bot-wall example in abi/README.md ("Naming the vendor") is what
+// abi.BotWall answers for it (ExampleBotWall prints the same), and it is a
+// valid error answer naming its vendor and kind.
+func TestABIReadmeBotWallExample(t *testing.T) {
+	_, rest, ok := strings.Cut(abiReadme(t), "<!-- botwall -->\n```json\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("abi/README.md has no bot-wall example")
+	}
+	e := abi.BotWall("DataDome", abi.WallCaptcha, &abi.Page{URL: "https://shop.example/", Status: 403}, "header x-datadome: protected",
+		"shop.example is showing a bot wall (DataDome captcha) instead of the page: it was not read. A person can pass it: ask for a takeover, or use another source.")
+	want, _ := json.MarshalIndent(map[string]any{"error": e}, "", "  ")
+	if strings.TrimSpace(block) != string(want) {
+		t.Fatalf("abi/README.md's example:\n%s\nabi.BotWall answers:\n%s", block, want)
+	}
+	var doc struct{ Error json.RawMessage }
+	if err := json.Unmarshal([]byte(block), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if err := Validate("hostfuncs/error.schema.json", doc.Error); err != nil {
+		t.Fatalf("the example is not a valid error answer: %v", err)
 	}
 }
