@@ -20,7 +20,8 @@ import (
 //	                                       loaded or swapped in, checked
 //	plugins/.rejected/NAME.wasm.refused    a drop the host refused, or a
 //	                                       version it rolled back, with
-//	                                       NAME.wasm.refused.json (why);
+//	                                       NAME.wasm.refused.json (why),
+//	                                       its .sha256 and .minisig;
 //	                                       the latest one
 //	plugins/.rejected/NAME.wasm.refused.log one JSON line per refusal
 //	                                       (sha256, reason, time): the
@@ -148,6 +149,8 @@ func (set *Set) setAside(s *Slot, sum string, code abi.Code, reason string) bool
 		return false
 	}
 	os.Rename(s.File+".sha256", dst+".sha256")
+	// Its signature goes with it: a later drop must bring its own.
+	os.Rename(s.File+signature.Ext, dst+signature.Ext)
 	return true
 }
 
