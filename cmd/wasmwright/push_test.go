@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// push checks what pull checks before it publishes anything: a file that
+// does not load as a plugin, and one whose manifest names another plugin
+// than --name, are refused (the registry here answers nothing, so an
+// unchecked push would fail reaching it, not be refused).
+func TestPushChecksWhatPullChecks(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ww-cli-test-cache"))
+	dir := pluginsDir(t)
+	good := filepath.Join(dir, "extract_links.wasm")
+	garbage := filepath.Join(t.TempDir(), "garbage.wasm")
+	os.WriteFile(garbage, []byte("\x00asm not really"), 0o644)
+	ref := "127.0.0.1:1/plugins/x:1"
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"not a plugin", []string{garbage, ref}, "does not load as a plugin"},
+		{"another name", []string{good, ref, "--name", "page_tools"}, `calls itself \"extract_links\" in its manifest, not \"page_tools\"`},
+	} {
+		code, out, _ := cli(t, append([]string{"plugins", "push", "--plain-http"}, c.args...)...)
+		if code != 1 || !strings.Contains(out, `"code": "refused"`) || !strings.Contains(out, c.want) || !strings.Contains(out, "nothing was published") {
+			t.Errorf("%s: want refused %q, got %d %s", c.name, c.want, code, out)
+		}
+	}
+	// A good file gets past the checks: it fails reaching the registry.
+	code, out, _ := cli(t, "plugins", "push", "--plain-http", good, ref, "--name", "extract_links")
+	if code != 1 || strings.Contains(out, "nothing was published") {
+		t.Fatalf("a good file must reach the publishing step: %d %s", code, out)
+	}
+}
