@@ -129,7 +129,7 @@ func pushCmd(ropts *distribute.RegistryOptions) *cobra.Command {
 as a plugin, and its manifest's name is the name it is published under
 (--name, when given, must be that name). A file without FILE.minisig is
 pushed unsigned, with a warning: pull refuses it.`,
-		Args:  cobra.ExactArgs(2),
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wasm, err := os.ReadFile(args[0])
 			if err != nil {
