@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // push checks what pull checks before it publishes anything: a file that
@@ -35,5 +37,20 @@ func TestPushChecksWhatPullChecks(t *testing.T) {
 	code, out, _ := cli(t, "plugins", "push", "--plain-http", good, ref, "--name", "extract_links")
 	if code != 1 || strings.Contains(out, "nothing was published") {
 		t.Fatalf("a good file must reach the publishing step: %d %s", code, out)
+	}
+}
+
+// plugins list's state says what happened to the file whose last good
+// version serves: set aside (and why), missing, or refused.
+func TestListFileState(t *testing.T) {
+	aside := abi.Errorf(abi.CodePluginFailed, "plugin p's file (sha256 abc) was set aside at T: rolled back: 3 hook calls in a row failed").With("set_aside", "/x/.rejected/p.wasm.refused")
+	if got := fileState(aside); !strings.HasPrefix(got, "its file was set aside (/x/.rejected/p.wasm.refused): ") || strings.Contains(got, "refused: ") {
+		t.Errorf("set aside: %s", got)
+	}
+	if got := fileState(abi.Errorf(abi.CodeNotAvailable, "plugin p is not installed (p.wasm is missing)")); !strings.HasPrefix(got, "its file is missing: ") {
+		t.Errorf("missing: %s", got)
+	}
+	if got := fileState(abi.Errorf(abi.CodeRefused, "calls itself q")); got != "its file was refused: refused: calls itself q" {
+		t.Errorf("refused: %s", got)
 	}
 }
