@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // push checks what pull checks before it publishes anything: a file that
@@ -52,5 +53,17 @@ func TestListFileState(t *testing.T) {
 	}
 	if got := fileState(abi.Errorf(abi.CodeRefused, "calls itself q")); got != "its file was refused: refused: calls itself q" {
 		t.Errorf("refused: %s", got)
+	}
+}
+
+// examples/minimal.toml, the first config an author needs, loads and
+// answers a first call of the example plugin.
+func TestMinimalConfigFirstCall(t *testing.T) {
+	t.Setenv("WASMWRIGHT_PLUGINS_DIR", pluginsDir(t))
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(os.TempDir(), "ww-cli-test-cache"))
+	cfg := filepath.Join(wasmbuild.Root(), "examples", "minimal.toml")
+	code, out, stderr := cli(t, "--config", cfg, "call", "extract_links", `{"html":"<a href=/x>x</a>"}`)
+	if code != 0 || !strings.Contains(out, `"href": "/x"`) {
+		t.Fatalf("first call with examples/minimal.toml: %d %s %s", code, out, stderr)
 	}
 }
