@@ -85,7 +85,7 @@ type BrowserDialog struct {
 type BrowserNavigateRequest struct {
 	URL string `json:"url"`
 	// WaitUntil is load (default), domcontentloaded, networkidle or commit.
-	WaitUntil string `json:"wait_until,omitempty"`
+	WaitUntil string `json:"wait_until,omitempty" enum:"load|domcontentloaded|networkidle|commit"`
 	// TimeoutMS overrides the host's navigation timeout (capped by it).
 	TimeoutMS int  `json:"timeout_ms,omitempty"`
 	NewTab    bool `json:"new_tab,omitempty"`
@@ -139,7 +139,7 @@ const (
 // BrowserActRequest is one interaction with the current tab. The target is
 // Ref, or the viewport point (X, Y) when Ref is empty.
 type BrowserActRequest struct {
-	Action string   `json:"action"`
+	Action string   `json:"action" enum:"click|dblclick|type|fill|press|hover|scroll|select|drag|check"`
 	Ref    string   `json:"ref,omitempty"`
 	X      *float64 `json:"x,omitempty"`
 	Y      *float64 `json:"y,omitempty"`
@@ -153,8 +153,8 @@ type BrowserActRequest struct {
 	Submit bool `json:"submit,omitempty"`
 	// Button is left (default), right or middle; Modifiers are Alt,
 	// Control, ControlOrMeta, Meta, Shift.
-	Button    string   `json:"button,omitempty"`
-	Modifiers []string `json:"modifiers,omitempty"`
+	Button    string   `json:"button,omitempty" enum:"left|right|middle"`
+	Modifiers []string `json:"modifiers,omitempty" enum:"Alt|Control|ControlOrMeta|Meta|Shift"`
 	// Values for select.
 	Values []string `json:"values,omitempty"`
 	// Drag target.
@@ -163,7 +163,7 @@ type BrowserActRequest struct {
 	ToY       *float64 `json:"to_y,omitempty"`
 	// Scroll: up, down, left or right by Amount pixels (default: most of a
 	// viewport).
-	Direction string `json:"direction,omitempty"`
+	Direction string `json:"direction,omitempty" enum:"up|down|left|right"`
 	Amount    int    `json:"amount,omitempty"`
 	// Checked for check; nil means true.
 	Checked    *bool `json:"checked,omitempty"`
@@ -187,7 +187,7 @@ type BrowserActResponse struct {
 // or the option's label or value.
 type BrowserFormField struct {
 	Ref   string `json:"ref"`
-	Kind  string `json:"kind,omitempty"`
+	Kind  string `json:"kind,omitempty" enum:"textbox|checkbox|radio|combobox|slider"`
 	Value string `json:"value"`
 }
 
@@ -208,7 +208,7 @@ type BrowserUploadRequest struct {
 
 // BrowserHistoryRequest goes back or forward one entry.
 type BrowserHistoryRequest struct {
-	Direction  string `json:"direction"` // back | forward
+	Direction  string `json:"direction" enum:"back|forward"`
 	TimeoutMS  int    `json:"timeout_ms,omitempty"`
 	NoSnapshot bool   `json:"no_snapshot,omitempty"`
 }
@@ -250,7 +250,7 @@ type BrowserDialogResponse struct {
 // uncaught page errors. Level filters to that level and more severe
 // (error, warning, info, debug). Since returns entries after that Seq.
 type BrowserConsoleRequest struct {
-	Level string `json:"level,omitempty"`
+	Level string `json:"level,omitempty" enum:"error|warning|info|debug"`
 	Since int64  `json:"since,omitempty"`
 	Limit int    `json:"limit,omitempty"`
 	Clear bool   `json:"clear,omitempty"`
@@ -371,12 +371,12 @@ type BrowserComputedStyleResponse struct {
 // candidate targets (set-of-marks) and lists them in the response: viewport
 // only, PNG or JPEG.
 type BrowserScreenshotRequest struct {
-	Mode     string `json:"mode,omitempty"` // viewport | full | element
+	Mode     string `json:"mode,omitempty" enum:"viewport|full|element"`
 	Ref      string `json:"ref,omitempty"`
 	Name     string `json:"name,omitempty"`
 	NoInline bool   `json:"no_inline,omitempty"`
-	Format   string `json:"format,omitempty"`  // png (default) | jpeg | webp
-	Quality  int    `json:"quality,omitempty"` // 1-100, jpeg and webp (default 80)
+	Format   string `json:"format,omitempty" enum:"png|jpeg|jpg|webp"` // png (default)
+	Quality  int    `json:"quality,omitempty"`                         // 1-100, jpeg and webp (default 80)
 	Marks    bool   `json:"marks,omitempty"`
 }
 
@@ -443,7 +443,7 @@ type BrowserReadResponse struct {
 // profiles (folders of cookies and storage under its profile root).
 // Action is create, list or delete; Name matches [A-Za-z0-9_-]+.
 type BrowserProfileRequest struct {
-	Action string `json:"action"`
+	Action string `json:"action" enum:"create|list|delete"`
 	Name   string `json:"name,omitempty"`
 }
 
@@ -463,7 +463,7 @@ type BrowserProfileResponse struct {
 type BrowserPDFRequest struct {
 	Name      string `json:"name,omitempty"`
 	Landscape bool   `json:"landscape,omitempty"`
-	Format    string `json:"format,omitempty"` // A4 (default), Letter...
+	Format    string `json:"format,omitempty" enum:"Letter|Legal|Tabloid|Ledger|A0|A1|A2|A3|A4|A5|A6"` // A4 (default)
 }
 
 // BrowserPDFResponse gives the file.
@@ -493,7 +493,7 @@ type BrowserEvaluateResponse struct {
 // the current tab's origin (cookies: every cookie the page would send).
 // Values are returned only when Values is set.
 type BrowserStorageRequest struct {
-	Kind   string `json:"kind,omitempty"` // all (default) | local | session | cookies
+	Kind   string `json:"kind,omitempty" enum:"all|local|session|cookies"` // all (default)
 	Values bool   `json:"values,omitempty"`
 }
 
@@ -513,7 +513,7 @@ type BrowserCookie struct {
 	Expires  float64 `json:"expires,omitempty"` // unix seconds; 0 = session
 	HTTPOnly bool    `json:"http_only,omitempty"`
 	Secure   bool    `json:"secure,omitempty"`
-	SameSite string  `json:"same_site,omitempty"`
+	SameSite string  `json:"same_site,omitempty" enum:"Strict|Lax|None"`
 	Size     int     `json:"size,omitempty"`
 }
 
@@ -547,7 +547,7 @@ type BrowserCookiesResponse struct {
 // tab, or, with Fetch, returns one of them (an http(s) URL the page loaded,
 // or "inline:<kind>:<n>"), capped at MaxBytes.
 type BrowserSourcesRequest struct {
-	Kind     string `json:"kind,omitempty"` // script | stylesheet | "" (both)
+	Kind     string `json:"kind,omitempty" enum:"script|stylesheet"` // absent: both
 	Fetch    string `json:"fetch,omitempty"`
 	MaxBytes int    `json:"max_bytes,omitempty"`
 }
@@ -568,7 +568,7 @@ type BrowserSourcesResponse struct {
 
 // BrowserTabsRequest lists, opens, selects or closes tabs.
 type BrowserTabsRequest struct {
-	Action string `json:"action"` // list | open | select | close
+	Action string `json:"action" enum:"list|open|select|close"`
 	Index  *int   `json:"index,omitempty"`
 	URL    string `json:"url,omitempty"` // for open
 }
@@ -594,9 +594,9 @@ type BrowserGeolocation struct {
 // and reloading the current URL.
 type BrowserEmulateRequest struct {
 	Device           string              `json:"device,omitempty"`
-	Media            string              `json:"media,omitempty"`        // screen | print
-	ColorScheme      string              `json:"color_scheme,omitempty"` // light | dark | no-preference
-	ReducedMotion    string              `json:"reduced_motion,omitempty"`
+	Media            string              `json:"media,omitempty" enum:"screen|print"`
+	ColorScheme      string              `json:"color_scheme,omitempty" enum:"light|dark|no-preference"`
+	ReducedMotion    string              `json:"reduced_motion,omitempty" enum:"reduce|no-preference"`
 	Geolocation      *BrowserGeolocation `json:"geolocation,omitempty"`
 	ClearGeolocation bool                `json:"clear_geolocation,omitempty"`
 	Offline          *bool               `json:"offline,omitempty"`

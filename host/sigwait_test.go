@@ -4,12 +4,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/host/signature"
 )
 
@@ -61,5 +64,42 @@ func TestWatchedDropWaitsForItsSignature(t *testing.T) {
 		if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// A watched drop whose own signature does not verify is refused and set
+// aside like any refused drop: the file, its pin and its signature move to
+// .rejected/, NAME.wasm.refused.json says its sha256, code and why, and
+// the old version keeps serving.
+func TestWatchedDropWithBadSignatureIsSetAside(t *testing.T) {
+	h, file, priv, events := signedWatchedHost(t)
+	before, _ := h.plugins.Slot("misbehave").Current()
+	next := withCustomSection(readBuilt(t, "sandbox/testdata/misbehave", "-trimpath"))
+	s := sha256.Sum256(next)
+	sum := hex.EncodeToString(s[:])
+	os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
+	os.WriteFile(file+".tmp", next, 0o644)
+	os.Rename(file+".tmp", file)
+	// Its own signature, written after it, of other bytes.
+	os.WriteFile(file+signature.Ext+".tmp", distribute.Sign(priv, []byte("other bytes"), file), 0o644)
+	os.Rename(file+signature.Ext+".tmp", file+signature.Ext)
+	events.waitEvent(t, "plugin.set_aside", sum)
+
+	rejected := filepath.Join(filepath.Dir(file), ".rejected", "misbehave.wasm.refused")
+	var rec struct{ SHA256, Code, Reason string }
+	raw, err := os.ReadFile(rejected + ".json")
+	if err != nil || json.Unmarshal(raw, &rec) != nil || rec.SHA256 != sum || rec.Code != "refused" || !strings.Contains(rec.Reason, "signature") {
+		t.Fatalf("record: %s %v", raw, err)
+	}
+	if got, _ := pluginset.SHA256File(rejected); got != sum {
+		t.Fatalf("the refused file is not in .rejected/ (%s)", got)
+	}
+	for _, left := range []string{file, file + ".sha256", file + signature.Ext} {
+		if _, err := os.Stat(left); !os.IsNotExist(err) {
+			t.Errorf("%s left in place: %v", filepath.Base(left), err)
+		}
+	}
+	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 != before.SHA256 {
+		t.Fatalf("%s serves, want the old %s", cur.SHA256[:12], before.SHA256[:12])
 	}
 }

@@ -162,6 +162,10 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	h := f.host(t, hooksConfig, events)
 	ctx := context.Background()
 	bad := brokenDetector(t, "panic", "LIVE")
+	// In place as `plugins swap` installs it (this host does not watch).
+	file := filepath.Join(f.plugins, "testhooks.wasm")
+	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
+	os.WriteFile(file, bad, 0o644)
 	if _, err := h.Swap(ctx, "testhooks", bad, sha(bad)); err != nil {
 		t.Fatalf("a detector failing only live passes the swap: %v", err)
 	}
@@ -203,6 +207,17 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(f.plugins, ".last-good", "testhooks.wasm.sha256")); !strings.HasPrefix(string(b), f.sums["testhooks"]) {
 		t.Fatalf("last good on disk after the rollback: %q", b)
+	}
+	// A host started on the folder afterwards (plugins list) says the file
+	// was set aside by the rollback, and why: not that it is missing.
+	for _, p := range f.host(t, hooksConfig, nil).Plugins() {
+		if p.Name != "testhooks" {
+			continue
+		}
+		if e := p.FileError; p.Serving != "last_good" || e == nil || e.Code != abi.CodePluginFailed || e.Details["set_aside"] == "" ||
+			!strings.Contains(e.Message, "rolled back: 3 hook calls in a row failed") || strings.Contains(e.Message, "missing") {
+			t.Fatalf("after a rollback the list must say so: %+v %+v", p, p.FileError)
+		}
 	}
 }
 

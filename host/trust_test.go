@@ -151,14 +151,17 @@ func TestSwapRequiresSignature(t *testing.T) {
 	if _, err := h.Swap(context.Background(), "misbehave", next, sum, distribute.Sign(priv, old, file)); errCode(err) != abi.CodeRefused || !strings.Contains(err.Error(), "does not match") {
 		t.Fatalf("swap with another file's signature: %v", err)
 	}
-	// A drop without its signature is refused; its signature arriving
-	// after it swaps it in.
+	// A drop whose signature is another file's is refused and set aside
+	// (TestWatchedDropWithBadSignatureIsSetAside); dropped again with its
+	// own, it swaps in. (A drop whose signature never comes:
+	// TestWatchedDropWaitsForItsSignature.)
 	writePlugin(t, file, next, nil)
-	events.waitEvent(t, "plugin.swap_refused", sum)
+	os.WriteFile(file+signature.Ext, distribute.Sign(priv, old, file), 0o644)
+	events.waitEvent(t, "plugin.set_aside", sum)
 	if cur, _ := h.plugins.Slot("misbehave").Current(); cur.SHA256 == sum {
-		t.Fatal("an unsigned drop was swapped in")
+		t.Fatal("a drop with a wrong signature was swapped in")
 	}
-	os.WriteFile(file+signature.Ext, distribute.Sign(priv, next, file), 0o644)
+	writePlugin(t, file, next, distribute.Sign(priv, next, file))
 	events.waitEvent(t, "plugin.swapped", sum)
 	if _, err := h.Call(context.Background(), Request{Personality: "p", Tool: "echo"}); err != nil {
 		t.Fatal(err)

@@ -217,6 +217,9 @@ func JSON[Req, Resp any](name string, fn func(ctx context.Context, c *Caller, re
 				return nil, abi.Errorf(abi.CodeInputInvalid, "%s: bad request: %v", name, err)
 			}
 		}
+		if err := CheckEnums(&req); err != nil {
+			return nil, err
+		}
 		resp, err := fn(ctx, c, req)
 		if err != nil {
 			return nil, err

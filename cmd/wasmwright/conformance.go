@@ -60,6 +60,10 @@ func conformance(ctx context.Context, file string) []check {
 	}
 	out = append(out, check{"manifest valid against abi/schema/manifest.schema.json", err})
 	m := p.Manifest()
+	if base := strings.TrimSuffix(filepath.Base(file), ".wasm"); m.Name != "" && m.Name != base {
+		// A host loads it only under its manifest's name.
+		out = append(out, check{fmt.Sprintf("note its manifest names it %q: install it as %s.wasm, configure [plugins.%s] and use %q in personalities", m.Name, m.Name, m.Name, m.Name), errNote})
+	}
 	_, err = capability.Parse(m.Capabilities)
 	for _, t := range m.Tools {
 		if _, terr := capability.Parse(t.Capabilities); terr != nil && err == nil {
@@ -91,7 +95,7 @@ func selfTestChecks(ctx context.Context, p *sandbox.Plugin) []check {
 	out := []check{{"self-test (self_test export, the real hook on the host's fixtures and the plugin's own cases)", err}}
 	if err == nil && pluginset.HasRole(p.Manifest(), abi.HookDetect) {
 		if cerr := pluginset.CheckChain(ctx, lim, []*sandbox.Plugin{p}); cerr != nil {
-			out = append(out, check{"note alone it lets the host's wall through; list it after a detector that catches it: " + oneLine(cerr), errNote})
+			out = append(out, check{"note alone it lets the host's wall through; list it after a detector that catches it: " + abi.AsError(cerr).Message, errNote})
 		} else {
 			out = append(out, check{"detector alone catches the host's walls", nil})
 		}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -55,10 +57,20 @@ func TestVerifyFileRunsSelfTest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, _ = cli(t, "plugins", "verify", sound)
+	// Under a file name that is not its plugin name, the chain it suggests
+	// names the plugin as a config does (its manifest's name).
+	renamed := filepath.Join(t.TempDir(), "my-detector-v2.wasm")
+	if b, err := os.ReadFile(sound); err != nil || os.WriteFile(renamed, b, 0o644) != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = cli(t, "plugins", "verify", renamed)
 	if code != 0 || !strings.Contains(out, "ok   self-test") || !strings.Contains(out, "note alone it lets the host's wall through") ||
 		!strings.Contains(out, "ok   load (exports, -buildmode=c-shared,") {
 		t.Fatalf("a detector for one vendor passes verify, with a note: exit %d\n%s", code, out)
+	}
+	if !strings.Contains(out, `hooks.detect = ["blockdetect", "humancheck"]`) || strings.Contains(out, `"my-detector-v2"]`) ||
+		!strings.Contains(out, `note its manifest names it "humancheck": install it as humancheck.wasm`) {
+		t.Fatalf("verify must suggest the plugin's name, not the file's:\n%s", out)
 	}
 	as, err := wasmbuild.Build("examples/page_title")
 	if err != nil {

@@ -125,14 +125,27 @@ func pushCmd(ropts *distribute.RegistryOptions) *cobra.Command {
 	push := &cobra.Command{
 		Use:   "push FILE REF",
 		Short: "Publish a plugin and its FILE.minisig to an OCI registry (REF: registry/repository:tag)",
-		Args:  cobra.ExactArgs(2),
+		Long: `push checks FILE as pull will, before publishing anything: it must load
+as a plugin, and its manifest's name is the name it is published under
+(--name, when given, must be that name). A file without FILE.minisig is
+pushed unsigned, with a warning: pull refuses it.`,
+		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			wasm, err := os.ReadFile(args[0])
 			if err != nil {
 				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeInputInvalid, "reading %s: %v", args[0], err))
 			}
+			// What pull checks, checked before anything is published: the
+			// wasm loads as a plugin, and it calls itself what it is
+			// published as (a host refuses it under another name).
+			described, err := describedName(cmd.Context(), wasm, strings.TrimSuffix(filepath.Base(args[0]), ".wasm"))
+			if err != nil {
+				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeRefused, "%s does not load as a plugin (%s): nothing was published; check it with wasmwright plugins verify %s", args[0], abi.AsError(err).Message, args[0]))
+			}
 			if name == "" {
-				name = strings.TrimSuffix(filepath.Base(args[0]), ".wasm")
+				name = described
+			} else if name != described {
+				return printError(cmd.OutOrStdout(), abi.Errorf(abi.CodeRefused, "%s calls itself %q in its manifest, not %q: a host would refuse it under that name; nothing was published (push it with --name %s, or rename the plugin in its manifest and rebuild)", args[0], described, name, described))
 			}
 			sig := signature.Read(args[0])
 			if sig == nil {
@@ -145,7 +158,7 @@ func pushCmd(ropts *distribute.RegistryOptions) *cobra.Command {
 			return printJSON(cmd.OutOrStdout(), map[string]any{"plugin": name, "ref": args[1], "digest": digest, "signed": sig != nil})
 		},
 	}
-	push.Flags().StringVar(&name, "name", "", "the plugin's name (default: FILE's name without .wasm)")
+	push.Flags().StringVar(&name, "name", "", "the plugin's name, which must be the one its manifest gives (default: that name)")
 	return push
 }
 

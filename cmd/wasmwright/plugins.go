@@ -43,7 +43,7 @@ func pluginsListCmd(g *globals) *cobra.Command {
 				case p.FileError != nil:
 					// The sha256 shown is the last good version's, not the
 					// file's: say so on the same line.
-					state = "last good version serves; its file was refused: " + string(p.FileError.Code) + ": " + p.FileError.Message
+					state = "last good version serves; " + fileState(p.FileError)
 				}
 				sha := p.SHA256
 				if len(sha) > 12 {
@@ -54,6 +54,19 @@ func pluginsListCmd(g *globals) *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+}
+
+// fileState says what happened to a plugin's file when its last good
+// version serves: set aside (refused at a drop, or rolled back: the
+// message says which), missing, or refused at this start.
+func fileState(e *abi.Error) string {
+	switch {
+	case e.Details["set_aside"] != "":
+		return "its file was set aside (" + e.Details["set_aside"] + "): " + e.Message
+	case e.Code == abi.CodeNotAvailable:
+		return "its file is missing: " + e.Message
+	}
+	return "its file was refused: " + string(e.Code) + ": " + e.Message
 }
 
 // pluginsPrecompileCmd is `plugins precompile DIR`.

@@ -196,12 +196,21 @@ func list(title string, items []string) string {
 	return title + ":\n- " + strings.Join(items, "\n- ")
 }
 
-// errorResult is a failed call as the agent sees it: "error CODE: message",
-// with the error as structured content.
+// errorResult is a failed call as the agent sees it: "error CODE: message"
+// as the text, and the code and details as structured content, for a
+// client that branches on them. The message is said once, in the text: a
+// client that shows both to its model would pay for it twice.
 func errorResult(e *abi.Error) *sdk.CallToolResult {
 	return &sdk.CallToolResult{
 		IsError:           true,
 		Content:           []sdk.Content{&sdk.TextContent{Text: fmt.Sprintf("error %s: %s", e.Code, e.Message)}},
-		StructuredContent: map[string]*abi.Error{"error": e},
+		StructuredContent: map[string]structuredError{"error": {Code: e.Code, Details: e.Details}},
 	}
+}
+
+// structuredError is an error's structured content: abi.Error without its
+// message, which the text carries.
+type structuredError struct {
+	Code    abi.Code          `json:"code"`
+	Details map[string]string `json:"details,omitempty"`
 }

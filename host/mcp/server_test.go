@@ -275,6 +275,11 @@ func TestTransportToolsAndResults(t *testing.T) {
 	if txt := text(t, res); !res.IsError || !strings.HasPrefix(txt, "error stale_ref: ") || !strings.Contains(txt, "take a new snapshot") {
 		t.Fatalf("stale: error=%v %s", res.IsError, txt)
 	}
+	// The code (and details) as structured content; the message only in
+	// the text.
+	if sc, _ := json.Marshal(res.StructuredContent); string(sc) != `{"error":{"code":"stale_ref"}}` {
+		t.Errorf("stale: structured content %s, want the code alone", sc)
+	}
 
 	res = call(t, cs, "extract_links", map[string]any{"html": `<a href="/a">A</a>`, "base": "https://x.test/"})
 	if txt := text(t, res); res.IsError || !strings.Contains(txt, "A -> https://x.test/a") {
@@ -751,9 +756,14 @@ func TestRender(t *testing.T) {
 	if got := render(&abi.Result{}).Content[0].(*sdk.TextContent).Text; got == "" {
 		t.Error("empty result renders empty text")
 	}
-	e := errorResult(abi.Errorf(abi.CodeBotWall, "a Cloudflare challenge page"))
+	e := errorResult(abi.Errorf(abi.CodeBotWall, "a Cloudflare challenge page").With("vendor", "Cloudflare"))
 	if !e.IsError || e.Content[0].(*sdk.TextContent).Text != "error bot_wall: a Cloudflare challenge page" {
 		t.Errorf("error result %+v", e)
+	}
+	// The message is said once, in the text; structured content carries
+	// the code and the details.
+	if sc, _ := json.Marshal(e.StructuredContent); string(sc) != `{"error":{"code":"bot_wall","details":{"vendor":"Cloudflare"}}}` {
+		t.Errorf("error structured content %s", sc)
 	}
 }
 

@@ -2,6 +2,7 @@ package pluginset
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -20,7 +21,8 @@ import (
 //	                                       loaded or swapped in, checked
 //	plugins/.rejected/NAME.wasm.refused    a drop the host refused, or a
 //	                                       version it rolled back, with
-//	                                       NAME.wasm.refused.json (why);
+//	                                       NAME.wasm.refused.json (why),
+//	                                       its .sha256 and .minisig;
 //	                                       the latest one
 //	plugins/.rejected/NAME.wasm.refused.log one JSON line per refusal
 //	                                       (sha256, reason, time): the
@@ -148,7 +150,37 @@ func (set *Set) setAside(s *Slot, sum string, code abi.Code, reason string) bool
 		return false
 	}
 	os.Rename(s.File+".sha256", dst+".sha256")
+	// Its signature goes with it: a later drop must bring its own.
+	os.Rename(s.File+signature.Ext, dst+signature.Ext)
 	return true
+}
+
+// setAsideError says why plugin name's file is missing when this host (or
+// another on the folder) set it aside: refused at a drop, or rolled back.
+// The record in .rejected/ gives the reason; details.set_aside names the
+// file kept there. It is nil when no record says so.
+func setAsideError(name, file string) *abi.Error {
+	dst := RefusedFile(file)
+	raw, err := os.ReadFile(dst + ".json")
+	if err != nil {
+		return nil
+	}
+	var rec struct{ SHA256, Reason, Time, Code string }
+	if json.Unmarshal(raw, &rec) != nil || rec.Reason == "" {
+		return nil
+	}
+	if _, err := os.Stat(dst); err != nil {
+		return nil
+	}
+	code := abi.Code(rec.Code)
+	if !code.Known() {
+		code = abi.CodePluginFailed // a rollback: its hook calls failed
+	}
+	short := rec.SHA256
+	if len(short) > 12 {
+		short = short[:12]
+	}
+	return abi.Errorf(code, "plugin %s's file (sha256 %s) was set aside at %s: %s; to replace it, install a new %s", name, short, rec.Time, rec.Reason, filepath.Base(file)).With("set_aside", dst)
 }
 
 // appendLine appends b and a newline to the file at path, made if needed.

@@ -114,6 +114,9 @@ func (set *Set) pinFor(name, file string) (string, error) {
 func (set *Set) loadFile(ctx context.Context, name, file string) (*sandbox.Plugin, version, error) {
 	wasm, err := os.ReadFile(file)
 	if errors.Is(err, os.ErrNotExist) {
+		if e := setAsideError(name, file); e != nil {
+			return nil, version{}, e
+		}
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s is not installed (%s is missing): run `make plugins`, or fix plugins_dir", name, file)
 	} else if err != nil {
 		return nil, version{}, abi.Errorf(abi.CodeNotAvailable, "plugin %s: %v", name, err)

@@ -118,7 +118,10 @@ func (set *Set) CheckChain(ctx context.Context, chain []*sandbox.Plugin) error {
 func CheckChain(ctx context.Context, lim HookLimits, chain []*sandbox.Plugin) error {
 	names := make([]string, len(chain))
 	for i, p := range chain {
-		names[i] = p.Name
+		// The name a config gives it (hooks.detect) is its manifest's: a
+		// host loads it under no other, and a file checked on its own
+		// (plugins verify FILE) may be named anything.
+		names[i] = p.Manifest().Name
 	}
 	for _, c := range HostWalls() {
 		caught := false

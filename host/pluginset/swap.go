@@ -296,12 +296,16 @@ func (set *Set) swapFromFile(name string, arrived time.Time) (lookAgain time.Tim
 			set.emit(eventOf("plugin.awaiting_signature", name, map[string]string{"sha256": sum, "until": deadline.UTC().Format(time.RFC3339)}))
 			return deadline
 		}
-		// Like a drop whose pin does not match, it stays in place: its
-		// signature may still come, and a start refuses it anyway.
+		// Refused like any other check's refusal: set aside with why, so
+		// the folder says what happened and a restart serves the last
+		// good version. To retry, drop the file again with its signature.
 		e := abi.AsError(sigErr)
 		slot.fileErr.Store(e)
-		set.log.Warn("plugin swap refused: no valid signature arrived with the drop, the old version keeps serving", "plugin", name, "waited", SignatureWait, "err", e.Message)
 		set.emit(eventOf("plugin.swap_refused", name, map[string]string{"sha256": sum, "reason": e.Message}))
+		if set.setAside(slot, sum, e.Code, e.Message) {
+			set.emit(eventOf("plugin.set_aside", name, map[string]string{"sha256": sum, "file": refusedFile(slot)}))
+		}
+		set.log.Warn("plugin swap refused: no valid signature came with the drop, the old version keeps serving; the file is set aside", "plugin", name, "err", e.Message, "to", refusedFile(slot))
 		return time.Time{}
 	}
 	if _, err := set.Swap(context.Background(), name, wasm, pin, sig); err != nil {

@@ -313,25 +313,25 @@ func (s *actions) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.Brow
 		return nil, err
 	}
 	a := &actCall{s: s, ss: ss, t: t, c: c, req: req, out: out, haveXY: req.X != nil && req.Y != nil, button: button, mods: mods}
-	switch req.Action {
-	case abi.ActClick, abi.ActDblClick:
-		return a.click()
-	case abi.ActType, abi.ActFill:
-		return a.typeText()
-	case abi.ActPress:
-		return a.press()
-	case abi.ActHover:
-		return a.hover()
-	case abi.ActScroll:
-		return a.scroll()
-	case abi.ActSelect:
-		return a.selectOption()
-	case abi.ActDrag:
-		return a.drag()
-	case abi.ActCheck:
-		return a.check()
+	if do, ok := actKinds[req.Action]; ok {
+		return do(a)
 	}
 	return nil, abi.Errorf(abi.CodeInputInvalid, "unknown action %q: use click, dblclick, type, fill, press, hover, scroll, select, drag or check", req.Action)
+}
+
+// actKinds prepares each action of BrowserActRequest: its keys are the
+// action field's enum (a test keeps them equal).
+var actKinds = map[string]func(*actCall) (func() error, error){
+	abi.ActClick:    (*actCall).click,
+	abi.ActDblClick: (*actCall).click,
+	abi.ActType:     (*actCall).typeText,
+	abi.ActFill:     (*actCall).typeText,
+	abi.ActPress:    (*actCall).press,
+	abi.ActHover:    (*actCall).hover,
+	abi.ActScroll:   (*actCall).scroll,
+	abi.ActSelect:   (*actCall).selectOption,
+	abi.ActDrag:     (*actCall).drag,
+	abi.ActCheck:    (*actCall).check,
 }
 
 // actCall is one browser act being prepared by action: the call's

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // pages is what the host functions that act on a page and those that read
@@ -708,23 +709,12 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 }
 
 // checkURL accepts only http and https: file:, data:, javascript: and the
-// rest are refused before anything starts.
+// rest are refused before anything starts. It reads the URL as web_fetch
+// does (weborigin.ParseURL), so one text gets one code from both.
 func checkURL(raw string) (string, error) {
-	raw = strings.TrimSpace(raw)
-	u, err := url.Parse(raw)
+	u, err := weborigin.ParseURL(raw)
 	if err != nil {
-		// web_fetch answers the same (network.Service.fetch).
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v: pass a full http or https URL", capString(raw, 200), err)
-	}
-	switch strings.ToLower(u.Scheme) {
-	case "http", "https":
-	case "":
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no scheme: write the full URL, e.g. https://%s", capString(raw, 200), capString(raw, 200))
-	default:
-		return "", abi.Errorf(abi.CodeRefused, "%s: URLs are refused: only http and https pages can be opened", u.Scheme).With("scheme", u.Scheme)
-	}
-	if u.Host == "" {
-		return "", abi.Errorf(abi.CodeInputInvalid, "%q has no host", capString(raw, 200))
+		return "", err
 	}
 	return u.String(), nil
 }

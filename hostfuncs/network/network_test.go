@@ -40,6 +40,9 @@ var extraHostile = []string{
 	"http://example.com@127.0.0.1/",
 	"http://localhost/",
 	"http://app.localhost/",
+	"http:127.0.0.1/",     // no slashes: a browser reads http://127.0.0.1/
+	"http:/127.0.0.1/",    // one slash: the same
+	"http:\\\\127.0.0.1/", // backslashes: the same
 	"http://[::ffff:127.0.0.1]/",
 	"http://[::ffff:7f00:1]/",
 	"http://[64:ff9b::7f00:1]/",

@@ -42,6 +42,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -545,12 +546,14 @@ var fetchMethods = map[string]bool{"GET": true, "HEAD": true, "POST": true, "PUT
 // policy, redirects followed (each re-checked, at most 5), the body capped.
 func (s *Service) fetch(ctx context.Context, c *hostfuncs.Caller, req abi.NetworkFetchRequest) (abi.NetworkFetchResponse, error) {
 	var out abi.NetworkFetchResponse
-	// Text that does not parse as a URL is the caller's mistake, not a
-	// policy refusal: input_invalid, as browser_navigate answers it.
-	if _, err := url.Parse(strings.TrimSpace(req.URL)); err != nil {
-		return out, abi.Errorf(abi.CodeInputInvalid, "%q is not a URL: %v: pass a full http or https URL", capStr(strings.TrimSpace(req.URL), 200), err)
+	// The URL is read as browser_navigate reads it (weborigin.ParseURL):
+	// text that is not a URL, or has no scheme or host, is the caller's
+	// mistake (input_invalid) from both; then the policy's checks.
+	parsed, err := weborigin.ParseURL(req.URL)
+	if err != nil {
+		return out, err
 	}
-	u, err := CheckURL(req.URL)
+	u, err := CheckURL(parsed.String())
 	if err != nil {
 		return out, refusal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
 	"github.com/sirupsen/logrus"
 
+	"github.com/wasmwright/wasmwright/host/distribute"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -215,7 +216,7 @@ func TestSignPushPullVerify(t *testing.T) {
 	cli(t, "plugins", "keygen", stranger)
 	dir := t.TempDir()
 	tampered := filepath.Join(dir, "tampered.wasm")
-	os.WriteFile(tampered, append(append([]byte(nil), wasm...), 0, 5, 4, 'e', 'v', 'i', 'l'), 0o644)
+	os.WriteFile(tampered, append(append(append([]byte(nil), wasm...), 0, 9, 4), "evilbad!"...), 0o644) // a custom section: it still loads
 	sig, _ := os.ReadFile(file + ".minisig")
 	os.WriteFile(tampered+".minisig", sig, 0o644) // the original's signature
 	unsigned := filepath.Join(dir, "unsigned.wasm")
@@ -285,11 +286,17 @@ func TestSignPushPullVerify(t *testing.T) {
 	}
 
 	// An artifact whose wasm calls itself another plugin than it is
-	// published as: a host would refuse it at load, so pull installs
-	// nothing.
+	// published as: push refuses to publish it, and one published by
+	// another tool is refused by pull too (a host would refuse it at
+	// load), which installs nothing.
 	misnamed := reg + "/plugins/page_tools:1"
-	if code, out, stderr := cli(t, "plugins", "push", rebuilt, misnamed, "--plain-http", "--name", "page_tools"); code != 0 {
-		t.Fatalf("push misnamed: %d %s %s", code, out, stderr)
+	if code, out, _ := cli(t, "plugins", "push", rebuilt, misnamed, "--plain-http", "--name", "page_tools"); code != 1 || !strings.Contains(out, "nothing was published") {
+		t.Fatalf("push misnamed: %d %s", code, out)
+	}
+	rebuiltWasm, _ := os.ReadFile(rebuilt)
+	rebuiltSig, _ := os.ReadFile(rebuilt + ".minisig")
+	if _, err := distribute.PushPlugin(context.Background(), misnamed, "page_tools", rebuiltWasm, rebuiltSig, distribute.RegistryOptions{PlainHTTP: true}); err != nil {
+		t.Fatalf("publish misnamed: %v", err)
 	}
 	op = newOperator(t, pub)
 	if code, out := op.pull(t, misnamed); code != 1 || !strings.Contains(out, `its wasm calls itself \"extract_links\"`) {

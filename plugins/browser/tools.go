@@ -917,6 +917,16 @@ func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	return readResult(r), nil
+}
+
+// readResult is browser_read's answer to the agent: the text, and as data
+// the page, the size and root, the element the text was read from. Root
+// is written as a tag (<main>): the host sends as structured content only
+// the data the text does not show, and a bare tag name is a word any page
+// may say ("main", "article"; "div" inside "individual"), which dropped it
+// from the answer of a read whose text held it.
+func readResult(r abi.BrowserReadResponse) *abi.Result {
 	res := &abi.Result{Text: r.Text, Warnings: r.State.Warnings}
 	if r.Text == "" {
 		res.Text = "The page shows no readable text (" + r.Root + "): take a browser_snapshot or a browser_screenshot."
@@ -927,7 +937,7 @@ func readText(c *sdk.Call, in ReadArgs) (*abi.Result, error) {
 	if d := r.State.Dialog; d != nil {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("%s %s dialog is open: %q. Answer it with browser_dialog.", article(d.Type), d.Type, d.Message))
 	}
-	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": r.Root, "bytes": r.Bytes, "truncated": r.Truncated}), nil
+	return withData(res, map[string]any{"url": r.State.URL, "title": r.State.Title, "root": "<" + r.Root + ">", "bytes": r.Bytes, "truncated": r.Truncated})
 }
 
 // ---- profiles

@@ -108,3 +108,25 @@ func TestLegend(t *testing.T) {
 		}
 	}
 }
+
+// browser_read always names its root: the host sends as structured content
+// only data its text does not hold (host/mcp unsaid), so the root must be
+// written so no page text holds it by chance, as a bare tag name is
+// ("div" inside "individual", "main" and "article" as words).
+func TestReadNamesRootWhateverTheText(t *testing.T) {
+	for root, text := range map[string]string{
+		"div":     "Each individual reader divides the text.",
+		"main":    "The main reason is the domain.",
+		"article": "This article is about an article.",
+		"body":    "A body of work.",
+	} {
+		res := readResult(abi.BrowserReadResponse{Text: text, Root: root, Bytes: len(text)})
+		var data struct{ Root string }
+		if err := json.Unmarshal(res.Data, &data); err != nil || data.Root == "" {
+			t.Fatalf("%s: data %s %v", root, res.Data, err)
+		}
+		if strings.Contains(res.Text, data.Root) || !strings.Contains(data.Root, root) {
+			t.Errorf("root %q is written %q, which the text %q holds: it would be dropped", root, data.Root, res.Text)
+		}
+	}
+}

@@ -22,7 +22,8 @@ func init() {
 func detect(c *sdk.Call, req *abi.HookRequest) (*abi.HookResponse, error) {
 	pg := req.Result.Page
 	if strings.Contains(strings.ToLower(pg.Title+" "+pg.Text), "verify you are human") {
-		return &abi.HookResponse{Error: abi.Errorf(abi.CodeBotWall, "HumanCheck vendor wall at %s", pg.URL).With("vendor", "humancheck")}, nil
+		return &abi.HookResponse{Error: abi.BotWall("HumanCheck", abi.WallCaptcha, pg, "verify you are human",
+			"HumanCheck vendor wall at "+pg.URL+": the page was not read")}, nil
 	}
 	return nil, nil
 }
