@@ -16,6 +16,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/spans"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -44,6 +45,8 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 		req.Args = json.RawMessage(`{}`)
 	}
 	req.Args = h.aliasRefs(p, req)
+	spans.Mark("call " + req.Tool)
+	defer spans.Start("h.call")()
 	t0 := time.Now()
 	h.idle.begin()
 	defer h.idle.end()
@@ -83,6 +86,7 @@ type CallStats struct {
 // callTool runs a tool call on its plugin, once the host has judged it
 // (j). The route is nil when the personality has no such tool.
 func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *judgment) (*route, *abi.Result, error) {
+	defer spans.Start("h.callTool")()
 	r, ok := p.tools[req.Tool]
 	if !ok {
 		if e, denied := p.denied[req.Tool]; denied {
@@ -146,6 +150,7 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 // j, for a tool call, is how the host judged it: an approval by origin
 // travels to the host functions, which check it again before they act.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) ([]byte, *hostfuncs.Blobs, error) {
+	defer spans.Start("h.invoke")()
 	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // Changes: an ARIA snapshot walks the whole document, and most of an
@@ -266,6 +267,10 @@ type keptSnapshot struct {
 	// autocomplete, name or id (all that secretFieldFn reads) changed.
 	// Never written once stored (redactKept stores a new keptSnapshot).
 	fields map[string]bool
+	// carried: answered from the snapshot kept before (unchanged or
+	// patched), the watchers having seen no mutation since the check
+	// before it: no field's attributes changed in this call.
+	carried bool
 }
 
 // watchAnswer is a check's answer (changesJS): Changed is the class of
@@ -297,7 +302,9 @@ type valueChange struct {
 // not even its focus or a value: a change there is a change. Any failure
 // is a change.
 func changedSince(t *tab, wait time.Duration) watchAnswer {
+	defer spans.Start("b.changedSince")()
 	watchChecks.Add(1)
+	t.checks.Add(1)
 	main := t.page.MainFrame()
 	frames := t.page.Frames()
 	answers := make([]watchAnswer, len(frames))
@@ -346,6 +353,7 @@ func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
 // kept: the check starts the period the snapshot aria takes next belongs
 // to.
 func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why watchAnswer) {
+	defer spans.Start("b.unchangedSnapshot")()
 	kept := t.kept.Swap(nil)
 	a := changedSince(t, wait)
 	switch {
@@ -385,7 +393,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields, carried: true})
 	return snap, why
 }
 
