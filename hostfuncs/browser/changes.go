@@ -61,8 +61,15 @@ import (
 //
 // Not seen: an event handler property assigned by script with nothing else
 // changing ([clickable] and its kin, hints, come with the next change).
+//
+// It also answers redact's question of one field (secretFieldFn), the
+// field being the element a ref before it names (aria-ref=e5 >>
+// ww-changes=secret): asked in this world, which the snapshot that gave
+// the ref has made ready, a new document's first question does not pay
+// for readying the page's own world.
 const changesJS = `(() => {
 	const doc = document;
+	const secretField = ` + secretFieldFn + `;
 	// dirty is why the page may have changed since the last check (a
 	// class of reason, and what it was), or null.
 	let dirty = { changed: "new document" };
@@ -236,8 +243,12 @@ const changesJS = `(() => {
 	// The answer is the text of an element made for it, never inserted
 	// into the document (no page script sees it).
 	const queryAll = (root, body) => {
-		if (body !== "check") return [];
 		const e = doc.createElement("span");
+		if (body === "secret") {
+			e.textContent = secretField(root) ? "secret" : "plain";
+			return [e];
+		}
+		if (body !== "check") return [];
 		e.textContent = JSON.stringify(check());
 		return [e];
 	};

@@ -60,6 +60,9 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button onclick=&quot;this.textContent='Pressed'&quot;>Inner</button>" title="inner"></iframe>`)
 	page("/toggle", `<title>Toggle</title><label>Code <input name="code" id="code"></label>
 		<button onclick="const e = document.getElementById('code'); e.type = e.type === 'password' ? 'text' : 'password'">Hide or show</button>`)
+	page("/prefilled", `<title>Prefilled</title><label>Town <input name="town" value="plain-town"></label>
+		<label>Pin <input type="password" name="pin" value="pin-9876"></label>
+		<iframe title="inner" srcdoc="<label>Inner <input name=inner value=plain-inner></label><label>Key <input name=passwd value=key-5555></label>"></iframe>`)
 	page("/flip", `<title>Flip</title><label>Code <input name="code" oninput="this.type = 'password'"></label>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -592,8 +595,23 @@ func TestTypedFieldJudgedByItsProbe(t *testing.T) {
 			t.Errorf("typing into %s: the page was asked about %d field(s) after the typing, want 0 (the probe answered)", ty.field, n)
 		}
 	}
-	r = navTo(t, c, pages.URL+"/flip")
+	// A new document's values are asked about (in the watcher's world),
+	// in frames too: the plain ones show, the secret ones do not.
 	asked := secretChecks.Load()
+	snap := navTo(t, c, pages.URL+"/prefilled").Snapshot
+	for _, v := range []struct {
+		text   string
+		secret bool
+	}{{"plain-town", false}, {"pin-9876", true}, {"plain-inner", false}, {"key-5555", true}} {
+		if strings.Contains(snap, v.text) == v.secret {
+			t.Errorf("a prefilled value %q (secret %v) is shown wrongly:\n%s", v.text, v.secret, snap)
+		}
+	}
+	if n := secretChecks.Load() - asked; n != 4 {
+		t.Errorf("a new document with 4 values asked about %d fields, want 4", n)
+	}
+	r = navTo(t, c, pages.URL+"/flip")
+	asked = secretChecks.Load()
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Code"`), Text: "turned-secret"})
 	if strings.Contains(a.Snapshot, "turned-secret") || !strings.Contains(a.Snapshot, abi.RedactedValue) {
 		t.Fatalf("a field the typing turned into a password shows its value:\n%s", a.Snapshot)
