@@ -600,7 +600,7 @@ func (s *concealer) redact(t *tab, snap string, known map[string]bool) (string, 
 				return
 			}
 			secretChecks.Add(1)
-			v, err := t.page.GetByRef(f.ref).Locator(changeEngine+"=secret").TextContent(
+			v, err := t.page.GetByRef(f.ref).Locator(changeEngine + "=secret").TextContent(
 				pw.LocatorTextContentOptions{Timeout: pw.Float(1000)})
 			answered[i] = err == nil && (v == "plain" || v == "secret")
 			plain[i] = answered[i] && v == "plain"
