@@ -35,7 +35,9 @@ type findTab func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, err
 // onTab is the setup the page host functions share: find the caller's
 // session and tab, then run fn with the session locked until fn returns.
 func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn func(ss *session, t *tab) (R, error)) (R, error) {
+	endFind := spans.Start("b.find")
 	ss, t, err := find(ctx, c)
+	endFind()
 	if err != nil {
 		var none R
 		return none, err
