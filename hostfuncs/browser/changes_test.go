@@ -586,13 +586,21 @@ func TestTypedFieldJudgedByItsProbe(t *testing.T) {
 		field, text string
 		secret      bool
 	}{{`textbox "Name"`, "plain-42", false}, {`textbox "Secret"`, "hunter2-ahead", true}} {
-		asked := secretChecks.Load()
+		asked, patched, unanswered := secretChecks.Load(), snapshotsPatched.Load(), probesUnanswered.Load()
 		a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, ty.field), Text: ty.text})
 		if shown := strings.Contains(a.Snapshot, ty.text); shown == ty.secret || ty.secret && !strings.Contains(a.Snapshot, abi.RedactedValue) {
 			t.Fatalf("typing into %s (secret %v): the answer shows the value: %v\n%s", ty.field, ty.secret, shown, a.Snapshot)
 		}
-		if n := secretChecks.Load() - asked; n != 0 {
-			t.Errorf("typing into %s: the page was asked about %d field(s) after the typing, want 0 (the probe answered)", ty.field, n)
+		// The probe answers only when it answered in time and the kept
+		// snapshot was patched (a busy machine may deny either); else the
+		// field is asked about after the typing, as before.
+		want := int64(0)
+		if snapshotsPatched.Load() == patched || probesUnanswered.Load() != unanswered {
+			want = 1
+		}
+		if n := secretChecks.Load() - asked; n != want {
+			t.Errorf("typing into %s: the page was asked about %d field(s) after the typing, want %d (patched %d, probes unanswered %d, fallbacks %v)",
+				ty.field, n, want, snapshotsPatched.Load()-patched, probesUnanswered.Load()-unanswered, watchFallbacks.counts())
 		}
 	}
 	// A new document's values are asked about (in the watcher's world),

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -415,6 +416,10 @@ func probeFrom(m map[string]any) probe {
 		Secret: b("secret"), Read: true}
 }
 
+// probesUnanswered counts the probes ready got no answer from (the page
+// too slow or gone), for tests: such a call knows nothing ahead.
+var probesUnanswered atomic.Int64
+
 // probeOf reads an element's state; ok is false when it could not.
 func probeOf(loc pw.Locator) (probe, bool) {
 	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
@@ -439,6 +444,7 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 		p, ok = probeOf(loc)
 	}
 	if !ok {
+		probesUnanswered.Add(1)
 		return p, nil // let Playwright decide, with its timeout
 	}
 	if !p.Visible {
