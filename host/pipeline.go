@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // pipeline runs the personality's result hooks in order: detect on
@@ -18,6 +19,7 @@ import (
 // the host itself checks that no raw secret value of the session is left,
 // and withholds the result if one is.
 func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *abi.Result, err error) (*abi.Result, error) {
+	defer spans.Start("h.pipeline")()
 	run := &hookRun{h: h, ctx: ctx, p: p, req: req}
 	if err != nil {
 		run.callErr = abi.AsError(err)
@@ -120,6 +122,7 @@ func (run *hookRun) detectAndCompact(res *abi.Result, full bool) *abi.Result {
 // compact runs the compactor r on the result's snapshot, or takes its
 // answer from the cache.
 func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.Error) {
+	defer spans.Start("h.compact")()
 	h := run.h
 	// A compactor rewrites the snapshot: the page's text and HTML (the
 	// detector's inputs, up to 80 KB) are kept out of its request.

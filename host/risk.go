@@ -14,6 +14,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/spans"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -124,6 +125,7 @@ type judgment struct {
 // element) or an operator approves it, asked about each element it acts
 // on and that element's frame origin.
 func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
+	defer spans.Start("h.judge")()
 	j.origin = pageOrigin(h.browserService(), p.name, req.Session)
 	risk := modeRisk(p, r.spec, req.Args)
 	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, risk)

@@ -9,6 +9,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/snapdiff"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // Snapshot modes of args.snapshot, which any tool whose result carries a
@@ -106,6 +107,7 @@ func (b *baselines) drop(k sessionKey) {
 // links, link_filter, full) neither replace it nor are diffed. A failed
 // call's result is left as it is.
 func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
+	defer spans.Start("h.view")()
 	if res == nil || res.Snapshot == "" || callErr != nil {
 		return res
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // judgeDocument is the browser's gate asking the kernel for its verdict
@@ -16,6 +17,7 @@ import (
 // withheld document stays withheld until a navigation leaves it or an
 // operator hands the session back.
 func (h *Host) judgeDocument(ctx context.Context, personality, session string, pg *abi.Page, unread error) (*abi.Error, []string) {
+	defer spans.Start("h.judgeDocument")()
 	p, err := h.personality(personality)
 	if err != nil {
 		return abi.AsError(err), nil

@@ -43,6 +43,7 @@ import (
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // Defaults for Config fields left zero.
@@ -505,6 +506,7 @@ func (p *Plugin) module() (*extism.CompiledPlugin, error) {
 		return nil, p.compileErr
 	}
 	t0 := time.Now()
+	defer spans.Start("s.compile " + p.Name)()
 	// Not the calling context: other calls wait on this compile too.
 	if err := p.compile(context.Background(), p.wasm); err != nil {
 		p.compileErr = err

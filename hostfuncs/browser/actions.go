@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // actions are the host functions that change a page: navigate, act, fill
@@ -278,7 +279,9 @@ func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserA
 		if err := stillJudged(c, t); err != nil {
 			return out, err
 		}
+		endRun := spans.Start("b.act.run")
 		dialog, err := race0(ss, fn)
+		endRun()
 		if err != nil {
 			return out, s.sessions.mapErr(ss, err, req.Action+" "+target(req))
 		}
@@ -304,6 +307,7 @@ func target(req abi.BrowserActRequest) string {
 // action checks an act request and returns the Playwright call to run.
 // Element checks (stale ref, visibility) happen here, before the call.
 func (s *actions) action(ss *session, t *tab, c *hostfuncs.Caller, req *abi.BrowserActRequest, out *abi.BrowserActResponse) (func() error, error) {
+	defer spans.Start("b.act.prepare")()
 	button, err := mouseButton(req.Button)
 	if err != nil {
 		return nil, err
@@ -418,6 +422,12 @@ func (a *actCall) typeText() (func() error, error) {
 	}
 	if pr.Password {
 		s.concealer.keepSecret(c, req.Text)
+	}
+	if pr.Read {
+		if t.plainAhead == nil {
+			t.plainAhead = map[string]bool{}
+		}
+		t.plainAhead[ref], t.aheadAt = !pr.Secret, t.checks.Load()
 	}
 	return func() error {
 		switch {
@@ -837,6 +847,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		before := t.page.URL()
 		navBefore := t.navSeq.Load()
 		thaw(ss, t) // a frozen wall does not unload (gate.go)
+		endGo := spans.Start("b.history.go")
 		resp, dialog, err := await(ss, timeout+s.cfg.actionWait(), true, func() (pw.Response, error) {
 			if req.Direction == "back" {
 				return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout)})
@@ -846,6 +857,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		if err != nil {
 			return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "load")
 		}
+		endGo()
 		out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore
 		var title func() string
 		if !dialog {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // Changes: an ARIA snapshot walks the whole document, and most of an
@@ -60,8 +61,15 @@ import (
 //
 // Not seen: an event handler property assigned by script with nothing else
 // changing ([clickable] and its kin, hints, come with the next change).
+//
+// It also answers redact's question of one field (secretFieldFn), the
+// field being the element a ref before it names (aria-ref=e5 >>
+// ww-changes=secret): asked in this world, which the snapshot that gave
+// the ref has made ready, a new document's first question does not pay
+// for readying the page's own world.
 const changesJS = `(() => {
 	const doc = document;
+	const secretField = ` + secretFieldFn + `;
 	// dirty is why the page may have changed since the last check (a
 	// class of reason, and what it was), or null.
 	let dirty = { changed: "new document" };
@@ -235,8 +243,12 @@ const changesJS = `(() => {
 	// The answer is the text of an element made for it, never inserted
 	// into the document (no page script sees it).
 	const queryAll = (root, body) => {
-		if (body !== "check") return [];
 		const e = doc.createElement("span");
+		if (body === "secret") {
+			e.textContent = secretField(root) ? "secret" : "plain";
+			return [e];
+		}
+		if (body !== "check") return [];
 		e.textContent = JSON.stringify(check());
 		return [e];
 	};
@@ -266,6 +278,10 @@ type keptSnapshot struct {
 	// autocomplete, name or id (all that secretFieldFn reads) changed.
 	// Never written once stored (redactKept stores a new keptSnapshot).
 	fields map[string]bool
+	// carried: answered from the snapshot kept before (unchanged or
+	// patched), the watchers having seen no mutation since the check
+	// before it: no field's attributes changed in this call.
+	carried bool
 }
 
 // watchAnswer is a check's answer (changesJS): Changed is the class of
@@ -297,7 +313,9 @@ type valueChange struct {
 // not even its focus or a value: a change there is a change. Any failure
 // is a change.
 func changedSince(t *tab, wait time.Duration) watchAnswer {
+	defer spans.Start("b.changedSince")()
 	watchChecks.Add(1)
+	t.checks.Add(1)
 	main := t.page.MainFrame()
 	frames := t.page.Frames()
 	answers := make([]watchAnswer, len(frames))
@@ -346,6 +364,7 @@ func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
 // kept: the check starts the period the snapshot aria takes next belongs
 // to.
 func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why watchAnswer) {
+	defer spans.Start("b.unchangedSnapshot")()
 	kept := t.kept.Swap(nil)
 	a := changedSince(t, wait)
 	switch {
@@ -385,7 +404,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields, carried: true})
 	return snap, why
 }
 

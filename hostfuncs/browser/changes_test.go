@@ -60,6 +60,10 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button onclick=&quot;this.textContent='Pressed'&quot;>Inner</button>" title="inner"></iframe>`)
 	page("/toggle", `<title>Toggle</title><label>Code <input name="code" id="code"></label>
 		<button onclick="const e = document.getElementById('code'); e.type = e.type === 'password' ? 'text' : 'password'">Hide or show</button>`)
+	page("/prefilled", `<title>Prefilled</title><label>Town <input name="town" value="plain-town"></label>
+		<label>Pin <input type="password" name="pin" value="pin-9876"></label>
+		<iframe title="inner" srcdoc="<label>Inner <input name=inner value=plain-inner></label><label>Key <input name=passwd value=key-5555></label>"></iframe>`)
+	page("/flip", `<title>Flip</title><label>Code <input name="code" oninput="this.type = 'password'"></label>`)
 	var once sync.Once
 	gate := make(chan struct{})
 	mux.HandleFunc("/release", func(w http.ResponseWriter, r *http.Request) {
@@ -566,5 +570,61 @@ func TestKeptSnapshotRedactsWithoutAsking(t *testing.T) {
 		if n := secretChecks.Load() - asked; n != 0 {
 			t.Errorf("step %d: a Shift that changed nothing asked about %d field(s) already asked about", i, n)
 		}
+	}
+}
+
+// Typing into a field of a page that changed nothing but the field's
+// value is judged plain or secret by the probe taken before the typing:
+// no round trip after it, the plain value shown, the secret one hidden. A
+// field the typing turns secret is a mutation: the new snapshot asks about
+// it and hides its value.
+func TestTypedFieldJudgedByItsProbe(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	r := navTo(t, c, pages.URL+"/fields")
+	for _, ty := range []struct {
+		field, text string
+		secret      bool
+	}{{`textbox "Name"`, "plain-42", false}, {`textbox "Secret"`, "hunter2-ahead", true}} {
+		asked, patched, unanswered := secretChecks.Load(), snapshotsPatched.Load(), probesUnanswered.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, ty.field), Text: ty.text})
+		if shown := strings.Contains(a.Snapshot, ty.text); shown == ty.secret || ty.secret && !strings.Contains(a.Snapshot, abi.RedactedValue) {
+			t.Fatalf("typing into %s (secret %v): the answer shows the value: %v\n%s", ty.field, ty.secret, shown, a.Snapshot)
+		}
+		// The probe answers only when it answered in time and the kept
+		// snapshot was patched (a busy machine may deny either); else the
+		// field is asked about after the typing, as before.
+		want := int64(0)
+		if snapshotsPatched.Load() == patched || probesUnanswered.Load() != unanswered {
+			want = 1
+		}
+		if n := secretChecks.Load() - asked; n != want {
+			t.Errorf("typing into %s: the page was asked about %d field(s) after the typing, want %d (patched %d, probes unanswered %d, fallbacks %v)",
+				ty.field, n, want, snapshotsPatched.Load()-patched, probesUnanswered.Load()-unanswered, watchFallbacks.counts())
+		}
+	}
+	// A new document's values are asked about (in the watcher's world),
+	// in frames too: the plain ones show, the secret ones do not.
+	asked := secretChecks.Load()
+	snap := navTo(t, c, pages.URL+"/prefilled").Snapshot
+	for _, v := range []struct {
+		text   string
+		secret bool
+	}{{"plain-town", false}, {"pin-9876", true}, {"plain-inner", false}, {"key-5555", true}} {
+		if strings.Contains(snap, v.text) == v.secret {
+			t.Errorf("a prefilled value %q (secret %v) is shown wrongly:\n%s", v.text, v.secret, snap)
+		}
+	}
+	if n := secretChecks.Load() - asked; n != 4 {
+		t.Errorf("a new document with 4 values asked about %d fields, want 4", n)
+	}
+	r = navTo(t, c, pages.URL+"/flip")
+	asked = secretChecks.Load()
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Code"`), Text: "turned-secret"})
+	if strings.Contains(a.Snapshot, "turned-secret") || !strings.Contains(a.Snapshot, abi.RedactedValue) {
+		t.Fatalf("a field the typing turned into a password shows its value:\n%s", a.Snapshot)
+	}
+	if secretChecks.Load() == asked {
+		t.Errorf("a field the typing turned into a password was not asked about again")
 	}
 }

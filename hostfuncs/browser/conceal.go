@@ -600,11 +600,10 @@ func (s *concealer) redact(t *tab, snap string, known map[string]bool) (string, 
 				return
 			}
 			secretChecks.Add(1)
-			v, err := t.page.GetByRef(f.ref).Evaluate(secretFieldFn, nil,
-				pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
-			isPwd, ok := v.(bool)
-			answered[i] = err == nil && ok
-			plain[i] = answered[i] && !isPwd
+			v, err := t.page.GetByRef(f.ref).Locator(changeEngine + "=secret").TextContent(
+				pw.LocatorTextContentOptions{Timeout: pw.Float(1000)})
+			answered[i] = err == nil && (v == "plain" || v == "secret")
+			plain[i] = answered[i] && v == "plain"
 		}()
 	}
 	wg.Wait()

@@ -15,6 +15,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // launcher owns the Playwright driver (shared by the Services of a
@@ -152,7 +153,10 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
 			Args: s.launchArgs(), Proxy: s.launchProxy(),
 		}
-		if b, err = s.pw.Chromium.Launch(o); err != nil {
+		endLaunch := spans.Start("b.launch")
+		b, err = s.pw.Chromium.Launch(o)
+		endLaunch()
+		if err != nil {
 			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
 		}
 		mode = "local headless"
@@ -262,6 +266,7 @@ func (s *launcher) prewarmStart(personality string) pw.Browser {
 // context has the browser's dead launch proxy. It runs without startMu: a
 // call that needs the browser meanwhile goes ahead.
 func (s *launcher) warmUp(b pw.Browser) {
+	defer spans.Start("b.warmUp")()
 	t0 := time.Now()
 	c, err := b.NewContext()
 	if err != nil {
@@ -399,7 +404,9 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger)
 	}
 	t0 := time.Now()
 	restore := setEnv(env)
+	endRun := spans.Start("b.driver.run")
 	p, err := pw.Run(opts)
+	endRun()
 	restore()
 	if err != nil {
 		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")

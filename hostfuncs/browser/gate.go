@@ -10,6 +10,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // The gate: a verdict is a fact about one document.
@@ -235,6 +236,7 @@ func (s *pages) gate(ss *session, t *tab) error {
 // withheld within it (judgeFrames): an answer read before that may carry
 // them.
 func (s *pages) gateFrames(ss *session, t *tab) (int, error) {
+	defer spans.Start("b.gateFrames")()
 	for i := 0; ; i++ {
 		d := t.document()
 		switch st, e := d.verdict(); st {
@@ -350,6 +352,7 @@ func changedMuch(base, now int) bool {
 // blocks the read leaves the document unjudged (pageFacts returns no
 // title, nor any of its content).
 func (s *pages) readJudged(ss *session, t *tab, resp pw.Response, withSnap, early bool) (pg *abi.Page, snap string, title func() string, err error) {
+	defer spans.Start("b.readJudged")()
 	for i := 0; i < 3; i++ {
 		d := t.document()
 		pg, snap, title, err = s.pageFacts(ss, t, resp, withSnap)
@@ -420,6 +423,7 @@ func (s *pages) detectors(ss *session) func(pg *abi.Page, unread error) *abi.Err
 // facts are read is left unjudged (the facts may be its successor's): the
 // caller judges the current one.
 func (s *pages) judge(ss *session, t *tab, d *document, pg *abi.Page, unread error) error {
+	defer spans.Start("b.judge")()
 	c := hostfuncs.CallerFrom(ss.ctx)
 	if c == nil {
 		// Only an agent's call is judged for: nothing else may read

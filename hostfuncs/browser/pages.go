@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
@@ -15,6 +16,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // pages is what the host functions that act on a page and those that read
@@ -35,7 +37,9 @@ type findTab func(ctx context.Context, c *hostfuncs.Caller) (*session, *tab, err
 // onTab is the setup the page host functions share: find the caller's
 // session and tab, then run fn with the session locked until fn returns.
 func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn func(ss *session, t *tab) (R, error)) (R, error) {
+	endFind := spans.Start("b.find")
 	ss, t, err := find(ctx, c)
+	endFind()
 	if err != nil {
 		var none R
 		return none, err
@@ -45,14 +49,19 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 	leaving := ctx.Value(leavingKey{}) != nil
 	gate := ss.env != nil && ss.env.gate != nil && !leaving && hostfuncs.CallerFrom(ss.ctx) != nil
 	if gate {
-		if err := ss.env.gate(ss, t); err != nil {
+		end := spans.Start("b.gate")
+		err := ss.env.gate(ss, t)
+		end()
+		if err != nil {
 			return none, err
 		}
 	} else if err := refuseWithheld(ctx, t); err != nil {
 		return none, err
 	}
 	before := t.cur.Load()
+	endFn := spans.Start("b.fn")
 	r, err := fn(ss, t)
+	endFn()
 	if err == nil && ss.env != nil && ss.env.afterGate != nil && hostfuncs.CallerFrom(ss.ctx) != nil {
 		// The page may have replaced its document while fn ran (and a
 		// leaving call ends on a new one): what fn read may be the new
@@ -62,7 +71,10 @@ func onTab[R any](ctx context.Context, c *hostfuncs.Caller, find findTab, fn fun
 			t = ss.current()
 		}
 		if t != nil {
-			if gerr := ss.env.afterGate(ss, t, leaving, before); gerr != nil {
+			end := spans.Start("b.afterGate")
+			gerr := ss.env.afterGate(ss, t, leaving, before)
+			end()
+			if gerr != nil {
 				return none, gerr
 			}
 		}
@@ -153,6 +165,7 @@ func (s *pages) state(ss *session, t *tab, allTabs bool) abi.BrowserState {
 // stateWith is state with the current tab's title already read (title
 // non-nil: titleSoon's result, or the title the page facts saw).
 func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string) abi.BrowserState {
+	defer spans.Start("b.state")()
 	st := abi.BrowserState{Tab: max(ss.tabIndex(t), 0), URL: t.page.URL()}
 	if !t.document().clean() {
 		st.URL = loadURL(t) // gate.go: its own URL is its content
@@ -304,6 +317,7 @@ func normRef(ref string) (string, error) {
 // that snapshot, or whose element has left the page, fails at once with
 // stale_ref: Playwright itself would wait for it until the timeout.
 func (s *pages) locate(ss *session, t *tab, ref string) (pw.Locator, string, error) {
+	defer spans.Start("b.locate")()
 	r, err := normRef(ref)
 	if err != nil {
 		return nil, "", err
@@ -365,7 +379,11 @@ func (s *pages) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string
 // Playwright's own rules: visible = a non-empty box and not
 // visibility:hidden; disabled = :disabled or inside aria-disabled;
 // editable = a text control or contenteditable that is not read-only.
+// secret is redact's question (secretFieldFn), asked here so that typing
+// into a field of a page that did not change otherwise costs no round
+// trip after the action (redactKept).
 const probeJS = `e => {
+	const secretField = ` + secretFieldFn + `;
 	const r = e.getBoundingClientRect();
 	const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
 	const disabled = (e.matches && e.matches(":disabled")) || !!(e.closest && e.closest("[aria-disabled=true]"));
@@ -379,7 +397,7 @@ const probeJS = `e => {
 	return {visible, enabled: !disabled, editable: text && !disabled && !readonly,
 		password: e instanceof HTMLInputElement && e.type.toLowerCase() === "password",
 		opensTab: target !== "" && !frame && !["_self","_parent","_top"].includes(target),
-		navigates: !!link || submit};
+		navigates: !!link || submit, secret: secretField(e)};
 }`
 
 type probe struct {
@@ -388,12 +406,20 @@ type probe struct {
 	// (not a frame of the page). Navigates: a link or a form's submit
 	// control, which a modifier or middle click may open in a tab.
 	OpensTab, Navigates bool
+	// Secret: a field redact hides the value of (secretFieldFn). Read:
+	// the probe answered (a probe that failed says nothing).
+	Secret, Read bool
 }
 
 func probeFrom(m map[string]any) probe {
 	b := func(k string) bool { x, _ := m[k].(bool); return x }
-	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab"), Navigates: b("navigates")}
+	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab"), Navigates: b("navigates"),
+		Secret: b("secret"), Read: true}
 }
+
+// probesUnanswered counts the probes ready got no answer from (the page
+// too slow or gone), for tests: such a call knows nothing ahead.
+var probesUnanswered atomic.Int64
 
 // probeOf reads an element's state; ok is false when it could not.
 func probeOf(loc pw.Locator) (probe, bool) {
@@ -419,6 +445,7 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 		p, ok = probeOf(loc)
 	}
 	if !ok {
+		probesUnanswered.Add(1)
 		return p, nil // let Playwright decide, with its timeout
 	}
 	if !p.Visible {
@@ -436,6 +463,7 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 // after finishes an action: waits for a navigation it started, then takes
 // the snapshot and, after a navigation, the page facts.
 func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *abi.BrowserActResponse) error {
+	defer spans.Start("b.after")()
 	if t.navSeq.Load() != navBefore && !t.page.IsClosed() {
 		out.Navigated = true
 		race0(ss, func() error {
@@ -653,6 +681,7 @@ func (s *pages) facts(ss *session, t *tab, resp pw.Response) *abi.Page {
 // dialog. title reports the title the facts saw (nil when they failed). A
 // dialog leaves the snapshot empty, as snapshot does.
 func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) (pg *abi.Page, snap string, title func() string, err error) {
+	defer spans.Start("b.pageFacts")()
 	pg = &abi.Page{URL: t.page.URL()}
 	if resp != nil {
 		pg.Status, pg.Headers = resp.Status(), resp.Headers()

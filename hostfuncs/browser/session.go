@@ -93,6 +93,14 @@ type tab struct {
 	// probed holds the probes locateToAct started in this call, for ready
 	// (cleared when the next call begins).
 	probed map[string]func() (probe, bool)
+	// plainAhead holds, by ref, what this call's probe of a field it
+	// types into said of it (plain: not a secret field, secretFieldFn),
+	// for redactKept (cleared when the next call begins), and the count
+	// of the tab's checks then (aheadAt).
+	plainAhead map[string]bool
+	aheadAt    int64
+	// checks counts the checks of the tab's watchers (changedSince).
+	checks atomic.Int64
 	// unmarked is navSeq+1 when the latest snapshot of that document found
 	// no marked elements (aria), 0 otherwise.
 	unmarked atomic.Int64

@@ -158,7 +158,7 @@ func (s *sessions) begin(ctx context.Context, c *hostfuncs.Caller, create bool) 
 		}
 	}
 	if t != nil {
-		t.probed = nil // probes are good for one call
+		t.probed, t.plainAhead = nil, nil // probes are good for one call
 	}
 	if t == nil {
 		if !create {

@@ -1,12 +1,14 @@
 package browser
 
 import (
+	"maps"
 	"strings"
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // snapshot takes the AI-mode ARIA snapshot of t (or of the subtree of
@@ -20,6 +22,7 @@ import (
 // unchanged. Refs are kept on the elements, so the same element keeps the
 // same ref across full and scoped snapshots.
 func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, error) {
+	defer spans.Start("b.snapshot")()
 	pageDepth := depth
 	if scope != "" {
 		var err error
@@ -55,14 +58,33 @@ func (s *pages) snapshot(ss *session, t *tab, scope string, depth int) (string, 
 // tab's kept snapshot (an unchanged or patched page asks the page about
 // no field it asked about before), and keeps what it learns there.
 func (s *pages) redactKept(t *tab, whole, snap string) string {
+	defer spans.Start("b.redact")()
 	k := t.kept.Load()
 	if k == nil || k.snap != whole {
 		out, _ := s.concealer.redact(t, snap, nil)
 		return out
 	}
-	out, learned := s.concealer.redact(t, snap, k.fields)
+	known := k.fields
+	if k.carried && len(t.plainAhead) > 0 && t.checks.Load() == t.aheadAt+1 {
+		// A field this call probed before typing into it: the probe
+		// followed the check before this snapshot's (the only check
+		// since), and the watchers saw no mutation between the two, so
+		// what it read of the field's tag, type, autocomplete, name and id
+		// (all secretFieldFn reads) holds. A new snapshot (a mutation: a
+		// field may have turned secret) asks.
+		known = maps.Clone(known)
+		if known == nil {
+			known = map[string]bool{}
+		}
+		for ref, plain := range t.plainAhead {
+			if _, ok := known[ref]; !ok {
+				known[ref] = plain
+			}
+		}
+	}
+	out, learned := s.concealer.redact(t, snap, known)
 	if len(learned) > len(k.fields) {
-		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, fields: learned})
+		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, fields: learned, carried: k.carried})
 	}
 	return out
 }
@@ -83,6 +105,7 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 // snapshot kept (a new one) is snapshot whatever its watchers say: its
 // check is that one, after the marks pass, one round trip instead of two.
 func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
+	defer spans.Start("b.aria")()
 	wait := s.readBudget()
 	doc := t.navSeq.Load() + 1
 	// unchecked: the page is to be checked before the snapshot, and has
@@ -104,6 +127,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 			}
 		}
 		s.log.Debug("page snapshot taken", "why", why.Changed, "detail", capString(why.Detail, 200), "url", url)
+		spans.Mark("why " + why.Changed + ": " + capString(why.Detail, 120))
 		defer func() {
 			if err == nil {
 				keepSnapshot(t, doc, url, snap)
@@ -114,6 +138,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	// (visibility.go); runs before the deferred keep above.
 	defer func() {
 		if err == nil && snap != "" {
+			defer spans.Start("b.seen")()
 			snap, err = s.seen(t, snap, wait, marksHidden(ss))
 		}
 	}()
@@ -132,14 +157,18 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		checkOff(false)
 		found := findMarks(t.page)
 		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
+		endMarks := spans.Start("b.marks")
 		marks = found(wait)
+		endMarks()
 		if err != nil || len(marks.marks) == 0 {
 			return markLines(snap, nil), err
 		}
 		t.unmarked.Store(0)
 		checkOff(marks.changed)
 	} else {
+		endMarks := spans.Start("b.marks")
 		marks = findMarks(t.page)(wait)
+		endMarks()
 		checkOff(marks.changed)
 	}
 	if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
@@ -153,6 +182,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 }
 
 func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
+	defer spans.Start("b.ariaSnapshot")()
 	// Playwright resolves refs against the latest snapshot: any other one
 	// makes the kept snapshot's refs stale.
 	t.kept.Store(nil)

@@ -27,6 +27,7 @@ var internalKinds = map[string]kind{
 	"internal/procfs":       production, // reads Linux /proc; the bench harness measures with it
 	"internal/privatedir":   production, // the vault's and the grants' folders
 	"internal/secretforms":  production, // hostfuncs/browser's masking and plugins/secretmask
+	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests
 	"internal/logrec":       testHelper,

@@ -55,7 +55,37 @@ func inTask(step string) bool {
 var (
 	wwTools   = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "screenshot": "browser_screenshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press", "back": "browser_back"}
 	peerTools = map[string]string{"navigate": "browser_navigate", "snapshot": "browser_snapshot", "screenshot": "browser_take_screenshot", "type": "browser_type", "click": "browser_click", "read": "browser_snapshot", "press": "browser_press_key", "back": "browser_navigate_back"}
+	cdTools   = map[string]string{"navigate": "navigate_page", "snapshot": "take_snapshot", "screenshot": "take_screenshot", "type": "fill", "click": "click", "read": "take_snapshot", "press": "press_key", "back": "navigate_page"}
 )
+
+// cdArgs maps a step's arguments to chrome-devtools-mcp's: its page tools
+// take pageId 1, its element argument is uid and fill's text is value.
+// Its actions answer with no snapshot unless asked; where wasmwright's
+// default answer carries the page (a diff), CD is asked for its snapshot
+// (includeSnapshot), like with like; the "none" steps ask for none.
+func cdArgs(step string, a map[string]any) map[string]any {
+	out := map[string]any{"pageId": 1}
+	for k, v := range a {
+		switch k {
+		case "snapshot":
+		case "text":
+			out["value"] = v
+		default:
+			out[k] = v
+		}
+	}
+	switch step {
+	case "navigate":
+		out["type"] = "url"
+	case "back":
+		out["type"] = "back"
+	case "type", "click", "press", "press again":
+		if a["snapshot"] != "none" {
+			out["includeSnapshot"] = true
+		}
+	}
+	return out
+}
 
 // side is one system under test: its MCP client and what it measured.
 type side struct {
@@ -76,6 +106,26 @@ type side struct {
 	// modes: the side takes snapshot "none" (wasmwright since issue 13)
 	modes bool
 	dead  []time.Duration // clicks on a form posting to a dead port
+	// args maps a step's arguments to the side's (nil: as they are);
+	// elems reads the elements of its snapshot text (nil: refs).
+	args  func(step string, a map[string]any) map[string]any
+	elems func(snap string) (order []string, refs map[string]string)
+}
+
+// tool calls step's tool with the side's arguments.
+func (s *side) tool(step string, a map[string]any) (string, int, time.Duration, error) {
+	if s.args != nil {
+		a = s.args(step, a)
+	}
+	return s.c.Tool(s.tools[strings.TrimSuffix(strings.TrimSuffix(step, " none"), " again")], a)
+}
+
+// snapElems reads a snapshot's elements the side's way.
+func (s *side) snapElems(snap string) ([]string, map[string]string) {
+	if s.elems != nil {
+		return s.elems(snap)
+	}
+	return elems(snap)
 }
 
 func main() {
@@ -84,7 +134,7 @@ func main() {
 	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
 	n := flag.Int("n", 20, "pages to run")
 	all := flag.Bool("all", false, "run every page")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
+	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83 and chrome-devtools-mcp@1.11.0 (make peer)")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds the commit before issue 13)")
 	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
@@ -94,7 +144,7 @@ func main() {
 	if *corpus != "" {
 		*pagesDir = filepath.Join(*corpus, "pages")
 	}
-	const title = "## Browser: wasmwright vs Playwright MCP 0.0.83, both over MCP stdio"
+	const title = "## Browser: wasmwright vs Playwright MCP 0.0.83 and chrome-devtools-mcp 1.11.0, all over MCP stdio"
 
 	pages, err := listPages(*pagesDir)
 	if err != nil || len(pages) == 0 {
@@ -145,7 +195,18 @@ func main() {
 			sides = append(sides, &side{name: "PW0", c: pc, arg: "target", tools: peerTools})
 		}
 	} else {
-		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
+		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: make peer\n", cli)
+	}
+	// CD: chrome-devtools-mcp, the second peer, after the PW sides.
+	if bin := mcpclient.CDBin(*peerDir); fileExists(bin) {
+		if cc, err := mcpclient.StartCD(bin, *verbose); err != nil {
+			fmt.Fprintln(os.Stderr, "chrome-devtools-mcp:", err)
+		} else {
+			defer cc.Close()
+			sides = append(sides, &side{name: "CD", c: cc, arg: "uid", tools: cdTools, modes: true, args: cdArgs, elems: cdElems})
+		}
+	} else {
+		fmt.Fprintf(os.Stderr, "chrome-devtools-mcp not found at %s: make peer\n", bin)
 	}
 	for _, s := range sides {
 		s.times, s.failed = map[string][]time.Duration{}, map[string]int{}
@@ -160,22 +221,26 @@ func main() {
 		}
 	}
 
-	var peer, pwDefault *side
-	if last := sides[len(sides)-1]; last.name == "PW0" {
-		peer = last
-	}
-	ours := sides
-	for i, s := range sides {
-		if s.name == "PW" {
+	var peer, pwDefault, cd *side
+	var ours []*side // wasmwright (and before), then CD: the sides with a ratio to PW
+	for _, s := range sides {
+		switch s.name {
+		case "PW0":
+			peer = s
+		case "PW":
 			pwDefault = s
+		case "CD":
+			cd = s
 		}
-		if s.name == "PW" || s.name == "PW0" {
-			ours = sides[:min(i, len(ours))]
+	}
+	for _, s := range sides {
+		if s.name != "PW" && s.name != "PW0" {
+			ours = append(ours, s)
 		}
 	}
 	ww := sides[0]
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, a screenshot (the tool's defaults) after the snapshot, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode).\n\n",
+	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, a screenshot (the tool's defaults) after the snapshot, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. CD is chrome-devtools-mcp 1.11.0 (--headless --isolated, same Chromium and host rules; its tools navigate_page, take_snapshot, take_screenshot, fill, click and press_key by uid, navigate_page type back, all with pageId 1): its actions answer with no snapshot unless asked, so, like with like, its type, click, press and press again ask for one (includeSnapshot) where wasmwright's default answer carries the page's changes, and its \"none\" rows ask for none. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode); the last column is wasmwright's median to CD's on the same row.\n\n",
 		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
 	if *beforeBin != "" {
 		fmt.Printf("*before* is wasmwright built from %s, run the same way in the same run.\n\n", *beforeRef)
@@ -190,6 +255,10 @@ func main() {
 			head += fmt.Sprintf(" %s / faster PW |", s.name)
 			rule += "---:|"
 		}
+	}
+	if cd != nil {
+		head += " wasmwright / CD |"
+		rule += "---:|"
 	}
 	fmt.Println(head + " n |")
 	fmt.Println(rule + "---:|")
@@ -214,6 +283,9 @@ func main() {
 			for _, s := range ours {
 				row += " " + ratio(median(s.times[st]), faster) + " |"
 			}
+		}
+		if cd != nil {
+			row += " " + ratio(median(ww.times[st]), median(cd.times[st])) + " |"
 		}
 		fmt.Printf("%s %d |\n", row, len(ww.times[st])+ww.failed[st])
 	}
@@ -288,21 +360,21 @@ func deadFormClicks(sides []*side, peer *side) {
 	p90 := map[*side]time.Duration{}
 	for _, s := range sides {
 		for i := 0; i <= n; i++ {
-			snap, _, _, err := s.c.Tool(s.tools["navigate"], map[string]any{"url": srv.URL + "/"})
+			snap, _, _, err := s.tool("navigate", map[string]any{"url": srv.URL + "/"})
 			if err != nil {
 				continue
 			}
-			if !strings.Contains(snap, "[ref=") {
-				if snap, _, _, err = s.c.Tool(s.tools["snapshot"], map[string]any{}); err != nil {
+			if _, refs := s.snapElems(snap); len(refs) == 0 {
+				if snap, _, _, err = s.tool("snapshot", map[string]any{}); err != nil {
 					continue
 				}
 			}
-			_, refs := elems(snap)
+			_, refs := s.snapElems(snap)
 			ref, ok := refs[`button Send`]
 			if !ok {
 				continue
 			}
-			_, _, d, _ := s.c.Tool(s.tools["click"], map[string]any{s.arg: ref})
+			_, _, d, _ := s.tool("click", map[string]any{s.arg: ref})
 			if i > 0 {
 				s.dead = append(s.dead, d)
 			}
@@ -318,6 +390,8 @@ func deadFormClicks(sides []*side, peer *side) {
 	}
 	fmt.Println()
 }
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 func listPages(dir string) ([]string, error) {
 	ents, err := os.ReadDir(dir)
@@ -337,10 +411,26 @@ func listPages(dir string) ([]string, error) {
 // elemLine is a snapshot line naming an element: role, name, ref.
 var elemLine = regexp.MustCompile(`- (textbox|searchbox|button|link) "([^"\n]+)"[^\n]*?\[ref=([a-z0-9]+)\]`)
 
+// cdElemLine is such a line in chrome-devtools-mcp's snapshot: uid, role,
+// name.
+var cdElemLine = regexp.MustCompile(`uid=(\S+) (textbox|searchbox|button|link) "([^"\n]+)"`)
+
 // elems maps "role name" to the first ref a snapshot gives it, in order.
 func elems(snap string) (order []string, refs map[string]string) {
+	return elemsOf(elemLine.FindAllStringSubmatch(snap, -1), 1, 2, 3)
+}
+
+// cdElems is elems for chrome-devtools-mcp's snapshot.
+func cdElems(snap string) (order []string, refs map[string]string) {
+	return elemsOf(cdElemLine.FindAllStringSubmatch(snap, -1), 2, 3, 1)
+}
+
+// elemsOf maps the matches' "role name" (submatches ro and na) to their
+// first ref (submatch re), in order.
+func elemsOf(ms [][]string, ro, na, re int) (order []string, refs map[string]string) {
 	refs = map[string]string{}
-	for _, m := range elemLine.FindAllStringSubmatch(snap, -1) {
+	for _, m := range ms {
+		m = []string{m[0], m[ro], m[na], m[re]}
 		role := m[1]
 		if role == "searchbox" {
 			role = "textbox"
@@ -392,8 +482,7 @@ func sharedTargets(snaps []map[string]string, order []string) (textbox, clickabl
 // page had a shared target.
 func runTask(sides []*side, u string, measure bool) bool {
 	call := func(s *side, step string, args map[string]any) (string, error) {
-		tool := s.tools[strings.TrimSuffix(strings.TrimSuffix(step, " none"), " again")]
-		text, n, d, err := s.c.Tool(tool, args)
+		text, n, d, err := s.tool(step, args)
 		if !measure {
 			return text, err
 		}
@@ -432,14 +521,14 @@ func runTask(sides []*side, u string, measure bool) bool {
 		if err != nil {
 			continue
 		}
-		if !strings.Contains(snap, "[ref=") {
+		if _, r := s.snapElems(snap); len(r) == 0 {
 			snap = page
 		}
 		if measure {
 			s.snaps = append(s.snaps, len(snap))
 		}
 		call(s, "screenshot", map[string]any{})
-		o, refs := elems(snap)
+		o, refs := s.snapElems(snap)
 		snaps[i] = refs
 		if i == 0 {
 			order = o

@@ -145,6 +145,31 @@ func startPeer(cli string, verbose bool, extra ...string) (*Client, error) {
 	return Start(exec.Command("node", args...), dir, "mcp", verbose)
 }
 
+// CDBin is chrome-devtools-mcp's entry point in an npm prefix (make peer
+// installs chrome-devtools-mcp@1.11.0 into build/peer).
+func CDBin(prefix string) string {
+	return filepath.Join(prefix, "node_modules", "chrome-devtools-mcp", "build", "src", "bin", "chrome-devtools-mcp.js")
+}
+
+// StartCD starts chrome-devtools-mcp ("CD") over stdio on the same
+// Chromium, headless and isolated (a fresh profile), as root needs it, with
+// its usage statistics and CrUX lookups off and the same host-resolver
+// rules as Playwright MCP's. Its page tools take pageId 1 (the only page
+// of an isolated start); its actions answer with no snapshot unless asked
+// (includeSnapshot).
+func StartCD(bin string, verbose bool) (*Client, error) {
+	dir, err := os.MkdirTemp("", "ww-bench-cd-")
+	if err != nil {
+		return nil, err
+	}
+	args := []string{bin, "--headless", "--isolated", "--executablePath", Chromium(), "--chromeArg=--no-sandbox",
+		"--no-usage-statistics", "--no-performance-crux"}
+	for _, a := range IsolateArgs {
+		args = append(args, "--chromeArg="+a)
+	}
+	return Start(exec.Command("node", args...), dir, "cd", verbose)
+}
+
 // Client is one MCP server process spoken to over stdio JSON-RPC.
 type Client struct {
 	cmd  *exec.Cmd

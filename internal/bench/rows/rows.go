@@ -22,12 +22,14 @@ const Env = "WASMWRIGHT_BENCH_ROWS"
 
 // Side names shared by the programs: the build measured, the build of
 // the "before" commit, Playwright MCP as it ships and with
-// --timeout-settle 0, and native Go (for the plugins' own work).
+// --timeout-settle 0, chrome-devtools-mcp, and native Go (for the
+// plugins' own work).
 const (
 	Wasmwright = "wasmwright"
 	Before     = "before"
 	PW         = "PW"
 	PW0        = "PW0"
+	CD         = "CD"
 	Native     = "native"
 )
 

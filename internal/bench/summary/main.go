@@ -83,15 +83,15 @@ func main() {
 	fmt.Println("## Every measure of issue 25 in one run")
 	fmt.Println()
 	fmt.Print("The figures of this `make bench` run's programs, side by side (internal/bench/summary; the program that measured each is in the last column, and its own section below says how). ")
-	fmt.Print("PW is Playwright MCP 0.0.83 as it ships (it waits 500 ms for the page to settle after an action), PW0 the same with --timeout-settle 0, its fastest; the programs that start one peer start PW0. ")
+	fmt.Print("PW is Playwright MCP 0.0.83 as it ships (it waits 500 ms for the page to settle after an action), PW0 the same with --timeout-settle 0, its fastest; the programs that start one peer start PW0. CD is chrome-devtools-mcp 1.11.0, where a program measures it (shown, not in the ratios). ")
 	fmt.Print("Each ratio is wasmwright's (or before's) value to the better of PW and PW0 on that row (to native Go for the compactor); a goal is met when the ratio is at most the goal (at least, for throughput). ")
 	if *beforeRef != "" {
 		fmt.Printf("*before* is %s, measured the same way in the same run.", *beforeRef)
 	}
 	fmt.Println()
 	fmt.Println()
-	fmt.Println("| measure | wasmwright | before | PW | PW0 | native | wasmwright ratio | before ratio | goal | met | measured by |")
-	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
+	fmt.Println("| measure | wasmwright | before | PW | PW0 | CD | native | wasmwright ratio | before ratio | goal | met | measured by |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|")
 	met, missed, absent := 0, 0, 0
 	for _, m := range table {
 		v := val[m.key]
@@ -139,7 +139,7 @@ func main() {
 		if refName != "" && wr != "-" {
 			wr += " (" + refName + ")"
 		}
-		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.label, num(ww), num(before), num(pv[rows.PW]), num(pv[rows.PW0]), num(v[rows.Native]),
+		fmt.Printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.label, num(ww), num(before), num(pv[rows.PW]), num(pv[rows.PW0]), num(pv[rows.CD]), num(v[rows.Native]),
 			wr, ratio(before, ref), goal, ok, strings.Join(src[m.key], ", "))
 	}
 	fmt.Println()
