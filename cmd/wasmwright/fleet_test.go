@@ -206,7 +206,10 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	cs, inFlight := connectWatching(t, ctx, url, token)
+	// A client as shipped (it reconnects its event stream): one that
+	// never does fails every call it awaits the moment the stream ends,
+	// even when the call's answer is already on its way on its own POST.
+	cs, inFlight := connectWatchingRetries(t, ctx, url, token, 0)
 	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
 		t.Fatalf("navigate: %v %+v", err, res)
 	}

@@ -75,6 +75,13 @@ allowed_hosts = [%q]
 // when a call's first progress notification arrives (the call is running).
 func connectWatching(t *testing.T, ctx context.Context, url, token string) (*sdk.ClientSession, <-chan struct{}) {
 	t.Helper()
+	return connectWatchingRetries(t, ctx, url, token, -1)
+}
+
+// connectWatchingRetries is connectWatching whose client reconnects its
+// event stream up to retries times (-1: never; 0: the SDK's default).
+func connectWatchingRetries(t *testing.T, ctx context.Context, url, token string, retries int) (*sdk.ClientSession, <-chan struct{}) {
+	t.Helper()
 	inFlight := make(chan struct{}, 1)
 	c := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, &sdk.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *sdk.ProgressNotificationClientRequest) {
@@ -84,7 +91,7 @@ func connectWatching(t *testing.T, ctx context.Context, url, token string) (*sdk
 			}
 		},
 	})
-	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: mcptest.Bearer(token)}, MaxRetries: -1}, nil)
+	cs, err := c.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: mcptest.Bearer(token)}, MaxRetries: retries}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

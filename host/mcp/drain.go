@@ -69,10 +69,16 @@ func (f *flight) wait(ctx context.Context) (int, error) {
 // Drain stops taking work (new sessions get 503, new calls not_available)
 // and waits until the calls in flight have ended, or ctx is done: then it
 // says how many still run (Serve's shutdown cancels them).
+// A call's answer travels on the POST that carried it after the call
+// returns: the drain also waits for the POST requests in flight to be
+// answered, or shutting the sessions down could cut an answer off.
 func (s *Server) Drain(ctx context.Context) error {
 	s.StopTaking()
 	if n, err := s.calls.wait(ctx); err != nil {
 		return fmt.Errorf("mcp: drain: %d calls still in flight: %w", n, err)
+	}
+	if n, err := s.posts.wait(ctx); err != nil {
+		return fmt.Errorf("mcp: drain: %d answers still being written: %w", n, err)
 	}
 	return nil
 }

@@ -245,6 +245,12 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 		}
 		rc.SetReadDeadline(time.Time{})
+		if r.Method == http.MethodPost {
+			// A drain waits for the answer to be written, not only for
+			// the call to return (Drain).
+			s.posts.begin()
+			defer s.posts.end()
+		}
 		withToken.ServeHTTP(&deadlineWriter{ResponseWriter: w, rc: rc, d: o.WriteTimeout}, r)
 	})
 	if o.Mount != nil && o.MountPath != "" {

@@ -113,6 +113,8 @@ type Server struct {
 	// (drain.go).
 	calls    flight
 	draining atomic.Bool
+	// posts are the HTTP POST requests being answered (Drain).
+	posts flight
 }
 
 // New returns a Server for h.
