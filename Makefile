@@ -67,11 +67,18 @@ test-short: asc plugins ## run the short tier (go test -short ./..., no browser)
 # either failing fails the suite. Tests that call t.Parallel (independent
 # browser tests whose waits overlap) run up to TEST_PARALLEL at a time.
 TEST_PARALLEL ?= 4
+# TEST_P test binaries run at once (go test -p; the default is the number
+# of cores): the browser packages mostly wait on Chromium and on fault
+# bounds, so three overlap on two cores. The longest packages are named
+# first so that they start first and the suite is not left waiting on one
+# that started last.
+TEST_P ?= 3
+SLOW_PKGS := ./hostfuncs/browser/ ./host/ ./host/gridtest/ ./hostfuncs/network/ ./sandbox/
 .PHONY: test-suite test-busy
 test-suite:
 	@mkdir -p build; aux=build/test-modules.log; t0=$$(date +%s); \
 	( rc=0; for d in $(PLUGIN_DIRS) $(AUX_MODS); do echo "== $$d"; (cd $$d && $(GO) test -count=1 -timeout 45m ./...) || rc=1; done; exit $$rc ) >$$aux 2>&1 & pid=$$!; \
-	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -timeout 45m ./...; root=$$?; \
+	$(GO) test -count=1 -p $(TEST_P) -parallel $(TEST_PARALLEL) -timeout 45m $(SLOW_PKGS) ./...; root=$$?; \
 	wait $$pid; mods=$$?; cat $$aux; \
 	echo "test-suite: root module $$([ $$root = 0 ] && echo passed || echo FAILED), plugin and auxiliary modules $$([ $$mods = 0 ] && echo passed || echo FAILED), $$(($$(date +%s) - t0)) s"; \
 	[ $$root = 0 ] && [ $$mods = 0 ]
