@@ -180,12 +180,12 @@ func TestSnapshotSentOnceUntilChanged(t *testing.T) {
 }
 
 func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/login": `<title>Sign in</title>
 		<label>Username <input id="u" autocomplete="username"></label>
 		<label>Password <input type="password" id="p"></label>
 		<p>Your new password is diff-Pa55-word</p>
 		<button onclick="this.textContent = 'you typed ' + p.value">Show</button>` + strings.Repeat("<p>filler text that makes the page longer than a diff</p>", 10)})
-	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
 	const secret = "diff-Pa55-word"
 	a.storeLogins(site, vault.Credential{Name: "site", Username: "ada", Password: secret})

@@ -164,11 +164,11 @@ func TestRefsStableAcrossScopedSnapshots(t *testing.T) {
 // never is; a credential whose policy says mask_username has its username
 // masked too.
 func TestFilledUsernameShownPasswordMasked(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/welcome": `<title>Sign in</title>
 		<label>Username <input id="u" autocomplete="username"></label>
 		<label>Password <input type="password" id="p"></label><p id="hi">Who are you?</p>
 		<script>u.addEventListener("input", () => { hi.textContent = "Welcome back, " + u.value + "!"; });</script>`})
-	t.Setenv(vault.PassphraseEnv, "")
 	a := newAgent(t, site, "")
 	a.storeLogins(site,
 		vault.Credential{Name: "plain", Username: "ada-lovelace", Password: "plain-Pa55-word"},

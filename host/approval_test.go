@@ -60,6 +60,7 @@ type callOut struct {
 // inside the host function, not clicked. Every call writes one event, and
 // no event holds an argument's value.
 func TestApprovalsAndOriginGrants(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	needBrowser(t)
 	a, b := clickSite(t), clickSite(t)
 	host := func(u string) string { return strings.TrimPrefix(u, "http://") }
@@ -71,7 +72,6 @@ credential = "ask"
 timeout = "30s"
 `, host(a.URL), host(b.URL)))
 	desk := h.Desk()
-	t.Setenv(vault.PassphraseEnv, "")
 	if err := vault.Open(vault.Options{File: filepath.Join(f.dir, "vault.age")}).Put(vault.Credential{Name: "site", Username: "u", Password: "p",
 		Policy: vault.Policy{Origins: []string{a.URL, b.URL}, Personalities: []string{"all"}, Unattended: true}}); err != nil {
 		t.Fatal(err)

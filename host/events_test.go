@@ -45,8 +45,8 @@ func TestCapBytes(t *testing.T) {
 // the vault stores, raw or JSON-escaped, reaches the sink masked, and one
 // a vault that cannot be read leaves masked for the session's secrets.
 func TestEventsAreMasked(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	f := newFixture(t, map[string]string{})
-	t.Setenv(vault.PassphraseEnv, "")
 	if err := vault.Open(vault.Options{File: filepath.Join(f.dir, "vault.age")}).Put(vault.Credential{Name: "site", Username: "ada", Password: `stored"Pw-77`,
 		Policy: vault.Policy{Origins: []string{"https://example.com"}, Personalities: []string{"p"}}}); err != nil {
 		t.Fatal(err)

@@ -172,10 +172,10 @@ func TestTakeoverThroughTheHost(t *testing.T) {
 // attached for the personality, and refused (naming the takeover tool) when
 // none is.
 func TestAttendedByOperatorPresence(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	needBrowser(t)
 	srv := loginSite(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser"})
-	t.Setenv(vault.PassphraseEnv, "")
 	store := vault.Open(vault.Options{File: filepath.Join(f.dir, "vault.age")})
 	if err := store.Put(vault.Credential{Name: "attended-only", Username: e2eUser, Password: e2ePass, Policy: vault.Policy{Origins: []string{srv.URL}, Personalities: []string{"default"}}}); err != nil {
 		t.Fatal(err)

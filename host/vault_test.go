@@ -117,6 +117,7 @@ var refOf = func(snap, role, name string) string {
 // everywhere, and no raw value ever reaches the agent, the events or the
 // log.
 func TestFillCredentialEndToEnd(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
 	needBrowser(t)
 	srv := loginSite(t)
 	mods := map[string]string{"browser": "plugins/browser"}
@@ -130,7 +131,6 @@ func TestFillCredentialEndToEnd(t *testing.T) {
 	}
 	f := newFixture(t, mods)
 
-	t.Setenv(vault.PassphraseEnv, "")
 	vaultFile := filepath.Join(f.dir, "vault.age")
 	store := vault.Open(vault.Options{File: vaultFile})
 	seed, err := vault.ParseTOTP("otpauth://totp/Test:alice?secret=" + e2eSeed + "&issuer=Test")
