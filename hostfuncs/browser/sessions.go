@@ -427,21 +427,28 @@ func (s *sessions) newContext(ctx context.Context, ss *session, proxy string) (s
 		s.reportGrid(ss, time.Since(t0), err)
 		return "", err
 	}
-	b, drv, note, err := s.launcher.startedBrowser()
-	ss.drv = drv
-	if err != nil {
-		return "", err
-	}
-	o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
-	bctx, err := b.NewContext(o)
-	if err != nil {
-		if !b.IsConnected() {
+	// A browser that died before the driver said so is found out by the
+	// context it refuses: the next start sees it gone and launches a new
+	// one (once: a browser that dies at once again is reported).
+	for try := 0; ; try++ {
+		b, drv, note, err := s.launcher.startedBrowser()
+		ss.drv = drv
+		if err != nil {
+			return "", err
+		}
+		o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
+		bctx, err := b.NewContext(o)
+		if err == nil {
+			ss.bctx, ss.browser = bctx, b
+			return note, nil
+		}
+		if b.IsConnected() {
+			return "", abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
+		}
+		if try > 0 {
 			return "", abi.Errorf(abi.CodeBrowserCrashed, "the browser crashed while opening a session: retry, a new browser will start")
 		}
-		return "", abi.Errorf(abi.CodeExecutionFailed, "opening a browser context: %v", firstLine(err.Error()))
 	}
-	ss.bctx, ss.browser = bctx, b
-	return note, nil
 }
 
 // setUp readies ss's new context: its proxy primed, the timeouts set, its
