@@ -263,6 +263,22 @@ func (s *sessions) gridNodeLost(ss *session) bool {
 	return true
 }
 
+// gridGone reports whether ss, a grid session left with no tab, lost its
+// browser rather than had its tabs closed: its connection is down, or the
+// hub does not answer.
+func (s *sessions) gridGone(ctx context.Context, ss *session) bool {
+	if ss.grid == nil || ss.closing.Load() {
+		return false
+	}
+	if ss.browser != nil && !ss.browser.IsConnected() {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	_, err := ReadGridStatus(ctx, ss.grid.hub)
+	return err != nil
+}
+
 // crashedInFlight drops ss, whose browser went away while a call was
 // under way, and answers that call browser_crashed. When its grid node was
 // lost the next call on the session is told too (lostNode).

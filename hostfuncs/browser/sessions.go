@@ -160,6 +160,14 @@ func (s *sessions) begin(ctx context.Context, c *hostfuncs.Caller, create bool) 
 	if t != nil {
 		t.probed, t.plainAhead = nil, nil // probes are good for one call
 	}
+	if t == nil && !create && s.gridGone(ctx, ss) {
+		// The hub (or the node) went away and its tabs closed with the
+		// connection before the disconnect was told: a crash, named.
+		ss.markNodeLost()
+		err := s.crashedInFlight(ss, "its tabs closed with the grid's connection")
+		ss.mu.Unlock()
+		return nil, nil, err
+	}
 	if t == nil {
 		if !create {
 			ss.mu.Unlock()
