@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
 	"log/slog"
 	"sync/atomic"
 	"time"
@@ -188,6 +189,15 @@ func (inst *instance) run(ctx context.Context, op int32, input []byte) ([]byte, 
 	}()
 	inst.memory.refused.Store(false)
 	out, status, err := inst.runOp(ctx, op, input)
+	if err == nil && ctx.Err() != nil {
+		// The answer came after the call's deadline (the stop came late on
+		// a busy machine): not trusted, a timeout like any other.
+		code := sys.ExitCodeDeadlineExceeded
+		if ctx.Err() == context.Canceled {
+			code = sys.ExitCodeContextCanceled
+		}
+		return nil, 0, sys.NewExitError(code)
+	}
 	if err == nil && inst.memory.refused.Load() {
 		// A grow was refused (the kernel's alloc answered 0, say) and the
 		// plugin answered anyway: what it answered is not trusted, and
