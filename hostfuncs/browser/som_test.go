@@ -227,12 +227,7 @@ func TestMarkedScreenshotControls(t *testing.T) {
 		t.Errorf("the clickable div has %d marks (want 1), the span inside the link %d (want 0): %+v", card, spans, out.Marks)
 	}
 
-	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
-	data, _ := base64.StdEncoding.DecodeString(plain.Data)
-	raw, err := png.Decode(bytes.NewReader(data))
-	if err != nil || raw.Bounds() != img.Bounds() {
-		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
-	}
+	raw := plainShot(t, c, img.Bounds())
 	for i, m := range out.Marks {
 		// The middle of the bottom border: labels sit at the top.
 		x, y := m.Box[0]+m.Box[2]/2, m.Box[1]+m.Box[3]-1
@@ -245,6 +240,22 @@ func TestMarkedScreenshotControls(t *testing.T) {
 	}
 }
 
+// plainShot is the page's screenshot without marks, decoded; it must be
+// the size of the marked one (bounds).
+func plainShot(t *testing.T, c *hostfuncs.Caller, bounds image.Rectangle) image.Image {
+	t.Helper()
+	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
+	data, _ := base64.StdEncoding.DecodeString(plain.Data)
+	raw, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("plain screenshot: %v", err)
+	}
+	if raw.Bounds() != bounds {
+		t.Fatalf("plain screenshot: %v, the marked one %v", raw.Bounds(), bounds)
+	}
+	return raw
+}
+
 // TestMarkLabelsBesideTheirBoxes (issue 27): every mark's number sits
 // outside its element's box, so the picture inside each box (its text)
 // is the plain screenshot's, for a link flush with the top-left corner
@@ -254,12 +265,7 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/labels"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
-	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
-	data, _ := base64.StdEncoding.DecodeString(plain.Data)
-	raw, err := png.Decode(bytes.NewReader(data))
-	if err != nil || raw.Bounds() != img.Bounds() {
-		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
-	}
+	raw := plainShot(t, c, img.Bounds())
 	names := map[string]bool{}
 	for _, m := range out.Marks {
 		names[m.Name] = true
@@ -300,12 +306,7 @@ func TestMarkLabelsClearOfText(t *testing.T) {
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/catalogue"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
-	plain := must[abi.BrowserScreenshotResponse](t, svc, c, abi.HostBrowserScreenshot, abi.BrowserScreenshotRequest{})
-	data, _ := base64.StdEncoding.DecodeString(plain.Data)
-	raw, err := png.Decode(bytes.NewReader(data))
-	if err != nil || raw.Bounds() != img.Bounds() {
-		t.Fatalf("plain screenshot: %v %v", err, raw.Bounds())
-	}
+	raw := plainShot(t, c, img.Bounds())
 	texts := evalJSON[[][4]int](t, c, `() => { const out = [], r = document.createRange(), w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
 		for (let n = w.nextNode(); n; n = w.nextNode()) { if (!n.data.trim()) continue; r.selectNodeContents(n);
 			for (const b of r.getClientRects()) out.push([Math.floor(b.left), Math.floor(b.top), Math.ceil(b.right), Math.ceil(b.bottom)]); }
