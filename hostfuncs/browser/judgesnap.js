@@ -15,6 +15,8 @@ const judgeSnapshot = (doc) => {
 	const out = {drop: [], runs: []}, shown = [];
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
+	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
+	const frames = [];
 	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
 	const isControl = e => { const r = e._ariaRef; return r ? controlRoles.test(r.role) : controlTags.test(e.localName) && (e.localName !== "a" || e.hasAttribute("href")); };
@@ -70,10 +72,23 @@ const judgeSnapshot = (doc) => {
 			// an SVG drawing with no text, unless it is a control or may
 			// paint over others (positioned, or a shadow or outline).
 			const ns = J.style(n);
-			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
+			// A picture, drawing or frame is entered for what it paints over
+			// others (and a frame for whether its document shows at all).
+			const empty = !n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text");
+			const replaced = replacedTags.test(n.localName);
+			if (empty && !replaced && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
+			if (frameTags.test(n.localName)) {
+				// A frame's document is judged in its own pass, which knows
+				// nothing of the frame's box in this one: a frame that does
+				// not show here takes its whole document with it.
+				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
+				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [n.getBoundingClientRect()], z: inner.z}});
+				continue;
+			}
+			if (empty && replaced && ns.position === "static" && (ctl || !isControl(n))) continue;
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
@@ -89,7 +104,10 @@ const judgeSnapshot = (doc) => {
 	for (const a of el === J.html ? [J.html] : [J.html, el]) ctx = ctx && J.enter(a, J.style(a), ctx, true);
 	if (ctx) walk(el, J.style(el), ctx, refOf(el) || "", false);
 	else gone(el, "");
-	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+	if (J.painters.length) {
+		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+	}
 	out.ms = performance.now() - t0;
 	return out;
 };
