@@ -561,7 +561,7 @@ func ParseConfig(text, source, dir string) (*Config, error) {
 		return nil, &ConfigError{source, err.Error()}
 	}
 	if und := undecoded(md, "browser", "vault"); len(und) > 0 {
-		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in docs/configuration.md", strings.Join(und, ", "))}
 	}
 	c.Dir, c.Source, c.meta = dir, source, md
 	if c.Host.PersonalitiesDir != "" {
@@ -610,7 +610,7 @@ func (c *Config) DecodeSection(name string, prim toml.Primitive, v any) error {
 		}
 	}
 	if len(und) > 0 {
-		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in docs/configuration.md", strings.Join(und, ", "))}
 	}
 	return nil
 }
