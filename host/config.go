@@ -91,7 +91,7 @@ type HostConfig struct {
 	// HookFuelPerKB is the work budget of one result-hook call (detect,
 	// compact, mask), in fuel per KiB of its input: the call may use
 	// HookFuelPerKB × (input KiB + pluginset.HookFuelBaseKB) fuel, and is
-	// stopped with resource_limit past it. 0: DefaultHookFuelPerKB.
+	// stopped with resource_limit past it. 0: DefaultHookFuelPerKB (600 M).
 	HookFuelPerKB int64 `toml:"hook_fuel_per_kb"`
 	// HookTimeout is the wall-clock deadline of one result-hook call, apart
 	// from call_timeout: a backstop against a stuck host, never what stops
@@ -163,9 +163,13 @@ type PersonalityConfig struct {
 	// field with a value, a credential value shown) go to the vision
 	// model. Off by default: the model is a third party to the session.
 	VisionAllowSecrets bool `toml:"vision_allow_secrets"`
-	// Approval maps a risk (abi.Risks) to allow, ask or deny, "timeout"
-	// to how long an ask waits for an operator, and "via" to where an ask
-	// goes. Absent risks are allowed.
+	// Approval maps a risk (abi.Risks: read, navigate, act, eval,
+	// credential, upload, download) to allow, ask or deny; absent risks
+	// are allowed. Beside the risks: "timeout", how long an ask waits for
+	// an answer (default 120s, at most 24h); "via", where an ask goes
+	// ("console" and/or "client", the agent's own MCP client; default the
+	// console only); "client_grants", how long an approval "for this
+	// origin" given by the client lasts ("session", default, or "persist").
 	Approval ApprovalTable `toml:"approval"`
 	// Takeover says where a takeover may reach a person.
 	Takeover TakeoverTable `toml:"takeover"`

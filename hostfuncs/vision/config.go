@@ -21,9 +21,10 @@ type Config struct {
 	// APIKeyEnv names the environment variable whose value is sent as a
 	// Bearer token; empty sends none.
 	APIKeyEnv string `toml:"api_key_env"`
-	// Timeout bounds one model request (default DefaultTimeout).
+	// Timeout bounds one model request (default 30s: DefaultTimeout).
 	Timeout hostfuncs.Duration `toml:"timeout"`
-	// MaxImageBytes refuses a larger screenshot (default DefaultMaxImageBytes).
+	// MaxImageBytes refuses a larger screenshot (default 8 MiB:
+	// DefaultMaxImageBytes).
 	MaxImageBytes int `toml:"max_image_bytes"`
 }
 

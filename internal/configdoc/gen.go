@@ -87,10 +87,11 @@ func (w *walker) walk(name string, t reflect.Type) {
 			subs = append(subs, func() { w.walk("["+path+"]", ft.Elem()) })
 			continue
 		}
-		if ft.Kind() == reflect.Struct && reflect.PointerTo(ft).Implements(tomlUnmarsh) {
-			// A table its own UnmarshalTOML reads: its keys are not fields,
-			// so the type's comment says what they are.
-			doc = strings.TrimSpace(doc + " " + w.docs.typeDoc(ft))
+		if doc == "" && ft.Kind() == reflect.Struct && reflect.PointerTo(ft).Implements(tomlUnmarsh) {
+			// A table its own UnmarshalTOML reads, its field undocumented:
+			// its keys are not fields, so the type's comment says what
+			// they are.
+			doc = w.docs.typeDoc(ft)
 		}
 		tb.Rows = append(tb.Rows, row{Key: key, Type: typeName(ft), Default: w.defaultOf(path), Doc: doc})
 	}
