@@ -164,9 +164,15 @@ func TestDocLinksResolve(t *testing.T) {
 	}
 }
 
+// hasAnchor reports whether a heading of md, outside code blocks (where
+// "# ..." is a comment), has the id frag.
 func hasAnchor(md, frag string) bool {
+	code := false
 	for _, line := range strings.Split(md, "\n") {
-		if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && strings.HasPrefix(line, "#") && anchor(h) == frag {
+		if strings.HasPrefix(line, "```") {
+			code = !code
+		}
+		if h, ok := strings.CutPrefix(strings.TrimLeft(line, "#"), " "); ok && !code && strings.HasPrefix(line, "#") && anchor(h) == frag {
 			return true
 		}
 	}
