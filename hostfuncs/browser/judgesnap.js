@@ -75,20 +75,23 @@ const judgeSnapshot = (doc) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const empty = !n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text");
-			const replaced = replacedTags.test(n.localName);
-			if (empty && !replaced && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
+			const frame = frameTags.test(n.localName);
+			if (empty && !frame && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") {
+				if (replacedTags.test(n.localName)) J.inFlow(n, ns, ctx);
+				continue;
+			}
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
-			if (frameTags.test(n.localName)) {
+			if (frame) {
 				// A frame's document is judged in its own pass, which knows
 				// nothing of the frame's box in this one: a frame that does
 				// not show here takes its whole document with it.
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
-				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [n.getBoundingClientRect()], z: inner.z}});
+				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z}});
+				J.inFlow(n, ns, ctx);
 				continue;
 			}
-			if (empty && replaced && ns.position === "static" && (ctl || !isControl(n))) continue;
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);

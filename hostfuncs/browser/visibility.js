@@ -258,12 +258,10 @@ const judgeOf = (doc) => {
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
 		// before it that it overlaps (pulled up by a negative margin).
-		const positioned = pos !== "static", replaced = !positioned && REPLACED.test(e.localName) && s.float === "none";
-		const z = positioned ? zOf(s, ctx) : replaced ? ctx.z : -1;
+		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
 		let r = null;
 		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
-		if ((positioned || replaced) && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
-		if (replaced && opacity >= OPAQUE && paintsOpaque(e, s)) add(box(e.getBoundingClientRect()), false, null);
+		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
 			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
@@ -308,9 +306,20 @@ const judgeOf = (doc) => {
 			if (c && c[3] >= OPAQUE) add(area(r, w), false, c);
 		}
 	};
+	// inFlow: a replaced element in flow (a picture, a drawing, a frame)
+	// paints with the text around it, in document order: over the text
+	// before it that it overlaps (pulled up by a negative margin). The
+	// walk need not enter it (it holds no text): three styles say whether
+	// it paints opaque.
+	const inFlow = (e, s, ctx) => {
+		if (s.position !== "static" || s.float !== "none" || s.visibility !== "visible" || ctx.opacity * +s.opacity < OPAQUE) return;
+		const z = ctx.z, clip = ctx.clip;
+		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		if (e.localName === "svg") svgShapes(e, add);
+		else if (paintsOpaque(e, s)) add(box(e.getBoundingClientRect()), false, null);
+	};
 	// svgShapes: the rectangles of a drawing that paint opaque, upright
 	// (no rotation or skew), each a painter (at most 50 a drawing).
-	const REPLACED = /^(img|svg|canvas|video|iframe|object|embed)$/;
 	const svgShapes = (svg, add) => {
 		let n = 0;
 		for (const x of svg.querySelectorAll("rect")) {
@@ -322,7 +331,6 @@ const judgeOf = (doc) => {
 			add(box(x.getBoundingClientRect()), false, f);
 		}
 	};
-	const inside = (r, a) => r.left >= a.l && r.right <= a.r && r.top >= a.t && r.bottom <= a.b;
 	// above: whether painter p paints after text of e at z: a higher z,
 	// or the same and later in the document (an ::after after all its
 	// element holds). An ancestor's own background is beneath its text.
@@ -330,7 +338,18 @@ const judgeOf = (doc) => {
 	// shadowed: whether the boxes v.rects of a text of e (verdict v) lie
 	// under a painter. Asked once the whole page is walked (a painter may
 	// come after the text).
-	const shadowed = (e, v) => painters.some(p => p.e !== e && v.rects.every(r => inside(r, p.area)) && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z));
+	// The boxes are plain numbers (DOMRect's getters are calls into the
+	// browser) and the geometry comes first: a text is asked about each
+	// painter.
+	const shadowed = (e, v) => {
+		for (const p of painters) {
+			const a = p.area;
+			let all = true;
+			for (const r of v.rects) if (!(r.l >= a.l && r.r <= a.r && r.t >= a.t && r.b <= a.b)) { all = false; break; }
+			if (all && p.e !== e && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z)) return true;
+		}
+		return false;
+	};
 
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
@@ -556,7 +575,7 @@ const judgeOf = (doc) => {
 		}
 		// Covers are judged once the page's painters are known (shadowed),
 		// from the first and the last box shown.
-		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
+		const probe = (shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]]).map(box);
 		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe, z: ctx.z};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
@@ -595,5 +614,5 @@ const judgeOf = (doc) => {
 	};
 
 	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
-	return {enter, unseen, text, painted, shadowed, painters, style, base, html, body};
+	return {enter, unseen, text, painted, shadowed, inFlow, box, painters, style, base, html, body};
 };
