@@ -614,5 +614,58 @@ const judgeOf = (doc) => {
 	};
 
 	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
-	return {enter, unseen, text, painted, shadowed, inFlow, box, painters, style, base, html, body};
+	// generated: the texts of e's ::before and ::after (context ctx, the
+	// one e passes to its content) that cannot be seen. A pseudo-element's
+	// box cannot be read, so what places it is judged from its styles: not
+	// displayed or visible, too small, faint, blurred, in a colour that
+	// does not show, clipped, squeezed, far off the document, or in an
+	// element that shows nothing. Its alternative text (content: "x" /
+	// "alt") is never drawn.
+	const generated = (e, s, ctx) => {
+		const out = [];
+		for (const p of ["::before", "::after"]) {
+			const ps = style(e, p), c = ps.content;
+			if (!c || c === "none" || c === "normal") continue;
+			const slash = c.search(/\s\/\s/);
+			const drawn = contentText(e, slash < 0 ? c : c.slice(0, slash)), alt = slash < 0 ? "" : contentText(e, c.slice(slash + 3));
+			if (alt.trim()) out.push(alt);
+			if (drawn.trim() && !pseudoShows(e, s, ps, ctx, drawn)) out.push(drawn);
+		}
+		return out;
+	};
+	// contentText: the words a content value draws (strings and attr();
+	// counters, quotes and pictures draw none that matter).
+	const contentText = (e, v) => {
+		let out = "";
+		for (const m of v.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([^\s,)]+)[^)]*\)/g)) {
+			if (m[2]) out += e.getAttribute(m[2]) || "";
+			else out += m[1].replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/g, (_, hex, ch) => hex ? String.fromCodePoint(parseInt(hex, 16)) : ch);
+		}
+		return out;
+	};
+	const pseudoShows = (e, s, ps, ctx, t) => {
+		if (ps.display === "none" || ps.visibility !== "visible" || (ps.webkitTextSecurity || "none") !== "none") return false;
+		const fs = parseFloat(ps.fontSize), f = filterOf(ps.filter);
+		if (!(fs >= MIN_H) || ctx.opacity * +ps.opacity * f.opacity < MIN_OPACITY || ctx.blur + f.blur >= Math.max(2, fs / 4)) return false;
+		if (ps.clipPath !== "none" || maskOpacity(e, ps) === 0) return false;
+		const pos = ps.position;
+		if ((pos === "absolute" || pos === "fixed") && ps.clip.startsWith("rect(")) return false;
+		const m = ps.transform !== "none" && matrix(ps.transform);
+		if (m && Math.abs(m.a * m.d - m.b * m.c) < 0.05) return false;
+		if (!painted(e, s, ctx)) return false;
+		// Where a positioned one stands: from its element's box and its
+		// offsets (its containing block may be another box: near enough to
+		// tell one far off the document).
+		const r = e.getBoundingClientRect(), w = parseFloat(ps.width), h = parseFloat(ps.height);
+		if (ps.overflow !== "visible" && (w < MIN_W || h < MIN_H)) return false;
+		if (pos === "absolute" || pos === "fixed") {
+			const l = parseFloat(ps.left), tp = parseFloat(ps.top);
+			const x = r.left + (isNaN(l) ? 0 : l), y = r.top + (isNaN(tp) ? 0 : tp);
+			const v = {l: x, t: y, r: x + (w > 0 ? w : fs * t.length / 2), b: y + (h > 0 ? h : fs)};
+			if (!shows(cut(pos === "fixed" ? viewport : ctx.clip, v))) return false;
+		}
+		const bgs = backgrounds(ps, ctx.bgs, ctx.fx);
+		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
+	};
+	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, base, html, body};
 };
