@@ -1,0 +1,425 @@
+package browser
+
+import (
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// The host's side of the visibility judge (visibility.go): the snapshot's
+// lines, parsed, and what is taken out of them: the judge's hidden refs
+// and runs (filterHidden), and names no one sees (unseenNames).
+
+// controlRoles are the roles whose accessible name stays when the control
+// shows: the name is how an agent tells it, whatever paints it.
+var controlRoles = map[string]bool{
+	"button": true, "link": true, "checkbox": true, "radio": true, "switch": true, "tab": true,
+	"menuitem": true, "menuitemcheckbox": true, "menuitemradio": true, "option": true, "combobox": true,
+	"textbox": true, "searchbox": true, "slider": true, "spinbutton": true, "treeitem": true,
+	"listbox": true, "gridcell": true, "img": true, "iframe": true,
+}
+
+// snapLine is one line of a snapshot, split where hidden text is taken
+// out: `- role "name" [attrs]: value`, or `- text: value`.
+type snapLine struct {
+	indent   int
+	role     string
+	name     string // unquoted; hasName tells an empty name from none
+	hasName  bool
+	attrs    string // ` [level=1] [ref=e5]`, as is
+	value    string // unquoted
+	hasValue bool
+	raw      string // the line as it was, when it is not one of these
+	ref      string
+	dropped  bool
+	edited   bool
+	hidden   bool // marked hidden (hidden_text = "mark")
+	unnamed  bool // its name, which no one sees, taken out (unseenNames)
+}
+
+// parseSnapLine splits a line; raw lines (`- /url: ...`, anything not
+// understood) are kept as they are.
+func parseSnapLine(line string) snapLine {
+	body := strings.TrimLeft(line, " ")
+	l := snapLine{indent: len(line) - len(body), raw: line}
+	if !strings.HasPrefix(body, "- ") || strings.HasPrefix(body, "- /") {
+		return l
+	}
+	rest := body[2:]
+	i := strings.IndexAny(rest, " :")
+	if i <= 0 {
+		l.role = rest
+		return l
+	}
+	l.role, rest = rest[:i], rest[i:]
+	if strings.HasPrefix(rest, ` "`) {
+		n, ok := quotedPrefix(rest[1:])
+		if !ok {
+			l.role = ""
+			return l
+		}
+		name, err := strconv.Unquote(n)
+		if err != nil {
+			l.role = ""
+			return l
+		}
+		l.name, l.hasName, rest = name, true, rest[1+len(n):]
+	}
+	if j := strings.Index(rest, ": "); j >= 0 && !strings.Contains(rest[:j], `"`) {
+		l.attrs, l.hasValue = rest[:j], true
+		v := rest[j+2:]
+		if strings.HasPrefix(v, `"`) {
+			u, err := strconv.Unquote(v)
+			if err != nil {
+				l.role = ""
+				return l
+			}
+			v = u
+		}
+		l.value = v
+	} else {
+		l.attrs = strings.TrimSuffix(rest, ":")
+	}
+	if k := strings.Index(l.attrs, "[ref="); k >= 0 {
+		l.ref, _ = refAt(l.attrs[k+len("[ref="):])
+	}
+	return l
+}
+
+// quotedPrefix is the double-quoted string at the start of s, quotes
+// included.
+func quotedPrefix(s string) (string, bool) {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return s[:i+1], true
+		}
+	}
+	return "", false
+}
+
+// render writes the line back: as it was unless hidden text was taken out.
+func (l snapLine) render(hadChildren, children bool) string {
+	if !l.edited {
+		if hadChildren && !children {
+			return strings.TrimSuffix(l.raw, ":")
+		}
+		return l.raw
+	}
+	var b strings.Builder
+	b.WriteString(strings.Repeat(" ", l.indent))
+	b.WriteString("- " + l.role)
+	if l.hasName {
+		b.WriteString(" " + strconv.Quote(l.name))
+	}
+	b.WriteString(l.attrs)
+	if l.hidden {
+		b.WriteString(" [hidden]")
+	}
+	switch {
+	case l.hasValue && l.value != "":
+		b.WriteString(": " + yamlValue(l.value))
+	case children:
+		b.WriteString(":")
+	}
+	return b.String()
+}
+
+// filterHidden takes out of a snapshot what the judge found hidden: the
+// lines of dropped refs with all they hold, and each hidden run from the
+// text (values, and the names of elements that are not controls) of the
+// first line under its ref that holds it (of the whole snapshot when its
+// ref has no line). A line left with no text, name or children goes.
+// With mark, nothing goes: a dropped ref's line carries [hidden] (what it
+// holds is under it) and a hidden run reads [hidden: ...] where it stood.
+//
+// Names no one sees go the same way (unseenNames).
+func filterHidden(snap string, j judgement, mark bool) string {
+	lines, ends, at := splitSnapshot(snap)
+	for _, r := range j.Drop {
+		if i, ok := at[r]; ok {
+			if mark {
+				lines[i].hidden, lines[i].edited = true, true
+				continue
+			}
+			for k := i; k < ends[i]; k++ {
+				lines[k].dropped = true
+			}
+		}
+	}
+	for _, run := range j.Runs {
+		text := strings.Join(strings.Fields(visibleChars(run.Text)), " ")
+		if text == "" {
+			continue
+		}
+		// The text is under its ref's line when that has one; when not
+		// (Playwright folds some wrappers into their child's line), it is
+		// looked for in the whole snapshot.
+		edit := cutText
+		if mark {
+			edit = markText
+		}
+		if i, ok := at[run.Ref]; ok {
+			takeOut(lines[i:ends[i]], text, edit)
+		} else {
+			takeOut(lines, text, edit)
+		}
+	}
+	if !unseenNames(lines, ends, mark) && len(j.Drop) == 0 && len(j.Runs) == 0 {
+		return snap
+	}
+	// Children before parents: a line left with nothing (its text taken
+	// out, or all it held dropped: a wrapper of hidden text has no text
+	// of its own) goes.
+	hasChildren := func(i int) bool {
+		for k := i + 1; k < ends[i]; k++ {
+			if !lines[k].dropped {
+				return true
+			}
+		}
+		return false
+	}
+	for i := len(lines) - 1; i >= 0 && !mark; i-- {
+		l := &lines[i]
+		if !l.dropped && !l.unnamed && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && !controlRoles[l.role] && (l.role == "text" || l.name == "") && l.value == "" {
+			l.dropped = true
+		}
+	}
+	var b strings.Builder
+	b.Grow(len(snap))
+	for i, l := range lines {
+		if l.dropped {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(l.render(ends[i] > i+1, hasChildren(i)))
+	}
+	return b.String()
+}
+
+// nameFromContent are the roles (controls aside) whose accessible name is
+// their content: Playwright prints that name and no value of the same
+// text.
+var nameFromContent = map[string]bool{
+	"heading": true, "cell": true, "columnheader": true, "rowheader": true, "row": true,
+	"tooltip": true, "term": true, "caption": true, "code": true, "strong": true, "emphasis": true,
+}
+
+// unseenNames takes out the names no one sees: an element that is no
+// control or picture (a region, a list, a figure, a dialog, a heading, a
+// generic box with a title) shows its text, not its label, so a name
+// none of whose words are in its visible text (an aria-label, a title)
+// goes, or is marked; the line stays (a box a person sees). A name that is
+// the element's content stays, and so do the names of controls and of what
+// an agent acts on (actedOn), and of pictures (their text alternative
+// stands for what is seen). Reports whether it changed a line.
+func unseenNames(lines []snapLine, ends []int, mark bool) bool {
+	changed := false
+	for i := range lines {
+		l := &lines[i]
+		if !l.hasName || l.name == "" || l.dropped || l.role == "" || l.role == "text" || controlRoles[l.role] || actedOn(l.attrs) {
+			continue
+		}
+		if nameFromContent[l.role] && !l.hasValue {
+			continue // its content (what Playwright prints as the name)
+		}
+		if wordsShown(l.name, lines[i:ends[i]]) {
+			continue
+		}
+		if mark {
+			l.name = "[hidden: " + l.name + "]"
+		} else {
+			l.hasName, l.name = false, ""
+		}
+		l.edited, l.unnamed, changed = true, true, true
+	}
+	return changed
+}
+
+// actedOn: a line whose marks say an agent acts on it (dragging, dropping,
+// clicking, hovering, focusing) is a control in all but its role.
+func actedOn(attrs string) bool {
+	for _, m := range []string{"[draggable]", "[droppable]", "[clickable]", "[hoverable]", "[focusable]", "[cursor=pointer]"} {
+		if strings.Contains(attrs, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsShown reports whether every word of name is in the text lines
+// shows (values, text lines, the names of what it holds).
+func wordsShown(name string, lines []snapLine) bool {
+	words := func(s string) []string {
+		return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	}
+	shown := map[string]bool{}
+	for k, c := range lines {
+		if c.dropped {
+			continue
+		}
+		if c.hasValue {
+			for _, w := range words(c.value) {
+				shown[w] = true
+			}
+		}
+		if k > 0 && c.hasName {
+			for _, w := range words(c.name) {
+				shown[w] = true
+			}
+		}
+	}
+	for _, w := range words(name) {
+		if !shown[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// splitSnapshot parses the lines of snap; ends[i] is the index after the
+// last line nested under line i, at the line of each ref.
+func splitSnapshot(snap string) (lines []snapLine, ends []int, at map[string]int) {
+	for line := range strings.Lines(snap) {
+		lines = append(lines, parseSnapLine(strings.TrimSuffix(line, "\n")))
+	}
+	ends = make([]int, len(lines))
+	var open []int
+	for i, l := range lines {
+		for len(open) > 0 && lines[open[len(open)-1]].indent >= l.indent {
+			ends[open[len(open)-1]] = i
+			open = open[:len(open)-1]
+		}
+		open = append(open, i)
+	}
+	for _, i := range open {
+		ends[i] = len(lines)
+	}
+	at = map[string]int{}
+	for i, l := range lines {
+		if l.ref != "" {
+			at[l.ref] = i
+		}
+	}
+	return lines, ends, at
+}
+
+// takeOut edits text out of the first line of lines that holds it (edit:
+// cutText or markText), in its value or, for an element that is not a
+// control, its name.
+func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool)) bool {
+	for i := range lines {
+		l := &lines[i]
+		if l.dropped || l.role == "" || controlRoles[l.role] {
+			continue
+		}
+		if l.hasValue {
+			if v, ok := edit(l.value, text); ok {
+				l.value, l.edited = v, true
+				return true
+			}
+		}
+		if l.hasName {
+			if v, ok := edit(l.name, text); ok {
+				l.name, l.edited = v, true
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cutText removes text from s where it stands (findText), and tidies the
+// spaces left.
+func cutText(s, text string) (string, bool) {
+	at := findText(s, text)
+	if at < 0 {
+		return s, false
+	}
+	return strings.Join(strings.Fields(s[:at]+" "+s[at+len(text):]), " "), true
+}
+
+// markText marks text in s where it stands (findText) as [hidden: text].
+func markText(s, text string) (string, bool) {
+	at := findText(s, text)
+	if at < 0 {
+		return s, false
+	}
+	return strings.Join(strings.Fields(s[:at]+" [hidden: "+text+"] "+s[at+len(text):]), " "), true
+}
+
+// findText is where text stands in s as words of its own (or, for a text
+// of 12 bytes or more, anywhere: Playwright joins the texts of inline
+// elements with no space; a shorter one could be part of a word that
+// shows), or -1.
+func findText(s, text string) int {
+	at := -1
+	for from := 0; from <= len(s)-len(text); {
+		i := strings.Index(s[from:], text)
+		if i < 0 {
+			break
+		}
+		i += from
+		if (i == 0 || s[i-1] == ' ') && (i+len(text) == len(s) || strings.ContainsRune(" .,;:!?)", rune(s[i+len(text)]))) {
+			at = i
+			break
+		}
+		if at < 0 && len(text) >= 12 {
+			at = i
+		}
+		from = i + 1
+	}
+	return at
+}
+
+// ownTexts says, for each line of snap with a ref, how many letters (not
+// white space) it shows as text of its own: its value and its direct
+// "text:" lines, or else the name of an element that is no control
+// (a heading's name is its content). "e3:37,e5:12": the judge's
+// selector body. Generated text (::before, ::after) is in these and not
+// in the document's text nodes, which is how the judge finds where to
+// look for it (a pseudo-element's style costs too much to read for every
+// element).
+func ownTexts(snap string) string {
+	lines, ends, _ := splitSnapshot(snap)
+	letters := func(s string) int {
+		n := 0
+		for _, r := range s {
+			if !unicode.IsSpace(r) {
+				n++
+			}
+		}
+		return n
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if l.ref == "" {
+			continue
+		}
+		n, text := 0, false
+		if l.hasValue {
+			n, text = letters(l.value), true
+		}
+		for k := i + 1; k < ends[i]; k = ends[k] {
+			if c := lines[k]; c.role == "text" && c.hasValue {
+				n, text = n+letters(c.value), true
+			}
+		}
+		if !text && l.hasName && !controlRoles[l.role] {
+			n = letters(l.name)
+		}
+		if n > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(l.ref)
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+}
