@@ -480,7 +480,7 @@ type ServeConfig struct {
 	// request with any other Origin header is refused.
 	AllowedOrigins []string `toml:"allowed_origins"`
 	// MaxConns caps open HTTP connections (default 1024), half of them
-	// reserved for connections that authenticated (host/listen);
+	// reserved for connections that authenticated (frontend/listen);
 	// MaxConnsPerIP is how many unauthenticated connections one client
 	// address keeps before its oldest make way for its newest (default 64).
 	MaxConns      int `toml:"max_conns"`

@@ -30,6 +30,7 @@ var internalKinds = map[string]kind{
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests
+	"internal/listentest":   testHelper, // floods a front-end's listener (frontend/listen)
 	"internal/logrec":       testHelper,
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
 	"internal/visiontest":   testHelper,
@@ -51,7 +52,7 @@ func kindOf(rel string) (kind, bool) {
 }
 
 // productRoots are the folders whose non-test builds are the product.
-var productRoots = []string{"abi", "capability", "sandbox", "plugin-sdk", "hostfuncs", "host", "cmd"}
+var productRoots = []string{"abi", "capability", "sandbox", "plugin-sdk", "hostfuncs", "host", "frontend", "distribute", "cmd"}
 
 func TestInternalPackagesAreClassified(t *testing.T) {
 	for _, d := range deps(t, "", "internal") {

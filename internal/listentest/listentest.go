@@ -1,6 +1,6 @@
 // Package listentest floods an HTTP listener the way issue 22 did, and
 // measures what real clients get meanwhile: for the tests of the
-// front-ends that use host/listen.
+// front-ends that use frontend/listen.
 package listentest
 
 import (

@@ -22,8 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/listen"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
@@ -146,7 +146,7 @@ type HTTPOptions struct {
 	// unauthenticated connections one client address keeps: beyond it a
 	// new connection from the address closes its oldest ones, once they
 	// have had their grace, instead of being refused, since every local
-	// client shares 127.0.0.1 (host/listen). Defaults 1024 and 64.
+	// client shares 127.0.0.1 (frontend/listen). Defaults 1024 and 64.
 	MaxConns, MaxConnsPerIP int
 	// MaxBodyBytes caps a request body. Default 4 MiB.
 	MaxBodyBytes int64
@@ -352,7 +352,7 @@ const DefaultShutdownGrace = 10 * time.Second
 // and timed out while they send headers or a body, while they idle, and
 // per response write (HTTPOptions); a flood of idle or slow sockets,
 // even from the agents' own address, only displaces other connections
-// that have not authenticated (host/listen).
+// that have not authenticated (frontend/listen).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) error {
 	if tokens == nil || tokens.Len() == 0 {
 		return errors.New("mcp: refusing to serve HTTP without a bearer token")
