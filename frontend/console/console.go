@@ -40,11 +40,6 @@ import (
 	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console/config"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 //go:embed assets
@@ -83,8 +78,8 @@ type Options struct {
 // Console is the operator console of one host.
 type Console struct {
 	h    *host.Host
-	desk *operator.Desk
-	br   *browser.Service
+	desk host.OperatorDesk
+	br   host.LiveBrowser
 	opts Options
 	log  *slog.Logger
 	ops  []operatorEntry
@@ -97,7 +92,7 @@ type Console struct {
 	links links
 
 	loginsMu    sync.Mutex
-	stored      []vault.Info
+	stored      []host.StoredLogin
 	storedAt    time.Time
 	storedError string
 }
@@ -116,7 +111,7 @@ type login struct {
 
 // eventSource is what the host offers when it keeps an event tail.
 type eventSource interface {
-	RecentEvents(n int) []hostfuncs.Event
+	RecentEvents(n int) []host.Event
 }
 
 // New makes the console of h, which must run with host.Options.Operators.
@@ -254,7 +249,7 @@ func sameOrigin(r *http.Request) bool {
 	if len(vals) != 1 {
 		return false
 	}
-	o, err := weborigin.Parse(vals[0])
+	o, err := host.ParseOrigin(vals[0])
 	if err != nil {
 		return false
 	}
@@ -262,7 +257,7 @@ func sameOrigin(r *http.Request) bool {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return o == weborigin.Of(scheme+"://"+r.Host)
+	return o == host.OriginOf(scheme+"://"+r.Host)
 }
 
 // stateChanging: every method but GET and HEAD, and every WebSocket.

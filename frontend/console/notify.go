@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console/config"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // The webhook ping ([console.notify]): when an agent asks for a human or
@@ -97,7 +97,7 @@ func (c *Console) Notify(ctx context.Context, n config.Notify) error {
 func (c *Console) pings() []Ping {
 	var out []Ping
 	for _, t := range c.desk.Takeovers() {
-		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: chatText(operator.PlainLine(t.Reason, 300)), Deadline: t.Deadline.UTC().Format(time.RFC3339),
+		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: chatText(host.PlainLine(t.Reason, 300)), Deadline: t.Deadline.UTC().Format(time.RFC3339),
 			Link: c.cardLink("takeover", t.ID),
 			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human, in its own words: %s. Open the console to take over before %s: %s", t.Personality, chatText(chatQuote(t.Reason, 300)), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.cardLink("takeover", t.ID))})
 	}
@@ -106,10 +106,10 @@ func (c *Console) pings() []Ping {
 			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.cardLink("approval", a.ID), Via: a.Via}
 		element := ""
 		if t := a.Target; t != nil && t.Ref != "" {
-			p.Element = chatText(fmt.Sprintf("%s [ref %s]", operator.ElementWords(t, chatQuote), t.Ref))
+			p.Element = chatText(fmt.Sprintf("%s [ref %s]", host.ElementWords(t, chatQuote), t.Ref))
 			element = " on the " + p.Element
 		} else if t != nil && t.At != "" {
-			p.Element = chatText(fmt.Sprintf("%s %s", operator.ElementWords(t, chatQuote), t.At))
+			p.Element = chatText(fmt.Sprintf("%s %s", host.ElementWords(t, chatQuote), t.At))
 			element = " on the " + p.Element
 		}
 		where := ""
@@ -130,7 +130,7 @@ var chatText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "@", 
 // chatQuote is a page's string in a ping: one plain line, in quotes (a
 // quote inside shown as ”); chatText escapes it with the rest.
 func chatQuote(s string, n int) string {
-	return `"` + strings.ReplaceAll(operator.PlainLine(s, n), `"`, "''") + `"`
+	return `"` + strings.ReplaceAll(host.PlainLine(s, n), `"`, "''") + `"`
 }
 
 // cardLink is the console URL of a card: the console's page with the
@@ -202,4 +202,4 @@ func notifyClient(allowLoopback bool) *http.Client {
 	}
 }
 
-var _ operator.Linker = (*Console)(nil)
+var _ host.TakeoverLinker = (*Console)(nil)

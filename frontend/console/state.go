@@ -8,9 +8,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // Session states the console shows.
@@ -43,20 +41,20 @@ type Session struct {
 
 // State is what an operator sees, filtered to their personalities.
 type State struct {
-	Operator  string              `json:"operator"`
-	Sessions  []Session           `json:"sessions"`
-	Takeovers []operator.Takeover `json:"takeovers"`
-	Approvals []operator.Approval `json:"approvals"`
+	Operator  string          `json:"operator"`
+	Sessions  []Session       `json:"sessions"`
+	Takeovers []host.Takeover `json:"takeovers"`
+	Approvals []host.Approval `json:"approvals"`
 	// Events is the host's event tail, newest last; EventsNote says why it
 	// is empty when the host keeps none.
-	Events     []hostfuncs.Event `json:"events"`
-	EventsNote string            `json:"events_note,omitempty"`
-	Logins     []vault.Info      `json:"logins"`
-	LoginsNote string            `json:"logins_note,omitempty"`
+	Events     []host.Event       `json:"events"`
+	EventsNote string             `json:"events_note,omitempty"`
+	Logins     []host.StoredLogin `json:"logins"`
+	LoginsNote string             `json:"logins_note,omitempty"`
 }
 
 func (c *Console) state(o *operatorEntry) State {
-	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []operator.Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
+	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []host.Takeover{}, Approvals: []host.Approval{}, Events: []host.Event{}, Logins: []host.StoredLogin{}}
 	c.events(o, &st)
 	c.sessions(o, &st)
 	for _, t := range c.desk.Takeovers() {
@@ -82,7 +80,7 @@ func (c *Console) state(o *operatorEntry) State {
 // sessions lists the browser sessions the operator sees, named by their
 // MCP client, with their latest tool call (from st.Events).
 func (c *Console) sessions(o *operatorEntry, st *State) {
-	last := map[[2]string]hostfuncs.Event{}
+	last := map[[2]string]host.Event{}
 	for _, e := range st.Events {
 		if e.Kind == "tool.call" {
 			last[[2]string{e.Personality, e.Session}] = e // oldest first: the latest stays
@@ -144,7 +142,7 @@ func anySeen(o *operatorEntry, ps []string) bool {
 
 // storedLogins lists the vault's credentials (names and policies only),
 // read at most every 15 seconds: opening the vault is not free.
-func (c *Console) storedLogins() ([]vault.Info, string) {
+func (c *Console) storedLogins() ([]host.StoredLogin, string) {
 	c.loginsMu.Lock()
 	defer c.loginsMu.Unlock()
 	if time.Since(c.storedAt) < 15*time.Second {
@@ -173,9 +171,9 @@ func (c *Console) takeover(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t operator.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
+	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t host.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
 	settle(w, mine, func() error {
-		err := c.desk.EndTakeover(req.ID, req.HandBack, operator.Actor{Kind: operator.ActorOperator, Name: o.name})
+		err := c.desk.EndTakeover(req.ID, req.HandBack, host.Actor{Kind: host.ActorOperator, Name: o.name})
 		if err == nil {
 			c.log.Info("console: takeover ended", "operator", o.name, "id", req.ID, "hand_back", req.HandBack)
 		}
@@ -206,9 +204,9 @@ func (c *Console) approval(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	mine := slices.ContainsFunc(c.desk.Approvals(), func(a operator.Approval) bool { return a.ID == req.ID && o.sees(a.Personality) })
+	mine := slices.ContainsFunc(c.desk.Approvals(), func(a host.Approval) bool { return a.ID == req.ID && o.sees(a.Personality) })
 	settle(w, mine, func() error {
-		return c.desk.Decide(req.ID, operator.Decision{Verdict: req.Verdict, By: o.name})
+		return c.desk.Decide(req.ID, host.Decision{Verdict: req.Verdict, By: o.name})
 	}, "no pending approval %q that you may decide: it was decided, timed out or its call ended", req.ID)
 }
 
@@ -238,7 +236,7 @@ func (c *Console) closeSession(w http.ResponseWriter, r *http.Request, o *operat
 func (c *Console) approvalPicture(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
 	id := r.PathValue("id")
 	pending := c.desk.Approvals()
-	i := slices.IndexFunc(pending, func(a operator.Approval) bool { return a.ID == id && o.sees(a.Personality) })
+	i := slices.IndexFunc(pending, func(a host.Approval) bool { return a.ID == id && o.sees(a.Personality) })
 	if i < 0 || c.br == nil {
 		http.Error(w, "no such pending approval", http.StatusNotFound)
 		return

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // Takeover links: when a personality opts in ([personalities.P.takeover]
@@ -20,7 +20,7 @@ import (
 // holds the link is treated as the agent, never as an operator: its live
 // view conceals the session's secrets as the agent's screenshot does, its
 // input runs under the personality's approval policy, and its hand-back
-// releases no withheld page (operator.Actor; the desk decides). The link
+// releases no withheld page (host.Actor; the desk decides). The link
 // is the only credential, so it is narrow:
 //
 //   - one session of one personality, one takeover: it opens that live
@@ -40,7 +40,7 @@ const linkCookie = "ww_takeover"
 
 // capLink is one takeover link.
 type capLink struct {
-	t       operator.Takeover
+	t       host.Takeover
 	expires time.Time
 	spent   bool
 	viewer  [sha256.Size]byte // digest of the cookie secret, once spent
@@ -72,8 +72,8 @@ func (c *Console) baseURL() string {
 	return ""
 }
 
-// TakeoverLink mints the link of takeover t (operator.Linker).
-func (c *Console) TakeoverLink(t operator.Takeover, expires time.Time) (string, func(), error) {
+// TakeoverLink mints the link of takeover t (host.TakeoverLinker).
+func (c *Console) TakeoverLink(t host.Takeover, expires time.Time) (string, func(), error) {
 	base := c.baseURL()
 	if base == "" {
 		return "", nil, fmt.Errorf("the console does not know its own URL (Advertise)")
@@ -172,7 +172,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		writeJSON(w, http.StatusOK, map[string]any{"takeover": l.t, "now": time.Now()})
 	}))
 	mux.HandleFunc("GET "+p+"api/live", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
-		c.liveView(w, r, l.t.Personality, l.t.Session, operator.Actor{Kind: operator.ActorLink}, l.revoked)
+		c.liveView(w, r, l.t.Personality, l.t.Session, host.Actor{Kind: host.ActorLink}, l.revoked)
 	}))
 	mux.HandleFunc("POST "+p+"api/end", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
 		var req struct {
@@ -183,7 +183,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		}
 		// The link's holder is not an operator: its hand-back gives the
 		// session back as it is, a withheld page staying withheld.
-		if err := c.desk.EndTakeover(l.t.ID, req.HandBack, operator.Actor{Kind: operator.ActorLink}); err != nil {
+		if err := c.desk.EndTakeover(l.t.ID, req.HandBack, host.Actor{Kind: host.ActorLink}); err != nil {
 			writeError(w, err)
 			return
 		}

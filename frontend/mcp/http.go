@@ -24,7 +24,6 @@ import (
 
 	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // Path is where the streamable HTTP endpoint is served.
@@ -197,7 +196,7 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 	o := s.opts.HTTP.withDefaults()
 	origins := map[string]bool{}
 	for _, x := range o.AllowedOrigins {
-		if n, err := weborigin.Parse(x); err == nil {
+		if n, err := host.ParseOrigin(x); err == nil {
 			origins[n] = true
 		}
 	}
@@ -290,7 +289,7 @@ func originAllowed(r *http.Request, allowed map[string]bool) bool {
 	if len(vals) > 1 {
 		return false
 	}
-	o, err := weborigin.Parse(vals[0])
+	o, err := host.ParseOrigin(vals[0])
 	if err != nil {
 		return false
 	}
@@ -301,7 +300,7 @@ func originAllowed(r *http.Request, allowed map[string]bool) bool {
 	if isLoopbackHost(u.Hostname()) {
 		return true
 	}
-	return r.Host != "" && o == weborigin.Of(u.Scheme+"://"+r.Host)
+	return r.Host != "" && o == host.OriginOf(u.Scheme+"://"+r.Host)
 }
 
 // isLoopbackHost: localhost (and its subdomains, RFC 6761) or a loopback IP.

@@ -35,8 +35,6 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // Host is what the MCP front-end needs of a host; *host.Host has it.
@@ -570,13 +568,13 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	defer context.AfterFunc(b.stop, cancel)()
 
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
-		var note *hostfuncs.Progress
-		ctx, note = hostfuncs.WithProgress(ctx)
+		var note *host.Progress
+		ctx, note = host.WithProgress(ctx)
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name, note)
 		defer stopProgress()
 	}
 	if c := clientOf(ss); c != nil {
-		ctx = operator.WithClient(ctx, c)
+		ctx = host.WithApprovalClient(ctx, c)
 	}
 	if n, ok := b.s.h.(sessionNamer); ok && ss != nil {
 		n.NameSession(b.personality, session, ClientName(ss))
@@ -601,7 +599,7 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 // notification follows the call's result. When the call's host functions
 // say what it waits on (note: a browser session waiting in a Selenium
 // Grid's queue), the notification says that instead of "working".
-func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string, note *hostfuncs.Progress) (stop func()) {
+func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string, note *host.Progress) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
