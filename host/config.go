@@ -12,11 +12,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
-	"github.com/wasmwright/wasmwright/host/telemetry"
 	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/network"
-	"github.com/wasmwright/wasmwright/hostfuncs/vision"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 //go:embed default.toml
@@ -29,25 +25,27 @@ const embeddedSource = "embedded default config"
 func DefaultConfigText() string { return defaultConfig }
 
 // Config is the host's TOML configuration: one file, with personalities as
-// tables in it or as files in personalities_dir.
+// tables in it or as files in personalities_dir. The kernel's own tables
+// ([host], [plugins], [personalities]) sit beside the services' sections,
+// each a Section (host/section.go) that provisions and validates itself.
 type Config struct {
 	Host          HostConfig                   `toml:"host"`
-	Browser       toml.Primitive               `toml:"browser"`
-	Vault         toml.Primitive               `toml:"vault"`
-	Serve         ServeConfig                  `toml:"serve"`
-	Console       consoleconfig.Config         `toml:"console"`
-	Vision        vision.Config                `toml:"vision"`
-	Network       network.Reach                `toml:"network"`
-	Telemetry     telemetry.Config             `toml:"telemetry"`
 	Plugins       map[string]PluginConfig      `toml:"plugins"`
 	Personalities map[string]PersonalityConfig `toml:"personalities"`
+
+	Browser   BrowserSection   `toml:"browser"`
+	Vault     VaultConfig      `toml:"vault"`
+	Serve     ServeConfig      `toml:"serve"`
+	Console   ConsoleSection   `toml:"console"`
+	Vision    VisionSection    `toml:"vision"`
+	Network   NetworkSection   `toml:"network"`
+	Telemetry TelemetrySection `toml:"telemetry"`
 
 	// Dir resolves relative paths: the config file's folder, or the working
 	// directory for the embedded default.
 	Dir string `toml:"-"`
 	// Source names where the config came from, for messages.
 	Source string `toml:"-"`
-	meta   toml.MetaData
 }
 
 // PluginConfig is one [plugins.NAME] table.
@@ -73,25 +71,21 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return e.Source + ": " + e.Msg }
 
-// ParseConfig decodes TOML text. Unknown keys are refused, naming the key.
+// ParseConfig decodes TOML text, then runs every section's lifecycle
+// (provision, validate). Unknown keys are refused, naming the key.
 func ParseConfig(text, source, dir string) (*Config, error) {
 	var c Config
-	text, err := expandEnv(text, source, osLookup)
-	if err != nil {
+	if err := decodeStrict(text, source, &c); err != nil {
 		return nil, err
 	}
-	md, err := toml.Decode(text, &c)
-	if err != nil {
-		return nil, &ConfigError{source, err.Error()}
-	}
-	if und := undecoded(md, "browser", "vault"); len(und) > 0 {
-		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
-	}
-	c.Dir, c.Source, c.meta = dir, source, md
+	c.Dir, c.Source = dir, source
 	if c.Host.PersonalitiesDir != "" {
 		if err := c.loadPersonalityDir(); err != nil {
 			return nil, err
 		}
+	}
+	if err := c.provisionSections(); err != nil {
+		return nil, err
 	}
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -99,42 +93,23 @@ func ParseConfig(text, source, dir string) (*Config, error) {
 	return &c, nil
 }
 
-// undecoded lists unknown keys, leaving alone the tables decoded later
-// by the services that own them.
-func undecoded(md toml.MetaData, deferred ...string) []string {
-	var out []string
-	for _, k := range md.Undecoded() {
-		if len(k) > 0 && contains(deferred, k[0]) {
-			continue
+// decodeStrict is the config's one way of decoding: ${VAR} expanded, then
+// the text decoded into v whole, a key v has no place for refused.
+func decodeStrict(text, source string, v any) error {
+	text, err := expandEnv(text, source, osLookup)
+	if err != nil {
+		return err
+	}
+	md, err := toml.Decode(text, v)
+	if err != nil {
+		return &ConfigError{source, err.Error()}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		keys := make([]string, len(und))
+		for i, k := range und {
+			keys[i] = k.String()
 		}
-		out = append(out, k.String())
-	}
-	return out
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// DecodeSection decodes a deferred table (such as [browser]) into v,
-// refusing unknown keys in it.
-func (c *Config) DecodeSection(name string, prim toml.Primitive, v any) error {
-	if err := c.meta.PrimitiveDecode(prim, v); err != nil {
-		return &ConfigError{c.Source, fmt.Sprintf("[%s]: %v", name, err)}
-	}
-	var und []string
-	for _, k := range c.meta.Undecoded() {
-		if len(k) > 0 && k[0] == name {
-			und = append(und, k.String())
-		}
-	}
-	if len(und) > 0 {
-		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+		return &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(keys, ", "))}
 	}
 	return nil
 }
@@ -172,25 +147,17 @@ func (c *Config) loadPersonalityDir() error {
 		if err != nil {
 			return &ConfigError{f, fmt.Sprintf("cannot read: %v", err)}
 		}
-		text, err := expandEnv(string(b), f, osLookup)
-		if err != nil {
+		if err := decodeStrict(string(b), f, &p); err != nil {
 			return err
-		}
-		md, err := toml.Decode(text, &p)
-		if err != nil {
-			return &ConfigError{f, err.Error()}
-		}
-		if und := undecoded(md); len(und) > 0 {
-			return &ConfigError{f, fmt.Sprintf("unknown key %s", strings.Join(und, ", "))}
 		}
 		c.Personalities[name] = p
 	}
 	return nil
 }
 
-// Validate checks cross-references: personalities name known plugins and
-// capabilities, hooks name plugins the personality loads, tokens name
-// personalities.
+// Validate checks the kernel's own tables (personalities name known
+// plugins and capabilities, hooks name plugins the personality loads),
+// then every section (Section.Validate).
 func (c *Config) Validate() error {
 	bad := func(format string, args ...any) error {
 		return &ConfigError{c.Source, fmt.Sprintf(format, args...)}
@@ -216,12 +183,6 @@ func (c *Config) Validate() error {
 	if err := c.validateKeys(); err != nil {
 		return err
 	}
-	if err := c.Vision.Validate(); err != nil {
-		return bad("%v", err)
-	}
-	if err := c.Telemetry.Validate(); err != nil {
-		return bad("%v", err)
-	}
 	for name, p := range c.Plugins {
 		if p.SHA256 != "" && (len(p.SHA256) != 64 || strings.Trim(strings.ToLower(p.SHA256), "0123456789abcdef") != "") {
 			return bad("plugins.%s.sha256 must be 64 hex digits (sha256sum of the .wasm)", name)
@@ -237,41 +198,7 @@ func (c *Config) Validate() error {
 			return bad("host.default_personality %q is not a defined personality", d)
 		}
 	}
-	if (c.Serve.TLSCert == "") != (c.Serve.TLSKey == "") {
-		return bad("serve.tls_cert and serve.tls_key go together: set both or neither")
-	}
-	if d := c.Serve.DrainTimeout.Duration; d < 0 || d > time.Hour {
-		return bad("serve.drain_timeout = %s: give a duration from 1s to 1h, like \"30s\" (absent: 30s)", d)
-	}
-	if c.Serve.MaxConns < 0 || c.Serve.MaxConnsPerIP < 0 || c.Serve.MaxSessionsPerToken < 0 {
-		return bad("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
-	}
-	for i, o := range c.Serve.AllowedOrigins {
-		if _, err := weborigin.Parse(o); err != nil {
-			return bad("serve.allowed_origins[%d] %q is not an origin: write scheme://host[:port], as browsers send it (%v)", i, o, err)
-		}
-	}
-	for i, t := range c.Serve.Tokens {
-		if _, ok := c.Personalities[t.Personality]; !ok {
-			return bad("serve.tokens[%d] maps to unknown personality %q", i, t.Personality)
-		}
-		if len(t.SHA256) != 64 {
-			return bad("serve.tokens[%d].sha256 must be the sha256 hex of the token (wasmwright token hash)", i)
-		}
-	}
-	return c.validateConsole()
-}
-
-func (c *Config) validateConsole() error {
-	var agents []string
-	for _, t := range c.Serve.Tokens {
-		agents = append(agents, t.SHA256)
-	}
-	defined := func(p string) bool { _, ok := c.Personalities[p]; return ok }
-	if err := c.Console.Validate(defined, agents); err != nil {
-		return &ConfigError{c.Source, err.Error()}
-	}
-	return nil
+	return c.validateSections()
 }
 
 // validID is the config's rule for names, kept in one place
@@ -293,4 +220,13 @@ func (c *Config) path(p string) string {
 		return p
 	}
 	return filepath.Join(c.Dir, p)
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
 }

@@ -136,7 +136,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		return nil, err
 	}
 	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.maskEvent}
-	if h.tracing, err = telemetry.Start(cfg.Telemetry); err != nil {
+	if h.tracing, err = telemetry.Start(cfg.Telemetry.Config); err != nil {
 		return nil, &ConfigError{cfg.Source, err.Error()}
 	}
 	if t := h.tracing; t != nil {
@@ -213,7 +213,7 @@ func (h *Host) openServices(opts Options) error {
 		// A fetched page is judged as a browser document is (gate.go).
 		nw.SetJudge(h.judgeDocument)
 	}
-	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
+	if h.vision, err = newVision(cfg.Vision.Config, nw); err != nil {
 		return &ConfigError{cfg.Source, err.Error()}
 	}
 	if !opts.NoBrowser {

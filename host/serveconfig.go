@@ -1,7 +1,10 @@
 package host
 
 import (
+	"fmt"
 	"time"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // ServeConfig is the [serve] table, for `wasmwright serve`.
@@ -63,4 +66,32 @@ func (c *Config) TLSFiles() (cert, key string) {
 		return "", ""
 	}
 	return c.path(c.Serve.TLSCert), c.path(c.Serve.TLSKey)
+}
+
+// Validate checks [serve]: its limits, its origins, and that each token
+// names a defined personality.
+func (s *ServeConfig) Validate(c *Config) error {
+	if (s.TLSCert == "") != (s.TLSKey == "") {
+		return fmt.Errorf("serve.tls_cert and serve.tls_key go together: set both or neither")
+	}
+	if d := s.DrainTimeout.Duration; d < 0 || d > time.Hour {
+		return fmt.Errorf("serve.drain_timeout = %s: give a duration from 1s to 1h, like \"30s\" (absent: 30s)", d)
+	}
+	if s.MaxConns < 0 || s.MaxConnsPerIP < 0 || s.MaxSessionsPerToken < 0 {
+		return fmt.Errorf("serve.max_conns, max_conns_per_ip and max_sessions_per_token must not be negative (0 takes the default)")
+	}
+	for i, o := range s.AllowedOrigins {
+		if _, err := weborigin.Parse(o); err != nil {
+			return fmt.Errorf("serve.allowed_origins[%d] %q is not an origin: write scheme://host[:port], as browsers send it (%v)", i, o, err)
+		}
+	}
+	for i, t := range s.Tokens {
+		if _, ok := c.Personalities[t.Personality]; !ok {
+			return fmt.Errorf("serve.tokens[%d] maps to unknown personality %q", i, t.Personality)
+		}
+		if len(t.SHA256) != 64 {
+			return fmt.Errorf("serve.tokens[%d].sha256 must be the sha256 hex of the token (wasmwright token hash)", i)
+		}
+	}
+	return nil
 }
