@@ -33,7 +33,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -88,13 +87,10 @@ type Console struct {
 	logins map[string]*login
 
 	// base is the console's own URL (Advertise), for takeover links.
-	base  atomic.Pointer[string]
+	base  selfURL
 	links links
 
-	loginsMu    sync.Mutex
-	stored      []host.StoredLogin
-	storedAt    time.Time
-	storedError string
+	vaultLogins storedLogins
 }
 
 type operatorEntry struct {

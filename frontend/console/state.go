@@ -3,8 +3,10 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -67,7 +69,7 @@ func (c *Console) state(o *operatorEntry) State {
 			st.Approvals = append(st.Approvals, a)
 		}
 	}
-	logins, note := c.storedLogins()
+	logins, note := c.vaultLogins.get(c.h.Config(), c.log)
 	st.LoginsNote = note
 	for _, l := range logins {
 		if len(o.personalities) == 0 || anySeen(o, l.Policy.Personalities) {
@@ -140,25 +142,34 @@ func anySeen(o *operatorEntry, ps []string) bool {
 	return false
 }
 
-// storedLogins lists the vault's credentials (names and policies only),
+// storedLogins are the vault's credentials (names and policies only),
 // read at most every 15 seconds: opening the vault is not free.
-func (c *Console) storedLogins() ([]host.StoredLogin, string) {
-	c.loginsMu.Lock()
-	defer c.loginsMu.Unlock()
-	if time.Since(c.storedAt) < 15*time.Second {
-		return c.stored, c.storedError
+type storedLogins struct {
+	mu      sync.Mutex
+	list    []host.StoredLogin
+	at      time.Time
+	problem string
+}
+
+// get lists the credentials of cfg's vault, and what keeps them from
+// being listed ("" when nothing).
+func (s *storedLogins) get(cfg *host.Config, log *slog.Logger) ([]host.StoredLogin, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.at) < 15*time.Second {
+		return s.list, s.problem
 	}
-	c.storedAt = time.Now()
-	c.stored, c.storedError = nil, ""
-	store, err := c.h.Config().VaultStore()
+	s.at = time.Now()
+	s.list, s.problem = nil, ""
+	store, err := cfg.VaultStore()
 	if err == nil {
-		c.stored, err = store.List()
+		s.list, err = store.List()
 	}
 	if err != nil {
-		c.storedError = "the vault cannot be read: check the [vault] configuration"
-		c.log.Warn("console: listing stored logins", "err", err)
+		s.problem = "the vault cannot be read: check the [vault] configuration"
+		log.Warn("console: listing stored logins", "err", err)
 	}
-	return c.stored, c.storedError
+	return s.list, s.problem
 }
 
 // takeover is POST /api/takeover {id, hand_back}: Hand back (true) or

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
@@ -59,22 +60,37 @@ type links struct {
 // port, like "http://127.0.0.1:8931"): from then on a takeover asked by an
 // agent whose MCP client opens URLs sends it a link there.
 func (c *Console) Advertise(base string) {
-	base = strings.TrimSuffix(base, "/")
-	c.base.Store(&base)
+	c.base.set(strings.TrimSuffix(base, "/"))
 	c.desk.SetLinker(c)
 }
 
-// baseURL is the console's own URL (Advertise), "" when not known.
-func (c *Console) baseURL() string {
-	if b := c.base.Load(); b != nil {
+// selfURL is the console's own URL (Advertise), for takeover links and
+// the links of pings.
+type selfURL struct{ p atomic.Pointer[string] }
+
+func (u *selfURL) set(base string) { u.p.Store(&base) }
+
+// get is the URL, "" when not known.
+func (u *selfURL) get() string {
+	if b := u.p.Load(); b != nil {
 		return *b
 	}
 	return ""
 }
 
+// card is the console URL of a card under path: the console's page with
+// the card's anchor (the page asks for a login first).
+func (u *selfURL) card(path, kind, id string) string {
+	base := u.get()
+	if base == "" {
+		return ""
+	}
+	return base + path + "/#" + kind + "-" + id
+}
+
 // TakeoverLink mints the link of takeover t (host.TakeoverLinker).
 func (c *Console) TakeoverLink(t host.Takeover, expires time.Time) (string, func(), error) {
-	base := c.baseURL()
+	base := c.base.get()
 	if base == "" {
 		return "", nil, fmt.Errorf("the console does not know its own URL (Advertise)")
 	}
@@ -125,17 +141,17 @@ func (c *Console) openLink(w http.ResponseWriter, r *http.Request, static fs.FS)
 	c.page(w, b, http.StatusOK)
 }
 
-// viewerLink is the live link of r's cookie, nil when none (spent by
+// viewer is the live link of r's cookie, nil when none (spent by
 // another browser, revoked, expired).
-func (c *Console) viewerLink(r *http.Request) *capLink {
+func (ls *links) viewer(r *http.Request) *capLink {
 	ck, err := r.Cookie(linkCookie)
 	if err != nil || ck.Value == "" {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(ck.Value))
-	c.links.mu.Lock()
-	defer c.links.mu.Unlock()
-	l := c.links.byView[sum]
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l := ls.byView[sum]
 	if l == nil || time.Now().After(l.expires) {
 		return nil
 	}
@@ -160,7 +176,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 				http.Error(w, "403 forbidden: requests must come from the takeover page", http.StatusForbidden)
 				return
 			}
-			l := c.viewerLink(r)
+			l := c.links.viewer(r)
 			if l == nil {
 				http.Error(w, "410 gone: this takeover link is over", http.StatusGone)
 				return
