@@ -29,6 +29,9 @@ func TestFrontendsUseTheKernelOnly(t *testing.T) {
 	var seen []string
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
 		pkg := strings.TrimPrefix(f[0], mod+"/")
 		seen = append(seen, pkg)
 		for _, imp := range f[1:] {
