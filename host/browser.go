@@ -9,23 +9,13 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
-// newBrowser builds the browser service from the [browser] table (unknown
-// keys refused). The browser itself starts lazily on the first browser
+// newBrowser builds the browser service from the [browser] table. The browser itself starts lazily on the first browser
 // call, so a host without Chromium still starts and serves other tools.
 // Values typed into password fields go to the session's secrets, for the
 // masker.
 func (h *Host) newBrowser() (Service, error) {
-	var bc browser.Config
-	if err := h.cfg.DecodeSection("browser", h.cfg.Browser, &bc); err != nil {
-		return nil, err
-	}
+	bc := h.cfg.Browser.Config // provisioned and validated at load (BrowserSection)
 	bc.StretchWithLoad = h.cfg.Host.StretchWithLoad
-	for _, p := range []*string{&bc.ProfilesDir, &bc.WorkspaceDir, &bc.UploadDir, &bc.DriverDir} {
-		*p = h.cfg.path(*p)
-	}
-	if err := bc.Validate(); err != nil {
-		return nil, &ConfigError{h.cfg.Source, "[browser]: " + err.Error()}
-	}
 	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, Judge: h.judgeDocument, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
 		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure, OnGrid: h.gridReport}
 	visionOptions(&o, h.vision, h.cfg)

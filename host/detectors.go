@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -32,45 +33,46 @@ func chainKey(chain []*sandbox.Plugin) string {
 	return b.String()
 }
 
-// checkChain runs the host's walls through chain, once per set of versions.
-func (h *Host) checkChain(ctx context.Context, chain []*sandbox.Plugin) *abi.Error {
+// check runs the host's walls (set's) through chain, once per set of
+// versions.
+func (cc *chainChecks) check(ctx context.Context, set *pluginset.Set, chain []*sandbox.Plugin) *abi.Error {
 	key := chainKey(chain)
-	if v, ok := h.chains.m.Load(key); ok {
+	if v, ok := cc.m.Load(key); ok {
 		return v.(*chainVerdict).err
 	}
 	var e *abi.Error
-	if err := h.plugins.CheckChain(ctx, chain); err != nil {
+	if err := set.CheckChain(ctx, chain); err != nil {
 		e = abi.AsError(err)
 	}
 	if ctx.Err() == nil {
-		h.chains.m.Store(key, &chainVerdict{e})
+		cc.m.Store(key, &chainVerdict{e})
 	}
 	return e
 }
 
-// checkChainsAtStart runs each personality's chain check before the first
+// checkAtStart runs each personality's chain check before the first
 // link, so the links that follow find the verdicts cached. A chain that
 // passed at an earlier start is not run again (pluginset's
 // selftested.go): a warm start compiles no detector for it.
-func (h *Host) checkChainsAtStart(ctx context.Context) {
-	for _, pn := range sortedKeys(h.cfg.Personalities) {
+func (cc *chainChecks) checkAtStart(ctx context.Context, set *pluginset.Set, pers map[string]PersonalityConfig) {
+	for _, pn := range sortedKeys(pers) {
 		var chain []*sandbox.Plugin
-		for _, name := range h.cfg.Personalities[pn].Hooks.Detect {
-			if p, err := h.plugins.Slot(name).Current(); err == nil {
+		for _, name := range pers[pn].Hooks.Detect {
+			if p, err := set.Slot(name).Current(); err == nil {
 				chain = append(chain, p)
 			}
 		}
-		if len(chain) == 0 || len(chain) < len(h.cfg.Personalities[pn].Hooks.Detect) {
+		if len(chain) == 0 || len(chain) < len(pers[pn].Hooks.Detect) {
 			continue
 		}
-		h.checkChain(ctx, chain)
+		cc.check(ctx, set, chain)
 	}
 }
 
-// linkDetectors orders the personality's linked detectors as its chain
-// lists them and checks the chain when every member is linked (a missing
-// member fails each navigation already, naming it).
-func (h *Host) linkDetectors(p *personality, linked map[string]*route) {
+// link orders the personality's linked detectors as its chain lists them
+// and checks the chain when every member is linked (a missing member
+// fails each navigation already, naming it).
+func (cc *chainChecks) link(set *pluginset.Set, p *personality, linked map[string]*route) {
 	p.detectors = make([]*route, len(p.cfg.Hooks.Detect))
 	var chain []*sandbox.Plugin
 	for i, name := range p.cfg.Hooks.Detect {
@@ -82,16 +84,16 @@ func (h *Host) linkDetectors(p *personality, linked map[string]*route) {
 	if len(chain) == 0 || len(chain) < len(p.detectors) {
 		return
 	}
-	if e := h.checkChain(context.Background(), chain); e != nil {
+	if e := cc.check(context.Background(), set, chain); e != nil {
 		p.chainErr = e
 		p.problems = append(p.problems, e.Message)
 	}
 }
 
-// admitDetector checks the chains of the personalities that list plugin
-// name as a detector, with candidate in its place: a version that would
-// make a chain let one of the host's walls through is refused.
-func (h *Host) admitDetector(ctx context.Context, pn string, pc PersonalityConfig, name string, candidate *sandbox.Plugin) error {
+// admit checks the chain of personality pn when it lists plugin name as
+// a detector, with candidate in its place: a version that would make a
+// chain let one of the host's walls through is refused.
+func (cc *chainChecks) admit(ctx context.Context, set *pluginset.Set, pn string, pc PersonalityConfig, name string, candidate *sandbox.Plugin) error {
 	if !contains(pc.Hooks.Detect, name) {
 		return nil
 	}
@@ -101,13 +103,13 @@ func (h *Host) admitDetector(ctx context.Context, pn string, pc PersonalityConfi
 			chain = append(chain, candidate)
 			continue
 		}
-		cur, err := h.plugins.Slot(member).Current()
+		cur, err := set.Slot(member).Current()
 		if err != nil {
 			return nil // the chain fails closed on its missing member anyway
 		}
 		chain = append(chain, cur)
 	}
-	if e := h.checkChain(ctx, chain); e != nil {
+	if e := cc.check(ctx, set, chain); e != nil {
 		return abi.Errorf(abi.CodeRefused, "new version of %s, in personality %s's detector chain: %s", name, pn, e.Message).With("cause", e.Details["cause"])
 	}
 	return nil

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
 )
 
@@ -30,13 +29,7 @@ func newNetwork(cfg *Config, log *slog.Logger, onBlocked func(personality, sessi
 	// The browser's upstream proxy ([browser] proxy) is where the egress
 	// proxy sends what it has checked: pages stay under the policy and
 	// still leave through the operator's proxy.
-	var bc browser.Config
-	if err := cfg.DecodeSection("browser", cfg.Browser, &bc); err != nil {
-		return nil, err
-	}
-	if err := bc.Validate(); err != nil {
-		return nil, &ConfigError{cfg.Source, "[browser]: " + err.Error()}
-	}
+	bc := cfg.Browser
 	var upstream *url.URL
 	if bc.Proxy != "" {
 		u, err := url.Parse(bc.Proxy)
@@ -48,13 +41,7 @@ func newNetwork(cfg *Config, log *slog.Logger, onBlocked func(personality, sessi
 		}
 		upstream = u
 	}
-	if err := cfg.Network.Validate(); err != nil {
-		return nil, &ConfigError{cfg.Source, "[network]: " + strings.ReplaceAll(err.Error(), "\n", "; ")}
-	}
-	if cfg.Network.ProxyListen == "" && bc.Grid != "" {
-		return nil, &ConfigError{cfg.Source, "[browser] grid is set but [network] proxy_listen is not: the grid's nodes cannot reach an egress proxy on this host's loopback; set proxy_listen to an address of this host they reach"}
-	}
-	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream, Reach: cfg.Network, OnBlocked: onBlocked})
+	return network.New(network.Options{Policies: pol, Logger: log, Upstream: upstream, Reach: cfg.Network.Reach, OnBlocked: onBlocked})
 }
 
 // egress is the kernel's side of the network service: the per-session

@@ -109,7 +109,7 @@ func (r *eventRing) last(n int) []hostfuncs.Event {
 }
 
 // teeSink writes to the host's sink and keeps the tail in memory, each
-// event masked first (maskEvent): people read both.
+// event masked first (masker.event): people read both.
 type teeSink struct {
 	next hostfuncs.Sink
 	ring *eventRing

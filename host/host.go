@@ -69,11 +69,9 @@ type Host struct {
 	plugins *pluginset.Set
 	sink    hostfuncs.Sink
 	secrets *hostfuncs.Secrets
-	// vaultStore is the vault's store, whose values maskText hides too;
-	// maskWarn logs once that it could not be read.
-	vaultStore *vault.Store
-	maskWarn   sync.Once
-	svcs       []Service
+	// mask hides secret values from what people are shown (mask.go).
+	mask masker
+	svcs []Service
 	// egress is the network service's per-session side (egress.go).
 	egress  egress
 	closers []func() error
@@ -124,6 +122,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if h.log == nil {
 		h.log = slog.Default()
 	}
+	h.mask.secrets, h.mask.log = h.secrets, h.log
 	// Transactional start: whatever started is stopped if a later step
 	// fails. (A failing return has already set h to nil: keep our own.)
 	started := h
@@ -135,8 +134,8 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
 		return nil, err
 	}
-	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.maskEvent}
-	if h.tracing, err = telemetry.Start(cfg.Telemetry); err != nil {
+	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.mask.event}
+	if h.tracing, err = telemetry.Start(cfg.Telemetry.Config); err != nil {
 		return nil, &ConfigError{cfg.Source, err.Error()}
 	}
 	if t := h.tracing; t != nil {
@@ -166,7 +165,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		Admit:          h.admit,
 		Published:      h.relink,
 	})
-	h.checkChainsAtStart(ctx)
+	h.chains.checkAtStart(ctx, h.plugins, cfg.Personalities)
 	h.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).
@@ -213,7 +212,7 @@ func (h *Host) openServices(opts Options) error {
 		// A fetched page is judged as a browser document is (gate.go).
 		nw.SetJudge(h.judgeDocument)
 	}
-	if h.vision, err = newVision(cfg.Vision, nw); err != nil {
+	if h.vision, err = newVision(cfg.Vision.Config, nw); err != nil {
 		return &ConfigError{cfg.Source, err.Error()}
 	}
 	if !opts.NoBrowser {
@@ -229,7 +228,7 @@ func (h *Host) openServices(opts Options) error {
 	// personality opts in: its approvals need no console to reach a person.
 	h.console = opts.Operators
 	if opts.Operators || clientAsks(cfg) {
-		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.maskText})
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.mask.text})
 		h.svcs = append(h.svcs, h.desk)
 	}
 	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
@@ -238,7 +237,7 @@ func (h *Host) openServices(opts Options) error {
 	}
 	h.svcs = append(h.svcs, v)
 	if vs, ok := v.(*vault.Service); ok {
-		h.vaultStore = vs.Store()
+		h.mask.vault = vs.Store()
 	}
 	// A personality that asks for approval reads the grants: their folder
 	// must be known and private before the host starts, not at the first

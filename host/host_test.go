@@ -569,16 +569,16 @@ func TestSwapByFileDrop(t *testing.T) {
 	}
 }
 
+// The [browser] section is decoded strictly and validated once, at load
+// (its Section lifecycle): a mistake there is refused before any service
+// is built, by every command that reads the config.
 func TestBrowserSectionIsStrict(t *testing.T) {
 	for _, c := range []struct{ text, want string }{
 		{"[browser]\nheadles = \"true\"\n", "unknown key browser.headles"},
-		{"[browser]\nproxy = \"127.0.0.1:3128\"\n", "scheme"},
+		{"[browser]\nproxy = \"127.0.0.1:3128\"\n", "[browser]: browser.proxy"},
+		{"[browser]\ngrid = \"http://127.0.0.1:4444\"\n", "[network] proxy_listen is not"},
 	} {
-		cfg, err := ParseConfig(c.text, "t.toml", t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = New(context.Background(), cfg, Options{})
+		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: want %q, got %v", c.text, c.want, err)
 		}

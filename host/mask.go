@@ -2,11 +2,14 @@ package host
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
 // The one mask for every string that leaves the host to a person rather
@@ -21,24 +24,35 @@ import (
 // maskMark is what a masked value shows as (the masker plugin's mark).
 const maskMark = "••••••"
 
-// maskText hides every secret value of the session in s, raw or in the
+// masker masks with the session's secrets and, once the vault service
+// is open, every value the vault stores.
+type masker struct {
+	secrets *hostfuncs.Secrets
+	// vault is the vault's store, nil until the vault service opens;
+	// warn logs once that it could not be read.
+	vault *vault.Store
+	warn  sync.Once
+	log   *slog.Logger
+}
+
+// text hides every secret value of the session in s, raw or in the
 // encodings a URL or a JSON string gives it. ok is false when the vault
 // could not be read: its values are unknown, and the caller withholds s.
-func (h *Host) maskText(personality, session, s string) (string, bool) {
-	values, ok := h.secretValues(personality, session)
+func (m *masker) text(personality, session, s string) (string, bool) {
+	values, ok := m.values(personality, session)
 	return maskValues(s, values), ok
 }
 
-// secretValues are the session's secrets and the vault's stored values,
+// values are the session's secrets and the vault's stored values,
 // longest first (a longer value is masked before a value inside it).
-func (h *Host) secretValues(personality, session string) ([]string, bool) {
-	values := h.secrets.Values(personality, session)
+func (m *masker) values(personality, session string) ([]string, bool) {
+	values := m.secrets.Values(personality, session)
 	ok := true
-	if st := h.vaultStore; st != nil {
+	if st := m.vault; st != nil {
 		stored, err := st.Values()
 		if err != nil {
-			h.maskWarn.Do(func() {
-				h.log.Warn("the vault could not be read to mask what people are shown: an agent's words are withheld from them, events are masked for the session's secrets only", "err", err)
+			m.warn.Do(func() {
+				m.log.Warn("the vault could not be read to mask what people are shown: an agent's words are withheld from them, events are masked for the session's secrets only", "err", err)
 			})
 			ok = false
 		}
@@ -65,14 +79,14 @@ func maskValues(s string, values []string) string {
 	return s
 }
 
-// maskEvent masks an event's data for its session: the event log is read
+// event masks an event's data for its session: the event log is read
 // by people (the console's tail, the events file). Data that masking
 // would make invalid JSON (a value spanning its structure) is withheld.
-func (h *Host) maskEvent(e hostfuncs.Event) hostfuncs.Event {
+func (m *masker) event(e hostfuncs.Event) hostfuncs.Event {
 	if len(e.Data) == 0 {
 		return e
 	}
-	values, _ := h.secretValues(e.Personality, e.Session)
+	values, _ := m.values(e.Personality, e.Session)
 	if len(values) == 0 {
 		return e
 	}

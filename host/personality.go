@@ -135,7 +135,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			p.hooks[role] = r
 		}
 	}
-	h.linkDetectors(p, linked)
+	h.chains.link(h.plugins, p, linked)
 	for _, t := range cfg.Tools {
 		if t != "*" && claimed[t] == "" {
 			p.problems = append(p.problems, fmt.Sprintf("tool %s is allowlisted but none of the personality's plugins provides it", t))

@@ -46,7 +46,7 @@ func (h *Host) admit(ctx context.Context, name string, p *sandbox.Plugin) error 
 				return abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn)
 			}
 		}
-		if err := h.admitDetector(ctx, pn, pc, name, p); err != nil {
+		if err := h.chains.admit(ctx, h.plugins, pn, pc, name, p); err != nil {
 			return err
 		}
 	}

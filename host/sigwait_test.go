@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/distribute"
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/host/signature"
 )

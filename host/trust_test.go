@@ -14,7 +14,7 @@ import (
 	"aead.dev/minisign"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/distribute"
 	"github.com/wasmwright/wasmwright/host/signature"
 )
 

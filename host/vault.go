@@ -28,14 +28,20 @@ type VaultConfig struct {
 	KeyFile string `toml:"key_file"`
 }
 
+// Provision takes the vault's files from the config's folder.
+func (v *VaultConfig) Provision(c *Config) error {
+	v.File, v.KeyFile = c.path(v.File), c.path(v.KeyFile)
+	return nil
+}
+
+// Validate accepts any [vault]: a missing file is an empty vault, and
+// where the default lives is decided when the vault is opened.
+func (v *VaultConfig) Validate(*Config) error { return nil }
+
 // VaultStore opens the credential vault the [vault] table names. The CLI
 // (wasmwright secrets) and the host use the same one.
 func (c *Config) VaultStore() (*vault.Store, error) {
-	var vc VaultConfig
-	if err := c.DecodeSection("vault", c.Vault, &vc); err != nil {
-		return nil, err
-	}
-	return vault.Open(vault.Options{File: c.path(vc.File), KeyFile: c.path(vc.KeyFile)}), nil
+	return vault.Open(vault.Options{File: c.Vault.File, KeyFile: c.Vault.KeyFile}), nil
 }
 
 // newVault builds the vault service: ww_vault_fill over the configured

@@ -7,7 +7,7 @@ import (
 
 // Progress is what a call under way is waiting on, as its host functions
 // say it (SayProgress): a front-end that reports progress while a call
-// runs (host/mcp's notifications/progress) reads it to say more than
+// runs (frontend/mcp's notifications/progress) reads it to say more than
 // "working". Safe for concurrent use.
 type Progress struct {
 	mu   sync.Mutex

@@ -14,7 +14,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 )
 
 // toolNames lists the tools an MCP client of serve sees.

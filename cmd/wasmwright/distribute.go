@@ -14,13 +14,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/distribute"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/distribute"
 	"github.com/wasmwright/wasmwright/host/signature"
 )
 
 // Signing and distribution: plugins keygen, sign, push and pull, and the
-// signature part of `plugins verify FILE` (host/signature, host/distribute).
+// signature part of `plugins verify FILE` (host/signature, distribute).
 
 // passwordEnv holds the password of an encrypted signing key.
 const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"

@@ -19,7 +19,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )

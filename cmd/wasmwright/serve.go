@@ -19,9 +19,9 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/frontend/console"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/console"
-	"github.com/wasmwright/wasmwright/host/mcp"
 )
 
 func init() {

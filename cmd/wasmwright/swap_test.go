@@ -13,8 +13,8 @@ import (
 
 	"aead.dev/minisign"
 
+	"github.com/wasmwright/wasmwright/distribute"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/distribute"
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )

@@ -26,8 +26,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"

@@ -14,9 +14,9 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/frontend/console"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/console"
-	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 )

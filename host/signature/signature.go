@@ -7,7 +7,7 @@
 // before a byte of the plugin is compiled: at start, at swap and at a
 // watched file drop.
 //
-// Signing is the CLI's (host/distribute); the kernel needs only verifying,
+// Signing is the CLI's (distribute); the kernel needs only verifying,
 // since require_signatures is checked on every load, swap and file drop.
 package signature
 

@@ -125,8 +125,16 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (refOf(el)) owners.set(refOf(el), [el, J.style(el), ctx]);
 		walk(el, J.style(el), ctx, refOf(el) || "", false);
 	} else gone(el, "");
+	// A ref that shows more letters than its text nodes and the
+	// generated text a person sees hold shows a label no one sees (an
+	// aria-label, a title): unexplained, its name goes (unseenNames).
+	out.unexplained = [];
 	for (const [ref, [e, s, c]] of owners) {
-		if (expect.get(ref) > (letters.get(ref) || 0)) for (const text of J.generated(e, s, c)) out.runs.push({ref, text});
+		const have = letters.get(ref) || 0;
+		if (expect.get(ref) <= have) continue;
+		const g = J.generated(e, s, c);
+		for (const text of g.hidden) out.runs.push({ref, text});
+		if (expect.get(ref) > have + g.shown) out.unexplained.push(ref);
 	}
 	if (J.painters.length) {
 		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});

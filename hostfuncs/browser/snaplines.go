@@ -167,7 +167,7 @@ func filterHidden(snap string, j judgement, mark bool) string {
 			takeOut(lines, text, edit)
 		}
 	}
-	if !unseenNames(lines, ends, mark) && len(j.Drop) == 0 && len(j.Runs) == 0 {
+	if !unseenNames(lines, ends, mark, j.Unexplained) && len(j.Drop) == 0 && len(j.Runs) == 0 {
 		return snap
 	}
 	// Children before parents: a line left with nothing (its text taken
@@ -201,14 +201,6 @@ func filterHidden(snap string, j judgement, mark bool) string {
 	return b.String()
 }
 
-// nameFromContent are the roles (controls aside) whose accessible name is
-// their content: Playwright prints that name and no value of the same
-// text.
-var nameFromContent = map[string]bool{
-	"heading": true, "cell": true, "columnheader": true, "rowheader": true, "row": true,
-	"tooltip": true, "term": true, "caption": true, "code": true, "strong": true, "emphasis": true,
-}
-
 // unseenNames takes out the names no one sees: an element that is no
 // control or picture (a region, a list, a figure, a dialog, a heading, a
 // generic box with a title) shows its text, not its label, so a name
@@ -217,17 +209,24 @@ var nameFromContent = map[string]bool{
 // the element's content stays, and so do the names of controls and of what
 // an agent acts on (actedOn), and of pictures (their text alternative
 // stands for what is seen). Reports whether it changed a line.
-func unseenNames(lines []snapLine, ends []int, mark bool) bool {
-	changed := false
+func unseenNames(lines []snapLine, ends []int, mark bool, unexplained []string) bool {
+	changed, labels := false, make(map[string]bool, len(unexplained))
+	for _, r := range unexplained {
+		labels[r] = true
+	}
 	for i := range lines {
 		l := &lines[i]
 		if !l.hasName || l.name == "" || l.dropped || l.role == "" || l.role == "text" || controlRoles[l.role] || actedOn(l.attrs) {
 			continue
 		}
-		if nameFromContent[l.role] && !l.hasValue {
-			continue // its content (what Playwright prints as the name)
-		}
-		if wordsShown(l.name, lines[i:ends[i]]) {
+		if !l.hasValue && ends[i] == i+1 {
+			// A name alone: Playwright prints an element's content so (a
+			// heading, a summary); a label it is only when the judge found
+			// no text in the document to show it.
+			if !labels[l.ref] {
+				continue
+			}
+		} else if wordsShown(l.name, lines[i:ends[i]]) {
 			continue
 		}
 		if mark {

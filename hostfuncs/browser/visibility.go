@@ -91,6 +91,10 @@ type judgement struct {
 	Drop []string    `json:"drop"`
 	Runs []hiddenRun `json:"runs"`
 	MS   float64     `json:"ms"` // the pass's time in the page
+	// Unexplained are the refs whose lines show more letters than their
+	// text nodes and seen generated text hold: their names are labels no
+	// one sees (unseenNames).
+	Unexplained []string `json:"unexplained"`
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -138,6 +142,7 @@ func judgePage(t *tab, wait time.Duration, own string) (judgement, error) {
 		all.MS += answers[i].MS
 		all.Drop = append(all.Drop, answers[i].Drop...)
 		all.Runs = append(all.Runs, answers[i].Runs...)
+		all.Unexplained = append(all.Unexplained, answers[i].Unexplained...)
 	}
 	return all, nil
 }

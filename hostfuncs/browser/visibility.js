@@ -615,7 +615,8 @@ const judgeOf = (doc) => {
 
 	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
 	// generated: the texts of e's ::before and ::after (context ctx, the
-	// one e passes to its content) that cannot be seen. A pseudo-element's
+	// one e passes to its content) that cannot be seen (hidden), and how
+	// many letters of them can (shown). A pseudo-element's
 	// box cannot be read, so what places it is judged from its styles: not
 	// displayed or visible, too small, faint, blurred, in a colour that
 	// does not show, clipped, squeezed, far off the document, or in an
@@ -623,15 +624,18 @@ const judgeOf = (doc) => {
 	// "alt") is never drawn.
 	const generated = (e, s, ctx) => {
 		const out = [];
+		let shown = 0;
 		for (const p of ["::before", "::after"]) {
 			const ps = style(e, p), c = ps.content;
 			if (!c || c === "none" || c === "normal") continue;
 			const slash = c.search(/\s\/\s/);
 			const drawn = contentText(e, slash < 0 ? c : c.slice(0, slash)), alt = slash < 0 ? "" : contentText(e, c.slice(slash + 3));
 			if (alt.trim()) out.push(alt);
-			if (drawn.trim() && !pseudoShows(e, s, ps, ctx, drawn)) out.push(drawn);
+			if (!drawn.trim()) continue;
+			if (pseudoShows(e, s, ps, ctx, drawn)) shown += drawn.replace(/\s/g, "").length;
+			else out.push(drawn);
 		}
-		return out;
+		return {hidden: out, shown};
 	};
 	// contentText: the words a content value draws (strings and attr();
 	// counters, quotes and pictures draw none that matter).

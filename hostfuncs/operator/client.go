@@ -7,7 +7,7 @@ import (
 
 // Where an approval may be asked (personalities.P.approval.via).
 const (
-	// ViaConsole: a card on the operator console (host/console).
+	// ViaConsole: a card on the operator console (frontend/console).
 	ViaConsole = "console"
 	// ViaClient: the agent's own MCP client, when it declared the
 	// elicitation capability (MCP elicitation/create, form mode): the

@@ -5,7 +5,7 @@
 // attended) and operator control of a page (while a person drives a page,
 // agent tools that change it are refused).
 //
-// The Desk holds that state; the web console (host/console) is the surface
+// The Desk holds that state; the web console (frontend/console) is the surface
 // operators use, and ww_takeover_request (HostFuncs) is how a plugin asks.
 // Nothing here waits without a bound: a takeover ends at its timeout, an
 // approval at its own, and every wait ends when the session closes or the

@@ -13,19 +13,13 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
-
-	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 // deferred are the tables host.Config keeps as toml.Primitive, decoded
 // later by the service that owns them: reflection over host.Config cannot
 // see their keys, so each is named here with the type it decodes into
 // (TestDeferredSectionsKnown fails when one is missing).
-var deferred = map[string]any{
-	"browser": browser.Config{},
-	"vault":   host.VaultConfig{},
-}
+var deferred = map[string]any{}
 
 // row is one key of one table.
 type row struct {
@@ -58,10 +52,22 @@ type walker struct {
 func (w *walker) walk(name string, t reflect.Type) {
 	tb := &table{Name: name}
 	w.tables = append(w.tables, tb)
+	for _, s := range w.fields(tb, name, t) {
+		s()
+	}
+}
+
+// fields adds t's keys to tb (an embedded struct's keys are the table's
+// own, as TOML decodes them) and returns the walks of its sub-tables.
+func (w *walker) fields(tb *table, name string, t reflect.Type) []func() {
 	var subs []func()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
 		key, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if f.Anonymous && key == "" && isTable(f.Type) {
+			subs = append(subs, w.fields(tb, name, f.Type)...)
+			continue
+		}
 		if key == "" || key == "-" || !f.IsExported() {
 			continue
 		}
@@ -95,9 +101,7 @@ func (w *walker) walk(name string, t reflect.Type) {
 		}
 		tb.Rows = append(tb.Rows, row{Key: key, Type: typeName(ft), Default: w.defaultOf(path), Doc: doc})
 	}
-	for _, s := range subs {
-		s()
-	}
+	return subs
 }
 
 func (w *walker) fail(format string, a ...any) {

@@ -19,7 +19,6 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 const dir = "../../deploy/kubernetes"
@@ -202,14 +201,11 @@ func hostConfig(t *testing.T, m map[string]obj, c any) (*host.Config, browserNet
 	if err != nil {
 		t.Fatalf("the ConfigMap's config does not load: %v", err)
 	}
-	var bc browser.Config
-	if err := cfg.DecodeSection("browser", cfg.Browser, &bc); err != nil {
-		t.Fatal(err)
-	}
+	bc := cfg.Browser.Config
 	if err := bc.Validate(); err != nil {
 		t.Fatalf("[browser]: %v", err)
 	}
-	if err := cfg.Network.Validate(); err != nil {
+	if err := cfg.Network.Reach.Validate(); err != nil {
 		t.Fatalf("[network]: %v", err)
 	}
 	if cfg.Network.ProxyListen != podIP || !cfg.Network.ProxyTLS {
@@ -298,8 +294,7 @@ func policies(t *testing.T, m map[string]obj, n browserNet) {
 // its pods carry the labels the policies select, one slot a node.
 func values(t *testing.T, m map[string]obj, cfg *host.Config) {
 	v := must(t, m, "values")
-	var bc browser.Config
-	cfg.DecodeSection("browser", cfg.Browser, &bc)
+	bc := cfg.Browser.Config
 	if want := "http://" + str(v, "hub", "nameOverride") + ":4444"; bc.Grid != want {
 		t.Errorf("browser.grid = %q, want the chart's hub Service %s", bc.Grid, want)
 	}

@@ -32,6 +32,7 @@ var internalKinds = map[string]kind{
 	"internal/tooldoc":      testHelper, // go run: writes docs/tool-reference.md from the built plugins
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests
+	"internal/listentest":   testHelper, // floods a front-end's listener (frontend/listen)
 	"internal/logrec":       testHelper,
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
 	"internal/visiontest":   testHelper,
@@ -53,7 +54,7 @@ func kindOf(rel string) (kind, bool) {
 }
 
 // productRoots are the folders whose non-test builds are the product.
-var productRoots = []string{"abi", "capability", "sandbox", "plugin-sdk", "hostfuncs", "host", "cmd"}
+var productRoots = []string{"abi", "capability", "sandbox", "plugin-sdk", "hostfuncs", "host", "frontend", "distribute", "cmd"}
 
 func TestInternalPackagesAreClassified(t *testing.T) {
 	for _, d := range deps(t, "", "internal") {

@@ -18,6 +18,11 @@ var allowed = map[string][]string{
 	"plugin-sdk": {"abi"},
 	"hostfuncs":  {"abi", "capability", "sandbox", "hostfuncs"},
 	"host":       {"abi", "capability", "sandbox", "hostfuncs", "host"},
+	// distribute signs and ships plugins for the CLI; it verifies with
+	// the kernel's host/signature.
+	"distribute": {"abi", "capability", "sandbox", "hostfuncs", "host"},
+	// The front-ends (MCP server, console) sit on the kernel.
+	"frontend": {"abi", "capability", "sandbox", "hostfuncs", "host", "frontend"},
 }
 
 func deps(t *testing.T, goos, pkg string) []string {

@@ -10,9 +10,10 @@ import (
 	"testing"
 )
 
-// stateTrees are the kernel's layers: what decides authorization lives
-// there, and none of it may be a variable another package can change.
-var stateTrees = []string{"abi", "capability", "sandbox", "hostfuncs", "host"}
+// stateTrees are the kernel's layers and the front-ends (which decide who
+// logs in): what decides authorization lives there, and none of it may be
+// a variable another package can change.
+var stateTrees = []string{"abi", "capability", "sandbox", "hostfuncs", "host", "frontend", "distribute"}
 
 // TestNoExportedMutableState fails when a kernel package exports a
 // package-level variable (a slice, a map, a default a caller could edit):

@@ -25,7 +25,7 @@ import (
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem"
 	"github.com/sirupsen/logrus"
 
-	"github.com/wasmwright/wasmwright/host/distribute"
+	"github.com/wasmwright/wasmwright/distribute"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 

@@ -348,7 +348,7 @@ func TestSelfTestAndManifest(t *testing.T) {
 
 // A challenge page padded with hidden markup is still a stub: what hidden
 // elements hold is not what the page shows (a Cloudflare marker past
-// 100 KB of display:none paragraphs, as host/mcp's agent session serves).
+// 100 KB of display:none paragraphs, as frontend/mcp's agent session serves).
 func TestHiddenPaddingKeepsAStub(t *testing.T) {
 	filler := strings.Repeat("<p style=display:none>lorem ipsum dolor sit amet, filler before the marker.</p>\n", 1600)
 	doc := "<html><head><title>Loading</title></head><body>" + filler + `<script>window._cf_chl_opt={cType: 'interactive', cRay: '8a1b2c3d4e5f'};</script></body></html>`

@@ -110,7 +110,7 @@ func TestLegend(t *testing.T) {
 }
 
 // browser_read always names its root: the host sends as structured content
-// only data its text does not hold (host/mcp unsaid), so the root must be
+// only data its text does not hold (frontend/mcp unsaid), so the root must be
 // written so no page text holds it by chance, as a bare tag name is
 // ("div" inside "individual", "main" and "article" as words).
 func TestReadNamesRootWhateverTheText(t *testing.T) {

@@ -26,8 +26,8 @@ import (
 
 	"golang.org/x/net/websocket"
 
+	"github.com/wasmwright/wasmwright/frontend/console"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/console"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/opclient"

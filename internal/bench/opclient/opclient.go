@@ -1,7 +1,7 @@
 // Package opclient is an operator of the console as the benchmark programs
 // drive it, without a browser: log in with an operator token, list the
 // pending takeovers, hand one back. It speaks the console's own HTTP API
-// (host/console), sending the Origin a browser on the console's page would.
+// (frontend/console), sending the Origin a browser on the console's page would.
 package opclient
 
 import (

@@ -28,7 +28,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -50,7 +50,7 @@ func main() {
 	}
 	plugins := filepath.Join(dir, "plugins")
 	browserWasm := filepath.Join(root, "build", "plugins", "browser.wasm")
-	mods := map[string]string{"mcptools": "host/mcp/testdata/mcptools"}
+	mods := map[string]string{"mcptools": "frontend/mcp/testdata/mcptools"}
 	if _, err := wasmbuild.Install(plugins, mods); err != nil {
 		log.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/frontend/console"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/opclient"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/wasmwright/wasmwright/host/listen"
+	"github.com/wasmwright/wasmwright/frontend/listen"
 )
 
 // ServeOptions bound what clients can hold of a console served on a
@@ -21,7 +21,7 @@ type ServeOptions struct {
 	ShutdownGrace time.Duration
 	// MaxConns caps open connections in all, half of them at most not yet
 	// logged in; MaxConnsPerIP is how many of those one client address
-	// keeps before a new one closes its oldest (host/listen). Defaults
+	// keeps before a new one closes its oldest (frontend/listen). Defaults
 	// 1024 and 64.
 	MaxConns, MaxConnsPerIP int
 }
@@ -30,7 +30,7 @@ type ServeOptions struct {
 // connection must send its headers within 5 s and idles at most 60 s;
 // connections that have not logged in cannot crowd out operators that
 // have, nor keep a new operator from logging in, even from the same
-// address (host/listen).
+// address (frontend/listen).
 func (c *Console) Serve(ctx context.Context, ln net.Listener, o ServeOptions) error {
 	if o.ShutdownGrace <= 0 {
 		o.ShutdownGrace = 10 * time.Second

@@ -1,4 +1,4 @@
-// Command mcptools is a test plugin for host/mcp: one tool per kind of
+// Command mcptools is a test plugin for frontend/mcp: one tool per kind of
 // result the MCP front-end renders (text with a snapshot, data, an image, a
 // coded error) and one that never returns, to test cancellation.
 package main

@@ -19,7 +19,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/listen/listentest"
+	"github.com/wasmwright/wasmwright/internal/listentest"
 )
 
 // serveReal runs Serve on a loopback listener (not httptest: Serve's own

@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console/config"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // The webhook ping ([console.notify]): when an agent asks for a human or
@@ -97,19 +97,19 @@ func (c *Console) Notify(ctx context.Context, n config.Notify) error {
 func (c *Console) pings() []Ping {
 	var out []Ping
 	for _, t := range c.desk.Takeovers() {
-		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: chatText(operator.PlainLine(t.Reason, 300)), Deadline: t.Deadline.UTC().Format(time.RFC3339),
-			Link: c.cardLink("takeover", t.ID),
-			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human, in its own words: %s. Open the console to take over before %s: %s", t.Personality, chatText(chatQuote(t.Reason, 300)), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.cardLink("takeover", t.ID))})
+		out = append(out, Ping{Kind: "takeover", ID: t.ID, Personality: t.Personality, Reason: chatText(host.PlainLine(t.Reason, 300)), Deadline: t.Deadline.UTC().Format(time.RFC3339),
+			Link: c.base.card(c.opts.Path, "takeover", t.ID),
+			Text: fmt.Sprintf("wasmwright: an agent (personality %s) asks for a human, in its own words: %s. Open the console to take over before %s: %s", t.Personality, chatText(chatQuote(t.Reason, 300)), t.Deadline.UTC().Format(time.TimeOnly+" UTC"), c.base.card(c.opts.Path, "takeover", t.ID))})
 	}
 	for _, a := range c.desk.Approvals() {
 		p := Ping{Kind: "approval", ID: a.ID, Personality: a.Personality, Client: chatText(a.Client), Tool: a.Tool, Risk: string(a.Risk), Origin: a.Origin,
-			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.cardLink("approval", a.ID), Via: a.Via}
+			Deadline: a.Deadline.UTC().Format(time.RFC3339), Link: c.base.card(c.opts.Path, "approval", a.ID), Via: a.Via}
 		element := ""
 		if t := a.Target; t != nil && t.Ref != "" {
-			p.Element = chatText(fmt.Sprintf("%s [ref %s]", operator.ElementWords(t, chatQuote), t.Ref))
+			p.Element = chatText(fmt.Sprintf("%s [ref %s]", host.ElementWords(t, chatQuote), t.Ref))
 			element = " on the " + p.Element
 		} else if t != nil && t.At != "" {
-			p.Element = chatText(fmt.Sprintf("%s %s", operator.ElementWords(t, chatQuote), t.At))
+			p.Element = chatText(fmt.Sprintf("%s %s", host.ElementWords(t, chatQuote), t.At))
 			element = " on the " + p.Element
 		}
 		where := ""
@@ -130,17 +130,7 @@ var chatText = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", "@", 
 // chatQuote is a page's string in a ping: one plain line, in quotes (a
 // quote inside shown as ”); chatText escapes it with the rest.
 func chatQuote(s string, n int) string {
-	return `"` + strings.ReplaceAll(operator.PlainLine(s, n), `"`, "''") + `"`
-}
-
-// cardLink is the console URL of a card: the console's page with the
-// card's anchor (the page asks for a login first).
-func (c *Console) cardLink(kind, id string) string {
-	base := c.baseURL()
-	if base == "" {
-		return ""
-	}
-	return base + c.opts.Path + "/#" + kind + "-" + id
+	return `"` + strings.ReplaceAll(host.PlainLine(s, n), `"`, "''") + `"`
 }
 
 // post sends one ping, signed; failures are logged, never retried (the
@@ -202,4 +192,4 @@ func notifyClient(allowLoopback bool) *http.Client {
 	}
 }
 
-var _ operator.Linker = (*Console)(nil)
+var _ host.TakeoverLinker = (*Console)(nil)

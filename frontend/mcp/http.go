@@ -22,9 +22,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/listen"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 // Path is where the streamable HTTP endpoint is served.
@@ -146,7 +145,7 @@ type HTTPOptions struct {
 	// unauthenticated connections one client address keeps: beyond it a
 	// new connection from the address closes its oldest ones, once they
 	// have had their grace, instead of being refused, since every local
-	// client shares 127.0.0.1 (host/listen). Defaults 1024 and 64.
+	// client shares 127.0.0.1 (frontend/listen). Defaults 1024 and 64.
 	MaxConns, MaxConnsPerIP int
 	// MaxBodyBytes caps a request body. Default 4 MiB.
 	MaxBodyBytes int64
@@ -197,7 +196,7 @@ func (s *Server) Handler(tokens *Tokens) http.Handler {
 	o := s.opts.HTTP.withDefaults()
 	origins := map[string]bool{}
 	for _, x := range o.AllowedOrigins {
-		if n, err := weborigin.Parse(x); err == nil {
+		if n, err := host.ParseOrigin(x); err == nil {
 			origins[n] = true
 		}
 	}
@@ -290,7 +289,7 @@ func originAllowed(r *http.Request, allowed map[string]bool) bool {
 	if len(vals) > 1 {
 		return false
 	}
-	o, err := weborigin.Parse(vals[0])
+	o, err := host.ParseOrigin(vals[0])
 	if err != nil {
 		return false
 	}
@@ -301,7 +300,7 @@ func originAllowed(r *http.Request, allowed map[string]bool) bool {
 	if isLoopbackHost(u.Hostname()) {
 		return true
 	}
-	return r.Host != "" && o == weborigin.Of(u.Scheme+"://"+r.Host)
+	return r.Host != "" && o == host.OriginOf(u.Scheme+"://"+r.Host)
 }
 
 // isLoopbackHost: localhost (and its subdomains, RFC 6761) or a loopback IP.
@@ -352,7 +351,7 @@ const DefaultShutdownGrace = 10 * time.Second
 // and timed out while they send headers or a body, while they idle, and
 // per response write (HTTPOptions); a flood of idle or slow sockets,
 // even from the agents' own address, only displaces other connections
-// that have not authenticated (host/listen).
+// that have not authenticated (frontend/listen).
 func (s *Server) Serve(ctx context.Context, ln net.Listener, tokens *Tokens) error {
 	if tokens == nil || tokens.Len() == 0 {
 		return errors.New("mcp: refusing to serve HTTP without a bearer token")

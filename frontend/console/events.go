@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // The event log reads the host's whole ring (host.RecentEvents, 2000
@@ -37,13 +37,13 @@ const (
 // shownEvent is an event as the log lists it, with the outcome it is
 // filed under ("" for a note that has none).
 type shownEvent struct {
-	hostfuncs.Event
+	host.Event
 	Outcome string `json:"outcome,omitempty"`
 }
 
 // eventOutcome files an event: a call that failed with code refused is
 // refused, not an error; a fill refused by its policy likewise.
-func eventOutcome(e hostfuncs.Event) string {
+func eventOutcome(e host.Event) string {
 	var d struct {
 		Outcome string `json:"outcome"`
 		Code    string `json:"code"`
@@ -102,7 +102,7 @@ type eventPage struct {
 }
 
 // toolOf is the tool an event names, "" when none.
-func toolOf(e hostfuncs.Event) string {
+func toolOf(e host.Event) string {
 	var d struct {
 		Tool string `json:"tool"`
 	}
@@ -112,7 +112,7 @@ func toolOf(e hostfuncs.Event) string {
 
 // pageEvents filters events (oldest first, as the host keeps them) by q
 // and returns the page q asks for, newest first.
-func pageEvents(events []hostfuncs.Event, q eventQuery) eventPage {
+func pageEvents(events []host.Event, q eventQuery) eventPage {
 	out := eventPage{Events: []shownEvent{}, Sessions: [][2]string{}, Tools: []string{}}
 	seenS, seenT := map[[2]string]bool{}, map[string]bool{}
 	for i := len(events) - 1; i >= 0; i-- {
@@ -189,7 +189,7 @@ func (c *Console) eventLog(w http.ResponseWriter, r *http.Request, o *operatorEn
 		writeJSON(w, http.StatusOK, pageEvents(nil, q))
 		return
 	}
-	var mine []hostfuncs.Event
+	var mine []host.Event
 	for _, e := range src.RecentEvents(eventRing) {
 		if e.Personality == "" || o.sees(e.Personality) {
 			mine = append(mine, e)

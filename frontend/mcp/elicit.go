@@ -9,10 +9,10 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/host"
 )
 
-// The agent's own client as an operator.Client: approvals asked in form
+// The agent's own client as an host.ApprovalClient: approvals asked in form
 // mode (elicitation/create) and takeover links sent in URL mode, when the
 // client declared the elicitation capability. A client on a protocol
 // version that forbids server-initiated requests during a call (2026-07-28
@@ -30,9 +30,9 @@ type elicitClient struct {
 	url  bool
 }
 
-// clientOf is the operator.Client of ss, nil when its client cannot be
+// clientOf is the host.ApprovalClient of ss, nil when its client cannot be
 // asked during a call.
-func clientOf(ss *sdk.ServerSession) operator.Client {
+func clientOf(ss *sdk.ServerSession) host.ApprovalClient {
 	if ss == nil {
 		return nil
 	}
@@ -75,12 +75,12 @@ func (c *elicitClient) CanOpenURL() bool { return c.url }
 
 // Approve asks in form mode: one choice, approve once, approve for the
 // page's origin (offered only when the page has one) or deny.
-func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string, error) {
-	choices := []any{map[string]any{"const": operator.ApproveOnce, "title": "Approve once"}}
+func (c *elicitClient) Approve(ctx context.Context, a host.Approval) (string, error) {
+	choices := []any{map[string]any{"const": host.ApproveOnce, "title": "Approve once"}}
 	if a.Origin != "" {
-		choices = append(choices, map[string]any{"const": operator.ApproveOrigin, "title": "Approve " + a.Tool + " on " + a.Origin + " from now on"})
+		choices = append(choices, map[string]any{"const": host.ApproveOrigin, "title": "Approve " + a.Tool + " on " + a.Origin + " from now on"})
 	}
-	choices = append(choices, map[string]any{"const": operator.Deny, "title": "Deny"})
+	choices = append(choices, map[string]any{"const": host.Deny, "title": "Deny"})
 	schema := map[string]any{
 		"type": "object",
 		"properties": map[string]any{
@@ -96,12 +96,12 @@ func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string
 	case "accept":
 		v, _ := res.Content[choiceField].(string)
 		switch v {
-		case operator.ApproveOnce, operator.ApproveOrigin, operator.Deny:
+		case host.ApproveOnce, host.ApproveOrigin, host.Deny:
 			return v, nil
 		}
 		return "", fmt.Errorf("the client answered %q, not one of the choices offered", v)
 	case "decline":
-		return operator.Deny, nil
+		return host.Deny, nil
 	}
 	return "", nil // cancel: dismissed
 }
@@ -109,21 +109,21 @@ func (c *elicitClient) Approve(ctx context.Context, a operator.Approval) (string
 // ApprovalMessage is the question an approval puts to a person: the
 // tool, its risk, the element (role, visible text beside its accessible
 // name when they differ, ref), the page's title and origin. Never an
-// argument's value. The page's words are quoted (operator.Quoted: one
+// argument's value. The page's words are quoted (host.Quoted: one
 // plain line, markdown marks escaped) and said to be the page's; the
 // origin is the host's own computation, after them, never page text.
-func ApprovalMessage(a operator.Approval) string {
+func ApprovalMessage(a host.Approval) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The agent wants to run %s (risk %s)", a.Tool, a.Risk)
 	targets := a.Targets
 	if len(targets) == 0 && a.Target != nil {
-		targets = []operator.Target{*a.Target}
+		targets = []host.ApprovalTarget{*a.Target}
 	}
 	for i, t := range targets {
 		if t.Ref == "" && t.At == "" && t.Role == "" {
 			continue
 		}
-		what := operator.ElementWords(&t, operator.Quoted)
+		what := host.ElementWords(&t, host.Quoted)
 		sep := " on the "
 		if i > 0 {
 			sep = ", then the "
@@ -141,7 +141,7 @@ func ApprovalMessage(a operator.Approval) string {
 		}
 	}
 	if t := a.Target; t != nil && t.Title != "" {
-		fmt.Fprintf(&b, " on a page whose title reads %s", operator.Quoted(t.Title, 120))
+		fmt.Fprintf(&b, " on a page whose title reads %s", host.Quoted(t.Title, 120))
 	}
 	if a.Origin != "" {
 		fmt.Fprintf(&b, ", at the origin %s", a.Origin)

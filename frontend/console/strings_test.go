@@ -12,7 +12,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/frontend/console"
 )
 
 // TestPeopleSeeQuotedMaskedText: every string that reaches a person is

@@ -20,9 +20,9 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 	"golang.org/x/net/websocket"
 
+	"github.com/wasmwright/wasmwright/frontend/console"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/console"
-	"github.com/wasmwright/wasmwright/host/mcp"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/testenv"

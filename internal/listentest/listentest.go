@@ -1,7 +1,7 @@
 // Package listentest floods an HTTP listener the way a slowloris attack
 // does (sockets trickling their headers, redialling), and
 // measures what real clients get meanwhile: for the tests of the
-// front-ends that use host/listen.
+// front-ends that use frontend/listen.
 package listentest
 
 import (

@@ -3,14 +3,14 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // Session states the console shows.
@@ -43,20 +43,20 @@ type Session struct {
 
 // State is what an operator sees, filtered to their personalities.
 type State struct {
-	Operator  string              `json:"operator"`
-	Sessions  []Session           `json:"sessions"`
-	Takeovers []operator.Takeover `json:"takeovers"`
-	Approvals []operator.Approval `json:"approvals"`
+	Operator  string          `json:"operator"`
+	Sessions  []Session       `json:"sessions"`
+	Takeovers []host.Takeover `json:"takeovers"`
+	Approvals []host.Approval `json:"approvals"`
 	// Events is the host's event tail, newest last; EventsNote says why it
 	// is empty when the host keeps none.
-	Events     []hostfuncs.Event `json:"events"`
-	EventsNote string            `json:"events_note,omitempty"`
-	Logins     []vault.Info      `json:"logins"`
-	LoginsNote string            `json:"logins_note,omitempty"`
+	Events     []host.Event       `json:"events"`
+	EventsNote string             `json:"events_note,omitempty"`
+	Logins     []host.StoredLogin `json:"logins"`
+	LoginsNote string             `json:"logins_note,omitempty"`
 }
 
 func (c *Console) state(o *operatorEntry) State {
-	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []operator.Takeover{}, Approvals: []operator.Approval{}, Events: []hostfuncs.Event{}, Logins: []vault.Info{}}
+	st := State{Operator: o.name, Sessions: []Session{}, Takeovers: []host.Takeover{}, Approvals: []host.Approval{}, Events: []host.Event{}, Logins: []host.StoredLogin{}}
 	c.events(o, &st)
 	c.sessions(o, &st)
 	for _, t := range c.desk.Takeovers() {
@@ -69,7 +69,7 @@ func (c *Console) state(o *operatorEntry) State {
 			st.Approvals = append(st.Approvals, a)
 		}
 	}
-	logins, note := c.storedLogins()
+	logins, note := c.vaultLogins.get(c.h.Config(), c.log)
 	st.LoginsNote = note
 	for _, l := range logins {
 		if len(o.personalities) == 0 || anySeen(o, l.Policy.Personalities) {
@@ -82,7 +82,7 @@ func (c *Console) state(o *operatorEntry) State {
 // sessions lists the browser sessions the operator sees, named by their
 // MCP client, with their latest tool call (from st.Events).
 func (c *Console) sessions(o *operatorEntry, st *State) {
-	last := map[[2]string]hostfuncs.Event{}
+	last := map[[2]string]host.Event{}
 	for _, e := range st.Events {
 		if e.Kind == "tool.call" {
 			last[[2]string{e.Personality, e.Session}] = e // oldest first: the latest stays
@@ -142,25 +142,34 @@ func anySeen(o *operatorEntry, ps []string) bool {
 	return false
 }
 
-// storedLogins lists the vault's credentials (names and policies only),
+// storedLogins are the vault's credentials (names and policies only),
 // read at most every 15 seconds: opening the vault is not free.
-func (c *Console) storedLogins() ([]vault.Info, string) {
-	c.loginsMu.Lock()
-	defer c.loginsMu.Unlock()
-	if time.Since(c.storedAt) < 15*time.Second {
-		return c.stored, c.storedError
+type storedLogins struct {
+	mu      sync.Mutex
+	list    []host.StoredLogin
+	at      time.Time
+	problem string
+}
+
+// get lists the credentials of cfg's vault, and what keeps them from
+// being listed ("" when nothing).
+func (s *storedLogins) get(cfg *host.Config, log *slog.Logger) ([]host.StoredLogin, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.at) < 15*time.Second {
+		return s.list, s.problem
 	}
-	c.storedAt = time.Now()
-	c.stored, c.storedError = nil, ""
-	store, err := c.h.Config().VaultStore()
+	s.at = time.Now()
+	s.list, s.problem = nil, ""
+	store, err := cfg.VaultStore()
 	if err == nil {
-		c.stored, err = store.List()
+		s.list, err = store.List()
 	}
 	if err != nil {
-		c.storedError = "the vault cannot be read: check the [vault] configuration"
-		c.log.Warn("console: listing stored logins", "err", err)
+		s.problem = "the vault cannot be read: check the [vault] configuration"
+		log.Warn("console: listing stored logins", "err", err)
 	}
-	return c.stored, c.storedError
+	return s.list, s.problem
 }
 
 // takeover is POST /api/takeover {id, hand_back}: Hand back (true) or
@@ -173,9 +182,9 @@ func (c *Console) takeover(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t operator.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
+	mine := slices.ContainsFunc(c.desk.Takeovers(), func(t host.Takeover) bool { return t.ID == req.ID && o.sees(t.Personality) })
 	settle(w, mine, func() error {
-		err := c.desk.EndTakeover(req.ID, req.HandBack, operator.Actor{Kind: operator.ActorOperator, Name: o.name})
+		err := c.desk.EndTakeover(req.ID, req.HandBack, host.Actor{Kind: host.ActorOperator, Name: o.name})
 		if err == nil {
 			c.log.Info("console: takeover ended", "operator", o.name, "id", req.ID, "hand_back", req.HandBack)
 		}
@@ -206,9 +215,9 @@ func (c *Console) approval(w http.ResponseWriter, r *http.Request, o *operatorEn
 	if !readJSON(w, r, &req) {
 		return
 	}
-	mine := slices.ContainsFunc(c.desk.Approvals(), func(a operator.Approval) bool { return a.ID == req.ID && o.sees(a.Personality) })
+	mine := slices.ContainsFunc(c.desk.Approvals(), func(a host.Approval) bool { return a.ID == req.ID && o.sees(a.Personality) })
 	settle(w, mine, func() error {
-		return c.desk.Decide(req.ID, operator.Decision{Verdict: req.Verdict, By: o.name})
+		return c.desk.Decide(req.ID, host.Decision{Verdict: req.Verdict, By: o.name})
 	}, "no pending approval %q that you may decide: it was decided, timed out or its call ended", req.ID)
 }
 
@@ -238,7 +247,7 @@ func (c *Console) closeSession(w http.ResponseWriter, r *http.Request, o *operat
 func (c *Console) approvalPicture(w http.ResponseWriter, r *http.Request, o *operatorEntry) {
 	id := r.PathValue("id")
 	pending := c.desk.Approvals()
-	i := slices.IndexFunc(pending, func(a operator.Approval) bool { return a.ID == id && o.sees(a.Personality) })
+	i := slices.IndexFunc(pending, func(a host.Approval) bool { return a.ID == id && o.sees(a.Personality) })
 	if i < 0 || c.br == nil {
 		http.Error(w, "no such pending approval", http.StatusNotFound)
 		return

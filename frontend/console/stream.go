@@ -9,8 +9,7 @@ import (
 	"golang.org/x/net/websocket"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // wsWait bounds each write to a console WebSocket: a viewer that stops
@@ -98,7 +97,7 @@ type liveFrame struct {
 // of the page.
 type liveMsg struct {
 	Type string `json:"type"` // "input" or "release"
-	browser.OperatorInput
+	host.OperatorInput
 }
 
 // live is GET /live?personality=P&session=S: the session's screencast
@@ -111,7 +110,7 @@ func (c *Console) live(w http.ResponseWriter, r *http.Request, o *operatorEntry)
 		http.Error(w, "403 forbidden: you may not watch personality "+p, http.StatusForbidden)
 		return
 	}
-	c.liveView(w, r, p, s, operator.Actor{Kind: operator.ActorOperator, Name: o.name}, nil)
+	c.liveView(w, r, p, s, host.Actor{Kind: host.ActorOperator, Name: o.name}, nil)
 }
 
 // liveView serves the live view of one session on r's WebSocket to who;
@@ -120,7 +119,7 @@ func (c *Console) live(w http.ResponseWriter, r *http.Request, o *operatorEntry)
 // (a takeover link's holder) is treated as the agent: frames with the
 // session's secrets concealed, and each input judged by the personality's
 // approval policy before it runs (host.JudgeLinkInput).
-func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, who operator.Actor, stop <-chan struct{}) {
+func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, who host.Actor, stop <-chan struct{}) {
 	if c.br == nil {
 		http.Error(w, "this host has no browser", http.StatusNotFound)
 		return
@@ -195,9 +194,9 @@ func (c *Console) liveView(w http.ResponseWriter, r *http.Request, p, s string, 
 // cast streams the session's frames to conn: the screencast for a
 // logged-in operator, frames with the secrets concealed for anyone else.
 // A frame that fails to send ends the view (stop).
-func (c *Console) cast(ctx context.Context, p, s string, who operator.Actor, conn *wsConn, stop func()) error {
+func (c *Console) cast(ctx context.Context, p, s string, who host.Actor, conn *wsConn, stop func()) error {
 	var seq int64
-	send := func(f browser.Frame) {
+	send := func(f host.LiveFrame) {
 		seq++
 		if conn.send(liveFrame{Type: "frame", Seq: seq, Width: f.Width, Height: f.Height, JPEG: f.JPEG}) != nil {
 			stop()
@@ -214,7 +213,7 @@ func (c *Console) cast(ctx context.Context, p, s string, who operator.Actor, con
 // input plays one input of who on the session's page: a logged-in
 // operator's at once, anyone else's once the personality's approval
 // policy lets it (host.JudgeLinkInput), which may wait for an operator.
-func (c *Console) input(ctx context.Context, p, s string, who operator.Actor, in browser.OperatorInput) error {
+func (c *Console) input(ctx context.Context, p, s string, who host.Actor, in host.OperatorInput) error {
 	if !who.Operator() {
 		if err := c.h.JudgeLinkInput(ctx, p, s, in.Kind); err != nil {
 			return err

@@ -106,7 +106,7 @@ func newHost(t *testing.T) (*host.Host, *recorder) {
 	t.Helper()
 	dir := t.TempDir()
 	var sums []string
-	for name, mod := range map[string]string{"mcptools": "host/mcp/testdata/mcptools", "extract_links": "examples/extract_links"} {
+	for name, mod := range map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"} {
 		p, err := wasmbuild.Build(mod)
 		if err != nil {
 			t.Fatal(err)
@@ -406,7 +406,7 @@ func TestHotSwapListChanged(t *testing.T) {
 	if got := keys(toolsOf(t, cs)); slices.Contains(got, "extra") {
 		t.Fatalf("extra before the swap: %v", got)
 	}
-	p, err := wasmbuild.Build("host/mcp/testdata/mcptools", "-tags=extra")
+	p, err := wasmbuild.Build("frontend/mcp/testdata/mcptools", "-tags=extra")
 	if err != nil {
 		t.Fatal(err)
 	}

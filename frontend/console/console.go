@@ -33,18 +33,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/host/console/config"
-	"github.com/wasmwright/wasmwright/host/listen"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 //go:embed assets
@@ -83,8 +77,8 @@ type Options struct {
 // Console is the operator console of one host.
 type Console struct {
 	h    *host.Host
-	desk *operator.Desk
-	br   *browser.Service
+	desk host.OperatorDesk
+	br   host.LiveBrowser
 	opts Options
 	log  *slog.Logger
 	ops  []operatorEntry
@@ -93,13 +87,10 @@ type Console struct {
 	logins map[string]*login
 
 	// base is the console's own URL (Advertise), for takeover links.
-	base  atomic.Pointer[string]
+	base  selfURL
 	links links
 
-	loginsMu    sync.Mutex
-	stored      []vault.Info
-	storedAt    time.Time
-	storedError string
+	vaultLogins storedLogins
 }
 
 type operatorEntry struct {
@@ -116,7 +107,7 @@ type login struct {
 
 // eventSource is what the host offers when it keeps an event tail.
 type eventSource interface {
-	RecentEvents(n int) []hostfuncs.Event
+	RecentEvents(n int) []host.Event
 }
 
 // New makes the console of h, which must run with host.Options.Operators.
@@ -254,7 +245,7 @@ func sameOrigin(r *http.Request) bool {
 	if len(vals) != 1 {
 		return false
 	}
-	o, err := weborigin.Parse(vals[0])
+	o, err := host.ParseOrigin(vals[0])
 	if err != nil {
 		return false
 	}
@@ -262,7 +253,7 @@ func sameOrigin(r *http.Request) bool {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	return o == weborigin.Of(scheme+"://"+r.Host)
+	return o == host.OriginOf(scheme+"://"+r.Host)
 }
 
 // stateChanging: every method but GET and HEAD, and every WebSocket.

@@ -23,7 +23,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,10 +32,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/frontend/listen"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/listen"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 
 // Host is what the MCP front-end needs of a host; *host.Host has it.
@@ -480,71 +477,6 @@ func (b *binding) sync() {
 	}
 }
 
-// toolOf converts a plugin's tool spec. MCP wants an object schema; a spec
-// without a type gets "object" (the host only accepts object arguments).
-func toolOf(spec abi.ToolSpec) (*sdk.Tool, error) {
-	t := &sdk.Tool{Name: spec.Name, Description: spec.Description}
-	var schema map[string]any
-	if len(spec.InputSchema) > 0 {
-		if err := json.Unmarshal(spec.InputSchema, &schema); err != nil {
-			return nil, fmt.Errorf("input schema is not a JSON object: %v", err)
-		}
-	}
-	switch typ := schema["type"]; {
-	case typ == "object":
-		t.InputSchema = spec.InputSchema // as the plugin wrote it
-	case typ == nil:
-		if schema == nil {
-			schema = map[string]any{}
-		}
-		schema["type"] = "object"
-		t.InputSchema = schema
-	default:
-		return nil, fmt.Errorf("input schema has type %v; MCP tools take an object", typ)
-	}
-	t.Title = toolTitle(spec)
-	t.Annotations = annotations(spec)
-	return t, nil
-}
-
-// annotations are the MCP hints matching a tool's risk (clients decide
-// what to auto-approve from them): read is read-only and idempotent;
-// navigate and download change no page state a user cares about (not
-// destructive); act, eval, credential and upload may (destructive). Open
-// world: the tool reaches pages or the network.
-func annotations(spec abi.ToolSpec) *sdk.ToolAnnotations {
-	risk := spec.Risk
-	if !risk.Valid() { // the host sets it; a spec without one counts as act
-		risk = abi.RiskAct
-		if spec.ReadOnly {
-			risk = abi.RiskRead
-		}
-	}
-	a := &sdk.ToolAnnotations{Title: toolTitle(spec), OpenWorldHint: &spec.OpenWorld}
-	destructive := true
-	switch risk {
-	case abi.RiskRead:
-		a.ReadOnlyHint, a.IdempotentHint, destructive = true, true, false
-	case abi.RiskNavigate, abi.RiskDownload:
-		destructive = false
-	}
-	a.DestructiveHint = &destructive
-	return a
-}
-
-// toolTitle is the spec's title, or its name in words ("browser_click":
-// "Browser click").
-func toolTitle(spec abi.ToolSpec) string {
-	if spec.Title != "" {
-		return spec.Title
-	}
-	words := strings.ReplaceAll(spec.Name, "_", " ")
-	if words == "" {
-		return ""
-	}
-	return strings.ToUpper(words[:1]) + words[1:]
-}
-
 // call runs one tools/call on the host. Failures are tool results with
 // IsError, never protocol errors, so the agent reads them.
 func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
@@ -570,13 +502,13 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 	defer context.AfterFunc(b.stop, cancel)()
 
 	if tok := req.Params.GetProgressToken(); tok != nil && ss != nil {
-		var note *hostfuncs.Progress
-		ctx, note = hostfuncs.WithProgress(ctx)
+		var note *host.Progress
+		ctx, note = host.WithProgress(ctx)
 		stopProgress := b.s.progress(ctx, ss, tok, req.Params.Name, note)
 		defer stopProgress()
 	}
 	if c := clientOf(ss); c != nil {
-		ctx = operator.WithClient(ctx, c)
+		ctx = host.WithApprovalClient(ctx, c)
 	}
 	if n, ok := b.s.h.(sessionNamer); ok && ss != nil {
 		n.NameSession(b.personality, session, ClientName(ss))
@@ -601,7 +533,7 @@ func (b *binding) call(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Call
 // notification follows the call's result. When the call's host functions
 // say what it waits on (note: a browser session waiting in a Selenium
 // Grid's queue), the notification says that instead of "working".
-func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string, note *hostfuncs.Progress) (stop func()) {
+func (s *Server) progress(ctx context.Context, ss *sdk.ServerSession, token any, tool string, note *host.Progress) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {

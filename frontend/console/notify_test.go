@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/wasmwright/wasmwright/host/console"
+	"github.com/wasmwright/wasmwright/frontend/console"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 )
 

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/wasmwright/wasmwright/frontend/console"
+	"github.com/wasmwright/wasmwright/frontend/mcp"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/host/console"
-	"github.com/wasmwright/wasmwright/host/listen/listentest"
-	"github.com/wasmwright/wasmwright/host/mcp"
+	"github.com/wasmwright/wasmwright/internal/listentest"
 )
 
 // Issue 22 for the console: 200 sockets from 127.0.0.1 send "POST

@@ -8,9 +8,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/host"
 )
 
 // Takeover links: when a personality opts in ([personalities.P.takeover]
@@ -20,7 +21,7 @@ import (
 // holds the link is treated as the agent, never as an operator: its live
 // view conceals the session's secrets as the agent's screenshot does, its
 // input runs under the personality's approval policy, and its hand-back
-// releases no withheld page (operator.Actor; the desk decides). The link
+// releases no withheld page (host.Actor; the desk decides). The link
 // is the only credential, so it is narrow:
 //
 //   - one session of one personality, one takeover: it opens that live
@@ -40,7 +41,7 @@ const linkCookie = "ww_takeover"
 
 // capLink is one takeover link.
 type capLink struct {
-	t       operator.Takeover
+	t       host.Takeover
 	expires time.Time
 	spent   bool
 	viewer  [sha256.Size]byte // digest of the cookie secret, once spent
@@ -59,22 +60,37 @@ type links struct {
 // port, like "http://127.0.0.1:8931"): from then on a takeover asked by an
 // agent whose MCP client opens URLs sends it a link there.
 func (c *Console) Advertise(base string) {
-	base = strings.TrimSuffix(base, "/")
-	c.base.Store(&base)
+	c.base.set(strings.TrimSuffix(base, "/"))
 	c.desk.SetLinker(c)
 }
 
-// baseURL is the console's own URL (Advertise), "" when not known.
-func (c *Console) baseURL() string {
-	if b := c.base.Load(); b != nil {
+// selfURL is the console's own URL (Advertise), for takeover links and
+// the links of pings.
+type selfURL struct{ p atomic.Pointer[string] }
+
+func (u *selfURL) set(base string) { u.p.Store(&base) }
+
+// get is the URL, "" when not known.
+func (u *selfURL) get() string {
+	if b := u.p.Load(); b != nil {
 		return *b
 	}
 	return ""
 }
 
-// TakeoverLink mints the link of takeover t (operator.Linker).
-func (c *Console) TakeoverLink(t operator.Takeover, expires time.Time) (string, func(), error) {
-	base := c.baseURL()
+// card is the console URL of a card under path: the console's page with
+// the card's anchor (the page asks for a login first).
+func (u *selfURL) card(path, kind, id string) string {
+	base := u.get()
+	if base == "" {
+		return ""
+	}
+	return base + path + "/#" + kind + "-" + id
+}
+
+// TakeoverLink mints the link of takeover t (host.TakeoverLinker).
+func (c *Console) TakeoverLink(t host.Takeover, expires time.Time) (string, func(), error) {
+	base := c.base.get()
 	if base == "" {
 		return "", nil, fmt.Errorf("the console does not know its own URL (Advertise)")
 	}
@@ -125,17 +141,17 @@ func (c *Console) openLink(w http.ResponseWriter, r *http.Request, static fs.FS)
 	c.page(w, b, http.StatusOK)
 }
 
-// viewerLink is the live link of r's cookie, nil when none (spent by
+// viewer is the live link of r's cookie, nil when none (spent by
 // another browser, revoked, expired).
-func (c *Console) viewerLink(r *http.Request) *capLink {
+func (ls *links) viewer(r *http.Request) *capLink {
 	ck, err := r.Cookie(linkCookie)
 	if err != nil || ck.Value == "" {
 		return nil
 	}
 	sum := sha256.Sum256([]byte(ck.Value))
-	c.links.mu.Lock()
-	defer c.links.mu.Unlock()
-	l := c.links.byView[sum]
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l := ls.byView[sum]
 	if l == nil || time.Now().After(l.expires) {
 		return nil
 	}
@@ -160,7 +176,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 				http.Error(w, "403 forbidden: requests must come from the takeover page", http.StatusForbidden)
 				return
 			}
-			l := c.viewerLink(r)
+			l := c.links.viewer(r)
 			if l == nil {
 				http.Error(w, "410 gone: this takeover link is over", http.StatusGone)
 				return
@@ -172,7 +188,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		writeJSON(w, http.StatusOK, map[string]any{"takeover": l.t, "now": time.Now()})
 	}))
 	mux.HandleFunc("GET "+p+"api/live", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
-		c.liveView(w, r, l.t.Personality, l.t.Session, operator.Actor{Kind: operator.ActorLink}, l.revoked)
+		c.liveView(w, r, l.t.Personality, l.t.Session, host.Actor{Kind: host.ActorLink}, l.revoked)
 	}))
 	mux.HandleFunc("POST "+p+"api/end", withLink(func(w http.ResponseWriter, r *http.Request, l *capLink) {
 		var req struct {
@@ -183,7 +199,7 @@ func (c *Console) linkHandlers(mux *http.ServeMux, static fs.FS) {
 		}
 		// The link's holder is not an operator: its hand-back gives the
 		// session back as it is, a withheld page staying withheld.
-		if err := c.desk.EndTakeover(l.t.ID, req.HandBack, operator.Actor{Kind: operator.ActorLink}); err != nil {
+		if err := c.desk.EndTakeover(l.t.ID, req.HandBack, host.Actor{Kind: host.ActorLink}); err != nil {
 			writeError(w, err)
 			return
 		}
