@@ -13,6 +13,15 @@ ADDR ?= 127.0.0.1:8931
 # AssemblyScript plugins: every folder there with an index.ts.
 PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/go.mod examples/*/go.mod)))
 AS_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/index.ts examples/*/index.ts)))
+# Rust plugins: every folder there with a lib.rs, built with Debian's rustc
+# and its wasm32-wasi standard library (the kit: plugin-sdk/rust). Debian's
+# rustc, not a rustup one: it is the one with the wasm32-wasi target here.
+# internal/wasmbuild builds them for tests with the same flags, in the
+# plugin's folder as here: paths in the module are relative to it, so the
+# same source builds the same bytes (the same pin) in any checkout.
+RUST_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/lib.rs examples/*/lib.rs)))
+RUSTC ?= /usr/bin/rustc
+RUST_WASM_FLAGS := --edition 2021 --target wasm32-wasi --crate-type cdylib -C opt-level=s -C lto -C strip=symbols
 # Modules of their own beside the product's, so that what only a bench or a
 # test needs stays out of its go.mod: the bench harness (internal/bench)
 # and the OCI registry test (internal/registrytest). make test runs their
@@ -30,7 +39,7 @@ export PLAYWRIGHT_CLI_PATH ?= $(CURDIR)/$(DRIVER_DIR)/node_modules/playwright-co
 export PLAYWRIGHT_NODEJS_PATH ?= $(shell command -v node)
 export WASMWRIGHT_PLUGINS_DIR ?= $(CURDIR)/$(PLUGINS_OUT)
 
-.PHONY: help run test bench check deps chromium driver plugins build sign-plugins clean
+.PHONY: help run test bench check deps chromium driver plugins build sign-plugins clean rustc rust-test
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -38,7 +47,7 @@ help: ## list targets
 run: deps build ## build everything and serve MCP over HTTP on $(ADDR)
 	$(BUILD)/wasmwright serve --http $(ADDR)
 
-test: deps grid asc plugins inspector prometheus ## run every test (Go host, plugin modules, MCP Inspector, a Selenium Grid)
+test: deps grid asc plugins rust-test inspector prometheus ## run every test (Go host, plugin modules, Rust kit and plugins, MCP Inspector, a Selenium Grid)
 	@$(MAKE) --no-print-directory test-suite
 
 # test-busy runs the same suite while two busy loops per core keep every
@@ -47,7 +56,7 @@ test: deps grid asc plugins inspector prometheus ## run every test (Go host, plu
 # exits: the trap kills them, and each loop also ends once that shell is gone.
 # LOOPS sets the busy loops per core (make test-busy LOOPS=8: load 16-20 on 2 cores).
 LOOPS ?= 2
-test-busy: deps grid asc plugins inspector prometheus ## run every test while LOOPS (default 2) busy loops per core saturate the CPUs
+test-busy: deps grid asc plugins rust-test inspector prometheus ## run every test while LOOPS (default 2) busy loops per core saturate the CPUs
 	@n=$$(($(LOOPS) * $$(nproc))); pids=""; \
 	trap 'kill $$pids 2>/dev/null; true' EXIT; trap 'exit 130' INT TERM HUP; \
 	for i in $$(seq $$n); do sh -c 'while kill -0 '$$$$' 2>/dev/null; do :; done' & pids="$$pids $$!"; done; \
@@ -58,7 +67,7 @@ test-busy: deps grid asc plugins inspector prometheus ## run every test while LO
 # the plugins built; every test that needs Chromium, the driver, Java or the
 # MCP Inspector skips (internal/testenv.Heavy). make test runs everything.
 .PHONY: test-short
-test-short: asc plugins ## run the short tier (go test -short ./..., no browser): the loop to run on every save
+test-short: asc plugins rust-test ## run the short tier (go test -short ./..., no browser): the loop to run on every save
 	$(GO) test -short -count=1 -timeout 10m ./...
 
 # test-suite is what test and test-busy run once their prerequisites are built.
@@ -184,7 +193,26 @@ $(BUILD)/inspector/node_modules/@modelcontextprotocol/inspector/package.json:
 	@command -v npm >/dev/null || (echo "missing: Node.js and npm (Debian: apt-get install -y nodejs npm)" >&2; exit 1)
 	npm install --no-audit --no-fund --silent --save-exact --prefix $(BUILD)/inspector @modelcontextprotocol/inspector@0.21.2
 
-plugins: asc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
+# rustc: Debian's Rust compiler and its wasm32-wasi standard library, from
+# apt when missing (as root), for the Rust plugins.
+rustc: ## install rustc and the wasm32-wasi standard library (apt) for the Rust plugins
+	@if [ -x $(RUSTC) ] && [ -d "$$($(RUSTC) --print target-libdir --target wasm32-wasi 2>/dev/null)" ]; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		echo "installing rustc and libstd-rust-dev-wasm32 from apt"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq rustc libstd-rust-dev-wasm32 >/dev/null; \
+	else echo "missing: rustc with the wasm32-wasi target. Install it with: sudo apt-get install -y rustc libstd-rust-dev-wasm32" >&2; exit 1; fi
+
+# rust-test runs the unit tests of the Rust kit and of every Rust plugin,
+# natively (rustc --test): a few seconds, so the short tier runs them too.
+rust-test: rustc ## run the Rust kit's and Rust plugins' unit tests (rustc --test)
+	@mkdir -p $(BUILD)/rust
+	@$(RUSTC) --edition 2021 --test -o $(BUILD)/rust/sdk_test plugin-sdk/rust/mod.rs && $(BUILD)/rust/sdk_test -q
+	@for d in $(RUST_PLUGIN_DIRS); do \
+		n=$$(basename $$d); \
+		$(RUSTC) --edition 2021 --test -o $(BUILD)/rust/$${n}_test $$d/lib.rs && $(BUILD)/rust/$${n}_test -q || exit 1; \
+	done
+
+plugins: asc rustc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA256SUMS
 	@mkdir -p $(PLUGINS_OUT)
 	@for d in $(PLUGIN_DIRS); do \
 		n=$$(basename $$d); \
@@ -194,6 +222,11 @@ plugins: asc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them in SHA2
 	@for d in $(AS_PLUGIN_DIRS); do \
 		n=$$(basename $$d); \
 		(cd $$d && node $(CURDIR)/$(ASC_DIR)/node_modules/assemblyscript/bin/asc.js index.ts --path $(CURDIR)/$(ASC_DIR)/node_modules --outFile $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm) || exit 1; \
+		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
+	done
+	@for d in $(RUST_PLUGIN_DIRS); do \
+		n=$$(basename $$d); \
+		(cd $$d && $(RUSTC) $(RUST_WASM_FLAGS) -o $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm lib.rs) || exit 1; \
 		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
 	done
 	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"

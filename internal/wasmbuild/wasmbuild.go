@@ -1,7 +1,8 @@
 // Package wasmbuild compiles plugins to .wasm for tests and benchmarks, so
-// `go test ./...` needs no prior make step: Go plugin modules, and
+// `go test ./...` needs no prior make step: Go plugin modules,
 // AssemblyScript plugins (a folder with index.ts) once `make asc` has
-// installed the compiler.
+// installed the compiler, and Rust plugins (a folder with lib.rs) once
+// `make rustc` has installed Debian's rustc and its wasm32-wasi library.
 package wasmbuild
 
 import (
@@ -61,6 +62,21 @@ func Build(dir string, extra ...string) (string, error) {
 	if fileExists(filepath.Join(root, dir, "index.ts")) {
 		cmd = ascCommand(root, tmp, extra)
 	}
+	if fileExists(filepath.Join(root, dir, "lib.rs")) {
+		// rustc has no build cache: a module built from the same sources
+		// and flags is kept under their hash, so the test binaries of
+		// every package share one compile (several seconds of CPU).
+		cached, err := rustCached(root, dir, extra)
+		if err != nil {
+			return "", err
+		}
+		if fileExists(cached) {
+			built[key] = cached
+			return cached, nil
+		}
+		out, tmp = cached, fmt.Sprintf("%s.%d.tmp", cached, os.Getpid())
+		cmd = rustCommand(tmp, extra)
+	}
 	cmd.Dir = filepath.Join(root, dir)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp)
@@ -91,6 +107,57 @@ func ascCommand(root, out string, extra []string) *exec.Cmd {
 	mods := filepath.Join(root, ASCDir, "node_modules")
 	args := append([]string{filepath.Join(mods, "assemblyscript", "bin", "asc.js"), "index.ts", "--outFile", out, "--path", mods}, extra...)
 	return exec.Command("node", args...)
+}
+
+// RustWasmFlags are the Makefile's RUST_WASM_FLAGS: a size-optimised,
+// link-time-optimised cdylib for wasm32-wasi without symbols.
+var RustWasmFlags = []string{"--edition", "2021", "--target", "wasm32-wasi", "--crate-type", "cdylib",
+	"-C", "opt-level=s", "-C", "lto", "-C", "strip=symbols"}
+
+// Rustc is the compiler of Rust plugins: $RUSTC, else Debian's
+// /usr/bin/rustc (a rustup rustc first on PATH may lack the wasm target).
+func Rustc() string {
+	if r := os.Getenv("RUSTC"); r != "" {
+		return r
+	}
+	return "/usr/bin/rustc"
+}
+
+// rustCached is where the Rust plugin in dir, built with extra, is kept:
+// build/wasm/NAME-rs-HASH.wasm, HASH over the compiler, the flags, every
+// file of the plugin's folder but Go tests (its .rs files and what they
+// include_bytes!) and the kit's .rs files (plugin-sdk/rust).
+func rustCached(root, dir string, extra []string) (string, error) {
+	h := sha256.New()
+	fmt.Fprintln(h, Rustc(), RustWasmFlags, extra)
+	files, err := filepath.Glob(filepath.Join(root, dir, "*"))
+	if err != nil {
+		return "", err
+	}
+	kit, err := filepath.Glob(filepath.Join(root, "plugin-sdk", "rust", "*.rs"))
+	if err != nil {
+		return "", err
+	}
+	files = append(files, kit...)
+	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(h, "%s %d\n", filepath.Base(f), len(b))
+		h.Write(b)
+	}
+	return filepath.Join(root, "build", "wasm", fmt.Sprintf("%s-rs-%x.wasm", filepath.Base(dir), h.Sum(nil)[:8])), nil
+}
+
+// rustCommand compiles a Rust plugin (a folder with lib.rs, which includes
+// the kit plugin-sdk/rust) as `make plugins` does.
+func rustCommand(out string, extra []string) *exec.Cmd {
+	args := append(append(append([]string{}, RustWasmFlags...), extra...), "-o", out, "lib.rs")
+	return exec.Command(Rustc(), args...)
 }
 
 func fileExists(p string) bool {
