@@ -1,7 +1,7 @@
 // One pass over a document: its title, visible text, how much it holds,
 // and where the markup a rule may search lies.
 
-use crate::gostr::{ascii_lower, collapse, contains, decode_rune, has_prefix_fold, index, is_unicode_space, unescape};
+use crate::gostr::{ascii_lower, collapse, contains, decode_rune, find_byte, has_prefix_fold, index, is_unicode_space, lower_byte, unescape};
 
 // How much a page may hold and still be a wall. Walls say one thing and
 // link to little (the 24 walls of the shared corpus: at most 917 visible
@@ -71,7 +71,7 @@ pub fn read_doc(doc: &[u8], with_text: bool) -> DocFacts {
             r.f.rich = true;
             return r.f;
         }
-        let j = doc[r.i..].iter().position(|&c| c == b'<').unwrap_or(doc.len() - r.i);
+        let j = find_byte(&doc[r.i..], b'<').unwrap_or(doc.len() - r.i);
         if j > 0 {
             if with_text && r.hidden.is_empty() {
                 add_text(&mut r.f, &doc[r.i..r.i + j]);
@@ -112,7 +112,7 @@ impl<'a> Reader<'a> {
             self.i += tag_end(rest).0;
         } else if rest.len() > 1 && rest[1] == b'/' {
             let n = tag_end(rest).0;
-            if !self.hidden.is_empty() && tag_name(&rest[2..n]) == self.hidden {
+            if !self.hidden.is_empty() && self.hidden.eq_ignore_ascii_case(tag_name(&rest[2..n])) {
                 self.depth -= 1;
                 if self.depth == 0 {
                     self.hidden.clear();
@@ -140,7 +140,18 @@ impl<'a> Reader<'a> {
         let rest = &doc[self.i..];
         let (n, maybe) = tag_end(rest);
         let tag = &rest[..n];
-        let name = tag_name(&tag[1..]);
+        let raw = tag_name(&tag[1..]);
+        // The name lower-cased without an allocation per tag: every name a
+        // rule tells apart is short; a longer one is compared raw.
+        let mut small = [0u8; 12];
+        let name: &[u8] = if raw.len() <= small.len() {
+            for (d, &c) in small.iter_mut().zip(raw) {
+                *d = lower_byte(c);
+            }
+            &small[..raw.len()]
+        } else {
+            raw
+        };
         self.i += n;
         let f = &mut self.f;
         if name == b"script" {
@@ -159,10 +170,10 @@ impl<'a> Reader<'a> {
             f.elements += 1;
         }
         add_span(doc, &mut f.built, self.i - n, self.i);
-        count_element(f, &name, tag);
-        if raw_text(&name) {
+        count_element(f, name, tag);
+        if raw_text(name) {
             let mut prefix = b"</".to_vec();
-            prefix.extend_from_slice(&name);
+            prefix.extend_from_slice(name);
             let (end, close_at) = closing(doc, self.i, &prefix);
             if name == b"title" {
                 if f.title.is_empty() {
@@ -174,13 +185,13 @@ impl<'a> Reader<'a> {
             self.i = end;
             return;
         }
-        if void(&name) || tag.ends_with(b"/>") {
+        if void(name) || tag.ends_with(b"/>") {
             return;
         }
-        if self.hidden == name {
+        if !self.hidden.is_empty() && self.hidden.eq_ignore_ascii_case(raw) {
             self.depth += 1;
         } else if self.hidden.is_empty() && hiding {
-            self.hidden = name;
+            self.hidden = ascii_lower(raw);
             self.depth = 1;
         }
     }
@@ -318,13 +329,13 @@ pub fn tag_end(s: &[u8]) -> (usize, bool) {
     (s.len(), maybe)
 }
 
-/// The lower-cased name at the start of t (after '<' or '</').
-pub fn tag_name(t: &[u8]) -> Vec<u8> {
+/// The name at the start of t (after '<' or '</'), as written.
+pub fn tag_name(t: &[u8]) -> &[u8] {
     let mut j = 0;
     while j < t.len() && (t[j].is_ascii_alphabetic() || (j > 0 && (t[j].is_ascii_digit() || t[j] == b'-'))) {
         j += 1;
     }
-    ascii_lower(&t[..j])
+    &t[..j]
 }
 
 /// Finds the end tag that starts with prefix (ASCII case ignored, as
@@ -448,6 +459,7 @@ mod tests {
         assert!(hides(b"<p style=\"Display: None\">"));
         assert!(hides(b"<div hidden>"));
         assert!(!hides(b"<div data-hidden>"));
-        assert_eq!(tag_name(b"H1 class"), b"h1");
+        assert_eq!(tag_name(b"H1 class"), b"H1");
+        assert_eq!(tag_name(b"my-el2 x"), b"my-el2");
     }
 }

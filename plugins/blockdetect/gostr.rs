@@ -86,25 +86,49 @@ pub fn collapse(s: &[u8]) -> Vec<u8> {
     out
 }
 
-/// strings.TrimSpace.
+/// The rune that ends s and its width, as utf8.DecodeLastRune.
+pub fn decode_last_rune(s: &[u8]) -> (u32, usize) {
+    let end = s.len();
+    if end == 0 {
+        return (RUNE_ERROR, 0);
+    }
+    if s[end - 1] < 0x80 {
+        return (s[end - 1] as u32, 1);
+    }
+    // back to the rune's start: at most 4 bytes, stopping at a byte that
+    // is not a continuation byte
+    let lim = end.saturating_sub(4);
+    let mut start = end - 1;
+    while start > lim && s[start] & 0xC0 == 0x80 {
+        start -= 1;
+    }
+    let (r, w) = decode_rune(&s[start..end]);
+    if start + w != end {
+        return (RUNE_ERROR, 1);
+    }
+    (r, w)
+}
+
+/// strings.TrimSpace: from both ends, never reading the middle (a
+/// rendered text may be megabytes).
 pub fn trim_space(s: &[u8]) -> &[u8] {
-    let mut i = 0;
-    let mut start = None;
-    let mut end = 0;
-    while i < s.len() {
-        let (r, w) = decode_rune(&s[i..]);
+    let mut a = 0;
+    while a < s.len() {
+        let (r, w) = decode_rune(&s[a..]);
         if !is_unicode_space(r) {
-            if start.is_none() {
-                start = Some(i);
-            }
-            end = i + w;
+            break;
         }
-        i += w;
+        a += w;
     }
-    match start {
-        Some(a) => &s[a..end],
-        None => &s[..0],
+    let mut e = s.len();
+    while e > a {
+        let (r, w) = decode_last_rune(&s[a..e]);
+        if !is_unicode_space(r) {
+            break;
+        }
+        e -= w;
     }
+    &s[a..e]
 }
 
 pub fn lower_byte(c: u8) -> u8 {
@@ -255,6 +279,26 @@ pub fn lossy(s: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The index of the first c in h. Eight bytes a step (a word compared at
+/// once): under the sandbox every loop iteration is charged fuel, and the
+/// document's scans for '<' and for a needle's first byte are most of
+/// the detector's work on a large page.
+pub fn find_byte(h: &[u8], c: u8) -> Option<usize> {
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let pat = LO.wrapping_mul(c as u64);
+    let mut i = 0;
+    while i + 8 <= h.len() {
+        let w = u64::from_le_bytes([h[i], h[i + 1], h[i + 2], h[i + 3], h[i + 4], h[i + 5], h[i + 6], h[i + 7]]) ^ pat;
+        // a zero byte in w is a c in h (the exact test: no false hits)
+        if (w.wrapping_sub(LO) & !w & HI) != 0 {
+            break;
+        }
+        i += 8;
+    }
+    h[i..].iter().position(|&x| x == c).map(|k| i + k)
+}
+
 /// The index of the first occurrence of needle in h, as strings.Index.
 pub fn index(h: &[u8], needle: &[u8]) -> Option<usize> {
     if needle.is_empty() {
@@ -267,7 +311,7 @@ pub fn index(h: &[u8], needle: &[u8]) -> Option<usize> {
     let last = h.len() - needle.len();
     let mut i = 0;
     while i <= last {
-        match h[i..=last].iter().position(|&c| c == first) {
+        match find_byte(&h[i..=last], first) {
             None => return None,
             Some(k) => i += k,
         }
@@ -290,7 +334,7 @@ pub fn unescape(s: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(s.len());
     let mut src = 0;
     while src < s.len() {
-        match s[src..].iter().position(|&c| c == b'&') {
+        match find_byte(&s[src..], b'&') {
             None => {
                 out.extend_from_slice(&s[src..]);
                 break;
@@ -441,10 +485,26 @@ mod tests {
     }
 
     #[test]
+    fn finds_bytes_and_needles() {
+        let h = b"0123456789abcdef<ghijklmnop<";
+        for k in 0..h.len() {
+            assert_eq!(find_byte(&h[k..], b'<'), h[k..].iter().position(|&c| c == b'<'));
+        }
+        assert_eq!(find_byte(b"\x80\x81\x7f\x01\x00\xff\xfe\xfd\x3c", b'<'), Some(8));
+        assert_eq!(find_byte(b"\x3d\x3b\x3d\x3b\x3d\x3b\x3d\x3b", b'<'), None);
+        assert_eq!(index(b"a-->b--->", b"--->"), Some(5));
+        assert_eq!(index(b"abc", b"abcd"), None);
+    }
+
+    #[test]
     fn fields_trim_fold_quote() {
         assert_eq!(collapse(b"  a \t b\xc2\xa0c  "), b"a b c");
         assert_eq!(collapse(b"x\xe2\x80\x83y"), b"x y");
         assert_eq!(trim_space(b" \n ab c \xe3\x80\x80"), b"ab c");
+        assert_eq!(trim_space(b"\xe3\x80 x \x80\x80\x80\x80\x80 "), b"\xe3\x80 x \x80\x80\x80\x80\x80");
+        assert_eq!(trim_space("\u{a0}\u{2003}".as_bytes()), b"");
+        assert_eq!(decode_last_rune("aé".as_bytes()), (0xE9, 2));
+        assert_eq!(decode_last_rune(b"a\xa9"), (RUNE_ERROR, 1));
         assert!(equal_fold_ascii("JUST A MOMENT...".as_bytes(), b"Just a moment..."));
         assert!(equal_fold_ascii("Robot Chec\u{212A}".as_bytes(), b"Robot Check"));
         assert!(!equal_fold_ascii(b"Robot Checks", b"Robot Check"));
