@@ -8,7 +8,6 @@
 
 use crate::doc::Span;
 use crate::gostr::{ascii_lower, lower_byte};
-use std::collections::HashMap;
 
 pub const SHOWN: usize = 0;
 pub const BUILT: usize = 1;
@@ -33,17 +32,19 @@ pub struct Table {
     /// needle ids sharing their first two bytes
     grp: Vec<Vec<usize>>,
     pub needles: Vec<Vec<u8>>,
-    ids: HashMap<Vec<u8>, usize>,
+    /// needle to id, sorted by needle: a search, not a hash map (whose
+    /// random seed would make a call's work differ run to run)
+    ids: Vec<(Vec<u8>, usize)>,
 }
 
 impl Table {
     pub fn new(lists: &[&Needles], at: usize) -> Table {
         let fold = at == SHOWN;
-        let mut t = Table { fold, idx: vec![0; 1 << 16], grp: Vec::new(), needles: Vec::new(), ids: HashMap::new() };
+        let mut t = Table { fold, idx: vec![0; 1 << 16], grp: Vec::new(), needles: Vec::new(), ids: Vec::new() };
         for ns in lists.iter().filter(|ns| ns.at == at) {
             for n in ns.list {
                 let n = if fold { ascii_lower(n.as_bytes()) } else { n.as_bytes().to_vec() };
-                if n.len() < 2 || t.ids.contains_key(&n) {
+                if n.len() < 2 || t.needles.contains(&n) {
                     continue;
                 }
                 let id = t.needles.len();
@@ -53,20 +54,18 @@ impl Table {
                     t.idx[k] = t.grp.len() as u16;
                 }
                 t.grp[t.idx[k] as usize - 1].push(id);
-                t.ids.insert(n.clone(), id);
+                t.ids.push((n.clone(), id));
                 t.needles.push(n);
             }
         }
+        t.ids.sort();
         t
     }
 
     /// The id of needle n (as written in a list), if registered.
     pub fn id(&self, n: &str) -> Option<usize> {
-        if self.fold {
-            self.ids.get(&ascii_lower(n.as_bytes())).copied()
-        } else {
-            self.ids.get(n.as_bytes()).copied()
-        }
+        let key = if self.fold { ascii_lower(n.as_bytes()) } else { n.as_bytes().to_vec() };
+        self.ids.binary_search_by(|(k, _)| k.cmp(&key)).ok().map(|i| self.ids[i].1)
     }
 
     /// Where each needle first occurs in doc within the spans (a needle
