@@ -16,7 +16,9 @@ AS_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/index.ts examples/*/index.ts
 # Rust plugins: every folder there with a lib.rs, built with Debian's rustc
 # and its wasm32-wasi standard library (the kit: plugin-sdk/rust). Debian's
 # rustc, not a rustup one: it is the one with the wasm32-wasi target here.
-# internal/wasmbuild builds them for tests with the same flags.
+# internal/wasmbuild builds them for tests with the same flags, in the
+# plugin's folder as here: paths in the module are relative to it, so the
+# same source builds the same bytes (the same pin) in any checkout.
 RUST_PLUGIN_DIRS := $(sort $(dir $(wildcard plugins/*/lib.rs examples/*/lib.rs)))
 RUSTC ?= /usr/bin/rustc
 RUST_WASM_FLAGS := --edition 2021 --target wasm32-wasi --crate-type cdylib -C opt-level=s -C lto -C strip=symbols
@@ -224,7 +226,7 @@ plugins: asc rustc ## build every plugin to $(PLUGINS_OUT)/*.wasm and pin them i
 	done
 	@for d in $(RUST_PLUGIN_DIRS); do \
 		n=$$(basename $$d); \
-		$(RUSTC) $(RUST_WASM_FLAGS) -o $(PLUGINS_OUT)/$$n.wasm $$d/lib.rs || exit 1; \
+		(cd $$d && $(RUSTC) $(RUST_WASM_FLAGS) -o $(CURDIR)/$(PLUGINS_OUT)/$$n.wasm lib.rs) || exit 1; \
 		rm -f $(PLUGINS_OUT)/$$n.wasm.sha256; \
 	done
 	@cd $(PLUGINS_OUT) && sha256sum *.wasm > SHA256SUMS && echo "plugins: $$(ls *.wasm | tr '\n' ' ')"

@@ -59,7 +59,10 @@ fi
       if [ "$prog" = pipeline ]; then
         # The compactor natively, on the snapshots the pipeline just
         # compacted through the sandbox: the summary's ratio.
-        (cd plugins/snapcompact && WASMWRIGHT_SNAPSHOTS="$OLDPWD/build/snapshots" go test -run '^$' -bench CorpusCompactionNative -benchtime 5x . >&2)
+        # (plugins/snapcompact/bench.rs, built natively with the same rustc).
+        mkdir -p build/rust
+        "${RUSTC:-/usr/bin/rustc}" -O --edition 2021 -o build/rust/snapcompact_bench plugins/snapcompact/bench.rs >&2 &&
+          WASMWRIGHT_SNAPSHOTS=build/snapshots build/rust/snapcompact_bench >&2
       fi
     fi
   done

@@ -26,7 +26,7 @@ var internalKinds = map[string]kind{
 	"internal/abischema":    production, // cmd/wasmwright prints the ABI's schemas
 	"internal/procfs":       production, // reads Linux /proc; the bench harness measures with it
 	"internal/privatedir":   production, // the vault's and the grants' folders
-	"internal/secretforms":  production, // hostfuncs/browser's masking and plugins/secretmask
+	"internal/secretforms":  production, // hostfuncs/browser's masking; plugins/secretmask's tables are written from it
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests

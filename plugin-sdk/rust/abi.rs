@@ -485,7 +485,15 @@ impl HookResult {
 }
 
 impl HookResponse {
-    fn write(&self, out: &mut String) {
+    /// to_json is the answer as JSON (a maskers' envelope: the result and
+    /// the error together).
+    pub fn to_json(&self) -> String {
+        let mut s = String::new();
+        self.write(&mut s);
+        s
+    }
+
+    pub fn write(&self, out: &mut String) {
         let mut o = Obj::new(out);
         if let Some(r) = &self.result {
             r.write(o.key("result"));

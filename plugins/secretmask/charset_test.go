@@ -1,4 +1,4 @@
-package main
+package secretmask_test
 
 import (
 	"encoding/base64"
@@ -36,7 +36,7 @@ func legacyPercent(bs []byte, lower bool) string {
 // character the charset lacks. Every such form is masked.
 func TestLegacyCharsetForms(t *testing.T) {
 	secrets := []string{"Grüße pässwort", "пароль Ёж", "パスワード秘密", "密码安全", "密碼安全", "비밀번호", "naïve€"}
-	m := newMasker(secrets)
+	plugin(t)
 	for _, v := range secrets {
 		for _, cs := range secretforms.FormCharsets {
 			bs, ok := secretforms.Encode(cs, v)
@@ -53,7 +53,7 @@ func TestLegacyCharsetForms(t *testing.T) {
 					"hex":      "bytes " + hex.EncodeToString(bs),
 					"HEXUPPER": "bytes " + strings.ToUpper(hex.EncodeToString(bs)),
 				} {
-					got := m.mask(doc)
+					got := mask(t, doc, secrets...)
 					if !strings.Contains(got, Mask) {
 						t.Errorf("%s %s (lower %v): %q not masked: %q", cs, name, lower, v, got)
 						continue
@@ -72,7 +72,7 @@ func TestLegacyCharsetForms(t *testing.T) {
 // TestLegacyCharsetExactForms pins the forms Chromium was seen to submit
 // (hostfuncs/browser TestLegacyCharsetFormsMasked drives it for real).
 func TestLegacyCharsetExactForms(t *testing.T) {
-	m := newMasker([]string{"püß wort"})
+	plugin(t)
 	for _, s := range []string{
 		"?pw=p%FC%DF+wort",                                 // windows-1252 / ISO-8859-1
 		"?pw=p%fc%df+wort",                                 // lower-case hex
@@ -83,7 +83,7 @@ func TestLegacyCharsetExactForms(t *testing.T) {
 		"?pw=p&#252;&#223; wort",                           // the references unencoded
 		"?pw=p%A8%B9%A6%C1+wort",                           // not this value: stays
 	} {
-		got := m.mask(s)
+		got := mask(t, s, "püß wort")
 		if strings.Contains(s, "%A8") {
 			if got != s {
 				t.Errorf("an unrelated value was masked: %q", got)
@@ -95,32 +95,28 @@ func TestLegacyCharsetExactForms(t *testing.T) {
 		}
 	}
 	// Text a wrong decoder made of the bytes.
-	if got := m.mask("echo: pÃ¼ÃŸ wort"); got != "echo: "+Mask {
+	if got := mask(t, "echo: pÃ¼ÃŸ wort", "püß wort"); got != "echo: "+Mask {
 		t.Errorf("UTF-8 read as windows-1252: %q", got)
 	}
 }
 
 // TestASCIIValuesPayNoCharsetCost: an ASCII value has no legacy forms but
-// its UTF-16 ones, so the masker does no more work per byte for it.
+// its UTF-16 ones (the count is a Rust test: ascii_values_have_two_forms).
 func TestASCIIValuesPayNoCharsetCost(t *testing.T) {
-	m := newMasker([]string{"hunter22"})
-	if len(m.bforms) != 2 || len(m.runes) != 1 {
-		t.Fatalf("forms for an ASCII value: %d byte forms, %d values", len(m.bforms), len(m.runes))
-	}
-	if got := m.mask("a=h%00u%00n%00t%00e%00r%002%002%00"); got != "a="+Mask {
+	plugin(t)
+	if got := mask(t, "a=h%00u%00n%00t%00e%00r%002%002%00", "hunter22"); got != "a="+Mask {
 		t.Errorf("UTF-16LE percent form: %q", got)
 	}
 }
 
-// TestMaskerReusedForSameValues: the masker is built once per set of
-// values, and rebuilt when the set changes.
-func TestMaskerReusedForSameValues(t *testing.T) {
-	a := maskerFor([]string{"one-value", "twö"})
-	if b := maskerFor([]string{"one-value", "twö"}); a != b {
-		t.Error("the same values built a new masker")
+// TestMaskerForNewValues: a masker built for one set of values is not used
+// for another (the reuse itself is a Rust test: masker_reused_for_same_values).
+func TestMaskerForNewValues(t *testing.T) {
+	plugin(t)
+	if got := mask(t, "x one-value twö", "one-value", "twö"); got != "x "+Mask+" "+Mask {
+		t.Fatalf("first set: %q", got)
 	}
-	c := maskerFor([]string{"one-value\x00twö"})
-	if c == a || c.mask("x one-value\x00twö") != "x "+Mask {
-		t.Error("new values reused the old masker")
+	if got := mask(t, "x one-value\x00twö", "one-value\x00twö"); got != "x "+Mask {
+		t.Errorf("new values reused the old masker: %q", got)
 	}
 }

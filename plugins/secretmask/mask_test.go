@@ -1,45 +1,131 @@
-package main
+// The masker's tests, driving the built module (lib.rs, Rust) through the
+// real sandbox with a stub ww_secrets_mask_values: the same cases and
+// assertions the Go version had. Its internals (the masker's forms, its
+// reuse) are tested in Rust beside them (make rust-test).
+package secretmask_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"html"
 	"net/url"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
 	"github.com/wasmwright/wasmwright/abi"
-	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
+
+// Mask is what every occurrence of a secret becomes.
+const Mask = "••••••"
+
+// minEncodedLen: values shorter than this are not looked for as base64 or hex.
+const minEncodedLen = 4
+
+var loaded struct {
+	once sync.Once
+	p    *sandbox.Plugin
+	err  error
+	mu   sync.Mutex
+	vals []string
+	fail *abi.Error // the host's answer instead of values, when set
+}
+
+// plugin builds and loads the module once, with a host whose
+// ww_secrets_mask_values answers what withValues set.
+func plugin(t testing.TB) *sandbox.Plugin {
+	t.Helper()
+	loaded.once.Do(func() {
+		var wasm []byte
+		path, err := wasmbuild.Build("plugins/secretmask")
+		if err == nil {
+			wasm, err = os.ReadFile(path)
+		}
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		values := func(context.Context, string, []byte) ([]byte, error) {
+			loaded.mu.Lock()
+			defer loaded.mu.Unlock()
+			if loaded.fail != nil {
+				return nil, loaded.fail
+			}
+			return json.Marshal(abi.SecretsMaskValuesResponse{Values: loaded.vals})
+		}
+		eng, err := sandbox.NewEngine(sandbox.Config{Timeout: time.Minute, HostFuncs: []sandbox.HostFunc{{Name: abi.HostSecretsMaskValues, Fn: values}}})
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		loaded.p, loaded.err = eng.Load(context.Background(), "secretmask", wasm, "")
+	})
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return loaded.p
+}
 
 // withValues makes the host answer ww_secrets_mask_values with vs.
 func withValues(t testing.TB, vs ...string) {
-	old := maskValues
-	maskValues = func(string) ([]string, error) { return vs, nil }
-	t.Cleanup(func() { maskValues = old })
+	loaded.mu.Lock()
+	loaded.vals, loaded.fail = vs, nil
+	loaded.mu.Unlock()
+	t.Cleanup(func() {
+		loaded.mu.Lock()
+		loaded.vals, loaded.fail = nil, nil
+		loaded.mu.Unlock()
+	})
 }
 
+// runHook runs the mask hook as the host does (the snapshot raw).
 func runHook(t testing.TB, req abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	t.Helper()
-	in, _ := json.Marshal(req)
-	out, isErr := sdk.Handle(abi.OpHook, in)
-	if isErr {
-		var e abi.Error
-		if err := json.Unmarshal(out, &e); err != nil {
-			t.Fatalf("bad error output %s", out)
-		}
-		return nil, &e
+	p := plugin(t)
+	in, err := abi.EncodeHookRequest(&req, abi.RawHookInput(abi.HookMask, p.HasFeature))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Call(context.Background(), abi.OpHook, in)
+	if err != nil {
+		return nil, abi.AsError(err)
 	}
 	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
+	if err := abi.DecodeHookResponse(out, true, &resp); err != nil {
 		t.Fatalf("bad output %s", out)
 	}
 	return &resp, nil
+}
+
+// mask hides values in s through the hook: s is a result's text.
+func mask(t testing.TB, s string, values ...string) string {
+	t.Helper()
+	loaded.mu.Lock()
+	old := loaded.vals
+	loaded.vals = values
+	loaded.mu.Unlock()
+	defer func() {
+		loaded.mu.Lock()
+		loaded.vals = old
+		loaded.mu.Unlock()
+	}()
+	resp, e := runHook(t, abi.HookRequest{Role: abi.HookMask, Tool: "t", Session: "s", Result: &abi.Result{Text: s}})
+	if e != nil {
+		t.Fatalf("masking %q: %v", s, e)
+	}
+	if resp.Result == nil {
+		return s // nothing to hide: the result stays as it is
+	}
+	return resp.Result.Text
 }
 
 // encodedForms are ways a page, a URL or an echo can carry v.
@@ -116,7 +202,9 @@ func leaks(s, v string) string {
 		return "hex"
 	}
 	// Every run of base64 characters, decoded at each of its 4 offsets.
-	isB := func(c byte) bool { return isB64(c) }
+	isB := func(c byte) bool {
+		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
+	}
 	for i := 0; i < len(s); {
 		if !isB(s[i]) {
 			i++
@@ -244,8 +332,17 @@ func TestNoValuesLeavesResult(t *testing.T) {
 }
 
 func TestFailsClosedWithoutValues(t *testing.T) {
-	// Off the sandbox, the host call answers not_available: the masker must
-	// refuse rather than pass the result through unmasked.
+	// The host cannot say the values: the masker must refuse rather than
+	// pass the result through unmasked.
+	plugin(t)
+	loaded.mu.Lock()
+	loaded.fail = abi.Errorf(abi.CodeNotAvailable, "no vault")
+	loaded.mu.Unlock()
+	t.Cleanup(func() {
+		loaded.mu.Lock()
+		loaded.fail = nil
+		loaded.mu.Unlock()
+	})
 	_, e := runHook(t, abi.HookRequest{Role: abi.HookMask, Session: "s", Result: &abi.Result{Text: "x"}})
 	if e == nil || e.Code != abi.CodePluginFailed || !strings.Contains(e.Message, "withheld") {
 		t.Fatalf("got %v", e)
@@ -253,16 +350,15 @@ func TestFailsClosedWithoutValues(t *testing.T) {
 }
 
 func TestSelfTestAndManifest(t *testing.T) {
-	out, _ := sdk.Handle(abi.OpSelfTest, nil)
+	p := plugin(t)
+	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
 	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); !r.OK {
-		t.Fatalf("self test: %s", out)
+	if json.Unmarshal(out, &r); err != nil || !r.OK {
+		t.Fatalf("self test: %s %v", out, err)
 	}
-	out, _ = sdk.Handle(abi.OpDescribe, nil)
-	var m abi.Manifest
-	json.Unmarshal(out, &m)
-	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookMask || len(m.Capabilities) != 1 || m.Capabilities[0] != "secrets.mask" {
-		t.Fatalf("manifest: %s", out)
+	m := p.Manifest()
+	if m.Name != "secretmask" || m.Version != "1.0.0" || len(m.Hooks) != 1 || m.Hooks[0] != abi.HookMask || len(m.Capabilities) != 1 || m.Capabilities[0] != "secrets.mask" || !m.HasFeature(abi.FeatureRawSnapshot) {
+		t.Fatalf("manifest: %+v", m)
 	}
 }
 
@@ -294,11 +390,10 @@ func FuzzMask(f *testing.F) {
 func TestAdversarialPageStaysLinear(t *testing.T) {
 	v := strings.Repeat("%2", 30) + "!"
 	s := strings.Repeat("%25", 4000) + strings.Repeat("%2", 4000)
-	done := make(chan string, 1)
-	go func() { done <- newMasker([]string{v}).mask(s) }()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("masking an adversarial page did not finish in 5 s")
+	plugin(t)
+	t0 := time.Now()
+	mask(t, s, v)
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Fatalf("masking an adversarial page took %v (at most 5 s)", d)
 	}
 }

@@ -1,35 +1,96 @@
-package main
+// The compactor's tests, driving the built module (lib.rs, Rust) through
+// the real sandbox: the same cases and assertions the Go version had. The
+// parser's internals are tested in Rust beside them (make rust-test).
+package snapcompact_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/sandbox"
 )
 
+var loaded struct {
+	once sync.Once
+	p    *sandbox.Plugin
+	err  error
+}
+
+// plugin builds and loads the module once for the package's tests.
+func plugin(t *testing.T) *sandbox.Plugin {
+	t.Helper()
+	loaded.once.Do(func() {
+		var wasm []byte
+		path, err := wasmbuild.Build("plugins/snapcompact")
+		if err == nil {
+			wasm, err = os.ReadFile(path)
+		}
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		eng, err := sandbox.NewEngine(sandbox.Config{Timeout: time.Minute})
+		if err != nil {
+			loaded.err = err
+			return
+		}
+		loaded.p, loaded.err = eng.Load(context.Background(), "snapcompact", wasm, "")
+	})
+	if loaded.err != nil {
+		t.Fatal(loaded.err)
+	}
+	return loaded.p
+}
+
+// hook runs the compact hook as the host does: the snapshot raw
+// (raw_snapshot) when raw, JSON otherwise.
+func hook(t *testing.T, req *abi.HookRequest, raw bool) ([]byte, *abi.HookResponse) {
+	t.Helper()
+	p := plugin(t)
+	in, err := abi.EncodeHookRequest(req, raw && abi.RawHookInput(req.Role, p.HasFeature))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := p.Call(context.Background(), abi.OpHook, in)
+	if err != nil {
+		t.Fatalf("hook failed: %v", err)
+	}
+	var resp abi.HookResponse
+	if err := abi.DecodeHookResponse(out, true, &resp); err != nil {
+		t.Fatal(err)
+	}
+	return out, &resp
+}
+
+// hookVia compacts snap with the call's args both ways (raw and JSON) and
+// checks they agree.
 func hookVia(t *testing.T, snap string, args string) string {
 	t.Helper()
 	req := abi.HookRequest{Role: abi.HookCompact, Tool: "browser_snapshot", Result: &abi.Result{Text: "ok", Snapshot: snap}}
 	if args != "" {
 		req.Args = json.RawMessage(args)
 	}
-	in, _ := json.Marshal(req)
-	out, isErr := sdk.Handle(abi.OpHook, in)
-	if isErr {
-		t.Fatalf("hook failed: %s", out)
+	var got []string
+	for _, raw := range []bool{true, false} {
+		out, resp := hook(t, &req, raw)
+		if resp.Result == nil || resp.Result.Text != "ok" {
+			t.Fatalf("result lost: %s", out)
+		}
+		got = append(got, resp.Result.Snapshot)
 	}
-	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
-		t.Fatal(err)
+	if got[0] != got[1] {
+		t.Fatalf("raw and JSON answers differ:\n%s\n---\n%s", got[0], got[1])
 	}
-	if resp.Result == nil || resp.Result.Text != "ok" {
-		t.Fatalf("result lost: %s", out)
-	}
-	return resp.Result.Snapshot
+	return got[0]
 }
 
 const page = `- generic [active] [ref=e1]:
@@ -151,36 +212,23 @@ func TestTextListsDoNotFold(t *testing.T) {
 	}
 }
 
-func TestParseEscapes(t *testing.T) {
-	ns := parse(`- 'button "it''s: ok" [ref=e1]'
-- text: "a \"quoted\"\ttab \x41"
-- link "\u00e9t\u00e9 \ud83d\ude00" [ref=f1e2]:
-  - /url: "#top"`)
-	if len(ns) != 3 || ns[0].name != "it's: ok" || ns[0].ref != "e1" || ns[1].text != "a \"quoted\"\ttab A" || ns[2].name != "été 😀" || ns[2].ref != "f1e2" || ns[2].url != "#top" {
-		t.Fatalf("%+v %+v %+v", ns[0], ns[1], ns[2])
-	}
-}
-
 func TestEmptyAndNonSnapshotResults(t *testing.T) {
 	req := abi.HookRequest{Role: abi.HookCompact, Tool: "browser_click", Result: &abi.Result{Text: "clicked"}}
-	in, _ := json.Marshal(req)
-	out, isErr := sdk.Handle(abi.OpHook, in)
-	if isErr || string(out) != "{}" {
+	if out, _ := hook(t, &req, true); string(out) != "{}" {
 		t.Fatalf("got %s", out)
 	}
 }
 
 func TestSelfTestAndManifest(t *testing.T) {
-	out, _ := sdk.Handle(abi.OpSelfTest, nil)
+	p := plugin(t)
+	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
 	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); !r.OK {
-		t.Fatalf("self test: %s", out)
+	if json.Unmarshal(out, &r); err != nil || !r.OK {
+		t.Fatalf("self test: %s %v", out, err)
 	}
-	out, _ = sdk.Handle(abi.OpDescribe, nil)
-	var m abi.Manifest
-	json.Unmarshal(out, &m)
-	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookCompact || len(m.Capabilities) != 0 {
-		t.Fatalf("manifest: %s", out)
+	m := p.Manifest()
+	if m.Name != "snapcompact" || m.Version != "1.0.0" || len(m.Hooks) != 1 || m.Hooks[0] != abi.HookCompact || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawSnapshot) {
+		t.Fatalf("manifest: %+v", m)
 	}
 }
 

@@ -344,8 +344,8 @@ const compactTimeRounds = 5
 // compactTimeSection times the compactor through the sandbox (the host's
 // hook call: request encoded, plugin run, answer decoded) over every
 // snapshot of the render cache, the same inputs plugins/snapcompact's
-// BenchmarkCorpusCompactionNative compacts natively (make bench runs it
-// after this, and the summary puts the two side by side).
+// bench.rs compacts natively (make bench runs it after this, and the
+// summary puts the two side by side).
 func compactTimeSection(h *hooks, cache string) {
 	snaps, err := snapcache.Snapshots(cache)
 	if err != nil || len(snaps) == 0 {
@@ -368,7 +368,7 @@ func compactTimeSection(h *hooks, cache string) {
 		rounds = append(rounds, time.Since(t0))
 	}
 	med := float64(benchmeasure.Med(rounds).Microseconds()) / 1000
-	fmt.Printf("Compaction time through the sandbox: every snapshot of %s (%d snapshots, %d KB) compacted once per round, median of %d rounds: **%.0f ms** (natively: plugins/snapcompact's BenchmarkCorpusCompactionNative on the same snapshots; make bench's summary shows the ratio).\n\n",
+	fmt.Printf("Compaction time through the sandbox: every snapshot of %s (%d snapshots, %d KB) compacted once per round, median of %d rounds: **%.0f ms** (natively: plugins/snapcompact's bench.rs on the same snapshots; make bench's summary shows the ratio).\n\n",
 		filepath.Base(cache), len(snaps), size/1024, compactTimeRounds, med)
 	rows.Record("pipeline", "compaction of the corpus snapshots", rows.Wasmwright, med)
 }
