@@ -38,6 +38,7 @@ const (
 var (
 	loadOnce       sync.Once
 	detector, goBD *sandbox.Plugin
+	detectorSize   int
 	loadErr        error
 	// parity totals: answers compared with the Go module's, and how many
 	// differed
@@ -70,11 +71,11 @@ func plugin(t testing.TB) *sandbox.Plugin {
 			loadErr = err
 			return
 		}
-		if detector, loadErr = load(eng, "blockdetect", path); loadErr != nil {
+		if detector, detectorSize, loadErr = load(eng, "blockdetect", path); loadErr != nil {
 			return
 		}
 		if p := os.Getenv("BLOCKDETECT_PARITY_GO"); p != "" {
-			goBD, loadErr = load(eng, "blockdetect-go", p)
+			goBD, _, loadErr = load(eng, "blockdetect-go", p)
 		}
 	})
 	if loadErr != nil {
@@ -83,12 +84,13 @@ func plugin(t testing.TB) *sandbox.Plugin {
 	return detector
 }
 
-func load(eng *sandbox.Engine, name, path string) (*sandbox.Plugin, error) {
+func load(eng *sandbox.Engine, name, path string) (*sandbox.Plugin, int, error) {
 	wasm, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return eng.Load(context.Background(), name, wasm, "")
+	p, err := eng.Load(context.Background(), name, wasm, "")
+	return p, len(wasm), err
 }
 
 // hookVia sends req to the detector as the host does (the page raw,
@@ -164,6 +166,11 @@ func TestSelfTestAndManifest(t *testing.T) {
 		if got := errCode(resp); got != c.Want {
 			t.Errorf("self-test case %q: %q, want %q", c.Name, got, c.Want)
 		}
+	}
+	// Lean: compiling it is not a cost a user sees (the Go module it
+	// replaced was 4.1 MiB).
+	if detectorSize > 1<<20 {
+		t.Errorf("the module is %d bytes, more than 1 MiB", detectorSize)
 	}
 	m := p.Manifest()
 	if m.Name != "blockdetect" || len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawPage) || !p.Fast {
