@@ -365,6 +365,61 @@ fn push_entity(out: &mut Vec<u8>, v: (u32, u32)) {
     }
 }
 
+/// Decodes the numeric reference at the start of s ("&#..."), as
+/// html.UnescapeString does.
+fn unescape_numeric(s: &[u8], out: &mut Vec<u8>) -> usize {
+    let mut i = 1;
+    if s.len() <= 3 {
+        out.push(s[0]);
+        return 1;
+    }
+    i += 1;
+    let mut c = s[i];
+    let mut hex = false;
+    if c == b'x' || c == b'X' {
+        hex = true;
+        i += 1;
+    }
+    // A Go rune is an int32: long numbers wrap as they do there.
+    let mut x: i32 = 0;
+    while i < s.len() {
+        c = s[i];
+        i += 1;
+        if hex {
+            let d = match c {
+                b'0'..=b'9' => Some(c - b'0'),
+                b'a'..=b'f' => Some(c - b'a' + 10),
+                b'A'..=b'F' => Some(c - b'A' + 10),
+                _ => None,
+            };
+            if let Some(d) = d {
+                x = x.wrapping_mul(16).wrapping_add(d as i32);
+                continue;
+            }
+        } else if c.is_ascii_digit() {
+            x = x.wrapping_mul(10).wrapping_add((c - b'0') as i32);
+            continue;
+        }
+        if c != b';' {
+            i -= 1;
+        }
+        break;
+    }
+    if i <= 3 {
+        out.push(s[0]);
+        return 1;
+    }
+    let r = if (0x80..=0x9F).contains(&x) {
+        REPLACEMENT[(x - 0x80) as usize]
+    } else if x <= 0 || (0xD800..=0xDFFF).contains(&x) || x > 0x10FFFF {
+        RUNE_ERROR
+    } else {
+        x as u32
+    };
+    push_rune(out, r);
+    i
+}
+
 /// Decodes the reference at the start of s (s[0] == '&') into out and
 /// returns how many bytes of s it used (a lone '&' is copied).
 fn unescape_entity(s: &[u8], out: &mut Vec<u8>) -> usize {
@@ -374,55 +429,7 @@ fn unescape_entity(s: &[u8], out: &mut Vec<u8>) -> usize {
         return 1;
     }
     if s[i] == b'#' {
-        if s.len() <= 3 {
-            out.push(s[0]);
-            return 1;
-        }
-        i += 1;
-        let mut c = s[i];
-        let mut hex = false;
-        if c == b'x' || c == b'X' {
-            hex = true;
-            i += 1;
-        }
-        // A Go rune is an int32: long numbers wrap as they do there.
-        let mut x: i32 = 0;
-        while i < s.len() {
-            c = s[i];
-            i += 1;
-            if hex {
-                let d = match c {
-                    b'0'..=b'9' => Some(c - b'0'),
-                    b'a'..=b'f' => Some(c - b'a' + 10),
-                    b'A'..=b'F' => Some(c - b'A' + 10),
-                    _ => None,
-                };
-                if let Some(d) = d {
-                    x = x.wrapping_mul(16).wrapping_add(d as i32);
-                    continue;
-                }
-            } else if c.is_ascii_digit() {
-                x = x.wrapping_mul(10).wrapping_add((c - b'0') as i32);
-                continue;
-            }
-            if c != b';' {
-                i -= 1;
-            }
-            break;
-        }
-        if i <= 3 {
-            out.push(s[0]);
-            return 1;
-        }
-        let r = if (0x80..=0x9F).contains(&x) {
-            REPLACEMENT[(x - 0x80) as usize]
-        } else if x <= 0 || (0xD800..=0xDFFF).contains(&x) || x > 0x10FFFF {
-            RUNE_ERROR
-        } else {
-            x as u32
-        };
-        push_rune(out, r);
-        return i;
+        return unescape_numeric(s, out);
     }
     while i < s.len() {
         let c = s[i];
