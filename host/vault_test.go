@@ -122,7 +122,9 @@ func TestFillCredentialEndToEnd(t *testing.T) {
 	srv := loginSite(t)
 	mods := map[string]string{"browser": "plugins/browser"}
 	mask := ""
-	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), "plugins", "secretmask", "go.mod")); err == nil {
+	_, goErr := os.Stat(filepath.Join(wasmbuild.Root(), "plugins", "secretmask", "go.mod"))
+	_, rustErr := os.Stat(filepath.Join(wasmbuild.Root(), "plugins", "secretmask", "lib.rs"))
+	if goErr == nil || rustErr == nil {
 		if _, err := wasmbuild.Build("plugins/secretmask"); err == nil {
 			mods["secretmask"], mask = "plugins/secretmask", "secretmask"
 		} else {

@@ -124,20 +124,25 @@ func Rustc() string {
 }
 
 // rustCached is where the Rust plugin in dir, built with extra, is kept:
-// build/wasm/NAME-rs-HASH.wasm, HASH over the compiler, the flags and
-// every .rs file of the plugin and of the kit (plugin-sdk/rust).
+// build/wasm/NAME-rs-HASH.wasm, HASH over the compiler, the flags, every
+// file of the plugin's folder but Go tests (its .rs files and what they
+// include_bytes!) and the kit's .rs files (plugin-sdk/rust).
 func rustCached(root, dir string, extra []string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintln(h, Rustc(), RustWasmFlags, extra)
-	var files []string
-	for _, d := range []string{filepath.Join(root, dir), filepath.Join(root, "plugin-sdk", "rust")} {
-		m, err := filepath.Glob(filepath.Join(d, "*.rs"))
-		if err != nil {
-			return "", err
-		}
-		files = append(files, m...)
+	files, err := filepath.Glob(filepath.Join(root, dir, "*"))
+	if err != nil {
+		return "", err
 	}
+	kit, err := filepath.Glob(filepath.Join(root, "plugin-sdk", "rust", "*.rs"))
+	if err != nil {
+		return "", err
+	}
+	files = append(files, kit...)
 	for _, f := range files {
+		if st, err := os.Stat(f); err != nil || !st.Mode().IsRegular() || strings.HasSuffix(f, "_test.go") {
+			continue
+		}
 		b, err := os.ReadFile(f)
 		if err != nil {
 			return "", err
