@@ -67,8 +67,11 @@ pub struct Page {
     pub status: i64,
     pub headers: Vec<(String, String)>,
     pub title: String,
-    pub text: String,
-    pub html: String,
+    /// The rendered text and the document, as bytes: a raw page
+    /// (raw_page) comes as the server sent it, not always valid UTF-8,
+    /// and a detector reads it byte for byte as a Go one does.
+    pub text: Vec<u8>,
+    pub html: Vec<u8>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -212,8 +215,8 @@ impl Page {
                 "status" => p.status = int(x, k)?,
                 "headers" => p.headers = string_map(x, k)?,
                 "title" => p.title = string(x, k)?,
-                "text" => p.text = string(x, k)?,
-                "html" => p.html = string(x, k)?,
+                "text" => p.text = string(x, k)?.into_bytes(),
+                "html" => p.html = string(x, k)?.into_bytes(),
                 _ => {}
             }
             Ok(())
@@ -320,8 +323,8 @@ pub fn read_hook_request(input: &[u8]) -> Result<(HookRequest, bool), String> {
         Some(p) => p,
         None => return Err("abi: raw page body without a result.page".into()),
     };
-    page.text = String::from_utf8_lossy(&body[4..4 + n]).into_owned();
-    page.html = String::from_utf8_lossy(&body[4 + n..]).into_owned();
+    page.text = body[4..4 + n].to_vec();
+    page.html = body[4 + n..].to_vec();
     Ok((req, true))
 }
 
@@ -429,8 +432,8 @@ impl Page {
             write_map(o.key("headers"), &self.headers);
         }
         o.str_nonempty("title", &self.title);
-        o.str_nonempty("text", &self.text);
-        o.str_nonempty("html", &self.html);
+        o.str_nonempty("text", &String::from_utf8_lossy(&self.text));
+        o.str_nonempty("html", &String::from_utf8_lossy(&self.html));
         o.end();
     }
 }
@@ -582,7 +585,7 @@ mod tests {
         body.extend_from_slice(b"abc<html>");
         let (r, _) = read_hook_request(&frame(r#"{"role":"detect","tool":"t","result":{"page":{"url":"u"}}}"#, &body)).unwrap();
         let p = r.result.unwrap().page.unwrap();
-        assert_eq!((p.text.as_str(), p.html.as_str()), ("abc", "<html>"));
+        assert_eq!((&p.text[..], &p.html[..]), (&b"abc"[..], &b"<html>"[..]));
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //go:build !linux
 
-package main
+package blockdetect_test
 
 import "time"
 
-// threadCPU is wall time where the thread's processor time is not read.
-func threadCPU(f func()) time.Duration {
+// processCPU is wall time where the thread's processor time is not read.
+func processCPU(f func()) time.Duration {
 	t0 := time.Now()
 	f()
 	return time.Since(t0)

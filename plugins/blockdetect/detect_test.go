@@ -1,4 +1,4 @@
-package main
+package blockdetect_test
 
 import (
 	"encoding/json"
@@ -9,26 +9,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/corpus"
-	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
-
-func hookVia(t *testing.T, req abi.HookRequest) *abi.HookResponse {
-	t.Helper()
-	in, _ := json.Marshal(req)
-	out, isErr := sdk.Handle(abi.OpHook, in)
-	if isErr {
-		t.Fatalf("hook failed: %s", out)
-	}
-	var resp abi.HookResponse
-	if err := json.Unmarshal(out, &resp); err != nil {
-		t.Fatal(err)
-	}
-	return &resp
-}
-
-func nav(p abi.Page, takeover bool) abi.HookRequest {
-	return abi.HookRequest{Role: abi.HookDetect, Tool: "browser_navigate", HasTakeover: takeover, Result: &abi.Result{Text: "ok", Page: &p}}
-}
 
 func TestWalls(t *testing.T) {
 	cases := []struct {
@@ -294,11 +275,7 @@ func TestMarkersAnywhereInTheBody(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				out, isErr := sdk.Handle(abi.OpHook, in)
-				var resp abi.HookResponse
-				if isErr || json.Unmarshal(out, &resp) != nil {
-					t.Fatalf("raw=%v: %s", raw, out)
-				}
+				resp := hookRaw(t, in)
 				if resp.Error == nil || resp.Error.Details["vendor"] != c.vendor || resp.Error.Details["kind"] != c.kind {
 					t.Fatalf("raw=%v: got %+v", raw, resp.Error)
 				}
@@ -332,20 +309,6 @@ func TestKindsAcrossVendors(t *testing.T) {
 	}
 }
 
-func TestSelfTestAndManifest(t *testing.T) {
-	out, _ := sdk.Handle(abi.OpSelfTest, nil)
-	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); !r.OK {
-		t.Fatalf("self test: %s", out)
-	}
-	out, _ = sdk.Handle(abi.OpDescribe, nil)
-	var m abi.Manifest
-	json.Unmarshal(out, &m)
-	if len(m.Hooks) != 1 || m.Hooks[0] != abi.HookDetect || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawPage) {
-		t.Fatalf("manifest: %s", out)
-	}
-}
-
 // A challenge page padded with hidden markup is still a stub: what hidden
 // elements hold is not what the page shows (a Cloudflare marker past
 // 100 KB of display:none paragraphs, as frontend/mcp's agent session serves).
@@ -353,8 +316,8 @@ func TestHiddenPaddingKeepsAStub(t *testing.T) {
 	filler := strings.Repeat("<p style=display:none>lorem ipsum dolor sit amet, filler before the marker.</p>\n", 1600)
 	doc := "<html><head><title>Loading</title></head><body>" + filler + `<script>window._cf_chl_opt={cType: 'interactive', cRay: '8a1b2c3d4e5f'};</script></body></html>`
 	for _, st := range []int{200, 403, 503} {
-		if w := detect(newPage(st, nil, "Loading", "", doc)); w == nil || w.Vendor != "Cloudflare" {
-			t.Errorf("status %d: the padded challenge page gave %+v, want a Cloudflare wall", st, w)
+		if resp := hookVia(t, nav(abi.Page{URL: "https://pad.test/", Status: st, Title: "Loading", HTML: doc}, false)); resp.Error == nil || resp.Error.Details["vendor"] != "Cloudflare" {
+			t.Errorf("status %d: the padded challenge page gave %+v, want a Cloudflare wall", st, resp.Error)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package blockdetect_test
 
 import (
 	"os"
@@ -60,13 +60,6 @@ func TestFixtureNormalPagesAreNotWalls(t *testing.T) {
 	}
 }
 
-func must(b []byte, err error) []byte {
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func TestFixtureWallsAtEveryStatus(t *testing.T) {
 	walls := map[string]struct{ vendor, kind string }{
 		"akamai-access-denied.html":                    {"Akamai", kindBlock},
@@ -126,30 +119,6 @@ func TestRenderedTextDecides(t *testing.T) {
 	resp := hookVia(t, nav(abi.Page{URL: "https://shop.example/", Status: 403, Title: "Just a moment...", Text: rendered, HTML: wallDoc}, false))
 	if resp.Error == nil || resp.Error.Details["vendor"] != "Cloudflare" {
 		t.Fatalf("rendered challenge missed: %+v", resp.Error)
-	}
-}
-
-// TestDocumentReading: what the one pass over a document counts as shown,
-// built and script.
-func TestDocumentReading(t *testing.T) {
-	doc := `<html><head><title>T &amp; U</title><script src="/a.js"></script><script>var s="<div id='px-captcha'>";</script>` +
-		`<style>p{color:red}</style></head><body><p>Visible &amp; counted</p><div style="display: none"><div><p>hidden text</p></div>` +
-		`<form id="challenge-form" action="/x"></form></div><p>after</p><!-- <p>comment</p> --><noscript>enable js</noscript>` +
-		`<iframe src="/f">fallback</iframe><a href="/1">link</a><input type="email"><input type="hidden"></body></html>`
-	f := readDoc(doc, true)
-	if f.title != "T & U" || f.text.String() != "Visible & counted after link" || f.links != 1 || f.fields != 1 || f.srcs != 1 || f.rich {
-		t.Fatalf("title %q text %q links %d fields %d srcs %d rich %v", f.title, f.text.String(), f.links, f.fields, f.srcs, f.rich)
-	}
-	if !strings.Contains(f.joined(f.built), `<form id="challenge-form"`) || strings.Contains(f.joined(f.built), "px-captcha") || !strings.Contains(f.joined(f.built), "fallback") {
-		t.Fatalf("built: %s", f.joined(f.built))
-	}
-	if !strings.Contains(f.joined(f.script), "px-captcha") || !strings.Contains(f.joined(f.script), `src="/a.js"`) {
-		t.Fatalf("script: %s", f.joined(f.script))
-	}
-	// A page with more text than any wall stops the reading early.
-	long := "<p>" + strings.Repeat("word ", wallMaxText+10) + "</p><script>window._cf_chl_opt={}</script>"
-	if f := readDoc(long, true); !f.rich || strings.Contains(f.joined(f.script), "_cf_chl_opt") {
-		t.Fatalf("a long page was read whole: rich %v", f.rich)
 	}
 }
 

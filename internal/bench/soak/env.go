@@ -48,7 +48,8 @@ func setUp(o options) (*env, error) {
 	}
 	e.detectors[0] = filepath.Join(dir, "blockdetect-served.wasm")
 	e.detectors[1] = filepath.Join(dir, "blockdetect-other.wasm")
-	other, err := wasmbuild.Bytes("plugins/blockdetect") // make plugins builds with -trimpath: this one differs
+	// make plugins builds the Rust detector at opt-level=s: this one differs
+	other, err := wasmbuild.Bytes("plugins/blockdetect", "-C", "opt-level=z")
 	if err == nil {
 		err = copyFile(filepath.Join(plugins, "blockdetect.wasm"), e.detectors[0])
 	}

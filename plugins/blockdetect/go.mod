@@ -1,7 +1,0 @@
-module github.com/wasmwright/wasmwright/plugins/blockdetect
-
-go 1.26.8
-
-require github.com/wasmwright/wasmwright v0.0.0
-
-replace github.com/wasmwright/wasmwright => ../..
