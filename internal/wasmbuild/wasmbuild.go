@@ -139,3 +139,23 @@ func Bytes(dir string, extra ...string) ([]byte, error) {
 	}
 	return os.ReadFile(p)
 }
+
+// TestCacheDir is the compilation cache folder the tests of the host
+// module share, kept across runs as a host's own cache is: compiling a Go
+// plugin (4 MB of WebAssembly) costs seconds, and a test binary starting
+// on an empty folder paid that for every plugin it loads, on every run.
+// Everything in it is keyed by content (the module's bytes, wazero's
+// version, the instrumentation version), so test binaries of several
+// packages and worktrees share it safely; wazero and the sandbox write
+// each entry whole (a temporary file renamed into place). A test that
+// counts compiles on purpose takes an empty folder of its own
+// (t.TempDir()). If the shared folder cannot be made, a fresh temporary
+// one serves this binary.
+func TestCacheDir() string {
+	d := filepath.Join(os.TempDir(), "ww-test-compile-cache")
+	if err := os.MkdirAll(d, 0o755); err == nil {
+		return d
+	}
+	d, _ = os.MkdirTemp("", "ww-test-cache-")
+	return d
+}
