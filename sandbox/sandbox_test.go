@@ -28,9 +28,10 @@ func build(t testing.TB, dir string, extra ...string) []byte {
 	return b
 }
 
-// cacheDir is the compilation cache the package's tests share, kept across
-// runs (wasmbuild.TestCacheDir): a Go plugin compiles in seconds without it.
-var cacheDir = wasmbuild.TestCacheDir()
+// cacheDir is the compilation cache the package's tests share, its compiled
+// code kept across runs (wasmbuild.TestCacheDir): a Go plugin compiles in
+// seconds without it.
+var cacheDir = wasmbuild.TestCacheDir("sandbox")
 
 func engine(t testing.TB, cfg Config) *Engine {
 	t.Helper()
