@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/internal/logrec"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -15,6 +16,7 @@ import (
 // the first-party plugins built, starts without a single warning and every
 // personality links without a problem.
 func TestDefaultConfigStartsClean(t *testing.T) {
+	testenv.Long(t, "compiles every first-party plugin (browser and web_fetch are 4 MB modules)")
 	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
 	if plugins == "" {
 		plugins = filepath.Join(wasmbuild.Root(), "build", "plugins")

@@ -23,10 +23,10 @@ import (
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
-var testCache = func() string {
-	d, _ := os.MkdirTemp("", "ww-host-cache-")
-	return d
-}()
+// testCache is the compilation cache the package's tests share, its compiled
+// code kept across runs (wasmbuild.TestCacheDir): a Go plugin compiles in
+// seconds without it.
+var testCache = wasmbuild.TestCacheDir("host")
 
 type fixture struct {
 	dir, plugins string
@@ -453,7 +453,9 @@ func TestHotSwapUnderLoad(t *testing.T) {
 	// A stress test (swaps against a stream of calls): the full tier runs it.
 	testenv.Heavy(t, "a minute of swaps under concurrent calls")
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask"})
-	h := f.host(t, hooksConfig, nil)
+	// An empty cache of its own: each swap compiles while calls run, as
+	// a new build's swap does (the shared cache is warm from earlier runs).
+	h := f.host(t, hooksConfig, nil, fmt.Sprintf("cache_dir = %q", t.TempDir()))
 	ctx := context.Background()
 	versions := [][]byte{
 		readBuilt(t, "sandbox/testdata/misbehave", "-trimpath"),

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // A new host hands back to the OS the heap that loading plugins used and
@@ -117,6 +118,7 @@ tools = ["*"]
 // first) compiles nothing, and a call then compiles its tool's plugin and
 // the hook plugins its result passes through, never another tool's.
 func TestEachPluginCompilesOnce(t *testing.T) {
+	testenv.Long(t, "counts compiles over an empty compilation cache")
 	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "testmask": "host/testdata/testmask", "extract_links": "examples/extract_links"})
 	cfg := `
 [plugins.misbehave]

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 func sha(b []byte) string {
@@ -41,6 +42,7 @@ func hooksFixture(t *testing.T) *fixture {
 // is stopped by its work budget (host.hook_fuel_per_kb), not by the clock:
 // hook_timeout is ten minutes here, which the test would wait out.
 func TestSwapSelfTestRunsTheRealHook(t *testing.T) {
+	testenv.Long(t, "builds and compiles six broken detectors")
 	f := hooksFixture(t)
 	h := f.host(t, hooksConfig, nil, `hook_timeout = "10m"`)
 	ctx := context.Background()
@@ -92,6 +94,9 @@ func errorsAs(err error, e **abi.Error) bool {
 func TestFailedDetectorFailsClosed(t *testing.T) {
 	for _, mode := range []string{"panic", "loop", "garbage"} {
 		t.Run(mode, func(t *testing.T) {
+			if mode == "loop" {
+				testenv.Long(t, "a detector looping to its work budget, eight times")
+			}
 			f := hooksFixture(t)
 			bad := brokenDetector(t, mode, "LIVE")
 			file := filepath.Join(f.plugins, "testhooks.wasm")

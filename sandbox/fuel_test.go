@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 func TestInstrument(t *testing.T) {
@@ -50,6 +51,7 @@ func TestInstrument(t *testing.T) {
 // Deadlines hold with loop fuel and with close-on-context-done for loops
 // (the benchmark comparison) alike.
 func TestDeadlineWithAndWithoutFuel(t *testing.T) {
+	testenv.Long(t, "two loops run to their deadline")
 	for _, noFuel := range []bool{false, true} {
 		info, spinning := announced()
 		p := load(t, engine(t, Config{Timeout: time.Second, NoLoopFuel: noFuel, HostFuncs: []HostFunc{info}}), "sandbox/testdata/misbehave")

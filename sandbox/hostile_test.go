@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // Hostile modules: each class of plugin that tried to outlive its deadline,
@@ -237,6 +238,7 @@ func (h *hostileEngine) stillServes(t *testing.T) {
 // Each class of runaway plugin is stopped at its deadline with timeout, and
 // while it runs, GC completes and other calls are served.
 func TestHostileRunaways(t *testing.T) {
+	testenv.Long(t, "nine runaway plugins, each run to its 6 s deadline")
 	h := newHostileEngine(t, Config{})
 	for _, name := range []string{"loop", "simd", "recursion", "calltree", "memfill", "memcopy", "random", "fdwrite", "pollmany"} {
 		t.Run(name, func(t *testing.T) {
@@ -254,6 +256,7 @@ func TestHostileRunaways(t *testing.T) {
 
 // A start function runs at instantiation, under the same deadline.
 func TestHostileStartFunction(t *testing.T) {
+	testenv.Long(t, "a start function run to its deadline")
 	h := newHostileEngine(t, Config{})
 	err := h.underAttack(t, func() error {
 		p, err := h.e.Load(context.Background(), "start", hostileModules()["start"], "")
@@ -271,6 +274,7 @@ func TestHostileStartFunction(t *testing.T) {
 // Go's time.Sleep inside a plugin (WASI poll_oneoff) ends at the deadline,
 // and at once on cancellation, with timeout, not success.
 func TestHostileSleep(t *testing.T) {
+	testenv.Long(t, "a plugin sleep run to its deadline")
 	started := make(chan struct{}, 1)
 	h := newHostileEngine(t, Config{HostFuncs: []HostFunc{{Name: abi.HostInfo, Fn: func(context.Context, string, []byte) ([]byte, error) {
 		select {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // holdGate is a ww_host_info that holds each call until released, and
@@ -73,6 +74,7 @@ func idleHeld(p *Plugin) (n int, held uint64) {
 // budget, all six ran at once, each with up to twice memory_mb (its own
 // memory and the kernel's), and the pool kept four of them.
 func TestMemoryBudgetBoundsConcurrentCalls(t *testing.T) {
+	testenv.Long(t, "a flood: six calls against a three-slot memory budget")
 	const memMB, slots = 32, 3
 	g := newHoldGate()
 	e := engine(t, Config{Timeout: 2 * time.Minute, MemoryPages: memMB * 16, MaxPluginMemory: slots * memMB << 20,
@@ -151,6 +153,7 @@ func TestKernelMemoryCountsAgainstMemoryLimit(t *testing.T) {
 // Ten calls at once of plugins at the default memory limit all run under
 // the default budget: it bounds the host, not ten agent sessions.
 func TestDefaultBudgetRunsTenSessions(t *testing.T) {
+	testenv.Long(t, "a flood: ten instances at the default memory limit at once")
 	const n = 10
 	var arrived atomic.Int64
 	all := make(chan struct{})

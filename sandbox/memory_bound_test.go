@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // Hostile modules that try to make the host allocate past memory_mb
@@ -151,6 +152,7 @@ func heapGrowth(before uint64, limit int64) int64 {
 // does not keep what the attack asked for; while it runs, GC completes and
 // another plugin is served.
 func TestHostileTableGrowth(t *testing.T) {
+	testenv.Long(t, "four table-growth attacks, each checked under GC and calls")
 	h := newHostileEngine(t, Config{MemoryKey: boundKey})
 	// Grows that add up are checked against a 32 MiB limit: up to 128
 	// MiB, the allocations alone (fresh pages, one copy per grow) can hold

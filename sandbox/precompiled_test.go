@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // The compiled code and the manifest Precompile ships are what Load looks
@@ -17,6 +19,7 @@ import (
 // beyond the seeded ones. An entry that does not verify (its bytes, the
 // plugin's sha256, the instrumentation version) is not copied.
 func TestShippedCompiledCode(t *testing.T) {
+	testenv.Long(t, "compiles a plugin over empty caches on purpose")
 	ctx := context.Background()
 	plugins := t.TempDir()
 	wasm := build(t, "sandbox/testdata/misbehave")
@@ -126,6 +129,7 @@ func contains(list []string, s string) bool {
 // a stock PDK does) precompiles too: make build shipped no compiled code
 // at all when one such plugin was in the folder.
 func TestPrecompileExtismConventionImports(t *testing.T) {
+	testenv.Long(t, "compiles a plugin over an empty cache on purpose")
 	plugins := t.TempDir()
 	wasm := build(t, "host/testdata/stockpdk")
 	if err := os.WriteFile(filepath.Join(plugins, "stockpdk.wasm"), wasm, 0o644); err != nil {

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -28,12 +28,10 @@ func build(t testing.TB, dir string, extra ...string) []byte {
 	return b
 }
 
-// testCaches shares one compilation cache dir across the package's tests:
-// a Go plugin compiles in about a second without it.
-var cacheDir = func() string {
-	d, _ := os.MkdirTemp("", "ww-sandbox-cache-")
-	return d
-}()
+// cacheDir is the compilation cache the package's tests share, its compiled
+// code kept across runs (wasmbuild.TestCacheDir): a Go plugin compiles in
+// seconds without it.
+var cacheDir = wasmbuild.TestCacheDir("sandbox")
 
 func engine(t testing.TB, cfg Config) *Engine {
 	t.Helper()
@@ -217,6 +215,7 @@ func TestMisbehaviour(t *testing.T) {
 		}
 	})
 	t.Run("loop is stopped while others are served and GC runs", func(t *testing.T) {
+		testenv.Long(t, "a loop run to its 8 s deadline")
 		// The loop spins until its deadline: GC and another call must
 		// complete before then, that is while it spins (no wall-clock
 		// bound of their own, so a busy machine only makes them slower).

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -13,6 +14,7 @@ import (
 // check; a plugin whose manifest has an unknown key and an unknown
 // capability fails those checks by name, and exits 1.
 func TestVerifyFileConformance(t *testing.T) {
+	testenv.Long(t, "plugins verify compiles each file over an empty cache of its own, by design")
 	good, err := wasmbuild.Build("examples/extract_links")
 	if err != nil {
 		t.Fatal(err)
@@ -45,6 +47,7 @@ func TestVerifyFileConformance(t *testing.T) {
 // host's walls alone is said. An AssemblyScript module's load check does
 // not speak of Go's -buildmode=c-shared.
 func TestVerifyFileRunsSelfTest(t *testing.T) {
+	testenv.Long(t, "plugins verify compiles three files, each over an empty cache of its own, by design")
 	panics, err := wasmbuild.Build("host/testdata/testhooks", "-ldflags=-X main.broken=panic")
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/listentest"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // serveReal runs Serve on a loopback listener (not httptest: Serve's own
@@ -330,6 +331,7 @@ func TestHTTPSessionsPerToken(t *testing.T) {
 // still has its initialize answered, each on a new connection, 99 times
 // in 100 (default limits; generous client timeouts for a busy machine).
 func TestHTTPTrickleFloodFromOneAddress(t *testing.T) {
+	testenv.Long(t, "a flood: 200 sockets trickling 100 requests each")
 	h, _ := newHost(t)
 	s := New(h, Options{Logger: quiet(), MaxSessionsPerToken: 1000})
 	f, _ := serveReal(t, s)

@@ -28,10 +28,10 @@ import (
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
-var testCache = func() string {
-	d, _ := os.MkdirTemp("", "ww-mcp-cache-")
-	return d
-}()
+// testCache is the compilation cache the package's tests share, its compiled
+// code kept across runs (wasmbuild.TestCacheDir): a Go plugin compiles in
+// seconds without it.
+var testCache = wasmbuild.TestCacheDir("mcp")
 
 // recorder is a host service that records CloseSession calls.
 type recorder struct {

@@ -207,6 +207,7 @@ func actErr(t testing.TB, c *hostfuncs.Caller, req abi.BrowserActRequest) *abi.E
 }
 
 func TestNavigateReturnsPageFactsAndSnapshot(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/")
 	if r.Page.Status != 200 || r.Page.Headers["x-fixture"] != "/" || r.Page.Title != "Home" {
@@ -229,6 +230,7 @@ func TestNavigateReturnsPageFactsAndSnapshot(t *testing.T) {
 }
 
 func TestNavigateRefusesOtherSchemes(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	for _, u := range []string{"file:///etc/passwd", "data:text/html,<h1>x</h1>", "javascript:alert(1)", "chrome://settings", "ftp://x.test/"} {
 		_, err := call[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: u})
@@ -239,6 +241,7 @@ func TestNavigateRefusesOtherSchemes(t *testing.T) {
 }
 
 func TestNoSession(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	_, err := call[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
 	wantCode(t, err, abi.CodeNoSession, "browser_navigate first")
@@ -287,6 +290,7 @@ func TestFormFillRedactsPasswordAndSubmits(t *testing.T) {
 }
 
 func TestRefsStaleSelectorsAndInteractability(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/form")
 	for _, bad := range []string{"#name", "button.primary", "text=Send", "//button"} {
@@ -319,6 +323,7 @@ func TestRefsStaleSelectorsAndInteractability(t *testing.T) {
 }
 
 func TestHiddenElementNotInteractable(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/form")
 	// Hidden elements are not in the snapshot; a ref to one made hidden
@@ -333,6 +338,7 @@ func TestHiddenElementNotInteractable(t *testing.T) {
 }
 
 func TestDialogs(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/dialogs")
 	a := act(t, c, abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, `button "Alert"`)})
@@ -373,6 +379,7 @@ func TestDialogs(t *testing.T) {
 // navigation ends on the new page, in one tab, and says what it did; a
 // dialog the new page opens is still the agent's to answer.
 func TestLeavingAPageThatKeepsAsking(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	for _, path := range []string{"/alerts", "/alertsforever"} {
 		r := nav(t, c, path)
@@ -396,6 +403,7 @@ func TestLeavingAPageThatKeepsAsking(t *testing.T) {
 // Going back leaves the page too: its open dialog is answered
 // (dismissed) and the result says so.
 func TestBackLeavesAPageThatAsks(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/other")
 	r := nav(t, c, "/dialogs")
@@ -409,6 +417,7 @@ func TestBackLeavesAPageThatAsks(t *testing.T) {
 }
 
 func TestIframeRefs(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/frames")
 	inner := refOf(t, r.Snapshot, `button "Inner button"`)
@@ -427,6 +436,7 @@ func TestIframeRefs(t *testing.T) {
 }
 
 func TestNewTab(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/tabs")
 	a := act(t, c, abi.BrowserActRequest{Action: "click", Ref: refOf(t, r.Snapshot, "Open other")})
@@ -493,6 +503,7 @@ func TestClickWaitsForTabOnlyWhenOneOpens(t *testing.T) {
 }
 
 func TestUpload(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/upload")
 	file := refOf(t, r.Snapshot, `button "File"`)
@@ -517,6 +528,7 @@ func TestUpload(t *testing.T) {
 }
 
 func TestDrag(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/drag")
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActDrag, Ref: refOf(t, r.Snapshot, `"Drag me"`), TargetRef: refOf(t, r.Snapshot, `region "Drop zone"`)})
@@ -532,6 +544,7 @@ func TestDrag(t *testing.T) {
 // Playwright unwraps) gives its mark to the heading, and a card dragged
 // onto that heading lands in the column.
 func TestMarksReachWhatAgentsHoverAndDrop(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	snap := nav(t, c, "/kanban").Snapshot
 	for _, want := range []string{
@@ -566,6 +579,7 @@ func TestMarksReachWhatAgentsHoverAndDrop(t *testing.T) {
 }
 
 func TestConsoleNetworkStorage(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/console")
 	must[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: "console ready", NoSnapshot: true})
@@ -653,6 +667,7 @@ func TestConsoleNetworkStorage(t *testing.T) {
 }
 
 func TestSlowPageNavigationTimeout(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	t0 := time.Now()
 	_, err := call[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/slow", TimeoutMS: 800})
@@ -668,6 +683,7 @@ func TestSlowPageNavigationTimeout(t *testing.T) {
 }
 
 func TestWaitForHistoryScrollResize(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/later")
 	w := must[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: "ready now"})
@@ -729,6 +745,7 @@ func TestScreenshotAndPDFStayInWorkspace(t *testing.T) {
 }
 
 func TestEvaluateNeedsEvalGrant(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name(), capability.BrowserRead, capability.BrowserAct)
 	nav(t, c, "/")
 	_, err := call[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: "document.title"})
@@ -749,6 +766,7 @@ func TestEvaluateNeedsEvalGrant(t *testing.T) {
 }
 
 func TestSessionsAreIsolatedAndListed(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	a, b := caller(t.Name()+"-a"), caller(t.Name()+"-b")
 	nav(t, a, "/")
 	nav(t, b, "/other")
@@ -973,6 +991,7 @@ func TestPersistentProfileLock(t *testing.T) {
 }
 
 func TestConfigValidate(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for _, bad := range []Config{
 		{Proxy: "proxy.test:3128"},
 		{Proxy: "10.0.0.1:8080"},
@@ -1118,6 +1137,7 @@ func TestSnapshotBoxesOnlyForMarks(t *testing.T) {
 // Every password value is redacted, whichever field of several it is in,
 // and the other values are kept, each on its own line.
 func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/logins")
 	for _, f := range []struct{ name, text string }{{"Old password", "old-s3cret"}, {"User", "ada"}, {"New password", "new-s3cret"}} {
@@ -1133,6 +1153,7 @@ func TestRedactsEveryPasswordOfSeveral(t *testing.T) {
 // its own (a field with a placeholder besides its name), as well as on the
 // textbox's line; another field's value on such a line is kept.
 func TestRedactsAPasswordOnItsOwnLine(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/prefilled")
 	s := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{})
@@ -1147,6 +1168,7 @@ func TestRedactsAPasswordOnItsOwnLine(t *testing.T) {
 // status and snapshot, but not the page's text and HTML (the detector's
 // inputs, which nothing else reads): they are not read at all.
 func TestNavigateWithoutDetectorReadsNoPageText(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	info := callerInfo(t.Name())
 	info.NoDetector = true
 	c := hostfuncs.NewCaller(info)

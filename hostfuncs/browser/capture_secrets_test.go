@@ -115,6 +115,10 @@ const boxesJS = `(ids) => {
 
 func boxesOf(t *testing.T, c *hostfuncs.Caller, ids ...string) (float64, map[string]box) {
 	t.Helper()
+	// The page's load event first: it waits for the frames, one of which
+	// a script gives its src (at load 40 a shot taken before found it
+	// blank).
+	must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: `() => document.readyState === "complete" || new Promise(r => addEventListener("load", () => r(true)))`})
 	arg, _ := json.Marshal(ids)
 	ev := must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: "() => (" + boxesJS + ")(" + string(arg) + ")"})
 	var res struct {
@@ -235,6 +239,7 @@ func TestScreenshotHidesHeldSecrets(t *testing.T) {
 // TestScreenshotHidesSecretsAtDeviceScale: with a device scale factor
 // above 1 (a phone), the boxes in device pixels are hidden too.
 func TestScreenshotHidesSecretsAtDeviceScale(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	srv := capturePages()
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/cap"})
@@ -257,6 +262,7 @@ func TestScreenshotHidesSecretsAtDeviceScale(t *testing.T) {
 // TestPDFHidesHeldSecrets: a PDF of a page showing held values carries
 // none of their text, and still carries the rest.
 func TestPDFHidesHeldSecrets(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	srv := capturePages()
 	c := caller(t.Name())
 	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/cap"})

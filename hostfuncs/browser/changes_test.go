@@ -186,6 +186,7 @@ func freshSnapshot(t *testing.T, c *hostfuncs.Caller) (kept, fresh string) {
 // change: the action answers with the snapshot that shows it (the kept
 // one with the field's line patched, as a new one has it).
 func TestValueSetByScriptIsAChange(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	navTo(t, c, pages.URL+"/still")
@@ -221,6 +222,7 @@ func TestChangeAfterAnUnchangedAnswerIsSeen(t *testing.T) {
 // Hovering an element whose CSS :hover shows more (no DOM mutation) is a
 // change.
 func TestHoverRevealIsAChange(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	r := navTo(t, c, pages.URL+"/hover")
@@ -307,6 +309,7 @@ func TestFocusMoveIsPatchedExactly(t *testing.T) {
 // A focus that shows more through CSS (:focus-within) is a change, not a
 // moved mark.
 func TestFocusWithinRevealIsAChange(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	r := navTo(t, c, pages.URL+"/focusmenu")
@@ -320,6 +323,7 @@ func TestFocusWithinRevealIsAChange(t *testing.T) {
 }
 
 func TestMoveActive(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	snap := "- generic [active] [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
 	got, ok := moveActive(snap, "e2")
 	want := "- generic [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [active] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
@@ -338,6 +342,7 @@ func TestMoveActive(t *testing.T) {
 // A :focus style's colour transition, still running when the action
 // answers, changes no line: the focus move is answered without a snapshot.
 func TestColourTransitionIsNoChange(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	n := countSnapshots(t)
@@ -424,6 +429,7 @@ func TestValueThatShowsMoreIsSnapshot(t *testing.T) {
 // escapes as it does (the typing test checks the common cases against
 // Chromium; these are the rules' corners).
 func TestYAMLValue(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for in, want := range map[string]string{
 		"plain text":  "plain text",
 		"":            `""`,

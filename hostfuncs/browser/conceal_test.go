@@ -12,6 +12,7 @@ import (
 // TestSecretMatcher: which elements the Go side picks from what a frame
 // returned.
 func TestSecretMatcher(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	m := newSecretMatcher([]string{"hunter 22", "Pässwort"})
 	fs := &frameScan{items: []captureItem{
 		{el: 0, root: 0, text: "Welcome "},

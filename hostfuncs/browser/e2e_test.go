@@ -99,6 +99,7 @@ func mustTool(t testing.TB, c *hostfuncs.Caller, name, args string) *abi.Result 
 }
 
 func TestPluginManifest(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	p := browserPlugin(t)
 	m := p.Manifest()
 	if m.Name != "browser" || len(m.Tools) < 30 {
@@ -128,6 +129,7 @@ func TestPluginManifest(t *testing.T) {
 }
 
 func TestPluginEndToEnd(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	_, err := tool(t, c, "browser_snapshot", `{}`)
 	wantCode(t, err, abi.CodeNoSession, "browser_navigate first")

@@ -17,6 +17,7 @@ import (
 // proxy (another proxy, no proxy, local name resolution, WebRTC UDP, QUIC,
 // a debugging port), in any spelling Chromium accepts.
 func TestEgressArgsRefused(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for _, a := range []string{
 		"--proxy-server=http://10.0.0.1:3128", "--no-proxy-server", "--proxy-pac-url=http://x/p.pac", "--proxy-auto-detect",
 		"--proxy-bypass-list=*", "--host-resolver-rules=MAP * 10.0.0.1", "-webrtc-ip-handling-policy=default",
@@ -43,6 +44,7 @@ func TestEgressArgsRefused(t *testing.T) {
 // options; a session without an egress proxy gets the dead one, never
 // Config.Proxy directly.
 func TestLaunchOptions(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	s := &launcher{env: &env{cfg: Config{Proxy: "http://upstream.test:3128", Args: []string{"--disable-features=Foo", "--lang=fr"}},
 		opts: Options{SessionProxy: func(p, sess string) string {
 			if sess == "none" {
@@ -93,6 +95,7 @@ func TestLaunchOptions(t *testing.T) {
 // of the installed playwright-core (Chromium keeps only the last switch):
 // a driver upgrade that changes it must change ours.
 func TestPlaywrightFeaturesInSync(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	opts, err := runOptions(Config{}, io.Discard)
 	if err != nil {
 		testenv.Require(t, false, fmt.Sprintf("no driver: %v", err))

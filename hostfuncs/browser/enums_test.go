@@ -29,6 +29,7 @@ func enumOf(t *testing.T, typ reflect.Type, field string) []string {
 // accepts exactly the published enum. A value added to a tag that the
 // handler does not know fails here.
 func TestEnumValuesHandled(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	act := reflect.TypeFor[abi.BrowserActRequest]()
 	var keys []string
 	for k := range actKinds {

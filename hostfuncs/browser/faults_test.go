@@ -197,6 +197,7 @@ func TestBusyLoopPageThenNavigateRecovers(t *testing.T) {
 // that gave up on it, the next call waits for the tab to answer and keeps
 // it, history and all (on a busy machine every tab answers late; issue 23).
 func TestSlowTabIsKept(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	h := hostile(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: h.URL + "/"})
@@ -252,6 +253,7 @@ func TestPopupStormIsCapped(t *testing.T) {
 // navigation timeout, bounds the host function; a client's cancellation
 // stops it at once; and the next navigate on the same session works.
 func TestNeverAnsweringServerThenNavigate(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	h := hostile(t)
 	c := caller(t.Name())
 	nav(t, c, "/")
@@ -651,6 +653,7 @@ func TestCloseIsBoundedWithAHungDriver(t *testing.T) {
 // which is nil while a dead driver is being replaced (reading it then
 // panicked the host).
 func TestEmulateReadsTheSessionsDriver(t *testing.T) {
+	t.Parallel()                         // its own session: overlaps the package's other tests' waits
 	s := &actions{launcher: &launcher{}} // its pw nil, as driverExited leaves it
 	ss := &session{drv: &sharedDriver{pw: &pw.Playwright{Devices: map[string]*pw.DeviceDescriptor{"Pixel 7": {}}}}}
 	_, _, err := s.emulateDevice(ss, nil, "pixel")

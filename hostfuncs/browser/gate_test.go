@@ -82,6 +82,7 @@ var serviceSurface = map[string]string{
 // classified in serviceSurface, so a new route to the browser (a console
 // page, a link, a library call) names who it serves before it lands.
 func TestServiceSurfaceIsFenced(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	typ := reflect.TypeOf(&Service{})
 	seen := map[string]bool{}
 	for i := range typ.NumMethod() {

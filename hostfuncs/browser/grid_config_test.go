@@ -15,6 +15,7 @@ import (
 // Capabilities that would undo the host's launch flags are refused,
 // naming the key, with an abi code; harmless ones pass.
 func TestGridCapabilitiesRefused(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for _, tc := range []struct {
 		caps map[string]any
 		key  string // "" = accepted
@@ -59,6 +60,7 @@ func TestGridCapabilitiesRefused(t *testing.T) {
 // resolver rules, then the operator's switches; the operator's binary
 // is kept.
 func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"binary": "/opt/chromium", "args": []any{"--lang=fr"}},
 	}}, opts: Options{SessionProxy: func(string, string) string { return "" }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
@@ -98,6 +100,7 @@ func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
 // checked flag by flag: the harmless ones are kept, a proxy table is
 // refused by name rather than as an unknown key.
 func TestGridCapabilitiesNestedTOML(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	decode := func(text string) (Config, []string) {
 		t.Helper()
 		var top struct {
@@ -169,6 +172,7 @@ ip_handling_policy = "default"
 // folded into the host's rather than replacing it (Chromium keeps only
 // the last one, which would re-enable the features the host turns off).
 func TestGridArgsEverySpelling(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for _, a := range []string{"-load-extension=/x", "--load-extension", "--Load-Extension=/x", " -user-data-dir=/tmp/p", "-enable-features=AsyncDns",
 		"-proxy-server=http://x:1", "--PROXY-SERVER", "-remote-debugging-port=9222", "-ignore-certificate-errors", "-host-resolver-rules=MAP * 1.2.3.4"} {
 		caps := map[string]any{"goog:chromeOptions": map[string]any{"args": []any{a}}}

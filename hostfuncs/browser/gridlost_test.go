@@ -15,6 +15,7 @@ import (
 // a live node's timeouts, the hub failing to reach the node, the session
 // dropped with the node, and an answer the host does not know.
 func TestGridProbeReadsTheHubsAnswers(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	answers := map[string]struct {
 		status int
 		body   string
@@ -53,6 +54,7 @@ func TestGridProbeReadsTheHubsAnswers(t *testing.T) {
 // still runs (it restarted), or the node. A session the hub does not end
 // (gone, or restarted and not knowing it) is ended at its node.
 func TestGridLossCauseAndEnd(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	var mu sync.Mutex
 	var deleted []string
 	nodeHolds := true

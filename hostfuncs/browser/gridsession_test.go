@@ -106,6 +106,7 @@ func gridTestLauncher(hub string, queue time.Duration) *launcher {
 // registration secret), so no session starts later for nobody. A hub
 // whose own timeout comes first answers the same.
 func TestGridFullAnswersAtTheQueueTimeout(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	hub := newFakeHub(t, 10*time.Minute)
 	go func() { <-hub.arrived }()
 	l := gridTestLauncher(hub.URL, 300*time.Millisecond)

@@ -180,6 +180,7 @@ func serveHiddenPage(t *testing.T) string {
 // TestReadDropsHiddenText: browser_read returns every sentence a person
 // sees and none that is hidden, whatever hides it (issue 22).
 func TestReadDropsHiddenText(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: serveHiddenPage(t), NoSnapshot: true})
 	r := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{})
@@ -211,6 +212,7 @@ func TestReadDropsHiddenText(t *testing.T) {
 // alone keeps (all but display none, visibility hidden, closed details,
 // content-visibility, template and noscript).
 func TestSnapshotHiddenText(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: serveHiddenPage(t), NoSnapshot: true})
 	snap := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{}).Snapshot

@@ -103,6 +103,7 @@ func TestOnSessionClosed(t *testing.T) {
 // A caller that takes blobs gets the large strings as tokens that resolve
 // to exactly what a caller without blobs gets.
 func TestBlobsStandInForLargeStrings(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	info := callerInfo(t.Name())
 	c := hostfuncs.NewCaller(info)
 	plain := nav(t, c, "/form")

@@ -17,6 +17,7 @@ import (
 // driver's own), and hands every other command to playwright-core's own
 // cli.js with its arguments.
 func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	prefix := t.TempDir()
 	core := filepath.Join(prefix, "node_modules", "playwright-core")
 	if err := os.MkdirAll(core, 0o755); err != nil {

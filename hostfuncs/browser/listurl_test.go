@@ -4,6 +4,7 @@ import "testing"
 
 // A URL in a session listing keeps its place, not what was typed into it.
 func TestListedURL(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	for in, want := range map[string]string{
 		"":                                       "",
 		"https://a.example/p":                    "https://a.example/p",

@@ -19,6 +19,7 @@ import (
 // unacknowledged) would draw no other, and the still taken after a quiet
 // 1.5 s covers that.
 func TestLiveViewShowsAStillPage(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, `<!doctype html><title>Still red</title><body style="margin:0;background:#e00"><p>still</p>`)
@@ -58,6 +59,7 @@ func TestLiveViewShowsAStillPage(t *testing.T) {
 // A viewer that falls behind skips frames but gets the newest: each frame
 // replaced while it waited is acknowledged, and the one left is the last.
 func TestLatestFrameKeepsTheNewest(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	var acked []any
 	l := &latestFrame{ch: make(chan map[string]any, 1), ack: func(ev map[string]any) { acked = append(acked, ev["n"]) }}
 	for i := 1; i <= 4; i++ {

@@ -127,6 +127,7 @@ func mustNotShow(t *testing.T, what string, values []string, result any, secrets
 }
 
 func TestOperatorTypedPasswordIsSecret(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	ops := operatorPages()
 	c := caller(t.Name())
 	sess := key(c.Personality(), c.Session()).session
@@ -274,6 +275,7 @@ func lineWith(s, sub string) string {
 // scrubProfile removes the files holding a secret in any stored form,
 // with a database's journals, and leaves the others.
 func TestScrubProfileRemovesFilesHoldingSecrets(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	dir := t.TempDir()
 	files := map[string]string{
 		"Default/History":          "\x00https://site.test/login?pw=s3cret%2Fv%C3%A4l&x=1\x00",

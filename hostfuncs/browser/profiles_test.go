@@ -12,6 +12,7 @@ import (
 // open and to deletion while open, invisible to another personality, and
 // deleted; bad names and actions are refused with input_invalid.
 func TestNamedProfiles(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	a, b := caller(t.Name()+"-a"), caller(t.Name()+"-b")
 	otherInfo := callerInfo(t.Name() + "-other")
 	otherInfo.Personality = "someone-else"

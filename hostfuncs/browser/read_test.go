@@ -15,6 +15,7 @@ import (
 // header stays, its footer (a byline, tags, share links) goes, as in
 // Readability.
 func TestReadGivesMainVisibleText(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/article")
 	r := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{})
@@ -38,6 +39,7 @@ func TestReadGivesMainVisibleText(t *testing.T) {
 // TestReadCap: a call may lower the host's cap, never raise it; the cut
 // falls on a character boundary and says so.
 func TestReadCap(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	s := newService(t, func(c *Config) { c.ReadMaxBytes = 20 })
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/article"})

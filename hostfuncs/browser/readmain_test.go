@@ -80,6 +80,7 @@ func blogPage() string {
 // <article> (a comment), not the share, newsletter and related boxes,
 // not the comments, their moderation note or the reply form.
 func TestReadFindsThePostNotTheLargestArticle(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, blogPage()), NoSnapshot: true})
 	r := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{})
@@ -106,6 +107,7 @@ func TestReadFindsThePostNotTheLargestArticle(t *testing.T) {
 // at opacity 0 for 2 s; a body hidden until its data loads) is read once
 // it shows, within the action timeout, not as "no readable text".
 func TestReadWaitsForHiddenPages(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	const story = "The offer of the week is a second pair of boots for half price, in every shop and online."
 	pages := map[string]string{
 		"anti-flicker": `<!doctype html><html class="async-hide"><head><title>Boots</title>
@@ -134,6 +136,7 @@ func TestReadWaitsForHiddenPages(t *testing.T) {
 // starts with it, wherever the page put it (here in the site's header,
 // outside the article), though Readability takes it out of the content.
 func TestReadKeepsTheTitle(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	var body strings.Builder
 	for _, p := range postParagraphs {
 		body.WriteString("<p>" + p + "</p>")

@@ -9,6 +9,7 @@ import (
 // The hand scanners in redact and snapshot must agree with the regexps
 // that state the rules (textboxValue, refInSnap).
 func TestSnapshotScannersMatchRegexps(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	lines := []string{
 		`- textbox "Password" [ref=e8]: s3cret`,
 		`  - textbox "Name" [ref=e3]: Ann`,
@@ -52,6 +53,7 @@ func TestSnapshotScannersMatchRegexps(t *testing.T) {
 // subtree cuts a scoped snapshot out of the page's, with Playwright's depth
 // rule: an element at the limit keeps its inline text and properties.
 func TestSubtree(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	const page = `- generic [ref=e1]:
   - list [ref=e2]:
     - listitem [ref=e3]:
@@ -85,6 +87,7 @@ func TestSubtree(t *testing.T) {
 // markLines puts each box's marks where its [box=...] was, on main-frame
 // lines only, and drops every box.
 func TestMarkLines(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	snap := "- generic [ref=e1] [box=0,0,800,600]:\n" +
 		"  - generic [ref=e2] [box=8,26,100,18]: Card A\n" +
 		"  - generic \"x [box=8,26,100,18]\" [ref=e3] [cursor=pointer] [box=1,2,3,4]: a [box=9] text\n" +
@@ -106,6 +109,7 @@ func TestMarkLines(t *testing.T) {
 // Once a page has had frames, Playwright prefixes the main frame's refs
 // too: a line is in a frame by its nesting under an iframe, not its ref.
 func TestMarkLinesPrefixedMainFrame(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	snap := "- generic [ref=f3e1] [box=0,0,800,600]:\n" +
 		"  - generic [ref=f3e2] [box=8,26,100,18]: Card A\n" +
 		"  - iframe [ref=f3e4] [box=0,100,300,150]:\n" +

@@ -18,6 +18,7 @@ import (
 // with its MIME type and size; a full-page capture is taller than the
 // viewport; bad formats and qualities are refused.
 func TestScreenshotFormats(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/long")
 	shot := func(req abi.BrowserScreenshotRequest) abi.BrowserScreenshotResponse {

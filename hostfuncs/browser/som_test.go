@@ -174,6 +174,7 @@ func near(a, b [4]int) bool {
 // border is drawn in its colour where the plain screenshot shows the
 // page.
 func TestMarkedScreenshotControls(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/controls"})
@@ -261,6 +262,7 @@ func plainShot(t *testing.T, c *hostfuncs.Caller, bounds image.Rectangle) image.
 // is the plain screenshot's, for a link flush with the top-left corner
 // too; drop zones, which take drops through listeners only, are marked.
 func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/labels"})
@@ -302,6 +304,7 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 // outlines. Computed again from the legend and the page's text, most
 // marks get a tag, none on another mark's box.
 func TestMarkLabelsClearOfText(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/catalogue"})
@@ -363,6 +366,7 @@ func TestMarkLabelsClearOfText(t *testing.T) {
 // TestMarkedScreenshotCanvas: a canvas-only page gets a mark for the
 // canvas, and a point inside that mark clicks what the canvas drew there.
 func TestMarkedScreenshotCanvas(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/canvas"})
@@ -385,6 +389,7 @@ func TestMarkedScreenshotCanvas(t *testing.T) {
 // found (each span once, though both the snapshot and the region scan
 // find it), and every box stays in the viewport.
 func TestMarkedScreenshotBounded(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/crowd", NoSnapshot: true})
@@ -397,6 +402,7 @@ func TestMarkedScreenshotBounded(t *testing.T) {
 
 // TestMarkedScreenshotRefused: marks are for the viewport, as PNG or JPEG.
 func TestMarkedScreenshotRefused(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/form")
 	for _, bad := range []abi.BrowserScreenshotRequest{
@@ -415,6 +421,7 @@ func TestMarkedScreenshotRefused(t *testing.T) {
 // TestMarkedShotMethod: markedShot (what the vision tools call) returns a
 // PNG of the viewport and the legend, and its refs resolve.
 func TestMarkedShotMethod(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/form")
 	ss, tb, err := svc.sessions.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
@@ -446,6 +453,7 @@ func TestMarkedShotMethod(t *testing.T) {
 // around an element, a region that is a snapshot element, reading order
 // (rows) and the cap.
 func TestPickMarks(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	el := func(x, y, w, h int, ref string) candidate {
 		return candidate{box: rect{x, y, w, h}, ref: ref, role: "button", name: ref}
 	}
@@ -489,6 +497,7 @@ func TestPickMarks(t *testing.T) {
 // generic's text as its name, flags
 // from the marks logic and Playwright's cursor, iframe offsets.
 func TestSnapCandidates(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	snap := `- generic [ref=e1] [box=0,0,800,600]:
   - button "Say \"[ref=e99]\"" [ref=e2] [box=10,10,80,20]
   - generic [ref=e3] [cursor=pointer] [box=10,40,80,20]: Card
@@ -520,6 +529,7 @@ func TestSnapCandidates(t *testing.T) {
 // browser plugin returns the marked image as image content, and the legend
 // as text, one line per mark; marks with mode full are refused.
 func TestMarkedScreenshotTool(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	r := nav(t, c, "/form")
 	res := mustTool(t, c, "browser_screenshot", `{"marks":true,"format":"jpeg","quality":60}`)
@@ -548,6 +558,7 @@ func TestMarkedScreenshotTool(t *testing.T) {
 // to a model): the text's place shows the page's white background, and a
 // mark named with it is named abi.RedactedValue.
 func TestMarkedShotHidesSecrets(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages := somPages(t)
 	c := caller(t.Name())
 	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/secret"})

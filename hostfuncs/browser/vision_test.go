@@ -115,6 +115,7 @@ func TestVisionLocateKeepsSecrets(t *testing.T) {
 // text through the keyboard; into a password field, the value goes to the
 // session's secrets like any typed password.
 func TestTypeAtPoint(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
 	nav(t, c, "/form")
 	at := func(sel string) (*float64, *float64) {

@@ -44,6 +44,18 @@ func Heavy(t testing.TB, part string) {
 	}
 }
 
+// Long marks a test that is slow by nature rather than by a missing part:
+// it runs a plugin to its deadline, floods, or compiles plugins on purpose
+// (over an empty compilation cache, to count the compiles). Under go test
+// -short it skips, saying why; make test and CI run it with every
+// assertion it has.
+func Long(t testing.TB, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: %s (make test runs it)", why)
+	}
+}
+
 // ShortMain is for a package whose TestMain starts what every test there
 // shares (one browser service): under -short it says so on stderr and
 // returns true, and TestMain exits 0 without running the package. make

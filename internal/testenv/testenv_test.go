@@ -17,3 +17,14 @@ func TestHeavySkipsOnlyUnderShort(t *testing.T) {
 		t.Fatalf("-short=%v: the heavy test ran=%v, want it to run exactly when not -short", testing.Short(), ran)
 	}
 }
+
+// Long, like Heavy, skips only in the short tier.
+func TestLongSkipsOnlyUnderShort(t *testing.T) {
+	ran := false
+	if !t.Run("long", func(t *testing.T) { Long(t, "runs to a deadline"); ran = true }) {
+		t.Fatal("the long subtest failed")
+	}
+	if ran == testing.Short() {
+		t.Fatalf("-short=%v: the long test ran=%v, want it to run exactly when not -short", testing.Short(), ran)
+	}
+}

@@ -6,6 +6,7 @@
 package wasmbuild
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/tetratelabs/wazero"
 )
 
 var (
@@ -205,4 +208,44 @@ func Bytes(dir string, extra ...string) ([]byte, error) {
 		return nil, err
 	}
 	return os.ReadFile(p)
+}
+
+// TestCacheDir makes a fresh compilation cache folder for one test binary
+// (name prefixes it) whose compiled code, and only that, is kept across
+// runs: compiling a Go plugin (4 MB of WebAssembly) costs seconds, and a
+// binary starting on an empty folder paid that for every plugin it loads,
+// on every run. The folder's wazero subfolder is a link to one shared
+// store: wazero keys each entry by the module's bytes and writes it whole
+// (a temporary file renamed into place), so binaries of several packages
+// share it safely. What the host keeps beside the code (described
+// manifests, passed self-tests) stays in the fresh folder, so a test sees
+// a first Load describe and a first start self-test as before. A test that
+// counts compiles on purpose takes an empty folder of its own
+// (t.TempDir()). If the link cannot be made, the folder is simply fresh.
+func TestCacheDir(name string) string {
+	d, err := os.MkdirTemp("", "ww-"+name+"-cache-")
+	if err != nil {
+		panic(err)
+	}
+	shareCompiled(d, filepath.Join(os.TempDir(), "ww-test-compiled"))
+	return d
+}
+
+// shareCompiled replaces the subfolder wazero makes in dir with a link to
+// the same subfolder of store, best effort.
+func shareCompiled(dir, store string) {
+	c, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		return
+	}
+	c.Close(context.Background())
+	made, err := os.ReadDir(dir)
+	if err != nil || len(made) != 1 || !made[0].IsDir() {
+		return
+	}
+	shared := filepath.Join(store, made[0].Name())
+	if os.MkdirAll(shared, 0o755) != nil || os.Remove(filepath.Join(dir, made[0].Name())) != nil {
+		return
+	}
+	os.Symlink(shared, filepath.Join(dir, made[0].Name()))
 }
