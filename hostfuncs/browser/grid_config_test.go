@@ -61,7 +61,7 @@ func TestGridCapabilitiesRefused(t *testing.T) {
 func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"binary": "/opt/chromium", "args": []any{"--lang=fr"}},
-	}}, opts: Options{SessionProxy: func(string, string) string { return "" }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
+	}}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
@@ -134,7 +134,7 @@ team = "a"
 	if err := c.Validate(); err != nil {
 		t.Fatalf("harmless nested capabilities refused: %v", err)
 	}
-	l := &launcher{env: &env{cfg: c, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	l := &launcher{env: &env{cfg: c, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestGridArgsEverySpelling(t *testing.T) {
 	}
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"args": []any{"-disable-features=Translate"}},
-	}}, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	}}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
