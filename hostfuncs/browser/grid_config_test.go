@@ -3,6 +3,8 @@ package browser
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -203,5 +205,31 @@ func TestGridArgsEverySpelling(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("want exactly one --disable-features, got %d in %v", n, caps.Chrome.Args)
+	}
+}
+
+// grid_cdp = "node" dials the session's CDP endpoint on the node the hub
+// listed for it (one relay fewer); the default, or a node the hub did not
+// list, dials the hub's se:cdp. Anything else is refused at load.
+func TestGridCDPEndpoint(t *testing.T) {
+	gs := &gridSession{id: "s1", cdp: "ws://10.9.0.1:4444/session/s1/se/cdp"}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	at := func(mode string) *launcher {
+		return &launcher{env: &env{cfg: Config{Grid: "http://10.9.0.1:4444", GridCDP: mode}, log: quiet}}
+	}
+	for _, c := range []struct{ mode, node, want string }{
+		{"", "http://10.9.1.2:5555", gs.cdp},
+		{"hub", "http://10.9.1.2:5555", gs.cdp},
+		{"node", "http://10.9.1.2:5555", "ws://10.9.1.2:5555/session/s1/se/cdp"},
+		{"node", "https://node-3.grid:5555", "wss://node-3.grid:5555/session/s1/se/cdp"},
+		{"node", "an unknown node", gs.cdp},
+	} {
+		if got := at(c.mode).gridCDPEndpoint(gs, c.node); got != c.want {
+			t.Errorf("grid_cdp %q, node %q: dialled %s, want %s", c.mode, c.node, got, c.want)
+		}
+	}
+	bad := Config{Grid: "http://hub:4444", GridCDP: "direct"}
+	if err := errors.Join(bad.validateGrid()...); err == nil || !strings.Contains(err.Error(), "browser.grid_cdp") {
+		t.Errorf("grid_cdp = direct: want refused naming the key, got %v", err)
 	}
 }
