@@ -293,10 +293,14 @@ func pairs(h *host.Host, url string, n int, w *usageWatch) error {
 // (Chromium and chromedriver) and Selenium server, the host (this process
 // and its Playwright driver). Memory in KB (PSS), time in clock ticks.
 type usage struct {
-	browserPSS, serverPSS, hostPSS       int64
-	browserTicks, serverTicks, hostTicks int64
-	hubTicks                             int64
-	browserProcs                         int
+	browserPSS, serverPSS, hostPSS int64
+	browserTicks, serverTicks      int64
+	hubTicks                       int64
+	browserProcs                   int
+	// host are the host's processes' ticks by PID: its share is summed
+	// over the processes in both samples (and new ones), so a process of
+	// a closed host that exits between them does not count against it.
+	host map[int]int64
 }
 
 // usageWatch samples usage before and after the timed calls.
@@ -334,6 +338,7 @@ func (w *usageWatch) sample() usage {
 	// The hub and the nodes are this process's children too: the host is
 	// the rest of its tree (this process and its Playwright driver).
 	var hostPIDs []int
+	u.host = map[int]int64{}
 	for _, st := range procfs.Tree(os.Getpid()) {
 		switch {
 		case onNode[st.PID]:
@@ -341,7 +346,7 @@ func (w *usageWatch) sample() usage {
 			u.hubTicks += st.UTime + st.STime
 		default:
 			hostPIDs = append(hostPIDs, st.PID)
-			u.hostTicks += st.UTime + st.STime
+			u.host[st.PID] = st.UTime + st.STime
 		}
 	}
 	u.hostPSS = procfs.Memory(hostPIDs, "Pss")
@@ -356,10 +361,14 @@ func (w *usageWatch) cost(n int) string {
 		return ""
 	}
 	perCall := func(ticks int64) float64 { return float64(ticks) * 10 / float64(n) } // ms per navigate+snapshot
+	var hostTicks int64
+	for pid, t := range a.host {
+		hostTicks += t - b.host[pid] // a new process: all of its ticks
+	}
 	return fmt.Sprintf("one session open on a node: its browser is %d processes (Chromium and chromedriver), %.0f MB PSS; the node's Selenium server %.0f MB PSS (once per node). "+
 		"Processor time per navigate+snapshot pair (%d pairs): the browser %.0f ms, the node's server %.0f ms and the hub %.0f ms (relaying CDP), the host (wasmwright and its Playwright driver) %.0f ms; the host's PSS with the session open: %.0f MB",
 		a.browserProcs, float64(a.browserPSS)/1024, float64(a.serverPSS)/1024,
-		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(a.hostTicks-b.hostTicks), float64(a.hostPSS)/1024)
+		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(hostTicks), float64(a.hostPSS)/1024)
 }
 
 func median(ds []time.Duration) time.Duration {
