@@ -163,10 +163,10 @@ func TestExtismNamesMapBack(t *testing.T) {
 	}
 }
 
-// README.md lists, per browser grant (and vision), exactly the host
-// functions this table gives it.
-func TestReadmeListsBrowserGrants(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "README.md"))
+// docs/configuration.md lists, per browser grant (and vision), exactly the
+// host functions this table gives it.
+func TestDocsListBrowserGrants(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "docs", "configuration.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestReadmeListsBrowserGrants(t *testing.T) {
 		_, rest, _ := strings.Cut(string(b), "<!-- "+g.marker+" -->")
 		listed, _, ok := strings.Cut(rest, "<!-- /"+g.marker+" -->")
 		if !ok {
-			t.Fatalf("README.md has no %s list", g.marker)
+			t.Fatalf("docs/configuration.md has no %s list", g.marker)
 		}
 		var want []string
 		for _, hf := range HostFuncs() {
@@ -185,7 +185,7 @@ func TestReadmeListsBrowserGrants(t *testing.T) {
 			}
 		}
 		if got := strings.Join(want, ", "); listed != got {
-			t.Errorf("README.md lists for %s: %s\nthe table gives: %s", g.id, listed, got)
+			t.Errorf("docs/configuration.md lists for %s: %s\nthe table gives: %s", g.id, listed, got)
 		}
 	}
 }

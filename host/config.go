@@ -66,21 +66,32 @@ type HostConfig struct {
 	CacheDir string `toml:"cache_dir"`
 	// PersonalitiesDir holds NAME.toml personality files, added to the
 	// [personalities] tables.
-	PersonalitiesDir   string   `toml:"personalities_dir"`
-	DefaultPersonality string   `toml:"default_personality"`
-	EventsFile         string   `toml:"events_file"`
-	CallTimeout        Duration `toml:"call_timeout"`
+	PersonalitiesDir string `toml:"personalities_dir"`
+	// DefaultPersonality is the personality a caller gets when it names
+	// none (stdio, and the CLI without --personality).
+	DefaultPersonality string `toml:"default_personality"`
+	// EventsFile, when set, receives the host's events (tool calls,
+	// vault fills, approvals, plugins' own events) as JSON lines, mode
+	// 0600. Empty: none are written to disk.
+	EventsFile string `toml:"events_file"`
+	// CallTimeout is the wall-clock deadline of one tool call, its hooks
+	// included.
+	CallTimeout Duration `toml:"call_timeout"`
 	// StretchWithLoad multiplies call_timeout and the browser's
 	// action_timeout and navigation_timeout by the one-minute load average
 	// per CPU (at least 1x, at most 4x) when each wait starts. Off by
 	// default: a configured deadline is the deadline, whatever the load.
 	StretchWithLoad bool `toml:"stretch_with_load"`
-	MemoryMB        int  `toml:"memory_mb"`
-	PoolSize        int  `toml:"pool_size"`
+	// MemoryMB caps one plugin instance's memory, in MiB (2 to 4096; 0:
+	// 128); a plugin that grows past it traps with resource_limit.
+	MemoryMB int `toml:"memory_mb"`
+	// PoolSize is how many idle instances of each plugin are kept ready
+	// for the next call (0: the sandbox default, 4).
+	PoolSize int `toml:"pool_size"`
 	// HookFuelPerKB is the work budget of one result-hook call (detect,
 	// compact, mask), in fuel per KiB of its input: the call may use
 	// HookFuelPerKB × (input KiB + pluginset.HookFuelBaseKB) fuel, and is
-	// stopped with resource_limit past it. 0: DefaultHookFuelPerKB.
+	// stopped with resource_limit past it. 0: DefaultHookFuelPerKB (600 M).
 	HookFuelPerKB int64 `toml:"hook_fuel_per_kb"`
 	// HookTimeout is the wall-clock deadline of one result-hook call, apart
 	// from call_timeout: a backstop against a stuck host, never what stops
@@ -106,8 +117,10 @@ type HostConfig struct {
 	// WatchPlugins swaps in a plugin version dropped into the plugins
 	// folder while the host serves. Off unless set (the embedded default
 	// config sets it).
-	WatchPlugins bool   `toml:"watch_plugins"`
-	LogLevel     string `toml:"log_level"`
+	WatchPlugins bool `toml:"watch_plugins"`
+	// LogLevel is accepted for older configs and not read: the log level
+	// is the command's --log-level flag (default warn).
+	LogLevel string `toml:"log_level"`
 	// GrantsDir holds the origin-scoped act grants, a file per personality
 	// (mode 0600). Default: <user config dir>/wasmwright/grants.
 	GrantsDir string `toml:"grants_dir"`
@@ -129,6 +142,7 @@ type PluginConfig struct {
 
 // PersonalityConfig is one agent role.
 type PersonalityConfig struct {
+	// Description says what the role is for, to whoever reads the config.
 	Description string `toml:"description"`
 	// Plugins this personality loads. Absent or empty: none.
 	Plugins []string `toml:"plugins"`
@@ -149,9 +163,13 @@ type PersonalityConfig struct {
 	// field with a value, a credential value shown) go to the vision
 	// model. Off by default: the model is a third party to the session.
 	VisionAllowSecrets bool `toml:"vision_allow_secrets"`
-	// Approval maps a risk (abi.Risks) to allow, ask or deny, "timeout"
-	// to how long an ask waits for an operator, and "via" to where an ask
-	// goes. Absent risks are allowed.
+	// Approval maps a risk (abi.Risks: read, navigate, act, eval,
+	// credential, upload, download) to allow, ask or deny; absent risks
+	// are allowed. Beside the risks: "timeout", how long an ask waits for
+	// an answer (default 120s, at most 24h); "via", where an ask goes
+	// ("console" and/or "client", the agent's own MCP client; default the
+	// console only); "client_grants", how long an approval "for this
+	// origin" given by the client lasts ("session", default, or "persist").
 	Approval ApprovalTable `toml:"approval"`
 	// Takeover says where a takeover may reach a person.
 	Takeover TakeoverTable `toml:"takeover"`
@@ -299,6 +317,9 @@ const (
 // sent to the agent's own MCP client by URL elicitation). Absent: the
 // console only. The client is the agent until a personality opts in.
 type TakeoverTable struct {
+	// Via lists where a takeover reaches a person: "console" (the console
+	// and its webhook; absent: this only) and "client" (a one-time link to
+	// the live view, sent to the agent's own MCP client).
 	Via []string `toml:"via"`
 }
 
@@ -413,9 +434,13 @@ type HooksConfig struct {
 	// Detect is the detector chain: one plugin name (detect = "blockdetect",
 	// as before chains) or several in order (detect = ["blockdetect",
 	// "humancheck"]); a page is a bot wall when any of them flags it.
-	Detect  DetectorChain `toml:"detect"`
-	Compact string        `toml:"compact"`
-	Mask    string        `toml:"mask"`
+	Detect DetectorChain `toml:"detect"`
+	// Compact is the plugin that shortens snapshots before they reach the
+	// agent (snapcompact); empty: snapshots go out whole.
+	Compact string `toml:"compact"`
+	// Mask is the plugin that hides secret values in every result
+	// (secretmask); it runs last.
+	Mask string `toml:"mask"`
 }
 
 // byRole maps each role to the plugins filling it, in order (one for
@@ -510,7 +535,9 @@ func (s ServeConfig) Drain() time.Duration {
 
 // TokenConfig is one bearer token.
 type TokenConfig struct {
-	SHA256      string `toml:"sha256"`
+	// SHA256 is the sha256 hex of the bearer token (never the token).
+	SHA256 string `toml:"sha256"`
+	// Personality is the role a caller with this token gets.
 	Personality string `toml:"personality"`
 }
 
@@ -538,7 +565,7 @@ func ParseConfig(text, source, dir string) (*Config, error) {
 		return nil, &ConfigError{source, err.Error()}
 	}
 	if und := undecoded(md, "browser", "vault"); len(und) > 0 {
-		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+		return nil, &ConfigError{source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in docs/configuration.md", strings.Join(und, ", "))}
 	}
 	c.Dir, c.Source, c.meta = dir, source, md
 	if c.Host.PersonalitiesDir != "" {
@@ -587,7 +614,7 @@ func (c *Config) DecodeSection(name string, prim toml.Primitive, v any) error {
 		}
 	}
 	if len(und) > 0 {
-		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in README.md", strings.Join(und, ", "))}
+		return &ConfigError{c.Source, fmt.Sprintf("unknown key %s: check its spelling against the documented keys in docs/configuration.md", strings.Join(und, ", "))}
 	}
 	return nil
 }

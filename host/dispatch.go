@@ -284,7 +284,7 @@ func (r *route) Plugin() *sandbox.Plugin { return r.plugin }
 // cutOutputHint says, for output that ends mid-JSON, the usual cause an
 // author cannot guess from "invalid JSON": output sized by string length,
 // not UTF-8 bytes, which cuts as many bytes off the end as the text has
-// non-ASCII ones (issue 27: every @extism/as-pdk 1.0.0 plugin answering
+// non-ASCII ones (every @extism/as-pdk 1.0.0 plugin answering
 // with Host.outputString).
 func cutOutputHint(err error) string {
 	if !strings.Contains(err.Error(), "unexpected end of JSON input") {

@@ -21,7 +21,10 @@ import (
 // passphrase (scrypt) instead of the key file. Relative paths are relative
 // to the config file.
 type VaultConfig struct {
-	File    string `toml:"file"`
+	// File is the encrypted vault. Default: <user config dir>/wasmwright/vault.age.
+	File string `toml:"file"`
+	// KeyFile is the age X25519 identity, created on the first write, used
+	// unless WASMWRIGHT_VAULT_PASSPHRASE is set. Default: <file>.key.
 	KeyFile string `toml:"key_file"`
 }
 

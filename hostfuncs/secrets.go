@@ -57,7 +57,7 @@ func (s *Secrets) Values(personality, session string) []string {
 // Carried names the form in which req holds one of a session's values
 // (raw, json, url, base64, hex), or returns "" when it holds none. The
 // check is for honest mistakes and plain copying; a plugin that transforms
-// a value first (reversed, split) is not caught: see the README's threat
+// a value first (reversed, split) is not caught: see docs/security.md's threat
 // model. Values that appear in from (what the agent itself sent) are
 // skipped: the agent may repeat what it wrote.
 func (s *Secrets) Carried(personality, session string, req, from []byte) string {

@@ -15,11 +15,11 @@ out="$(mktemp)"
 export WASMWRIGHT_BENCH_ROWS="$(mktemp)"
 trap 'rm -f "$WASMWRIGHT_BENCH_ROWS"' EXIT
 
-# "before" columns: wasmwright as it was when issue 25 (as fast as
-# Playwright MCP at its fastest) was filed, built from its commit into
+# "before" columns: wasmwright as it was when the speed work (as fast as
+# Playwright MCP at its fastest) began, built from its commit into
 # build/before and measured beside today's build in the same run.
 before_ref=2e281ac
-before_what="$before_ref, main when issue 25 was filed"
+before_what="$before_ref, main when the speed work began"
 before=build/before
 before_args=()
 if git cat-file -e "$before_ref^{commit}" 2>/dev/null; then
@@ -66,8 +66,8 @@ fi
   bench startup "${startup_before[@]}"
   echo
 } > "$out"
-# Sections measured by hand or by other targets (make soak, bench-busy),
-# below this line in BENCHMARKS.md, are kept as they are.
+# What sits below this line in BENCHMARKS.md (a pointer to the history)
+# is kept as it is.
 kept='<!-- Below: sections measured by hand or by other make targets, each with its command; make bench keeps them as they are. -->'
 {
   sed -n '1,5p' "$out"
@@ -79,5 +79,20 @@ kept='<!-- Below: sections measured by hand or by other make targets, each with 
   fi
 } > "$out.all"
 rm -f "$out"
+# The run this one replaces goes to the history, its headings one level
+# down under a heading of its own, right after the history's introduction.
+history=docs/benchmarks-history.md
+if [ -f BENCHMARKS.md ] && [ -f "$history" ]; then
+  prev="$(mktemp)"
+  {
+    echo "## The \`make bench\` run before: $(sed -n '3p' BENCHMARKS.md)"
+    echo
+    sed -n "6,/^$kept\$/p" BENCHMARKS.md | sed '$d' | sed -E 's/^(#+) /\1# /'
+  } > "$prev"
+  # The introduction ends at the first section heading.
+  awk -v prev="$prev" '!done && /^## /{while ((getline l < prev) > 0) print l; done=1} {print}' "$history" > "$history.new"
+  mv "$history.new" "$history"
+  rm -f "$prev"
+fi
 mv "$out.all" BENCHMARKS.md
-echo "wrote BENCHMARKS.md"
+echo "wrote BENCHMARKS.md (the run before it: $history)"

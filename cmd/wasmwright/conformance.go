@@ -85,7 +85,7 @@ func conformance(ctx context.Context, file string) []check {
 // or answers wrong fails verify as it would fail a swap. A tool plugin's
 // self-test is listed only when it fails. For a detector, whether it
 // catches the host's walls alone is a note: in a chain, another member
-// may (README, "Detector chains").
+// may (docs/plugin-lifecycle.md, "Detector chains").
 func selfTestChecks(ctx context.Context, p *sandbox.Plugin) []check {
 	lim := pluginset.HookLimits{FuelPerKB: host.DefaultHookFuelPerKB, Timeout: host.DefaultHookTimeout}
 	err := pluginset.SelfTest(ctx, lim, p)

@@ -26,7 +26,7 @@ import (
 // the .wasm as a WasmMediaType layer and its minisign signature, when
 // signed, as a SignatureMediaType layer; the manifest annotation
 // AnnotationPlugin names the plugin. Any OCI 1.1 registry stores it, and
-// the oras CLI can push one too (README.md, "Signed plugins").
+// the oras CLI can push one too (docs/signing.md).
 const (
 	ArtifactType       = "application/vnd.wasmwright.plugin.v1"
 	WasmMediaType      = "application/wasm"

@@ -3,8 +3,7 @@
 // finish a request (silent, idle, or trickling their headers a line at a
 // time) cannot keep clients that authenticate from being served, even
 // when both come from the same address: every local client is 127.0.0.1,
-// so a per-address cap that refuses new connections is itself the weapon
-// (issue 22).
+// so a per-address cap that refuses new connections is itself the weapon.
 //
 // A connection is unauthenticated until one of its requests carries a
 // valid credential (the handler says so with [Authenticated]). Until then

@@ -15,8 +15,8 @@ import (
 // 127.0.0.1, [::1]) in its Host header; any other gets 403 and its
 // connection is closed. A page on evil.example whose name the attacker
 // re-points at 127.0.0.1 sends Host: evil.example and an Origin that
-// matches it, so comparing Origin with Host alone lets it through
-// (issue 22). It is the rule the MCP go-sdk applies to its endpoint
+// matches it, so comparing Origin with Host alone lets it through (DNS
+// rebinding). It is the rule the MCP go-sdk applies to its endpoint
 // (StreamableHTTPOptions.DisableLocalhostProtection): both front-ends use
 // this one so that they answer alike. A request on a non-loopback address
 // is not checked here: the name clients reach such a server by is theirs

@@ -40,7 +40,7 @@ func render(res *abi.Result) *sdk.CallToolResult {
 	}
 	// The external label rides on the result, which holds every content
 	// block (text and images alike), once: a second copy on the text cost
-	// each call its source URL again (issue 25, bytes).
+	// each call its source URL again, in bytes the agent reads.
 	text := &sdk.TextContent{Text: renderText(res, warnings)}
 	out := &sdk.CallToolResult{Content: append([]sdk.Content{text}, content...), Meta: externalMeta(res)}
 	if res.Text != "" && len(res.Data) > 0 && json.Valid(res.Data) {

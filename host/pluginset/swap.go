@@ -186,7 +186,7 @@ func (set *Set) Watch(dir string) error {
 
 // SignatureWait bounds how long a watched drop that needs a signature
 // waits for a valid one after its file arrived: its .minisig may be
-// written after the .wasm (README, "Signed plugins").
+// written after the .wasm (docs/signing.md).
 const SignatureWait = 10 * time.Second
 
 // watchLoop turns the folder's events into swaps: a drop is acted on once

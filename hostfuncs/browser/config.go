@@ -52,7 +52,8 @@ type Config struct {
 	// runs with one: the host needs it to withdraw its own session
 	// requests from the hub's queue at grid_queue_timeout
 	// (gridWithdraw). Without it such a hub keeps them queued until its
-	// own --session-request-timeout.
+	// own --session-request-timeout. It is a secret: write
+	// "${GRID_SECRET}" and set the variable, rather than the value.
 	GridRegistrationSecret string `toml:"grid_registration_secret"`
 	// GridCDP is where the host dials a grid browser's CDP endpoint:
 	// "hub" (the default: the session's se:cdp, relayed by the hub) or

@@ -47,7 +47,7 @@ const (
 // stuckAnswer is how long a suspect tab has to answer a trivial script
 // before it is called stuck and replaced. A tab stuck in a script never
 // answers; a tab on a busy machine answers late (1.5 s, the bound this had,
-// closed tabs and reset sessions at a load average of 50: issue 23's soak).
+// closed tabs and reset sessions at a load average of 50 in a soak run).
 // Ten times that keeps a slow tab, at the price of waiting that long, once,
 // for a tab that is really stuck. A variable only so that a test of a
 // stuck tab need not sit out the whole wait (withStuckAnswer).
@@ -66,7 +66,7 @@ func (s *env) callBudget() time.Duration {
 // element to become actionable, so it gets a page load's bound
 // (navigation_timeout), not action_timeout: the 5 s of action_timeout
 // withheld 7 of the 10 largest corpus pages at a load average of 40, each
-// loaded and passed by the detector (issue 23). The call's own deadline
+// loaded and passed by the detector. The call's own deadline
 // still ends it sooner.
 func (s *env) readBudget() time.Duration {
 	return max(s.cfg.actionWait(), s.cfg.navigationWait())

@@ -9,12 +9,26 @@
 // nearest element with one that holds the text ("" for none). A control
 // a person sees keeps its accessible name whatever its text: a
 // screen-reader-only label on a button stays.
-const judgeSnapshot = (doc) => {
+//
+// shownLetters ("e3:37,e5:12") is what the snapshot shows as each ref's own text,
+// in letters (ownTexts, visibility.go). Where a ref shows more letters
+// than its text nodes hold, the rest is generated (::before, ::after):
+// its element's pseudo-elements are judged too. Reading them for every
+// element would cost more than the rest of the pass.
+const judgeSnapshot = (doc, shownLetters) => {
 	const t0 = performance.now();
 	const J = judgeOf(doc);
+	const expect = new Map(), letters = new Map(), owners = new Map();
+	for (const x of (shownLetters || "").split(",")) { const i = x.lastIndexOf(":"); if (i > 0) expect.set(x.slice(0, i), +x.slice(i + 1)); }
+	// count: the letters of a text the snapshot shows under ref (no white
+	// space, no invisible format character: the host takes those out).
+	const invisible = /[\s\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}]/gu;
+	const count = (ref, t) => { if (expect.has(ref)) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
 	const out = {drop: [], runs: []}, shown = [];
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
+	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
+	const frames = [];
 	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
 	const isControl = e => { const r = e._ariaRef; return r ? controlRoles.test(r.role) : controlTags.test(e.localName) && (e.localName !== "a" || e.hasAttribute("href")); };
@@ -59,6 +73,7 @@ const judgeSnapshot = (doc) => {
 				const t = norm(n.data);
 				if (!t) continue;
 				const v = J.text(n, e, s, ctx);
+				if (!v.unseen) count(ref, t);
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: t}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
@@ -70,10 +85,29 @@ const judgeSnapshot = (doc) => {
 			// an SVG drawing with no text, unless it is a control or may
 			// paint over others (positioned, or a shadow or outline).
 			const ns = J.style(n);
-			if ((!n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text")) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") continue;
+			// A picture, drawing or frame is entered for what it paints over
+			// others (and a frame for whether its document shows at all).
+			const empty = !n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text");
+			const frame = frameTags.test(n.localName);
+			// (An empty element that shows text in the snapshot holds
+			// generated text: it is entered, for it to be judged.)
+			if (empty && !frame && !expect.has(refOf(n)) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") {
+				if (replacedTags.test(n.localName)) J.inFlow(n, ns, ctx);
+				continue;
+			}
 			const inner = J.enter(n, ns, ctx, false);
 			const r = refOf(n) || ref;
+			if (inner && !ctl && refOf(n) && expect.has(r)) owners.set(r, [n, ns, inner]);
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
+			if (frame) {
+				// A frame's document is judged in its own pass, which knows
+				// nothing of the frame's box in this one: a frame that does
+				// not show here takes its whole document with it.
+				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
+				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z}});
+				J.inFlow(n, ns, ctx);
+				continue;
+			}
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
@@ -87,9 +121,17 @@ const judgeSnapshot = (doc) => {
 	let ctx = J.base;
 	const el = J.body || J.html;
 	for (const a of el === J.html ? [J.html] : [J.html, el]) ctx = ctx && J.enter(a, J.style(a), ctx, true);
-	if (ctx) walk(el, J.style(el), ctx, refOf(el) || "", false);
-	else gone(el, "");
-	if (J.painters.length) for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+	if (ctx) {
+		if (refOf(el)) owners.set(refOf(el), [el, J.style(el), ctx]);
+		walk(el, J.style(el), ctx, refOf(el) || "", false);
+	} else gone(el, "");
+	for (const [ref, [e, s, c]] of owners) {
+		if (expect.get(ref) > (letters.get(ref) || 0)) for (const text of J.generated(e, s, c)) out.runs.push({ref, text});
+	}
+	if (J.painters.length) {
+		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+	}
 	out.ms = performance.now() - t0;
 	return out;
 };

@@ -53,11 +53,11 @@ import (
 // QUIC and the browser's own DNS and background traffic are whatever that
 // browser was started with, and the egress proxy listens on this host's
 // loopback, which a browser on another machine cannot reach (its requests
-// then fail). See README "Egress" for what to start a remote browser with.
+// then fail). See docs/security.md, "Egress", for what to start a remote browser with.
 
 // remoteEgressNote is the first result's warning with a remote browser
 // under a network service.
-const remoteEgressNote = "The browser is remote: its pages are given the egress proxy, but the browser itself was started elsewhere, so its WebRTC UDP, QUIC, DNS and background traffic are not held to the network policy by this host (see README \"Egress\")."
+const remoteEgressNote = "The browser is remote: its pages are given the egress proxy, but the browser itself was started elsewhere, so its WebRTC UDP, QUIC, DNS and background traffic are not held to the network policy by this host (see docs/security.md, \"Egress\")."
 
 // proxyServer is the proxy a session's context uses: the network service's
 // per-session egress proxy (Options.SessionProxy), else the personality's
@@ -249,7 +249,7 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 	if err != nil || got != "200 authenticated" {
 		hint := "retry; if it persists, the proxy is gone (see the host log)"
 		if s.cfg.RemoteWS != "" || s.cfg.RemoteCDP != "" {
-			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see README \"Egress\")"
+			hint = "a remote browser must run on this host to reach its egress proxy on loopback (see docs/security.md, \"Egress\")"
 		}
 		if s.cfg.Grid != "" {
 			hint = "the grid node must reach this host's egress proxy: set [network] proxy_listen to an address of this host the nodes can reach (see docs/fleet.md)"

@@ -63,6 +63,7 @@ var visibleDOMJS = `(probe) => {
 		return a;
 	};
 	const out = [], texts = [];
+	const replaced = /^(img|svg|canvas|video)$/;
 	const walk = (e, s, ctx) => {
 		const closed = e.tagName === "DETAILS" && !e.open;
 		const summary = closed && [...e.children].find(c => c.tagName === "SUMMARY");
@@ -83,6 +84,7 @@ var visibleDOMJS = `(probe) => {
 			const ns = J.style(n);
 			const inner = J.enter(n, ns, ctx, false);
 			if (!inner) continue;
+			if (replaced.test(n.localName)) J.inFlow(n, ns, ctx);
 			if (n.tagName === "IMG") { out.push("<img>"); continue; }
 			const d = ns.display;
 			const block = !d.startsWith("inline") && d !== "contents";

@@ -68,9 +68,9 @@ var judgeSnapshotJS string
 var visibilityEngineJS = `(() => {
 ` + visibilityJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
-		if (body !== "snapshot") return [];
+		if (!body.startsWith("snapshot")) return [];
 		const e = document.createElement("span");
-		e.textContent = JSON.stringify(judgeSnapshot(document));
+		e.textContent = JSON.stringify(judgeSnapshot(document, body.slice(9)));
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
@@ -106,7 +106,11 @@ type hiddenRun struct {
 // judgePage asks the judge of every frame of t's page, at the same time.
 // A frame whose judge does not answer fails the whole: its hidden text
 // would reach the agent unchecked.
-func judgePage(t *tab, wait time.Duration) (judgement, error) {
+//
+// own is what the snapshot shows as each ref's own text (ownTexts): the
+// judge looks for generated text (::before, ::after) where a ref shows
+// more than its document holds.
+func judgePage(t *tab, wait time.Duration, own string) (judgement, error) {
 	frames := t.page.Frames()
 	answers := make([]judgement, len(frames))
 	errs := make([]error, len(frames))
@@ -115,7 +119,7 @@ func judgePage(t *tab, wait time.Duration) (judgement, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i], errs[i] = judgeFrame(f, wait)
+			answers[i], errs[i] = judgeFrame(f, wait, own)
 		}()
 	}
 	wg.Wait()
@@ -124,7 +128,7 @@ func judgePage(t *tab, wait time.Duration) (judgement, error) {
 		if errs[i] != nil && !f.IsDetached() {
 			// Once more: a frame loading another document meanwhile
 			// loses its judge's context.
-			answers[i], errs[i] = judgeFrame(f, wait)
+			answers[i], errs[i] = judgeFrame(f, wait, own)
 		}
 		if errs[i] != nil {
 			if f.IsDetached() {
@@ -139,9 +143,9 @@ func judgePage(t *tab, wait time.Duration) (judgement, error) {
 	return all, nil
 }
 
-func judgeFrame(f pw.Frame, wait time.Duration) (judgement, error) {
+func judgeFrame(f pw.Frame, wait time.Duration, own string) (judgement, error) {
 	var j judgement
-	text, err := f.Locator(visibilityEngine + "=snapshot").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	text, err := f.Locator(visibilityEngine + "=snapshot;" + own).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err == nil {
 		err = json.Unmarshal([]byte(text), &j)
 	}
@@ -467,13 +471,62 @@ func findText(s, text string) int {
 // With mark, the hidden text stays, marked (filterHidden).
 func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string, error) {
 	t0 := time.Now()
-	j, err := judgePage(t, wait)
+	snap = visibleChars(snap)
+	j, err := judgePage(t, wait, ownTexts(snap))
 	if err != nil {
 		return "", err
 	}
-	out := filterHidden(visibleChars(snap), j, mark)
+	out := filterHidden(snap, j, mark)
 	judged.add(time.Since(t0), j.MS, len(snap), len(out))
 	return out, nil
+}
+
+// ownTexts says, for each line of snap with a ref, how many letters (not
+// white space) it shows as text of its own: its value and its direct
+// "text:" lines, or else the name of an element that is no control
+// (a heading's name is its content). "e3:37,e5:12": the judge's
+// selector body. Generated text (::before, ::after) is in these and not
+// in the document's text nodes, which is how the judge finds where to
+// look for it (a pseudo-element's style costs too much to read for every
+// element).
+func ownTexts(snap string) string {
+	lines, ends, _ := splitSnapshot(snap)
+	letters := func(s string) int {
+		n := 0
+		for _, r := range s {
+			if !unicode.IsSpace(r) {
+				n++
+			}
+		}
+		return n
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if l.ref == "" {
+			continue
+		}
+		n, text := 0, false
+		if l.hasValue {
+			n, text = letters(l.value), true
+		}
+		for k := i + 1; k < ends[i]; k = ends[k] {
+			if c := lines[k]; c.role == "text" && c.hasValue {
+				n, text = n+letters(c.value), true
+			}
+		}
+		if !text && l.hasName && !controlRoles[l.role] {
+			n = letters(l.name)
+		}
+		if n > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(l.ref)
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
 }
 
 // marksHidden says the call holding ss asks for hidden text marked in its

@@ -81,9 +81,31 @@ const judgeOf = (doc) => {
 			else if (fn === "invert") out.fx.push(c => c.map(v => v * (1 - Math.min(1, k)) + (255 - v) * Math.min(1, k)));
 			else if (fn === "grayscale") { const g = Math.min(1, k); out.fx.push(c => { const y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; return c.map(v => v * (1 - g) + y * g); }); }
 			else if (fn === "drop-shadow") out.shadow = colourList(arg).some(c => c[3] > 0.3);
-			else if (fn === "url") out.unknown = true;
+			else if (fn === "url") svgFilter(arg, out);
 		}
 		return out;
+	};
+	// svgFilter reads a filter by reference to an SVG filter of the
+	// document: a colour matrix or transfer function that zeroes alpha
+	// hides all (opacity 0), a Gaussian blur blurs; any other primitive
+	// is taken to keep the text as it is (filters on text are mostly
+	// glows and shadows).
+	const svgFilter = (arg, out) => {
+		const m = /#([^"')]+)/.exec(arg), f = m && doc.getElementById(m[1]);
+		if (!f || f.localName !== "filter") return;
+		for (const x of f.querySelectorAll("feColorMatrix, feComponentTransfer, feGaussianBlur")) {
+			if (x.localName === "feGaussianBlur") { out.blur += Math.max(...(x.getAttribute("stdDeviation") || "0").split(/[\s,]+/).map(parseFloat).filter(v => !isNaN(v)), 0) * 2; continue; }
+			if (x.localName === "feColorMatrix") {
+				const v = (x.getAttribute("values") || "").trim().split(/[\s,]+/).map(parseFloat);
+				if ((x.getAttribute("type") || "matrix") === "matrix" && v.length === 20 && v.slice(15).every(k => Math.abs(k) < 0.02)) out.opacity = 0;
+				continue;
+			}
+			const a = x.querySelector("feFuncA");
+			if (!a) continue;
+			const type = a.getAttribute("type"), tv = (a.getAttribute("tableValues") || "").trim().split(/[\s,]+/).map(parseFloat);
+			if ((type === "table" || type === "discrete") && tv.length && tv.every(k => Math.abs(k) < 0.02)) out.opacity = 0;
+			if (type === "linear" && Math.abs(parseFloat(a.getAttribute("slope") ?? "1")) < 0.02 && Math.abs(parseFloat(a.getAttribute("intercept") || "0")) < 0.02) out.opacity = 0;
+		}
 	};
 	const paint = (fx, c) => fx.reduce((v, f) => f(v), c.slice(0, 3)).map(v => Math.min(255, Math.max(0, v)));
 	// Blend modes, per channel (0..255) of the source over the backdrop.
@@ -199,12 +221,24 @@ const judgeOf = (doc) => {
 			}
 			return 0;
 		}
-		const st = stops(img);
+		// An image mask (a url() of a picture) cannot be read in the pass
+		// (its pixels load apart, maybe from another origin): it is taken
+		// to hide, unless a gradient layer beside it shows.
+		const st = stops(img.replace(/url\([^)]*\)/g, ""));
+		if (/url\(/.test(img)) return st && st.some(c => c[3] >= 0.05) ? 1 : 0;
 		return st && st.length && st.every(c => c[3] < 0.05) ? 0 : 1;
 	};
 	const svgHidden = /^(defs|symbol|clipPath|mask|pattern|marker|linearGradient|radialGradient|filter|title|desc|metadata|style|script)$/;
 	const modal = doc.querySelector("dialog:modal, [aria-modal=true]");
 	const scrolls = v => v === "auto" || v === "scroll";
+	// rotation: the rotate property's computed value ("45deg", "y 90deg",
+	// "1 1 0 30deg") as a transform function.
+	const rotation = v => {
+		const p = v.split(" ");
+		if (p.length === 2) return "rotate" + p[0].toUpperCase() + "(" + p[1] + ")";
+		if (p.length === 4) return "rotate3d(" + p.join(",") + ")";
+		return "rotate(" + v + ")";
+	};
 	const matrix = t => { try { return new DOMMatrixReadOnly(t); } catch { return null; } };
 
 	// Painters: what paints opaque over other boxes, kept with the area
@@ -221,13 +255,18 @@ const judgeOf = (doc) => {
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
 	const painter = (e, s, ctx, clip, pos, opacity, inline) => {
 		if (pos === "fixed" || pos === "sticky") return;
+		// A replaced element in flow (a picture, a drawing, a frame) paints
+		// with the text around it, in document order: over the text
+		// before it that it overlaps (pulled up by a negative margin).
 		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
 		let r = null;
 		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
 			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
 			else if (backdropHides(s.backdropFilter)) add(box(r), false, null);
+			borders(s, r, add);
 			for (const p of ["::before", "::after"]) {
 				const ps = style(e, p);
 				if (ps.content === "none" || ps.content === "normal" || ps.position !== "absolute" || !paintsOpaque(e, ps)) continue;
@@ -238,8 +277,15 @@ const judgeOf = (doc) => {
 		if (inline || (s.boxShadow === "none" && s.outlineStyle === "none")) return;
 		let grow = 0;
 		for (const part of s.boxShadow === "none" ? [] : s.boxShadow.split(/,(?![^()]*\))/)) {
-			if (/inset/.test(part)) continue;
 			const c = colourList(part)[0], nums = (part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || []).map(parseFloat);
+			if (/inset/.test(part)) {
+				// An inset shadow paints over the box's own background, inward
+				// from its edges: a spread of half the box or more fills it.
+				if (pos === "static" || !c || c[3] < OPAQUE || nums.length < 4 || opacity < OPAQUE) continue;
+				r ??= e.getBoundingClientRect();
+				if (nums[3] * 2 >= Math.min(r.width, r.height)) add(box(r), false, c);
+				continue;
+			}
 			if (c && c[3] >= OPAQUE && nums.length >= 4 && nums[3] >= 8) grow = Math.max(grow, nums[3] - Math.max(Math.abs(nums[0]), Math.abs(nums[1])));
 		}
 		const oc = rgba(s.outlineColor), ow = parseFloat(s.outlineWidth);
@@ -248,7 +294,43 @@ const judgeOf = (doc) => {
 		r ??= e.getBoundingClientRect();
 		add({l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow}, false, null);
 	};
-	const inside = (r, a) => r.left >= a.l && r.right <= a.r && r.top >= a.t && r.bottom <= a.b;
+	// borders: the sides of a positioned box's border that paint opaque
+	// (solid, 4px or more), each a painter of its own.
+	const SIDES = [["Top", (r, w) => ({l: r.left, t: r.top, r: r.right, b: r.top + w})], ["Bottom", (r, w) => ({l: r.left, t: r.bottom - w, r: r.right, b: r.bottom})],
+		["Left", (r, w) => ({l: r.left, t: r.top, r: r.left + w, b: r.bottom})], ["Right", (r, w) => ({l: r.right - w, t: r.top, r: r.right, b: r.bottom})]];
+	const borders = (s, r, add) => {
+		for (const [side, area] of SIDES) {
+			const w = parseFloat(s["border" + side + "Width"]);
+			if (!(w >= MIN_H) || !/^(solid|double|groove|ridge|inset|outset)$/.test(s["border" + side + "Style"])) continue;
+			const c = rgba(s["border" + side + "Color"]);
+			if (c && c[3] >= OPAQUE) add(area(r, w), false, c);
+		}
+	};
+	// inFlow: a replaced element in flow (a picture, a drawing, a frame)
+	// paints with the text around it, in document order: over the text
+	// before it that it overlaps (pulled up by a negative margin). The
+	// walk need not enter it (it holds no text): three styles say whether
+	// it paints opaque.
+	const inFlow = (e, s, ctx) => {
+		if (s.position !== "static" || s.float !== "none" || s.visibility !== "visible" || ctx.opacity * +s.opacity < OPAQUE) return;
+		const z = ctx.z, clip = ctx.clip;
+		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		if (e.localName === "svg") svgShapes(e, add);
+		else if (paintsOpaque(e, s)) add(box(e.getBoundingClientRect()), false, null);
+	};
+	// svgShapes: the rectangles of a drawing that paint opaque, upright
+	// (no rotation or skew), each a painter (at most 50 a drawing).
+	const svgShapes = (svg, add) => {
+		let n = 0;
+		for (const x of svg.querySelectorAll("rect")) {
+			if (++n > 50) break;
+			const xs = style(x), f = rgba(xs.fill);
+			if (!f || f[3] * +xs.fillOpacity * +xs.opacity < OPAQUE || xs.display === "none" || xs.visibility !== "visible") continue;
+			const m = x.getCTM && x.getCTM();
+			if (!m || Math.abs(m.b) > 1e-6 || Math.abs(m.c) > 1e-6) continue;
+			add(box(x.getBoundingClientRect()), false, f);
+		}
+	};
 	// above: whether painter p paints after text of e at z: a higher z,
 	// or the same and later in the document (an ::after after all its
 	// element holds). An ancestor's own background is beneath its text.
@@ -256,7 +338,18 @@ const judgeOf = (doc) => {
 	// shadowed: whether the boxes v.rects of a text of e (verdict v) lie
 	// under a painter. Asked once the whole page is walked (a painter may
 	// come after the text).
-	const shadowed = (e, v) => painters.some(p => p.e !== e && (p.pseudo || !holds(p.e, e)) && v.rects.every(r => inside(r, p.area)) && above(p, e, v.z));
+	// The boxes are plain numbers (DOMRect's getters are calls into the
+	// browser) and the geometry comes first: a text is asked about each
+	// painter.
+	const shadowed = (e, v) => {
+		for (const p of painters) {
+			const a = p.area;
+			let all = true;
+			for (const r of v.rects) if (!(r.l >= a.l && r.r <= a.r && r.t >= a.t && r.b <= a.b)) { all = false; break; }
+			if (all && p.e !== e && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z)) return true;
+		}
+		return false;
+	};
 
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
@@ -307,10 +400,13 @@ const judgeOf = (doc) => {
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
-		const transformed = !inline && s.transform !== "none";
+		// The rotate property turns a box as transform does (scale and
+		// translate show in its boxes, which the text judge reads).
+		const rot = inline ? "none" : s.rotate;
+		const transformed = !inline && (s.transform !== "none" || rot !== "none");
 		let m3 = null;
 		if (transformed || ctx.m3) {
-			const own = transformed ? matrix(s.transform) : null;
+			const own = transformed ? matrix((rot === "none" ? "" : rotation(rot) + " ") + (s.transform === "none" ? "" : s.transform)) : null;
 			m3 = ctx.m3 && own ? ctx.m3.multiply(own) : own || ctx.m3;
 			if (m3 && !m3.is2D) {
 				if (s.backfaceVisibility === "hidden" && m3.m33 < 0) return null;
@@ -453,6 +549,9 @@ const judgeOf = (doc) => {
 	const text = (n, e, s, ctx) => {
 		if (s.visibility !== "visible") return UNSEEN;
 		if (cover && !cover.contains(e)) return ALL;
+		// Text drawn as discs or squares (text-security) shows no word.
+		const sec = s.webkitTextSecurity;
+		if (sec && sec !== "none") return ALL;
 		const fs = parseFloat(s.fontSize);
 		if (fs < MIN_H || ctx.blur >= Math.max(2, fs / 4)) return ALL;
 		// SVG text: its element's box is what is drawn (a transform or
@@ -476,7 +575,7 @@ const judgeOf = (doc) => {
 		}
 		// Covers are judged once the page's painters are known (shadowed),
 		// from the first and the last box shown.
-		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
+		const probe = (shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]]).map(box);
 		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe, z: ctx.z};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
@@ -515,5 +614,58 @@ const judgeOf = (doc) => {
 	};
 
 	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
-	return {enter, unseen, text, painted, shadowed, painters, style, base, html, body};
+	// generated: the texts of e's ::before and ::after (context ctx, the
+	// one e passes to its content) that cannot be seen. A pseudo-element's
+	// box cannot be read, so what places it is judged from its styles: not
+	// displayed or visible, too small, faint, blurred, in a colour that
+	// does not show, clipped, squeezed, far off the document, or in an
+	// element that shows nothing. Its alternative text (content: "x" /
+	// "alt") is never drawn.
+	const generated = (e, s, ctx) => {
+		const out = [];
+		for (const p of ["::before", "::after"]) {
+			const ps = style(e, p), c = ps.content;
+			if (!c || c === "none" || c === "normal") continue;
+			const slash = c.search(/\s\/\s/);
+			const drawn = contentText(e, slash < 0 ? c : c.slice(0, slash)), alt = slash < 0 ? "" : contentText(e, c.slice(slash + 3));
+			if (alt.trim()) out.push(alt);
+			if (drawn.trim() && !pseudoShows(e, s, ps, ctx, drawn)) out.push(drawn);
+		}
+		return out;
+	};
+	// contentText: the words a content value draws (strings and attr();
+	// counters, quotes and pictures draw none that matter).
+	const contentText = (e, v) => {
+		let out = "";
+		for (const m of v.matchAll(/"((?:[^"\\]|\\.)*)"|attr\(\s*([^\s,)]+)[^)]*\)/g)) {
+			if (m[2]) out += e.getAttribute(m[2]) || "";
+			else out += m[1].replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/g, (_, hex, ch) => hex ? String.fromCodePoint(parseInt(hex, 16)) : ch);
+		}
+		return out;
+	};
+	const pseudoShows = (e, s, ps, ctx, t) => {
+		if (ps.display === "none" || ps.visibility !== "visible" || (ps.webkitTextSecurity || "none") !== "none") return false;
+		const fs = parseFloat(ps.fontSize), f = filterOf(ps.filter);
+		if (!(fs >= MIN_H) || ctx.opacity * +ps.opacity * f.opacity < MIN_OPACITY || ctx.blur + f.blur >= Math.max(2, fs / 4)) return false;
+		if (ps.clipPath !== "none" || maskOpacity(e, ps) === 0) return false;
+		const pos = ps.position;
+		if ((pos === "absolute" || pos === "fixed") && ps.clip.startsWith("rect(")) return false;
+		const m = ps.transform !== "none" && matrix(ps.transform);
+		if (m && Math.abs(m.a * m.d - m.b * m.c) < 0.05) return false;
+		if (!painted(e, s, ctx)) return false;
+		// Where a positioned one stands: from its element's box and its
+		// offsets (its containing block may be another box: near enough to
+		// tell one far off the document).
+		const r = e.getBoundingClientRect(), w = parseFloat(ps.width), h = parseFloat(ps.height);
+		if (ps.overflow !== "visible" && (w < MIN_W || h < MIN_H)) return false;
+		if (pos === "absolute" || pos === "fixed") {
+			const l = parseFloat(ps.left), tp = parseFloat(ps.top);
+			const x = r.left + (isNaN(l) ? 0 : l), y = r.top + (isNaN(tp) ? 0 : tp);
+			const v = {l: x, t: y, r: x + (w > 0 ? w : fs * t.length / 2), b: y + (h > 0 ? h : fs)};
+			if (!shows(cut(pos === "fixed" ? viewport : ctx.clip, v))) return false;
+		}
+		const bgs = backgrounds(ps, ctx.bgs, ctx.fx);
+		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
+	};
+	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, base, html, body};
 };

@@ -86,3 +86,24 @@ func TestVisibleChars(t *testing.T) {
 		t.Errorf("a clean string changed")
 	}
 }
+
+// TestOwnTexts: what a snapshot shows as each ref's own text, in letters:
+// a value, the direct "text:" lines, or a name of an element that is no
+// control; a control's name and a child's lines are not its own.
+func TestOwnTexts(t *testing.T) {
+	snap := `- main [ref=e1]:
+  - paragraph [ref=e2]: Hello world
+  - paragraph [ref=e3]:
+    - text: Before
+    - link "Click here" [ref=e4]:
+      - /url: /x
+    - text: after it
+  - heading "A title" [level=2] [ref=e5]
+  - button "Send" [ref=e6]
+  - generic [ref=e7]:
+    - paragraph [ref=e8]: nested words` + "\u200b" + `
+`
+	if got, want := ownTexts(visibleChars(snap)), "e2:10,e3:13,e5:6,e8:11"; got != want {
+		t.Errorf("ownTexts = %q, want %q", got, want)
+	}
+}

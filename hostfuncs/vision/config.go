@@ -16,13 +16,15 @@ type Config struct {
 	// Endpoint is the API's base URL, e.g. http://127.0.0.1:11434/v1: the
 	// request goes to Endpoint + "/chat/completions".
 	Endpoint string `toml:"endpoint"`
-	Model    string `toml:"model"`
+	// Model is the vision model the endpoint serves (qwen2.5vl, llava).
+	Model string `toml:"model"`
 	// APIKeyEnv names the environment variable whose value is sent as a
 	// Bearer token; empty sends none.
 	APIKeyEnv string `toml:"api_key_env"`
-	// Timeout bounds one model request (default DefaultTimeout).
+	// Timeout bounds one model request (default 30s: DefaultTimeout).
 	Timeout hostfuncs.Duration `toml:"timeout"`
-	// MaxImageBytes refuses a larger screenshot (default DefaultMaxImageBytes).
+	// MaxImageBytes refuses a larger screenshot (default 8 MiB:
+	// DefaultMaxImageBytes).
 	MaxImageBytes int `toml:"max_image_bytes"`
 }
 

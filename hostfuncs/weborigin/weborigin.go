@@ -4,9 +4,8 @@
 // host in lower case, the host in ASCII (an internationalised name in
 // punycode, as Chromium reports a page's URL), no trailing dot, no
 // default port. Two spellings of one origin then compare equal, and an
-// origin an operator typed in Unicode matches the page the browser is on
-// (issue 22): a grant stored as http://bücher.example used to match
-// nothing.
+// origin an operator typed in Unicode matches the page the browser is on:
+// a grant stored as http://bücher.example used to match nothing.
 package weborigin
 
 import (

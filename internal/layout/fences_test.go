@@ -28,6 +28,8 @@ var internalKinds = map[string]kind{
 	"internal/privatedir":   production, // the vault's and the grants' folders
 	"internal/secretforms":  production, // hostfuncs/browser's masking and plugins/secretmask
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
+	"internal/configdoc":    testHelper, // go run: writes docs/configuration.md from the config types
+	"internal/tooldoc":      testHelper, // go run: writes docs/tool-reference.md from the built plugins
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests
 	"internal/logrec":       testHelper,

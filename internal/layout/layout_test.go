@@ -1,5 +1,5 @@
 // Package layout fences the architecture: arrows point down (the layers
-// table in README.md, "How it is built").
+// table in docs/development.md, "How it is built").
 package layout
 
 import (

@@ -4,7 +4,7 @@
 // os.MkdirAll(dir, 0o700) secures only a folder it creates: a folder that
 // already exists keeps its owner and mode, so one another user made first
 // in a shared place (the system temp folder), or one left open to the
-// group, would hold the secrets or let them be replaced (issue 22).
+// group, would hold the secrets or let them be replaced.
 package privatedir
 
 import (

@@ -25,9 +25,15 @@ import (
 //	sha256 = "..."           # wasmwright console token new
 //	personalities = ["shop"] # optional: only these (default: all)
 type Config struct {
-	Enabled   bool       `toml:"enabled"`
-	Path      string     `toml:"path"`
-	Addr      string     `toml:"addr"`
+	// Enabled serves the console; it needs at least one operator.
+	Enabled bool `toml:"enabled"`
+	// Path is where the console is served on the MCP HTTP listener
+	// (default /console).
+	Path string `toml:"path"`
+	// Addr serves the console on a listener of its own instead (needed
+	// when the agents use stdio).
+	Addr string `toml:"addr"`
+	// Operators are the people who may log in.
 	Operators []Operator `toml:"operators"`
 	// Notify, when its url is set, posts takeover requests and pending
 	// approvals to a webhook where the operators are.
@@ -47,9 +53,13 @@ type Config struct {
 //	secret_env = "WASMWRIGHT_NOTIFY_SECRET"
 //	allow_loopback = false   # true: an http:// URL on a loopback address is allowed
 type Notify struct {
-	URL           string `toml:"url"`
-	SecretEnv     string `toml:"secret_env"`
-	AllowLoopback bool   `toml:"allow_loopback"`
+	// URL is the webhook (https; empty: no pings).
+	URL string `toml:"url"`
+	// SecretEnv names the environment variable holding the HMAC-SHA256
+	// signing secret.
+	SecretEnv string `toml:"secret_env"`
+	// AllowLoopback allows an http:// URL on a loopback address.
+	AllowLoopback bool `toml:"allow_loopback"`
 }
 
 // ConsolePath is where the console is served: Path, default "/console".
@@ -63,8 +73,12 @@ func (c Config) ConsolePath() string {
 // Operator is one operator of the console, known by the sha256 of
 // their token (never an agent's bearer token).
 type Operator struct {
-	Name          string   `toml:"name"`
-	SHA256        string   `toml:"sha256"`
+	// Name shows in the console and in the audit events.
+	Name string `toml:"name"`
+	// SHA256 is the sha256 hex of the operator's token (wasmwright console
+	// token new); never an agent's token.
+	SHA256 string `toml:"sha256"`
+	// Personalities limits the operator to these roles (default: all).
 	Personalities []string `toml:"personalities"`
 }
 

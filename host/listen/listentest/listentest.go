@@ -1,4 +1,5 @@
-// Package listentest floods an HTTP listener the way issue 22 did, and
+// Package listentest floods an HTTP listener the way a slowloris attack
+// does (sockets trickling their headers, redialling), and
 // measures what real clients get meanwhile: for the tests of the
 // front-ends that use host/listen.
 package listentest

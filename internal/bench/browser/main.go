@@ -136,7 +136,7 @@ func main() {
 	all := flag.Bool("all", false, "run every page")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83 and chrome-devtools-mcp@1.11.0 (make peer)")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
-	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds the commit before issue 13)")
+	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds it from an older commit)")
 	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
 	beforeRef := flag.String("before-ref", "", "the commit -before was built from, and what it was, for the text")
 	verbose := flag.Bool("v", false, "log each call")

@@ -34,7 +34,7 @@ func main() {
 	flag.Parse()
 	dir := filepath.Join(*corpus, "pages")
 	sites := groups(dir, *min)
-	fmt.Println("## A site's chrome once: several pages of one site (issue 25, bytes)")
+	fmt.Println("## A site's chrome once: several pages of one site (bytes)")
 	fmt.Println()
 	if len(sites) == 0 {
 		fmt.Printf("Skipped: no corpus pages at %s.\n", dir)

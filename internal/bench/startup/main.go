@@ -218,8 +218,8 @@ func main() {
 		}
 		return ms(measure.Med(connectNav[s.name])), true
 	})
-	add("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once; the default since issue 25)", "ms", firstNav("prewarm = true", 0))
-	add("browser.prewarm = false: nothing starts before the first call (the default before issue 25)", "ms", firstNav("prewarm = false", 0))
+	add("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once; the default now)", "ms", firstNav("prewarm = true", 0))
+	add("browser.prewarm = false: nothing starts before the first call (the default before)", "ms", firstNav("prewarm = false", 0))
 	add("browser.prewarm = true, navigate sent 3 s after tools/list", "ms", firstNav("prewarm = true", 3*time.Second))
 	memRow := func(f func(m mem) int64) func(s *system) (float64, bool) {
 		return func(s *system) (float64, bool) {

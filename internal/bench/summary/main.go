@@ -80,7 +80,7 @@ func main() {
 			src[r.Measure] = append(src[r.Measure], r.Source)
 		}
 	}
-	fmt.Println("## Every measure of issue 25 in one run")
+	fmt.Println("## Every measure of the speed goals in one run")
 	fmt.Println()
 	fmt.Print("The figures of this `make bench` run's programs, side by side (internal/bench/summary; the program that measured each is in the last column, and its own section below says how). ")
 	fmt.Print("PW is Playwright MCP 0.0.83 as it ships (it waits 500 ms for the page to settle after an action), PW0 the same with --timeout-settle 0, its fastest; the programs that start one peer start PW0. CD is chrome-devtools-mcp 1.11.0, where a program measures it (shown, not in the ratios). ")
