@@ -103,9 +103,30 @@ bench: deps grid build peer ## run the benchmarks and write BENCHMARKS.md
 # that grows beyond its noise. It prints a markdown section (BENCHMARKS.md).
 SOAK_DURATION ?= 10m
 SOAK_SESSIONS ?= 10
-.PHONY: soak bench-busy
+.PHONY: soak soak-fleet bench-busy
 soak: deps build ## run SOAK_SESSIONS agents on serve --http for SOAK_DURATION (10m); report slopes and failures by code
 	$(GO) -C internal/bench run ./soak -duration $(SOAK_DURATION) -sessions $(SOAK_SESSIONS)
+
+# soak-fleet runs SOAK_FLEET_HOSTS hosts on a Selenium Grid of
+# SOAK_FLEET_NODES single-slot nodes, each node in a network namespace of
+# its own (root), with SOAK_FLEET_SESSIONS agents that wait 2 s before each
+# call, for SOAK_DURATION; it reports each host's memory and fds over time,
+# how the sessions spread over the nodes, and failures by code.
+SOAK_FLEET_HOSTS ?= 3
+SOAK_FLEET_NODES ?= 4
+SOAK_FLEET_SESSIONS ?= 12
+SOAK_FLEET_CDP ?= hub
+soak-fleet: deps grid build ## run the fleet soak: hosts on a grid of single-slot nodes in network namespaces (needs root)
+	$(GO) -C internal/bench run ./soak -fleet -duration $(SOAK_DURATION) -sessions $(SOAK_FLEET_SESSIONS) \
+		-hosts $(SOAK_FLEET_HOSTS) -nodes $(SOAK_FLEET_NODES) -pause 2s -grid-cdp $(SOAK_FLEET_CDP)
+
+# bench-grid measures a grid session against a local one (open, navigate,
+# snapshot, click, type), interleaved, with CDP through the hub and
+# straight to the node (browser.grid_cdp), and what a grid session costs.
+BENCH_GRID_N ?= 15
+.PHONY: bench-grid
+bench-grid: deps grid plugins ## grid vs local per-call times (hub and node CDP), interleaved; needs root
+	$(GO) -C internal/bench run ./grid -n $(BENCH_GRID_N)
 
 # bench-busy navigates the 10 largest corpus pages through the real host
 # (default personality, detector on) while two busy loops per core spin, as

@@ -50,11 +50,11 @@ func newNetwork(cfg *Config, log *slog.Logger, onBlocked func(personality, sessi
 type egress struct{ n *network.Service }
 
 // sessionProxy is the browser's hook: the session's egress proxy.
-func (eg egress) sessionProxy(personality, session string) string {
+func (eg egress) sessionProxy(personality, session string) (string, error) {
 	if n := eg.n; n != nil {
-		return n.SessionProxy(personality, session)
+		return n.OpenSessionProxy(personality, session)
 	}
-	return ""
+	return "", nil
 }
 
 // beginCall drops what the session's pages met between calls: a result

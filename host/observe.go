@@ -49,7 +49,7 @@ func (h *Host) egressRefused(personality, session, reason string) {
 // or the loss of its node, as events.
 func (h *Host) gridReport(r browser.GridReport) {
 	if r.NodeLost != "" {
-		b, _ := json.Marshal(map[string]string{"node": capBytes(r.NodeLost, 256)})
+		b, _ := json.Marshal(map[string]string{"node": capBytes(r.NodeLost, 256), "cause": r.LostCause})
 		h.Emit(hostfuncs.Event{Kind: EventGridNodeLost, Personality: r.Personality, Session: r.Session, Data: b})
 		return
 	}

@@ -479,10 +479,17 @@ func hubRestart(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 // key it made (proxy_tls): its node's browser trusts that key alone.
 func twoHosts(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins string) {
 	s2 := newSite(t, "127.0.0.1:9")
-	h2 := gridHost(t, plugins, g.HubURL, g.HostIP, s2.hostport, "", "proxy_tls = true")
+	// The second host drives its browser straight at its node (grid_cdp).
+	h2 := gridHost(t, plugins, g.HubURL, g.HostIP, s2.hostport, `grid_cdp = "node"`, "proxy_tls = true")
+	if n := driverLinksToNodes(t, g); n != 0 {
+		t.Fatalf("before any node-CDP session, the drivers hold %d connections to the nodes", n)
+	}
 	res := must(t, h2, "b", "browser_navigate", map[string]any{"url": s2.URL + "/"})
 	if !strings.Contains(res.Text, "Page: Good") {
 		t.Fatalf("second host: page not shown:\n%s", res.Text)
+	}
+	if n := driverLinksToNodes(t, g); n != 1 {
+		t.Errorf("grid_cdp = node: the drivers hold %d CDP connections to the nodes, want 1 (the second host's session)", n)
 	}
 	res = must(t, h, "a", "browser_navigate", map[string]any{"url": s.URL + "/"})
 	if !strings.Contains(res.Text, "Page: Good") {
@@ -490,6 +497,9 @@ func twoHosts(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site, plugins
 	}
 	if _, err := call(h2, "b", "browser_navigate", map[string]any{"url": s.URL + "/"}); err == nil || err.Code != abi.CodeRefused {
 		t.Errorf("second host, first host's site: want refused by its own proxy's policy, got %v", err)
+	}
+	if n := driverLinksToNodes(t, g); n != 1 {
+		t.Errorf("a session through the hub beside it: the drivers hold %d connections to the nodes, want still 1", n)
 	}
 	must(t, h, "a", "browser_close", map[string]any{})
 	must(t, h2, "b", "browser_close", map[string]any{})

@@ -48,7 +48,7 @@ type Metrics struct {
 	toolCalls    *prometheus.CounterVec
 	callSeconds  *prometheus.HistogramVec
 	gridWait     *prometheus.HistogramVec
-	gridLost     prometheus.Counter
+	gridLost     *prometheus.CounterVec
 	swaps        *prometheus.CounterVec
 	withheld     *prometheus.CounterVec
 	egress       *prometheus.CounterVec
@@ -82,8 +82,8 @@ func New() *Metrics {
 	m.gridWait = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "wasmwright_grid_session_wait_seconds",
 		Help:    "Time a new browser session waited for the Selenium Grid (its queue and the node's browser start), by code.",
 		Buckets: []float64{.1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300}}, []string{"code"})
-	m.gridLost = prometheus.NewCounter(prometheus.CounterOpts{Name: "wasmwright_grid_node_lost_total",
-		Help: "Browser sessions whose Selenium Grid node was lost while they were open."})
+	m.gridLost = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wasmwright_grid_node_lost_total",
+		Help: "Browser sessions that lost their Selenium Grid browser while they were open, by cause: node (the node went away) or hub (the hub stopped or restarted)."}, []string{"cause"})
 	m.swaps = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wasmwright_plugin_swaps_total",
 		Help: "Plugin versions swapped in, refused or rolled back, by plugin."}, []string{"plugin", "outcome"})
 	m.withheld = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "wasmwright_pages_withheld_total",
@@ -158,7 +158,13 @@ func (m *Metrics) Observe(e hostfuncs.Event) {
 		}
 		m.gridWait.WithLabelValues(code).Observe(float64(d.MS) / 1000)
 	case KindGridNodeLost:
-		m.gridLost.Inc()
+		// A closed set: a hub's loss is not the node's fault, and an alert
+		// on lost nodes must not fire for a hub restart.
+		cause := "node"
+		if d.Cause == "hub" {
+			cause = "hub"
+		}
+		m.gridLost.WithLabelValues(cause).Inc()
 	}
 }
 
@@ -171,6 +177,7 @@ type eventData struct {
 	Vendor  string `json:"vendor"`
 	Reason  string `json:"reason"`
 	Verdict string `json:"verdict"`
+	Cause   string `json:"cause"`
 }
 
 // bounded is v as a label value of label: cut to 64 bytes, "none" when

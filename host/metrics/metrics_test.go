@@ -31,7 +31,9 @@ func TestObserveEvents(t *testing.T) {
 	m.Observe(ev(KindTakeover, "p", "", `{"outcome":"timeout"}`))
 	m.Observe(ev(KindGridSession, "p", "", `{"ms":2500}`))
 	m.Observe(ev(KindGridSession, "p", "", `{"ms":60000,"code":"resource_limit"}`))
-	m.Observe(ev(KindGridNodeLost, "p", "", `{"node":"http://n1"}`))
+	m.Observe(ev(KindGridNodeLost, "p", "", `{"node":"http://n1","cause":"node"}`))
+	m.Observe(ev(KindGridNodeLost, "p", "", `{"node":"http://n1","cause":"hub"}`))
+	m.Observe(ev(KindGridNodeLost, "p", "", `{"node":"http://n2","cause":"hub"}`))
 	for i := range maxValues + 5 {
 		m.Observe(ev(KindWithheld, "p", "", fmt.Sprintf(`{"vendor":"v%d"}`, i)))
 	}
@@ -53,7 +55,8 @@ func TestObserveEvents(t *testing.T) {
 		`wasmwright_takeovers_total{outcome="timeout",personality="p"} 1`,
 		`wasmwright_grid_session_wait_seconds_count{code="ok"} 1`,
 		`wasmwright_grid_session_wait_seconds_count{code="resource_limit"} 1`,
-		`wasmwright_grid_node_lost_total 1`,
+		`wasmwright_grid_node_lost_total{cause="node"} 1`,
+		`wasmwright_grid_node_lost_total{cause="hub"} 2`,
 		`wasmwright_mcp_sessions 3`,
 	} {
 		if !strings.Contains(text, want+"\n") {

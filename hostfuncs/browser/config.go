@@ -52,8 +52,17 @@ type Config struct {
 	// runs with one: the host needs it to withdraw its own session
 	// requests from the hub's queue at grid_queue_timeout
 	// (gridWithdraw). Without it such a hub keeps them queued until its
-	// own --session-request-timeout.
+	// own --session-request-timeout. It is a secret: write
+	// "${GRID_SECRET}" and set the variable, rather than the value.
 	GridRegistrationSecret string `toml:"grid_registration_secret"`
+	// GridCDP is where the host dials a grid browser's CDP endpoint:
+	// "hub" (the default: the session's se:cdp, relayed by the hub) or
+	// "node" (the same endpoint on the node that runs the browser, as the
+	// hub lists it: one relay fewer on every CDP message; the host must
+	// reach the nodes' port, as it already does to end orphaned sessions).
+	// The browser's own traffic is unchanged: it still reaches only the
+	// host's egress proxy.
+	GridCDP string `toml:"grid_cdp"`
 	// IdleTimeout closes sessions untouched this long (default 10m; a
 	// session a human is driving is never closed).
 	IdleTimeout Duration `toml:"idle_timeout"`

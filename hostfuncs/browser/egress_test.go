@@ -46,11 +46,11 @@ func TestEgressArgsRefused(t *testing.T) {
 func TestLaunchOptions(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	s := &launcher{env: &env{cfg: Config{Proxy: "http://upstream.test:3128", Args: []string{"--disable-features=Foo", "--lang=fr"}},
-		opts: Options{SessionProxy: func(p, sess string) string {
+		opts: Options{SessionProxy: func(p, sess string) (string, error) {
 			if sess == "none" {
-				return ""
+				return "", nil
 			}
-			return "http://ww-1:secret@127.0.0.1:4000"
+			return "http://ww-1:secret@127.0.0.1:4000", nil
 		}}}}
 	args := s.launchArgs()
 	var disable []string
@@ -76,11 +76,12 @@ func TestLaunchOptions(t *testing.T) {
 	if lp := s.launchProxy(); lp == nil || lp.Server != deadProxy || lp.Username != nil {
 		t.Errorf("launch proxy %+v, want the dead proxy", lp)
 	}
-	cp := s.contextProxy(s.proxyServer(sessKey{"p", "s"}))
+	raw, _ := s.proxyServer(sessKey{"p", "s"})
+	cp := s.contextProxy(raw)
 	if cp == nil || cp.Server != "http://127.0.0.1:4000" || cp.Username != nil || cp.Password != nil || cp.Bypass == nil || *cp.Bypass != "<-loopback>" {
 		t.Errorf("context proxy %+v: want the egress proxy without credentials, loopback not exempt", cp)
 	}
-	if p := s.proxyServer(sessKey{"p", "none"}); p != deadProxy {
+	if p, _ := s.proxyServer(sessKey{"p", "none"}); p != deadProxy {
 		t.Errorf("no egress proxy for a session: got %q, want the dead proxy", p)
 	}
 	// Without a network service, the operator's proxy keeps Playwright's

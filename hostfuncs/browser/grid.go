@@ -70,6 +70,9 @@ func (c Config) validateGrid() []error {
 	if c.GridQueueTimeout < 0 {
 		errs = append(errs, errors.New("browser.grid_queue_timeout must not be negative"))
 	}
+	if c.GridCDP != "" && c.GridCDP != "hub" && c.GridCDP != "node" {
+		errs = append(errs, fmt.Errorf("browser.grid_cdp = %q: want \"hub\" (through the hub, the default) or \"node\" (straight to the browser's node)", c.GridCDP))
+	}
 	if err := gridCapsProblem(c.GridCapabilities); err != nil {
 		errs = append(errs, err)
 	}
@@ -309,7 +312,7 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 		return nil, drv, nil, err
 	}
 	link := &gridLink{hub: s.cfg.Grid, node: s.gridNode(gs.id), id: gs.id, life: s.life, log: s.log, gone: make(chan struct{})}
-	b, err := drv.pw.Chromium.ConnectOverCDP(gs.cdp, pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
+	b, err := drv.pw.Chromium.ConnectOverCDP(s.gridCDPEndpoint(gs, link.node), pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
 	if err != nil {
 		link.end()
 		return nil, drv, nil, abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s started a browser on %s but the host could not reach it over CDP (%s): check that this host reaches the hub's CDP endpoint", s.cfg.Grid, link.node, cleanMsg(err.Error()))
@@ -319,6 +322,38 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 	s.mu.Unlock()
 	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", link.node, "session", gs.id, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
 	return b, drv, link, nil
+}
+
+// gridCDPEndpoint is where the host dials gs's browser: the hub's se:cdp,
+// or with grid_cdp = "node" the same path on node (the hub relays every
+// CDP message to the node's own endpoint, which relays it to the browser:
+// dialling the node skips a relay, each message's round trip shorter).
+// A node the hub did not list is reached through the hub.
+func (s *launcher) gridCDPEndpoint(gs *gridSession, node string) string {
+	if s.cfg.GridCDP != "node" {
+		return gs.cdp
+	}
+	if d := nodeCDP(gs.cdp, node); d != "" {
+		return d
+	}
+	s.log.Warn("grid_cdp = \"node\": the hub did not list the session's node; driving it through the hub", "session", gs.id, "node", node)
+	return gs.cdp
+}
+
+// nodeCDP is cdp (ws://hub:4444/session/ID/se/cdp) on node
+// (http://node:5555), or "" when node is not a URL.
+func nodeCDP(cdp, node string) string {
+	c, err := url.Parse(cdp)
+	n, nerr := url.Parse(node)
+	if err != nil || nerr != nil || cdp == "" || n.Host == "" || (n.Scheme != "http" && n.Scheme != "https") {
+		return ""
+	}
+	c.Host = n.Host
+	c.Scheme = "ws"
+	if n.Scheme == "https" {
+		c.Scheme = "wss"
+	}
+	return c.String()
 }
 
 // gridStartAllowance is the time a node has to start a browser once it

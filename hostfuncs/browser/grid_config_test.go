@@ -3,6 +3,8 @@ package browser
 import (
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -63,7 +65,7 @@ func TestGridCapabilitiesCarryTheHostFlags(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"binary": "/opt/chromium", "args": []any{"--lang=fr"}},
-	}}, opts: Options{SessionProxy: func(string, string) string { return "" }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
+	}}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }, ProxyHost: "10.9.0.1", ProxyTrustSPKI: "abc="}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
@@ -137,7 +139,7 @@ team = "a"
 	if err := c.Validate(); err != nil {
 		t.Fatalf("harmless nested capabilities refused: %v", err)
 	}
-	l := &launcher{env: &env{cfg: c, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	l := &launcher{env: &env{cfg: c, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
@@ -185,7 +187,7 @@ func TestGridArgsEverySpelling(t *testing.T) {
 	}
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"args": []any{"-disable-features=Translate"}},
-	}}, opts: Options{SessionProxy: func(string, string) string { return "" }}}}
+	}}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}}}
 	raw, err := l.gridCapabilities()
 	if err != nil {
 		t.Fatal(err)
@@ -207,5 +209,31 @@ func TestGridArgsEverySpelling(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("want exactly one --disable-features, got %d in %v", n, caps.Chrome.Args)
+	}
+}
+
+// grid_cdp = "node" dials the session's CDP endpoint on the node the hub
+// listed for it (one relay fewer); the default, or a node the hub did not
+// list, dials the hub's se:cdp. Anything else is refused at load.
+func TestGridCDPEndpoint(t *testing.T) {
+	gs := &gridSession{id: "s1", cdp: "ws://10.9.0.1:4444/session/s1/se/cdp"}
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	at := func(mode string) *launcher {
+		return &launcher{env: &env{cfg: Config{Grid: "http://10.9.0.1:4444", GridCDP: mode}, log: quiet}}
+	}
+	for _, c := range []struct{ mode, node, want string }{
+		{"", "http://10.9.1.2:5555", gs.cdp},
+		{"hub", "http://10.9.1.2:5555", gs.cdp},
+		{"node", "http://10.9.1.2:5555", "ws://10.9.1.2:5555/session/s1/se/cdp"},
+		{"node", "https://node-3.grid:5555", "wss://node-3.grid:5555/session/s1/se/cdp"},
+		{"node", "an unknown node", gs.cdp},
+	} {
+		if got := at(c.mode).gridCDPEndpoint(gs, c.node); got != c.want {
+			t.Errorf("grid_cdp %q, node %q: dialled %s, want %s", c.mode, c.node, got, c.want)
+		}
+	}
+	bad := Config{Grid: "http://hub:4444", GridCDP: "direct"}
+	if err := errors.Join(bad.validateGrid()...); err == nil || !strings.Contains(err.Error(), "browser.grid_cdp") {
+		t.Errorf("grid_cdp = direct: want refused naming the key, got %v", err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -54,7 +55,15 @@ type gridLink struct {
 	gone          chan struct{}
 	goneOnce      sync.Once
 	endOnce       sync.Once
+	// byHub is set, before gone is closed, when the hub (stopped or
+	// restarted), not the node, lost the browser: the node-loss report
+	// says which (GridReport.LostCause).
+	byHub atomic.Bool
 }
+
+// hubSeen is an answer already read from the hub's /status (err nil: it
+// answered), so that naming a loss does not ask the hub a second time.
+type hubSeen struct{ err error }
 
 // gridWatchEvery is how often a call under way on a grid session asks the
 // hub whether its node still answers. The probe is one small request to
@@ -68,12 +77,16 @@ const gridMisses = 2
 // markNodeLost marks ss crashed because its grid node is gone: every wait
 // on it (await) ends with browser_crashed naming the node. A session being
 // closed is not lost (closing its browser disconnects it too).
-func (ss *session) markNodeLost() {
+func (ss *session) markNodeLost() { ss.markLost(nil) }
+
+// markLost is markNodeLost with the hub's answer to /status when the
+// caller already read it (nil: lossCause reads it).
+func (ss *session) markLost(seen *hubSeen) {
 	g := ss.grid
 	if g == nil || ss.closing.Load() || ss.nodeLost() {
 		return
 	}
-	why, hub := g.lossCause()
+	why, hub := g.lossCause(seen)
 	if ss.closing.Load() {
 		return
 	}
@@ -81,7 +94,10 @@ func (ss *session) markNodeLost() {
 	// crash, the browser going away): the reason names it.
 	ss.crashWhy.Store(why)
 	ss.markCrashed(why)
-	g.goneOnce.Do(func() { close(g.gone) })
+	g.goneOnce.Do(func() {
+		g.byHub.Store(hub)
+		close(g.gone)
+	})
 	if hub {
 		// The browser may still run on its node, holding the slot, with no
 		// way for the host to drive it: end it there now.
@@ -92,11 +108,16 @@ func (ss *session) markNodeLost() {
 // lossCause says why the host lost g's browser, within a few seconds: the
 // hub does not answer (stopped, restarting), the hub answers but no longer
 // knows the session that its node still runs (it restarted), or the node
-// is gone. hub reports the first two: the node is not to blame.
-func (g *gridLink) lossCause() (why string, hub bool) {
+// is gone. hub reports the first two: the node is not to blame. seen,
+// when set, is the hub's answer the caller already had.
+func (g *gridLink) lossCause(seen *hubSeen) (why string, hub bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 	defer cancel()
-	if _, err := ReadGridStatus(ctx, g.hub); err != nil {
+	if seen == nil {
+		_, err := ReadGridStatus(ctx, g.hub)
+		seen = &hubSeen{err}
+	}
+	if seen.err != nil {
 		return fmt.Sprintf("the Selenium Grid hub at %s does not answer (it stopped or is restarting) and the host lost its connection to the browser on node %s, which it ended there; not a fault of the node", g.hub, g.node), true
 	}
 	if g.nodeHolds(ctx) {
@@ -265,18 +286,32 @@ func (s *sessions) gridNodeLost(ss *session) bool {
 
 // gridGone reports whether ss, a grid session left with no tab, lost its
 // browser rather than had its tabs closed: its connection is down, or the
-// hub does not answer.
-func (s *sessions) gridGone(ctx context.Context, ss *session) bool {
+// hub does not answer. seen is the hub's answer when it was asked (for
+// markLost, which then does not ask again).
+func (s *sessions) gridGone(ctx context.Context, ss *session) (gone bool, seen *hubSeen) {
 	if ss.grid == nil || ss.closing.Load() {
-		return false
+		return false, nil
 	}
 	if ss.browser != nil && !ss.browser.IsConnected() {
-		return true
+		return true, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
 	defer cancel()
 	_, err := ReadGridStatus(ctx, ss.grid.hub)
-	return err != nil
+	return err != nil, &hubSeen{err}
+}
+
+// lostWithNoTab answers a call on ss, a session left with no tab, when
+// its grid browser is gone (the hub, or the node, went away and its tabs
+// closed with the connection before the disconnect was told): a crash,
+// named; nil when the tabs were only closed.
+func (s *sessions) lostWithNoTab(ctx context.Context, ss *session) error {
+	gone, seen := s.gridGone(ctx, ss)
+	if !gone {
+		return nil
+	}
+	ss.markLost(seen)
+	return s.crashedInFlight(ss, "its tabs closed with the grid's connection")
 }
 
 // crashedInFlight drops ss, whose browser went away while a call was

@@ -2,12 +2,16 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // The probe of a grid session reads the hub's answers as Selenium 4.48.0
@@ -89,7 +93,7 @@ func TestGridLossCauseAndEnd(t *testing.T) {
 	defer hub.Close()
 
 	restarted := &gridLink{hub: hub.URL, node: node.URL, id: "s1"}
-	if why, byHub := restarted.lossCause(); !byHub || !strings.Contains(why, "hub at "+hub.URL+" restarted") || strings.Contains(why, "was lost") {
+	if why, byHub := restarted.lossCause(nil); !byHub || !strings.Contains(why, "hub at "+hub.URL+" restarted") || strings.Contains(why, "was lost") {
 		t.Errorf("a restarted hub: got %q (hub %v)", why, byHub)
 	}
 	restarted.end()
@@ -99,11 +103,11 @@ func TestGridLossCauseAndEnd(t *testing.T) {
 	}
 	nodeHolds, deleted = false, nil
 	mu.Unlock()
-	if why, byHub := restarted.lossCause(); byHub || why != "the grid node "+node.URL+" was lost" {
+	if why, byHub := restarted.lossCause(nil); byHub || why != "the grid node "+node.URL+" was lost" {
 		t.Errorf("a node that no longer holds the session: got %q (hub %v)", why, byHub)
 	}
 	down := &gridLink{hub: "http://127.0.0.1:1", node: node.URL, id: "s1"}
-	if why, byHub := down.lossCause(); !byHub || !strings.Contains(why, "does not answer") || !strings.Contains(why, "not a fault of the node") {
+	if why, byHub := down.lossCause(nil); !byHub || !strings.Contains(why, "does not answer") || !strings.Contains(why, "not a fault of the node") {
 		t.Errorf("a hub that does not answer: got %q (hub %v)", why, byHub)
 	}
 	down.end()
@@ -112,4 +116,72 @@ func TestGridLossCauseAndEnd(t *testing.T) {
 		t.Errorf("a hub that does not answer: want the session ended at its node, got %v", deleted)
 	}
 	mu.Unlock()
+}
+
+// A grid session left with no tab whose hub does not answer is a crash
+// named after the hub, and the node-loss report says the hub caused it
+// (the metric's cause label), the hub's /status read once for both the
+// question and the naming. A node that went away is reported as the
+// node's loss.
+func TestGridLossReadsTheHubOnceAndReportsItsCause(t *testing.T) {
+	var mu sync.Mutex
+	reads := 0
+	hubUp := false
+	hub := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r.Method == http.MethodGet && r.URL.Path == "/status" {
+			reads++
+			if hubUp {
+				io.WriteString(w, `{"value":{"ready":true,"nodes":[]}}`)
+				return
+			}
+			w.WriteHeader(http.StatusBadGateway) // a proxy in front of a hub that is down
+			io.WriteString(w, "bad gateway")
+			return
+		}
+		io.WriteString(w, `{"value":null}`) // the DELETE that ends the session
+	}))
+	defer hub.Close()
+	node := httptest.NewServer(http.NotFoundHandler()) // a node that holds nothing
+	defer node.Close()
+
+	reports := make(chan GridReport, 4)
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	newSession := func(id string) (*sessions, *session) {
+		e := &env{opts: Options{OnGrid: func(r GridReport) { reports <- r }}, log: quiet, life: context.Background()}
+		s := &sessions{env: e, concealer: &concealer{env: e, typing: map[sessKey]*operatorTyping{}},
+			byKey: map[sessKey]*session{}, crashed: map[sessKey]string{}, lostNode: map[sessKey]string{}}
+		ss := &session{key: sessKey{"p", id}, gone: make(chan struct{}),
+			grid: &gridLink{hub: hub.URL, node: node.URL, id: id, life: context.Background(), log: quiet, gone: make(chan struct{})}}
+		s.byKey[ss.key] = ss
+		s.reportGrid(ss, 0, nil)
+		if r := <-reports; r.NodeLost != "" {
+			t.Fatalf("the start's report names a lost node: %+v", r)
+		}
+		return s, ss
+	}
+
+	s, ss := newSession("s1")
+	err := s.lostWithNoTab(context.Background(), ss)
+	var ae *abi.Error
+	if !errors.As(err, &ae) || ae.Code != abi.CodeBrowserCrashed || !strings.Contains(ae.Message, "hub at "+hub.URL+" does not answer") {
+		t.Fatalf("want browser_crashed naming the hub, got %v", err)
+	}
+	if r := <-reports; r.NodeLost != node.URL || r.LostCause != "hub" {
+		t.Errorf("a hub that does not answer: report %+v, want cause hub", r)
+	}
+	mu.Lock()
+	if reads != 1 {
+		t.Errorf("the hub's /status was read %d times to find and name one loss, want 1", reads)
+	}
+	hubUp = true
+	mu.Unlock()
+
+	// The hub answers and the node no longer holds the session: the node's loss.
+	_, lost := newSession("s2")
+	lost.markNodeLost()
+	if r := <-reports; r.LostCause != "node" || !strings.Contains(lost.crashReason(), "the grid node "+node.URL+" was lost") {
+		t.Errorf("a lost node: report %+v, reason %q; want cause node", r, lost.crashReason())
+	}
 }

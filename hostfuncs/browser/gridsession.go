@@ -179,7 +179,7 @@ func (s *launcher) gridWithdraw(tag string) bool {
 		if resp != nil {
 			why = resp.Status
 		}
-		s.log.Warn("the Selenium Grid hub did not let the host withdraw its session request: it stays queued until the hub's --session-request-timeout, and a session started for it then holds a slot until the node's --session-timeout; set browser.grid_registration_secret to the hub's --registration-secret", "grid", s.cfg.Grid, "answer", why)
+		s.log.Warn("the Selenium Grid hub did not let the host withdraw its session request: it stays queued until the hub's --session-request-timeout, and a session started for it then holds a slot until the node's --session-timeout; set browser.grid_registration_secret to the hub's --registration-secret (from the environment: \"${GRID_SECRET}\")", "grid", s.cfg.Grid, "answer", why)
 	}
 	return true
 }

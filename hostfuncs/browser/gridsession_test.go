@@ -97,7 +97,7 @@ func newFakeHub(t *testing.T, hubTimeout time.Duration) *fakeHub {
 
 func gridTestLauncher(hub string, queue time.Duration) *launcher {
 	return &launcher{env: &env{cfg: Config{Grid: hub, GridQueueTimeout: Duration(queue), GridRegistrationSecret: "s3"},
-		opts: Options{SessionProxy: func(string, string) string { return "" }}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), life: context.Background()}}
+		opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), life: context.Background()}}
 }
 
 // A full grid answers resource_limit naming browser.grid_queue_timeout at

@@ -17,8 +17,10 @@ type GridReport struct {
 	// opened.
 	Wait time.Duration
 	Err  error
-	// NodeLost, when set, names the node the open session lost.
-	NodeLost string
+	// NodeLost, when set, names the node the open session lost, and
+	// LostCause says what lost it: "node" (the node went away) or "hub"
+	// (the hub stopped or restarted; the node was not at fault).
+	NodeLost, LostCause string
 }
 
 // reportGrid tells Options.OnGrid how a grid session's start went and,
@@ -37,7 +39,11 @@ func (s *sessions) reportGrid(ss *session, wait time.Duration, err error) {
 	go func() {
 		select {
 		case <-g.gone:
-			on(GridReport{Personality: ss.key.personality, Session: ss.key.session, NodeLost: g.node})
+			cause := "node"
+			if g.byHub.Load() {
+				cause = "hub"
+			}
+			on(GridReport{Personality: ss.key.personality, Session: ss.key.session, NodeLost: g.node, LostCause: cause})
 		case <-ss.gone:
 		case <-s.life.Done():
 		}

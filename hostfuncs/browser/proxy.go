@@ -62,22 +62,27 @@ const remoteEgressNote = "The browser is remote: its pages are given the egress 
 // proxyServer is the proxy a session's context uses: the network service's
 // per-session egress proxy (Options.SessionProxy), else the personality's
 // (Options.ProxyFor), else (no network service) Config.Proxy. Egress proxies carry their
-// credentials in the URL (http://user:pass@127.0.0.1:port).
-func (s *launcher) proxyServer(k sessKey) string {
+// credentials in the URL (http://user:pass@127.0.0.1:port). The session
+// proxy's error (its listener could not be started) is the open's answer.
+func (s *launcher) proxyServer(k sessKey) (string, error) {
 	if s.opts.SessionProxy != nil {
-		if p := s.opts.SessionProxy(k.personality, k.session); p != "" {
-			return p
+		p, err := s.opts.SessionProxy(k.personality, k.session)
+		if err != nil {
+			return "", err
+		}
+		if p != "" {
+			return p, nil
 		}
 	}
 	if s.opts.ProxyFor != nil {
 		if p := s.opts.ProxyFor(k.personality); p != "" {
-			return p
+			return p, nil
 		}
 	}
 	if s.egressGoverned() {
-		return deadProxy // no egress proxy for k: fail closed, never around it
+		return deadProxy, nil // no egress proxy for k: fail closed, never around it
 	}
-	return s.cfg.Proxy
+	return s.cfg.Proxy, nil
 }
 
 // contextProxy is the per-context proxy option for a session whose proxy

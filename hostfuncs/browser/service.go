@@ -49,8 +49,10 @@ type Options struct {
 	// session is created.
 	ProxyFor func(personality string) string
 	// SessionProxy, when set, returns the proxy of one session (the network
-	// service's per-session egress proxy); it wins over ProxyFor.
-	SessionProxy func(personality, session string) string
+	// service's per-session egress proxy); it wins over ProxyFor. An error
+	// (no port left in network.proxy_ports) refuses the session's open
+	// with it: a session without its proxy is not opened.
+	SessionProxy func(personality, session string) (string, error)
 	// CheckURL, when set, vets a URL before it is loaded (navigate, a new
 	// tab, a source fetch), after the service's own http(s) check: the
 	// network service's check of credentials, ports and hosts. An

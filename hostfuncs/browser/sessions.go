@@ -160,13 +160,11 @@ func (s *sessions) begin(ctx context.Context, c *hostfuncs.Caller, create bool) 
 	if t != nil {
 		t.probed, t.plainAhead = nil, nil // probes are good for one call
 	}
-	if t == nil && !create && s.gridGone(ctx, ss) {
-		// The hub (or the node) went away and its tabs closed with the
-		// connection before the disconnect was told: a crash, named.
-		ss.markNodeLost()
-		err := s.crashedInFlight(ss, "its tabs closed with the grid's connection")
-		ss.mu.Unlock()
-		return nil, nil, err
+	if t == nil && !create {
+		if err := s.lostWithNoTab(ctx, ss); err != nil {
+			ss.mu.Unlock()
+			return nil, nil, err
+		}
 	}
 	if t == nil {
 		if !create {
@@ -313,8 +311,11 @@ func (s *sessions) open(ctx context.Context, k sessKey, named string) (*session,
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
 	s.proxyMu.Lock()
-	proxy := s.launcher.proxyServer(k)
+	proxy, err := s.launcher.proxyServer(k)
 	s.proxyMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
 	ss.proxy, ss.egressMark = proxy, answerMark(proxy)
 
 	prof, warnings, err := s.profileFor(k, named)

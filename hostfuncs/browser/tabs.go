@@ -252,7 +252,10 @@ func (s *actions) emulateDevice(ss *session, t *tab, name string) (_ *tab, lost 
 	}
 	ss.evMu.Unlock()
 	curIdx := max(ss.tabIndex(t), 0)
-	proxy := s.launcher.proxyServer(ss.key)
+	proxy, err := s.launcher.proxyServer(ss.key)
+	if err != nil {
+		return nil, "", err
+	}
 	o := pw.BrowserNewContextOptions{
 		UserAgent: pw.String(dev.UserAgent), Viewport: dev.Viewport, Screen: dev.Screen,
 		DeviceScaleFactor: pw.Float(dev.DeviceScaleFactor), IsMobile: pw.Bool(dev.IsMobile), HasTouch: pw.Bool(dev.HasTouch),

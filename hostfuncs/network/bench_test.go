@@ -108,7 +108,7 @@ func proxiedBrowser(b *testing.B, site http.Handler) (*Service, *browser.Service
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		b.Skipf("needs Chromium and the Playwright driver: %v", err)
 	}
-	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+	br, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: b.TempDir()}, browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if err != nil {
 		b.Fatal(err)
 	}

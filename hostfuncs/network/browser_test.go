@@ -27,7 +27,7 @@ func browserWith(t *testing.T, s *Service) *browser.Service {
 	// busy machine; what these tests expect to fail is refused at once.
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(30 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy, ProxyHost: s.ProxyHost()})
+		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy, ProxyHost: s.ProxyHost()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,7 +71,7 @@ func TestBrowserResolvesNoNames(t *testing.T) {
 	netlog := filepath.Join(t.TempDir(), "netlog.json")
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), Args: []string{"--log-net-log=" + netlog},
 		ActionTimeout: browser.Duration(20 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,7 +78,7 @@ window.__done = (async () => {
 		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), ActionTimeout: browser.Duration(20 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if err != nil {
 		t.Fatal(err)
 	}

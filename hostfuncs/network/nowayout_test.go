@@ -256,7 +256,7 @@ func noWayOut(t *testing.T, persistent bool) {
 	if persistent {
 		cfg.ProfilesDir, cfg.PersistentProfiles = t.TempDir(), []string{"p"}
 	}
-	b, err := browser.New(cfg, browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+	b, err := browser.New(cfg, browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if err != nil {
 		t.Fatal(err)
 	}

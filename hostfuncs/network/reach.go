@@ -47,7 +47,8 @@ type Reach struct {
 	// "first-last" (default: any free port). A fleet sets it so a firewall
 	// or a Kubernetes NetworkPolicy can name the ports the grid nodes may
 	// reach; each open session holds one, so give at least as many as
-	// browser.max_contexts.
+	// browser.max_contexts. The range used up, a new session is refused
+	// (resource_limit naming this key).
 	ProxyPorts string `toml:"proxy_ports"`
 	// ProxyTLS makes the listeners speak TLS.
 	ProxyTLS bool `toml:"proxy_tls"`

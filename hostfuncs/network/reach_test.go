@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 )
 
 // With proxy_tls the listener speaks TLS with the key TrustSPKI names,
@@ -120,5 +121,44 @@ func TestProxyPortsRange(t *testing.T) {
 	var ae *abi.Error
 	if !errors.As(err, &ae) || ae.Code != abi.CodeResourceLimit || !strings.Contains(ae.Message, "network.proxy_ports") {
 		t.Errorf("the range used up: want resource_limit naming network.proxy_ports, got %v", err)
+	}
+}
+
+// network.proxy_ports used up refuses the session itself with
+// resource_limit naming the key, before any browser starts for it: a
+// session without its egress proxy is not opened (it used to open, pointed
+// at the fail-closed address, and every page failed as the proxy's).
+func TestProxyPortsUsedUpRefuseTheSession(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	port := held.Addr().(*net.TCPAddr).Port
+	s, err := New(Options{Logger: quiet(), Reach: Reach{ProxyPorts: fmt.Sprintf("%d-%d", port, port)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	opened := false
+	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir()}, browser.Options{Logger: quiet(),
+		SessionProxy: func(personality, session string) (string, error) {
+			p, err := s.OpenSessionProxy(personality, session)
+			opened = opened || err == nil
+			return p, err
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close(context.Background())
+	_, ae := callBrowser[abi.BrowserNavigateResponse](s, b, "p", "s", abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: "http://site.test/"})
+	if ae == nil || ae.Code != abi.CodeResourceLimit || !strings.Contains(ae.Message, "network.proxy_ports "+fmt.Sprint(port)) {
+		t.Fatalf("want resource_limit naming network.proxy_ports, got %v", ae)
+	}
+	if opened {
+		t.Error("a proxy was handed out from a used-up range")
+	}
+	if open := b.Sessions(); len(open) != 0 {
+		t.Errorf("a session opened without its egress proxy: %+v", open)
 	}
 }

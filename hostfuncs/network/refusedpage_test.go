@@ -45,7 +45,7 @@ func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(3 * time.Second), NavigationTimeout: browser.Duration(5 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy, CheckURL: CheckOpenURL,
+		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy, CheckURL: CheckOpenURL,
 			EgressFailure: func(personality, session, rawURL string) error {
 				refused, reason, ok := s.EgressFailure(personality, session, rawURL)
 				if !ok {

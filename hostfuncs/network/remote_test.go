@@ -105,7 +105,7 @@ window.__done = fetch("http://127.0.0.1:%d/", {mode: "no-cors"}).then(() => "set
 	ws := remoteServer(t)
 	b, err := browser.New(browser.Config{RemoteWS: ws, WorkspaceDir: t.TempDir(),
 		ActionTimeout: browser.Duration(10 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},
-		browser.Options{Logger: quiet(), SessionProxy: s.SessionProxy})
+		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -218,37 +218,59 @@ func (s *Service) rulesFor(personality string) *rules {
 // unguarded.
 const failClosed = "http://127.0.0.1:1"
 
+// errClosed answers a session's proxy asked of a closed service (the host
+// is shutting down).
+var errClosed = abi.Errorf(abi.CodeNotAvailable, "the host is shutting down: its egress proxy takes no new session; retry on another host or after the restart")
+
 // SessionProxy returns the proxy URL for one (personality, session): its
-// own loopback listener, so refusals are reported to that session.
+// own listener, so refusals are reported to that session. A proxy that
+// cannot be started gives the fail-closed address (OpenSessionProxy says
+// why).
 func (s *Service) SessionProxy(personality, session string) string {
+	p, err := s.OpenSessionProxy(personality, session)
+	if err != nil {
+		return failClosed
+	}
+	return p
+}
+
+// OpenSessionProxy is SessionProxy with the reason its listener could not
+// be started: network.proxy_ports used up (resource_limit naming the key),
+// the address not bindable, the service closed. The browser then opens no
+// session at all, rather than one whose every request fails as an egress
+// failure.
+func (s *Service) OpenSessionProxy(personality, session string) (string, error) {
 	k := sessKey{personality, session}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return failClosed
+		return "", errClosed
 	}
 	if l := s.sessions[k]; l != nil {
 		s.mu.Unlock()
-		return l.proxyURL()
+		return l.proxyURL(), nil
 	}
 	s.mu.Unlock()
 	r := s.rulesFor(personality)
 	l, err := s.listen(r, k)
 	if err != nil {
-		s.log.Error("egress proxy not started: the session's requests will fail", "err", err)
-		return failClosed
+		s.log.Error("egress proxy not started: the session is refused", "err", err)
+		if abi.AsError(err).Code == abi.CodeResourceLimit {
+			return "", err
+		}
+		return "", abi.Errorf(abi.CodeNotAvailable, "the session's egress proxy could not be started on %s (%v): ask the operator to check network.proxy_listen and network.proxy_ports", s.opts.Reach.bind(), err)
 	}
 	var evict []*listener
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
 		l.close()
-		return failClosed
+		return "", errClosed
 	}
 	if old := s.sessions[k]; old != nil { // lost a race
 		s.mu.Unlock()
 		l.close()
-		return old.proxyURL()
+		return old.proxyURL(), nil
 	}
 	s.sessions[k] = l
 	s.order = append(s.order, k)
@@ -265,7 +287,7 @@ func (s *Service) SessionProxy(personality, session string) string {
 	for _, ol := range evict {
 		ol.close()
 	}
-	return l.proxyURL()
+	return l.proxyURL(), nil
 }
 
 // ProxyFor returns the proxy shared by every personality with the same

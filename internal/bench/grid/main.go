@@ -1,16 +1,21 @@
 // Command grid measures browsers on a Selenium Grid against a local
 // browser, through the same host API: a real hub and two nodes, each in
 // a network namespace of its own (internal/seleniumgrid), the host's
-// egress proxy on the hub's address. For each side: the time to open a
-// session (the first navigate of a new session: the browser start, on
-// the grid the queue and the node's chromedriver too), and per call,
-// navigate and snapshot on a loopback page, medians. Then what one grid
+// egress proxy on the hub's address. Three sides, each a host of its own,
+// measured interleaved (each round runs every side once, in a rotating
+// order, so a busy moment of the shared machine falls on all of them):
+// a local browser, a grid browser driven through the hub (grid_cdp =
+// "hub") and one driven straight at its node (grid_cdp = "node"). For
+// each: the time to open a session (the first navigate of a new session:
+// the browser start, on the grid the queue and the node's chromedriver
+// too), and per call navigate, click, type and snapshot on a loopback
+// page, medians. Then what one grid
 // session costs: on its node, the memory (PSS) of the browser's processes
 // (Chromium and its chromedriver) and of the node's Selenium server, and
 // the processor time each used during the timed calls; on the host, the
 // processor time of the host and its Playwright driver for those calls.
 //
-//	go -C internal/bench run ./grid [-n 15] [-opens 3]
+//	go -C internal/bench run ./grid [-n 15] [-opens 3]   (make bench-grid)
 //
 // It prints a markdown section; without root, ip netns, Java,
 // chromedriver or the jar (make grid) it prints why it measured nothing.
@@ -27,6 +32,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -55,7 +61,16 @@ func main() {
 }
 
 type figures struct {
-	open, navigate, snapshot []time.Duration
+	open, navigate, click, typ, snapshot []time.Duration
+}
+
+// side is one host measured: local, or on the grid through the hub or
+// straight at the node.
+type side struct {
+	name     string
+	h        *host.Host
+	f        figures
+	lastText string // the last navigate's answer: the refs to click and type by
 }
 
 func run(root string, n, opens int) error {
@@ -81,38 +96,50 @@ func run(root string, n, opens int) error {
 	}))
 	defer site.Close()
 	hp := strings.TrimPrefix(site.URL, "http://")
-	local, err := newHost(plugins, "", "127.0.0.1", hp)
-	if err != nil {
+	var sides []*side
+	defer func() {
+		for _, sd := range sides {
+			if sd.h != nil {
+				sd.h.Close(context.Background())
+			}
+		}
+	}()
+	for _, c := range []struct{ name, grid, proxyIP, cdp string }{
+		{"local", "", "127.0.0.1", ""}, {"grid, CDP through the hub", g.HubURL, g.HostIP, "hub"}, {"grid, CDP straight to the node", g.HubURL, g.HostIP, "node"},
+	} {
+		h, err := newHost(plugins, c.grid, c.proxyIP, hp, c.cdp)
+		if err != nil {
+			return err
+		}
+		sides = append(sides, &side{name: c.name, h: h})
+	}
+	if err := interleaved(sides, site.URL, n, opens); err != nil {
 		return err
 	}
-	lf, err := measure(local, site.URL, n, opens, nil)
-	local.Close(context.Background())
-	if err != nil {
-		return fmt.Errorf("local: %w", err)
-	}
-	grid, err := newHost(plugins, g.HubURL, g.HostIP, hp)
-	if err != nil {
-		return err
+	// What one grid session costs: the hub side alone, the other hosts
+	// (and the local Chromium, which the host's share would count) gone.
+	for _, sd := range []*side{sides[0], sides[2]} {
+		sd.h.Close(context.Background())
+		sd.h = nil
 	}
 	w := &usageWatch{g: g}
-	gf, err := measure(grid, site.URL, n, opens, w)
-	grid.Close(context.Background())
-	if err != nil {
-		return fmt.Errorf("grid: %w", err)
+	if err := pairs(sides[1].h, site.URL, n, w); err != nil {
+		return fmt.Errorf("%s: %w", sides[1].name, err)
 	}
-	report(lf, gf, up, w.cost(n), n, opens)
+	report(sides, up, w.cost(n), n, opens)
 	return nil
 }
 
-// newHost is a host with the browser plugin, local (grid "") or on grid.
-func newHost(plugins, grid, proxyIP, allowed string) (*host.Host, error) {
+// newHost is a host with the browser plugin, local (grid "") or on grid,
+// its CDP through the hub or to the node (cdp).
+func newHost(plugins, grid, proxyIP, allowed, cdp string) (*host.Host, error) {
 	dir, err := os.MkdirTemp("", "gridbench-host-")
 	if err != nil {
 		return nil, err
 	}
 	gridKeys := ""
 	if grid != "" {
-		gridKeys = fmt.Sprintf("grid = %q\ngrid_queue_timeout = \"120s\"", grid)
+		gridKeys = fmt.Sprintf("grid = %q\ngrid_queue_timeout = \"120s\"\ngrid_cdp = %q", grid, cdp)
 	}
 	cfgText := fmt.Sprintf(`[host]
 plugins_dir = %q
@@ -145,65 +172,135 @@ network = { allowed_hosts = [%q] }
 	return host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 }
 
-// measure opens sessions one after the other (each timed by its first
-// navigate, then closed), then times n navigates and n snapshots on one
-// open session; w (if any) samples the processes before and after them.
-func measure(h *host.Host, url string, n, opens int, w *usageWatch) (figures, error) {
-	var f figures
-	do := func(session, tool string, args any) (time.Duration, error) {
-		raw, _ := json.Marshal(args)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		t0 := time.Now()
-		_, err := h.Call(ctx, host.Request{Session: session, Tool: tool, Args: raw})
-		return time.Since(t0), err
+// call times one tool call on h; text is the result's text and snapshot.
+func call(h *host.Host, session, tool string, args any) (d time.Duration, text string, err error) {
+	raw, _ := json.Marshal(args)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	t0 := time.Now()
+	res, err := h.Call(ctx, host.Request{Session: session, Tool: tool, Args: raw})
+	d = time.Since(t0)
+	if res != nil {
+		text = res.Text + "\n" + res.Snapshot
 	}
-	// A first session warms the driver and the plugin: not counted.
-	if _, err := do("warm", "browser_navigate", map[string]any{"url": url}); err != nil {
-		return f, err
+	return d, text, err
+}
+
+var (
+	buttonRef = regexp.MustCompile(`button "Button"[^\n]*\[ref=([^\]\s]+)\]`)
+	fieldRef  = regexp.MustCompile(`textbox "Field"[^\n]*\[ref=([^\]\s]+)\]`)
+)
+
+// interleaved warms every side (a first session, not counted), then opens
+// sessions, then runs n rounds of navigate, snapshot, click and type on
+// one open session per side: each measurement runs on every side in turn,
+// the order rotating with the round.
+func interleaved(sides []*side, url string, n, opens int) error {
+	each := func(round int, f func(sd *side) error) error {
+		for i := range sides {
+			sd := sides[(i+round)%len(sides)]
+			if err := f(sd); err != nil {
+				return fmt.Errorf("%s: %w", sd.name, err)
+			}
+		}
+		return nil
 	}
-	do("warm", "browser_close", map[string]any{})
+	nav := map[string]any{"url": url}
+	if err := each(0, func(sd *side) error {
+		_, _, err := call(sd.h, "warm", "browser_navigate", nav)
+		call(sd.h, "warm", "browser_close", map[string]any{})
+		return err
+	}); err != nil {
+		return err
+	}
 	for i := range opens {
 		s := fmt.Sprintf("o%d", i)
-		d, err := do(s, "browser_navigate", map[string]any{"url": url})
-		if err != nil {
-			return f, err
+		if err := each(i, func(sd *side) error {
+			d, _, err := call(sd.h, s, "browser_navigate", nav)
+			sd.f.open = append(sd.f.open, d)
+			call(sd.h, s, "browser_close", map[string]any{})
+			return err
+		}); err != nil {
+			return err
 		}
-		f.open = append(f.open, d)
-		do(s, "browser_close", map[string]any{})
 	}
-	if _, err := do("calls", "browser_navigate", map[string]any{"url": url}); err != nil {
-		return f, err
+	for r := range n + 1 { // round 0 opens the sessions: not counted
+		var err error
+		step := func(tool string, args func(text string) (map[string]any, error), into func(f *figures) *[]time.Duration) {
+			if err != nil {
+				return
+			}
+			err = each(r, func(sd *side) error {
+				a, aerr := args(sd.lastText)
+				if aerr != nil {
+					return aerr
+				}
+				d, text, cerr := call(sd.h, "calls", tool, a)
+				if cerr != nil {
+					return fmt.Errorf("%s: %w", tool, cerr)
+				}
+				if tool == "browser_navigate" {
+					sd.lastText = text
+				}
+				if r > 0 {
+					*into(&sd.f) = append(*into(&sd.f), d)
+				}
+				return nil
+			})
+		}
+		ref := func(re *regexp.Regexp, extra map[string]any) func(string) (map[string]any, error) {
+			return func(text string) (map[string]any, error) {
+				m := re.FindStringSubmatch(text)
+				if m == nil {
+					return nil, fmt.Errorf("no ref for %s in the navigate's snapshot: %.300s", re, text)
+				}
+				a := map[string]any{"ref": m[1]}
+				for k, v := range extra {
+					a[k] = v
+				}
+				return a, nil
+			}
+		}
+		step("browser_navigate", func(string) (map[string]any, error) { return nav, nil }, func(f *figures) *[]time.Duration { return &f.navigate })
+		step("browser_snapshot", func(string) (map[string]any, error) { return map[string]any{}, nil }, func(f *figures) *[]time.Duration { return &f.snapshot })
+		step("browser_click", ref(buttonRef, nil), func(f *figures) *[]time.Duration { return &f.click })
+		step("browser_type", ref(fieldRef, map[string]any{"text": "hello"}), func(f *figures) *[]time.Duration { return &f.typ })
+		if err != nil {
+			return err
+		}
 	}
-	if w != nil {
-		w.before = w.sample()
-	}
+	return nil
+}
+
+// pairs runs n navigate+snapshot pairs on h's open "calls" session while w
+// samples the processes before and after them.
+func pairs(h *host.Host, url string, n int, w *usageWatch) error {
+	w.before = w.sample()
 	for range n {
-		d, err := do("calls", "browser_navigate", map[string]any{"url": url})
-		if err != nil {
-			return f, err
+		if _, _, err := call(h, "calls", "browser_navigate", map[string]any{"url": url}); err != nil {
+			return err
 		}
-		f.navigate = append(f.navigate, d)
-		if d, err = do("calls", "browser_snapshot", map[string]any{}); err != nil {
-			return f, err
+		if _, _, err := call(h, "calls", "browser_snapshot", map[string]any{}); err != nil {
+			return err
 		}
-		f.snapshot = append(f.snapshot, d)
 	}
-	if w != nil {
-		w.after = w.sample()
-	}
-	do("calls", "browser_close", map[string]any{})
-	return f, nil
+	w.after = w.sample()
+	call(h, "calls", "browser_close", map[string]any{})
+	return nil
 }
 
 // usage is what the processes of one side used: the busy node's browser
 // (Chromium and chromedriver) and Selenium server, the host (this process
 // and its Playwright driver). Memory in KB (PSS), time in clock ticks.
 type usage struct {
-	browserPSS, serverPSS, hostPSS       int64
-	browserTicks, serverTicks, hostTicks int64
-	hubTicks                             int64
-	browserProcs                         int
+	browserPSS, serverPSS, hostPSS int64
+	browserTicks, serverTicks      int64
+	hubTicks                       int64
+	browserProcs                   int
+	// host are the host's processes' ticks by PID: its share is summed
+	// over the processes in both samples (and new ones), so a process of
+	// a closed host that exits between them does not count against it.
+	host map[int]int64
 }
 
 // usageWatch samples usage before and after the timed calls.
@@ -241,6 +338,7 @@ func (w *usageWatch) sample() usage {
 	// The hub and the nodes are this process's children too: the host is
 	// the rest of its tree (this process and its Playwright driver).
 	var hostPIDs []int
+	u.host = map[int]int64{}
 	for _, st := range procfs.Tree(os.Getpid()) {
 		switch {
 		case onNode[st.PID]:
@@ -248,7 +346,7 @@ func (w *usageWatch) sample() usage {
 			u.hubTicks += st.UTime + st.STime
 		default:
 			hostPIDs = append(hostPIDs, st.PID)
-			u.hostTicks += st.UTime + st.STime
+			u.host[st.PID] = st.UTime + st.STime
 		}
 	}
 	u.hostPSS = procfs.Memory(hostPIDs, "Pss")
@@ -263,10 +361,14 @@ func (w *usageWatch) cost(n int) string {
 		return ""
 	}
 	perCall := func(ticks int64) float64 { return float64(ticks) * 10 / float64(n) } // ms per navigate+snapshot
+	var hostTicks int64
+	for pid, t := range a.host {
+		hostTicks += t - b.host[pid] // a new process: all of its ticks
+	}
 	return fmt.Sprintf("one session open on a node: its browser is %d processes (Chromium and chromedriver), %.0f MB PSS; the node's Selenium server %.0f MB PSS (once per node). "+
 		"Processor time per navigate+snapshot pair (%d pairs): the browser %.0f ms, the node's server %.0f ms and the hub %.0f ms (relaying CDP), the host (wasmwright and its Playwright driver) %.0f ms; the host's PSS with the session open: %.0f MB",
 		a.browserProcs, float64(a.browserPSS)/1024, float64(a.serverPSS)/1024,
-		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(a.hostTicks-b.hostTicks), float64(a.hostPSS)/1024)
+		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(hostTicks), float64(a.hostPSS)/1024)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -278,19 +380,33 @@ func median(ds []time.Duration) time.Duration {
 	return s[len(s)/2]
 }
 
-func report(l, g figures, up time.Duration, cost string, n, opens int) {
+func report(sides []*side, up time.Duration, cost string, n, opens int) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d.Microseconds())/1000) }
-	row := func(name string, a, b []time.Duration) {
-		ratio := float64(median(b)) / float64(max(median(a), 1))
-		fmt.Printf("| %s | %s | %s | %.1fx |\n", name, ms(median(a)), ms(median(b)), ratio)
+	fmt.Printf("A hub and two nodes (one slot each), each node in its own network namespace; the host's egress proxy on the hub's address; the same host API (Host.Call) and loopback page on every side, measured interleaved (each round runs every side once, the order rotating). Medians: %d session opens and %d navigates, snapshots, clicks and types (5 characters) per side. Load average at the end: %s. The grid came up in %s.\n\n", opens, n, loadavg(), up.Round(time.Second))
+	fmt.Println("| | local (ms) | grid, CDP through the hub (ms) | grid, CDP to the node (ms) | hub / local | node / local |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	row := func(name string, get func(f figures) []time.Duration) {
+		l, h, nd := median(get(sides[0].f)), median(get(sides[1].f)), median(get(sides[2].f))
+		fmt.Printf("| %s | %s | %s | %s | %.2fx | %.2fx |\n", name, ms(l), ms(h), ms(nd), float64(h)/float64(max(l, 1)), float64(nd)/float64(max(l, 1)))
 	}
-	fmt.Printf("A hub and two nodes (one slot each), each node in its own network namespace; the host's egress proxy on the hub's address; the same host API (Host.Call) and loopback page on both sides. Medians: %d session opens, %d navigates and %d snapshots per side. The grid came up in %s.\n\n", opens, n, n, up.Round(time.Second))
-	fmt.Println("| | local browser (ms) | grid browser (ms) | grid / local |")
-	fmt.Println("|---|---:|---:|---:|")
-	row("open a session (first navigate)", l.open, g.open)
-	row("navigate", l.navigate, g.navigate)
-	row("snapshot", l.snapshot, g.snapshot)
+	row("open a session (first navigate)", func(f figures) []time.Duration { return f.open })
+	row("navigate", func(f figures) []time.Duration { return f.navigate })
+	row("snapshot", func(f figures) []time.Duration { return f.snapshot })
+	row("click", func(f figures) []time.Duration { return f.click })
+	row("type", func(f figures) []time.Duration { return f.typ })
 	if cost != "" {
-		fmt.Printf("\nCost on a node: %s.\n", cost)
+		fmt.Printf("\nCost on a node (CDP through the hub): %s.\n", cost)
 	}
+}
+
+func loadavg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "unknown"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "unknown"
+	}
+	return strings.Join(f[:3], " ")
 }

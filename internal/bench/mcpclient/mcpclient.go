@@ -62,13 +62,14 @@ func BenchConfig(cacheDir, pluginsDir, workspace, browserKeys string) string {
 // (takeover, with the console the caller appends).
 type Bench struct {
 	CacheDir, PluginsDir, Workspace, BrowserKeys string
+	HostKeys                                     string // more [host] keys, one a line
 	WatchPlugins                                 bool
 	ExtraGrants                                  []string
 }
 
 // Config is the config's text.
 func (b Bench) Config() string {
-	host := fmt.Sprintf("cache_dir = %q\nwatch_plugins = %t\n", b.CacheDir, b.WatchPlugins)
+	host := fmt.Sprintf("cache_dir = %q\nwatch_plugins = %t\n", b.CacheDir, b.WatchPlugins) + b.HostKeys
 	if b.PluginsDir != "" {
 		host += fmt.Sprintf("plugins_dir = %q\n", b.PluginsDir)
 	}

@@ -76,7 +76,7 @@ func main() {
 	// so the direct peer is a service of its own, without one.
 	bcfg := browser.Config{Headed: "false", WorkspaceDir: filepath.Join(os.TempDir(), "ww-bench-network"),
 		NavigationTimeout: browser.Duration(10 * time.Second)}
-	proxied, err := browser.New(bcfg, browser.Options{Logger: log, SessionProxy: nw.SessionProxy})
+	proxied, err := browser.New(bcfg, browser.Options{Logger: log, SessionProxy: nw.OpenSessionProxy})
 	if err != nil {
 		fail(err)
 	}

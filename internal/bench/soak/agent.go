@@ -104,6 +104,13 @@ type run struct {
 	end         time.Time
 	takeoverDue atomic.Int32 // takeovers asked for and not yet claimed by an agent
 	agents      int
+	// pause is an agent's wait before each call (a model thinking); 0:
+	// none. callWait bounds one call (default 5m: a fleet's call may wait
+	// in the grid's queue longer). shortSessions: an MCP session does one
+	// or two laps, not 3-7, so a grid slot goes back to the queue sooner.
+	pause         time.Duration
+	callWait      time.Duration
+	shortSessions bool
 }
 
 func (r *run) over() bool { return time.Now().After(r.end) || r.ctx.Err() != nil }
@@ -122,7 +129,11 @@ func (r *run) agent(i int) {
 		}
 		r.t.add(func(t *tally) { t.opened++ })
 		a := &session{r: r, c: c, name: fmt.Sprintf("agent %d", i)}
-		for laps := 3 + (i+k)%5; laps > 0 && !r.over(); laps-- {
+		laps := 3 + (i+k)%5
+		if r.shortSessions {
+			laps = 1 + (i+k)%2
+		}
+		for ; laps > 0 && !r.over(); laps-- {
 			a.lap(i, k)
 			k++
 		}
@@ -147,7 +158,19 @@ type session struct {
 // fail with ("" when it must succeed); it returns the call's text and
 // whether it went as expected.
 func (s *session) call(tool string, args map[string]any, expect abi.Code) (string, bool) {
-	ctx, cancel := context.WithTimeout(s.r.ctx, 5*time.Minute)
+	if s.r.pause > 0 {
+		// The agent's model reading the last answer: the workload, not a
+		// synchronisation.
+		select {
+		case <-s.r.ctx.Done():
+		case <-time.After(s.r.pause):
+		}
+	}
+	wait := s.r.callWait
+	if wait == 0 {
+		wait = 5 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(s.r.ctx, wait)
 	defer cancel()
 	text, d, err := s.c.Tool(ctx, tool, args)
 	err = asToolError(err)

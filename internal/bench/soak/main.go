@@ -43,6 +43,11 @@ type options struct {
 	csv             string
 	goroutinesAfter string
 	heapAfter       string
+	// The fleet soak (fleet.go): hosts on a grid of single-slot nodes.
+	fleet        bool
+	hosts, nodes int
+	pause        time.Duration
+	gridCDP      string
 }
 
 func main() {
@@ -59,12 +64,20 @@ func main() {
 	flag.StringVar(&o.csv, "csv", "", "also write every sample to this CSV file")
 	flag.StringVar(&o.heapAfter, "heap-after", "", "write the server's heap profile (pprof), once every session has closed, to this file")
 	flag.StringVar(&o.goroutinesAfter, "goroutines-after", "", "write the server's goroutine profile, once every session has closed, to this file")
+	flag.BoolVar(&o.fleet, "fleet", false, "run the fleet soak: -hosts hosts on a Selenium Grid of -nodes single-slot nodes in network namespaces (needs root and make grid)")
+	flag.IntVar(&o.hosts, "hosts", 3, "fleet: hosts (serve --http) on the grid")
+	flag.IntVar(&o.nodes, "nodes", 4, "fleet: single-slot grid nodes")
+	flag.DurationVar(&o.pause, "pause", 0, "each agent's wait before a call, as a model's (the fleet soak uses 2s unless set)")
+	flag.StringVar(&o.gridCDP, "grid-cdp", "hub", "fleet: browser.grid_cdp of the hosts (hub or node)")
 	flag.Parse()
 	if *corpus != "" {
 		o.pagesDir = filepath.Join(*corpus, "pages")
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if o.fleet {
+		os.Exit(mainFleet(ctx, o))
+	}
 	rep, err := soak(ctx, o)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "soak:", err)
@@ -92,7 +105,7 @@ func soak(ctx context.Context, o options) (*report, error) {
 	}
 	defer env.tearDown()
 	r := &run{ctx: ctx, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4 * o.sessions}},
-		url: env.srv.URL, token: env.srv.Token, site: env.site, t: newTally()}
+		url: env.srv.URL, token: env.srv.Token, site: env.site, t: newTally(), pause: o.pause}
 	rep := &report{t: r.t, pagesDir: o.pagesDir, pages: len(env.site.pages)}
 	rep.before = take(env.srv.Pid(), env.pprof, 0)
 	start := time.Now()
