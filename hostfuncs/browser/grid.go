@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -312,7 +313,7 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 		return nil, drv, nil, err
 	}
 	link := &gridLink{hub: s.cfg.Grid, node: s.gridNode(gs.id), id: gs.id, life: s.life, log: s.log, gone: make(chan struct{})}
-	b, err := drv.pw.Chromium.ConnectOverCDP(s.gridCDPEndpoint(gs, link.node), pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
+	b, err := drv.pw.Chromium.ConnectOverCDP(gs.dialAt(s.cfg.GridCDP, link.node, s.log), pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
 	if err != nil {
 		link.end()
 		return nil, drv, nil, abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s started a browser on %s but the host could not reach it over CDP (%s): check that this host reaches the hub's CDP endpoint", s.cfg.Grid, link.node, cleanMsg(err.Error()))
@@ -324,19 +325,19 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 	return b, drv, link, nil
 }
 
-// gridCDPEndpoint is where the host dials gs's browser: the hub's se:cdp,
-// or with grid_cdp = "node" the same path on node (the hub relays every
-// CDP message to the node's own endpoint, which relays it to the browser:
+// dialAt is where the host dials gs's browser: the hub's se:cdp, or with
+// mode (grid_cdp) "node" the same path on node (the hub relays every CDP
+// message to the node's own endpoint, which relays it to the browser:
 // dialling the node skips a relay, each message's round trip shorter).
 // A node the hub did not list is reached through the hub.
-func (s *launcher) gridCDPEndpoint(gs *gridSession, node string) string {
-	if s.cfg.GridCDP != "node" {
+func (gs *gridSession) dialAt(mode, node string, log *slog.Logger) string {
+	if mode != "node" {
 		return gs.cdp
 	}
 	if d := nodeCDP(gs.cdp, node); d != "" {
 		return d
 	}
-	s.log.Warn("grid_cdp = \"node\": the hub did not list the session's node; driving it through the hub", "session", gs.id, "node", node)
+	log.Warn("grid_cdp = \"node\": the hub did not list the session's node; driving it through the hub", "session", gs.id, "node", node)
 	return gs.cdp
 }
 

@@ -218,9 +218,6 @@ func TestGridArgsEverySpelling(t *testing.T) {
 func TestGridCDPEndpoint(t *testing.T) {
 	gs := &gridSession{id: "s1", cdp: "ws://10.9.0.1:4444/session/s1/se/cdp"}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	at := func(mode string) *launcher {
-		return &launcher{env: &env{cfg: Config{Grid: "http://10.9.0.1:4444", GridCDP: mode}, log: quiet}}
-	}
 	for _, c := range []struct{ mode, node, want string }{
 		{"", "http://10.9.1.2:5555", gs.cdp},
 		{"hub", "http://10.9.1.2:5555", gs.cdp},
@@ -228,7 +225,7 @@ func TestGridCDPEndpoint(t *testing.T) {
 		{"node", "https://node-3.grid:5555", "wss://node-3.grid:5555/session/s1/se/cdp"},
 		{"node", "an unknown node", gs.cdp},
 	} {
-		if got := at(c.mode).gridCDPEndpoint(gs, c.node); got != c.want {
+		if got := gs.dialAt(c.mode, c.node, quiet); got != c.want {
 			t.Errorf("grid_cdp %q, node %q: dialled %s, want %s", c.mode, c.node, got, c.want)
 		}
 	}

@@ -288,7 +288,7 @@ func (s *sessions) gridNodeLost(ss *session) bool {
 // browser rather than had its tabs closed: its connection is down, or the
 // hub does not answer. seen is the hub's answer when it was asked (for
 // markLost, which then does not ask again).
-func (s *sessions) gridGone(ctx context.Context, ss *session) (gone bool, seen *hubSeen) {
+func (ss *session) gridGone(ctx context.Context) (gone bool, seen *hubSeen) {
 	if ss.grid == nil || ss.closing.Load() {
 		return false, nil
 	}
@@ -306,7 +306,7 @@ func (s *sessions) gridGone(ctx context.Context, ss *session) (gone bool, seen *
 // closed with the connection before the disconnect was told): a crash,
 // named; nil when the tabs were only closed.
 func (s *sessions) lostWithNoTab(ctx context.Context, ss *session) error {
-	gone, seen := s.gridGone(ctx, ss)
+	gone, seen := ss.gridGone(ctx)
 	if !gone {
 		return nil
 	}
