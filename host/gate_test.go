@@ -364,6 +364,15 @@ func TestGateTabsAndChannels(t *testing.T) {
 	res, e = call("popup", "browser_click", `{"ref":"`+ref+`"}`)
 	noWall(t, "popup: click", res, e)
 	g.waitServed(t, "/wall")
+	// The popup's page reaches the session through the driver's event,
+	// which may come after the server saw its request: the tab list says
+	// when it is there (the list shows a withheld tab's place, never its
+	// content).
+	for deadline := time.Now().Add(2 * time.Minute); ; {
+		if res, e = call("popup", "browser_tabs", `{"action":"list"}`); e == nil && strings.Contains(res.Text, "1:") || time.Now().After(deadline) {
+			break
+		}
+	}
 	res, e = call("popup", "browser_tabs", `{"action":"select","index":1}`)
 	wantWall(t, "popup: select the popup", res, e)
 	res, e = call("popup", "browser_snapshot", `{}`)

@@ -342,7 +342,6 @@ func TestMoveActive(t *testing.T) {
 // A :focus style's colour transition, still running when the action
 // answers, changes no line: the focus move is answered without a snapshot.
 func TestColourTransitionIsNoChange(t *testing.T) {
-	t.Parallel() // its own session: overlaps the package's other tests' waits
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	n := countSnapshots(t)
