@@ -84,9 +84,14 @@ func TestMain(m *testing.M) {
 // seconds to load. A test that wants a timeout to fire gives the call its
 // own (TimeoutMS, a context deadline); the "at once" checks (at most
 // atOnce) stay well under ActionTimeout, so they still tell an answer at
-// once from one that waited the timeout out.
+// once from one that waited the timeout out. Sessions: each test opens
+// its own and leaves it open; with tests in parallel on a busy machine,
+// sixteen (the default) let a slow test's session be closed as the least
+// recently used between two of its calls, so the shared service keeps
+// more (the tests of eviction set their own bound).
 func testConfig(tmp string) Config {
 	return Config{
+		MaxContexts:       40,
 		Headed:            "false",
 		WorkspaceDir:      filepath.Join(tmp, "workspace"),
 		UploadDir:         filepath.Join(tmp, "uploads"),

@@ -44,7 +44,9 @@ func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
 	}
 	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
-		ActionTimeout: browser.Duration(3 * time.Second), NavigationTimeout: browser.Duration(5 * time.Second)},
+		// Bounds that catch a hang, not a slow machine: a refusal answers at
+		// once; at 8 busy loops per core a refused page's load took over 5 s.
+		ActionTimeout: browser.Duration(60 * time.Second), NavigationTimeout: browser.Duration(60 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy, CheckURL: CheckOpenURL,
 			EgressFailure: func(personality, session, rawURL string) error {
 				refused, reason, ok := s.EgressFailure(personality, session, rawURL)
