@@ -137,7 +137,26 @@ func (l snapLine) render(hadChildren, children bool) string {
 //
 // Names no one sees go the same way (unseenNames).
 func filterHidden(snap string, j judgement, mark bool) string {
+	return parseSnapshot(snap).filter(j, mark)
+}
+
+// parsedSnapshot is a snapshot split into lines once (splitSnapshot), for
+// the judge's question (ownTexts) and its answer (filter) alike.
+type parsedSnapshot struct {
+	snap  string
+	lines []snapLine
+	ends  []int
+	at    map[string]int
+}
+
+func parseSnapshot(snap string) *parsedSnapshot {
 	lines, ends, at := splitSnapshot(snap)
+	return &parsedSnapshot{snap, lines, ends, at}
+}
+
+// filter is filterHidden on a parsed snapshot (its lines are edited).
+func (p *parsedSnapshot) filter(j judgement, mark bool) string {
+	snap, lines, ends, at := p.snap, p.lines, p.ends, p.at
 	for _, r := range j.Drop {
 		if i, ok := at[r]; ok {
 			if mark {
@@ -383,8 +402,11 @@ func findText(s, text string) int {
 // in the document's text nodes, which is how the judge finds where to
 // look for it (a pseudo-element's style costs too much to read for every
 // element).
-func ownTexts(snap string) string {
-	lines, ends, _ := splitSnapshot(snap)
+func ownTexts(snap string) string { return parseSnapshot(snap).ownTexts() }
+
+// ownTexts is ownTexts of a parsed snapshot (read only).
+func (p *parsedSnapshot) ownTexts() string {
+	lines, ends := p.lines, p.ends
 	letters := func(s string) int {
 		n := 0
 		for _, r := range s {

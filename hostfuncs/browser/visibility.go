@@ -193,11 +193,12 @@ func invisibleRune(r rune) bool {
 func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string, error) {
 	t0 := time.Now()
 	snap = visibleChars(snap)
-	j, err := judgePage(t, wait, ownTexts(snap))
+	parsed := parseSnapshot(snap) // once: the judge's question and its answer
+	j, err := judgePage(t, wait, parsed.ownTexts())
 	if err != nil {
 		return "", err
 	}
-	out := filterHidden(snap, j, mark)
+	out := parsed.filter(j, mark)
 	judged.add(time.Since(t0), j.MS, len(snap), len(out))
 	return out, nil
 }
