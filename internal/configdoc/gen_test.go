@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -14,7 +15,7 @@ import (
 
 func root(t *testing.T) string {
 	t.Helper()
-	r, err := moduleRoot()
+	r, err := reporoot.Find()
 	if err != nil {
 		t.Fatal(err)
 	}

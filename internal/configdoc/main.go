@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -26,7 +27,7 @@ const (
 func main() {
 	write := flag.Bool("w", false, "rewrite "+page+" in place (default: print the generated part)")
 	flag.Parse()
-	root, err := moduleRoot()
+	root, err := reporoot.Find()
 	if err == nil {
 		err = run(root, *write)
 	}
@@ -109,22 +110,4 @@ func splice(pageText, gen string) (string, error) {
 		return "", errors.New(page + " has lost its configdoc markers: put back " + beginMark + " and " + endMark)
 	}
 	return before + beginMark + "\n" + gen + endMark + after, nil
-}
-
-// moduleRoot is the folder holding go.mod, from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working directory: run it inside the repository")
-		}
-		dir = up
-	}
 }

@@ -30,6 +30,7 @@ var internalKinds = map[string]kind{
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
 	"internal/configdoc":    testHelper, // go run: writes docs/configuration.md from the config types
 	"internal/tooldoc":      testHelper, // go run: writes docs/tool-reference.md from the built plugins
+	"internal/reporoot":     testHelper, // the doc generators' repository root
 	"internal/corpus":       testHelper,
 	"internal/layout":       testHelper, // holds only tests
 	"internal/listentest":   testHelper, // floods a front-end's listener (frontend/listen)

@@ -11,9 +11,9 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"io"
 	"log/slog"
 	"os"
@@ -62,7 +62,7 @@ func main() {
 }
 
 func run(write bool) error {
-	root, err := moduleRoot()
+	root, err := reporoot.Find()
 	if err != nil {
 		return err
 	}
@@ -194,22 +194,4 @@ func contains(s []string, v string) bool {
 		}
 	}
 	return false
-}
-
-// moduleRoot is the folder holding go.mod, from the working directory up.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("no go.mod above the working directory: run it inside the repository")
-		}
-		dir = up
-	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // given another argument, risk or description without the page
 // regenerated fails here.
 func TestPageMatchesPlugins(t *testing.T) {
-	root, err := moduleRoot()
+	root, err := reporoot.Find()
 	if err != nil {
 		t.Fatal(err)
 	}
