@@ -86,13 +86,19 @@ func (s *launcher) gridNewSession(ctx context.Context) (*gridSession, error) {
 	req.Header.Set("Content-Type", "application/json; charset=utf-8")
 	resp, err := gridHTTP.Do(req)
 	switch {
+	case ctx.Err() != nil:
+		// The caller gave up: its withdrawal may have made the hub answer
+		// before the transport saw the cancellation, so an answer here
+		// is the withdrawal's, not a full grid.
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, ctx.Err()
 	case queuedOut.Load():
 		if resp != nil {
 			resp.Body.Close()
 		}
 		return nil, s.gridFull()
-	case err != nil && ctx.Err() != nil:
-		return nil, ctx.Err()
 	case err != nil && rctx.Err() != nil:
 		return nil, abi.Errorf(abi.CodeNotAvailable, "a Selenium Grid node took the session but did not start the browser within %s: retry; if it persists, ask the operator to check the nodes of %s", gridStartAllowance, s.cfg.Grid)
 	case err != nil:

@@ -354,7 +354,7 @@ func (s *pages) locateToAct(ss *session, t *tab, ref string) (pw.Locator, string
 	ch := make(chan res, 1)
 	early := t.page.GetByRef(r)
 	go func() {
-		p, ok := probeOf(early)
+		p, ok := probeOf(early, time.Second)
 		ch <- res{p, ok}
 	}()
 	loc, r, err := s.locate(ss, t, ref)
@@ -422,8 +422,8 @@ func probeFrom(m map[string]any) probe {
 var probesUnanswered atomic.Int64
 
 // probeOf reads an element's state; ok is false when it could not.
-func probeOf(loc pw.Locator) (probe, bool) {
-	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+func probeOf(loc pw.Locator, timeout time.Duration) (probe, bool) {
+	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(float64(timeout.Milliseconds()))})
 	m, isMap := v.(map[string]any)
 	if err != nil || !isMap {
 		return probe{}, false
@@ -442,7 +442,13 @@ func (t *tab) ready(loc pw.Locator, ref string, enabled, editable bool) (probe, 
 		delete(t.probed, ref)
 		p, ok = early()
 	} else {
-		p, ok = probeOf(loc)
+		p, ok = probeOf(loc, time.Second)
+	}
+	if !ok && !t.page.IsClosed() {
+		// locate found the element, so a probe that did not answer met a
+		// busy renderer (a loaded machine): once more, longer, before
+		// leaving it to Playwright's action timeout.
+		p, ok = probeOf(loc, 5*time.Second)
 	}
 	if !ok {
 		probesUnanswered.Add(1)

@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -77,7 +78,27 @@ func Build(dir string, extra ...string) (string, error) {
 			built[key] = cached
 			return cached, nil
 		}
-		out, tmp = cached, fmt.Sprintf("%s.%d.tmp", cached, os.Getpid())
+		// One compile for all test binaries: the others wait on the lock
+		// and find the module built.
+		unlock, err := lockFile(cached + ".lock")
+		if err != nil {
+			return "", err
+		}
+		defer unlock()
+		if fileExists(cached) {
+			built[key] = cached
+			return cached, nil
+		}
+		// rustc writes its intermediate objects beside its output, named
+		// after it: two test binaries compiling the same module in one
+		// folder removed each other's objects ("cannot open ...rcgu.o").
+		// Each compile gets a folder of its own.
+		work, err := os.MkdirTemp(filepath.Dir(cached), ".rustc-")
+		if err != nil {
+			return "", err
+		}
+		defer os.RemoveAll(work)
+		out, tmp = cached, filepath.Join(work, "module.wasm")
 		cmd = rustCommand(tmp, extra)
 	}
 	cmd.Dir = filepath.Join(root, dir)
@@ -161,6 +182,20 @@ func rustCached(root, dir string, extra []string) (string, error) {
 func rustCommand(out string, extra []string) *exec.Cmd {
 	args := append(append(append([]string{}, RustWasmFlags...), extra...), "-o", out, "lib.rs")
 	return exec.Command(Rustc(), args...)
+}
+
+// lockFile takes an exclusive advisory lock on path (created if need be)
+// and returns its release; the lock also ends with the process.
+func lockFile(path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
 }
 
 func fileExists(p string) bool {
