@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 )
@@ -283,4 +284,31 @@ func shareCompiled(dir, store string) {
 		return
 	}
 	os.Symlink(shared, filepath.Join(dir, made[0].Name()))
+	pruneOnce.Do(func() { pruneStore(shared, storeUnused) })
+}
+
+var pruneOnce sync.Once
+
+// storeUnused is how long an entry of the shared store may go unread
+// before it is removed: every edit of a plugin adds an entry (of a few
+// to tens of MB) that nothing reads again.
+const storeUnused = 72 * time.Hour
+
+// pruneStore removes the entries of dir not read (access time) within
+// unused. An entry removed while another binary reads it stays readable
+// through the open file; one removed just before is compiled again.
+func pruneStore(dir string, unused time.Duration) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if st, ok := info.Sys().(*syscall.Stat_t); ok && time.Since(time.Unix(st.Atim.Unix())) > unused {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
