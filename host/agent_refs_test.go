@@ -11,10 +11,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // What an agent meets: the first-party pipeline (browser tools, the
@@ -60,7 +60,7 @@ network = { allowed_hosts = [%q] }
 func (a *agent) try(personality, tool string, args any) (*abi.Result, *abi.Error) {
 	a.t.Helper()
 	raw, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	res, err := a.h.Call(ctx, Request{Personality: personality, Tool: tool, Args: raw})
 	if err != nil {

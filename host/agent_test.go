@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // agentSite is a loopback site an agent's browser may reach, with pages
@@ -126,7 +127,7 @@ func agentCall(ctx context.Context, h *Host, session, tool string, args any) (*a
 
 func agentMust(t *testing.T, h *Host, session, tool string, args any) *abi.Result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	res, err := agentCall(ctx, h, session, tool, args)
 	if err != nil {
@@ -285,7 +286,7 @@ func TestAgentFailuresAreFailures(t *testing.T) {
 		{"http://10.1.2.3/x", abi.CodeRefused, "allowed_hosts"},
 		{"https://10.1.2.3/x", abi.CodeRefused, "allowed_hosts"},
 	} {
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 		_, err := agentCall(ctx, h, "s", "browser_navigate", map[string]any{"url": tc.url})
 		cancel()
 		check("navigating to "+tc.url, err, tc.code, tc.says)
@@ -304,7 +305,7 @@ func TestAgentFailuresAreFailures(t *testing.T) {
 		if m == nil {
 			t.Fatalf("no button %q in %s", tc.button, r.Snapshot)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 		_, err := agentCall(ctx, h, "s", "browser_click", map[string]any{"ref": m[1]})
 		cancel()
 		check("submitting "+tc.button, err, tc.code, tc.says)

@@ -10,10 +10,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // framedSites are two loopback origins: top's page holds a button filling
@@ -258,7 +258,7 @@ func (c *approvalCaller) on(t *testing.T) *approvalCaller { return &approvalCall
 
 func (c *approvalCaller) call(tool string, args map[string]any) callOut {
 	raw, _ := json.Marshal(args)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	res, err := c.h.Call(ctx, Request{Tool: tool, Args: raw})
 	if err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // clickSite is a loopback page whose button counts its clicks in the page
@@ -85,7 +86,7 @@ timeout = "30s"
 			args = map[string]any{}
 		}
 		raw, _ := json.Marshal(args)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 		defer cancel()
 		res, err := h.Call(ctx, Request{Tool: tool, Args: raw})
 		if err != nil {

@@ -14,9 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/internal/secretforms"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // legacyPass has characters each legacy charset lacks (so each submits
@@ -65,7 +65,7 @@ func TestLegacyCharsetFormsMasked(t *testing.T) {
 	cfgText := fmt.Sprintf(`[host]
 plugins_dir = %q
 cache_dir = %q
-call_timeout = "60s"
+call_timeout = "240s"
 default_personality = "default"
 
 [browser]
@@ -102,7 +102,7 @@ network = { allowed_hosts = [%q] }
 	call := func(session, tool string, args any) string {
 		t.Helper()
 		raw, _ := json.Marshal(args)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 		defer cancel()
 		res, err := h.Call(ctx, Request{Session: session, Tool: tool, Args: raw})
 		if err != nil {

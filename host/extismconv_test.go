@@ -8,9 +8,9 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // A plugin written with the stock Extism AssemblyScript PDK, nothing of
@@ -36,7 +36,7 @@ grants = ["browser.read", "browser.act"]
 network = { allowed_hosts = [%q] }
 `, hostport)), Options{})
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	res, err := h.Call(ctx, Request{Session: "s", Tool: "stock_open", Args: json.RawMessage(fmt.Sprintf(`{"url":%q,"then_eval":true}`, site.URL+"/"))})
 	if err != nil {
@@ -73,7 +73,7 @@ plugins = ["stockpdk"]
 tools = ["*"]
 grants = ["browser.read", "browser.act"]
 `), Options{})
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	_, err := h.Call(ctx, Request{Session: "s", Tool: "stock_accents", Args: json.RawMessage(`{}`)})
 	e := abi.AsError(err)

@@ -46,8 +46,15 @@ func TestPluginMemoryBudgetFromConfig(t *testing.T) {
 		_, err := h.Call(napCtx, Request{Personality: "p", Tool: "nap", Args: json.RawMessage(`{"ms":60000}`)})
 		napped <- err
 	}()
-	deadline := time.Now().Add(time.Minute)
+	// A hang-catcher of minutes: the nap's first call compiles the
+	// plugin, which passed a minute on a machine at load 50.
+	deadline := time.Now().Add(5 * time.Minute)
 	for u := h.eng.MemoryUse(); u.Used < u.Budget; u = h.eng.MemoryUse() {
+		select {
+		case err := <-napped:
+			t.Fatalf("the nap call ended before taking its instance's charge: %v", err)
+		default:
+		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the nap call never took its instance's charge: %+v", u)
 		}

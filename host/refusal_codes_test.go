@@ -12,10 +12,10 @@ import (
 	"sort"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/corpus"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // TestOneCodePerCause (issue 27): the same cause answers with the same code
@@ -138,7 +138,7 @@ func wantFor(u string) string {
 func call(t *testing.T, h *Host, session, tool, u string) (string, string) {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"url": u})
-	ctx, cancel := context.WithTimeout(context.Background(), 45*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 	defer cancel()
 	_, err := h.Call(ctx, Request{Session: session, Tool: tool, Args: args})
 	if err == nil {

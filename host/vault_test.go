@@ -22,6 +22,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -205,7 +206,7 @@ network = { allowed_hosts = [%q, %q] }
 		t.Helper()
 		raw, _ := json.Marshal(args)
 		seen = append(seen, string(raw))
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testenv.CallWait)
 		defer cancel()
 		res, err := h.Call(ctx, Request{Tool: tool, Args: raw})
 		out, _ := json.Marshal(res)

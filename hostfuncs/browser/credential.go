@@ -81,7 +81,10 @@ func (f *CredentialFill) Field(ref string) (frameOrigin, inputType string, err e
 	if err != nil {
 		return "", "", err
 	}
-	h, err := loc.ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(2000)})
+	// The element was just located: what is left to wait for is a busy
+	// renderer, which gets the operator's action_timeout, not a fixed
+	// 2 s (that failed a fill on a machine at load 50).
+	h, err := loc.ElementHandle(pw.LocatorElementHandleOptions{Timeout: ms(f.pages.cfg.actionWait())})
 	if err != nil {
 		return "", "", f.sessions.mapErr(f.ss, err, "finding "+r)
 	}
@@ -93,7 +96,7 @@ func (f *CredentialFill) Field(ref string) (frameOrigin, inputType string, err e
 	if err != nil || fr == nil {
 		return "", "", abi.Errorf(abi.CodeStaleRef, "ref %s is no longer in a frame of the page: take a new snapshot and use its refs", r)
 	}
-	v, err := loc.Evaluate(fieldJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(2000)})
+	v, err := loc.Evaluate(fieldJS, nil, pw.LocatorEvaluateOptions{Timeout: ms(f.pages.cfg.actionWait())})
 	if err != nil {
 		return "", "", f.sessions.mapErr(f.ss, err, "reading "+r)
 	}

@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"testing"
+	"time"
 )
 
 // InCI reports whether the CI environment variable is set to true.
@@ -68,3 +69,10 @@ func ShortMain(pkg, part string) bool {
 	fmt.Fprintf(os.Stderr, "%s: -short: every test here shares %s; make test runs them\n", pkg, part)
 	return true
 }
+
+// CallWait bounds a test's wait for one tool call through a host: a
+// hang-catcher, not a measure. Minutes, as the host's own call_timeout in
+// the tests' configs: a first navigate (which starts the browser) passed a
+// minute on a machine at load 50, and a tighter bound there fails a test
+// because the machine is slow, not because the call hung.
+const CallWait = 4 * time.Minute
