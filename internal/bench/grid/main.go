@@ -17,6 +17,11 @@
 //
 //	go -C internal/bench run ./grid [-n 15] [-opens 3]   (make bench-grid)
 //
+// With WASMWRIGHT_SPANS=FILE the hosts' timing spans (internal/spans)
+// go to FILE, each call's after a line "side NAME" (the cost pairs':
+// "side pairs"): the calls run one at a time, so each side's steps can be
+// told apart and compared.
+//
 // It prints a markdown section; without root, ip netns, Java,
 // chromedriver or the jar (make grid) it prints why it measured nothing.
 package main
@@ -40,6 +45,7 @@ import (
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
+	"github.com/wasmwright/wasmwright/internal/spans"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -199,6 +205,7 @@ func interleaved(sides []*side, url string, n, opens int) error {
 	each := func(round int, f func(sd *side) error) error {
 		for i := range sides {
 			sd := sides[(i+round)%len(sides)]
+			spans.Mark("side " + sd.name)
 			if err := f(sd); err != nil {
 				return fmt.Errorf("%s: %w", sd.name, err)
 			}
@@ -275,6 +282,7 @@ func interleaved(sides []*side, url string, n, opens int) error {
 // pairs runs n navigate+snapshot pairs on h's open "calls" session while w
 // samples the processes before and after them.
 func pairs(h *host.Host, url string, n int, w *usageWatch) error {
+	spans.Mark("side pairs")
 	w.before = w.sample()
 	for range n {
 		if _, _, err := call(h, "calls", "browser_navigate", map[string]any{"url": url}); err != nil {

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/host"
 )
 
 func TestCodeOfAToolAnswer(t *testing.T) {
@@ -33,5 +35,20 @@ time=2026-12-01T15:00:03Z level=ERROR msg=stuck
 	got := (&env{log: f}).logLines()
 	if got["WARN: closing a tab that stopped responding"] != 2 || got["ERROR: stuck"] != 1 || len(got) != 2 {
 		t.Fatalf("counted %v", got)
+	}
+}
+
+// The soak's serve stretches its deadlines with the load unless told not
+// to, through the host's own key.
+func TestSoakConfigStretches(t *testing.T) {
+	for _, stretch := range []bool{true, false} {
+		dir := t.TempDir()
+		cfg, err := host.ParseConfig(soakBench(dir, stretch).Config(), "soak.toml", dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Host.StretchWithLoad != stretch {
+			t.Fatalf("-stretch=%t: serve's stretch_with_load is %t", stretch, cfg.Host.StretchWithLoad)
+		}
 	}
 }

@@ -68,7 +68,7 @@ func setUp(o options) (*env, error) {
 	}
 	token := console.NewToken()
 	tables := fmt.Sprintf("[console]\nenabled = true\n[[console.operators]]\nname = \"soak\"\nsha256 = %q\n", console.HashToken(token))
-	e.conf, err = sut.WriteConfig(dir, mcpclient.Bench{PluginsDir: plugins, WatchPlugins: true, ExtraGrants: []string{"takeover"}}, o.sessions, tables)
+	e.conf, err = sut.WriteConfig(dir, soakBench(plugins, o.stretch), o.sessions, tables)
 	if err == nil {
 		e.pprof, err = sut.FreeAddr()
 	}
@@ -86,6 +86,16 @@ func setUp(o options) (*env, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// soakBench is serve's config: the plugins folder watched, takeovers
+// granted, and with stretch its deadlines stretched by the load.
+func soakBench(plugins string, stretch bool) mcpclient.Bench {
+	b := mcpclient.Bench{PluginsDir: plugins, WatchPlugins: true, ExtraGrants: []string{"takeover"}}
+	if stretch {
+		b.HostKeys = "stretch_with_load = true\n"
+	}
+	return b
 }
 
 func (e *env) tearDown() {

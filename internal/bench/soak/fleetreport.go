@@ -38,23 +38,17 @@ var fleetMetrics = []struct {
 	name, unit string
 	get        func(s sample) float64
 }{
-	{"serve RSS", "MB", func(s sample) float64 { return s.rssMB }},
+	{"serve RSS outside plugin memories", "MB", outsidePlugins},
+	{"plugin memories, reserved", "MB", func(s sample) float64 { return s.mem.pluginReservedMB }},
+	{"Go heap goal", "MB", func(s sample) float64 { return s.heapGoalMB }},
 	{"host tree RSS (serve and its Playwright driver)", "MB", func(s sample) float64 { return s.treeMB }},
 	{"open fds", "", func(s sample) float64 { return s.fds }},
 	{"goroutines", "", func(s sample) float64 { return s.goroutines }},
 }
 
-// steady leaves out the first minute (or fifth of a shorter run) while
-// the sessions open and the plugins warm up.
+// steady leaves out the warm-up, as the one-host soak does (warmUp).
 func (rep *fleetReport) steady(ss []sample) []sample {
-	skip := max(min(time.Minute, rep.worked/5), rep.t.warm)
-	var out []sample
-	for _, s := range ss {
-		if s.at >= skip {
-			out = append(out, s)
-		}
-	}
-	return out
+	return after(ss, warmUp(rep.worked, rep.t.warm))
 }
 
 func (rep *fleetReport) growing() []string {
@@ -102,9 +96,9 @@ func (rep *fleetReport) print(o options) {
 }
 
 // printHosts gives each host's measures: mean, range, the slope of the
-// line fitted after the first minute, and whether it grows beyond noise.
+// line fitted after the warm-up, and whether it grows beyond noise.
 func (rep *fleetReport) printHosts() {
-	fmt.Printf("Each host sampled every %s; the slope is a least-squares line over the samples after the first minute (95%% band); a measure grows when its slope is above zero with 95%% confidence and it rises more than twice its scatter over the window.\n\n", o5(rep.hosts[0].samples))
+	fmt.Printf("Each host sampled every %s; the slope is a least-squares line over the samples after the first third of the run (95%% band); a measure grows when its slope is above zero with 95%% confidence and it rises more than twice its scatter over the window.\n\n", o5(rep.hosts[0].samples))
 	fmt.Println("| host | measure | before | mean | min-max | slope per minute (95%) | grows |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---|")
 	for i, h := range rep.hosts {

@@ -43,6 +43,9 @@ type options struct {
 	csv             string
 	goroutinesAfter string
 	heapAfter       string
+	// stretch runs serve with [host] stretch_with_load (soak.go's agents
+	// load the machine themselves: see the flag).
+	stretch bool
 	// The fleet soak (fleet.go): hosts on a grid of single-slot nodes.
 	fleet        bool
 	hosts, nodes int
@@ -61,6 +64,7 @@ func main() {
 	flag.IntVar(&o.takeovers, "takeovers", 5, "takeovers requested and handed back, spread over the run")
 	flag.StringVar(&o.bin, "wasmwright", filepath.Join(root, "build", "wasmwright"), "the wasmwright binary to serve (make build)")
 	flag.StringVar(&o.plugins, "plugins", defaultPlugins(root), "the built plugins to copy into the server's own plugins folder (make plugins)")
+	flag.BoolVar(&o.stretch, "stretch", true, "run serve with [host] stretch_with_load: its action, navigation and call deadlines stretch with the load per CPU (1x-4x); the agents, calling back to back, load the machine themselves (10 make a load of about 19 on 2 cores)")
 	flag.StringVar(&o.csv, "csv", "", "also write every sample to this CSV file")
 	flag.StringVar(&o.heapAfter, "heap-after", "", "write the server's heap profile (pprof), once every session has closed, to this file")
 	flag.StringVar(&o.goroutinesAfter, "goroutines-after", "", "write the server's goroutine profile, once every session has closed, to this file")
@@ -154,8 +158,8 @@ func sampler(r *run, env *env, start time.Time, every time.Duration, done <-chan
 	for {
 		s := take(env.srv.Pid(), env.pprof, time.Since(start))
 		out = append(out, s)
-		fmt.Fprintf(os.Stderr, "soak %s: rss %.0f MB, goroutines %.0f, fds %.0f, chromium %.0f, load %.1f, calls %d, unexpected %d\n",
-			s.at.Round(time.Second), s.rssMB, s.goroutines, s.fds, s.chromium, s.load1, r.t.callsTotal(), r.t.unexpectedTotal())
+		fmt.Fprintf(os.Stderr, "soak %s: rss %.0f MB (plugin memories %.0f of %.0f MB reserved, Go heap goal %.0f MB), goroutines %.0f, fds %.0f, chromium %.0f, load %.1f, calls %d, unexpected %d\n",
+			s.at.Round(time.Second), s.rssMB, s.mem.pluginMB, s.mem.pluginReservedMB, s.heapGoalMB, s.goroutines, s.fds, s.chromium, s.load1, r.t.callsTotal(), r.t.unexpectedTotal())
 		select {
 		case <-done:
 			return out

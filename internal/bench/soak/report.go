@@ -34,13 +34,22 @@ func (t *tally) callsTotal() int {
 	return n
 }
 
-// steady are the samples the lines are fitted to: those after the first
-// minute (or the first fifth of a shorter run), when every session has
-// opened and the plugins have warmed up.
-func (r *report) steady() []sample {
-	skip := max(min(time.Minute, r.worked/5), r.t.warm)
+// steady are the samples the lines are fitted to: those after the
+// warm-up (warmUp).
+func (r *report) steady() []sample { return after(r.samples, warmUp(r.worked, r.t.warm)) }
+
+// warmUp is the start of a run the lines leave out: its first third, or
+// until every agent has done a lap if that is later. Fitted from the first
+// minute, a ten-minute line took in the Go heap still rising to its level,
+// which it reached at two to three minutes (at load 40-60: sessions opening,
+// caches filling) and then held: the line then rose 3-5 MB a minute, flagged
+// as growth, on a heap that had settled (memsplit.go).
+func warmUp(worked, warm time.Duration) time.Duration { return max(worked/3, warm) }
+
+// after keeps the samples taken at skip or later.
+func after(ss []sample, skip time.Duration) []sample {
 	var out []sample
-	for _, s := range r.samples {
+	for _, s := range ss {
 		if s.at >= skip {
 			out = append(out, s)
 		}
@@ -73,7 +82,12 @@ func (r *report) print(o options) {
 	fmt.Printf("%d MCP sessions over streamable HTTP on one `wasmwright serve --http` (browser plugin, egress proxy, detect/compact/mask pipeline, operator console on, watching its plugins folder), for %s. ", o.sessions, r.worked.Round(time.Second))
 	fmt.Printf("Each agent loops: navigate to a page of %d (%s, served on loopback) and snapshot; navigate to a form, snapshot, type into its field and click its button by their refs, snapshot and check the page shows what was typed; every third lap a Cloudflare challenge (must answer `bot_wall`) and a host outside the policy (must answer `refused`); after 3-7 laps the session closes and a new one opens. ", r.pages, pagesLabel(r.pagesDir))
 	fmt.Printf("Meanwhile the detector is hot-swapped with `wasmwright plugins swap` at a third of the run (to another build) and at two thirds (back), and %d takeovers are requested by agents and handed back by an operator through the console's HTTP API. ", o.takeovers)
-	fmt.Printf("Load average (1 min) during the run: %s (the machine is shared).\n\n", loadRange(r.samples))
+	fmt.Printf("Load average (1 min) during the run: %s (the machine is shared). ", loadRange(r.samples))
+	if o.stretch {
+		fmt.Print("serve runs with `[host] stretch_with_load = true`: the agents call back to back, so they load the machine themselves (10 of them about 19 on 2 cores), and the default action_timeout (5 s) is a bound for a machine that is not; its deadlines stretch with the load per CPU, at most 4x (`-stretch=false`: the bounds as written).\n\n")
+	} else {
+		fmt.Print("serve's deadlines are the configured ones (`-stretch=false`).\n\n")
+	}
 	fmt.Printf("Work: %d calls in %d laps, %d sessions opened and %d closed, %d forms sent and checked, %d of %d takeovers handed back.\n\n", t.callsTotal(), t.laps, t.opened, t.closed, t.checkedForms, t.handed, t.takeovers)
 	r.printCalls()
 	r.printFailures()
@@ -179,7 +193,7 @@ func (r *report) printSlopes() {
 		return
 	}
 	window := ss[len(ss)-1].at - ss[0].at
-	fmt.Printf("Resources of the server, sampled every %s; the line is a least-squares fit over the %d samples from %s to %s (left out: the first minute, or until every agent has done a lap if later, while sessions open and plugins warm up). Goroutines come from serve's `--pprof` endpoint. *Idle* is before the first session and after the last one closed.\n\n",
+	fmt.Printf("Resources of the server, sampled every %s; the line is a least-squares fit over the %d samples from %s to %s (left out: the first third of the run, or until every agent has done a lap if later, while sessions open, caches fill and the Go heap reaches its level). Goroutines come from serve's `--pprof` endpoint. *Idle* is before the first session and after the last one closed.\n\n",
 		(r.samples[1].at - r.samples[0].at).Round(time.Second), len(ss), ss[0].at.Round(time.Second), ss[len(ss)-1].at.Round(time.Second))
 	fmt.Println("| measure | idle before | mean | min-max | slope per minute (95%) | scatter (SD) | rise over the window | idle after | grows beyond noise |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|")
@@ -202,6 +216,8 @@ func (r *report) printSlopes() {
 	}
 	fmt.Println()
 	fmt.Println("A measure grows beyond noise when its slope is above zero with 95% confidence and its rise over the window is more than twice the scatter of the samples around the line.")
+	fmt.Println()
+	fmt.Println("serve's RSS is judged in its parts. *Plugin memories* are the plugin instances' linear memories (read from serve's smaps): *reserved* is the address space of the instances alive (one never closed would raise it), *resident* what they hold; it is shown, not judged, because an instance keeps the most its memory grew to (a wasm memory never shrinks), up to the pool's limit per instance. *Go heap goal* is the Go runtime's next collection target, twice the heap live at the last collection.")
 }
 
 func num(v float64, unit string) string {
@@ -218,9 +234,10 @@ func num(v float64, unit string) string {
 // writeCSV writes the samples, one a line.
 func writeCSV(path string, ss []sample) error {
 	var b strings.Builder
-	b.WriteString("seconds,rss_mb,goroutines,threads,fds,chromium,tree_mb,load1\n")
+	b.WriteString("seconds,rss_mb,plugin_mb,plugin_reserved_mb,code_mb,heap_goal_mb,goroutines,threads,fds,chromium,tree_mb,load1\n")
 	for _, s := range ss {
-		fmt.Fprintf(&b, "%.0f,%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f\n", s.at.Seconds(), s.rssMB, s.goroutines, s.threads, s.fds, s.chromium, s.treeMB, s.load1)
+		fmt.Fprintf(&b, "%.0f,%.1f,%.1f,%.0f,%.1f,%.1f,%.0f,%.0f,%.0f,%.0f,%.1f,%.2f\n", s.at.Seconds(), s.rssMB, s.mem.pluginMB, s.mem.pluginReservedMB,
+			s.mem.codeMB, s.heapGoalMB, s.goroutines, s.threads, s.fds, s.chromium, s.treeMB, s.load1)
 	}
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }

@@ -18,6 +18,8 @@ import (
 type sample struct {
 	at         time.Duration // since the agents started
 	rssMB      float64       // the serve process's resident memory
+	mem        memParts      // what of it is the plugins' (memsplit.go)
+	heapGoalMB float64       // the Go runtime's next collection goal (twice the live heap)
 	goroutines float64       // from its --pprof goroutine profile
 	threads    float64       // its OS threads
 	fds        float64       // its open file descriptors
@@ -28,13 +30,20 @@ type sample struct {
 
 // metrics name the sample's fields the report fits a line to.
 // OS threads are shown but not judged: the Go runtime keeps every thread
-// it has made, so their count only steps up.
+// it has made, so their count only steps up. serve's RSS is judged in its
+// parts (memsplit.go): the plugins' resident memory is shown, not judged,
+// as each instance keeps the most it grew to; their reservations are
+// judged, and everything else.
 var metrics = []struct {
 	name, unit string
 	get        func(s sample) float64
 	judged     bool
 }{
-	{"serve RSS", "MB", func(s sample) float64 { return s.rssMB }, true},
+	{"serve RSS", "MB", func(s sample) float64 { return s.rssMB }, false},
+	{"serve RSS outside plugin memories", "MB", outsidePlugins, true},
+	{"plugin memories, resident", "MB", func(s sample) float64 { return s.mem.pluginMB }, false},
+	{"plugin memories, reserved", "MB", func(s sample) float64 { return s.mem.pluginReservedMB }, true},
+	{"Go heap goal", "MB", func(s sample) float64 { return s.heapGoalMB }, true},
 	{"goroutines", "", func(s sample) float64 { return s.goroutines }, true},
 	{"OS threads", "", func(s sample) float64 { return s.threads }, false},
 	{"open fds", "", func(s sample) float64 { return s.fds }, true},
@@ -42,11 +51,16 @@ var metrics = []struct {
 	{"process tree RSS", "MB", func(s sample) float64 { return s.treeMB }, true},
 }
 
+// outsidePlugins is serve's RSS less its plugins' linear memories: the
+// Go heap and runtime, compiled code, the binary.
+func outsidePlugins(s sample) float64 { return s.rssMB - s.mem.pluginMB }
+
 // take reads one sample of pid; pprof is its --pprof address.
 func take(pid int, pprof string, at time.Duration) sample {
-	s := sample{at: at, goroutines: goroutines(pprof), load1: load1()}
+	s := sample{at: at, goroutines: goroutines(pprof), load1: load1(), heapGoalMB: heapGoal(pprof)}
 	status := procStatus(pid)
 	s.rssMB = status["VmRSS"] / 1024
+	s.mem = memSplit(pid)
 	s.threads = status["Threads"]
 	if ents, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid)); err == nil {
 		s.fds = float64(len(ents))
