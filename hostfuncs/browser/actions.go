@@ -607,7 +607,7 @@ func (s *actions) typeAt(p pw.Page, c *hostfuncs.Caller, req *abi.BrowserActRequ
 		if err := p.Mouse().Click(*req.X, *req.Y); err != nil {
 			return err
 		}
-		if f, found, _ := findFocused(p); !found || f.Secret {
+		if f, found, _ := findFocused(p, nil); !found || f.Secret {
 			s.concealer.keepSecret(c, req.Text)
 		}
 		if !req.Append {

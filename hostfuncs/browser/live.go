@@ -320,7 +320,11 @@ func (s *operator) noteFocus(k sessKey, p pw.Page, in OperatorInput) {
 	if in.Kind != InputType && in.Kind != InputKey && in.Kind != InputClick {
 		return
 	}
-	f, found, _ := findFocused(p)
+	var typing pw.Frame
+	if in.Kind != InputClick {
+		typing = s.concealer.typingFrame(k)
+	}
+	f, found, _ := findFocused(p, typing)
 	if !found {
 		return
 	}

@@ -65,6 +65,13 @@ func operatorPages() *httptest.Server {
 			return `<title>Code</title><input class="at" autocomplete="one-time-code" aria-label="Code" style="top: 0">`
 		})
 		page("/opwelcome", func(*http.Request) string { return `<title>Welcome</title><h1>Signed in</h1>` })
+		// A page whose main thread is busy for 1.5 s after each key once
+		// the field holds four characters: reading the field then takes
+		// longer than a frame is waited for when finding the focus.
+		page("/opslow", func(*http.Request) string {
+			return `<title>Slow login</title><input class="at" type="password" aria-label="Password" style="top: 60px"
+				oninput="if (this.value.length >= 4) setTimeout(() => { const t = performance.now(); while (performance.now() - t < 1500) {} })">`
+		})
 		opPagesSrv = httptest.NewServer(mux)
 	})
 	return opPagesSrv
@@ -124,6 +131,23 @@ func mustNotShow(t *testing.T, what string, values []string, result any, secrets
 		}
 	}
 	return m
+}
+
+// The frame an operator types a secret into is waited for beyond the
+// bound of the other frames: on a page (or a machine) slow to answer, the
+// secret kept is the whole value typed, not the value one key earlier.
+func TestOperatorTypingOnASlowPage(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	c := caller(t.Name())
+	sess := key(c.Personality(), c.Session()).session
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: operatorPages().URL + "/opslow", TimeoutMS: opLoadMS})
+	svc.SetDriving(c.Personality(), sess, true)
+	operatorDoes(t, svc, c, atPassword)
+	operatorTypes(t, svc, c, "abcd1")
+	svc.SetDriving(c.Personality(), sess, false)
+	if held := heldSecrets(c.Personality(), sess); !slices.Contains(held, "abcd1") {
+		t.Errorf("what the operator typed on a slow page is not a session secret: %q", held)
+	}
 }
 
 func TestOperatorTypedPasswordIsSecret(t *testing.T) {

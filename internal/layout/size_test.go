@@ -36,7 +36,7 @@ var (
 		"abi/browser.go":                658,
 		"hostfuncs/browser/actions.go":  1029,
 		"hostfuncs/browser/changes.go":  682,
-		"hostfuncs/browser/conceal.go":  950,
+		"hostfuncs/browser/conceal.go":  876,
 		"hostfuncs/browser/gate.go":     694,
 		"hostfuncs/browser/inspect.go":  866,
 		"hostfuncs/browser/pages.go":    711,
