@@ -30,7 +30,6 @@ var (
 		"hostfuncs/browser.sessions": 50,
 		"hostfuncs/browser.pages":    33,
 		"hostfuncs/browser.launcher": 32,
-		"sandbox.Plugin":             38,
 	}
 	linesAllowed = map[string]int{
 		"abi/browser.go":                658,
@@ -43,9 +42,6 @@ var (
 		"hostfuncs/browser/sessions.go": 900,
 		"hostfuncs/vault/vault.go":      626,
 		"plugins/browser/tools.go":      978,
-		"sandbox/fuel.go":               1008,
-		"sandbox/membound.go":           603,
-		"sandbox/sandbox.go":            952,
 	}
 )
 
