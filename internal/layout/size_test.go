@@ -39,7 +39,6 @@ var (
 		"hostfuncs/browser/inspect.go":  866,
 		"hostfuncs/browser/pages.go":    711,
 		"hostfuncs/browser/sessions.go": 900,
-		"plugins/browser/tools.go":      978,
 	}
 )
 
