@@ -17,7 +17,7 @@ func (h *Host) newBrowser() (Service, error) {
 	bc := h.cfg.Browser.Config // provisioned and validated at load (BrowserSection)
 	bc.StretchWithLoad = h.cfg.Host.StretchWithLoad
 	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, Judge: h.judgeDocument, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure, OnGrid: h.gridReport}
+		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure, OnGrid: h.events.gridReport}
 	visionOptions(&o, h.vision, h.cfg)
 	if n := h.egress.n; n != nil {
 		o.ProxyTrustSPKI, o.ProxyHost = n.TrustSPKI(), n.ProxyHost()
@@ -51,10 +51,10 @@ func (h *Host) browserSessionClosed(personality, session string) {
 	}
 }
 
-// browserService returns the browser service, or nil (as an
-// operator.Browser) when the host runs without one.
-func (h *Host) browserService() operator.Browser {
-	if b := h.Browser(); b != nil {
+// operatorBrowser is b as an operator.Browser: nil (not a nil
+// *browser.Service in the interface) when the host runs without one.
+func operatorBrowser(b *browser.Service) operator.Browser {
+	if b != nil {
 		return b
 	}
 	return nil

@@ -10,13 +10,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wasmwright/wasmwright/internal/procfs"
 	"log/slog"
 	"os"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/wasmwright/wasmwright/internal/procfs"
 
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/host/telemetry"
@@ -67,7 +68,8 @@ type Host struct {
 	eng *sandbox.Engine
 	// plugins are the plugin slots and their lifecycle (host/pluginset).
 	plugins *pluginset.Set
-	sink    hostfuncs.Sink
+	// events are where the kernel's events go (observe.go).
+	events  eventLog
 	secrets *hostfuncs.Secrets
 	// mask hides secret values from what people are shown (mask.go).
 	mask masker
@@ -85,7 +87,6 @@ type Host struct {
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
-	observe   func(hostfuncs.Event)
 	// tracing is [telemetry]'s tracer, nil when tracing is off.
 	tracing *telemetry.Tracing
 	linkMu  sync.Mutex // serializes relinking
@@ -103,8 +104,6 @@ type Host struct {
 	grantsErr  error
 	// vision is the operator's vision model; nil without [vision] endpoint.
 	vision *vision.Model
-	// recent is the tail of the events (RecentEvents).
-	recent eventRing
 	// idle returns a burst's free heap to the OS when calls stop.
 	idle idleRelease
 
@@ -118,7 +117,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall, observe: opts.Observe}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -131,10 +130,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 			started.Close(context.Background())
 		}
 	}()
-	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
+	sink, err := openSink(cfg, opts.Sink, &h.closers)
+	if err != nil {
 		return nil, err
 	}
-	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.mask.event}
+	h.events.sink, h.events.observe, h.events.log = teeSink{next: sink, ring: &h.events.recent, mask: h.mask.event}, opts.Observe, h.log
 	if h.tracing, err = telemetry.Start(cfg.Telemetry.Config); err != nil {
 		return nil, &ConfigError{cfg.Source, err.Error()}
 	}
@@ -161,7 +161,7 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 		Engine: eng, Logger: h.log, Emit: h.Emit,
 		Hooks: cfg.Host.hookLimits(), RollbackAfter: cfg.Host.rollbackAfter(),
 		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
-		CheckSignature: h.checkSignature,
+		CheckSignature: cfg.CheckSignature,
 		Admit:          h.admit,
 		Published:      h.relink,
 	})
@@ -202,7 +202,7 @@ func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfu
 func (h *Host) openServices(opts Options) error {
 	cfg := h.cfg
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := newNetwork(cfg, h.log, h.egressRefused)
+	nw, err := newNetwork(cfg, h.log, h.events.egressRefused)
 	if err != nil {
 		return err
 	}
@@ -228,7 +228,7 @@ func (h *Host) openServices(opts Options) error {
 	// personality opts in: its approvals need no console to reach a person.
 	h.console = opts.Operators
 	if opts.Operators || clientAsks(cfg) {
-		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.mask.text})
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: operatorBrowser(h.Browser()), Mask: h.mask.text})
 		h.svcs = append(h.svcs, h.desk)
 	}
 	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
@@ -312,15 +312,7 @@ func (h *Host) Logger() *slog.Logger { return h.log }
 func (h *Host) Secrets() *hostfuncs.Secrets { return h.secrets }
 
 // Emit writes an event to the host's sink.
-func (h *Host) Emit(e hostfuncs.Event) {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
-	}
-	if err := h.sink.Emit(e); err != nil {
-		h.log.Warn("event sink", "err", err)
-	}
-	h.note(e)
-}
+func (h *Host) Emit(e hostfuncs.Event) { h.events.emit(e) }
 
 // CloseSession frees a session in every service (the MCP session ended).
 func (h *Host) CloseSession(personality, session string) error {
@@ -374,7 +366,7 @@ func (h *Host) NameSession(personality, session, client string) {
 // hostFuncs is every host function this host offers plugins: the kernel's
 // own and each service's.
 func (h *Host) hostFuncs() []sandbox.HostFunc {
-	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.events.sink), h.secrets.MaskValues()}
 	if !h.console {
 		// Plugins importing it still load; the tool is not offered (link).
 		funcs = append(funcs, operator.Unavailable())

@@ -53,7 +53,7 @@ func (h *Host) JudgeLinkInput(ctx context.Context, personality, session, kind st
 		// Refused before anyone is asked: the kind would reach the question.
 		return abi.Errorf(abi.CodeInputInvalid, "unknown live-view input: use click, scroll, type, key, navigate or back")
 	}
-	j := &judgment{risk: risk, origin: pageOrigin(h.browserService(), p.name, session)}
+	j := &judgment{risk: risk, origin: pageOrigin(operatorBrowser(h.Browser()), p.name, session)}
 	t0 := time.Now()
 	err = h.judgeLinkInput(ctx, p, session, kind, j)
 	ev := ToolEvent{Tool: LinkInputTool, Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: time.Since(t0).Milliseconds(), Outcome: "ok"}
@@ -78,7 +78,7 @@ func (h *Host) judgeLinkInput(ctx context.Context, p *personality, session, kind
 		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s, as it is for the agent: only an operator logged in to the console may act on this page (personalities.%s.approval.%s)", what, p.name, p.name, risk)
 	}
 	page := ""
-	if b := h.browserService(); b != nil {
+	if b := operatorBrowser(h.Browser()); b != nil {
 		page = b.PageURL(p.name, session)
 	}
 	if grants, gerr := h.Grants(); gerr == nil && grants.Allows(p.name, LinkInputTool, risk, origin, false) {
@@ -101,7 +101,7 @@ func (h *Host) judgeLinkInput(ctx context.Context, p *personality, session, kind
 	}
 	// The approval was for the page on origin: one that moved meanwhile
 	// is asked about again, not acted on.
-	if now := pageOrigin(h.browserService(), p.name, session); now != origin {
+	if now := pageOrigin(operatorBrowser(h.Browser()), p.name, session); now != origin {
 		return abi.Errorf(abi.CodeRefused, "the page left %s while %s waited for approval: nothing was done; try again on the page as it is now", origin, what)
 	}
 	if dec.Verdict == operator.ApproveOrigin {

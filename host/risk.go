@@ -126,7 +126,7 @@ type judgment struct {
 // on and that element's frame origin.
 func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
 	defer spans.Start("h.judge")()
-	j.origin = pageOrigin(h.browserService(), p.name, req.Session)
+	j.origin = pageOrigin(operatorBrowser(h.Browser()), p.name, req.Session)
 	risk := modeRisk(p, r.spec, req.Args)
 	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, risk)
 	switch p.cfg.approvalMode(risk) {

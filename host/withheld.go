@@ -47,7 +47,7 @@ func (h *Host) judgeDocument(ctx context.Context, personality, session string, p
 	}
 	if flag != nil {
 		h.log.Info("page withheld", "personality", personality, "session", session, "code", flag.Code, "vendor", flag.Details["vendor"])
-		h.withheldEvent(personality, session, flag)
+		h.events.withheld(personality, session, flag)
 	}
 	return flag, warnings
 }
