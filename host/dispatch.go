@@ -36,7 +36,7 @@ var callSeq atomic.Uint64
 // personality's pipeline. The error, when not nil, is an *abi.Error whose
 // message is safe to show an agent (it went through the masker too).
 func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
-	p, err := h.personality(req.Personality)
+	p, err := h.roster.get(req.Personality)
 	if err != nil {
 		return nil, err
 	}
@@ -102,11 +102,11 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 	if err := validateArgs(r, req.Args); err != nil {
 		return r, nil, err
 	}
-	if err := h.humanGate(p, r, req.Session); err != nil {
+	if err := h.approve.gate(p, r, req.Session); err != nil {
 		return r, nil, err
 	}
-	ctx = h.humanContext(ctx, p, r, req.Args)
-	err := h.judge(ctx, p, r, req, j)
+	ctx = h.approve.attend(ctx, p, r, req.Args)
+	err := h.approve.judge(ctx, p, r, req, j)
 	defer j.bound.Release()
 	if err != nil {
 		return r, nil, err

@@ -14,7 +14,6 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/procfs"
@@ -78,18 +77,15 @@ type Host struct {
 	egress  egress
 	closers []func() error
 
-	pers atomic.Pointer[map[string]*personality]
+	// roster is the personalities, linked (personality.go).
+	roster roster
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
-	// chains caches detector-chain checks by the members' versions
-	// (detectors.go).
-	chains chainChecks
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
 	// tracing is [telemetry]'s tracer, nil when tracing is off.
 	tracing *telemetry.Tracing
-	linkMu  sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators unless a personality's approval.via names
@@ -98,10 +94,8 @@ type Host struct {
 	// console says an operator surface runs (Options.Operators): only
 	// then is the takeover tool offered and ww_takeover_request linked.
 	console bool
-	// grants are the origin-scoped act grants, opened on first use.
-	grantsOnce sync.Once
-	grants     *operator.Grants
-	grantsErr  error
+	// approve judges calls by the approval policy (approvals.go).
+	approve approver
 	// vision is the operator's vision model; nil without [vision] endpoint.
 	vision *vision.Model
 	// idle returns a burst's free heap to the OS when calls stop.
@@ -157,16 +151,18 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for name := range cfg.Plugins {
 		files[name] = cfg.PluginFile(name)
 	}
+	h.roster.cfg, h.roster.log, h.roster.vision, h.roster.console = cfg, h.log, h.vision != nil, h.console
 	h.plugins = pluginset.Load(ctx, files, pluginset.Options{
 		Engine: eng, Logger: h.log, Emit: h.Emit,
 		Hooks: cfg.Host.hookLimits(), RollbackAfter: cfg.Host.rollbackAfter(),
 		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
 		CheckSignature: cfg.CheckSignature,
-		Admit:          h.admit,
-		Published:      h.relink,
+		Admit:          h.roster.admit,
+		Published:      h.roster.relink,
 	})
-	h.chains.checkAtStart(ctx, h.plugins, cfg.Personalities)
-	h.relink()
+	h.roster.plugins = h.plugins
+	h.roster.chains.checkAtStart(ctx, h.plugins, cfg.Personalities)
+	h.roster.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).
 	debug.FreeOSMemory()
@@ -231,6 +227,7 @@ func (h *Host) openServices(opts Options) error {
 		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: operatorBrowser(h.Browser()), Mask: h.mask.text})
 		h.svcs = append(h.svcs, h.desk)
 	}
+	h.approve.cfg, h.approve.log, h.approve.desk, h.approve.browser = cfg, h.log, h.desk, h.Browser()
 	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
 	if err != nil {
 		return err
@@ -302,6 +299,10 @@ func (discardSink) Emit(hostfuncs.Event) error { return nil }
 // (Options.Operators).
 func (h *Host) Desk() *operator.Desk { return h.desk }
 
+// Grants is the store of origin-scoped act grants (host.grants_dir),
+// opened on first use.
+func (h *Host) Grants() (*operator.Grants, error) { return h.approve.store() }
+
 // Config returns the host's configuration.
 func (h *Host) Config() *Config { return h.cfg }
 
@@ -321,7 +322,7 @@ func (h *Host) CloseSession(personality, session string) error {
 		errs = append(errs, s.CloseSession(personality, session))
 	}
 	h.secrets.Forget(personality, session)
-	if p, err := h.personality(personality); err == nil {
+	if p, err := h.roster.get(personality); err == nil {
 		h.baselines.forget(sessionKey{p.name, session})
 	}
 	return errors.Join(errs...)
@@ -331,28 +332,26 @@ func (h *Host) CloseSession(personality, session string) error {
 // close), retires every plugin version and closes the engine. Closing a
 // closed host returns what the first Close returned.
 func (h *Host) Close(ctx context.Context) error {
-	h.closeOnce.Do(func() { h.closeErr = h.close(ctx) })
+	h.closeOnce.Do(func() {
+		var errs []error
+		if h.plugins != nil {
+			h.plugins.StopWatching()
+		}
+		for _, s := range h.svcs {
+			errs = append(errs, s.Close(ctx))
+		}
+		if h.plugins != nil {
+			errs = append(errs, h.plugins.Close(ctx))
+		}
+		if h.eng != nil {
+			errs = append(errs, h.eng.Close(ctx))
+		}
+		for _, c := range h.closers {
+			errs = append(errs, c())
+		}
+		h.closeErr = errors.Join(errs...)
+	})
 	return h.closeErr
-}
-
-func (h *Host) close(ctx context.Context) error {
-	var errs []error
-	if h.plugins != nil {
-		h.plugins.StopWatching()
-	}
-	for _, s := range h.svcs {
-		errs = append(errs, s.Close(ctx))
-	}
-	if h.plugins != nil {
-		errs = append(errs, h.plugins.Close(ctx))
-	}
-	if h.eng != nil {
-		errs = append(errs, h.eng.Close(ctx))
-	}
-	for _, c := range h.closers {
-		errs = append(errs, c())
-	}
-	return errors.Join(errs...)
 }
 
 // NameSession records the name of the MCP client a session serves, for

@@ -34,7 +34,7 @@ func (p *personality) warm(tool string, b *browser.Service) {
 // plugins. A failure to start the browser is kept for
 // the first browser call, which reports it with its code.
 func (h *Host) Prewarm(personality string) error {
-	p, err := h.personality(personality)
+	p, err := h.roster.get(personality)
 	if err != nil {
 		return err
 	}

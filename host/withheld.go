@@ -18,7 +18,7 @@ import (
 // operator hands the session back.
 func (h *Host) judgeDocument(ctx context.Context, personality, session string, pg *abi.Page, unread error) (*abi.Error, []string) {
 	defer spans.Start("h.judgeDocument")()
-	p, err := h.personality(personality)
+	p, err := h.roster.get(personality)
 	if err != nil {
 		return abi.AsError(err), nil
 	}

@@ -26,7 +26,6 @@ const (
 // bound fails until it is taken off. Nothing new joins them.
 var (
 	methodsAllowed = map[string]int{
-		"host.Host":                  59,
 		"hostfuncs/browser.sessions": 50,
 		"hostfuncs/browser.pages":    33,
 		"hostfuncs/browser.launcher": 32,
