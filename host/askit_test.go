@@ -3,8 +3,9 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // A plugin built with the AssemblyScript kit answers non-ASCII text whole:

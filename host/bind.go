@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"sort"
@@ -102,32 +101,6 @@ func aimsOf(args json.RawMessage) []browser.Aim {
 		}
 	}
 	return aims
-}
-
-// bindCall resolves the elements the call acts on to their nodes and
-// frames (browser.Service.Bind) before it is judged: the origins an
-// approval or a grant is decided by are those of the frames that receive
-// the act, never the top page's around them. j.origin is their one
-// origin, or "" when they span several (then no single grant covers the
-// call: it may be approved once). Without a browser, or for a call that
-// names no element, the page's origin is judged, as before.
-func (h *Host) bindCall(ctx context.Context, p *personality, r *route, req Request, j *judgment) ([]string, error) {
-	b := h.Browser()
-	aims := aimsOf(req.Args)
-	if b == nil || len(aims) == 0 || !usesBrowser(r.grants) {
-		return []string{j.origin}, nil
-	}
-	bound, err := b.Bind(ctx, p.name, req.Session, aims)
-	if err != nil || bound == nil {
-		return []string{j.origin}, err
-	}
-	j.bound = bound
-	origins := bound.Origins()
-	j.origin = ""
-	if len(origins) == 1 {
-		j.origin = origins[0]
-	}
-	return origins, nil
 }
 
 // boundTargets is what an approval shows of the bound elements: the

@@ -16,8 +16,18 @@ import (
 func (h *Host) newBrowser() (Service, error) {
 	bc := h.cfg.Browser.Config // provisioned and validated at load (BrowserSection)
 	bc.StretchWithLoad = h.cfg.Host.StretchWithLoad
+	// A session the browser closed on its own (idle, evicted, crashed,
+	// browser_close): the network service closes its egress listener, the
+	// desk forgets it (h.desk is read when it happens: the desk opens after
+	// the browser).
+	closed := func(personality, session string) {
+		h.egress.closeSession(personality, session)
+		if h.desk != nil {
+			h.desk.SessionClosed(personality, session)
+		}
+	}
 	o := browser.Options{Logger: h.log, OnSecret: h.secrets.Add, Judge: h.judgeDocument, SecretValues: h.secrets.Values, SessionProxy: h.egress.sessionProxy,
-		CheckURL: checkBrowserURL, OnSessionClosed: h.browserSessionClosed, EgressFailure: h.egress.failure, OnGrid: h.gridReport}
+		CheckURL: checkBrowserURL, OnSessionClosed: closed, EgressFailure: h.egress.failure, OnGrid: h.events.gridReport}
 	visionOptions(&o, h.vision, h.cfg)
 	if n := h.egress.n; n != nil {
 		o.ProxyTrustSPKI, o.ProxyHost = n.TrustSPKI(), n.ProxyHost()
@@ -41,20 +51,10 @@ func checkBrowserURL(u string) error {
 	return network.CheckOpenURL(u)
 }
 
-// browserSessionClosed lets the network service close the egress listener
-// of a browser session the browser closed on its own (idle, evicted,
-// crashed, browser_close).
-func (h *Host) browserSessionClosed(personality, session string) {
-	h.egress.closeSession(personality, session)
-	if h.desk != nil {
-		h.desk.SessionClosed(personality, session)
-	}
-}
-
-// browserService returns the browser service, or nil (as an
-// operator.Browser) when the host runs without one.
-func (h *Host) browserService() operator.Browser {
-	if b := h.Browser(); b != nil {
+// operatorBrowser is b as an operator.Browser: nil (not a nil
+// *browser.Service in the interface) when the host runs without one.
+func operatorBrowser(b *browser.Service) operator.Browser {
+	if b != nil {
 		return b
 	}
 	return nil

@@ -40,7 +40,7 @@ func TestDefaultConfigStartsClean(t *testing.T) {
 	for _, r := range rec.Records() {
 		t.Errorf("default config logged: %s", r)
 	}
-	for name, p := range *h.pers.Load() {
+	for name, p := range *h.roster.cur.Load() {
 		if len(p.problems) > 0 {
 			t.Errorf("personality %s: %v", name, p.problems)
 		}

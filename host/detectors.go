@@ -135,7 +135,7 @@ func (run *hookRun) detect(in *abi.Result) (flag *abi.Error, failed []memberFail
 		var e *abi.Error
 		var resp *abi.HookResponse
 		if r := p.detectors[i]; r == nil {
-			e = h.unlinked(p, name)
+			e = p.unlinked(h.plugins.Slot(name))
 		} else {
 			resp, e = h.hook(run.ctx, p, r, run.req.Session, run.request(abi.HookDetect, in))
 		}

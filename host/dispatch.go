@@ -17,6 +17,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/internal/spans"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -35,7 +36,7 @@ var callSeq atomic.Uint64
 // personality's pipeline. The error, when not nil, is an *abi.Error whose
 // message is safe to show an agent (it went through the masker too).
 func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
-	p, err := h.personality(req.Personality)
+	p, err := h.roster.get(req.Personality)
 	if err != nil {
 		return nil, err
 	}
@@ -45,26 +46,26 @@ func (h *Host) Call(ctx context.Context, req Request) (*abi.Result, error) {
 	if len(bytes.TrimSpace(req.Args)) == 0 {
 		req.Args = json.RawMessage(`{}`)
 	}
-	req.Args = h.aliasRefs(p, req)
-	ctx, endSpan := h.span(ctx, "tool_call", attribute.String("wasmwright.tool", capBytes(req.Tool, 128)), attribute.String("wasmwright.personality", p.name))
+	req.Args = h.baselines.alias(p, req)
+	ctx, endSpan := span(h.tracing, ctx, "tool_call", attribute.String("wasmwright.tool", capBytes(req.Tool, 128)), attribute.String("wasmwright.personality", p.name))
 	spans.Mark("call " + req.Tool)
 	defer spans.Start("h.call")()
 	t0 := time.Now()
 	h.idle.begin()
 	defer h.idle.end()
-	h.warm(p, req.Tool)
+	p.warm(req.Tool, h.Browser())
 	var j judgment
 	h.egress.beginCall(p.name, req.Session)
 	r, res, err := h.callTool(ctx, p, req, &j)
 	res, err = h.egress.attachBlocked(p.name, req.Session, res, err)
-	h.markExternal(p, r, req, res)
+	markExternal(operatorBrowser(h.Browser()), p, r, req, res)
 	t1 := time.Now()
 	res, err = h.pipeline(ctx, p, req, res, err)
 	plugin := ""
 	if r != nil {
 		plugin = r.slot.Name
 	}
-	h.callEvent(p, req, &j, plugin, time.Since(t0), err)
+	h.events.call(p, req, &j, plugin, time.Since(t0), err)
 	endSpan(err)
 	if h.onCall != nil {
 		st := CallStats{Personality: p.name, Session: req.Session, Tool: req.Tool, ToolTime: t1.Sub(t0), Pipeline: time.Since(t1)}
@@ -95,17 +96,17 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 		if e, denied := p.denied[req.Tool]; denied {
 			return nil, nil, e
 		}
-		return nil, nil, h.unknownTool(p, req.Tool)
+		return nil, nil, p.unknownTool(req.Tool)
 	}
 	j.risk = r.spec.Risk
 	if err := validateArgs(r, req.Args); err != nil {
 		return r, nil, err
 	}
-	if err := h.humanGate(p, r, req.Session); err != nil {
+	if err := h.approve.gate(p, r, req.Session); err != nil {
 		return r, nil, err
 	}
-	ctx = h.humanContext(ctx, p, r, req.Args)
-	err := h.judge(ctx, p, r, req, j)
+	ctx = h.approve.attend(ctx, p, r, req.Args)
+	err := h.approve.judge(ctx, p, r, req, j)
 	defer j.bound.Release()
 	if err != nil {
 		return r, nil, err
@@ -130,7 +131,7 @@ func (h *Host) callTool(ctx context.Context, p *personality, req Request, j *jud
 // markExternal labels a successful result of a tool that reaches outside
 // the host as external content, with its source: the page's URL, or the
 // session's current page for a browser tool. A label a plugin set stays.
-func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Result) {
+func markExternal(b operator.Browser, p *personality, r *route, req Request, res *abi.Result) {
 	if r == nil || res == nil || !(r.spec.OpenWorld || res.Risk != "" || res.External) {
 		return
 	}
@@ -140,7 +141,7 @@ func (h *Host) markExternal(p *personality, r *route, req Request, res *abi.Resu
 	}
 	if res.Page != nil && res.Page.URL != "" {
 		res.Source = res.Page.URL
-	} else if b := h.browserService(); b != nil && usesBrowser(r.grants) {
+	} else if b != nil && usesBrowser(r.grants) {
 		res.Source = b.PageURL(p.name, req.Session)
 	}
 }
@@ -168,7 +169,7 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 		// It sees secret values: nothing it says reaches the host's log.
 		ctx = sandbox.WithQuiet(ctx)
 	}
-	ctx, endSpan := h.span(ctx, pluginSpanName(role), attribute.String("wasmwright.plugin", r.slot.Name))
+	ctx, endSpan := span(h.tracing, ctx, pluginSpanName(role), attribute.String("wasmwright.plugin", r.slot.Name))
 	defer func() { endSpan(err) }()
 	plug := r.plugin
 	if cur := r.slot.Serving(); cur != nil {
@@ -190,20 +191,20 @@ func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, ca
 			out, blobs, err = call(cur)
 		}
 	}
-	err = h.crashed(p.name, session, r.slot.Name, role, err)
+	err = h.events.crashed(p.name, session, r.slot.Name, role, err)
 	return out, blobs, err
 }
 
 // crashed writes a plugin's crash (its panic text, its wasm stack) to the
 // event log and returns only what the caller may be told: the code, the
 // plugin's name and what to do. Any other error is returned as it is.
-func (h *Host) crashed(personality, session, plugin string, role abi.HookRole, err error) error {
+func (l *eventLog) crashed(personality, session, plugin string, role abi.HookRole, err error) error {
 	var c *sandbox.Crash
 	if !errors.As(err, &c) {
 		return err
 	}
 	b, _ := json.Marshal(map[string]string{"hook": string(role), "code": string(c.Err.Code), "detail": capBytes(c.Detail, 4096)})
-	h.Emit(hostfuncs.Event{Kind: sandbox.EventCrash, Personality: personality, Session: session, Plugin: plugin, Data: b})
+	l.emit(hostfuncs.Event{Kind: sandbox.EventCrash, Personality: personality, Session: session, Plugin: plugin, Data: b})
 	return c.Err
 }
 
@@ -251,7 +252,9 @@ func describeValidation(ve *jsonschema.ValidationError) string {
 	return strings.Join(leaves, "; ")
 }
 
-func (h *Host) unknownTool(p *personality, name string) error {
+// unknownTool is the answer to a call of a tool the personality does not
+// have: the tools it has, and why any of its plugins did not load.
+func (p *personality) unknownTool(name string) error {
 	var names []string
 	for n := range p.tools {
 		names = append(names, n)

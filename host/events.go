@@ -33,14 +33,14 @@ type ToolEvent struct {
 	Target string `json:"target,omitempty"`
 }
 
-// callEvent writes the one event of a finished call.
-func (h *Host) callEvent(p *personality, req Request, j *judgment, plugin string, d time.Duration, err error) {
+// call writes the one event of a finished call.
+func (l *eventLog) call(p *personality, req Request, j *judgment, plugin string, d time.Duration, err error) {
 	ev := ToolEvent{Tool: capBytes(req.Tool, 128), Risk: j.risk, Origin: j.origin, Decision: j.decision, MS: d.Milliseconds(), Outcome: "ok", Target: targetOf(req.Args)}
 	if err != nil {
 		ev.Outcome, ev.Code = "error", abi.AsError(err).Code
 	}
 	b, _ := json.Marshal(ev)
-	h.Emit(hostfuncs.Event{Kind: EventTool, Personality: p.name, Session: req.Session, Plugin: plugin, Data: b})
+	l.emit(hostfuncs.Event{Kind: EventTool, Personality: p.name, Session: req.Session, Plugin: plugin, Data: b})
 }
 
 // targetOf is the origin of a call's url argument, or its scheme ("file:")
@@ -125,4 +125,4 @@ func (t teeSink) Emit(e hostfuncs.Event) error {
 // RecentEvents returns the host's last n events (at most 2000), oldest
 // first: tool calls, approvals, takeovers, credential fills and what
 // plugins emit. Never a value: events hold names, codes and origins.
-func (h *Host) RecentEvents(n int) []hostfuncs.Event { return h.recent.last(n) }
+func (h *Host) RecentEvents(n int) []hostfuncs.Event { return h.events.recent.last(n) }

@@ -102,7 +102,7 @@ func TestLargePagesPassTheHooksUnderLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.Close(context.Background())
-	p, err := h.personality(cfg.Host.DefaultPersonality)
+	p, err := h.roster.get(cfg.Host.DefaultPersonality)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,13 +10,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/wasmwright/wasmwright/internal/procfs"
 	"log/slog"
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/wasmwright/wasmwright/internal/procfs"
 
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/host/telemetry"
@@ -67,7 +67,8 @@ type Host struct {
 	eng *sandbox.Engine
 	// plugins are the plugin slots and their lifecycle (host/pluginset).
 	plugins *pluginset.Set
-	sink    hostfuncs.Sink
+	// events are where the kernel's events go (observe.go).
+	events  eventLog
 	secrets *hostfuncs.Secrets
 	// mask hides secret values from what people are shown (mask.go).
 	mask masker
@@ -76,19 +77,15 @@ type Host struct {
 	egress  egress
 	closers []func() error
 
-	pers atomic.Pointer[map[string]*personality]
+	// roster is the personalities, linked (personality.go).
+	roster roster
 	// compacted caches compactor output (pipeline.go).
 	compacted snapCache
-	// chains caches detector-chain checks by the members' versions
-	// (detectors.go).
-	chains chainChecks
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
-	observe   func(hostfuncs.Event)
 	// tracing is [telemetry]'s tracer, nil when tracing is off.
 	tracing *telemetry.Tracing
-	linkMu  sync.Mutex // serializes relinking
 
 	// desk is the operator side (takeovers, approvals, presence); nil
 	// without Options.Operators unless a personality's approval.via names
@@ -97,14 +94,10 @@ type Host struct {
 	// console says an operator surface runs (Options.Operators): only
 	// then is the takeover tool offered and ww_takeover_request linked.
 	console bool
-	// grants are the origin-scoped act grants, opened on first use.
-	grantsOnce sync.Once
-	grants     *operator.Grants
-	grantsErr  error
+	// approve judges calls by the approval policy (approvals.go).
+	approve approver
 	// vision is the operator's vision model; nil without [vision] endpoint.
 	vision *vision.Model
-	// recent is the tail of the events (RecentEvents).
-	recent eventRing
 	// idle returns a burst's free heap to the OS when calls stop.
 	idle idleRelease
 
@@ -118,7 +111,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall, observe: opts.Observe}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
 	if h.log == nil {
 		h.log = slog.Default()
 	}
@@ -131,10 +124,11 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 			started.Close(context.Background())
 		}
 	}()
-	if h.sink, err = openSink(cfg, opts.Sink, &h.closers); err != nil {
+	sink, err := openSink(cfg, opts.Sink, &h.closers)
+	if err != nil {
 		return nil, err
 	}
-	h.sink = teeSink{next: h.sink, ring: &h.recent, mask: h.mask.event}
+	h.events.sink, h.events.observe, h.events.log = teeSink{next: sink, ring: &h.events.recent, mask: h.mask.event}, opts.Observe, h.log
 	if h.tracing, err = telemetry.Start(cfg.Telemetry.Config); err != nil {
 		return nil, &ConfigError{cfg.Source, err.Error()}
 	}
@@ -157,16 +151,18 @@ func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
 	for name := range cfg.Plugins {
 		files[name] = cfg.PluginFile(name)
 	}
+	h.roster.cfg, h.roster.log, h.roster.vision, h.roster.console = cfg, h.log, h.vision != nil, h.console
 	h.plugins = pluginset.Load(ctx, files, pluginset.Options{
 		Engine: eng, Logger: h.log, Emit: h.Emit,
 		Hooks: cfg.Host.hookLimits(), RollbackAfter: cfg.Host.rollbackAfter(),
 		ConfigPin:      func(name string) string { return cfg.Plugins[name].SHA256 },
-		CheckSignature: h.checkSignature,
-		Admit:          h.admit,
-		Published:      h.relink,
+		CheckSignature: cfg.CheckSignature,
+		Admit:          h.roster.admit,
+		Published:      h.roster.relink,
 	})
-	h.chains.checkAtStart(ctx, h.plugins, cfg.Personalities)
-	h.relink()
+	h.roster.plugins = h.plugins
+	h.roster.chains.checkAtStart(ctx, h.plugins, cfg.Personalities)
+	h.roster.relink()
 	// Loading read each plugin and its compiled code into the heap: hand
 	// that garbage back now, not at the next GC cycles (tens of MB).
 	debug.FreeOSMemory()
@@ -202,7 +198,7 @@ func openSink(cfg *Config, sink hostfuncs.Sink, closers *[]func() error) (hostfu
 func (h *Host) openServices(opts Options) error {
 	cfg := h.cfg
 	h.svcs = append(h.svcs, opts.Services...)
-	nw, err := newNetwork(cfg, h.log, h.egressRefused)
+	nw, err := newNetwork(cfg, h.log, h.events.egressRefused)
 	if err != nil {
 		return err
 	}
@@ -228,9 +224,10 @@ func (h *Host) openServices(opts Options) error {
 	// personality opts in: its approvals need no console to reach a person.
 	h.console = opts.Operators
 	if opts.Operators || clientAsks(cfg) {
-		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: h.browserService(), Mask: h.mask.text})
+		h.desk = operator.New(operator.Options{Logger: h.log, Emit: h.Emit, Browser: operatorBrowser(h.Browser()), Mask: h.mask.text})
 		h.svcs = append(h.svcs, h.desk)
 	}
+	h.approve.cfg, h.approve.log, h.approve.desk, h.approve.browser = cfg, h.log, h.desk, h.Browser()
 	v, err := newVault(cfg, h.log, h.svcs, h.secrets, h.Emit)
 	if err != nil {
 		return err
@@ -302,6 +299,10 @@ func (discardSink) Emit(hostfuncs.Event) error { return nil }
 // (Options.Operators).
 func (h *Host) Desk() *operator.Desk { return h.desk }
 
+// Grants is the store of origin-scoped act grants (host.grants_dir),
+// opened on first use.
+func (h *Host) Grants() (*operator.Grants, error) { return h.approve.store() }
+
 // Config returns the host's configuration.
 func (h *Host) Config() *Config { return h.cfg }
 
@@ -312,15 +313,7 @@ func (h *Host) Logger() *slog.Logger { return h.log }
 func (h *Host) Secrets() *hostfuncs.Secrets { return h.secrets }
 
 // Emit writes an event to the host's sink.
-func (h *Host) Emit(e hostfuncs.Event) {
-	if e.Time.IsZero() {
-		e.Time = time.Now().UTC()
-	}
-	if err := h.sink.Emit(e); err != nil {
-		h.log.Warn("event sink", "err", err)
-	}
-	h.note(e)
-}
+func (h *Host) Emit(e hostfuncs.Event) { h.events.emit(e) }
 
 // CloseSession frees a session in every service (the MCP session ended).
 func (h *Host) CloseSession(personality, session string) error {
@@ -329,7 +322,7 @@ func (h *Host) CloseSession(personality, session string) error {
 		errs = append(errs, s.CloseSession(personality, session))
 	}
 	h.secrets.Forget(personality, session)
-	if p, err := h.personality(personality); err == nil {
+	if p, err := h.roster.get(personality); err == nil {
 		h.baselines.forget(sessionKey{p.name, session})
 	}
 	return errors.Join(errs...)
@@ -339,28 +332,26 @@ func (h *Host) CloseSession(personality, session string) error {
 // close), retires every plugin version and closes the engine. Closing a
 // closed host returns what the first Close returned.
 func (h *Host) Close(ctx context.Context) error {
-	h.closeOnce.Do(func() { h.closeErr = h.close(ctx) })
+	h.closeOnce.Do(func() {
+		var errs []error
+		if h.plugins != nil {
+			h.plugins.StopWatching()
+		}
+		for _, s := range h.svcs {
+			errs = append(errs, s.Close(ctx))
+		}
+		if h.plugins != nil {
+			errs = append(errs, h.plugins.Close(ctx))
+		}
+		if h.eng != nil {
+			errs = append(errs, h.eng.Close(ctx))
+		}
+		for _, c := range h.closers {
+			errs = append(errs, c())
+		}
+		h.closeErr = errors.Join(errs...)
+	})
 	return h.closeErr
-}
-
-func (h *Host) close(ctx context.Context) error {
-	var errs []error
-	if h.plugins != nil {
-		h.plugins.StopWatching()
-	}
-	for _, s := range h.svcs {
-		errs = append(errs, s.Close(ctx))
-	}
-	if h.plugins != nil {
-		errs = append(errs, h.plugins.Close(ctx))
-	}
-	if h.eng != nil {
-		errs = append(errs, h.eng.Close(ctx))
-	}
-	for _, c := range h.closers {
-		errs = append(errs, c())
-	}
-	return errors.Join(errs...)
 }
 
 // NameSession records the name of the MCP client a session serves, for
@@ -374,7 +365,7 @@ func (h *Host) NameSession(personality, session, client string) {
 // hostFuncs is every host function this host offers plugins: the kernel's
 // own and each service's.
 func (h *Host) hostFuncs() []sandbox.HostFunc {
-	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.sink), h.secrets.MaskValues()}
+	funcs := []sandbox.HostFunc{hostfuncs.Info(), hostfuncs.Events(h.events.sink), h.secrets.MaskValues()}
 	if !h.console {
 		// Plugins importing it still load; the tool is not offered (link).
 		funcs = append(funcs, operator.Unavailable())

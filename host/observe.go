@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
+	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
@@ -24,33 +26,54 @@ const (
 	EventGridNodeLost  = "browser.grid_node_lost"
 )
 
+// eventLog is where the kernel's own events go: the sink (the event log,
+// through teeSink: each event masked, the tail kept for RecentEvents) and
+// Options.Observe (the metrics), which also sees what is only counted.
+type eventLog struct {
+	sink    hostfuncs.Sink
+	recent  eventRing
+	observe func(hostfuncs.Event)
+	log     *slog.Logger
+}
+
+// emit writes an event to the sink, and hands it to Options.Observe.
+func (l *eventLog) emit(e hostfuncs.Event) {
+	if e.Time.IsZero() {
+		e.Time = time.Now().UTC()
+	}
+	if err := l.sink.Emit(e); err != nil {
+		l.log.Warn("event sink", "err", err)
+	}
+	l.note(e)
+}
+
 // note hands an event to Options.Observe only, not to the event log.
-func (h *Host) note(e hostfuncs.Event) {
-	if h.observe != nil {
-		h.observe(e)
+func (l *eventLog) note(e hostfuncs.Event) {
+	if l.observe != nil {
+		l.observe(e)
 	}
 }
 
-// withheldEvent records a document a detector withheld, by vendor.
-func (h *Host) withheldEvent(personality, session string, flag *abi.Error) {
+// withheld records a document a detector withheld, by vendor.
+func (l *eventLog) withheld(personality, session string, flag *abi.Error) {
 	vendor := flag.Details["vendor"]
 	b, _ := json.Marshal(map[string]string{"code": string(flag.Code), "vendor": capBytes(vendor, 64)})
-	h.Emit(hostfuncs.Event{Kind: EventWithheld, Personality: personality, Session: session, Data: b})
+	l.emit(hostfuncs.Event{Kind: EventWithheld, Personality: personality, Session: session, Data: b})
 }
 
 // egressRefused is the network service's OnBlocked: counted by the kind
 // of reason (network.ReasonClass), never the host or address it names.
-func (h *Host) egressRefused(personality, session, reason string) {
+func (l *eventLog) egressRefused(personality, session, reason string) {
 	b, _ := json.Marshal(map[string]string{"reason": network.ReasonClass(reason)})
-	h.note(hostfuncs.Event{Kind: EventEgressRefused, Personality: personality, Session: session, Data: b})
+	l.note(hostfuncs.Event{Kind: EventEgressRefused, Personality: personality, Session: session, Data: b})
 }
 
 // gridReport is the browser's OnGrid: a grid session's wait for a node,
 // or the loss of its node, as events.
-func (h *Host) gridReport(r browser.GridReport) {
+func (l *eventLog) gridReport(r browser.GridReport) {
 	if r.NodeLost != "" {
 		b, _ := json.Marshal(map[string]string{"node": capBytes(r.NodeLost, 256), "cause": r.LostCause})
-		h.Emit(hostfuncs.Event{Kind: EventGridNodeLost, Personality: r.Personality, Session: r.Session, Data: b})
+		l.emit(hostfuncs.Event{Kind: EventGridNodeLost, Personality: r.Personality, Session: r.Session, Data: b})
 		return
 	}
 	d := map[string]any{"ms": r.Wait.Milliseconds()}
@@ -58,7 +81,7 @@ func (h *Host) gridReport(r browser.GridReport) {
 		d["code"] = abi.AsError(r.Err).Code
 	}
 	b, _ := json.Marshal(d)
-	h.Emit(hostfuncs.Event{Kind: EventGridSession, Personality: r.Personality, Session: r.Session, Data: b})
+	l.emit(hostfuncs.Event{Kind: EventGridSession, Personality: r.Personality, Session: r.Session, Data: b})
 }
 
 // Ready says whether the host can serve personalities' calls now: every

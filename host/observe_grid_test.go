@@ -17,9 +17,9 @@ import (
 func TestGridLossEventCarriesItsCause(t *testing.T) {
 	m := metrics.New()
 	sink := &hostfuncs.MemorySink{}
-	h := &Host{sink: sink, observe: m.Observe}
-	h.gridReport(browser.GridReport{Personality: "p", Session: "s", NodeLost: "http://10.9.1.2:5555", LostCause: "hub"})
-	h.gridReport(browser.GridReport{Personality: "p", Session: "s", NodeLost: "http://10.9.1.2:5555", LostCause: "node"})
+	l := &eventLog{sink: sink, observe: m.Observe}
+	l.gridReport(browser.GridReport{Personality: "p", Session: "s", NodeLost: "http://10.9.1.2:5555", LostCause: "hub"})
+	l.gridReport(browser.GridReport{Personality: "p", Session: "s", NodeLost: "http://10.9.1.2:5555", LostCause: "node"})
 	evs := sink.Snapshot()
 	if len(evs) != 2 || evs[0].Kind != EventGridNodeLost || string(evs[0].Data) != `{"cause":"hub","node":"http://10.9.1.2:5555"}` {
 		t.Fatalf("events %+v", evs)

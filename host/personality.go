@@ -3,8 +3,10 @@ package host
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -48,30 +50,50 @@ type route struct {
 	schema *jsonschema.Schema
 }
 
+// roster is the personalities as linked against the current plugin
+// versions: published whole on every swap (relink), read without a lock
+// (get), and asked first whether a new version would still serve them
+// (admit).
+type roster struct {
+	cfg     *Config
+	log     *slog.Logger
+	plugins *pluginset.Set
+	// vision and console say whether the host has a vision model and an
+	// operator console: tools that need them are not offered otherwise.
+	vision, console bool
+	// chains caches detector-chain checks by the members' versions
+	// (detectors.go).
+	chains chainChecks
+	mu     sync.Mutex // serializes relinking
+	cur    atomic.Pointer[map[string]*personality]
+}
+
 // relink resolves every personality against the current plugin versions
 // and publishes the result atomically. Calls in flight keep the routes they
 // started with.
-func (h *Host) relink() {
-	h.linkMu.Lock()
-	defer h.linkMu.Unlock()
+func (ro *roster) relink() {
+	ro.mu.Lock()
+	defer ro.mu.Unlock()
 	out := map[string]*personality{}
-	for _, name := range sortedKeys(h.cfg.Personalities) {
-		out[name] = h.link(name, h.cfg.Personalities[name])
+	for _, name := range sortedKeys(ro.cfg.Personalities) {
+		out[name] = ro.link(name, ro.cfg.Personalities[name])
 		for _, p := range out[name].problems {
-			h.log.Warn("personality link", "personality", name, "problem", p)
+			ro.log.Warn("personality link", "personality", name, "problem", p)
 		}
 	}
-	h.pers.Store(&out)
+	ro.cur.Store(&out)
 }
 
-func (h *Host) link(name string, cfg PersonalityConfig) *personality {
+// link resolves one personality: its tools, each routed to the plugin
+// that provides it with the grants that plugin holds, and its hooks.
+func (ro *roster) link(name string, cfg PersonalityConfig) *personality {
 	grants, _ := capability.Parse(cfg.Grants) // validated with the config
 	p := &personality{name: name, cfg: cfg, grants: grants, tools: map[string]*route{}, denied: map[string]*abi.Error{}, hooks: map[abi.HookRole]*route{}}
 	allowAll := contains(cfg.Tools, "*")
 	claimed := map[string]string{}
 	linked := map[string]*route{} // detectors, by plugin
 	for _, pl := range cfg.Plugins {
-		slot := h.plugins.Slot(pl)
+		slot := ro.plugins.Slot(pl)
 		plug, err := slot.Current()
 		if err != nil {
 			p.problems = append(p.problems, err.Error())
@@ -100,7 +122,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			case refusal != nil:
 				p.denied[t.Name] = refusal
 			default:
-				if why := unoffered(t, name, grants, h.vision != nil, h.console); why != nil {
+				if why := unoffered(t, name, grants, ro.vision, ro.console); why != nil {
 					p.denied[t.Name] = why
 					continue
 				}
@@ -135,7 +157,7 @@ func (h *Host) link(name string, cfg PersonalityConfig) *personality {
 			p.hooks[role] = r
 		}
 	}
-	h.chains.link(h.plugins, p, linked)
+	ro.chains.link(ro.plugins, p, linked)
 	for _, t := range cfg.Tools {
 		if t != "*" && claimed[t] == "" {
 			p.problems = append(p.problems, fmt.Sprintf("tool %s is allowlisted but none of the personality's plugins provides it", t))
@@ -183,24 +205,24 @@ func compileSchema(raw []byte) (*jsonschema.Schema, error) {
 	return c.Compile("tool.json")
 }
 
-// personality returns a resolved personality by name ("" = the default).
-func (h *Host) personality(name string) (*personality, error) {
+// get returns a resolved personality by name ("" = the default).
+func (ro *roster) get(name string) (*personality, error) {
 	if name == "" {
-		name = h.cfg.Host.DefaultPersonality
+		name = ro.cfg.Host.DefaultPersonality
 	}
 	if name == "" {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "no personality given and no host.default_personality set: pass --personality")
 	}
-	p, ok := (*h.pers.Load())[name]
+	p, ok := (*ro.cur.Load())[name]
 	if !ok {
-		return nil, abi.Errorf(abi.CodeNotFound, "unknown personality %q (known: %s)", name, strings.Join(sortedKeys(h.cfg.Personalities), ", "))
+		return nil, abi.Errorf(abi.CodeNotFound, "unknown personality %q (known: %s)", name, strings.Join(sortedKeys(ro.cfg.Personalities), ", "))
 	}
 	return p, nil
 }
 
 // Tools lists the tools a personality may call, sorted by name.
 func (h *Host) Tools(personalityName string) ([]abi.ToolSpec, error) {
-	p, err := h.personality(personalityName)
+	p, err := h.roster.get(personalityName)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +236,7 @@ func (h *Host) Tools(personalityName string) ([]abi.ToolSpec, error) {
 
 // Problems lists why parts of a personality are unavailable.
 func (h *Host) Problems(personalityName string) ([]string, error) {
-	p, err := h.personality(personalityName)
+	p, err := h.roster.get(personalityName)
 	if err != nil {
 		return nil, err
 	}

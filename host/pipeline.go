@@ -34,7 +34,7 @@ func (h *Host) pipeline(ctx context.Context, p *personality, req Request, res *a
 	res = withoutPageText(res)
 	values := h.secrets.Values(p.name, req.Session)
 	if len(values) == 0 {
-		return h.viewSnapshot(p, req, res, nil, run.callErr), errOrNil(run.callErr)
+		return h.baselines.view(p, req, res, nil, run.callErr), errOrNil(run.callErr)
 	}
 	return run.mask(res, values)
 }
@@ -178,7 +178,7 @@ func (run *hookRun) mask(res *abi.Result, values []string) (*abi.Result, error) 
 	if leaked(values, res, run.callErr) {
 		return nil, abi.Errorf(abi.CodeSecretLeak, "the result held a secret value of this session and was withheld; the action itself may have run: take a new snapshot to continue")
 	}
-	return h.viewSnapshot(p, req, res, values, run.callErr), errOrNil(run.callErr)
+	return h.baselines.view(p, req, res, values, run.callErr), errOrNil(run.callErr)
 }
 
 func errOrNil(e *abi.Error) error {
@@ -201,8 +201,9 @@ func detectFailed(p *personality, name string, res *abi.Result, e *abi.Error) (*
 }
 
 // unlinked says why the personality has no route for its hook plugin.
-func (h *Host) unlinked(p *personality, name string) *abi.Error {
-	if _, err := h.plugins.Slot(name).Current(); err != nil {
+func (p *personality) unlinked(slot *pluginset.Slot) *abi.Error {
+	name := slot.Name
+	if _, err := slot.Current(); err != nil {
 		return abi.AsError(err)
 	}
 	return abi.Errorf(abi.CodeRefused, "plugin %s is not linked in personality %s (%s)", name, p.name, strings.Join(p.problems, "; "))

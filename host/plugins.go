@@ -31,9 +31,9 @@ func (h *Host) Plugins() []pluginset.PluginInfo { return h.plugins.Infos() }
 // admit refuses a new version of plugin name that a personality loading
 // it could not use: grants it does not hold, or a hook role it no longer
 // fills.
-func (h *Host) admit(ctx context.Context, name string, p *sandbox.Plugin) error {
-	for _, pn := range sortedKeys(h.cfg.Personalities) {
-		pc := h.cfg.Personalities[pn]
+func (ro *roster) admit(ctx context.Context, name string, p *sandbox.Plugin) error {
+	for _, pn := range sortedKeys(ro.cfg.Personalities) {
+		pc := ro.cfg.Personalities[pn]
 		if !contains(pc.Plugins, name) {
 			continue
 		}
@@ -46,7 +46,7 @@ func (h *Host) admit(ctx context.Context, name string, p *sandbox.Plugin) error 
 				return abi.Errorf(abi.CodeRefused, "new version of %s no longer fills the %s hook that personality %s uses", name, role, pn)
 			}
 		}
-		if err := h.chains.admit(ctx, h.plugins, pn, pc, name, p); err != nil {
+		if err := ro.chains.admit(ctx, ro.plugins, pn, pc, name, p); err != nil {
 			return err
 		}
 	}

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -12,10 +11,7 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
-	"github.com/wasmwright/wasmwright/internal/spans"
-	"github.com/wasmwright/wasmwright/sandbox"
 )
 
 // toolRisk is the risk of a tool: the one its manifest declares, or else
@@ -43,44 +39,6 @@ func toolRisk(t abi.ToolSpec) abi.Risk {
 
 func needsTakeover(t abi.ToolSpec) bool {
 	return slices.Contains(t.Capabilities, string(capability.Takeover))
-}
-
-// humanGate refuses a call on a session a human holds: every tool but the
-// takeover itself while a takeover is pending (the desk refuses a second
-// request), and every tool that is not read-only while an operator drives
-// the page from the console.
-func (h *Host) humanGate(p *personality, r *route, session string) error {
-	if h.desk == nil {
-		return nil
-	}
-	if _, held := h.desk.Held(p.name, session); held && !needsTakeover(r.spec) {
-		return abi.Errorf(abi.CodeNotAvailable, "A human has taken over this browser session; wait for the hand-back (the pending browser_request_takeover call returns when they are done)")
-	}
-	if h.desk.Controlled(p.name, session) && toolRisk(r.spec) != abi.RiskRead && !needsTakeover(r.spec) {
-		return abi.Errorf(abi.CodeNotAvailable, "An operator is controlling this page from the console; tools that change it are refused until they let go. Inspection tools (browser_snapshot, browser_screenshot, browser_console) still work.")
-	}
-	return nil
-}
-
-// humanContext marks a call attended while an operator's console is
-// connected for the personality, and gives a takeover call a deadline as
-// long as the wait it asks for (plus the usual call timeout).
-func (h *Host) humanContext(ctx context.Context, p *personality, r *route, args json.RawMessage) context.Context {
-	if h.desk == nil {
-		return ctx
-	}
-	if h.desk.Attended(p.name) {
-		ctx = vault.WithHumanPresent(ctx)
-	}
-	if needsTakeover(r.spec) {
-		ctx = operator.WithTakeoverVia(ctx, p.cfg.takeoverVia())
-		var a struct {
-			TimeoutS int `json:"timeout_s"`
-		}
-		json.Unmarshal(args, &a) // validated against the schema already
-		ctx = sandbox.WithTimeout(ctx, operator.ClampTimeout(a.TimeoutS)+h.cfg.Host.CallTimeout.Duration)
-	}
-	return ctx
 }
 
 // reachesOut reports whether a plugin holding grants can reach pages or
@@ -118,116 +76,6 @@ type judgment struct {
 	bound *browser.Binding
 }
 
-// judge applies the personality's approval mode for the call's risk
-// (modeRisk): allow runs it, deny refuses it, ask runs it when a stored
-// grant covers the origin of every frame the call acts in (as the
-// browser reports it, never an argument; the page's when it names no
-// element) or an operator approves it, asked about each element it acts
-// on and that element's frame origin.
-func (h *Host) judge(ctx context.Context, p *personality, r *route, req Request, j *judgment) error {
-	defer spans.Start("h.judge")()
-	j.origin = pageOrigin(h.browserService(), p.name, req.Session)
-	risk := modeRisk(p, r.spec, req.Args)
-	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, risk)
-	switch p.cfg.approvalMode(risk) {
-	case ModeAllow:
-		j.decision = DecisionAllow
-		return nil
-	case ModeDeny:
-		j.decision = DecisionDeny
-		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, risk)
-	}
-	j.byOrigin = true
-	origins, err := h.bindCall(ctx, p, r, req, j)
-	if err != nil {
-		j.decision = "ask:unbound"
-		return err
-	}
-	grants, gerr := h.Grants()
-	if h.grantedAll(p, req.Session, r.spec.Name, risk, origins) {
-		j.decision = DecisionGrant
-		return nil
-	}
-	if h.desk == nil {
-		j.decision = "ask:unattended"
-		return abi.Errorf(abi.CodeRefused, "Approval required: %s needs an operator's approval and no operator console runs. Ask the user to approve it in the wasmwright console (wasmwright serve), or to allow it with personalities.%s.approval.%s, then call it again.", what, p.name, risk)
-	}
-	a := operator.Approval{Personality: p.name, Session: req.Session, Tool: r.spec.Name, Risk: risk, Origin: j.origin, Summary: argNames(req.Args), Via: p.cfg.Approval.Via}
-	if j.bound != nil {
-		a.Target, a.Targets = boundTargets(j.bound, aimsOf(req.Args))
-	} else {
-		a.Target = h.describeTarget(p.name, req.Session, req.Args)
-	}
-	a.Typing = typing(req.Args, j.bound)
-	dec, err := h.desk.Ask(ctx, a, p.cfg.approvalTimeout())
-	j.decision = "ask:" + dec.Verdict
-	if dec.Verdict == "" {
-		j.decision = "ask:unattended"
-	}
-	if err != nil {
-		return err
-	}
-	if dec.Verdict == operator.ApproveOrigin {
-		gr := operator.Grant{Tool: r.spec.Name, Origin: j.origin, By: dec.By, Via: dec.Via}
-		switch {
-		case gerr == nil && dec.Via == operator.ViaClient && p.cfg.Approval.ClientGrants != ClientGrantsPersist:
-			// The client's grant lasts its session only.
-			gerr = h.desk.GrantForSession(p.name, req.Session, gr)
-		case gerr == nil:
-			gerr = grants.Add(p.name, gr)
-		}
-		if gerr != nil {
-			h.log.Warn("approval for the origin not stored: it covered this call only", "personality", p.name, "tool", r.spec.Name, "err", gerr)
-		}
-	}
-	return nil
-}
-
-// grantedAll reports whether grants cover the call on every one of
-// origins (a drag from one frame into another needs both).
-func (h *Host) grantedAll(p *personality, session, tool string, risk abi.Risk, origins []string) bool {
-	for _, o := range origins {
-		if !h.granted(p, session, tool, risk, o) {
-			return false
-		}
-	}
-	return len(origins) > 0
-}
-
-// granted reports whether a grant covers tool (of risk) on origin for the
-// session: an operator's stored grant, or, only while the personality's
-// approval.via names the agent's client, one the client made (stored, or
-// kept for this session). A store that cannot be read grants nothing.
-func (h *Host) granted(p *personality, session, tool string, risk abi.Risk, origin string) bool {
-	clientOK := p.cfg.clientApproves()
-	if grants, err := h.Grants(); err == nil && grants.Allows(p.name, tool, risk, origin, clientOK) {
-		return true
-	}
-	return clientOK && h.desk != nil && h.desk.SessionAllows(p.name, session, tool, risk, origin)
-}
-
-// describeTarget is what an approval shows of the element a call names
-// (its "ref" argument) and its page, nil without a browser session. No
-// picture: the console takes one when it shows the card, so asking is
-// not slowed by a screenshot.
-func (h *Host) describeTarget(personality, session string, args json.RawMessage) *operator.Target {
-	b := h.Browser()
-	if b == nil {
-		return nil
-	}
-	var a struct {
-		Ref string `json:"ref"`
-	}
-	json.Unmarshal(args, &a) // validated against the schema already
-	info := b.DescribeTarget(personality, session, a.Ref, false)
-	if info.URL == "" && info.Ref == "" {
-		return nil
-	}
-	// Page-controlled strings all: the desk masks them and makes each one
-	// plain line before anyone is shown them (operator.Desk.Ask).
-	return &operator.Target{Ref: info.Ref, Role: info.Role, Name: info.Name, Text: info.Text, Title: info.Title, URL: info.URL}
-}
-
 // pageOrigin is the origin of the session's current page (weborigin.Of,
 // the one spelling grants are stored in), "" when it has none (no
 // session, or not an http(s) page).
@@ -240,20 +88,6 @@ func pageOrigin(b operator.Browser, personality, session string) string {
 		return ""
 	}
 	return o
-}
-
-// Grants is the store of origin-scoped act grants (host.grants_dir),
-// opened on first use.
-func (h *Host) Grants() (*operator.Grants, error) {
-	h.grantsOnce.Do(func() {
-		dir, err := h.cfg.GrantsDir()
-		if err != nil {
-			h.grantsErr = err
-			return
-		}
-		h.grants, h.grantsErr = operator.OpenGrants(dir)
-	})
-	return h.grants, h.grantsErr
 }
 
 // typing is the text a call types (its text argument) as an approver

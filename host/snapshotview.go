@@ -38,7 +38,7 @@ type baselines struct {
 // baseline is the agent's last full snapshot, uncollapsed, its page's
 // URL, and the refs the agent read on the page before that a collapse
 // left out, mapped to the same elements' refs on this page
-// (snapdiff.Collapse; aliasRefs).
+// (snapdiff.Collapse; alias).
 type baseline struct {
 	snapshot, url string
 	aliases       map[string]string
@@ -90,7 +90,7 @@ func (b *baselines) drop(k sessionKey) {
 	}
 }
 
-// viewSnapshot gives the agent the snapshot the way args.snapshot asks,
+// view gives the agent the snapshot the way args.snapshot asks,
 // on the result as it leaves the pipeline (masked): none drops it; after
 // an action (a tool that is not read-only) diff, the default, replaces it
 // by the changes since the agent's last full snapshot of this session,
@@ -99,14 +99,14 @@ func (b *baselines) drop(k sessionKey) {
 // snapshot, the diff is no shorter than the snapshot, or it holds one of
 // the session's secret values. A new document's snapshot on the
 // baseline's origin has the subtrees it shares with it, alike but for
-// refs, collapsed (snapdiff.Collapse; aliasRefs maps the refs), unless
+// refs, collapsed (snapdiff.Collapse; alias maps the refs), unless
 // snapshot is full. A read-only tool's snapshot (such as
 // browser_snapshot) that equals the baseline, on the same page, is
 // replaced by one line saying so, unless snapshot is full. A full,
 // unscoped snapshot the agent receives becomes the session's baseline; views (a read-only tool's ref,
 // links, link_filter, full) neither replace it nor are diffed. A failed
 // call's result is left as it is.
-func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
+func (bs *baselines) view(p *personality, req Request, res *abi.Result, values []string, callErr *abi.Error) *abi.Result {
 	defer spans.Start("h.view")()
 	if res == nil || res.Snapshot == "" || callErr != nil {
 		return res
@@ -123,7 +123,7 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 		return res
 	}
 	key := sessionKey{p.name, req.Session}
-	prev, had := h.baselines.get(key)
+	prev, had := bs.get(key)
 	next := baseline{snapshot: res.Snapshot, url: res.Source}
 	if had && res.Page == nil && prev.url == res.Source {
 		next.aliases = prev.aliases // the same document: they still hold
@@ -136,7 +136,7 @@ func (h *Host) viewSnapshot(p *personality, req Request, res *abi.Result, values
 		res.Snapshot, _, fresh = snapdiff.Collapse(prev.snapshot, res.Snapshot)
 		next.aliases = chainAliases(prev.aliases, fresh)
 	}
-	h.baselines.put(key, next)
+	bs.put(key, next)
 	if !had || v.Snapshot == snapFull || newDoc {
 		return res
 	}
@@ -162,15 +162,15 @@ func sameSite(a, b string) bool {
 	return o != weborigin.Opaque && o == weborigin.Of(b)
 }
 
-// aliasRefs gives a call's arguments the refs of the page the session is
+// alias gives a call's arguments the refs of the page the session is
 // on in place of the refs the agent read on the page before, for the
 // elements a collapsed snapshot did not print again (their lines said
 // the old refs work). Any argument named ref or ending in _ref, at any
 // depth, is looked up; a ref of the page before is never a ref of this
 // one (Playwright gives each document's refs a prefix of their own), so
 // an alias cannot hide one.
-func (h *Host) aliasRefs(p *personality, req Request) json.RawMessage {
-	b, ok := h.baselines.get(sessionKey{p.name, req.Session})
+func (bs *baselines) alias(p *personality, req Request) json.RawMessage {
+	b, ok := bs.get(sessionKey{p.name, req.Session})
 	if !ok || len(b.aliases) == 0 || !bytes.Contains(req.Args, []byte("ref")) {
 		return req.Args
 	}

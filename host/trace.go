@@ -8,17 +8,18 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/host/telemetry"
 )
 
-// span starts a span of the host's tracing ([telemetry], host/telemetry)
+// span starts a span of the tracing t ([telemetry], host/telemetry)
 // under ctx's; end closes it with the call's outcome. Without tracing it
 // returns ctx as it is and an end that does nothing: tracing off costs a
 // nil check.
-func (h *Host) span(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, func(error)) {
-	if h.tracing == nil {
+func span(t *telemetry.Tracing, ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, func(error)) {
+	if t == nil {
 		return ctx, func(error) {}
 	}
-	ctx, sp := h.tracing.Tracer().Start(ctx, name, trace.WithAttributes(attrs...))
+	ctx, sp := t.Tracer().Start(ctx, name, trace.WithAttributes(attrs...))
 	return ctx, func(err error) {
 		if err != nil {
 			code := string(abi.AsError(err).Code)

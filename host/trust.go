@@ -50,12 +50,6 @@ func (c *Config) validateKeys() error {
 	return nil
 }
 
-// checkSignature refuses plugin name's wasm unless its signature verifies,
-// when a personality loading it requires signatures.
-func (h *Host) checkSignature(name string, wasm, sig []byte) error {
-	return h.cfg.CheckSignature(name, wasm, sig)
-}
-
 // CheckSignature checks sig, plugin name's signature sidecar (nil: none),
 // when a personality of the config requires signed plugins: a tool that
 // hands a file to a running host (`plugins swap`) refuses what the host

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -15,12 +16,12 @@ import (
 // (unless serve's Prewarm started them already). The personality's other
 // tool plugins compile at their own first call, not now: a call must not
 // share the cores with compiles it does not need.
-func (h *Host) warm(p *personality, tool string) {
+func (p *personality) warm(tool string, b *browser.Service) {
 	if p.warmed.CompareAndSwap(false, true) {
 		compileInBackground(p.hookPlugins())
 	}
 	if r := p.tools[tool]; r != nil && drivesBrowser(r.plugin.Imports()) {
-		if b := h.Browser(); b != nil {
+		if b != nil {
 			b.Prewarm(p.name)
 		}
 	}
@@ -33,7 +34,7 @@ func (h *Host) warm(p *personality, tool string) {
 // plugins. A failure to start the browser is kept for
 // the first browser call, which reports it with its code.
 func (h *Host) Prewarm(personality string) error {
-	p, err := h.personality(personality)
+	p, err := h.roster.get(personality)
 	if err != nil {
 		return err
 	}

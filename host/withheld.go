@@ -18,7 +18,7 @@ import (
 // operator hands the session back.
 func (h *Host) judgeDocument(ctx context.Context, personality, session string, pg *abi.Page, unread error) (*abi.Error, []string) {
 	defer spans.Start("h.judgeDocument")()
-	p, err := h.personality(personality)
+	p, err := h.roster.get(personality)
 	if err != nil {
 		return abi.AsError(err), nil
 	}
@@ -47,7 +47,7 @@ func (h *Host) judgeDocument(ctx context.Context, personality, session string, p
 	}
 	if flag != nil {
 		h.log.Info("page withheld", "personality", personality, "session", session, "code", flag.Code, "vendor", flag.Details["vendor"])
-		h.withheldEvent(personality, session, flag)
+		h.events.withheld(personality, session, flag)
 	}
 	return flag, warnings
 }

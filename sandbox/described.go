@@ -81,3 +81,29 @@ func WriteAtomically(dst string, b []byte) error {
 	}
 	return os.Rename(tmp.Name(), dst)
 }
+
+// declared is what a plugin version declares: its manifest and its host
+// imports, which decide linking. Read-only after Load, handed out as
+// copies.
+type declared struct {
+	manifest abi.Manifest
+	// imports are the host functions it imports, by their ww_ names;
+	// importNames the same as the plugin named them.
+	imports     []string
+	importNames []string
+}
+
+// Manifest returns a copy of what the plugin described at load.
+func (d *declared) Manifest() abi.Manifest { return d.manifest.Clone() }
+
+// Imports returns a copy of the host functions it imports from
+// abi.HostModule.
+func (d *declared) Imports() []string { return append([]string(nil), d.imports...) }
+
+// ImportNames returns the same imports named as the plugin imported them
+// (wwx_ for Extism's convention), for messages that must name what the
+// author wrote; capability.Resolve takes either.
+func (d *declared) ImportNames() []string { return append([]string(nil), d.importNames...) }
+
+// HasFeature reports whether the plugin's manifest asks for feature f.
+func (d *declared) HasFeature(f string) bool { return d.manifest.HasFeature(f) }

@@ -1,18 +1,20 @@
 package sandbox
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
+	"crypto/rand"
 	"fmt"
-	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/sys"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/wasmwright/wasmwright/abi"
 )
@@ -271,93 +273,6 @@ func (inst *instance) runFast(ctx context.Context, op int32, input []byte) ([]by
 	return append([]byte(nil), view...), status, nil
 }
 
-// hostFunction adapts a HostFunc to the import shape
-// (req_ptr i32, req_len i32) -> i64 status<<32|resp_len.
-func (p *Plugin) hostFunction(f HostFunc) extism.HostFunction {
-	name := f.Name
-	hf := extism.NewHostFunctionWithStack(name, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := callingInstance(ctx, name)
-		ptr, n := uint32(stack[0]), uint32(stack[1])
-		var resp []byte
-		var err error
-		if uint64(n) > uint64(p.eng.cfg.MaxOutput) {
-			// Refused without reading: the plugin gets a coded error.
-			err = p.tooLarge(name+" request", int(n))
-		} else {
-			req := inst.read(name+" request", ptr, n)
-			resp, err = f.Fn(ctx, p.Name, req)
-		}
-		status := uint64(0)
-		if err != nil {
-			status = 1
-			resp, _ = json.Marshal(abi.AsError(err))
-		}
-		inst.pending = resp
-		stack[0] = status<<32 | uint64(len(resp))
-	}, []api.ValueType{api.ValueTypeI32, api.ValueTypeI32}, []api.ValueType{api.ValueTypeI64})
-	return hf
-}
-
-// extismHostFunction adapts a HostFunc to Extism's own convention, as
-// abi.ExtismName: (req u64) -> u64, request and response in blocks of the
-// Extism kernel's memory, a failure as {"error": Error}. Any Extism PDK
-// calls it as it calls any host function.
-func (p *Plugin) extismHostFunction(f HostFunc) extism.HostFunction {
-	name := abi.ExtismName(f.Name)
-	return extism.NewHostFunctionWithStack(name, func(ctx context.Context, cp *extism.CurrentPlugin, stack []uint64) {
-		inst := instanceFrom(ctx)
-		if ext, _ := ctx.Value(extism.PluginCtxKey("plugin")).(*extism.Plugin); inst == nil || ext == nil {
-			panic(abi.Errorf(abi.CodePluginFailed, "a plugin called %s outside a call (from a start function?): call host functions only from exports", name))
-		}
-		inst.live()
-		resp, err := p.extismRequest(ctx, cp, name, stack[0], f)
-		if err != nil {
-			resp, _ = json.Marshal(abi.ExtismError{Error: abi.AsError(err)})
-		}
-		off, werr := cp.WriteBytes(resp)
-		if werr != nil || off == 0 {
-			panic(abi.Errorf(abi.CodeResourceLimit, "plugin %s: no room in the Extism kernel's memory for the %d-byte response of %s (memory limit %d MiB)", p.Name, len(resp), name, p.eng.cfg.MemoryPages/16))
-		}
-		stack[0] = off
-	}, []api.ValueType{api.ValueTypeI64}, []api.ValueType{api.ValueTypeI64})
-}
-
-// extismRequest reads the request block at off (none at 0) and runs f on it.
-func (p *Plugin) extismRequest(ctx context.Context, cp *extism.CurrentPlugin, name string, off uint64, f HostFunc) ([]byte, error) {
-	var req []byte
-	if off != 0 {
-		n, err := cp.Length(off)
-		if err != nil {
-			return nil, abi.Errorf(abi.CodePluginFailed, "plugin %s: reading the %s request block: %v", p.Name, name, err)
-		}
-		if n > uint64(p.eng.cfg.MaxOutput) {
-			return nil, p.tooLarge(name+" request", int(n))
-		}
-		view, ok := cp.Memory().Read(uint32(off), uint32(n))
-		if !ok || n == 0 {
-			return nil, abi.Errorf(abi.CodeInputInvalid, "%s: the request offset %d is not a block of the Extism kernel's memory: pass the offset of a block you allocated (0 for no request)", name, off)
-		}
-		req = append([]byte(nil), view...)
-	}
-	return f.Fn(ctx, p.Name, req)
-}
-
-// callingInstance is the instance running a host function, or a trap when
-// the plugin calls one where it may not (from its start function, before
-// the host has reached its memory).
-func callingInstance(ctx context.Context, fn string) *instance {
-	inst := instanceFrom(ctx)
-	if inst == nil || inst.mod == nil || inst.mod.Memory() == nil {
-		name := "?"
-		if inst != nil {
-			name = inst.p.Name
-		}
-		panic(abi.Errorf(abi.CodePluginFailed, "plugin %s called %s before its first call (from a start function?) or without a memory: call host functions only from exports", name, fn))
-	}
-	inst.live()
-	return inst
-}
-
 // read copies n bytes at ptr out of the plugin's memory, or traps the
 // plugin with plugin_failed when they are not all inside it.
 func (inst *instance) read(what string, ptr, n uint32) []byte {
@@ -376,47 +291,6 @@ func (inst *instance) outside(what string, ptr, n uint32) error {
 	return abi.Errorf(abi.CodePluginFailed, "plugin %s: %s of %d bytes at %d is outside its memory (%d bytes); the instance was discarded", inst.p.Name, what, n, ptr, inst.mod.Memory().Size())
 }
 
-func (p *Plugin) takeFunction() extism.HostFunction {
-	return extism.NewHostFunctionWithStack(abi.ImportHostTake, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := callingInstance(ctx, abi.ImportHostTake)
-		dst := uint32(stack[0])
-		if len(inst.pending) > 0 && !inst.mod.Memory().Write(dst, inst.pending) {
-			panic(inst.outside(abi.ImportHostTake+" destination", dst, uint32(len(inst.pending))))
-		}
-		inst.pending = nil
-	}, []api.ValueType{api.ValueTypeI32}, nil)
-}
-
-func (p *Plugin) logFunction() extism.HostFunction {
-	return extism.NewHostFunctionWithStack(abi.ImportLog, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		inst := callingInstance(ctx, abi.ImportLog)
-		level := int32(uint32(stack[0]))
-		ptr, n := uint32(stack[1]), uint32(stack[2])
-		msg, ok := inst.mod.Memory().Read(ptr, n)
-		if !ok {
-			panic(inst.outside(abi.ImportLog+" line", ptr, n))
-		}
-		if len(msg) > 4096 {
-			msg = msg[:4096]
-		}
-		if inst.mayLog() {
-			p.log.Log(ctx, slogLevel(level), string(msg))
-		}
-	}, []api.ValueType{api.ValueTypeI32, api.ValueTypeI32, api.ValueTypeI32}, nil)
-}
-
-func slogLevel(l int32) slog.Level {
-	switch l {
-	case abi.LogDebug:
-		return slog.LevelDebug
-	case abi.LogWarn:
-		return slog.LevelWarn
-	case abi.LogError:
-		return slog.LevelError
-	}
-	return slog.LevelInfo
-}
-
 func extismLevel(l extism.LogLevel) slog.Level {
 	switch l {
 	case extism.LogLevelTrace, extism.LogLevelDebug:
@@ -427,32 +301,6 @@ func extismLevel(l extism.LogLevel) slog.Level {
 		return slog.LevelError
 	}
 	return slog.LevelInfo
-}
-
-// errTicked is the trap ww_tick raises when a call's context is done.
-var errTicked = errors.New("plugin stopped at its deadline")
-
-// tickFunction is ww_tick, which instrumented code calls when its fuel runs
-// out (fuel.go): it stops the plugin once the call's context is done or its
-// work budget spent (budget.go), and returns the next ration of fuel. Being
-// a Go call, it also lets the Go runtime stop a spinning plugin's goroutine
-// for GC.
-func tickFunction() extism.HostFunction {
-	return extism.NewHostFunctionWithStack(tickImportName, func(ctx context.Context, _ *extism.CurrentPlugin, stack []uint64) {
-		if err := ctx.Err(); err != nil {
-			panic(fmt.Errorf("%w: %v", errTicked, err))
-		}
-		inst := instanceFrom(ctx)
-		if inst == nil {
-			stack[0] = tickFuel
-			return
-		}
-		next, ok := inst.meter.tick(inst.fuelGlobal())
-		if !ok {
-			panic(errFuelSpent)
-		}
-		stack[0] = api.EncodeI32(next)
-	}, nil, []api.ValueType{api.ValueTypeI32})
 }
 
 // MaxLogLines caps the lines one call may log; the rest are dropped, with
@@ -511,4 +359,134 @@ func WithQuiet(ctx context.Context) context.Context {
 func isQuiet(ctx context.Context) bool {
 	q, _ := ctx.Value(quietKey{}).(bool)
 	return q
+}
+
+// ctxKey carries the running instance to host functions.
+type ctxKey struct{}
+
+func instanceFrom(ctx context.Context) *instance {
+	i, _ := ctx.Value(ctxKey{}).(*instance)
+	return i
+}
+
+// captureFactory listens to the first function the host calls in a new
+// instance (_initialize for Go reactors, describe otherwise) to learn the
+// plugin's own module: extism does not expose it, and the fast path and host
+// functions need its memory. Other functions get no listener and run at full
+// speed.
+type captureFactory struct{}
+
+func (captureFactory) NewFunctionListener(def api.FunctionDefinition) experimental.FunctionListener {
+	if def.ModuleName() == wasiModule {
+		return wasiListener{}
+	}
+	for _, n := range def.ExportNames() {
+		if n == limitExport {
+			return limitListener{}
+		}
+		if n == "_initialize" || n == abi.ExportDescribe || n == abi.ExportFastABI {
+			return captureListener{}
+		}
+	}
+	return nil
+}
+
+type captureListener struct{}
+
+func (captureListener) Before(ctx context.Context, mod api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if inst := instanceFrom(ctx); inst != nil && inst.mod == nil {
+		inst.mod = mod
+	}
+}
+
+func (captureListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (captureListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+const wasiModule = "wasi_snapshot_preview1"
+
+// wasiListener checks the running call before every WASI call: some do
+// work that grows with their arguments (poll_oneoff over a million
+// subscriptions, random_get of 100 MiB), which the fuel does not count, so
+// a loop of them must not outlive the deadline by the millions of
+// iterations between two ticks.
+type wasiListener struct{}
+
+func (wasiListener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, _ []uint64, _ experimental.StackIterator) {
+	if inst := instanceFrom(ctx); inst != nil {
+		inst.live()
+	}
+}
+
+func (wasiListener) After(context.Context, api.Module, api.FunctionDefinition, []uint64) {}
+
+func (wasiListener) Abort(context.Context, api.Module, api.FunctionDefinition, error) {}
+
+// stderrBuf keeps the last few KiB a plugin wrote to stderr or stdout.
+type stderrBuf struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+const stderrKeep = 8 << 10
+
+func (s *stderrBuf) Write(b []byte) (int, error) {
+	n := len(b)
+	if n > stderrKeep {
+		b = b[n-stderrKeep:] // a huge write keeps only its tail
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.buf.Len()+len(b) > stderrKeep {
+		s.buf.Reset()
+	}
+	s.buf.Write(b)
+	return n, nil
+}
+
+func (s *stderrBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.buf.String()
+}
+
+func (s *stderrBuf) Reset() {
+	s.mu.Lock()
+	s.buf.Reset()
+	s.mu.Unlock()
+}
+
+// modCfg gives plugins a real clock and real randomness, and nothing else:
+// no filesystem, no environment, no arguments. WASI calls whose work grows
+// with their arguments (random_get, fd_write, and sleeps: clock_nanosleep,
+// poll_oneoff's timeout, Go's time.Sleep) go through inst, which stops the
+// plugin once its call is over: fuel alone counts no work done in the host.
+func modCfg(inst *instance) wazero.ModuleConfig {
+	return wazero.NewModuleConfig().
+		WithSysWalltime().
+		WithSysNanotime().
+		WithNanosleep(inst.nanosleep).
+		WithRandSource(instRand{inst}).
+		WithStderr(instOut{inst}).
+		WithStdout(instOut{inst})
+}
+
+// instRand and instOut check the running call before each read or write.
+type instRand struct{ inst *instance }
+
+// Read fills b 1 MiB at a time: one large read would hold the goroutine
+// where the Go runtime cannot stop it for GC, and past the deadline.
+func (r instRand) Read(b []byte) (int, error) {
+	for off := 0; off < len(b); off += 1 << 20 {
+		r.inst.live()
+		rand.Read(b[off:min(off+1<<20, len(b))])
+	}
+	return len(b), nil
+}
+
+type instOut struct{ inst *instance }
+
+func (w instOut) Write(b []byte) (int, error) {
+	w.inst.live()
+	return w.inst.stderr.Write(b)
 }

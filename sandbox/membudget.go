@@ -190,8 +190,7 @@ type holdsBudget struct{}
 // reserve charges n bytes for a call of p, closing idle instances when
 // the budget is short, else waiting until the call's deadline (the
 // engine's timeout if ctx has none sooner).
-func (p *Plugin) reserve(ctx context.Context, n uint64) error {
-	b := p.eng.budget
+func (b *memBudget) reserve(ctx context.Context, p *Plugin, n uint64) error {
 	if n > b.total {
 		return abi.Errorf(abi.CodeResourceLimit, "plugin %s: one instance may hold %d MiB (%s) but the host-wide plugin memory budget (%s) is %d MiB: raise %s, or lower %s",
 			p.Name, n>>20, p.eng.cfg.MemoryKey, b.key, b.total>>20, b.key, p.eng.cfg.MemoryKey)
@@ -254,7 +253,7 @@ func (p *Plugin) get(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	busy := p.busyCharge()
-	if err := p.reserve(ctx, busy); err != nil {
+	if err := p.eng.budget.reserve(ctx, p, busy); err != nil {
 		return nil, err
 	}
 	p.mu.Lock()
@@ -281,7 +280,7 @@ func (p *Plugin) fresh(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	busy := p.busyCharge()
-	if err := p.reserve(ctx, busy); err != nil {
+	if err := p.eng.budget.reserve(ctx, p, busy); err != nil {
 		return nil, err
 	}
 	return p.charged(ctx, busy)

@@ -132,3 +132,80 @@ func (r *reader) limits() {
 		r.u32()
 	}
 }
+
+// memarg skips an alignment and an offset; multi-memory is refused.
+func (r *reader) memarg() error {
+	if a := r.u32(); a&0x40 != 0 {
+		return fmt.Errorf("%w: multiple memories", errUnsupported)
+	}
+	r.u32()
+	return r.err
+}
+
+func (r *reader) s33() { r.sleb(5) }
+
+func (r *reader) s64() { r.sleb(10) }
+
+func (r *reader) sleb(max int) {
+	for i := 0; i < max; i++ {
+		if r.byte()&0x80 == 0 || r.err != nil {
+			return
+		}
+	}
+	r.err = errors.New("LEB128 integer too long")
+}
+
+func (r *reader) skip(n int) {
+	if n > len(r.b)-r.p {
+		r.err = errShort
+		return
+	}
+	r.p += n
+}
+
+func appendU32(b []byte, v uint32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if v == 0 {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+// appendS32 appends v as a signed LEB128 (an i32.const immediate).
+func appendS32(b []byte, v int32) []byte {
+	for {
+		c := byte(v & 0x7f)
+		v >>= 7
+		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
+			return append(b, c)
+		}
+		b = append(b, c|0x80)
+	}
+}
+
+func appendName(b []byte, s string) []byte {
+	return append(appendU32(b, uint32(len(s))), s...)
+}
+
+// appendVec re-encodes a vector section: a new count, the old items (body
+// after its count, which ends at off), then more.
+func appendVec(body []byte, off int, count uint32, more []byte) []byte {
+	out := appendU32(nil, count)
+	if off <= len(body) {
+		out = append(out, body[off:]...)
+	}
+	return append(out, more...)
+}
+
+// leb32Len is the length of the LEB128 count at the start of b.
+func leb32Len(b []byte) int {
+	for i, c := range b {
+		if c&0x80 == 0 {
+			return i + 1
+		}
+	}
+	return len(b)
+}

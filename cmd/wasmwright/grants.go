@@ -9,8 +9,6 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
-	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
 func init() {
@@ -36,16 +34,16 @@ A grant names one origin (scheme://host[:port]), never a wildcard.`,
 	open := grantsOpener(g)
 	c.AddCommand(grantsListCmd(open))
 	// add and revoke share the flags (--tool, --risk, --origin).
-	var gr operator.Grant
+	var gr host.Grant
 	var risk string
-	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "add", "Let a tool (or a risk) run without asking on one origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
+	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "add", "Let a tool (or a risk) run without asking on one origin", func(st *host.GrantStore, p string, gr host.Grant) (string, error) {
 		gr.By = "cli"
 		if err := st.Add(p, gr); err != nil {
 			return "", err
 		}
 		return fmt.Sprintf("granted %s on %s to personality %s", grantWhat(gr), gr.Origin, p), nil
 	}))
-	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "revoke", "Remove a grant: the tool asks again on that origin", func(st *operator.Grants, p string, gr operator.Grant) (string, error) {
+	c.AddCommand(grantsChangeCmd(open, &gr, &risk, "revoke", "Remove a grant: the tool asks again on that origin", func(st *host.GrantStore, p string, gr host.Grant) (string, error) {
 		found, err := st.Revoke(p, gr)
 		if err != nil {
 			return "", err
@@ -60,8 +58,8 @@ A grant names one origin (scheme://host[:port]), never a wildcard.`,
 
 // grantsOpener opens the grants store and names the personality, when a
 // subcommand runs.
-func grantsOpener(g *globals) func() (*operator.Grants, string, error) {
-	return func() (*operator.Grants, string, error) {
+func grantsOpener(g *globals) func() (*host.GrantStore, string, error) {
+	return func() (*host.GrantStore, string, error) {
 		cfg, err := host.LoadConfig(g.config)
 		if err != nil {
 			return nil, "", err
@@ -73,17 +71,13 @@ func grantsOpener(g *globals) func() (*operator.Grants, string, error) {
 		if _, ok := cfg.Personalities[p]; !ok {
 			return nil, "", abi.Errorf(abi.CodeNotFound, "unknown personality %q: pass --personality with one the config defines", p)
 		}
-		dir, err := cfg.GrantsDir()
-		if err != nil {
-			return nil, "", err
-		}
-		st, err := operator.OpenGrants(dir)
+		st, err := cfg.OpenGrants()
 		return st, p, err
 	}
 }
 
 // grantsListCmd is `grants list`.
-func grantsListCmd(open func() (*operator.Grants, string, error)) *cobra.Command {
+func grantsListCmd(open func() (*host.GrantStore, string, error)) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list [--personality P]",
 		Short: "List a personality's grants",
@@ -109,7 +103,7 @@ func grantsListCmd(open func() (*operator.Grants, string, error)) *cobra.Command
 
 // grantsChangeCmd is `grants add` or `grants revoke`: fn changes the store
 // with the grant the flags (gr, risk) name.
-func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator.Grant, risk *string, use, short string, fn func(st *operator.Grants, p string, gr operator.Grant) (string, error)) *cobra.Command {
+func grantsChangeCmd(open func() (*host.GrantStore, string, error), gr *host.Grant, risk *string, use, short string, fn func(st *host.GrantStore, p string, gr host.Grant) (string, error)) *cobra.Command {
 	cmd := &cobra.Command{
 		Use: use + " --tool T | --risk R --origin O [--personality P]", Short: short, Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -118,7 +112,7 @@ func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator
 				return err
 			}
 			gr.Risk = abi.Risk(*risk)
-			if gr.Origin, err = weborigin.Parse(gr.Origin); err != nil {
+			if gr.Origin, err = host.ParseOrigin(gr.Origin); err != nil {
 				return err
 			}
 			msg, err := fn(st, p, *gr)
@@ -136,7 +130,7 @@ func grantsChangeCmd(open func() (*operator.Grants, string, error), gr *operator
 }
 
 // grantWhat names what a grant lets run.
-func grantWhat(gr operator.Grant) string {
+func grantWhat(gr host.Grant) string {
 	if gr.Tool != "" {
 		return gr.Tool
 	}

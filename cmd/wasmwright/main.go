@@ -25,8 +25,6 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
 type globals struct {
@@ -111,7 +109,7 @@ func (g *globals) open(ctx context.Context, stderr io.Writer) (*host.Host, error
 
 // openWith is open; operators starts the host's operator desk (serve with
 // the console enabled).
-func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool, observe func(hostfuncs.Event)) (*host.Host, error) {
+func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool, observe func(host.Event)) (*host.Host, error) {
 	cfg, err := host.LoadConfig(g.config)
 	if err != nil {
 		return nil, err
@@ -185,7 +183,7 @@ func callCmd(g *globals) *cobra.Command {
 // scripted input is unattended.
 func attended(ctx context.Context, stdin io.Reader) context.Context {
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		return vault.WithHumanPresent(ctx)
+		return host.WithHumanPresent(ctx)
 	}
 	return ctx
 }

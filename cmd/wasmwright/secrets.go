@@ -13,7 +13,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/wasmwright/wasmwright/host"
-	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 )
 
 func init() {
@@ -49,8 +48,8 @@ only with --mask-username (by default the agent reads "Welcome back, ada").`,
 }
 
 // vaultStore opens the vault the config names, when a subcommand runs.
-func vaultStore(g *globals) func() (*vault.Store, error) {
-	return func() (*vault.Store, error) {
+func vaultStore(g *globals) func() (*host.CredentialStore, error) {
+	return func() (*host.CredentialStore, error) {
 		cfg, err := host.LoadConfig(g.config)
 		if err != nil {
 			return nil, err
@@ -60,7 +59,7 @@ func vaultStore(g *globals) func() (*vault.Store, error) {
 }
 
 // secretsAddCmd is `secrets credential add`.
-func secretsAddCmd(store func() (*vault.Store, error)) *cobra.Command {
+func secretsAddCmd(store func() (*host.CredentialStore, error)) *cobra.Command {
 	var origins, personalities []string
 	var unattended, maskUser bool
 	add := &cobra.Command{
@@ -68,7 +67,7 @@ func secretsAddCmd(store func() (*vault.Store, error)) *cobra.Command {
 		Short: "Add (or replace) a credential; username, password and optional TOTP seed are prompted, or read from stdin one per line",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := vault.ValidName(args[0]); err != nil {
+			if err := host.ValidCredentialName(args[0]); err != nil {
 				return err
 			}
 			st, err := store()
@@ -79,10 +78,10 @@ func secretsAddCmd(store func() (*vault.Store, error)) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			c := vault.Credential{Name: args[0], Username: vault.Secret(vals[0]), Password: vault.Secret(vals[1]),
-				Policy: vault.Policy{Origins: slices.Clone(origins), Personalities: slices.Clone(personalities), Unattended: unattended, MaskUsername: maskUser}}
+			c := host.Credential{Name: args[0], Username: host.Secret(vals[0]), Password: host.Secret(vals[1]),
+				Policy: host.CredentialPolicy{Origins: slices.Clone(origins), Personalities: slices.Clone(personalities), Unattended: unattended, MaskUsername: maskUser}}
 			if vals[2] != "" {
-				t, err := vault.ParseTOTP(vals[2])
+				t, err := host.ParseTOTP(vals[2])
 				if err != nil {
 					return err
 				}
@@ -103,7 +102,7 @@ func secretsAddCmd(store func() (*vault.Store, error)) *cobra.Command {
 }
 
 // secretsPolicyCmd is `secrets grant` (grant) or `secrets revoke`.
-func secretsPolicyCmd(store func() (*vault.Store, error), use, short string, grant bool) *cobra.Command {
+func secretsPolicyCmd(store func() (*host.CredentialStore, error), use, short string, grant bool) *cobra.Command {
 	var o, p []string
 	var un, att, mu bool
 	pc := &cobra.Command{
@@ -116,7 +115,7 @@ func secretsPolicyCmd(store func() (*vault.Store, error), use, short string, gra
 			if err != nil {
 				return err
 			}
-			err = st.Update(args[0], func(c *vault.Credential) error {
+			err = st.Update(args[0], func(c *host.Credential) error {
 				if grant {
 					c.Policy.Origins = append(c.Policy.Origins, o...)
 					c.Policy.Personalities = append(c.Policy.Personalities, p...)
@@ -125,7 +124,7 @@ func secretsPolicyCmd(store func() (*vault.Store, error), use, short string, gra
 					return nil
 				}
 				for _, x := range o {
-					n, err := vault.NormalizeOrigin(x)
+					n, err := host.CredentialOrigin(x)
 					if err != nil {
 						n = x
 					}
@@ -159,7 +158,7 @@ func secretsPolicyCmd(store func() (*vault.Store, error), use, short string, gra
 }
 
 // secretsListCmd is `secrets list`.
-func secretsListCmd(store func() (*vault.Store, error)) *cobra.Command {
+func secretsListCmd(store func() (*host.CredentialStore, error)) *cobra.Command {
 	return &cobra.Command{
 		Use: "list", Short: "List credentials: names and policies, never values", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -177,7 +176,7 @@ func secretsListCmd(store func() (*vault.Store, error)) *cobra.Command {
 }
 
 // secretsRmCmd is `secrets rm NAME`.
-func secretsRmCmd(store func() (*vault.Store, error)) *cobra.Command {
+func secretsRmCmd(store func() (*host.CredentialStore, error)) *cobra.Command {
 	return &cobra.Command{
 		Use: "rm NAME", Short: "Remove a credential", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
