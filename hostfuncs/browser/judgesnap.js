@@ -37,6 +37,10 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (e.localName === "slot") { const a = e.assignedNodes(); if (a.length) return a; }
 		return e.childNodes;
 	};
+	// nodes: the same, for the walk: null where the children are e's own,
+	// which the walk follows by sibling (a NodeList's iterator costs a call
+	// into the renderer a step).
+	const nodes = e => e.shadowRoot || e.localName === "slot" ? children(e) : null;
 	const norm = t => t.replace(/\s+/g, " ").trim();
 	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
 	// gone: x and all it holds are hidden: the refs of x and of every
@@ -67,7 +71,8 @@ const judgeSnapshot = (doc, shownLetters) => {
 		let seen = 0;
 		// A closed details shows its summary only.
 		const closed = e.localName === "details" && !e.open;
-		for (const n of children(e)) {
+		const list = nodes(e);
+		for (let i = 0, n = list ? list[0] : e.firstChild; n; n = list ? list[++i] : n.nextSibling) {
 			if (closed && n.localName !== "summary") { if (!ctl) n.nodeType === 1 ? gone(n, ref) : n.nodeType === 3 && norm(n.data) && out.runs.push({ref, text: norm(n.data)}); continue; }
 			if (n.nodeType === 3) {
 				const t = norm(n.data);
