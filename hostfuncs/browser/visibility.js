@@ -121,8 +121,8 @@ const judgeOf = (doc) => {
 
 	// backgrounds: the colours an element's own background leaves below
 	// its content, given those below it; null when it paints an image.
-	const backgrounds = (s, below, fx) => {
-		const c = rgba(s.backgroundColor), img = s.backgroundImage;
+	const backgrounds = (s, below, fx, bgc = s.backgroundColor, img = s.backgroundImage) => {
+		const c = rgba(bgc);
 		const paints = c && c[3] > 0, imaged = img && img !== "none";
 		if (!paints && !imaged) return below;
 		if (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) return below;
@@ -253,7 +253,7 @@ const judgeOf = (doc) => {
 	// (save one over the whole viewport: cover, below).
 	const painters = [];
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
-	const painter = (e, s, ctx, clip, pos, opacity, inline) => {
+	const painter = (e, s, ctx, clip, pos, opacity, inline, k) => {
 		if (pos === "fixed" || pos === "sticky") return;
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
@@ -264,7 +264,7 @@ const judgeOf = (doc) => {
 		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
-			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
+			if (paintsOpaque(e, s, k)) add(box(r), false, rgba(k.bgc));
 			else if (backdropHides(s.backdropFilter)) add(box(r), false, null);
 			borders(s, r, add);
 			for (const p of ["::before", "::after"]) {
@@ -299,6 +299,8 @@ const judgeOf = (doc) => {
 	const SIDES = [["Top", (r, w) => ({l: r.left, t: r.top, r: r.right, b: r.top + w})], ["Bottom", (r, w) => ({l: r.left, t: r.bottom - w, r: r.right, b: r.bottom})],
 		["Left", (r, w) => ({l: r.left, t: r.top, r: r.left + w, b: r.bottom})], ["Right", (r, w) => ({l: r.right - w, t: r.top, r: r.right, b: r.bottom})]];
 	const borders = (s, r, add) => {
+		// The shorthand first: one read says whether any side is wide enough.
+		if (s.borderWidth.split(" ").every(w => parseFloat(w) < MIN_H)) return;
 		for (const [side, area] of SIDES) {
 			const w = parseFloat(s["border" + side + "Width"]);
 			if (!(w >= MIN_H) || !/^(solid|double|groove|ridge|inset|outset)$/.test(s["border" + side + "Style"])) continue;
@@ -365,11 +367,13 @@ const judgeOf = (doc) => {
 	// in the order that lets a hidden element stop soonest.
 	const enter = (e, s, ctx, chain) => {
 		const display = s.display;
-		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || s.contentVisibility === "hidden") return null;
-		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
 		// An inline box (not inline-block) has no overflow, containment,
-		// transform or perspective: those are not read.
+		// content visibility, transform or perspective: those are not read
+		// (Chromium paints the text of an inline box whose
+		// content-visibility is hidden).
 		const inline = display === "inline";
+		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && s.contentVisibility === "hidden") return null;
+		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
 		const filter = s.filter, blendMode = s.mixBlendMode, own = +s.opacity;
 		const f = filterOf(filter);
 		let opacity = ctx.opacity * own * f.opacity * maskOpacity(e, s);
@@ -401,7 +405,10 @@ const judgeOf = (doc) => {
 			}
 		}
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
-		const bgs = backgrounds(s, ctx.bgs, fx);
+		// What the element's own opacity and background are, read once for
+		// its backgrounds and whether it paints opaque (painter, flowBg).
+		const k = {op: own, bgc: s.backgroundColor, bgi: s.backgroundImage};
+		const bgs = backgrounds(s, ctx.bgs, fx, k.bgc, k.bgi);
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
@@ -420,7 +427,7 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		painter(e, s, ctx, selfClip, pos, opacity, inline);
+		painter(e, s, ctx, selfClip, pos, opacity, inline, k);
 		// The perspective an element gives its content matters only to a
 		// 3D transform below it (rare): it is read when one asks.
 		const outer = ctx.perspective;
@@ -430,7 +437,7 @@ const judgeOf = (doc) => {
 		const zi = pos === "static" ? NaN : parseInt(s.zIndex);
 		if (zi < 0 && ctx.flowBg) return null;
 		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
-		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s) || ctx.flowBg && !stacking;
+		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
 		return {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
@@ -509,12 +516,15 @@ const judgeOf = (doc) => {
 	// fullCover: an element fixed over the whole viewport that paints
 	// opaque (a modal's backdrop, a wall): text outside it is covered
 	// wherever it is scrolled to.
-	const paintsOpaque = (u, us) => {
-		if (/^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(u.tagName)) return +us.opacity >= OPAQUE;
-		if (+us.opacity < OPAQUE) return false;
-		const b = rgba(us.backgroundColor);
+	// k: the opacity and background already read (enter), if any.
+	const paintsOpaque = (u, us, k) => {
+		const op = k ? k.op : +us.opacity;
+		if (/^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(u.tagName)) return op >= OPAQUE;
+		if (op < OPAQUE) return false;
+		const b = rgba(k ? k.bgc : us.backgroundColor);
 		if (b && b[3] >= OPAQUE) return true;
-		if (us.backgroundImage !== "none") { const st = stops(us.backgroundImage); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
+		const img = k ? k.bgi : us.backgroundImage;
+		if (img !== "none") { const st = stops(img); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
 		return false;
 	};
 	const backdropOf = e => { try { const s = style(e, "::backdrop"); const b = rgba(s.backgroundColor); return b && b[3] >= OPAQUE; } catch { return false; } };
