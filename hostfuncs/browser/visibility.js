@@ -356,6 +356,22 @@ const judgeOf = (doc) => {
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
 	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
+	// boxClip: what an element of box r whose overflow is not visible (or
+	// whose paint is contained) leaves of clip to its content. Hidden
+	// overflow and paint containment clip to the box; a scroller shows all
+	// it holds, a scroll away, when it shows anything at all (not left of
+	// or above its origin).
+	const boxClip = (e, r, clip, overflow, paintContained) => {
+		let [ox, oy = ox] = overflow.split(" ");
+		if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
+		const b = cut(clip, box(r));
+		const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
+		const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
+		const next = {...clip};
+		if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
+		if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
+		return cut(clip, next);
+	};
 	// enter: what an element passes to its content, or null when none of
 	// it can be seen. The context holds the opacity product, the colour
 	// filters and blur that apply, the background colours below (null: an
@@ -389,20 +405,7 @@ const judgeOf = (doc) => {
 		if (shaped || clips) {
 			const r = e.getBoundingClientRect();
 			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
-			if (clips) {
-				// Hidden overflow and paint containment clip to the box; a
-				// scroller shows all it holds, a scroll away, when it shows
-				// anything at all (not left of or above its origin).
-				let [ox, oy = ox] = overflow.split(" ");
-				if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
-				const b = cut(clip, box(r));
-				const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
-				const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
-				const next = {...clip};
-				if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
-				if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
-				clip = cut(clip, next);
-			}
+			if (clips) clip = boxClip(e, r, clip, overflow, paintContained);
 		}
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
 		// What the element's own opacity and background are, read once for
