@@ -87,6 +87,7 @@ var hiddenTexts = []hiddenText{
 	{"vvisiblechild", "visibility visible inside visibility hidden", true},
 	{"vinert", "inert", true},
 	{"vcontents", "inside display contents", true},
+	{"vinlinecv", "content-visibility hidden on an inline box, where it does not apply", true},
 	{"vscroller", "at the end of an overflow auto scroller", true},
 	{"vwide", "at the right of a wide table in an overflow-x scroller", true},
 	{"vescape", "absolutely positioned out of a zero-height overflow hidden parent", true},
@@ -158,6 +159,7 @@ body { margin: 8px; background: #fff; color: #000; font: 16px sans-serif }
 <div style="visibility:hidden"><p style="visibility:visible">vvisiblechild A visible child.</p></div>
 <div inert><p>vinert Inert text is still seen.</p></div>
 <div style="display:contents"><p>vcontents Inside a contents box.</p></div>
+<p><span style="content-visibility:hidden">vinlinecv An inline box ignores content-visibility.</span></p>
 <div style="height:60px; overflow:auto; border:1px solid"><p style="height:400px">filler</p><p>vscroller The end of the scroller.</p></div>
 <div style="overflow-x:auto; width:300px"><table style="width:3000px"><tr><td>left</td><td style="text-align:right">vwide The far right cell.</td></tr></table></div>
 <div style="height:0; overflow:hidden"><p style="position:absolute; margin:0">vescape Escaped the clip.</p></div>

@@ -37,6 +37,10 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (e.localName === "slot") { const a = e.assignedNodes(); if (a.length) return a; }
 		return e.childNodes;
 	};
+	// nodes: the same, for the walk: null where the children are e's own,
+	// which the walk follows by sibling (a NodeList's iterator costs a call
+	// into the renderer a step).
+	const nodes = e => e.shadowRoot || e.localName === "slot" ? children(e) : null;
 	const norm = t => t.replace(/\s+/g, " ").trim();
 	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
 	// gone: x and all it holds are hidden: the refs of x and of every
@@ -67,9 +71,13 @@ const judgeSnapshot = (doc, shownLetters) => {
 		let seen = 0;
 		// A closed details shows its summary only.
 		const closed = e.localName === "details" && !e.open;
-		for (const n of children(e)) {
-			if (closed && n.localName !== "summary") { if (!ctl) n.nodeType === 1 ? gone(n, ref) : n.nodeType === 3 && norm(n.data) && out.runs.push({ref, text: norm(n.data)}); continue; }
-			if (n.nodeType === 3) {
+		const list = nodes(e);
+		for (let i = 0, n = list ? list[0] : e.firstChild; n; n = list ? list[++i] : n.nextSibling) {
+			// (A node's facts are read once: each read is a call into the
+			// renderer.)
+			const type = n.nodeType;
+			if (closed && n.localName !== "summary") { if (!ctl) type === 1 ? gone(n, ref) : type === 3 && norm(n.data) && out.runs.push({ref, text: norm(n.data)}); continue; }
+			if (type === 3) {
 				const t = norm(n.data);
 				if (!t) continue;
 				const v = J.text(n, e, s, ctx);
@@ -80,24 +88,25 @@ const judgeSnapshot = (doc, shownLetters) => {
 				if (!ctl) shown.push({e, ref, t, v});
 				continue;
 			}
-			if (n.nodeType !== 1 || skip.test(n.tagName)) continue;
+			if (type !== 1 || skip.test(n.tagName)) continue;
 			// Nothing to judge in an empty element (an image, a break) or
 			// an SVG drawing with no text, unless it is a control or may
 			// paint over others (positioned, or a shadow or outline).
 			const ns = J.style(n);
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
-			const empty = !n.firstChild && !n.shadowRoot || n.localName === "svg" && !n.querySelector("text");
-			const frame = frameTags.test(n.localName);
+			const name = n.localName, nref = refOf(n);
+			const empty = !n.firstChild && !n.shadowRoot || name === "svg" && !n.querySelector("text");
+			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)
-			if (empty && !frame && !expect.has(refOf(n)) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") {
-				if (replacedTags.test(n.localName)) J.inFlow(n, ns, ctx);
+			if (empty && !frame && !expect.has(nref) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") {
+				if (replacedTags.test(name)) J.inFlow(n, ns, ctx);
 				continue;
 			}
 			const inner = J.enter(n, ns, ctx, false);
-			const r = refOf(n) || ref;
-			if (inner && !ctl && refOf(n) && expect.has(r)) owners.set(r, [n, ns, inner]);
+			const r = nref || ref;
+			if (inner && !ctl && nref && expect.has(r)) owners.set(r, [n, ns, inner]);
 			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
 			if (frame) {
 				// A frame's document is judged in its own pass, which knows

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -161,12 +162,20 @@ func judgeFrame(f pw.Frame, wait time.Duration, own string) (judgement, error) {
 // and joiners, bidi controls, the tag characters U+E0000-E007F, soft
 // hyphens) and variation selectors.
 func visibleChars(s string) string {
+	// Most of a page is ASCII, none of it invisible: the scan decodes only
+	// the other bytes (a large snapshot is most of a megabyte).
 	clean := true
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
 		if invisibleRune(r) {
 			clean = false
 			break
 		}
+		i += n
 	}
 	if clean {
 		return s

@@ -121,8 +121,8 @@ const judgeOf = (doc) => {
 
 	// backgrounds: the colours an element's own background leaves below
 	// its content, given those below it; null when it paints an image.
-	const backgrounds = (s, below, fx) => {
-		const c = rgba(s.backgroundColor), img = s.backgroundImage;
+	const backgrounds = (s, below, fx, bgc = s.backgroundColor, img = s.backgroundImage) => {
+		const c = rgba(bgc);
 		const paints = c && c[3] > 0, imaged = img && img !== "none";
 		if (!paints && !imaged) return below;
 		if (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) return below;
@@ -253,7 +253,7 @@ const judgeOf = (doc) => {
 	// (save one over the whole viewport: cover, below).
 	const painters = [];
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
-	const painter = (e, s, ctx, clip, pos, opacity, inline) => {
+	const painter = (e, s, ctx, clip, pos, opacity, inline, k) => {
 		if (pos === "fixed" || pos === "sticky") return;
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
@@ -264,7 +264,7 @@ const judgeOf = (doc) => {
 		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
-			if (paintsOpaque(e, s)) add(box(r), false, rgba(s.backgroundColor));
+			if (paintsOpaque(e, s, k)) add(box(r), false, rgba(k.bgc));
 			else if (backdropHides(s.backdropFilter)) add(box(r), false, null);
 			borders(s, r, add);
 			for (const p of ["::before", "::after"]) {
@@ -299,6 +299,8 @@ const judgeOf = (doc) => {
 	const SIDES = [["Top", (r, w) => ({l: r.left, t: r.top, r: r.right, b: r.top + w})], ["Bottom", (r, w) => ({l: r.left, t: r.bottom - w, r: r.right, b: r.bottom})],
 		["Left", (r, w) => ({l: r.left, t: r.top, r: r.left + w, b: r.bottom})], ["Right", (r, w) => ({l: r.right - w, t: r.top, r: r.right, b: r.bottom})]];
 	const borders = (s, r, add) => {
+		// The shorthand first: one read says whether any side is wide enough.
+		if (s.borderWidth.split(" ").every(w => parseFloat(w) < MIN_H)) return;
 		for (const [side, area] of SIDES) {
 			const w = parseFloat(s["border" + side + "Width"]);
 			if (!(w >= MIN_H) || !/^(solid|double|groove|ridge|inset|outset)$/.test(s["border" + side + "Style"])) continue;
@@ -354,22 +356,45 @@ const judgeOf = (doc) => {
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
 	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
+	// boxClip: what an element of box r whose overflow is not visible (or
+	// whose paint is contained) leaves of clip to its content. Hidden
+	// overflow and paint containment clip to the box; a scroller shows all
+	// it holds, a scroll away, when it shows anything at all (not left of
+	// or above its origin).
+	const boxClip = (e, r, clip, overflow, paintContained) => {
+		let [ox, oy = ox] = overflow.split(" ");
+		if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
+		const b = cut(clip, box(r));
+		const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
+		const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
+		const next = {...clip};
+		if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
+		if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
+		return cut(clip, next);
+	};
 	// enter: what an element passes to its content, or null when none of
 	// it can be seen. The context holds the opacity product, the colour
 	// filters and blur that apply, the background colours below (null: an
 	// image), the boxes that clip the content and absolutely and fixed
 	// positioned descendants, and the 3D transform its rendering context
 	// has composed so far (a face turned away is not drawn).
+	// Each computed style is read once an element (a read is a call into
+	// the renderer, and the pass makes one for every element it enters),
+	// in the order that lets a hidden element stop soonest.
 	const enter = (e, s, ctx, chain) => {
-		if (unseen(e, s) || s.contentVisibility === "hidden") return null;
-		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
+		const display = s.display;
 		// An inline box (not inline-block) has no overflow, containment,
-		// transform or perspective: those are not read.
-		const inline = s.display === "inline";
-		const filter = s.filter, contain = inline ? "none" : s.contain, blendMode = s.mixBlendMode;
+		// content visibility, transform or perspective: those are not read
+		// (Chromium paints the text of an inline box whose
+		// content-visibility is hidden).
+		const inline = display === "inline";
+		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && s.contentVisibility === "hidden") return null;
+		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
+		const filter = s.filter, blendMode = s.mixBlendMode, own = +s.opacity;
 		const f = filterOf(filter);
-		let opacity = ctx.opacity * +s.opacity * f.opacity * maskOpacity(e, s);
+		let opacity = ctx.opacity * own * f.opacity * maskOpacity(e, s);
 		if (opacity < MIN_OPACITY) return null;
+		const contain = inline ? "none" : s.contain;
 		const pos = s.position;
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
 		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
@@ -380,57 +405,52 @@ const judgeOf = (doc) => {
 		if (shaped || clips) {
 			const r = e.getBoundingClientRect();
 			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
-			if (clips) {
-				// Hidden overflow and paint containment clip to the box; a
-				// scroller shows all it holds, a scroll away, when it shows
-				// anything at all (not left of or above its origin).
-				let [ox, oy = ox] = overflow.split(" ");
-				if (paintContained) { if (!scrolls(ox)) ox = "clip"; if (!scrolls(oy)) oy = "clip"; }
-				const b = cut(clip, box(r));
-				const open = shows(b) && e.clientWidth >= MIN_W && e.clientHeight >= MIN_H;
-				const l = r.left + e.clientLeft - e.scrollLeft, t = r.top + e.clientTop - e.scrollTop;
-				const next = {...clip};
-				if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
-				if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
-				clip = cut(clip, next);
-			}
+			if (clips) clip = boxClip(e, r, clip, overflow, paintContained);
 		}
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
-		const bgs = backgrounds(s, ctx.bgs, fx);
+		// What the element's own opacity and background are, read once for
+		// its backgrounds and whether it paints opaque (painter, flowBg).
+		const k = {op: own, bgc: s.backgroundColor, bgi: s.backgroundImage};
+		const bgs = backgrounds(s, ctx.bgs, fx, k.bgc, k.bgi);
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
 		// The rotate property turns a box as transform does (scale and
 		// translate show in its boxes, which the text judge reads).
-		const rot = inline ? "none" : s.rotate;
-		const transformed = !inline && (s.transform !== "none" || rot !== "none");
+		const rot = inline ? "none" : s.rotate, tf = inline ? "none" : s.transform;
+		const transformed = tf !== "none" || rot !== "none";
 		let m3 = null;
 		if (transformed || ctx.m3) {
-			const own = transformed ? matrix((rot === "none" ? "" : rotation(rot) + " ") + (s.transform === "none" ? "" : s.transform)) : null;
-			m3 = ctx.m3 && own ? ctx.m3.multiply(own) : own || ctx.m3;
+			const mine = transformed ? matrix((rot === "none" ? "" : rotation(rot) + " ") + (tf === "none" ? "" : tf)) : null;
+			m3 = ctx.m3 && mine ? ctx.m3.multiply(mine) : mine || ctx.m3;
 			if (m3 && !m3.is2D) {
 				if (s.backfaceVisibility === "hidden" && m3.m33 < 0) return null;
-				if (ctx.perspective && m3.m43 >= ctx.perspective || m3.m44 <= 0) return null;
+				const p = ctx.perspective();
+				if (p && m3.m43 >= p || m3.m44 <= 0) return null;
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		painter(e, s, ctx, selfClip, pos, opacity, inline);
-		const persp = inline ? 0 : parseFloat(s.perspective) || 0;
+		painter(e, s, ctx, selfClip, pos, opacity, inline, k);
+		// The perspective an element gives its content matters only to a
+		// 3D transform below it (rare): it is read when one asks.
+		const outer = ctx.perspective;
+		const perspective = inline ? (m3 ? outer : noPerspective) : () => parseFloat(s.perspective) || (m3 ? outer() : 0);
 		// A negative z-index paints under the backgrounds of the boxes
 		// in flow around it (not the root's, which is the canvas).
 		const zi = pos === "static" ? NaN : parseInt(s.zIndex);
 		if (zi < 0 && ctx.flowBg) return null;
-		const stacking = !isNaN(zi) || +s.opacity < 1 || transformed || filter !== "none";
-		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s) || ctx.flowBg && !stacking;
+		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
+		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
 		return {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
 			fixedClip: transformed || filter !== "none" || paintContained ? clip : ctx.fixedClip,
 			blur: ctx.blur + f.blur, shadow: ctx.shadow || f.shadow,
 			blend: blendMode !== "normal" ? blendMode : (bgs !== ctx.bgs ? null : ctx.blend),
-			m3, perspective: persp || (m3 ? ctx.perspective : 0),
+			m3, perspective,
 			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
+			el: e, display, te: null, tf: null,
 		};
 	};
 
@@ -499,12 +519,15 @@ const judgeOf = (doc) => {
 	// fullCover: an element fixed over the whole viewport that paints
 	// opaque (a modal's backdrop, a wall): text outside it is covered
 	// wherever it is scrolled to.
-	const paintsOpaque = (u, us) => {
-		if (/^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(u.tagName)) return +us.opacity >= OPAQUE;
-		if (+us.opacity < OPAQUE) return false;
-		const b = rgba(us.backgroundColor);
+	// k: the opacity and background already read (enter), if any.
+	const paintsOpaque = (u, us, k) => {
+		const op = k ? k.op : +us.opacity;
+		if (/^(IMG|VIDEO|CANVAS|IFRAME|OBJECT|EMBED)$/.test(u.tagName)) return op >= OPAQUE;
+		if (op < OPAQUE) return false;
+		const b = rgba(k ? k.bgc : us.backgroundColor);
 		if (b && b[3] >= OPAQUE) return true;
-		if (us.backgroundImage !== "none") { const st = stops(us.backgroundImage); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
+		const img = k ? k.bgi : us.backgroundImage;
+		if (img !== "none") { const st = stops(img); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
 		return false;
 	};
 	const backdropOf = e => { try { const s = style(e, "::backdrop"); const b = rgba(s.backgroundColor); return b && b[3] >= OPAQUE; } catch { return false; } };
@@ -546,37 +569,59 @@ const judgeOf = (doc) => {
 	const range = doc.createRange();
 	// UNSEEN: hidden from everyone (visibility), so no snapshot carries it.
 	const ALL = {all: true}, UNSEEN = {all: true, unseen: true};
+	// facts: what decides the texts of element e (style s, context ctx)
+	// before their boxes, read once for all of them (kept in the context,
+	// which is e's own): UNSEEN or ALL, or what is left to ask, each asked
+	// once (ink, firstLine, ellipsis).
+	const facts = (e, s, ctx) => {
+		if (ctx.te === e) return ctx.tf;
+		let f;
+		if (s.visibility !== "visible") f = UNSEEN;
+		else if (cover && !cover.contains(e)) f = ALL;
+		else {
+			// Text drawn as discs or squares (text-security) shows no word.
+			const sec = s.webkitTextSecurity, fs = parseFloat(s.fontSize);
+			f = sec && sec !== "none" || fs < MIN_H || ctx.blur >= Math.max(2, fs / 4) ? ALL : {ink: undefined, firstLine: undefined, ellipsis: undefined};
+		}
+		ctx.te = e;
+		ctx.tf = f;
+		return f;
+	};
+	// firstLineHides: a ::first-line colour that does not show.
+	const firstLineHides = (e, s, ctx) => {
+		if ((ctx.el === e ? ctx.display : s.display).startsWith("inline") || !mayFirstLine(e)) return false;
+		const fl = style(e, "::first-line");
+		return fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null);
+	};
 	const text = (n, e, s, ctx) => {
-		if (s.visibility !== "visible") return UNSEEN;
-		if (cover && !cover.contains(e)) return ALL;
-		// Text drawn as discs or squares (text-security) shows no word.
-		const sec = s.webkitTextSecurity;
-		if (sec && sec !== "none") return ALL;
-		const fs = parseFloat(s.fontSize);
-		if (fs < MIN_H || ctx.blur >= Math.max(2, fs / 4)) return ALL;
+		const f = facts(e, s, ctx);
+		if (f === UNSEEN || f === ALL) return f;
 		// SVG text: its element's box is what is drawn (a transform or
 		// textLength may squeeze the glyphs the range reports).
 		// The common case first: the text's bounding box inside the clip
-		// holds all its boxes (one rectangle, no list to make).
+		// holds all its boxes (one rectangle, no list to make). Boxes are
+		// read once into plain numbers (a DOMRect's getters are calls into
+		// the renderer).
 		let rects, shown;
 		if (e.namespaceURI === SVG) rects = [e.getBoundingClientRect()];
 		else {
 			range.selectNodeContents(n);
 			const bb = range.getBoundingClientRect(), c = ctx.clip;
-			if (bb.width >= MIN_W && bb.height >= MIN_H && bb.left >= c.l && bb.right <= c.r && bb.top >= c.t && bb.bottom <= c.b) rects = shown = [bb];
+			const l = bb.left, t = bb.top, r = bb.right, b = bb.bottom;
+			if (r - l >= MIN_W && b - t >= MIN_H && l >= c.l && r <= c.r && t >= c.t && b <= c.b) rects = shown = [{l, t, r, b}];
 			else rects = range.getClientRects();
 		}
-		shown ??= [...rects].filter(r => shows(cut(ctx.clip, box(r))));
+		shown ??= [...rects].map(box).filter(v => shows(cut(ctx.clip, v)));
 		if (!shown.length) return ALL;
-		if (!inks(e, s, ctx) && !overMedia(e, s, ctx, shown[0])) return ALL;
-		if (!s.display.startsWith("inline") && mayFirstLine(e)) {
-			const fl = style(e, "::first-line");
-			if (fl.color !== s.color && !shows1(rgba(fl.webkitTextFillColor || fl.color), ctx, null)) return ALL;
-		}
+		f.ink ??= inks(e, s, ctx);
+		if (!f.ink && !overMedia(e, s, ctx, shown[0])) return ALL;
+		f.firstLine ??= firstLineHides(e, s, ctx);
+		if (f.firstLine) return ALL;
 		// Covers are judged once the page's painters are known (shadowed),
 		// from the first and the last box shown.
-		const probe = (shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]]).map(box);
-		if (shown.length === rects.length && !(ctx.clip.r < INF && s.textOverflow === "ellipsis")) return {hidden: [], rects: probe, z: ctx.z};
+		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
+		f.ellipsis ??= ctx.clip.r < INF && s.textOverflow === "ellipsis";
+		if (shown.length === rects.length && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
@@ -596,7 +641,7 @@ const judgeOf = (doc) => {
 	// positioned sibling's background found so far), by geometry.
 	let media = null;
 	const overMedia = (e, s, ctx, r) => {
-		const x = (r.left + r.right) / 2, y = (r.top + r.bottom) / 2;
+		const x = (r.l + r.r) / 2, y = (r.t + r.b) / 2;
 		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
 		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e))) return true;
 		return painters.some(p => !p.pseudo && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
@@ -613,7 +658,8 @@ const judgeOf = (doc) => {
 		return !(cover && !cover.contains(e));
 	};
 
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: 0, z: -0.5, flowBg: false, legible: new Map()};
+	const noPerspective = () => 0;
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
