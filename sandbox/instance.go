@@ -45,6 +45,9 @@ type instance struct {
 	// running call's fuel against its budget (budget.go).
 	fuel  api.MutableGlobal
 	meter meter
+	// born is when the instance was made: past PoolMaxAge it is closed
+	// after its call (put).
+	born time.Time
 	// idleSince is when the instance went back to the pool (put).
 	idleSince time.Time
 	// memory is its linear memories (its own and its Extism kernel's),
@@ -60,7 +63,7 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 		return nil, err
 	}
 	limit := uint64(p.eng.cfg.MemoryPages)<<16 - min(p.shape.fixed, uint64(p.eng.cfg.MemoryPages)<<16)
-	inst := &instance{p: p, meter: meter{ration: tickFuel}, memory: &instMemory{limit: limit}}
+	inst := &instance{p: p, meter: meter{ration: tickFuel}, memory: &instMemory{limit: limit}, born: time.Now()}
 	// Instantiation runs the module's start function, and the first call
 	// runs _initialize: both under the deadline, like any call.
 	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.timeout())

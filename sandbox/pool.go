@@ -42,9 +42,14 @@ func (p *Plugin) acquire(ctx context.Context) error {
 }
 
 // put pools an instance after its call, charged what it holds now, or
-// closes it: the pool is full, the plugin retired, or the instance grew
-// past PoolMaxMemory (its linear memory and its kernel's together).
+// closes it: the pool is full, the plugin retired, the instance grew past
+// PoolMaxMemory (its linear memory and its kernel's together) or is older
+// than PoolMaxAge.
 func (p *Plugin) put(ctx context.Context, inst *instance) {
+	if time.Since(inst.born) > p.eng.cfg.PoolMaxAge {
+		inst.close(ctx)
+		return
+	}
 	size := inst.memory.Size()
 	if size <= uint64(p.eng.cfg.PoolMaxMemory) {
 		// Not yet in the pool: no other call can reach it.

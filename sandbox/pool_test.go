@@ -64,6 +64,26 @@ func TestPoolDropsInstancesThatGrew(t *testing.T) {
 	}
 }
 
+// An instance older than PoolMaxAge is closed after its call, not pooled:
+// one called back to back is never idle long enough to be trimmed, and
+// its memory, which never shrinks, would stay at its largest for as long
+// as the host runs. The next call gets a fresh instance.
+func TestPoolRetiresOldInstances(t *testing.T) {
+	e := engine(t, Config{Timeout: time.Minute, PoolMaxAge: time.Nanosecond})
+	p := load(t, e, "sandbox/testdata/misbehave")
+	for i := range 2 {
+		if _, err := callTool(t, p, "echo", `{}`); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if n := p.Instances(); n != 0 {
+			t.Fatalf("after call %d: %d instances alive, want the old one closed", i, n)
+		}
+	}
+	if u := e.MemoryUse(); u.Used != 0 {
+		t.Fatalf("closed instances still charged: %+v", u)
+	}
+}
+
 // Instances idle for PoolIdleTTL are closed: a host between bursts of
 // calls gives their memory back.
 func TestPoolClosesIdleInstances(t *testing.T) {
