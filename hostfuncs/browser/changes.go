@@ -252,7 +252,11 @@ const changesJS = `(() => {
 			return [e];
 		}
 		if (body !== "check") return [];
-		e.textContent = JSON.stringify(check());
+		// The title comes along: the answer after an action needs it, and
+		// this spares it a round trip of its own.
+		const a = check();
+		a.title = doc.title;
+		e.textContent = JSON.stringify(a);
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
@@ -298,6 +302,26 @@ type watchAnswer struct {
 	Focus   string        `json:"focus"`
 	Values  []valueChange `json:"values"`
 	Sheets  []string      `json:"sheets"`
+	// Title is the document's title when the watcher answered.
+	Title *string `json:"title"`
+}
+
+// checkedTitle is a title a check read (watchAnswer.Title), and the
+// count of the tab's checks when it did (tab.checks).
+type checkedTitle struct {
+	check int64
+	title string
+}
+
+// titleChecked is the title the main frame's watcher read at a check
+// after the tab's check count was since: the page's title as of that
+// check, which an action's answer takes instead of asking for it again.
+func titleChecked(t *tab, since int64) (func() string, bool) {
+	c := t.checkedTitle.Load()
+	if c == nil || c.check <= since {
+		return nil, false
+	}
+	return func() string { return c.title }, true
 }
 
 // valueChange is a text field's value changed: the field's ref, and the
@@ -334,6 +358,9 @@ func changedSince(t *tab, wait time.Duration) watchAnswer {
 		}()
 	}
 	a := checkFrame(main, wait)
+	if a.Title != nil {
+		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
+	}
 	wg.Wait()
 	for i, f := range frames {
 		switch b := answers[i]; {

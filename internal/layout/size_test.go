@@ -38,7 +38,7 @@ var (
 		"hostfuncs/browser/conceal.go":  950,
 		"hostfuncs/browser/gate.go":     694,
 		"hostfuncs/browser/inspect.go":  866,
-		"hostfuncs/browser/pages.go":    711,
+		"hostfuncs/browser/pages.go":    669,
 		"hostfuncs/browser/sessions.go": 900,
 		"hostfuncs/vault/vault.go":      626,
 		"plugins/browser/tools.go":      978,
