@@ -40,7 +40,9 @@ import (
 // new snapshot has (the tests compare the two):
 //   - the focus moved: its [active] mark moves (moveActive) to the newly
 //     focused element's line, found by the ref Playwright keeps on that
-//     element in the same isolated world;
+//     element in the same isolated world, or, when the visibility judge
+//     left that line out and no focus style applies to the element or
+//     what holds it (focusStyled), is taken off;
 //   - a text field's value changed (typing): the text of its line
 //     (setValue), rendered as Playwright renders it, once the line's
 //     present text is found to be the old value rendered the same way.
@@ -48,7 +50,9 @@ import (
 // Unless a stylesheet could make that focus or value change more than
 // that line (cssShows: :focus-within, :has(), a combinator after the
 // pseudo-class, a rule on display, visibility, content, cursor, pointer
-// events or size, or a stylesheet it cannot read), or the value could be
+// events or size, or a stylesheet it cannot read; focusStyled: a focus
+// rule setting more than colours, outlines and shadows on the element
+// that gained or lost focus, or what holds it), or the value could be
 // part of another element's name (the field inside a link, button, cell,
 // heading, label of another control, or an element an aria-labelledby
 // names), or the field's line is not a plain one: then changed.
@@ -158,6 +162,41 @@ const changesJS = `(() => {
 		return "";
 	};
 	const focusPseudo = "focus[a-z-]*";
+	// focusStyled: why a rule with a focus pseudo-class in its selector
+	// may have changed how one of els (the elements that gained or lost
+	// focus) or what holds them is drawn beyond the line's [active] mark,
+	// or "": such a rule that would match one of them or an ancestor in
+	// either focus state (its selector without the focus pseudo-classes)
+	// and sets more than colours, outlines, shadows and their transitions
+	// (with any, anything at all). Such a rule may move, clip or fade what
+	// it styles, which the visibility judge reads: a skip link a focus
+	// brings on screen, and the next Tab takes off again. A selector it
+	// cannot test counts as matching; an unreadable sheet is cssShows' to
+	// count.
+	const focusStyled = (els, any) => {
+		const has = new RegExp(":(" + focusPseudo + ")");
+		const rules = [];
+		for (const sh of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
+			try { rules.push(...sh.cssRules); } catch (e) { if (!sh.href) return "css unreadable"; }
+		}
+		for (let i = 0; i < rules.length; i++) {
+			const r = rules[i];
+			try {
+				if (r.cssRules) rules.push(...r.cssRules);
+				if (r.styleSheet) rules.push(...r.styleSheet.cssRules);
+			} catch (e) { continue; }
+			const sel = r.selectorText;
+			if (!sel || !has.test(sel)) continue;
+			if (!any && r.style && [...r.style].every(k => harmless.test(k) || /^transition/.test(k))) continue;
+			const either = sel.replace(new RegExp(":(" + focusPseudo + ")", "g"), "").replace(/(^|,)\s*(?=,|$)/g, "$1*");
+			try {
+				if (els.some(e => e && e.isConnected && e.closest(either))) return "focus style " + sel;
+			} catch (e) {
+				return "focus style untestable " + sel;
+			}
+		}
+		return "";
+	};
 	const valuePseudo = "placeholder-shown|(user-)?(in)?valid|in-range|out-of-range|blank|(-webkit-)?autofill";
 	// namedBy: why a field's value may be part of another element's name
 	// (Playwright's accessible name takes an embedded text field's value),
@@ -222,7 +261,10 @@ const changesJS = `(() => {
 			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
 			const css = cssShows(focusPseudo, unread);
 			if (css) return { changed: "focus css", detail: css };
+			const styled = focusStyled([active, was], false);
+			if (styled) return { changed: "focus css", detail: styled };
 			out.focus = r.ref;
+			if (!focusStyled([active], true)) out.unseen = true;
 		}
 		for (const [e, now] of fs) {
 			const w = wasFields.get(e);
@@ -297,11 +339,16 @@ type keptSnapshot struct {
 // (when set), and Values, text fields' new values, unless one of Sheets,
 // the stylesheets the watcher could not read, has rules (it loaded).
 type watchAnswer struct {
-	Changed string        `json:"changed"`
-	Detail  string        `json:"detail"`
-	Focus   string        `json:"focus"`
-	Values  []valueChange `json:"values"`
-	Sheets  []string      `json:"sheets"`
+	Changed string `json:"changed"`
+	Detail  string `json:"detail"`
+	Focus   string `json:"focus"`
+	// Unseen: no focus style applies to the newly focused element or
+	// what holds it: when the kept snapshot has no line of Focus (the
+	// visibility judge left it out), it still shows nowhere, and the
+	// [active] mark is only taken off (moveActive).
+	Unseen bool          `json:"unseen"`
+	Values []valueChange `json:"values"`
+	Sheets []string      `json:"sheets"`
 	// Title is the document's title when the watcher answered.
 	Title *string `json:"title"`
 }
@@ -412,8 +459,8 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 	if why.Changed == "" {
 		snap = kept.snap
 		ok := true
-		if a.Focus != "" {
-			if snap, ok = moveActive(snap, a.Focus); !ok {
+		if a.Focus != "" || a.Unseen {
+			if snap, ok = moveActive(snap, a.Focus, a.Unseen); !ok {
 				why = watchAnswer{Changed: "focused line not found", Detail: a.Focus}
 			}
 		}
@@ -430,7 +477,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		watchFallbacks.add(why.Changed)
 		return "", why
 	}
-	if a.Focus != "" || len(a.Values) > 0 {
+	if a.Focus != "" || a.Unseen || len(a.Values) > 0 {
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)

@@ -12,8 +12,10 @@ import (
 // off the one line that has it, put on that line where Playwright renders
 // it (after [checked], [disabled] and [expanded], before the others). It
 // fails, so the page is snapshot, when the ref is not on exactly one
-// line, or [active] on more than one.
-func moveActive(snap, ref string) (string, bool) {
+// line, or [active] on more than one; but with unseen (the focused
+// element shows nowhere unless on its line, watchAnswer.Unseen), a ref
+// on no line only takes the mark off.
+func moveActive(snap, ref string, unseen bool) (string, bool) {
 	lines := strings.Split(snap, "\n")
 	want := "[ref=" + ref + "]"
 	target, from := -1, -1
@@ -32,13 +34,15 @@ func moveActive(snap, ref string) (string, bool) {
 			from = i
 		}
 	}
-	if target < 0 {
+	if target < 0 && !unseen {
 		return "", false
 	}
 	if from >= 0 {
 		lines[from] = setActive(lines[from], false)
 	}
-	lines[target] = setActive(lines[target], true)
+	if target >= 0 {
+		lines[target] = setActive(lines[target], true)
+	}
 	return strings.Join(lines, "\n"), true
 }
 
