@@ -133,9 +133,11 @@ const changesJS = `(() => {
 	// combinator after them, nesting; a rule on that element's display,
 	// visibility, content, cursor, pointer events or size), or "" when
 	// none can. A sheet it cannot read (another origin's) is added to
-	// unread, by address: the host knows whether it loaded at all.
+	// unread, by address: the host knows whether it loaded at all. The
+	// rules whose selectors have the pseudo-classes go into found (when
+	// given), for focusStyled.
 	const shows = /^(display|visibility|content|content-visibility|cursor|pointer-events|(min-|max-)?(width|height|inline-size|block-size)|transform|scale|zoom|font-size|field-sizing)$/;
-	const cssShows = (pseudo, unread) => {
+	const cssShows = (pseudo, unread, found) => {
 		const has = new RegExp(":(" + pseudo + ")");
 		const after = new RegExp(":(" + pseudo + ")[a-z-]*[^,]*?[\\s>+~)]");
 		const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
@@ -151,6 +153,7 @@ const changesJS = `(() => {
 				if (r.styleSheet) add(r.styleSheet);
 				const sel = r.selectorText;
 				if (!sel || !has.test(sel)) continue;
+				if (found) found.push(r);
 				if (/:has\(|&/.test(sel) || after.test(sel)) return "css " + sel;
 				const st = r.style;
 				if (!st) return "css " + sel;
@@ -171,22 +174,11 @@ const changesJS = `(() => {
 	// (with any, anything at all). Such a rule may move, clip or fade what
 	// it styles, which the visibility judge reads: a skip link a focus
 	// brings on screen, and the next Tab takes off again. A selector it
-	// cannot test counts as matching; an unreadable sheet is cssShows' to
-	// count.
-	const focusStyled = (els, any) => {
-		const has = new RegExp(":(" + focusPseudo + ")");
-		const rules = [];
-		for (const sh of [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])]) {
-			try { rules.push(...sh.cssRules); } catch (e) { if (!sh.href) return "css unreadable"; }
-		}
-		for (let i = 0; i < rules.length; i++) {
-			const r = rules[i];
-			try {
-				if (r.cssRules) rules.push(...r.cssRules);
-				if (r.styleSheet) rules.push(...r.styleSheet.cssRules);
-			} catch (e) { continue; }
+	// cannot test counts as matching. rules are the focus rules cssShows
+	// found (it counts the sheets it cannot read).
+	const focusStyled = (els, any, rules) => {
+		for (const r of rules) {
 			const sel = r.selectorText;
-			if (!sel || !has.test(sel)) continue;
 			if (!any && r.style && [...r.style].every(k => harmless.test(k) || /^transition/.test(k))) continue;
 			const either = sel.replace(new RegExp(":(" + focusPseudo + ")", "g"), "").replace(/(^|,)\s*(?=,|$)/g, "$1*");
 			try {
@@ -259,12 +251,13 @@ const changesJS = `(() => {
 		if (active !== was) {
 			const r = active && active._ariaRef;
 			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
-			const css = cssShows(focusPseudo, unread);
+			const rules = [];
+			const css = cssShows(focusPseudo, unread, rules);
 			if (css) return { changed: "focus css", detail: css };
-			const styled = focusStyled([active, was], false);
+			const styled = focusStyled([active, was], false, rules);
 			if (styled) return { changed: "focus css", detail: styled };
 			out.focus = r.ref;
-			if (!focusStyled([active], true)) out.unseen = true;
+			if (!focusStyled([active], true, rules)) out.unseen = true;
 		}
 		for (const [e, now] of fs) {
 			const w = wasFields.get(e);
