@@ -3,8 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"maps"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -42,7 +40,9 @@ import (
 // new snapshot has (the tests compare the two):
 //   - the focus moved: its [active] mark moves (moveActive) to the newly
 //     focused element's line, found by the ref Playwright keeps on that
-//     element in the same isolated world;
+//     element in the same isolated world, or, when the visibility judge
+//     left that line out and no focus style applies to the element or
+//     what holds it (focusStyled), is taken off;
 //   - a text field's value changed (typing): the text of its line
 //     (setValue), rendered as Playwright renders it, once the line's
 //     present text is found to be the old value rendered the same way.
@@ -50,7 +50,9 @@ import (
 // Unless a stylesheet could make that focus or value change more than
 // that line (cssShows: :focus-within, :has(), a combinator after the
 // pseudo-class, a rule on display, visibility, content, cursor, pointer
-// events or size, or a stylesheet it cannot read), or the value could be
+// events or size, or a stylesheet it cannot read; focusStyled: a focus
+// rule setting more than colours, outlines and shadows on the element
+// that gained or lost focus, or what holds it), or the value could be
 // part of another element's name (the field inside a link, button, cell,
 // heading, label of another control, or an element an aria-labelledby
 // names), or the field's line is not a plain one: then changed.
@@ -70,6 +72,7 @@ import (
 const changesJS = `(() => {
 	const doc = document;
 	const secretField = ` + secretFieldFn + `;
+	const probe = ` + probeFn + `;
 	// dirty is why the page may have changed since the last check (a
 	// class of reason, and what it was), or null.
 	let dirty = { changed: "new document" };
@@ -130,9 +133,11 @@ const changesJS = `(() => {
 	// combinator after them, nesting; a rule on that element's display,
 	// visibility, content, cursor, pointer events or size), or "" when
 	// none can. A sheet it cannot read (another origin's) is added to
-	// unread, by address: the host knows whether it loaded at all.
+	// unread, by address: the host knows whether it loaded at all. The
+	// rules whose selectors have the pseudo-classes go into found (when
+	// given), for focusStyled.
 	const shows = /^(display|visibility|content|content-visibility|cursor|pointer-events|(min-|max-)?(width|height|inline-size|block-size)|transform|scale|zoom|font-size|field-sizing)$/;
-	const cssShows = (pseudo, unread) => {
+	const cssShows = (pseudo, unread, found) => {
 		const has = new RegExp(":(" + pseudo + ")");
 		const after = new RegExp(":(" + pseudo + ")[a-z-]*[^,]*?[\\s>+~)]");
 		const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
@@ -148,6 +153,7 @@ const changesJS = `(() => {
 				if (r.styleSheet) add(r.styleSheet);
 				const sel = r.selectorText;
 				if (!sel || !has.test(sel)) continue;
+				if (found) found.push(r);
 				if (/:has\(|&/.test(sel) || after.test(sel)) return "css " + sel;
 				const st = r.style;
 				if (!st) return "css " + sel;
@@ -159,6 +165,30 @@ const changesJS = `(() => {
 		return "";
 	};
 	const focusPseudo = "focus[a-z-]*";
+	// focusStyled: why a rule with a focus pseudo-class in its selector
+	// may have changed how one of els (the elements that gained or lost
+	// focus) or what holds them is drawn beyond the line's [active] mark,
+	// or "": such a rule that would match one of them or an ancestor in
+	// either focus state (its selector without the focus pseudo-classes)
+	// and sets more than colours, outlines, shadows and their transitions
+	// (with any, anything at all). Such a rule may move, clip or fade what
+	// it styles, which the visibility judge reads: a skip link a focus
+	// brings on screen, and the next Tab takes off again. A selector it
+	// cannot test counts as matching. rules are the focus rules cssShows
+	// found (it counts the sheets it cannot read).
+	const focusStyled = (els, any, rules) => {
+		for (const r of rules) {
+			const sel = r.selectorText;
+			if (!any && r.style && [...r.style].every(k => harmless.test(k) || /^transition/.test(k))) continue;
+			const either = sel.replace(new RegExp(":(" + focusPseudo + ")", "g"), "").replace(/(^|,)\s*(?=,|$)/g, "$1*");
+			try {
+				if (els.some(e => e && e.isConnected && e.closest(either))) return "focus style " + sel;
+			} catch (e) {
+				return "focus style untestable " + sel;
+			}
+		}
+		return "";
+	};
 	const valuePseudo = "placeholder-shown|(user-)?(in)?valid|in-range|out-of-range|blank|(-webkit-)?autofill";
 	// namedBy: why a field's value may be part of another element's name
 	// (Playwright's accessible name takes an embedded text field's value),
@@ -221,9 +251,13 @@ const changesJS = `(() => {
 		if (active !== was) {
 			const r = active && active._ariaRef;
 			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
-			const css = cssShows(focusPseudo, unread);
+			const rules = [];
+			const css = cssShows(focusPseudo, unread, rules);
 			if (css) return { changed: "focus css", detail: css };
+			const styled = focusStyled([active, was], false, rules);
+			if (styled) return { changed: "focus css", detail: styled };
 			out.focus = r.ref;
+			if (!focusStyled([active], true, rules)) out.unseen = true;
 		}
 		for (const [e, now] of fs) {
 			const w = wasFields.get(e);
@@ -248,8 +282,16 @@ const changesJS = `(() => {
 			e.textContent = secretField(root) ? "secret" : "plain";
 			return [e];
 		}
+		if (body === "probe") {
+			e.textContent = JSON.stringify(probe(root));
+			return [e];
+		}
 		if (body !== "check") return [];
-		e.textContent = JSON.stringify(check());
+		// The title comes along: the answer after an action needs it, and
+		// this spares it a round trip of its own.
+		const a = check();
+		a.title = doc.title;
+		e.textContent = JSON.stringify(a);
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
@@ -290,11 +332,36 @@ type keptSnapshot struct {
 // (when set), and Values, text fields' new values, unless one of Sheets,
 // the stylesheets the watcher could not read, has rules (it loaded).
 type watchAnswer struct {
-	Changed string        `json:"changed"`
-	Detail  string        `json:"detail"`
-	Focus   string        `json:"focus"`
-	Values  []valueChange `json:"values"`
-	Sheets  []string      `json:"sheets"`
+	Changed string `json:"changed"`
+	Detail  string `json:"detail"`
+	Focus   string `json:"focus"`
+	// Unseen: no focus style applies to the newly focused element or
+	// what holds it: when the kept snapshot has no line of Focus (the
+	// visibility judge left it out), it still shows nowhere, and the
+	// [active] mark is only taken off (moveActive).
+	Unseen bool          `json:"unseen"`
+	Values []valueChange `json:"values"`
+	Sheets []string      `json:"sheets"`
+	// Title is the document's title when the watcher answered.
+	Title *string `json:"title"`
+}
+
+// checkedTitle is a title a check read (watchAnswer.Title), and the
+// count of the tab's checks when it did (tab.checks).
+type checkedTitle struct {
+	check int64
+	title string
+}
+
+// titleChecked is the title the main frame's watcher read at a check
+// after the tab's check count was since: the page's title as of that
+// check, which an action's answer takes instead of asking for it again.
+func titleChecked(t *tab, since int64) (func() string, bool) {
+	c := t.checkedTitle.Load()
+	if c == nil || c.check <= since {
+		return nil, false
+	}
+	return func() string { return c.title }, true
 }
 
 // valueChange is a text field's value changed: the field's ref, and the
@@ -331,6 +398,9 @@ func changedSince(t *tab, wait time.Duration) watchAnswer {
 		}()
 	}
 	a := checkFrame(main, wait)
+	if a.Title != nil {
+		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
+	}
 	wg.Wait()
 	for i, f := range frames {
 		switch b := answers[i]; {
@@ -382,8 +452,8 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 	if why.Changed == "" {
 		snap = kept.snap
 		ok := true
-		if a.Focus != "" {
-			if snap, ok = moveActive(snap, a.Focus); !ok {
+		if a.Focus != "" || a.Unseen {
+			if snap, ok = moveActive(snap, a.Focus, a.Unseen); !ok {
 				why = watchAnswer{Changed: "focused line not found", Detail: a.Focus}
 			}
 		}
@@ -400,7 +470,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		watchFallbacks.add(why.Changed)
 		return "", why
 	}
-	if a.Focus != "" || len(a.Values) > 0 {
+	if a.Focus != "" || a.Unseen || len(a.Values) > 0 {
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
@@ -502,181 +572,4 @@ func (r *reasonCounts) counts() map[string]int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return maps.Clone(r.m)
-}
-
-// moveActive moves the [active] mark of snap to the line of ref: taken
-// off the one line that has it, put on that line where Playwright renders
-// it (after [checked], [disabled] and [expanded], before the others). It
-// fails, so the page is snapshot, when the ref is not on exactly one
-// line, or [active] on more than one.
-func moveActive(snap, ref string) (string, bool) {
-	lines := strings.Split(snap, "\n")
-	want := "[ref=" + ref + "]"
-	target, from := -1, -1
-	for i, l := range lines {
-		attrs := lineAttrs(l)
-		if slices.Contains(attrs, want) {
-			if target >= 0 {
-				return "", false
-			}
-			target = i
-		}
-		if slices.Contains(attrs, "[active]") {
-			if from >= 0 {
-				return "", false
-			}
-			from = i
-		}
-	}
-	if target < 0 {
-		return "", false
-	}
-	if from >= 0 {
-		lines[from] = setActive(lines[from], false)
-	}
-	lines[target] = setActive(lines[target], true)
-	return strings.Join(lines, "\n"), true
-}
-
-// setValue gives the line of a text field (ref v.Ref) the text v.Now, as
-// Playwright renders it: "- textbox "Name" [ref=e5]: text", or, when the
-// field has a placeholder other than its name, a "- /placeholder: ..."
-// line under it and the text on a "- text: ..." line after that; no text
-// when it is empty. It fails, so the page is snapshot, unless the ref is
-// on exactly one line, whose key is not quoted, and which shows v.Was
-// rendered the same way: what the line shows is then known to be what
-// this renders.
-func setValue(snap string, v valueChange) (string, bool) {
-	lines := strings.Split(snap, "\n")
-	want := "[ref=" + v.Ref + "]"
-	at := -1
-	for i, l := range lines {
-		if slices.Contains(lineAttrs(l), want) {
-			if at >= 0 {
-				return "", false
-			}
-			at = i
-		}
-	}
-	if at < 0 {
-		return "", false
-	}
-	line := lines[at]
-	head, rest, ok := splitAttrs(line)
-	body := strings.TrimLeft(line, " ")
-	if !ok || strings.HasPrefix(body, "- '") {
-		return "", false
-	}
-	n := 0
-	for _, a := range lineAttrs(line) {
-		n += 1 + len(a)
-	}
-	key := head + rest[:n]
-	ind := strings.Repeat(" ", len(line)-len(body)+2)
-	end := at + 1
-	for end < len(lines) && strings.HasPrefix(lines[end], ind) {
-		end++
-	}
-	placeholder := ""
-	if end > at+1 {
-		placeholder = lines[at+1]
-		if !strings.HasPrefix(placeholder, ind+"- /placeholder: ") {
-			return "", false
-		}
-	}
-	render := func(text string) []string {
-		if placeholder == "" {
-			if text == "" {
-				return []string{key}
-			}
-			return []string{key + ": " + yamlValue(text)}
-		}
-		out := []string{key + ":", placeholder}
-		if text != "" {
-			out = append(out, ind+"- text: "+yamlValue(text))
-		}
-		return out
-	}
-	if !slices.Equal(lines[at:end], render(v.Was)) {
-		return "", false
-	}
-	out := append(append(slices.Clone(lines[:at]), render(v.Now)...), lines[end:]...)
-	return strings.Join(out, "\n"), true
-}
-
-// lineAttrs are the [...] attributes of a snapshot line, after its role
-// and quoted name and before its ": text".
-func lineAttrs(line string) []string {
-	_, rest, ok := splitAttrs(line)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for strings.HasPrefix(rest, " [") {
-		end := strings.IndexByte(rest, ']')
-		if end < 0 {
-			break
-		}
-		out = append(out, rest[1:end+1])
-		rest = rest[end+1:]
-	}
-	return out
-}
-
-// splitAttrs splits a line "  - role "name" [a] [b]: text" after its name:
-// head "  - role "name"", rest " [a] [b]: text".
-func splitAttrs(line string) (head, rest string, ok bool) {
-	body := strings.TrimLeft(line, " ")
-	if !strings.HasPrefix(body, "- ") {
-		return "", "", false
-	}
-	i := len(line) - len(body) + 2
-	for i < len(line) && line[i] != ' ' && line[i] != ':' && line[i] != '"' {
-		i++
-	}
-	if i+1 < len(line) && line[i] == ' ' && line[i+1] == '"' {
-		// The name is JSON: skip it, escapes included.
-		j := i + 2
-		for j < len(line) && line[j] != '"' {
-			if line[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(line) {
-			return "", "", false
-		}
-		i = j + 1
-	}
-	return line[:i], line[i:], true
-}
-
-// setActive puts [active] on a line, or takes it off.
-func setActive(line string, on bool) string {
-	head, rest, _ := splitAttrs(line)
-	attrs := lineAttrs(line)
-	n := 0
-	for _, a := range attrs {
-		n += 1 + len(a)
-	}
-	tail := rest[n:]
-	var kept []string
-	placed := false
-	for _, a := range attrs {
-		if a == "[active]" {
-			continue
-		}
-		if on && !placed && !strings.HasPrefix(a, "[checked") && a != "[disabled]" && a != "[expanded]" {
-			kept, placed = append(kept, "[active]"), true
-		}
-		kept = append(kept, a)
-	}
-	if on && !placed {
-		kept = append(kept, "[active]")
-	}
-	out := head
-	for _, a := range kept {
-		out += " " + a
-	}
-	return out + tail
 }

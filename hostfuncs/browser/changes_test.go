@@ -325,17 +325,24 @@ func TestFocusWithinRevealIsAChange(t *testing.T) {
 func TestMoveActive(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	snap := "- generic [active] [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
-	got, ok := moveActive(snap, "e2")
+	got, ok := moveActive(snap, "e2", false)
 	want := "- generic [ref=e1]:\n  - checkbox \"A [active] [ref=e2]\" [checked] [active] [ref=e2] [cursor=pointer]\n  - heading \"H\" [level=2] [ref=e3]: text [active]"
 	if !ok || got != want {
 		t.Fatalf("moveActive to e2:\n%s\nwant\n%s", got, want)
 	}
-	got, ok = moveActive(want, "e3")
+	got, ok = moveActive(want, "e3", false)
 	if !ok || !strings.Contains(got, `heading "H" [active] [level=2] [ref=e3]: text [active]`) || strings.Contains(got, "[checked] [active]") {
 		t.Fatalf("moveActive to e3:\n%s", got)
 	}
-	if _, ok := moveActive(snap, "e9"); ok {
+	if _, ok := moveActive(snap, "e9", false); ok {
 		t.Fatal("moveActive to a ref not in the snapshot succeeded")
+	}
+	// Unseen: a ref on no line, or none, only takes the mark off.
+	for _, ref := range []string{"e9", ""} {
+		got, ok = moveActive(snap, ref, true)
+		if !ok || strings.Contains(got, "generic [active]") || !strings.Contains(got, "- generic [ref=e1]:") {
+			t.Fatalf("moveActive to unseen %q:\n%s", ref, got)
+		}
 	}
 }
 

@@ -37,6 +37,9 @@ type launcher struct {
 	// failed, kept (under mu) for the next call that needs the browser.
 	warming atomic.Bool
 	warmErr error
+	// asked is set once a call asked for the driver or the browser
+	// (startedDriver, startedBrowser): a warm-up then yields to it.
+	asked atomic.Bool
 }
 
 // takeWarmErr returns, once, why the last Prewarm failed to start the
@@ -52,6 +55,7 @@ func (s *launcher) takeWarmErr() error {
 // startedDriver starts the driver unless it runs, and returns the driver
 // in use (the one a session launched now runs on) with the start's error.
 func (s *launcher) startedDriver() (*sharedDriver, error) {
+	s.asked.Store(true)
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if err := s.takeWarmErr(); err != nil {
@@ -64,6 +68,7 @@ func (s *launcher) startedDriver() (*sharedDriver, error) {
 // startedBrowser is ensureBrowser under startMu, with the driver the
 // browser runs on.
 func (s *launcher) startedBrowser() (pw.Browser, *sharedDriver, string, error) {
+	s.asked.Store(true)
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if err := s.takeWarmErr(); err != nil {
@@ -265,7 +270,15 @@ func (s *launcher) prewarmStart(personality string) pw.Browser {
 // Nothing goes out: the page is inline, and under a network service the
 // context has the browser's dead launch proxy. It runs without startMu: a
 // call that needs the browser meanwhile goes ahead.
+//
+// Once a call has asked for the browser, the warm-up yields: that call's
+// own first page starts those processes, and a second page beside it
+// only takes the cores it waits for (on two cores, a first call sent
+// right after tools/list shared them with the warm-up's renderer).
 func (s *launcher) warmUp(b pw.Browser) {
+	if s.asked.Load() {
+		return
+	}
 	defer spans.Start("b.warmUp")()
 	t0 := time.Now()
 	c, err := b.NewContext()
@@ -274,7 +287,7 @@ func (s *launcher) warmUp(b pw.Browser) {
 	}
 	defer c.Close()
 	p, err := c.NewPage()
-	if err == nil {
+	if err == nil && !s.asked.Load() {
 		err = p.SetContent(`<!doctype html><title>warm-up</title><h1>wasmwright</h1><p><a href="#">a link</a> <input aria-label="a field">`)
 	}
 	s.log.Debug("browser warmed up", "took", time.Since(t0).Round(time.Millisecond), "err", err)

@@ -236,51 +236,6 @@ func (s *pages) stateWith(ss *session, t *tab, allTabs bool, title func() string
 	return st
 }
 
-// pageTitle reads the title without letting a busy page stall the call.
-func pageTitle(p pw.Page) string {
-	ch := make(chan string, 1)
-	go func() {
-		t, _ := p.Title()
-		ch <- t
-	}()
-	select {
-	case t := <-ch:
-		return t
-	case <-time.After(time.Second):
-		return ""
-	}
-}
-
-// titleSoon starts reading the title now, so the round trip overlaps the
-// snapshot; the returned func waits for it as pageTitle would.
-func titleSoon(p pw.Page) func() string {
-	ch := make(chan string, 1)
-	go func() {
-		t, _ := p.Title()
-		ch <- t
-	}()
-	return func() string {
-		select {
-		case t := <-ch:
-			return t
-		case <-time.After(time.Second):
-			return ""
-		}
-	}
-}
-
-// titleBy is a titleSoon result, or "" once deadline has passed.
-func titleBy(title func() string, deadline time.Time) string {
-	ch := make(chan string, 1)
-	go func() { ch <- title() }()
-	select {
-	case t := <-ch:
-		return t
-	case <-time.After(time.Until(deadline)):
-		return ""
-	}
-}
-
 // race runs fn, but returns early when a dialog opens: the page is then
 // blocked and fn would only finish once someone answers it. The dialog is
 // reported through State.Dialog; fn's late result is dropped. Like every
@@ -396,12 +351,15 @@ func (s *pages) after(ss *session, t *tab, navBefore int64, noSnap bool, out *ab
 			}
 			out.Page, out.Snapshot, title = pg, snap, tt
 		} else if !noSnap {
-			title = titleSoon(t.page)
+			// The snapshot's check reads the title in its round trip
+			// (titleChecked); without one, the state asks for it.
+			since := t.checks.Load()
 			snap, err := s.snapshot(ss, t, "", 0)
 			if err != nil {
 				return err
 			}
 			out.Snapshot = snap
+			title, _ = titleChecked(t, since)
 		}
 	}
 	out.State = s.stateWith(ss, t, false, title)

@@ -4,6 +4,7 @@
 package browser
 
 import (
+	"encoding/json"
 	"sync/atomic"
 	"time"
 
@@ -12,15 +13,21 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 )
 
-// probeJS reads in one round trip what ready and isPassword need, with
+// probeFn reads in one round trip what ready and isPassword need, with
 // Playwright's own rules: visible = a non-empty box and not
 // visibility:hidden; disabled = :disabled or inside aria-disabled;
 // editable = a text control or contenteditable that is not read-only.
-// secret is redact's question (secretFieldFn), asked here so that typing
-// into a field of a page that did not change otherwise costs no round
-// trip after the action (redactKept).
-const probeJS = `e => {
-	const secretField = ` + secretFieldFn + `;
+// secret is redact's question (secretField, in scope where it runs), asked
+// here so that typing into a field of a page that did not change otherwise
+// costs no round trip after the action (redactKept).
+//
+// It runs in the change watcher's engine (changesJS: aria-ref=e5 >>
+// ww-changes=probe), in Playwright's isolated world, which the snapshot
+// that gave the ref has made ready and the page's scripts cannot reach:
+// asked in the page's own world (Locator.Evaluate), the first act on a
+// document paid for readying that world, 100-250 ms on a busy machine,
+// although the action itself (fill, click) runs in the isolated one.
+const probeFn = `e => {
 	const r = e.getBoundingClientRect();
 	const visible = r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden";
 	const disabled = (e.matches && e.matches(":disabled")) || !!(e.closest && e.closest("[aria-disabled=true]"));
@@ -48,24 +55,19 @@ type probe struct {
 	Secret, Read bool
 }
 
-func probeFrom(m map[string]any) probe {
-	b := func(k string) bool { x, _ := m[k].(bool); return x }
-	return probe{Visible: b("visible"), Enabled: b("enabled"), Editable: b("editable"), Password: b("password"), OpensTab: b("opensTab"), Navigates: b("navigates"),
-		Secret: b("secret"), Read: true}
-}
-
 // probesUnanswered counts the probes ready got no answer from (the page
 // too slow or gone), for tests: such a call knows nothing ahead.
 var probesUnanswered atomic.Int64
 
 // probeOf reads an element's state; ok is false when it could not.
 func probeOf(loc pw.Locator, timeout time.Duration) (probe, bool) {
-	v, err := loc.Evaluate(probeJS, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(float64(timeout.Milliseconds()))})
-	m, isMap := v.(map[string]any)
-	if err != nil || !isMap {
+	text, err := loc.Locator(changeEngine + "=probe").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(timeout.Milliseconds()))})
+	var p probe // its fields are the answer's keys (json matches them without case)
+	if err != nil || json.Unmarshal([]byte(text), &p) != nil {
 		return probe{}, false
 	}
-	return probeFrom(m), true
+	p.Read = true
+	return p, true
 }
 
 // ready fails fast with not_interactable where Playwright would wait out

@@ -101,6 +101,9 @@ type tab struct {
 	aheadAt    int64
 	// checks counts the checks of the tab's watchers (changedSince).
 	checks atomic.Int64
+	// checkedTitle is the title the main frame's watcher read at its
+	// latest check (changes.go), with the count of checks then.
+	checkedTitle atomic.Pointer[checkedTitle]
 	// unmarked is navSeq+1 when the latest snapshot of that document found
 	// no marked elements (aria), 0 otherwise.
 	unmarked atomic.Int64

@@ -1,0 +1,190 @@
+package browser
+
+import (
+	"slices"
+	"strings"
+)
+
+// Patching a kept snapshot to the text a new one would have (changes.go:
+// unchangedSnapshot), line by line, as Playwright renders the lines.
+
+// moveActive moves the [active] mark of snap to the line of ref: taken
+// off the one line that has it, put on that line where Playwright renders
+// it (after [checked], [disabled] and [expanded], before the others). It
+// fails, so the page is snapshot, when the ref is not on exactly one
+// line, or [active] on more than one; but with unseen (the focused
+// element shows nowhere unless on its line, watchAnswer.Unseen), a ref
+// on no line only takes the mark off.
+func moveActive(snap, ref string, unseen bool) (string, bool) {
+	lines := strings.Split(snap, "\n")
+	want := "[ref=" + ref + "]"
+	target, from := -1, -1
+	for i, l := range lines {
+		attrs := lineAttrs(l)
+		if slices.Contains(attrs, want) {
+			if target >= 0 {
+				return "", false
+			}
+			target = i
+		}
+		if slices.Contains(attrs, "[active]") {
+			if from >= 0 {
+				return "", false
+			}
+			from = i
+		}
+	}
+	if target < 0 && !unseen {
+		return "", false
+	}
+	if from >= 0 {
+		lines[from] = setActive(lines[from], false)
+	}
+	if target >= 0 {
+		lines[target] = setActive(lines[target], true)
+	}
+	return strings.Join(lines, "\n"), true
+}
+
+// setValue gives the line of a text field (ref v.Ref) the text v.Now, as
+// Playwright renders it: "- textbox "Name" [ref=e5]: text", or, when the
+// field has a placeholder other than its name, a "- /placeholder: ..."
+// line under it and the text on a "- text: ..." line after that; no text
+// when it is empty. It fails, so the page is snapshot, unless the ref is
+// on exactly one line, whose key is not quoted, and which shows v.Was
+// rendered the same way: what the line shows is then known to be what
+// this renders.
+func setValue(snap string, v valueChange) (string, bool) {
+	lines := strings.Split(snap, "\n")
+	want := "[ref=" + v.Ref + "]"
+	at := -1
+	for i, l := range lines {
+		if slices.Contains(lineAttrs(l), want) {
+			if at >= 0 {
+				return "", false
+			}
+			at = i
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	line := lines[at]
+	head, rest, ok := splitAttrs(line)
+	body := strings.TrimLeft(line, " ")
+	if !ok || strings.HasPrefix(body, "- '") {
+		return "", false
+	}
+	n := 0
+	for _, a := range lineAttrs(line) {
+		n += 1 + len(a)
+	}
+	key := head + rest[:n]
+	ind := strings.Repeat(" ", len(line)-len(body)+2)
+	end := at + 1
+	for end < len(lines) && strings.HasPrefix(lines[end], ind) {
+		end++
+	}
+	placeholder := ""
+	if end > at+1 {
+		placeholder = lines[at+1]
+		if !strings.HasPrefix(placeholder, ind+"- /placeholder: ") {
+			return "", false
+		}
+	}
+	render := func(text string) []string {
+		if placeholder == "" {
+			if text == "" {
+				return []string{key}
+			}
+			return []string{key + ": " + yamlValue(text)}
+		}
+		out := []string{key + ":", placeholder}
+		if text != "" {
+			out = append(out, ind+"- text: "+yamlValue(text))
+		}
+		return out
+	}
+	if !slices.Equal(lines[at:end], render(v.Was)) {
+		return "", false
+	}
+	out := append(append(slices.Clone(lines[:at]), render(v.Now)...), lines[end:]...)
+	return strings.Join(out, "\n"), true
+}
+
+// lineAttrs are the [...] attributes of a snapshot line, after its role
+// and quoted name and before its ": text".
+func lineAttrs(line string) []string {
+	_, rest, ok := splitAttrs(line)
+	if !ok {
+		return nil
+	}
+	var out []string
+	for strings.HasPrefix(rest, " [") {
+		end := strings.IndexByte(rest, ']')
+		if end < 0 {
+			break
+		}
+		out = append(out, rest[1:end+1])
+		rest = rest[end+1:]
+	}
+	return out
+}
+
+// splitAttrs splits a line "  - role "name" [a] [b]: text" after its name:
+// head "  - role "name"", rest " [a] [b]: text".
+func splitAttrs(line string) (head, rest string, ok bool) {
+	body := strings.TrimLeft(line, " ")
+	if !strings.HasPrefix(body, "- ") {
+		return "", "", false
+	}
+	i := len(line) - len(body) + 2
+	for i < len(line) && line[i] != ' ' && line[i] != ':' && line[i] != '"' {
+		i++
+	}
+	if i+1 < len(line) && line[i] == ' ' && line[i+1] == '"' {
+		// The name is JSON: skip it, escapes included.
+		j := i + 2
+		for j < len(line) && line[j] != '"' {
+			if line[j] == '\\' {
+				j++
+			}
+			j++
+		}
+		if j >= len(line) {
+			return "", "", false
+		}
+		i = j + 1
+	}
+	return line[:i], line[i:], true
+}
+
+// setActive puts [active] on a line, or takes it off.
+func setActive(line string, on bool) string {
+	head, rest, _ := splitAttrs(line)
+	attrs := lineAttrs(line)
+	n := 0
+	for _, a := range attrs {
+		n += 1 + len(a)
+	}
+	tail := rest[n:]
+	var kept []string
+	placed := false
+	for _, a := range attrs {
+		if a == "[active]" {
+			continue
+		}
+		if on && !placed && !strings.HasPrefix(a, "[checked") && a != "[disabled]" && a != "[expanded]" {
+			kept, placed = append(kept, "[active]"), true
+		}
+		kept = append(kept, a)
+	}
+	if on && !placed {
+		kept = append(kept, "[active]")
+	}
+	out := head
+	for _, a := range kept {
+		out += " " + a
+	}
+	return out + tail
+}
