@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -75,12 +76,17 @@ func newGateSite(t *testing.T) *gateSite {
 		fetch("/sub?wall-subresource-text");
 		let n = 0;
 		setInterval(() => { fetch("/ping"); localStorage.setItem("k", "written-" + (++n)); }, 30);
-		fetch("/dialog-go").then(() => alert("wall-dialog-text"));
+		setInterval(async () => { if (await (await fetch("/dialog-go")).text() === "go") alert("wall-dialog-text"); }, 50);
 	</script>`))
+	// Answered at once (a request held open took one of the browser's
+	// connections to the site, and the pings queued behind it reached the
+	// server, counted, when it was let go).
 	mux.HandleFunc("/dialog-go", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-g.dialogGo:
-		case <-r.Context().Done():
+			io.WriteString(w, "go")
+		default:
+			io.WriteString(w, "wait")
 		}
 	})
 	mux.HandleFunc("/sub", html(``))
