@@ -14,7 +14,8 @@ import (
 
 // TestDefaultConfigStartsClean: the embedded default configuration, with
 // the first-party plugins built, starts without a single warning and every
-// personality links without a problem.
+// personality links without a problem; and the tools' input schemas, as
+// the built plugins declare them, check arguments (checkShippedSchemas).
 func TestDefaultConfigStartsClean(t *testing.T) {
 	testenv.Long(t, "compiles every first-party plugin (browser and web_fetch are 4 MB modules)")
 	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
@@ -48,4 +49,7 @@ func TestDefaultConfigStartsClean(t *testing.T) {
 			t.Errorf("personality %s serves no tool", name)
 		}
 	}
+	t.Run("ShippedToolSchemas", func(t *testing.T) {
+		checkShippedSchemas(t, (*h.roster.cur.Load())["default"])
+	})
 }

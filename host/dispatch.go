@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -211,45 +210,6 @@ func (l *eventLog) crashed(personality, session, plugin string, role abi.HookRol
 func isRetired(err error) bool {
 	var e *abi.Error
 	return errors.As(err, &e) && e.Code == abi.CodeNotAvailable && strings.Contains(e.Message, "was retired")
-}
-
-func validateArgs(r *route, args json.RawMessage) error {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(args))
-	if err != nil {
-		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s are not valid JSON: %v", r.spec.Name, err)
-	}
-	if _, ok := doc.(map[string]any); !ok {
-		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s must be a JSON object", r.spec.Name)
-	}
-	if err := r.schema.Validate(doc); err != nil {
-		var ve *jsonschema.ValidationError
-		msg := err.Error()
-		if errors.As(err, &ve) {
-			msg = describeValidation(ve)
-		}
-		return abi.Errorf(abi.CodeInputInvalid, "arguments of %s do not match its schema: %s (see `wasmwright tools` for the schema)", r.spec.Name, msg)
-	}
-	return nil
-}
-
-// describeValidation flattens the leaf causes into one line.
-func describeValidation(ve *jsonschema.ValidationError) string {
-	var leaves []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) == 0 {
-			// A leaf reads "at '/path': what is wrong"; the root path is noise.
-			msg := strings.TrimSpace(strings.TrimPrefix(e.Error(), "at '': "))
-			leaves = append(leaves, msg)
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	sort.Strings(leaves)
-	return strings.Join(leaves, "; ")
 }
 
 // unknownTool is the answer to a call of a tool the personality does not

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -9,7 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
@@ -47,7 +46,7 @@ type route struct {
 	plugin *sandbox.Plugin
 	spec   abi.ToolSpec
 	grants capability.Set
-	schema *jsonschema.Schema
+	schema *jsonschema.Resolved
 }
 
 // roster is the personalities as linked against the current plugin
@@ -192,18 +191,6 @@ func (p *personality) hasTakeover() bool {
 
 // TakeoverTool is the tool that hands a browser session to a human.
 const TakeoverTool = "browser_request_takeover"
-
-func compileSchema(raw []byte) (*jsonschema.Schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, err
-	}
-	c := jsonschema.NewCompiler()
-	if err := c.AddResource("tool.json", doc); err != nil {
-		return nil, err
-	}
-	return c.Compile("tool.json")
-}
 
 // get returns a resolved personality by name ("" = the default).
 func (ro *roster) get(name string) (*personality, error) {
