@@ -170,15 +170,16 @@ type conn struct {
 	authed bool
 	elem   *list.Element // in l.unauth while !authed
 	gone   bool          // uncounted (closed or evicted)
-	closed sync.Once
 }
 
+// Close uncounts c (once: forget is idempotent under l.mu) and closes it.
+// No sync.Once here: admit evicts under l.mu, and a Once whose Do waited
+// for l.mu in a concurrent Close made admit's own Do wait for it in turn
+// (a deadlock that froze every connection's state hook).
 func (c *conn) Close() error {
-	c.closed.Do(func() {
-		c.l.mu.Lock()
-		c.l.forget(c)
-		c.l.mu.Unlock()
-	})
+	c.l.mu.Lock()
+	c.l.forget(c)
+	c.l.mu.Unlock()
 	return c.Conn.Close()
 }
 
@@ -239,7 +240,6 @@ func (l *Listener) admit(c net.Conn) *conn {
 	var victims []*conn
 	evict := func(x *conn) {
 		l.forget(x)
-		x.closed.Do(func() {})
 		victims = append(victims, x)
 	}
 	l.mu.Lock()

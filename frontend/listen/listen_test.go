@@ -109,3 +109,40 @@ func TestLimitNewcomerGetsItsGrace(t *testing.T) {
 		t.Errorf("10 sockets past their grace with a budget of 2, then 21 new ones: %+v", n)
 	}
 }
+
+// A connection closed while a newer one from its client evicts it: the
+// close and the eviction of the same connection at once never leave the
+// listener stuck (a sync.Once in Close, waiting for the listener's lock
+// that an eviction held while waiting for that Once, froze it).
+func TestCloseWhileEvicting(t *testing.T) {
+	l := New(nil, Options{PerClient: 1, MaxUnauthenticated: 4, Grace: time.Nanosecond})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		var prev *conn
+		for range 20000 {
+			a, b := net.Pipe()
+			b.Close()
+			c := l.admit(a) // evicts prev: one unauthenticated connection per client
+			if prev != nil {
+				go prev.Close()
+			}
+			prev = c
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("admit never returned: a close and an eviction of one connection deadlocked")
+	}
+	counted := make(chan Counts, 1)
+	go func() { counted <- l.Counts() }()
+	select {
+	case n := <-counted:
+		if n.Unauthenticated > 4 {
+			t.Errorf("unauthenticated connections beyond their bound: %+v", n)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("the listener's lock is held for good")
+	}
+}
