@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -40,13 +39,8 @@ func newBrowserHost(t *testing.T) (*host.Host, string) {
 		fmt.Fprintf(w, "<title>%s</title><p>page %s</p>", r.URL.Path, r.URL.Path)
 	}))
 	t.Cleanup(page.Close)
-	cfg, err := host.ParseConfig(fmt.Sprintf(`
-[host]
-default_personality = "agent"
-plugins_dir = %q
-cache_dir = %q
-watch_plugins = false
-
+	site := strings.TrimPrefix(page.URL, "http://")
+	h := startHost(t, hostSection(plugins)+fmt.Sprintf(`
 [plugins.browser]
 
 [personalities.agent]
@@ -62,15 +56,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act"]
 [personalities.narrow.network]
 allowed_hosts = [%q]
-`, plugins, testCache, strings.TrimPrefix(page.URL, "http://"), strings.TrimPrefix(page.URL, "http://")), "test.toml", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
+`, site, site), t.TempDir(), host.Options{})
 	return h, page.URL
 }
 
