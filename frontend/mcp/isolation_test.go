@@ -4,15 +4,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/testenv"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // newBrowserHost starts a host with the first-party browser plugin (from
@@ -21,20 +17,8 @@ import (
 func newBrowserHost(t *testing.T) (*host.Host, string) {
 	t.Helper()
 	testenv.Heavy(t, "Chromium and the Playwright driver")
-	root := wasmbuild.Root()
-	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
-	if plugins == "" {
-		plugins = filepath.Join(root, "build", "plugins")
-	}
-	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
-		t.Fatalf("no browser plugin in %s: run `make plugins` (make test does)", plugins)
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		t.Setenv("PLAYWRIGHT_CLI_PATH", filepath.Join(root, "build", "driver", "node_modules", "playwright-core", "cli.js"))
-		if node, err := exec.LookPath("node"); err == nil {
-			t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-		}
-	}
+	plugins := testenv.Plugins(t, "browser.wasm")
+	testenv.Driver(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<title>%s</title><p>page %s</p>", r.URL.Path, r.URL.Path)
 	}))
