@@ -18,17 +18,8 @@ import (
 // string constants named Host* (but HostModule) and Import*.
 func abiHostFuncs(t *testing.T) map[string]string {
 	t.Helper()
-	fset := token.NewFileSet()
-	files, _ := filepath.Glob("../abi/*.go")
 	out := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, af := range sources(t, "../abi/*.go") {
 		for _, d := range af.Decls {
 			gd, ok := d.(*ast.GenDecl)
 			if !ok || gd.Tok != token.CONST {
@@ -52,6 +43,28 @@ func abiHostFuncs(t *testing.T) map[string]string {
 	}
 	if len(out) < 10 {
 		t.Fatalf("found only %d host functions in abi: the parser missed them", len(out))
+	}
+	return out
+}
+
+// sources parses the Go files matching glob, but tests, by file name.
+func sources(t *testing.T, glob string) map[string]*ast.File {
+	t.Helper()
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob(glob)
+	out := map[string]*ast.File{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[f] = af
+	}
+	if len(out) == 0 {
+		t.Fatalf("no Go source matches %s", glob)
 	}
 	return out
 }
@@ -100,16 +113,7 @@ func TestHostFuncTableGolden(t *testing.T) {
 // The table is static: package capability has no init, no exported
 // package-level variable, and no exported function that writes a table.
 func TestTableIsStatic(t *testing.T) {
-	fset := token.NewFileSet()
-	files, _ := filepath.Glob("*.go")
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for f, af := range sources(t, "*.go") {
 		for _, d := range af.Decls {
 			switch d := d.(type) {
 			case *ast.FuncDecl:

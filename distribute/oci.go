@@ -103,7 +103,7 @@ func alteredBlob(ref, digest string) error {
 // PushPlugin publishes a plugin (and its signature, when sig is not nil)
 // to ref, and returns the manifest's digest.
 func PushPlugin(ctx context.Context, ref, name string, wasm, sig []byte, opts RegistryOptions) (string, error) {
-	if !validName(name) {
+	if !abi.ValidID(name) {
 		return "", abi.Errorf(abi.CodeInputInvalid, "plugin name %q: use letters, digits, _ and - only", name)
 	}
 	repo, err := repository(ref, opts)
@@ -155,7 +155,7 @@ func PullPlugin(ctx context.Context, ref string, opts RegistryOptions) (*PulledP
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s is not a wasmwright plugin (media type %s, artifact type %q; want %s): push plugins with `wasmwright plugins push`", ref, desc.MediaType, m.ArtifactType, ArtifactType)
 	}
 	out := &PulledPlugin{Name: m.Annotations[AnnotationPlugin], Digest: desc.Digest.String()}
-	if !validName(out.Name) {
+	if !abi.ValidID(out.Name) {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s: annotation %s = %q is not a plugin name (letters, digits, _ and - only)", ref, AnnotationPlugin, out.Name)
 	}
 	for _, l := range m.Layers {
@@ -181,19 +181,4 @@ func PullPlugin(ctx context.Context, ref string, opts RegistryOptions) (*PulledP
 		return nil, abi.Errorf(abi.CodeInputInvalid, "%s has no %s layer: not a wasmwright plugin", ref, WasmMediaType)
 	}
 	return out, nil
-}
-
-// validName is the config's rule for plugin names (letters, digits, _ and
-// -), the same as the kernel's; kept here so distribute does not import
-// the kernel.
-func validName(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }

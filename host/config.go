@@ -11,7 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	consoleconfig "github.com/wasmwright/wasmwright/host/console/config"
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
@@ -201,9 +201,9 @@ func (c *Config) Validate() error {
 	return c.validateSections()
 }
 
-// validID is the config's rule for names, kept in one place
-// (consoleconfig.ValidID: the console's package cannot import the kernel).
-func validID(s string) bool { return consoleconfig.ValidID(s) }
+// validID is the config's rule for names, kept in one place (abi.ValidID:
+// packages that cannot import the kernel check names too).
+func validID(s string) bool { return abi.ValidID(s) }
 
 func sortedKeys[V any](m map[string]V) []string {
 	out := make([]string, 0, len(m))

@@ -3,13 +3,10 @@ package host
 import (
 	"context"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/testenv"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // TestDefaultConfigStartsClean: the embedded default configuration, with
@@ -18,14 +15,7 @@ import (
 // the built plugins declare them, check arguments (checkShippedSchemas).
 func TestDefaultConfigStartsClean(t *testing.T) {
 	testenv.Long(t, "compiles every first-party plugin (browser and web_fetch are 4 MB modules)")
-	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
-	if plugins == "" {
-		plugins = filepath.Join(wasmbuild.Root(), "build", "plugins")
-		t.Setenv("WASMWRIGHT_PLUGINS_DIR", plugins)
-	}
-	if _, err := os.Stat(filepath.Join(plugins, "SHA256SUMS")); err != nil {
-		t.Fatalf("no built plugins in %s: run `make plugins` (make test does)", plugins)
-	}
+	t.Setenv("WASMWRIGHT_PLUGINS_DIR", testenv.Plugins(t, "SHA256SUMS")) // the default config reads it
 	cfg, err := LoadConfig("")
 	if err != nil {
 		t.Fatal(err)

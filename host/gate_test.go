@@ -129,10 +129,14 @@ func newGateSite(t *testing.T) *gateSite {
 	return g
 }
 
-// gateHost is a host with the browser tools and the test detector.
-func gateHost(t *testing.T, g *gateSite) *Host {
+// gateHost is one gate test's own site, and a host with the browser tools
+// and the test detector that may open it; without a browser it skips.
+func gateHost(t *testing.T) (*gateSite, *Host) {
+	t.Helper()
+	needBrowser(t)
+	g := newGateSite(t)
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "testhooks": "host/testdata/testhooks", "web_fetch": "plugins/web_fetch"})
-	return f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
+	h := f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
 [plugins.testhooks]
 [plugins.web_fetch]
 
@@ -144,6 +148,7 @@ hooks = { detect = "testhooks" }
 network = { allowed_hosts = [%q] }
 approval = { act = "allow", eval = "allow", navigate = "allow", read = "allow" }
 `, strings.TrimPrefix(g.srv.URL, "http://"))), Options{})
+	return g, h
 }
 
 // noWall fails when a call's answer carries the wall's text.
@@ -185,14 +190,11 @@ func wantWithheld(t *testing.T, what string, res *abi.Result, e *abi.Error) {
 // detector judged on the main before the gate.
 func TestGateJudgesEveryDocument(t *testing.T) {
 	t.Parallel() // its own host and browser: overlaps the other such tests' waits
-	needBrowser(t)
-	g := newGateSite(t)
-	h := gateHost(t, g)
-	ctx := context.Background()
+	g, h := gateHost(t)
 	call := func(s, tool, args string) (*abi.Result, *abi.Error) {
 		t0 := time.Now()
 		defer func() { t.Logf("%s %s %s: %v", s, tool, args, time.Since(t0).Round(time.Millisecond)) }()
-		return callJSON(h, ctx, s, tool, args)
+		return callJSON(h, context.Background(), s, tool, args)
 	}
 	nav := func(s, path, extra string) (*abi.Result, *abi.Error) {
 		return call(s, "browser_navigate", `{"url":"`+g.srv.URL+path+`"`+extra+`}`)
@@ -277,11 +279,10 @@ func TestGateJudgesEveryDocument(t *testing.T) {
 // document it judged, not on whichever tab is current when it comes.
 func TestGateVerdictWindow(t *testing.T) {
 	t.Parallel() // its own host and browser: overlaps the other such tests' waits
-	needBrowser(t)
-	g := newGateSite(t)
-	h := gateHost(t, g)
-	ctx := context.Background()
-	call := func(s, tool, args string) (*abi.Result, *abi.Error) { return callJSON(h, ctx, s, tool, args) }
+	g, h := gateHost(t)
+	call := func(s, tool, args string) (*abi.Result, *abi.Error) {
+		return callJSON(h, context.Background(), s, tool, args)
+	}
 	type answer struct {
 		res *abi.Result
 		e   *abi.Error
@@ -365,11 +366,10 @@ func refIn(t *testing.T, snap, what string) string {
 // stops pinging).
 func TestGateTabsAndChannels(t *testing.T) {
 	t.Parallel() // its own host and browser: overlaps the other such tests' waits
-	needBrowser(t)
-	g := newGateSite(t)
-	h := gateHost(t, g)
-	ctx := context.Background()
-	call := func(s, tool, args string) (*abi.Result, *abi.Error) { return callJSON(h, ctx, s, tool, args) }
+	g, h := gateHost(t)
+	call := func(s, tool, args string) (*abi.Result, *abi.Error) {
+		return callJSON(h, context.Background(), s, tool, args)
+	}
 
 	// A popup that a clean page opens onto a wall.
 	res, e := call("popup", "browser_navigate", `{"url":"`+g.srv.URL+`/opener"}`)

@@ -1,8 +1,6 @@
 package host
 
 import (
-	"io"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -24,16 +22,9 @@ func TestGridLossEventCarriesItsCause(t *testing.T) {
 	if len(evs) != 2 || evs[0].Kind != EventGridNodeLost || string(evs[0].Data) != `{"cause":"hub","node":"http://10.9.1.2:5555"}` {
 		t.Fatalf("events %+v", evs)
 	}
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := scrape(m)
 	for _, want := range []string{`wasmwright_grid_node_lost_total{cause="hub"} 1`, `wasmwright_grid_node_lost_total{cause="node"} 1`} {
-		if !strings.Contains(string(b), want+"\n") {
+		if !strings.Contains(b, want+"\n") {
 			t.Errorf("the exposition lacks %s", want)
 		}
 	}

@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -62,23 +61,23 @@ grants = ["events"]
 	if got := strings.Join(observed, " "); got != "tool.call tool.call" {
 		t.Errorf("Observe saw %q, want the two calls' tool.call events and nothing a plugin emitted", got)
 	}
-	srv := httptest.NewServer(m.Handler())
-	defer srv.Close()
-	resp, err := srv.Client().Get(srv.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
+	b := scrape(m)
 	for _, want := range []string{
 		`wasmwright_tool_calls_total{code="ok",personality="p",tool="extract_links"} 1`,
 		`wasmwright_tool_calls_total{code="not_found",personality="p",tool="unknown"} 1`,
 	} {
-		if !strings.Contains(string(b), want) {
+		if !strings.Contains(b, want) {
 			t.Errorf("exposition lacks %s", want)
 		}
 	}
-	if strings.Contains(string(b), "no_such_tool_xyz") || strings.Contains(string(b), "extract_links.done") {
+	if strings.Contains(b, "no_such_tool_xyz") || strings.Contains(b, "extract_links.done") {
 		t.Error("the exposition names what an agent or a plugin made up")
 	}
+}
+
+// scrape is what a Prometheus scrape of m's handler reads.
+func scrape(m *metrics.Metrics) string {
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	return rec.Body.String()
 }

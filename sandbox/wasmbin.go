@@ -174,17 +174,9 @@ func appendU32(b []byte, v uint32) []byte {
 	}
 }
 
-// appendS32 appends v as a signed LEB128 (an i32.const immediate).
-func appendS32(b []byte, v int32) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
+// appendS32 appends v as a signed LEB128 (an i32.const immediate): the
+// same bytes as the value widened to 64 bits.
+func appendS32(b []byte, v int32) []byte { return appendSLEB64(b, int64(v)) }
 
 func appendName(b []byte, s string) []byte {
 	return append(appendU32(b, uint32(len(s))), s...)

@@ -1,5 +1,11 @@
 package sandbox
 
+import (
+	"bytes"
+	"math"
+	"testing"
+)
+
 // A small WebAssembly binary encoder for hand-built hostile modules (there
 // is no wat2wasm here). Instructions are written as bytes with the helpers
 // below; sections are emitted in canonical order.
@@ -155,7 +161,7 @@ func cat(bs ...[]byte) []byte {
 }
 
 func i32c(v int32) []byte      { return appendS32([]byte{0x41}, v) }
-func i64c(v int64) []byte      { return appendS64([]byte{0x42}, v) }
+func i64c(v int64) []byte      { return appendSLEB64([]byte{0x42}, v) }
 func call(f uint32) []byte     { return appendU32([]byte{0x10}, f) }
 func localGet(i uint32) []byte { return appendU32([]byte{0x20}, i) }
 func loopForever(body ...[]byte) []byte {
@@ -171,17 +177,6 @@ var (
 	opI8x16Add   = []byte{0xfd, 0x6e}
 	opV128Const0 = append([]byte{0xfd, 0x0c}, make([]byte, 16)...)
 )
-
-func appendS64(b []byte, v int64) []byte {
-	for {
-		c := byte(v & 0x7f)
-		v >>= 7
-		if (v == 0 && c&0x40 == 0) || (v == -1 && c&0x40 != 0) {
-			return append(b, c)
-		}
-		b = append(b, c|0x80)
-	}
-}
 
 // fastPlugin is a hand-built plugin speaking the ww_* fast path with no Go
 // runtime: describe returns a fixed manifest with one tool, x, and a call
@@ -251,4 +246,23 @@ func (fp *fastPlugin) build() []byte {
 		call(fp.work), fp.result,
 		[]byte{0x0b})
 	return fp.m.bytes()
+}
+
+// appendS32 and appendSLEB64 write signed LEB128: the sign bit of the last
+// byte must match the value's sign (64 needs two bytes, -64 one).
+func TestSignedLEB(t *testing.T) {
+	for _, c := range []struct {
+		v    int32
+		want []byte
+	}{
+		{0, []byte{0x00}}, {63, []byte{0x3f}}, {64, []byte{0xc0, 0x00}}, {-64, []byte{0x40}}, {-65, []byte{0xbf, 0x7f}},
+		{math.MaxInt32, []byte{0xff, 0xff, 0xff, 0xff, 0x07}}, {math.MinInt32, []byte{0x80, 0x80, 0x80, 0x80, 0x78}},
+	} {
+		if got := appendS32(nil, c.v); !bytes.Equal(got, c.want) {
+			t.Errorf("appendS32(%d) = % x, want % x", c.v, got, c.want)
+		}
+	}
+	if got, want := appendSLEB64(nil, math.MinInt64), []byte{0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x7f}; !bytes.Equal(got, want) {
+		t.Errorf("appendSLEB64(MinInt64) = % x, want % x", got, want)
+	}
 }

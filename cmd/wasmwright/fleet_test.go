@@ -210,25 +210,7 @@ func TestServeDrainsOnSIGTERM(t *testing.T) {
 	// never does fails every call it awaits the moment the stream ends,
 	// even when the call's answer is already on its way on its own POST.
 	cs, inFlight := connectWatchingRetries(t, ctx, url, token, 0)
-	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
-		t.Fatalf("navigate: %v %+v", err, res)
-	}
-	type answer struct {
-		res *sdk.CallToolResult
-		err error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 6}}
-		p.SetProgressToken("w")
-		res, err := cs.CallTool(ctx, p)
-		done <- answer{res, err}
-	}()
-	select {
-	case <-inFlight:
-	case <-ctx.Done():
-		t.Fatal("no progress from browser_wait_for")
-	}
+	done := holdCall(t, ctx, cs, inFlight, page, 6, 3*time.Minute)
 	serve.Process.Signal(syscall.SIGTERM)
 	for draining := false; !draining; {
 		select {

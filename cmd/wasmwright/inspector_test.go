@@ -236,22 +236,34 @@ func (e *inspectorEnv) serveHTTP(t *testing.T, env ...string) (string, *exec.Cmd
 	return e.serveHTTPLines(t, nil, env...)
 }
 
-func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...string) (string, *exec.Cmd, chan error) {
+// start runs the binary with args and e's environment plus env, and
+// returns it, its stderr to read, and a channel its exit arrives on; the
+// process is killed, and waited for, when the test ends (a reader of the
+// channel puts what it took back, for that wait).
+func (e *inspectorEnv) start(t *testing.T, args []string, env ...string) (*exec.Cmd, io.Reader, chan error) {
 	t.Helper()
-	serve := exec.Command(e.bin, "serve", "--http", "127.0.0.1:0")
-	serve.Env = append(e.env, env...)
-	stderr, err := serve.StderrPipe()
+	cmd := exec.Command(e.bin, args...)
+	cmd.Env = append(e.env, env...)
+	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := serve.Start(); err != nil {
+	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() {
-		serve.Process.Kill()
-		<-exited
+		cmd.Process.Kill()
+		err := <-exited
+		exited <- err
 	})
+	return cmd, stderr, exited
+}
+
+func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...string) (string, *exec.Cmd, chan error) {
+	t.Helper()
+	serve, stderr, exited := e.start(t, []string{"serve", "--http", "127.0.0.1:0"}, env...)
 	// Read the banner for the URL; keep draining stderr after.
 	urlc := make(chan string, 1)
 	go func() {
@@ -270,7 +282,6 @@ func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...
 		}
 		io.Copy(io.Discard, stderr)
 	}()
-	go func() { exited <- serve.Wait() }()
 	var url string
 	select {
 	case url = <-urlc:

@@ -35,15 +35,7 @@ func TestServeRemoteAddress(t *testing.T) {
 		t.Fatalf("serve --http 0.0.0.0:0 without --allow-remote: %v\n%s", err, out)
 	}
 
-	cmd = exec.Command(e.bin, "serve", "--http", "0.0.0.0:0", "--allow-remote")
-	cmd.Env = append(e.env, "WASMWRIGHT_TOKEN=ww_test_token_remote")
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() { cmd.Process.Kill(); <-exited }()
+	cmd, stderr, _ := e.start(t, []string{"serve", "--http", "0.0.0.0:0", "--allow-remote"}, "WASMWRIGHT_TOKEN=ww_test_token_remote")
 	lines := make(chan string, 100)
 	go func() {
 		sc := bufio.NewScanner(stderr)
@@ -78,15 +70,7 @@ func TestServeTLS(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile, pool := selfSigned(t, dir)
 	token := "ww_test_token_tls"
-	cmd := exec.Command(e.bin, "serve", "--http", "0.0.0.0:0", "--allow-remote", "--tls-cert", certFile, "--tls-key", keyFile)
-	cmd.Env = append(e.env, "WASMWRIGHT_TOKEN="+token)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() { cmd.Process.Kill(); <-exited }()
+	_, stderr, _ := e.start(t, []string{"serve", "--http", "0.0.0.0:0", "--allow-remote", "--tls-cert", certFile, "--tls-key", keyFile}, "WASMWRIGHT_TOKEN="+token)
 	sc := bufio.NewScanner(stderr)
 	re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at https://\S+:(\d+)/mcp`)
 	var port string

@@ -99,6 +99,38 @@ func connectWatchingRetries(t *testing.T, ctx context.Context, url, token string
 	return cs, inFlight
 }
 
+// callAnswer is what a tool call returned.
+type callAnswer struct {
+	res *sdk.CallToolResult
+	err error
+}
+
+// holdCall navigates cs to page, then starts a browser_wait_for of
+// seconds and returns once the server reports it working (inFlight, from
+// connectWatching); the test fails when that takes longer than within or
+// ctx ends first. The wait's answer arrives on the channel returned.
+func holdCall(t *testing.T, ctx context.Context, cs *sdk.ClientSession, inFlight <-chan struct{}, page string, seconds int, within time.Duration) <-chan callAnswer {
+	t.Helper()
+	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
+		t.Fatalf("navigate: %v %+v", err, res)
+	}
+	done := make(chan callAnswer, 1)
+	go func() {
+		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": seconds}}
+		p.SetProgressToken("w")
+		res, err := cs.CallTool(ctx, p)
+		done <- callAnswer{res, err}
+	}()
+	select {
+	case <-inFlight: // the server reports the call working
+	case <-ctx.Done():
+		t.Fatal("no progress from browser_wait_for before the test's deadline")
+	case <-time.After(within):
+		t.Fatal("no progress from browser_wait_for")
+	}
+	return done
+}
+
 // SIGTERM with a 30 s browser_wait_for in flight: serve cancels it and
 // exits before the wait would have ended (and within 20 s, a hang-catcher:
 // a quiet machine exits in a second or two).
@@ -110,26 +142,13 @@ func TestServeSIGTERMWithCallInFlight(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, inFlight := connectWatching(t, ctx, url, token)
-	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}})
-	if err != nil || res.IsError {
-		t.Fatalf("navigate: %v %+v", err, res)
-	}
-	go func() {
-		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 30}}
-		p.SetProgressToken("w")
-		cs.CallTool(ctx, p)
-	}()
-	select {
-	case <-inFlight: // the server reports the call working
-	case <-time.After(20 * time.Second):
-		t.Fatal("no progress from browser_wait_for")
-	}
+	holdCall(t, ctx, cs, inFlight, page, 30, 20*time.Second)
 	waitEnds := time.Now().Add(30 * time.Second) // no earlier than this, had the wait run on
 
 	// Meanwhile another client is served as usual.
 	other, _ := connectWatching(t, ctx, url, token)
 	t1 := time.Now()
-	res, err = other.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page + "/other"}})
+	res, err := other.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page + "/other"}})
 	if err != nil || res.IsError {
 		t.Fatalf("another client while a call is stuck: %v %+v", err, res)
 	}
@@ -161,19 +180,7 @@ func TestServeSecondSignal(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cs, inFlight := connectWatching(t, ctx, url, token)
-	if res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "browser_navigate", Arguments: map[string]any{"url": page}}); err != nil || res.IsError {
-		t.Fatalf("navigate: %v %+v", err, res)
-	}
-	go func() {
-		p := &sdk.CallToolParams{Name: "browser_wait_for", Arguments: map[string]any{"seconds": 30}}
-		p.SetProgressToken("w")
-		cs.CallTool(ctx, p)
-	}()
-	select {
-	case <-inFlight:
-	case <-time.After(20 * time.Second):
-		t.Fatal("no progress from browser_wait_for")
-	}
+	holdCall(t, ctx, cs, inFlight, page, 30, 20*time.Second)
 	for len(lines) > 0 { // room for what serve prints next
 		<-lines
 	}

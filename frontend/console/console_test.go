@@ -661,15 +661,7 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 // Under TLS the session cookie is Secure, and the origin that counts is
 // the https one.
 func TestConsoleCookieSecureUnderTLS(t *testing.T) {
-	tok := console.NewToken()
-	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
-		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "tls.toml", t.TempDir())
-	must(t, err)
-	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	must(t, err)
-	defer h.Close(context.Background())
-	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
-	must(t, err)
+	_, c, tok := bareConsole(t, "tls.toml")
 	srv := httptest.NewTLSServer(c.Handler())
 	defer srv.Close()
 	cl := srv.Client()
@@ -697,15 +689,7 @@ func TestConsoleCookieSecureUnderTLS(t *testing.T) {
 // re-pointed at 127.0.0.1 sends Host: evil.example and an Origin that
 // matches it: the Origin check alone would let it log in.
 func TestConsoleRefusesReboundHost(t *testing.T) {
-	tok := console.NewToken()
-	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
-		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "rebind.toml", t.TempDir())
-	must(t, err)
-	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	must(t, err)
-	defer h.Close(context.Background())
-	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
-	must(t, err)
+	_, c, tok := bareConsole(t, "rebind.toml")
 	srv := httptest.NewServer(c.Handler())
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
@@ -733,6 +717,23 @@ func TestConsoleRefusesReboundHost(t *testing.T) {
 			t.Errorf("login with Host %q: %d, cookies %v", good, res.StatusCode, res.Cookies())
 		}
 	}
+}
+
+// bareConsole is a console over a host without a browser, with one
+// operator "o" whose login token it returns; the host closes when the test
+// ends. file names the config file (it shows in errors).
+func bareConsole(t *testing.T, file string) (*host.Host, *console.Console, string) {
+	t.Helper()
+	tok := console.NewToken()
+	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
+		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), file, t.TempDir())
+	must(t, err)
+	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	must(t, err)
+	t.Cleanup(func() { h.Close(context.Background()) })
+	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
+	must(t, err)
+	return h, c, tok
 }
 
 func must(t *testing.T, err error) {

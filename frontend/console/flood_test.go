@@ -8,15 +8,12 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/frontend/console"
 	"github.com/wasmwright/wasmwright/frontend/mcp"
-	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/listentest"
 )
 
@@ -27,16 +24,8 @@ import (
 // of the console's own (console.addr) and on the MCP listener it shares
 // by default.
 func TestConsoleTrickleFlood(t *testing.T) {
-	tok := console.NewToken()
-	cfg, err := host.ParseConfig(fmt.Sprintf("[host]\ncache_dir = %q\n[console]\nenabled = true\n[[console.operators]]\nname = \"o\"\nsha256 = %q\n",
-		filepath.Join(os.TempDir(), "ww-console-test-cache"), console.HashToken(tok)), "flood.toml", t.TempDir())
-	must(t, err)
+	h, c, tok := bareConsole(t, "flood.toml")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Operators: true, Logger: log})
-	must(t, err)
-	defer h.Close(context.Background())
-	c, err := console.New(h, console.Options{Operators: cfg.Console.Operators})
-	must(t, err)
 
 	serve := func(t *testing.T, run func(context.Context, net.Listener) error) string {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")

@@ -3,12 +3,13 @@ package console_test
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 

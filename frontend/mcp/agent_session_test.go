@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/testenv"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // The scripted agent session: an MCP client drives the real server, with
@@ -347,17 +345,9 @@ func resolveRefs(t *testing.T, step string, args map[string]any, snap string) ma
 
 func TestAgentSession(t *testing.T) {
 	testenv.Heavy(t, "Chromium and the Playwright driver")
-	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
-	if plugins == "" {
-		plugins = filepath.Join(wasmbuild.Root(), "build", "plugins")
-		t.Setenv("WASMWRIGHT_PLUGINS_DIR", plugins)
-	}
-	if _, err := os.Stat(filepath.Join(plugins, "SHA256SUMS")); err != nil {
-		t.Fatalf("no built plugins in %s: run `make plugins` (make test does)", plugins)
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		t.Setenv("PLAYWRIGHT_CLI_PATH", filepath.Join(wasmbuild.Root(), "build", "driver", "node_modules", "playwright-core", "cli.js"))
-	}
+	plugins := testenv.Plugins(t, "SHA256SUMS")
+	t.Setenv("WASMWRIGHT_PLUGINS_DIR", plugins) // the default config reads it
+	testenv.Driver(t)
 	site := httptest.NewServer(agentSite())
 	defer site.Close()
 	other := httptest.NewServer(agentSite())

@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -41,11 +40,7 @@ func TestAssemblyScriptExampleOverMCP(t *testing.T) {
 	}
 	sum := sha256.Sum256(b)
 	os.WriteFile(filepath.Join(dir, "page_title.wasm"), b, 0o644)
-	cfg, err := host.ParseConfig(fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-default_personality = "agent"
-
+	h := startHost(t, hostSection(dir)+fmt.Sprintf(`
 [browser]
 headed = "false"
 workspace_dir = "ws"
@@ -59,15 +54,7 @@ plugins = ["page_title"]
 tools = ["*"]
 grants = ["browser.act"]
 network = { allowed_hosts = [%q] }
-`, dir, testCache, hex.EncodeToString(sum[:]), strings.TrimPrefix(site.URL, "http://")), "test.toml", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
+`, hex.EncodeToString(sum[:]), strings.TrimPrefix(site.URL, "http://")), dir, host.Options{})
 	if probs, _ := h.Problems("agent"); len(probs) > 0 {
 		t.Fatalf("link problems: %v", probs)
 	}

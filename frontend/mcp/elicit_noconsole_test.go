@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -20,13 +19,7 @@ import (
 // at once, saying why.
 func TestClientApprovesWithoutConsole(t *testing.T) {
 	h, _ := newHost(t)
-	cfg, err := host.ParseConfig(fmt.Sprintf(`
-[host]
-default_personality = "agent"
-plugins_dir = %q
-cache_dir = %q
-watch_plugins = false
-
+	h2 := startHost(t, hostSection(h.Config().Host.PluginsDir)+`
 [plugins.mcptools]
 
 [personalities.agent]
@@ -34,15 +27,7 @@ plugins = ["mcptools"]
 tools = ["*"]
 grants = []
 approval = { act = "ask", via = ["client"], timeout = "60s" }
-`, h.Config().Host.PluginsDir, testCache), "test.toml", h.Config().Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	h2, err := host.New(context.Background(), cfg, host.Options{NoBrowser: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h2.Close(context.Background()) })
+`, h.Config().Dir, host.Options{NoBrowser: true})
 	s := New(h2, Options{Logger: quiet()})
 
 	answers := make(chan *sdk.ElicitResult, 1)

@@ -1,19 +1,14 @@
 package mcp
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/testenv"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // newBrowserHost starts a host with the first-party browser plugin (from
@@ -22,31 +17,14 @@ import (
 func newBrowserHost(t *testing.T) (*host.Host, string) {
 	t.Helper()
 	testenv.Heavy(t, "Chromium and the Playwright driver")
-	root := wasmbuild.Root()
-	plugins := os.Getenv("WASMWRIGHT_PLUGINS_DIR")
-	if plugins == "" {
-		plugins = filepath.Join(root, "build", "plugins")
-	}
-	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
-		t.Fatalf("no browser plugin in %s: run `make plugins` (make test does)", plugins)
-	}
-	if os.Getenv("PLAYWRIGHT_CLI_PATH") == "" {
-		t.Setenv("PLAYWRIGHT_CLI_PATH", filepath.Join(root, "build", "driver", "node_modules", "playwright-core", "cli.js"))
-		if node, err := exec.LookPath("node"); err == nil {
-			t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
-		}
-	}
+	plugins := testenv.Plugins(t, "browser.wasm")
+	testenv.Driver(t)
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<title>%s</title><p>page %s</p>", r.URL.Path, r.URL.Path)
 	}))
 	t.Cleanup(page.Close)
-	cfg, err := host.ParseConfig(fmt.Sprintf(`
-[host]
-default_personality = "agent"
-plugins_dir = %q
-cache_dir = %q
-watch_plugins = false
-
+	site := strings.TrimPrefix(page.URL, "http://")
+	h := startHost(t, hostSection(plugins)+fmt.Sprintf(`
 [plugins.browser]
 
 [personalities.agent]
@@ -62,15 +40,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act"]
 [personalities.narrow.network]
 allowed_hosts = [%q]
-`, plugins, testCache, strings.TrimPrefix(page.URL, "http://"), strings.TrimPrefix(page.URL, "http://")), "test.toml", t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.New(context.Background(), cfg, host.Options{Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
+`, site, site), t.TempDir(), host.Options{})
 	return h, page.URL
 }
 

@@ -77,13 +77,34 @@ func (r *recorder) waitClosed(t *testing.T, want string, within time.Duration) {
 	}
 }
 
-const testConfig = `
-[host]
-default_personality = "agent"
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "240s"
-watch_plugins = false
+// hostSection is the [host] table the test hosts here start from: the
+// personality "agent" by default, plugins from pluginsDir, the package's
+// compilation cache, no plugin watching. More [host] keys may follow.
+func hostSection(pluginsDir string) string {
+	return fmt.Sprintf("[host]\ndefault_personality = \"agent\"\nplugins_dir = %q\ncache_dir = %q\nwatch_plugins = false\n", pluginsDir, testCache)
+}
+
+// startHost parses text (a config whose files are relative to dir) and
+// starts a host on it with opts, quiet unless opts names a logger; the
+// host closes when the test ends.
+func startHost(t *testing.T, text, dir string, opts host.Options) *host.Host {
+	t.Helper()
+	cfg, err := host.ParseConfig(text, "test.toml", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Logger == nil {
+		opts.Logger = quiet()
+	}
+	h, err := host.New(context.Background(), cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+const testConfig = `call_timeout = "240s"
 
 [plugins.mcptools]
 [plugins.extract_links]
@@ -122,16 +143,8 @@ func newHost(t *testing.T) (*host.Host, *recorder) {
 		sums = append(sums, hex.EncodeToString(s[:])+"  "+name+".wasm")
 	}
 	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
-	cfg, err := host.ParseConfig(fmt.Sprintf(testConfig, dir, testCache), "test.toml", dir)
-	if err != nil {
-		t.Fatal(err)
-	}
 	rec := newRecorder()
-	h, err := host.New(context.Background(), cfg, host.Options{Services: []host.Service{rec}, NoBrowser: true, Logger: quiet()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close(context.Background()) })
+	h := startHost(t, hostSection(dir)+testConfig, dir, host.Options{Services: []host.Service{rec}, NoBrowser: true})
 	return h, rec
 }
 

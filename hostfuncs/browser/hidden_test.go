@@ -5,9 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -244,13 +242,7 @@ func TestReadCorpusCost(t *testing.T) {
 	if !ok {
 		t.Skip(corpus.Absent(dir))
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
-	size := func(f string) int64 {
-		st, _ := os.Stat(f)
-		return st.Size()
-	}
-	sort.Slice(files, func(i, j int) bool { return size(files[i]) > size(files[j]) })
-	files = files[:min(len(files), 20)]
+	files, _ := corpus.Largest(dir, 20)
 	s := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer s.Close()
 	var total time.Duration

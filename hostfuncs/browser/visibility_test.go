@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -467,13 +466,7 @@ func TestVisibilityCost(t *testing.T) {
 	if !ok {
 		t.Skip(corpus.Absent(dir))
 	}
-	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
-	size := func(f string) int64 {
-		st, _ := os.Stat(f)
-		return st.Size()
-	}
-	sort.Slice(files, func(i, j int) bool { return size(files[i]) > size(files[j]) })
-	files = files[:min(len(files), n)]
+	files, _ := corpus.Largest(dir, n)
 	if only := os.Getenv("VISIBILITY_COST_PAGES"); only != "" {
 		files = slices.DeleteFunc(files, func(f string) bool {
 			return !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return strings.Contains(filepath.Base(f), p) })

@@ -2,59 +2,28 @@ package network
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
-	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // browserWith starts the browser service with contexts behind s's
 // per-session proxies, or skips when Chromium or the driver is missing.
 func browserWith(t *testing.T, s *Service) *browser.Service {
 	t.Helper()
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
-	}
 	// Generous timeouts: a snapshot or a local page can take seconds on a
 	// busy machine; what these tests expect to fail is refused at once.
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
+	return startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false",
 		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(30 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy, ProxyHost: s.ProxyHost()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	})
-	return b
 }
 
 func navigate(b *browser.Service, personality, session, u string) (abi.BrowserNavigateResponse, *abi.Error) {
-	var out abi.BrowserNavigateResponse
-	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}})
-	for _, f := range b.HostFuncs() {
-		if f.Name == abi.HostBrowserNavigate {
-			in, _ := json.Marshal(abi.BrowserNavigateRequest{URL: u})
-			raw, err := f.Fn(hostfuncs.WithCaller(context.Background(), c), "browser", in)
-			if err != nil {
-				return out, abi.AsError(err)
-			}
-			json.Unmarshal(raw, &out)
-			return out, nil
-		}
-	}
-	panic("no navigate")
+	return invoke[abi.BrowserNavigateResponse](b, actGrants, personality, session, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: u})
 }
 
 // TestBrowserThroughProxy drives real Chromium: subresources, a fetch, a

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // namesPage makes Chromium want names resolved in every way a page can
@@ -64,17 +63,10 @@ func TestBrowserResolvesNoNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
-	}
 	netlog := filepath.Join(t.TempDir(), "netlog.json")
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), Args: []string{"--log-net-log=" + netlog},
+	b := startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false", Args: []string{"--log-net-log=" + netlog},
 		ActionTimeout: browser.Duration(20 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
 	res, aerr := navigate(b, "p", "s", fmt.Sprintf("http://127.0.0.1:%d/", port))
 	if aerr != nil || !strings.Contains(res.Snapshot, "names") {
 		b.Close(context.Background())

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // TestBrowserNoMulticast: a page gives WebRTC a remote ICE candidate named
@@ -73,16 +72,8 @@ window.__done = (async () => {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
-	}
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(), ActionTimeout: browser.Duration(20 * time.Second)},
+	b := startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false", ActionTimeout: browser.Duration(20 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close(context.Background())
 	if _, aerr := navigate(b, "p", "s", fmt.Sprintf("http://127.0.0.1:%d/", port)); aerr != nil {
 		t.Fatal(aerr)
 	}

@@ -17,7 +17,6 @@ import (
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // sink is a loopback listener that must see nothing: UDP datagrams (STUN,
@@ -194,21 +193,9 @@ self.addEventListener("message", e => {
 });`
 
 func evaluate(b *browser.Service, personality, session, expr string) (json.RawMessage, *abi.Error) {
-	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true, capability.BrowserEval: true}})
-	for _, f := range b.HostFuncs() {
-		if f.Name == abi.HostBrowserEvaluate {
-			in, _ := json.Marshal(abi.BrowserEvaluateRequest{Expression: expr})
-			raw, err := f.Fn(hostfuncs.WithCaller(context.Background(), c), "browser", in)
-			if err != nil {
-				return nil, abi.AsError(err)
-			}
-			var out abi.BrowserEvaluateResponse
-			json.Unmarshal(raw, &out)
-			return out.Result, nil
-		}
-	}
-	panic("no evaluate")
+	grants := capability.Set{capability.BrowserRead: true, capability.BrowserAct: true, capability.BrowserEval: true}
+	out, err := invoke[abi.BrowserEvaluateResponse](b, grants, personality, session, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{Expression: expr})
+	return out.Result, err
 }
 
 // TestBrowserNoWayOut: a hostile page on an allowed loopback site tries
@@ -247,24 +234,12 @@ func noWayOut(t *testing.T, persistent bool) {
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
-	}
-	cfg := browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
+	cfg := browser.Config{Headed: "false",
 		ActionTimeout: browser.Duration(30 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)}
 	if persistent {
 		cfg.ProfilesDir, cfg.PersistentProfiles = t.TempDir(), []string{"p"}
 	}
-	b, err := browser.New(cfg, browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	}()
+	b := startBrowser(t, "Chromium and the Playwright driver", cfg, browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", sitePort)
 	res, aerr := navigate(b, "p", "s1", base+"/hostile")

@@ -15,10 +15,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
-	"github.com/wasmwright/wasmwright/capability"
-	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
-	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // proxyWords are what the egress proxy says in its own answers (its
@@ -39,11 +36,7 @@ func (everywhereResolver) LookupNetIP(context.Context, string, string) ([]netip.
 // of host.egressFailure's wording).
 func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 	t.Helper()
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs Chromium and the Playwright driver (make deps): %v", err))
-	}
-	b, err := browser.New(browser.Config{Headed: "false", WorkspaceDir: t.TempDir(),
+	return startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false",
 		// Bounds that catch a hang, not a slow machine: a refusal answers at
 		// once; at 8 busy loops per core a refused page's load took over 5 s.
 		ActionTimeout: browser.Duration(60 * time.Second), NavigationTimeout: browser.Duration(60 * time.Second)},
@@ -58,38 +51,13 @@ func hostedBrowser(t *testing.T, s *Service) *browser.Service {
 				}
 				return abi.Errorf(abi.CodeUnreachable, "%s could not be reached: %s", rawURL, reason).With("url", rawURL)
 			}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	})
-	return b
 }
 
 // callBrowser calls one browser host function for (personality, session)
 // as the host does: the session's call begins (BeginCall) first.
 func callBrowser[Resp any](s *Service, b *browser.Service, personality, session, name string, req any) (Resp, *abi.Error) {
-	var out Resp
 	s.BeginCall(personality, session)
-	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser",
-		Grants: capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}})
-	for _, f := range b.HostFuncs() {
-		if f.Name == name {
-			in, _ := json.Marshal(req)
-			raw, err := f.Fn(hostfuncs.WithCaller(context.Background(), c), "browser", in)
-			if err != nil {
-				return out, abi.AsError(err)
-			}
-			if err := json.Unmarshal(raw, &out); err != nil {
-				panic(err)
-			}
-			return out, nil
-		}
-	}
-	panic("no " + name)
+	return invoke[Resp](b, actGrants, personality, session, name, req)
 }
 
 // noProxyWords fails t if v (a result or an error) carries the proxy's own

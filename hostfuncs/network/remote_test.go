@@ -98,22 +98,10 @@ window.__done = fetch("http://127.0.0.1:%d/", {mode: "no-cors"}).then(() => "set
 		t.Fatal(err)
 	}
 	defer s.Close(context.Background())
-	testenv.Heavy(t, "Chromium and the Playwright driver")
-	if err := browser.Preflight(browser.Config{}); err != nil {
-		testenv.Require(t, false, fmt.Sprintf("needs the Playwright driver: %v", err))
-	}
 	ws := remoteServer(t)
-	b, err := browser.New(browser.Config{RemoteWS: ws, WorkspaceDir: t.TempDir(),
+	b := startBrowser(t, "the Playwright driver", browser.Config{RemoteWS: ws,
 		ActionTimeout: browser.Duration(10 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		b.Close(ctx)
-	}()
 	res, aerr := navigate(b, "p", "s", fmt.Sprintf("http://127.0.0.1:%d/", port))
 	if aerr != nil || !strings.Contains(res.Snapshot, "remote page") {
 		t.Fatalf("the allowed page did not load in the remote browser: %v", aerr)

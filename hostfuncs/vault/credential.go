@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
 )
 
@@ -94,18 +95,6 @@ func ValidName(name string) error {
 	return nil
 }
 
-func validPersonality(p string) bool {
-	if p == "" {
-		return false
-	}
-	for _, r := range p {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
-}
-
 // Validate checks a credential before it is stored. Messages name fields,
 // never values.
 func (c *Credential) Validate() error {
@@ -132,7 +121,7 @@ func (c *Credential) Validate() error {
 	}
 	c.Policy.Origins = sortedUnique(c.Policy.Origins)
 	for _, p := range c.Policy.Personalities {
-		if !validPersonality(p) {
+		if !abi.ValidID(p) {
 			return fmt.Errorf("credential %s: personality %q: use letters, digits, _ and - only", c.Name, p)
 		}
 	}

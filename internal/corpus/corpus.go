@@ -47,6 +47,18 @@ func Need(t testing.TB, sub string) string {
 	return dir
 }
 
+// Pages lists the names of the .html files in dir, in name order.
+func Pages(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir) // sorted by name
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".html") {
+			out = append(out, e.Name())
+		}
+	}
+	return out, err
+}
+
 // Largest lists the paths of the n largest .html files in dir, largest
 // first (all of them when there are fewer).
 func Largest(dir string, n int) ([]string, error) {

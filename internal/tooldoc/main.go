@@ -13,13 +13,16 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
@@ -145,12 +148,7 @@ func render(tools []abi.ToolSpec) string {
 			continue
 		}
 		b.WriteString("\n| argument | type | what it is |\n|---|---|---|\n")
-		names := make([]string, 0, len(s.Properties))
-		for n := range s.Properties {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(s.Properties)) {
 			p := s.Properties[n]
 			typ := fmt.Sprint(p.Type)
 			if p.Type == nil {

@@ -9,6 +9,8 @@ import (
 	"net"
 	"net/url"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/abi"
 )
 
 // Config is the [console] table, decoded straight from the TOML (unknown
@@ -104,7 +106,7 @@ func (cc Config) Validate(defined func(string) bool, agentTokens []string) error
 	}
 	names := map[string]bool{}
 	for i, o := range cc.Operators {
-		if !ValidID(o.Name) || names[o.Name] {
+		if !abi.ValidID(o.Name) || names[o.Name] {
 			return fmt.Errorf("console.operators[%d].name %q: give each operator a distinct name of letters, digits, _ and -", i, o.Name)
 		}
 		names[o.Name] = true
@@ -154,18 +156,4 @@ func (n Notify) validate() error {
 		return fmt.Errorf("console.notify.secret_env: name the environment variable holding the webhook's signing secret (the body is signed with HMAC-SHA256; the secret never sits in the config)")
 	}
 	return nil
-}
-
-// ValidID is the config's rule for names (letters, digits, _ and -), the
-// kernel's too; kept here so this package does not import the kernel.
-func ValidID(s string) bool {
-	if s == "" {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return false
-		}
-	}
-	return true
 }

@@ -146,7 +146,7 @@ func main() {
 	}
 	const title = "## Browser: wasmwright vs Playwright MCP 0.0.83 and chrome-devtools-mcp 1.11.0, all over MCP stdio"
 
-	pages, err := listPages(*pagesDir)
+	pages, err := corpusdir.Pages(*pagesDir)
 	if err != nil || len(pages) == 0 {
 		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
 		return
@@ -392,21 +392,6 @@ func deadFormClicks(sides []*side, peer *side) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
-
-func listPages(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".html") {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
-}
 
 // elemLine is a snapshot line naming an element: role, name, ref.
 var elemLine = regexp.MustCompile(`- (textbox|searchbox|button|link) "([^"\n]+)"[^\n]*?\[ref=([a-z0-9]+)\]`)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+
+	"github.com/wasmwright/wasmwright/internal/bench/jsonrpc"
 )
 
 // StartBuild starts `wasmwright serve` over stdio with the benchmark's
@@ -222,20 +224,9 @@ func (p *Client) RPC(method string, params any) (json.RawMessage, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		var msg struct {
-			ID     *int            `json:"id"`
-			Result json.RawMessage `json:"result"`
-			Error  *struct {
-				Message string `json:"message"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(line, &msg) != nil || msg.ID == nil || *msg.ID != p.id {
-			continue // notifications
-		}
-		if msg.Error != nil {
-			return nil, len(line), errors.New(msg.Error.Message)
-		}
-		return msg.Result, len(line), nil
+		if res, ok, err := jsonrpc.Answer(line, int64(p.id)); ok {
+			return res, len(line), err
+		} // else a notification
 	}
 }
 

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/wasmwright/wasmwright/internal/bench/jsonrpc"
 )
 
 // Client is one MCP session. Its methods are not for concurrent use: a
@@ -97,7 +99,7 @@ func (c *Client) RPC(ctx context.Context, method string, params any) (json.RawMe
 	if err != nil {
 		return nil, 0, err
 	}
-	res, ok, err := answer(b, id)
+	res, ok, err := jsonrpc.Answer(b, id)
 	if !ok && err == nil {
 		err = fmt.Errorf("the response to request %d did not answer it", id)
 	}
@@ -115,14 +117,14 @@ func readSSE(r io.Reader, id int64) (json.RawMessage, int, error) {
 		case bytes.HasPrefix(line, []byte("data:")):
 			data = append(data, bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))...)
 		case len(line) == 0 && len(data) > 0:
-			if res, ok, err := answer(data, id); ok || err != nil {
+			if res, ok, err := jsonrpc.Answer(data, id); ok || err != nil {
 				return res, len(data), err
 			}
 			data = data[:0]
 		}
 	}
 	if len(data) > 0 {
-		if res, ok, err := answer(data, id); ok || err != nil {
+		if res, ok, err := jsonrpc.Answer(data, id); ok || err != nil {
 			return res, len(data), err
 		}
 	}
@@ -130,24 +132,6 @@ func readSSE(r io.Reader, id int64) (json.RawMessage, int, error) {
 		return nil, 0, err
 	}
 	return nil, 0, fmt.Errorf("the event stream ended without answering request %d", id)
-}
-
-// answer decodes one JSON-RPC message: ok when it answers id.
-func answer(b []byte, id int64) (json.RawMessage, bool, error) {
-	var msg struct {
-		ID     *int64          `json:"id"`
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(b, &msg) != nil || msg.ID == nil || *msg.ID != id {
-		return nil, false, nil
-	}
-	if msg.Error != nil {
-		return nil, true, errors.New(msg.Error.Message)
-	}
-	return msg.Result, true, nil
 }
 
 // Tool calls a tool and returns its text content and the call's time; an

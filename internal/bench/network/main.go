@@ -47,13 +47,8 @@ func main() {
 		fmt.Printf("%s\n\nSkipped: Chromium or the Playwright driver is missing (make deps): %v\n", title, err)
 		return
 	}
-	var pages []string
-	ents, _ := os.ReadDir(pagesDir)
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".html") && len(pages) < *n {
-			pages = append(pages, e.Name())
-		}
-	}
+	pages, _ := corpusdir.Pages(pagesDir)
+	pages = pages[:min(len(pages), *n)]
 	// Same-origin only (CSP), so both modes load exactly the same bytes
 	// and neither waits on the closed internet.
 	fs := http.FileServer(http.Dir(pagesDir))

@@ -35,18 +35,11 @@ func main() {
 	rounds := flag.Int("rounds", 3, "timed rounds after one warm-up round")
 	flag.Parse()
 	pagesDir := filepath.Join(*corpus, "pages")
-	entries, err := os.ReadDir(pagesDir)
+	pages, err := corpusdir.Pages(pagesDir)
 	if err != nil {
 		fmt.Printf("## Pipeline overhead\n\nSkipped: no corpus pages at %s (%v).\n", pagesDir, err)
 		return
 	}
-	var pages []string
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".html") {
-			pages = append(pages, e.Name())
-		}
-	}
-	sort.Strings(pages)
 	if len(pages) > *n {
 		pages = pages[:*n]
 	}

@@ -92,24 +92,16 @@ func costSection(h *hooks, pages []rendered, docs, htmlOnly []doc, calls int, lo
 // navigateTimes loads each doc in a fresh Chromium context from loopback
 // until its load event and returns the times in ms (0 when it failed).
 func navigateTimes(docs []doc, logf func(string, ...any)) ([]float64, error) {
-	srv, err := startServer(docs)
-	if err != nil {
-		return nil, err
-	}
-	defer srv.close()
-	r, err := newRenderer()
-	if err != nil {
-		return nil, err
-	}
-	defer r.close()
 	out := make([]float64, len(docs))
-	for i, d := range docs {
-		out[i] = r.load(srv.base + d.route())
-		if (i+1)%40 == 0 {
-			logf("  timed the navigation of %d/%d pages", i+1, len(docs))
+	return out, withRenderer(docs, func(r *renderer, base string) error {
+		for i, d := range docs {
+			out[i] = r.load(base + d.route())
+			if (i+1)%40 == 0 {
+				logf("  timed the navigation of %d/%d pages", i+1, len(docs))
+			}
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // load times one navigation to url in a fresh context, until load.

@@ -251,30 +251,38 @@ func renderAll(docs []doc, cacheDir string, logf func(string, ...any)) ([]render
 		return out, nil
 	}
 	logf("rendering %d of %d pages with Chromium (cached in %s)", len(todo), len(docs), cacheDir)
+	return out, withRenderer(docs, func(r *renderer, base string) error {
+		for n, i := range todo {
+			d := docs[i]
+			out[i] = r.render(base + d.route())
+			out[i].Name = d.Name
+			// The loopback address changes per run; cache a stable one.
+			out[i].URL = strings.Replace(out[i].URL, base, "http://corpus.test", 1)
+			key, _ := cacheKey(d)
+			b, _ := json.Marshal(out[i])
+			if err := os.WriteFile(filepath.Join(cacheDir, key), b, 0o644); err != nil {
+				return err
+			}
+			if (n+1)%20 == 0 {
+				logf("  rendered %d/%d", n+1, len(todo))
+			}
+		}
+		return nil
+	})
+}
+
+// withRenderer serves docs on loopback and starts Chromium for run (base:
+// the server's URL); both stop when run returns.
+func withRenderer(docs []doc, run func(r *renderer, base string) error) error {
 	srv, err := startServer(docs)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer srv.close()
 	r, err := newRenderer()
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer r.close()
-	for n, i := range todo {
-		d := docs[i]
-		out[i] = r.render(srv.base + d.route())
-		out[i].Name = d.Name
-		// The loopback address changes per run; cache a stable one.
-		out[i].URL = strings.Replace(out[i].URL, srv.base, "http://corpus.test", 1)
-		key, _ := cacheKey(d)
-		b, _ := json.Marshal(out[i])
-		if err := os.WriteFile(filepath.Join(cacheDir, key), b, 0o644); err != nil {
-			return nil, err
-		}
-		if (n+1)%20 == 0 {
-			logf("  rendered %d/%d", n+1, len(todo))
-		}
-	}
-	return out, nil
+	return run(r, srv.base)
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"time"
 )
@@ -128,12 +130,7 @@ func (rep *fleetReport) printHosts() {
 func (rep *fleetReport) printNodes() {
 	fmt.Println("| node | browser sessions it ran (seen in the hub's /status) | its browser's PSS while a session ran, median (max) | its Selenium server's PSS, median |")
 	fmt.Println("|---|---:|---:|---:|")
-	uris := make([]string, 0, len(rep.nodes))
-	for u := range rep.nodes {
-		uris = append(uris, u)
-	}
-	sort.Strings(uris)
-	for _, u := range uris {
+	for _, u := range slices.Sorted(maps.Keys(rep.nodes)) {
 		n := rep.nodes[u]
 		fmt.Printf("| %s | %d | %.0f MB (%.0f) | %.0f MB |\n", u, len(n.sessions), medianF(n.browserPSS), maxF(n.browserPSS), medianF(n.serverPSS))
 	}

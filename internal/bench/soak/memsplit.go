@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 )
 
 // What serve's RSS is made of. Two soaks of ten minutes, with serve's
@@ -89,15 +87,7 @@ func hasFlag(fs []string, f string) bool {
 // heapGoal reads the Go runtime's next collection goal (MemStats.NextGC:
 // twice the heap that was live at the last collection) from serve's pprof
 // endpoint, in MB (NaN when it does not answer).
-func heapGoal(addr string) float64 {
-	c := &http.Client{Timeout: 10 * time.Second}
-	res, err := c.Get("http://" + addr + "/debug/pprof/heap?debug=1")
-	if err != nil {
-		return math.NaN()
-	}
-	defer res.Body.Close()
-	return nextGC(res.Body)
-}
+func heapGoal(addr string) float64 { return fromPprof(addr, "heap", nextGC) }
 
 // nextGC finds "# NextGC = N" in a heap profile's text form.
 func nextGC(r io.Reader) float64 {

@@ -101,18 +101,26 @@ func procStatus(pid int) map[string]float64 {
 // goroutines reads "goroutine profile: total N" from the server's pprof
 // endpoint (NaN when it does not answer).
 func goroutines(addr string) float64 {
+	return fromPprof(addr, "goroutine", func(r io.Reader) float64 {
+		line, _ := bufio.NewReader(io.LimitReader(r, 4096)).ReadString('\n')
+		n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "goroutine profile: total")), 64)
+		if err != nil {
+			return math.NaN()
+		}
+		return n
+	})
+}
+
+// fromPprof reads one profile's text form (debug=1) from serve's pprof
+// endpoint with read (NaN when it does not answer).
+func fromPprof(addr, profile string, read func(io.Reader) float64) float64 {
 	c := &http.Client{Timeout: 10 * time.Second}
-	res, err := c.Get("http://" + addr + "/debug/pprof/goroutine?debug=1")
+	res, err := c.Get("http://" + addr + "/debug/pprof/" + profile + "?debug=1")
 	if err != nil {
 		return math.NaN()
 	}
 	defer res.Body.Close()
-	line, _ := bufio.NewReader(io.LimitReader(res.Body, 4096)).ReadString('\n')
-	n, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "goroutine profile: total")), 64)
-	if err != nil {
-		return math.NaN()
-	}
-	return n
+	return read(res.Body)
 }
 
 func load1() float64 {

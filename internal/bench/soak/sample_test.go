@@ -1,7 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"math"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 )
@@ -54,5 +58,32 @@ func TestFitLineSkipsMissingValues(t *testing.T) {
 	}
 	if f := fitLine(ss[:2], func(s sample) float64 { return s.rssMB }); f.grows(time.Minute) {
 		t.Fatal("two samples are no line")
+	}
+}
+
+// goroutines and heapGoal read serve's pprof text; NaN when it does not
+// answer.
+func TestPprofReads(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path + "?" + r.URL.RawQuery {
+		case "/debug/pprof/goroutine?debug=1":
+			fmt.Fprint(w, "goroutine profile: total 42\n1 @ 0x1\n")
+		case "/debug/pprof/heap?debug=1":
+			fmt.Fprint(w, "heap profile: 1: 2 [3: 4] @ heap/1048576\n# runtime.MemStats\n# NextGC = 8388608\n")
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	defer srv.Close()
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	if n := goroutines(addr); n != 42 {
+		t.Errorf("goroutines = %v, want 42", n)
+	}
+	if mb := heapGoal(addr); mb != 8 {
+		t.Errorf("heapGoal = %v MB, want 8", mb)
+	}
+	srv.Close()
+	if n, mb := goroutines(addr), heapGoal(addr); !math.IsNaN(n) || !math.IsNaN(mb) {
+		t.Errorf("a closed endpoint gave %v goroutines and %v MB, want NaN", n, mb)
 	}
 }

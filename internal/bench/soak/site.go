@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
-	"strings"
+
+	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 // formPage is the page every lap acts on: a text field and a button whose
@@ -53,16 +53,10 @@ func newSite(pagesDir string) (*site, error) {
 	mux.HandleFunc("GET /wall", html(http.StatusForbidden, wallPage, "Server", "cloudflare", "Cf-Mitigated", "challenge"))
 	var names []string
 	if pagesDir != "" {
-		ents, err := os.ReadDir(pagesDir)
-		if err != nil && !os.IsNotExist(err) {
+		var err error
+		if names, err = corpusdir.Pages(pagesDir); err != nil && !os.IsNotExist(err) {
 			return nil, err
 		}
-		for _, e := range ents {
-			if strings.HasSuffix(e.Name(), ".html") {
-				names = append(names, e.Name())
-			}
-		}
-		sort.Strings(names)
 		mux.Handle("GET /pages/", http.StripPrefix("/pages/", http.FileServer(http.Dir(pagesDir))))
 	}
 	s := &site{srv: httptest.NewServer(mux)}

@@ -95,7 +95,7 @@ func main() {
 		}
 		ns = append(ns, n)
 	}
-	pages, err := listPages(*pagesDir)
+	pages, err := corpusdir.Pages(*pagesDir)
 	if err != nil || len(pages) == 0 {
 		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
 		return
@@ -469,21 +469,6 @@ func startPeer(cli, name string) (*server, error) {
 	}
 	s := &sut.Server{Name: name, URL: "http://" + addr + "/mcp", Dir: dir, Cmd: exec.Command("node", args...)}
 	return &server{s}, s.Start()
-}
-
-func listPages(dir string) ([]string, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".html") {
-			out = append(out, e.Name())
-		}
-	}
-	sort.Strings(out)
-	return out, nil
 }
 
 func ms(d time.Duration) string {

@@ -1,0 +1,66 @@
+package network
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/testenv"
+)
+
+// startBrowser starts the browser service on cfg and opts (a fresh
+// workspace when cfg names none), or skips when Chromium or the driver is
+// missing: need says what the test needs. It closes when the test ends,
+// after the proxies the test registered earlier would be closed; a test
+// may close it before (Chromium finishes its net log on exit): a second
+// Close does nothing.
+func startBrowser(t *testing.T, need string, cfg browser.Config, opts browser.Options) *browser.Service {
+	t.Helper()
+	testenv.Heavy(t, "Chromium and the Playwright driver")
+	if err := browser.Preflight(browser.Config{}); err != nil {
+		testenv.Require(t, false, fmt.Sprintf("needs %s (make deps): %v", need, err))
+	}
+	if cfg.WorkspaceDir == "" {
+		cfg.WorkspaceDir = t.TempDir()
+	}
+	b, err := browser.New(cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		b.Close(ctx)
+	})
+	return b
+}
+
+// actGrants are what the browser plugin holds in these tests: read and act.
+var actGrants = capability.Set{capability.BrowserRead: true, capability.BrowserAct: true}
+
+// invoke calls the browser host function name for (personality, session)
+// with grants, as the plugin "browser" would.
+func invoke[Resp any](b *browser.Service, grants capability.Set, personality, session, name string, req any) (Resp, *abi.Error) {
+	var out Resp
+	c := hostfuncs.NewCaller(hostfuncs.CallerInfo{Personality: personality, Session: session, Plugin: "browser", Grants: grants})
+	for _, f := range b.HostFuncs() {
+		if f.Name == name {
+			in, _ := json.Marshal(req)
+			raw, err := f.Fn(hostfuncs.WithCaller(context.Background(), c), "browser", in)
+			if err != nil {
+				return out, abi.AsError(err)
+			}
+			if err := json.Unmarshal(raw, &out); err != nil {
+				panic(err)
+			}
+			return out, nil
+		}
+	}
+	panic("no " + name)
+}
