@@ -82,7 +82,10 @@ func (s *pages) workspaceFile(personality, name, prefix, ext string) (string, er
 		return "", abi.Errorf(abi.CodeExecutionFailed, "creating the workspace folder: %v", err)
 	}
 	if name == "" {
-		name = fmt.Sprintf("%s-%s%s", prefix, time.Now().Format("20060102-150405.000"), ext)
+		// A tag after the time: two calls of the personality's sessions in
+		// one millisecond wrote one file, and each answer named the other's
+		// picture (the inline image and the file then differed).
+		name = fmt.Sprintf("%s-%s-%s%s", prefix, time.Now().Format("20060102-150405.000"), randomTag()[:8], ext)
 	}
 	if !strings.HasSuffix(strings.ToLower(name), ext) {
 		name += ext
