@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 )
 
 func TestCodeOfAToolAnswer(t *testing.T) {
@@ -38,17 +39,23 @@ time=2026-12-01T15:00:03Z level=ERROR msg=stuck
 	}
 }
 
-// The soak's serve stretches its deadlines with the load unless told not
+// The soak's serve (and each fleet host) stretches its deadlines with the load unless told not
 // to, through the host's own key.
 func TestSoakConfigStretches(t *testing.T) {
 	for _, stretch := range []bool{true, false} {
 		dir := t.TempDir()
-		cfg, err := host.ParseConfig(soakBench(dir, stretch).Config(), "soak.toml", dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.Host.StretchWithLoad != stretch {
-			t.Fatalf("-stretch=%t: serve's stretch_with_load is %t", stretch, cfg.Host.StretchWithLoad)
+		for name, b := range map[string]mcpclient.Bench{"soak": soakBench(dir, stretch), "fleet": fleetBench(dir, "http://127.0.0.1:4444", "hub", stretch)} {
+			text := b.Config()
+			if name == "fleet" {
+				text += "[network]\nproxy_listen = \"127.0.0.1\"\n" // as WriteConfig adds it, with the hub's address
+			}
+			cfg, err := host.ParseConfig(text, name+".toml", dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cfg.Host.StretchWithLoad != stretch {
+				t.Fatalf("%s, -stretch=%t: serve's stretch_with_load is %t", name, stretch, cfg.Host.StretchWithLoad)
+			}
 		}
 	}
 }

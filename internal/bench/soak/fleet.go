@@ -106,6 +106,23 @@ func setUpFleet(o options) (*fleetEnv, error) {
 	return e, nil
 }
 
+// fleetBench is a fleet host's setup: the browser on the grid, calls
+// allowed to wait in the grid's queue (call_timeout above
+// grid_queue_timeout), and with stretch its deadlines stretched by the
+// load, as the one-host soak's: the nodes' browsers, the hub and the hosts
+// share this machine's 2 cores, so the fleet's own load is that of a
+// machine no deployment would run on, and a 5 s action bound measures
+// the scheduler there, not the host.
+func fleetBench(plugins, hub, gridCDP string, stretch bool) mcpclient.Bench {
+	b := mcpclient.Bench{PluginsDir: plugins,
+		HostKeys:    "call_timeout = \"16m\"\n",
+		BrowserKeys: fmt.Sprintf("grid = %q\ngrid_queue_timeout = \"15m\"\ngrid_cdp = %q\n", hub, gridCDP)}
+	if stretch {
+		b.HostKeys += "stretch_with_load = true\n"
+	}
+	return b
+}
+
 // startHost starts one host on the grid: the browser on a node, its
 // egress proxies on the hub's address, calls allowed to wait in the
 // grid's queue (call_timeout above grid_queue_timeout).
@@ -114,9 +131,7 @@ func (e *fleetEnv) startHost(o options, i int, plugins string) (*fleetHost, erro
 	if err := os.MkdirAll(filepath.Join(hd, "run"), 0o755); err != nil {
 		return nil, err
 	}
-	b := mcpclient.Bench{PluginsDir: plugins,
-		HostKeys:    "call_timeout = \"16m\"\n",
-		BrowserKeys: fmt.Sprintf("grid = %q\ngrid_queue_timeout = \"15m\"\ngrid_cdp = %q\n", e.grid.HubURL, o.gridCDP)}
+	b := fleetBench(plugins, e.grid.HubURL, o.gridCDP, o.stretch)
 	conf, err := sut.WriteConfig(hd, b, o.sessions, fmt.Sprintf("[network]\nproxy_listen = %q\n", e.grid.HostIP))
 	if err != nil {
 		return nil, err

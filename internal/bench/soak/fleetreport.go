@@ -89,6 +89,9 @@ func (rep *fleetReport) print(o options) {
 		o.nodes, "4.48.0", o.hosts, o.sessions, o.hosts, o.pause, rep.worked.Round(time.Second))
 	fmt.Printf("Each MCP session does one or two laps (a page of %d and its snapshot; a form typed into and sent by refs and checked; every third lap a bot wall and a refused host, which must fail so) and closes, so its browser's slot goes back to the grid; with more agents than slots the others wait in the grid's queue (`grid_queue_timeout` 15m). ", rep.pages)
 	fmt.Printf("Load average (1 min) during the run: %s (the machine is shared).\n\n", loadRange(rep.hosts[0].samples))
+	if o.stretch {
+		fmt.Print("The hosts run with `[host] stretch_with_load = true`, as the one-host soak's serve: hub, nodes and hosts share this machine's cores, and their deadlines stretch with the load per CPU, at most 4x (`-stretch=false`: the bounds as written).\n\n")
+	}
 	fmt.Printf("Work: %d calls in %d laps, %d MCP sessions opened and %d closed, %d forms sent and checked.\n\n", t.callsTotal(), t.laps, t.opened, t.closed, t.checkedForms)
 	r := &report{t: t}
 	r.printCalls()
