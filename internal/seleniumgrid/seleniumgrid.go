@@ -109,18 +109,23 @@ func Start(ctx context.Context, o Options) (g *Grid, err error) {
 			return nil, err
 		}
 	}
-	pid := os.Getpid() % 100000
-	net2 := 200 + pid%50 // one /16 per process: two runs at once do not meet
-	g = &Grid{HostIP: fmt.Sprintf("10.%d.0.1", net2), dir: o.LogDir, tag: fmt.Sprint(pid), jar: Jar(o.Root), maxSessions: o.MaxSessions}
+	// Names carry the whole process id (a veth name holds 15
+	// characters: wwh + 7 digits + the node's number fits), so that a
+	// later run can tell a dead run's leftovers from a live one's.
+	pid := os.Getpid()
+	g = &Grid{dir: o.LogDir, tag: fmt.Sprint(pid), jar: Jar(o.Root), maxSessions: o.MaxSessions}
 	defer func() {
 		if err != nil {
 			g.Close()
 			g = nil
 		}
 	}()
-	if err = g.run("ip", "addr", "add", g.HostIP+"/32", "dev", "lo"); err != nil {
+	sweepStale()
+	net2, err := g.claimNet(pid) // one /16 per grid: runs at once do not meet
+	if err != nil {
 		return g, err
 	}
+	g.HostIP = fmt.Sprintf("10.%d.0.1", net2)
 	g.undo = append(g.undo, func() { g.run("ip", "addr", "del", g.HostIP+"/32", "dev", "lo") })
 	for i := 1; i <= o.Nodes; i++ {
 		n := &Node{Name: fmt.Sprintf("node%d", i), NS: fmt.Sprintf("ww%sn%d", g.tag, i), IP: fmt.Sprintf("10.%d.%d.2", net2, i)}
