@@ -24,8 +24,10 @@ import (
 // the driver dies (the sessions on it are then dropped).
 type launcher struct {
 	*env
-	// sessions are told when the browser or the driver goes away.
+	// sessions are told when the browser goes away; closer drops the
+	// sessions of a dead driver.
 	sessions *sessions
+	closer   *closer
 
 	startMu sync.Mutex // starting the driver and the shared browser
 	mu      sync.Mutex // the fields below
@@ -192,8 +194,10 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 }
 
 // headless decides the launch mode; note is the one-time warning when
-// headed was asked for and cannot be had.
-func (s *launcher) headless() (bool, string) {
+// headed was asked for and cannot be had. It reads only the configuration
+// and the machine's display: a session's own browser (a persistent
+// profile) asks it as the shared one does.
+func (s *env) headless() (bool, string) {
 	switch s.cfg.Headed {
 	case "false":
 		return true, ""
@@ -364,7 +368,7 @@ func (s *launcher) driverExited(d *sharedDriver) {
 		return
 	}
 	s.drv, s.pw, s.browser = nil, nil, nil
-	hit := s.sessions.dropDriver(d)
+	hit := s.closer.dropDriver(d)
 	s.mu.Unlock()
 	s.startMu.Unlock()
 	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
@@ -376,9 +380,9 @@ func (s *launcher) driverExited(d *sharedDriver) {
 			// profile lock is shared with the call that may still hold
 			// ss.mu, so it is released once that call is done.
 			ss.mu.Lock()
-			s.sessions.ended(ss)
+			s.closer.ended(ss)
 			ss.mu.Unlock()
-			s.sessions.notifyClosed(ss.key)
+			s.closer.notifyClosed(ss.key)
 		}()
 	}
 }

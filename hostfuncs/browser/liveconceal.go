@@ -106,7 +106,7 @@ func (s *operator) screencastConcealed(ctx context.Context, personality, session
 // concealedFrame is a screenshot of the session's current tab with its
 // secrets concealed (concealed), as a Frame sized in CSS pixels.
 func (s *operator) concealedFrame(personality, session string) (Frame, error) {
-	p := s.sessions.currentPage(personality, session)
+	p := s.currentPage(personality, session)
 	if p == nil {
 		return Frame{}, abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 	}
