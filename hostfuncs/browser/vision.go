@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	pw "github.com/mxschmitt/playwright-go"
-
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
@@ -59,25 +57,4 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
-}
-
-// holdsSecret returns why p may not be sent as pixels: one of its frames
-// shows one of values or holds a filled password field, or could not be
-// checked (fail closed). "" when it holds none.
-func holdsSecret(p pw.Page, values []string) string {
-	m := newSecretMatcher(values)
-	for _, f := range p.Frames() {
-		fs, err := scanFrame(f)
-		switch {
-		case err != nil && f.IsDetached():
-			continue
-		case err != nil:
-			return "a frame could not be checked for filled secrets (" + cleanMsg(err.Error()) + ")"
-		case fs.over:
-			return "a frame holds too much text to check for filled secrets"
-		case len(m.match(fs, false)) > 0:
-			return "it holds a filled credential or password"
-		}
-	}
-	return ""
 }
