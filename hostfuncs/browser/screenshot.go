@@ -9,11 +9,12 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // The inspector's pictures of a page: ww_browser_screenshot and
 // ww_browser_pdf, each taken with the session's secrets concealed
-// (conceal.go).
+// (package conceal).
 
 // screenshot is ww_browser_screenshot.
 func (s *inspector) screenshot(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) (abi.BrowserScreenshotResponse, error) {
@@ -96,7 +97,7 @@ func (s *inspector) capture(ss *session, t *tab, f format, mode string, loc pw.L
 			}
 			loc = nil
 		}
-		return concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
+		return conceal.Capture(t.page, secrets, "screenshot", func() ([]byte, error) {
 			switch {
 			case f.cdp:
 				return ss.cdpScreenshot(t.page, f, clip, full)
@@ -166,7 +167,7 @@ func (s *inspector) pdf(ctx context.Context, c *hostfuncs.Caller, req abi.Browse
 		}
 		secrets := s.concealer.secretValues(c.Personality(), c.Session())
 		b, dialog, err := race(ss, func() ([]byte, error) {
-			return concealed(t.page, secrets, "PDF", func() ([]byte, error) {
+			return conceal.Capture(t.page, secrets, "PDF", func() ([]byte, error) {
 				return t.page.PDF(pw.PagePdfOptions{Format: pw.String(format), Landscape: pw.Bool(req.Landscape), PrintBackground: pw.Bool(true)})
 			})
 		})

@@ -42,7 +42,7 @@ type Options struct {
 	OnSecret func(personality, session, value string)
 	// SecretValues, when set, lists the values a session must not show
 	// (the host's hostfuncs.Secrets.Values). Screenshots and PDFs of a
-	// session holding any hide the elements showing them (conceal.go).
+	// session holding any hide the elements showing them (package conceal).
 	SecretValues func(personality, session string) []string
 	// ProxyFor returns the proxy a personality's sessions use (the network
 	// service's egress proxy), or "" for Config.Proxy. It is read when a
@@ -109,7 +109,8 @@ type Options struct {
 //     about a page: its state, locating refs, snapshots, load failures
 //   - actions (actions.go, tabs.go): the host functions that change a page
 //   - inspector (inspect.go, read.go, som.go, vision.go): those that read one
-//   - concealer (conceal.go): keeping typed secrets out of results
+//   - concealer (conceal.go): keeping typed secrets out of results; the
+//     pictures of a page with them hidden are package conceal's
 //   - operator (live.go): the live view and the operator's control
 //   - profiles (profiles.go): the named profiles of ww_browser_profile
 //

@@ -6,6 +6,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // VisionQuery is what ww_vision_locate asks the vision model
@@ -40,7 +41,7 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 			return out, errDialogOpen(d)
 		}
 		if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality()) {
-			if why := holdsSecret(t.page, s.concealer.secretValues(c.Personality(), c.Session())); why != "" {
+			if why := conceal.Holds(t.page, s.concealer.secretValues(c.Personality(), c.Session())); why != "" {
 				return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
 					why, c.Personality())
 			}
