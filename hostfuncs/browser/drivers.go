@@ -15,6 +15,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
@@ -97,11 +98,11 @@ func (s *launcher) startDriver() error {
 		return nil
 	}
 	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" && s.cfg.Grid == "" {
-		if _, err := findChromium(s.cfg); err != nil {
+		if _, err := driver.Chromium(s.cfg.Executable); err != nil {
 			return err
 		}
 	}
-	opts, err := runOptions(s.cfg, logWriter{s.log})
+	opts, err := driver.Options(s.cfg.DriverDir, logWriter{s.log})
 	if err != nil {
 		return err
 	}
@@ -150,7 +151,7 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 		}
 		mode = "remote cdp"
 	default:
-		exe, err := findChromium(s.cfg)
+		exe, err := driver.Chromium(s.cfg.Executable)
 		if err != nil {
 			return nil, "", err
 		}
@@ -164,7 +165,7 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 		b, err = s.pw.Chromium.Launch(o)
 		endLaunch()
 		if err != nil {
-			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
+			return nil, "", driver.NoChromium(" or does not start (" + firstLine(err.Error()) + ")")
 		}
 		mode = "local headless"
 		if !headless {
@@ -202,12 +203,12 @@ func (s *env) headless() (bool, string) {
 	case "false":
 		return true, ""
 	case "true":
-		if hasDisplay() {
+		if driver.HasDisplay() {
 			return false, ""
 		}
 		return true, "browser.headed is true, but this machine has no display (no DISPLAY or WAYLAND_DISPLAY): running headless."
 	}
-	return !hasDisplay(), ""
+	return !driver.HasDisplay(), ""
 }
 
 // prewarm is Service.Prewarm (see there).
@@ -426,7 +427,7 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger)
 	endRun()
 	restore()
 	if err != nil {
-		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
+		return nil, driver.NoDriver(" (" + firstLine(err.Error()) + ")")
 	}
 	log.Info("playwright driver started", "dir", opts.DriverDirectory, "pid", p.Pid(), "took", time.Since(t0).Round(time.Millisecond))
 	if err := registerChanges(p); err != nil {

@@ -11,6 +11,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 )
 
 // opener opens sessions: one open per key at a time (opening), room made
@@ -175,7 +176,7 @@ func (s *opener) launchProfile(ss *session, p profileChoice, proxy string) ([]st
 		unlockProfile(lock)
 		return nil, err
 	}
-	exe, err := findChromium(s.cfg)
+	exe, err := driver.Chromium(s.cfg.Executable)
 	if err != nil {
 		unlockProfile(lock)
 		return nil, err

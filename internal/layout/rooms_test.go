@@ -19,6 +19,9 @@ var browserRooms = map[string]int{
 	// keeping secret values out of screenshots, PDFs and the concealed
 	// live view: Capture, Holds, VisibleForms
 	"hostfuncs/browser/conceal": 3,
+	// finding the Playwright driver and Chromium: Version, Options,
+	// Chromium, HasDisplay, NoDriver, NoChromium
+	"hostfuncs/browser/driver": 6,
 }
 
 const browserPkg = "hostfuncs/browser"
