@@ -100,21 +100,27 @@ type Options struct {
 // the host uses are served by narrow components, each holding only the
 // others it calls:
 //
-//   - launcher (drivers.go): the Playwright driver and the shared browser
+//   - launcher (drivers.go): the Playwright driver and the shared browser;
+//     finding the driver and Chromium is package driver's
 //   - sessions (sessions.go): the open sessions and finding the caller's;
 //     mapping Playwright's errors (errors.go)
 //   - opener (sessionopen.go): opening a session, eviction under the cap
 //   - closer (sessionclose.go): closing sessions, the idle sweep, shutdown
 //   - pages (pages.go, snapshot.go): what actions and inspection share
-//     about a page: its state, locating refs, snapshots, load failures
+//     about a page: its state, locating refs, snapshots, load failures;
+//     the gate (gate.go, document.go, contain.go, judgeframes.go)
 //   - actions (actions.go, tabs.go): the host functions that change a page
-//   - inspector (inspect.go, read.go, som.go, vision.go): those that read one
+//   - inspector (inspect.go, screenshot.go, storage.go, sources.go,
+//     read.go, som.go, vision.go): those that read one
 //   - concealer (conceal.go): keeping typed secrets out of results; the
 //     pictures of a page with them hidden are package conceal's
 //   - operator (live.go): the live view and the operator's control
 //   - profiles (profiles.go): the named profiles of ww_browser_profile
 //
-// Every component embeds env, what none of them changes.
+// Every component embeds env, what none of them changes. The fenced rooms
+// (sub-packages: conceal, driver) know nothing of the browser; it uses
+// them through their exported API only (internal/layout's
+// TestBrowserRoomsAreFenced).
 type Service struct {
 	*env
 	// endLife ends env.life when Close begins.
