@@ -22,6 +22,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -1025,7 +1026,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestHeadedFallbackWarnsOnce(t *testing.T) {
-	if hasDisplay() {
+	if driver.HasDisplay() {
 		t.Skip("this machine has a display")
 	}
 	cfg := testConfig(t.TempDir())
@@ -1051,7 +1052,7 @@ func TestHeadedFallbackWarnsOnce(t *testing.T) {
 // failure); the call after that starts afresh.
 func TestPrewarmFailureReachesTheFirstCall(t *testing.T) {
 	cfg := testConfig(t.TempDir())
-	exe, err := findChromium(cfg)
+	exe, err := driver.Chromium(cfg.Executable)
 	if err != nil {
 		t.Fatal(err)
 	}

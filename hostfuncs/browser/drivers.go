@@ -15,6 +15,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
@@ -24,8 +25,10 @@ import (
 // the driver dies (the sessions on it are then dropped).
 type launcher struct {
 	*env
-	// sessions are told when the browser or the driver goes away.
+	// sessions are told when the browser goes away; closer drops the
+	// sessions of a dead driver.
 	sessions *sessions
+	closer   *closer
 
 	startMu sync.Mutex // starting the driver and the shared browser
 	mu      sync.Mutex // the fields below
@@ -95,11 +98,11 @@ func (s *launcher) startDriver() error {
 		return nil
 	}
 	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" && s.cfg.Grid == "" {
-		if _, err := findChromium(s.cfg); err != nil {
+		if _, err := driver.Chromium(s.cfg.Executable); err != nil {
 			return err
 		}
 	}
-	opts, err := runOptions(s.cfg, logWriter{s.log})
+	opts, err := driver.Options(s.cfg.DriverDir, logWriter{s.log})
 	if err != nil {
 		return err
 	}
@@ -148,7 +151,7 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 		}
 		mode = "remote cdp"
 	default:
-		exe, err := findChromium(s.cfg)
+		exe, err := driver.Chromium(s.cfg.Executable)
 		if err != nil {
 			return nil, "", err
 		}
@@ -162,7 +165,7 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 		b, err = s.pw.Chromium.Launch(o)
 		endLaunch()
 		if err != nil {
-			return nil, "", errNoChromium(" or does not start (" + firstLine(err.Error()) + ")")
+			return nil, "", driver.NoChromium(" or does not start (" + firstLine(err.Error()) + ")")
 		}
 		mode = "local headless"
 		if !headless {
@@ -192,18 +195,20 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 }
 
 // headless decides the launch mode; note is the one-time warning when
-// headed was asked for and cannot be had.
-func (s *launcher) headless() (bool, string) {
+// headed was asked for and cannot be had. It reads only the configuration
+// and the machine's display: a session's own browser (a persistent
+// profile) asks it as the shared one does.
+func (s *env) headless() (bool, string) {
 	switch s.cfg.Headed {
 	case "false":
 		return true, ""
 	case "true":
-		if hasDisplay() {
+		if driver.HasDisplay() {
 			return false, ""
 		}
 		return true, "browser.headed is true, but this machine has no display (no DISPLAY or WAYLAND_DISPLAY): running headless."
 	}
-	return !hasDisplay(), ""
+	return !driver.HasDisplay(), ""
 }
 
 // prewarm is Service.Prewarm (see there).
@@ -364,7 +369,7 @@ func (s *launcher) driverExited(d *sharedDriver) {
 		return
 	}
 	s.drv, s.pw, s.browser = nil, nil, nil
-	hit := s.sessions.dropDriver(d)
+	hit := s.closer.dropDriver(d)
 	s.mu.Unlock()
 	s.startMu.Unlock()
 	s.log.Warn("the playwright driver exited: its sessions were reset; the next browser call starts a new driver", "pid", d.pid, "sessions", len(hit))
@@ -376,9 +381,9 @@ func (s *launcher) driverExited(d *sharedDriver) {
 			// profile lock is shared with the call that may still hold
 			// ss.mu, so it is released once that call is done.
 			ss.mu.Lock()
-			s.sessions.ended(ss)
+			s.closer.ended(ss)
 			ss.mu.Unlock()
-			s.sessions.notifyClosed(ss.key)
+			s.closer.notifyClosed(ss.key)
 		}()
 	}
 }
@@ -422,7 +427,7 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger)
 	endRun()
 	restore()
 	if err != nil {
-		return nil, errNoDriver(" (" + firstLine(err.Error()) + ")")
+		return nil, driver.NoDriver(" (" + firstLine(err.Error()) + ")")
 	}
 	log.Info("playwright driver started", "dir", opts.DriverDirectory, "pid", p.Pid(), "took", time.Since(t0).Round(time.Millisecond))
 	if err := registerChanges(p); err != nil {

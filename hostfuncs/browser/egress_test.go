@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
@@ -97,7 +98,7 @@ func TestLaunchOptions(t *testing.T) {
 // a driver upgrade that changes it must change ours.
 func TestPlaywrightFeaturesInSync(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	opts, err := runOptions(Config{}, io.Discard)
+	opts, err := driver.Options("", io.Discard)
 	if err != nil {
 		testenv.Require(t, false, fmt.Sprintf("no driver: %v", err))
 	}
@@ -125,4 +126,27 @@ func TestPlaywrightFeaturesInSync(t *testing.T) {
 	if !slices.Equal(theirs, ours) {
 		t.Errorf("playwright-core disables %v; playwrightDisabledFeatures has %v", theirs, ours)
 	}
+}
+
+// realCore is playwright-core's own folder (not a layout of ours, whose
+// cli.js is a script we wrote): PLAYWRIGHT_CLI_PATH's, else the npm install
+// beside the driver folder. An earlier test may have unset the variable
+// (driver.Options does for a config's driver_dir).
+func realCore(driverDir string) string {
+	var cands []string
+	if cli := os.Getenv("PLAYWRIGHT_CLI_PATH"); cli != "" {
+		cands = append(cands, filepath.Dir(cli))
+	}
+	cands = append(cands, filepath.Join(driverDir, "package"), filepath.Join(driverDir, "node_modules", "playwright-core"),
+		filepath.Join(filepath.Dir(driverDir), "node_modules", "playwright-core"))
+	for _, c := range cands {
+		r, err := filepath.EvalSymlinks(filepath.Join(c, "cli.js"))
+		if err != nil {
+			continue
+		}
+		if b, err := os.ReadFile(r); err == nil && !strings.Contains(string(b), "Written by wasmwright") {
+			return filepath.Dir(r)
+		}
+	}
+	return ""
 }

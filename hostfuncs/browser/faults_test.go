@@ -18,8 +18,10 @@ import (
 	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
@@ -352,7 +354,7 @@ func withStuckAnswer(t *testing.T, d time.Duration) {
 // driver touches no other test's browser.
 func privateDriver(t *testing.T) string {
 	t.Helper()
-	opts, err := runOptions(Config{}, io.Discard)
+	opts, err := driver.Options("", io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -366,7 +368,7 @@ func privateDriver(t *testing.T) string {
 			t.Fatal(err)
 		}
 	}
-	// runOptions unsets these for a configured driver_dir: restore them.
+	// driver.Options unsets these for a configured driver_dir: restore them.
 	t.Setenv("PLAYWRIGHT_CLI_PATH", os.Getenv("PLAYWRIGHT_CLI_PATH"))
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", os.Getenv("PLAYWRIGHT_NODEJS_PATH"))
 	dir := t.TempDir()

@@ -150,8 +150,8 @@ func TestGridLossReadsTheHubOnceAndReportsItsCause(t *testing.T) {
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	newSession := func(id string) (*sessions, *session) {
 		e := &env{opts: Options{OnGrid: func(r GridReport) { reports <- r }}, log: quiet, life: context.Background()}
-		s := &sessions{env: e, concealer: &concealer{env: e, typing: map[sessKey]*operatorTyping{}},
-			byKey: map[sessKey]*session{}, crashed: map[sessKey]string{}, lostNode: map[sessKey]string{}}
+		s := &sessions{env: e, byKey: map[sessKey]*session{}, crashed: map[sessKey]string{}, lostNode: map[sessKey]string{}}
+		s.closer = &closer{env: e, reg: s, concealer: &concealer{env: e, typing: map[sessKey]*operatorTyping{}}}
 		ss := &session{key: sessKey{"p", id}, gone: make(chan struct{}),
 			grid: &gridLink{hub: hub.URL, node: node.URL, id: id, life: context.Background(), log: quiet, gone: make(chan struct{})}}
 		s.byKey[ss.key] = ss

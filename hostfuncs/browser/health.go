@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 )
 
 // GridReport is what Options.OnGrid is told: a grid session that started
@@ -68,7 +69,7 @@ func (s *Service) Reachable(ctx context.Context) error {
 		}
 		return nil
 	}
-	if _, err := findChromium(s.cfg); err != nil {
+	if _, err := driver.Chromium(s.cfg.Executable); err != nil {
 		return fmt.Errorf("no local browser: %w", err)
 	}
 	return nil

@@ -46,7 +46,7 @@ func (s *operator) list() []OperatorSession {
 		} else {
 			o.Busy = true
 		}
-		if p := s.sessions.currentPage(o.Personality, o.Session); p != nil {
+		if p := s.currentPage(o.Personality, o.Session); p != nil {
 			o.URL = p.URL()
 			bounded(time.Second, func() (err error) { o.Title, err = p.Title(); return err })
 		}
@@ -65,11 +65,11 @@ type Frame struct {
 // screencast is Service.Screencast (see there).
 func (s *operator) screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
 	for {
-		p := s.sessions.currentPage(personality, session)
+		p := s.currentPage(personality, session)
 		if p == nil {
 			return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 		}
-		if err := s.castPage(ctx, p, maxW, maxH, func() bool { return s.sessions.currentPage(personality, session) != p }, frame); err != nil {
+		if err := s.castPage(ctx, p, maxW, maxH, func() bool { return s.currentPage(personality, session) != p }, frame); err != nil {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -248,7 +248,7 @@ type OperatorInput struct {
 // input that can submit the form or leave the field ends it first
 // (endsTyping), so the value is a secret before any request carries it.
 func (s *operator) input(personality, session string, in OperatorInput) error {
-	p := s.sessions.currentPage(personality, session)
+	p := s.currentPage(personality, session)
 	if p == nil {
 		return abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 	}
@@ -351,7 +351,7 @@ type operator struct {
 // first: the URL (a GET form's) may carry it, and goes to the agent.
 func (s *operator) pageURL(personality, session string) string {
 	s.concealer.settleTyped(key(personality, session))
-	if p := s.sessions.currentPage(personality, session); p != nil {
+	if p := s.currentPage(personality, session); p != nil {
 		return p.URL()
 	}
 	return ""
@@ -359,9 +359,43 @@ func (s *operator) pageURL(personality, session string) string {
 
 // raise is Service.Raise (see there).
 func (s *operator) raise(personality, session string) {
-	if p := s.sessions.currentPage(personality, session); p != nil {
+	if p := s.currentPage(personality, session); p != nil {
 		if err := bounded(closeWait, p.BringToFront); err != nil {
 			s.log.Debug("raising the tab for a takeover", "err", err)
 		}
 	}
+}
+
+// setDriving is Service.SetDriving (see there).
+// The registry's lock is held while the flag changes: the idle sweep
+// decides under it.
+func (s *operator) setDriving(personality, session string, on bool) {
+	s.sessions.mu.Lock()
+	defer s.sessions.mu.Unlock()
+	if ss := s.sessions.byKey[key(personality, session)]; ss != nil {
+		ss.driving.Store(on)
+		ss.touch()
+	}
+}
+
+// humanDriving is Service.HumanDriving (see there).
+func (s *operator) humanDriving(personality, session string) bool {
+	s.sessions.mu.Lock()
+	defer s.sessions.mu.Unlock()
+	ss := s.sessions.byKey[key(personality, session)]
+	return ss != nil && ss.driving.Load()
+}
+
+// currentPage is the current tab of an open session, or nil.
+func (s *operator) currentPage(personality, session string) pw.Page {
+	ss := s.sessions.byName(personality, session)
+	if ss == nil {
+		return nil
+	}
+	ss.evMu.Lock()
+	defer ss.evMu.Unlock()
+	if ss.cur < len(ss.tabs) {
+		return ss.tabs[ss.cur].page
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // The live view for a viewer who is not a logged-in operator: whoever holds
@@ -16,7 +17,7 @@ import (
 // be the agent's process, so its holder sees what the agent's screenshot
 // shows and no more: no screencast frame leaves the host. The screencast
 // only says when the page changed; each frame sent is a screenshot taken
-// as the agent's is (concealed: every element showing one of the session's
+// as the agent's is (conceal.Capture: every element showing one of the session's
 // secret values, and every password field holding one, hidden for the
 // capture and checked after). A capture that cannot be made without
 // showing a secret is not sent: the viewer keeps the last frame and is told
@@ -104,9 +105,9 @@ func (s *operator) screencastConcealed(ctx context.Context, personality, session
 }
 
 // concealedFrame is a screenshot of the session's current tab with its
-// secrets concealed (concealed), as a Frame sized in CSS pixels.
+// secrets concealed (conceal.Capture), as a Frame sized in CSS pixels.
 func (s *operator) concealedFrame(personality, session string) (Frame, error) {
-	p := s.sessions.currentPage(personality, session)
+	p := s.currentPage(personality, session)
 	if p == nil {
 		return Frame{}, abi.Errorf(abi.CodeNoSession, "the session %s/%s has no open page", personality, session)
 	}
@@ -114,7 +115,7 @@ func (s *operator) concealedFrame(personality, session string) (Frame, error) {
 	values := s.concealer.secretValues(personality, session)
 	var f Frame
 	err := bounded(operatorWait, func() error {
-		jpeg, err := concealed(p, values, "live view frame", func() ([]byte, error) {
+		jpeg, err := conceal.Capture(p, values, "live view frame", func() ([]byte, error) {
 			return p.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypeJpeg, Quality: pw.Int(70), Caret: pw.ScreenshotCaretInitial})
 		})
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // Named profiles: folders of cookies and storage a personality creates,
@@ -239,7 +240,7 @@ func fileHolds(path string, forms [][]byte, longest int) (bool, error) {
 
 // profileForms are the byte forms values take in a profile's files: as
 // typed (and in the legacy charsets and misdecodings a page may show them
-// in: visibleForms); percent-encoded as a form submits them (spaces as +,
+// in: conceal.VisibleForms); percent-encoded as a form submits them (spaces as +,
 // the WHATWG set left as is) and as a URL path or query holds them, in
 // upper- and lower-case hex; and in UTF-16 (page titles in the session
 // files).
@@ -254,7 +255,7 @@ func profileForms(values []string) [][]byte {
 	}
 	for _, v := range values {
 		var percent []string
-		for _, f := range visibleForms(v) {
+		for _, f := range conceal.VisibleForms(v) {
 			add(f)
 			percent = append(percent, f)
 		}

@@ -97,8 +97,9 @@ func (s *launcher) contextProxy(raw string) *pw.Proxy {
 }
 
 // egressGoverned reports whether a network service hands out the
-// sessions' proxies.
-func (s *launcher) egressGoverned() bool {
+// sessions' proxies: a fact of the host's hooks, which the launcher's
+// flags and proxies and a session's proxy priming each follow.
+func (s *env) egressGoverned() bool {
 	return s.opts.SessionProxy != nil || s.opts.ProxyFor != nil
 }
 

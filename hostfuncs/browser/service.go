@@ -42,7 +42,7 @@ type Options struct {
 	OnSecret func(personality, session, value string)
 	// SecretValues, when set, lists the values a session must not show
 	// (the host's hostfuncs.Secrets.Values). Screenshots and PDFs of a
-	// session holding any hide the elements showing them (conceal.go).
+	// session holding any hide the elements showing them (package conceal).
 	SecretValues func(personality, session string) []string
 	// ProxyFor returns the proxy a personality's sessions use (the network
 	// service's egress proxy), or "" for Config.Proxy. It is read when a
@@ -100,18 +100,27 @@ type Options struct {
 // the host uses are served by narrow components, each holding only the
 // others it calls:
 //
-//   - launcher (drivers.go): the Playwright driver and the shared browser
-//   - sessions (sessions.go): the open sessions, their opening, eviction,
-//     idle sweep and closing; mapping Playwright's errors (errors.go)
+//   - launcher (drivers.go): the Playwright driver and the shared browser;
+//     finding the driver and Chromium is package driver's
+//   - sessions (sessions.go): the open sessions and finding the caller's;
+//     mapping Playwright's errors (errors.go)
+//   - opener (sessionopen.go): opening a session, eviction under the cap
+//   - closer (sessionclose.go): closing sessions, the idle sweep, shutdown
 //   - pages (pages.go, snapshot.go): what actions and inspection share
-//     about a page: its state, locating refs, snapshots, load failures
+//     about a page: its state, locating refs, snapshots, load failures;
+//     the gate (gate.go, document.go, contain.go, judgeframes.go)
 //   - actions (actions.go, tabs.go): the host functions that change a page
-//   - inspector (inspect.go, read.go, som.go, vision.go): those that read one
-//   - concealer (conceal.go): keeping typed secrets out of results
+//   - inspector (inspect.go, screenshot.go, storage.go, sources.go,
+//     read.go, som.go, vision.go): those that read one
+//   - concealer (conceal.go): keeping typed secrets out of results; the
+//     pictures of a page with them hidden are package conceal's
 //   - operator (live.go): the live view and the operator's control
 //   - profiles (profiles.go): the named profiles of ww_browser_profile
 //
-// Every component embeds env, what none of them changes.
+// Every component embeds env, what none of them changes. The fenced rooms
+// (sub-packages: conceal, driver) know nothing of the browser; it uses
+// them through their exported API only (internal/layout's
+// TestBrowserRoomsAreFenced).
 type Service struct {
 	*env
 	// endLife ends env.life when Close begins.
@@ -119,6 +128,7 @@ type Service struct {
 
 	launcher  *launcher
 	sessions  *sessions
+	closer    *closer
 	pages     *pages
 	actions   *actions
 	inspector *inspector
@@ -160,11 +170,14 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.concealer = &concealer{env: e, typing: map[sessKey]*operatorTyping{}}
 	s.launcher = &launcher{env: e, mode: "not started"}
 	s.sessions = &sessions{
-		env: e, launcher: s.launcher, concealer: s.concealer,
+		env: e, launcher: s.launcher,
 		byKey: map[sessKey]*session{}, opening: map[sessKey]*opening{}, crashed: map[sessKey]string{}, lostNode: map[sessKey]string{}, reaped: map[sessKey]string{},
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
-	s.launcher.sessions = s.sessions
+	s.closer = &closer{env: e, reg: s.sessions, concealer: s.concealer}
+	s.sessions.closer = s.closer
+	s.sessions.opener = &opener{env: e, reg: s.sessions, launcher: s.launcher, closer: s.closer}
+	s.launcher.sessions, s.launcher.closer = s.sessions, s.closer
 	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
 	e.gate, e.afterGate = s.pages.gate, s.pages.afterGate
 	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
@@ -172,7 +185,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.inspector.markShot = s.inspector.markedShot
 	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.profiles = &profiles{env: e, sessions: s.sessions}
-	go s.sessions.sweep()
+	go s.closer.sweep()
 	return s, nil
 }
 
@@ -252,19 +265,19 @@ func (s *Service) SetDriving(personality, session string, on bool) {
 			thaw(ss, t)
 		}
 	}
-	s.sessions.setDriving(personality, session, on)
+	s.operator.setDriving(personality, session, on)
 }
 
 // HumanDriving reports whether a human has taken over the session
 // (SetDriving).
 func (s *Service) HumanDriving(personality, session string) bool {
-	return s.sessions.humanDriving(personality, session)
+	return s.operator.humanDriving(personality, session)
 }
 
 // CloseSession closes one session's context; a persistent profile is
 // flushed to disk. Closing a session that is not open is not an error.
 func (s *Service) CloseSession(personality, session string) error {
-	return s.sessions.closeByKey(personality, session)
+	return s.closer.closeByKey(personality, session)
 }
 
 // Sessions lists every open session, most recently used first.
@@ -323,16 +336,16 @@ func (s *Service) Raise(personality, session string) { s.operator.raise(personal
 // Close closes every session (persistent profiles flush), the browser and
 // the driver, waiting for each up to ctx.
 func (s *Service) Close(ctx context.Context) error {
-	all, ok := s.sessions.shut()
+	all, ok := s.closer.shut()
 	if !ok {
 		return nil
 	}
 	s.endLife() // calls in flight stop waiting, so their locks come free
-	s.sessions.stopSweep()
+	s.closer.stopSweep()
 
 	errc := make(chan error, 1)
 	go func() {
-		errs := s.sessions.closeAll(all)
+		errs := s.closer.closeAll(all)
 		// A browser or driver that already let a close go unanswered gets
 		// a short wait: the driver is killed if it does not stop.
 		errs = append(errs, s.launcher.shutdown(errors.Is(errors.Join(errs...), errNoAnswer))...)

@@ -20,7 +20,7 @@ func (s *sessions) closeCall(ctx context.Context, c *hostfuncs.Caller, _ abi.Bro
 	delete(s.lostNode, k)
 	delete(s.reaped, k)
 	s.mu.Unlock()
-	if err := s.closeByKey(c.Personality(), c.Session()); err != nil {
+	if err := s.closer.closeByKey(c.Personality(), c.Session()); err != nil {
 		return abi.BrowserCloseResponse{}, abi.Errorf(abi.CodeExecutionFailed, "%v", err)
 	}
 	return abi.BrowserCloseResponse{Closed: open}, nil

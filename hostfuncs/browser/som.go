@@ -16,6 +16,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // Set-of-marks: a viewport screenshot with numbered boxes drawn over the
@@ -87,7 +88,7 @@ const regionsJS = `([scanMax, max]) => {
 // holds ss.mu, as for any call on the session (pageTab). The snapshot it
 // takes becomes t's latest, so the legend's refs resolve. The session's
 // secret values are hidden during the capture as for any screenshot
-// (concealed), and a name that holds one is replaced by abi.RedactedValue.
+// (conceal.Capture), and a name that holds one is replaced by abi.RedactedValue.
 func (s *inspector) markedShot(ss *session, t *tab) (png []byte, marks []abi.ScreenMark, err error) {
 	png, marks, _, err = s.markedCapture(ss, t, format{ext: ".png", mime: "image/png"})
 	return png, marks, err
@@ -128,7 +129,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 			return sh, err
 		}
 		sh.snap, sh.raw, sh.marksOf, sh.regions, sh.texts = snap, raw, marksOf, regions(wait), texts(wait)
-		sh.pngData, err = concealed(t.page, secrets, "screenshot", func() ([]byte, error) {
+		sh.pngData, err = conceal.Capture(t.page, secrets, "screenshot", func() ([]byte, error) {
 			return t.page.Screenshot(pw.PageScreenshotOptions{Type: pw.ScreenshotTypePng, Scale: pw.ScreenshotScaleCss})
 		})
 		return sh, err

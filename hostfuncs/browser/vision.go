@@ -4,10 +4,9 @@ import (
 	"context"
 	"strings"
 
-	pw "github.com/mxschmitt/playwright-go"
-
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
 // VisionQuery is what ww_vision_locate asks the vision model
@@ -42,7 +41,7 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 			return out, errDialogOpen(d)
 		}
 		if s.opts.VisionSecrets == nil || !s.opts.VisionSecrets(c.Personality()) {
-			if why := holdsSecret(t.page, s.concealer.secretValues(c.Personality(), c.Session())); why != "" {
+			if why := conceal.Holds(t.page, s.concealer.secretValues(c.Personality(), c.Session())); why != "" {
 				return out, abi.Errorf(abi.CodeRefused, "the page was not sent to the vision model: %s. Act by ref from browser_snapshot, or navigate away from the page first; the operator may allow it with personalities.%s.vision_allow_secrets = true",
 					why, c.Personality())
 			}
@@ -59,25 +58,4 @@ func (s *inspector) visionLocate(ctx context.Context, c *hostfuncs.Caller, req a
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
-}
-
-// holdsSecret returns why p may not be sent as pixels: one of its frames
-// shows one of values or holds a filled password field, or could not be
-// checked (fail closed). "" when it holds none.
-func holdsSecret(p pw.Page, values []string) string {
-	m := newSecretMatcher(values)
-	for _, f := range p.Frames() {
-		fs, err := scanFrame(f)
-		switch {
-		case err != nil && f.IsDetached():
-			continue
-		case err != nil:
-			return "a frame could not be checked for filled secrets (" + cleanMsg(err.Error()) + ")"
-		case fs.over:
-			return "a frame holds too much text to check for filled secrets"
-		case len(m.match(fs, false)) > 0:
-			return "it holds a filled credential or password"
-		}
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package browser
+package driver
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
 // The driver folder made for an npm-installed playwright-core answers
@@ -17,14 +19,15 @@ import (
 // driver's own), and hands every other command to playwright-core's own
 // cli.js with its arguments.
 func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
-	t.Parallel() // its own session: overlaps the package's other tests' waits
+	testenv.Heavy(t, "node")
+	t.Parallel()
 	prefix := t.TempDir()
 	core := filepath.Join(prefix, "node_modules", "playwright-core")
 	if err := os.MkdirAll(core, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	loaded := filepath.Join(prefix, "loaded")
-	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"name": "playwright-core", "version": "`+DriverVersion+`"}`), 0o644)
+	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"name": "playwright-core", "version": "`+Version+`"}`), 0o644)
 	os.WriteFile(filepath.Join(core, "cli.js"), []byte(`require("fs").writeFileSync(`+jsString(loaded)+`, JSON.stringify(process.argv.slice(2)));`), 0o644)
 	layout, err := layoutDriver(prefix, core)
 	if err != nil {
@@ -38,7 +41,7 @@ func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
 		}
 		return string(out)
 	}
-	if out := run("--version"); out != "Version "+DriverVersion+"\n" {
+	if out := run("--version"); out != "Version "+Version+"\n" {
 		t.Fatalf("--version printed %q", out)
 	}
 	if _, err := os.Stat(loaded); err == nil {
@@ -63,14 +66,15 @@ func jsString(s string) string {
 // The real driver starts from such a folder, with playwright-go's version
 // check answered by it.
 func TestDriverStartsFromItsLayout(t *testing.T) {
-	opts, err := runOptions(Config{}, nil)
-	if err != nil {
-		t.Fatal(err)
+	testenv.Heavy(t, "the Playwright driver")
+	testenv.Driver(t)
+	// testenv.Driver set PLAYWRIGHT_CLI_PATH, if it was not: playwright-core's
+	// own cli.js (not a layout of ours, whose cli.js is a script we wrote).
+	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
+	if b, _ := os.ReadFile(cli); err != nil || strings.Contains(string(b), "Written by wasmwright") {
+		t.Fatalf("PLAYWRIGHT_CLI_PATH=%s is not playwright-core's own cli.js (%v)", os.Getenv("PLAYWRIGHT_CLI_PATH"), err)
 	}
-	core := realCore(opts.DriverDirectory)
-	if core == "" {
-		t.Fatalf("could not find playwright-core's own cli.js from %s", opts.DriverDirectory)
-	}
+	core := filepath.Dir(cli)
 	prefix := t.TempDir()
 	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
 	if err := os.Symlink(core, filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
@@ -90,27 +94,4 @@ func TestDriverStartsFromItsLayout(t *testing.T) {
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// realCore is playwright-core's own folder (not a layout of ours, whose
-// cli.js is a script we wrote): PLAYWRIGHT_CLI_PATH's, else the npm install
-// beside the driver folder. An earlier test may have unset the variable
-// (runOptions does for a config's driver_dir).
-func realCore(driverDir string) string {
-	var cands []string
-	if cli := os.Getenv("PLAYWRIGHT_CLI_PATH"); cli != "" {
-		cands = append(cands, filepath.Dir(cli))
-	}
-	cands = append(cands, filepath.Join(driverDir, "package"), filepath.Join(driverDir, "node_modules", "playwright-core"),
-		filepath.Join(filepath.Dir(driverDir), "node_modules", "playwright-core"))
-	for _, c := range cands {
-		r, err := filepath.EvalSymlinks(filepath.Join(c, "cli.js"))
-		if err != nil {
-			continue
-		}
-		if b, err := os.ReadFile(r); err == nil && !strings.Contains(string(b), "Written by wasmwright") {
-			return filepath.Dir(r)
-		}
-	}
-	return ""
 }
