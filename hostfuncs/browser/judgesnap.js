@@ -94,7 +94,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// Nothing to judge in an empty element (an image, a break) or
 			// an SVG drawing with no text, unless it is a control or may
 			// paint over others (positioned, or a shadow or outline).
-			const ns = J.style(n);
+			// (Each element is walked once: its style is not kept for
+			// later asks, which are few.)
+			const ns = J.fresh(n);
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
