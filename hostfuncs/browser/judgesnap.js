@@ -41,7 +41,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 	// which the walk follows by sibling (a NodeList's iterator costs a call
 	// into the renderer a step).
 	const nodes = e => e.shadowRoot || e.localName === "slot" ? children(e) : null;
-	const norm = t => t.replace(/\s+/g, " ").trim();
+	const norm = t => t.replace(/\s+/g, " ").trim(), blank = /\S/;
 	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
 	// gone: x and all it holds are hidden: the refs of x and of every
 	// element under it go (Playwright folds some wrappers into their
@@ -78,21 +78,25 @@ const judgeSnapshot = (doc, shownLetters) => {
 			const type = n.nodeType;
 			if (closed && n.localName !== "summary") { if (!ctl) type === 1 ? gone(n, ref) : type === 3 && norm(n.data) && out.runs.push({ref, text: norm(n.data)}); continue; }
 			if (type === 3) {
-				const t = norm(n.data);
-				if (!t) continue;
+				// The text is made into one line only where it is answered
+				// (most texts show; white space alone is no text).
+				const d = n.data;
+				if (!blank.test(d)) continue;
 				const v = J.text(n, e, s, ctx);
-				if (!v.unseen) count(ref, t);
-				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: t}); continue; }
+				if (!v.unseen) count(ref, d);
+				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: norm(d)}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
-				if (!ctl) shown.push({e, ref, t, v});
+				if (!ctl) shown.push({e, ref, n, v});
 				continue;
 			}
 			if (type !== 1 || skip.test(n.tagName)) continue;
 			// Nothing to judge in an empty element (an image, a break) or
 			// an SVG drawing with no text, unless it is a control or may
 			// paint over others (positioned, or a shadow or outline).
-			const ns = J.style(n);
+			// (Each element is walked once: its style is not kept for
+			// later asks, which are few.)
+			const ns = J.fresh(n);
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
@@ -146,7 +150,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (expect.get(ref) > have + g.shown) out.unexplained.push(ref);
 	}
 	if (J.painters.length) {
-		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: x.t});
+		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
 		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
 	}
 	out.ms = performance.now() - t0;

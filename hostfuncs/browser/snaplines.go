@@ -407,15 +407,7 @@ func ownTexts(snap string) string { return parseSnapshot(snap).ownTexts() }
 // ownTexts is ownTexts of a parsed snapshot (read only).
 func (p *parsedSnapshot) ownTexts() string {
 	lines, ends := p.lines, p.ends
-	letters := func(s string) int {
-		n := 0
-		for _, r := range s {
-			if !unicode.IsSpace(r) {
-				n++
-			}
-		}
-		return n
-	}
+	letters := letterCount
 	var b strings.Builder
 	for i, l := range lines {
 		if l.ref == "" {
@@ -443,4 +435,71 @@ func (p *parsedSnapshot) ownTexts() string {
 		}
 	}
 	return b.String()
+}
+
+// quickOwnTexts is ownTexts without keeping the snapshot's lines: one pass,
+// the ref lines' counts and the open lines' indents only. The judge's
+// question is asked with it while the snapshot is parsed beside the
+// judge's pass (seen); the parsed snapshot's own ownTexts checks it after.
+func quickOwnTexts(snap string) string {
+	type count struct {
+		ref, name string
+		n         int
+		text      bool // a value or a direct text line: the name is not its text
+	}
+	type open struct{ indent, at int } // at: the line's count, -1 without a ref
+	var counts []count
+	var stack []open
+	for line := range strings.Lines(snap) {
+		l := parseSnapLine(strings.TrimSuffix(line, "\n"))
+		for len(stack) > 0 && stack[len(stack)-1].indent >= l.indent {
+			stack = stack[:len(stack)-1]
+		}
+		if len(stack) > 0 && l.role == "text" && l.hasValue {
+			if at := stack[len(stack)-1].at; at >= 0 {
+				counts[at].n += letterCount(l.value)
+				counts[at].text = true
+			}
+		}
+		at := -1
+		if l.ref != "" {
+			c := count{ref: l.ref}
+			if l.hasValue {
+				c.n, c.text = letterCount(l.value), true
+			}
+			if l.hasName && !controlRoles[l.role] {
+				c.name = l.name
+			}
+			counts = append(counts, c)
+			at = len(counts) - 1
+		}
+		stack = append(stack, open{l.indent, at})
+	}
+	var b strings.Builder
+	for _, c := range counts {
+		n := c.n
+		if !c.text {
+			n = letterCount(c.name)
+		}
+		if n > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(c.ref)
+			b.WriteByte(':')
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	return b.String()
+}
+
+// letterCount is how many letters (not white space) s holds.
+func letterCount(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.IsSpace(r) {
+			n++
+		}
+	}
+	return n
 }

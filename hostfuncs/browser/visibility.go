@@ -162,31 +162,72 @@ func judgeFrame(f pw.Frame, wait time.Duration, own string) (judgement, error) {
 // and joiners, bidi controls, the tag characters U+E0000-E007F, soft
 // hyphens) and variation selectors.
 func visibleChars(s string) string {
-	// Most of a page is ASCII, none of it invisible: the scan decodes only
-	// the other bytes (a large snapshot is most of a megabyte).
-	clean := true
-	for i := 0; i < len(s); {
-		if s[i] < utf8.RuneSelf {
-			i++
+	// Most of a page is ASCII or letters, none of it invisible: the scan
+	// decodes only at the bytes that can start an invisible character
+	// (invisibleLead); a large snapshot is most of a megabyte. Every
+	// character starts at a byte that is no continuation byte, so stepping
+	// byte by byte meets each one's start.
+	first := -1
+	for i := 0; i < len(s); i++ {
+		if !invisibleLead[s[i]] {
 			continue
 		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if invisibleRune(r) {
-			clean = false
+		if r, _ := utf8.DecodeRuneInString(s[i:]); invisibleRune(r) {
+			first = i
 			break
 		}
-		i += n
 	}
-	if clean {
+	if first < 0 {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		if invisibleRune(r) {
-			return -1
+	if !utf8.ValidString(s) {
+		// (strings.Map also turns each invalid byte into U+FFFD.)
+		return strings.Map(func(r rune) rune {
+			if invisibleRune(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	// The text between the invisible characters, copied as it is.
+	var b strings.Builder
+	b.Grow(len(s))
+	b.WriteString(s[:first])
+	last := first
+	for i := first; i < len(s); i++ {
+		if !invisibleLead[s[i]] {
+			continue
 		}
-		return r
-	}, s)
+		if r, n := utf8.DecodeRuneInString(s[i:]); invisibleRune(r) {
+			b.WriteString(s[last:i])
+			last = i + n
+			i += n - 1
+		}
+	}
+	b.WriteString(s[last:])
+	return b.String()
 }
+
+// invisibleLead marks the bytes that start the UTF-8 form of an invisible
+// character (invisibleRune), from Unicode's own tables.
+var invisibleLead = func() (lead [256]bool) {
+	var buf [utf8.UTFMax]byte
+	mark := func(lo, hi rune) {
+		for r := lo; r <= hi; r++ {
+			utf8.EncodeRune(buf[:], r)
+			lead[buf[0]] = true
+		}
+	}
+	for _, r := range unicode.Cf.R16 {
+		mark(rune(r.Lo), rune(r.Hi))
+	}
+	for _, r := range unicode.Cf.R32 {
+		mark(rune(r.Lo), rune(r.Hi))
+	}
+	mark(0xfe00, 0xfe0f)
+	mark(0xe0100, 0xe01ef)
+	return lead
+}()
 
 func invisibleRune(r rune) bool {
 	if r < 0xad {
@@ -202,14 +243,33 @@ func invisibleRune(r rune) bool {
 func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string, error) {
 	t0 := time.Now()
 	snap = visibleChars(snap)
-	parsed := parseSnapshot(snap) // once: the judge's question and its answer
-	j, err := judgePage(t, wait, parsed.ownTexts())
+	// The snapshot is parsed (once, for the answer) while the page judges:
+	// the question comes from a lighter pass over it (quickOwnTexts), and
+	// the parsed snapshot's own answer checks it after; where the two
+	// differ, the judge is asked again with the parsed one.
+	parsing := make(chan parsedOwn, 1)
+	go func() {
+		p := parseSnapshot(snap)
+		parsing <- parsedOwn{p, p.ownTexts()}
+	}()
+	own := quickOwnTexts(snap)
+	j, err := judgePage(t, wait, own)
+	parsed := <-parsing
+	if err == nil && parsed.own != own {
+		j, err = judgePage(t, wait, parsed.own)
+	}
 	if err != nil {
 		return "", err
 	}
-	out := parsed.filter(j, mark)
+	out := parsed.p.filter(j, mark)
 	judged.add(time.Since(t0), j.MS, len(snap), len(out))
 	return out, nil
+}
+
+// parsedOwn is a parsed snapshot and its ownTexts.
+type parsedOwn struct {
+	p   *parsedSnapshot
+	own string
 }
 
 // marksHidden says the call holding ss asks for hidden text marked in its

@@ -717,5 +717,6 @@ const judgeOf = (doc) => {
 		const bgs = backgrounds(ps, ctx.bgs, ctx.fx);
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
-	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, base, html, body};
+	const fresh = e => win.getComputedStyle(e);
+	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
 };

@@ -1,8 +1,13 @@
 package browser
 
 import (
+	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // TestFilterHidden: the host's side of the judge, on snapshots written by
@@ -91,6 +96,26 @@ func TestVisibleChars(t *testing.T) {
 	if s := "nothing to take"; visibleChars(s) != s {
 		t.Errorf("a clean string changed")
 	}
+	// A long text in many scripts (their lead bytes are shared with the
+	// invisible characters'), taken out where they stand, as strings.Map
+	// does; invalid UTF-8 as strings.Map turns it.
+	var b strings.Builder
+	for i := range 2000 {
+		b.WriteString([]string{"Ünïcödé ", "—dash “quotes” ", "\u00ad", "日本語 ", "\u200d", "عربي\u061c ", "\U000E0041", "Ελληνικά\ufe0f "}[i%8])
+	}
+	ref := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if invisibleRune(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
+	for _, in := range []string{b.String(), "bad \xe2\x80 byte\u200b and \xff end", "\u200b"} {
+		if got, want := visibleChars(in), ref(in); got != want {
+			t.Errorf("visibleChars(%q) = %q, want %q", capString(in, 60), capString(got, 60), capString(want, 60))
+		}
+	}
 }
 
 // TestOwnTexts: what a snapshot shows as each ref's own text, in letters:
@@ -111,6 +136,57 @@ func TestOwnTexts(t *testing.T) {
 `
 	if got, want := ownTexts(visibleChars(snap)), "e2:10,e3:13,e5:6,e8:11"; got != want {
 		t.Errorf("ownTexts = %q, want %q", got, want)
+	}
+}
+
+// TestQuickOwnTexts: the judge's question taken without keeping the
+// snapshot's lines (quickOwnTexts, asked while the snapshot is parsed)
+// equals the parsed snapshot's (ownTexts): values, direct text lines at
+// any indent, names of non-controls, quoted values with escapes, lines
+// that do not parse, and the corpus's rendered snapshots where present.
+func TestQuickOwnTexts(t *testing.T) {
+	t.Parallel()
+	snaps := []string{`- main [ref=e1]:
+  - paragraph [ref=e2]: Hello world
+  - paragraph [ref=e3]:
+    - text: Before
+    - link "Click here" [ref=e4]:
+      - /url: /x
+    - text: after it
+  - heading "A title" [level=2] [ref=e5]
+  - button "Send" [ref=e6]
+  - generic [ref=e7]:
+    - paragraph [ref=e8]: nested words`,
+		`- list [ref=e1]:
+  - listitem [ref=e2]:
+        - text: deeper first
+    - text: then shallower
+  - listitem "Named \"quoted\" item" [ref=e3]
+  - paragraph [ref=e4]: "Quoted: a value \u00e9 with \"escapes\""
+  - generic "broken \q name" [ref=e5]
+  - text: under the list
+- paragraph [ref=e6]:
+  - text: ""
+- heading "Ünïcödé" [ref=e7]`,
+	}
+	if files, _ := filepath.Glob(filepath.Join(wasmbuild.Root(), "build", "snapshots", "*.json")); len(files) > 0 {
+		for _, f := range files[:min(len(files), 40)] {
+			var page struct {
+				Snapshot string `json:"snapshot"`
+			}
+			if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &page) == nil && page.Snapshot != "" {
+				snaps = append(snaps, page.Snapshot)
+			}
+		}
+	}
+	for i, snap := range snaps {
+		snap = visibleChars(snap)
+		if got, want := quickOwnTexts(snap), ownTexts(snap); got != want {
+			t.Errorf("snapshot %d: quickOwnTexts = %q, ownTexts = %q", i, capString(got, 300), capString(want, 300))
+		}
+	}
+	if got := quickOwnTexts(visibleChars(snaps[0])); got != "e2:10,e3:13,e5:6,e8:11" {
+		t.Errorf("quickOwnTexts = %q", got)
 	}
 }
 
