@@ -65,6 +65,7 @@ func main() {
 	flag.String("corpus", "", "ignored (scripts/bench.sh passes it to every program)")
 	parts := flag.Int("parts", 0, "only measure where one session's memory goes, part by part, in this many samples of each system")
 	keys := flag.String("browser-keys", "", "more [browser] keys for wasmwright with -parts, one a line")
+	partsCalls := flag.Int("parts-calls", 0, "with -parts: then navigate to and snapshot this many corpus pages in each session, timed")
 	dump := flag.String("parts-dump", "", "with -parts: write each process's smaps and command line, and serve's heap profile, of the first sample into this folder")
 	flag.Parse()
 	const title = "## Start-up and memory: wasmwright vs Playwright MCP 0.0.83, over MCP stdio"
@@ -106,7 +107,9 @@ func main() {
 		if before.plugins == "" {
 			before.plugins = *plugins
 		}
-		measureParts(partsSystems(*bin, *plugins, *keys, *peerDir, tmp, before), srv.URL+"/", *parts, *dump)
+		urls, stop := callPages(*partsCalls)
+		defer stop()
+		measureParts(partsSystems(*bin, *plugins, *keys, *peerDir, tmp, before), srv.URL+"/", *parts, *dump, urls)
 		return
 	}
 

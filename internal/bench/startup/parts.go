@@ -169,8 +169,9 @@ type partsSystem struct {
 // partsBefore is an older wasmwright build measured beside (-before-bin).
 type partsBefore struct{ name, bin, plugins string }
 
-// navigateSnapshot loads url and snapshots it with s's tools.
-func (s partsSystem) navigateSnapshot(c *mcpclient.Client, url string) error {
+// navigateSnapshot loads url and snapshots it with s's tools; between is
+// called after the navigate (nil: nothing).
+func (s partsSystem) navigateSnapshot(c *mcpclient.Client, url string, between func()) error {
 	nav, snap := "browser_navigate", "browser_snapshot"
 	navArgs, snapArgs := map[string]any{"url": url}, map[string]any{}
 	if s.cd {
@@ -179,6 +180,9 @@ func (s partsSystem) navigateSnapshot(c *mcpclient.Client, url string) error {
 	}
 	if _, _, _, err := c.Tool(nav, navArgs); err != nil {
 		return err
+	}
+	if between != nil {
+		between()
 	}
 	_, _, _, err := c.Tool(snap, snapArgs)
 	return err
@@ -204,8 +208,9 @@ func startServe(bin, cache, plugins, keys, tmp string) (*mcpclient.Client, strin
 
 // measureParts runs n interleaved samples of each system and prints the
 // medians.
-func measureParts(systems []partsSystem, url string, n int, dump string) {
+func measureParts(systems []partsSystem, url string, n int, dump string, calls []string) {
 	got := map[string][]tree{}
+	times := map[string]callTimes{}
 	for i := 0; i < n; i++ {
 		for _, s := range systems {
 			c, pprof, err := s.start()
@@ -213,7 +218,7 @@ func measureParts(systems []partsSystem, url string, n int, dump string) {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", s.name, err)
 				continue
 			}
-			if err := s.navigateSnapshot(c, url); err != nil {
+			if err := s.navigateSnapshot(c, url, nil); err != nil {
 				fmt.Fprintf(os.Stderr, "%s: %v\n", s.name, err)
 			} else {
 				time.Sleep(time.Second) // what the page's load leaves settles, as the USS row waits
@@ -221,6 +226,10 @@ func measureParts(systems []partsSystem, url string, n int, dump string) {
 				if dump != "" && i == 0 {
 					dumpTree(c, pprof, filepath.Join(dump, strings.Fields(s.name)[0]))
 				}
+				if times[s.name] == nil {
+					times[s.name] = callTimes{}
+				}
+				s.timeCalls(c, calls, times[s.name])
 			}
 			c.Close()
 		}
@@ -230,6 +239,7 @@ func measureParts(systems []partsSystem, url string, n int, dump string) {
 	for _, s := range systems {
 		printTree(s.name, got[s.name])
 	}
+	printCalls(systems, times)
 }
 
 // printTree prints the medians of one system's readings.
