@@ -7,7 +7,7 @@ import "os"
 // starts the driver with this process's environment, so setting them here
 // (before the host opens, hence before any driver starts) is what reaches
 // it. One session's driver measured 78 MB of private memory with node's
-// defaults and 51 MB with these (after a navigate and a snapshot; the
+// defaults and 53 MB with these (after a navigate and a snapshot; the
 // startup bench's -parts), the calls no slower:
 //
 //   - NODE_OPTIONS --max-semi-space-size: V8's young generation grows to
@@ -22,9 +22,10 @@ import "os"
 //     keeping its own free memory; two are plenty for a process whose work
 //     is one JavaScript thread (-2 MB).
 //
-// Chromium, which the driver starts with its own environment, allocates
-// through its own allocator, not glibc's: these leave it as it is. An
-// operator's own value of any of them wins (NODE_OPTIONS as a whole).
+// Chromium, which the driver starts with this same environment, ignores
+// NODE_OPTIONS and allocates through its own allocator, not glibc's: its
+// processes held the same 131 MB either way. An operator's own value of
+// any of them wins (NODE_OPTIONS as a whole).
 var leanDriverEnv = []struct{ name, value string }{
 	{"NODE_OPTIONS", "--max-semi-space-size=2"},
 	{"MALLOC_TRIM_THRESHOLD_", "131072"},
