@@ -114,6 +114,7 @@ func (g *globals) openWith(ctx context.Context, stderr io.Writer, operators bool
 	if err != nil {
 		return nil, err
 	}
+	setLeanDriverEnv() // before the host can start a driver
 	return host.New(ctx, cfg, host.Options{Logger: g.logger(stderr), Operators: operators && cfg.Console.Enabled, Observe: observe})
 }
 

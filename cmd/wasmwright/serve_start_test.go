@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,13 +92,18 @@ func children(pid int) []string {
 }
 
 // By default (browser.prewarm unset) serve starts the driver and Chromium
-// by itself, before any browser call, and still lists its tools.
+// by itself, before any browser call, and still lists its tools. The
+// driver runs with serve's lean allocator settings (childenv.go), save
+// the one the operator set.
 func TestServePrewarmsTheBrowser(t *testing.T) {
 	e, _ := browserServeEnv(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.Command(e.bin, "serve")
-	cmd.Env = e.env
+	cmd.Env = slices.DeleteFunc(slices.Clone(e.env), func(kv string) bool {
+		return strings.HasPrefix(kv, "NODE_OPTIONS=") || strings.HasPrefix(kv, "MALLOC_")
+	})
+	cmd.Env = append(cmd.Env, "MALLOC_ARENA_MAX=4")
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -106,10 +112,21 @@ func TestServePrewarmsTheBrowser(t *testing.T) {
 	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) == 0 {
 		t.Fatalf("tools/list: %v", err)
 	}
-	for len(children(cmd.Process.Pid)) == 0 {
+	var env []string
+	for env == nil {
 		if ctx.Err() != nil {
 			t.Fatal("serve started no driver within 60 s of its start")
 		}
 		time.Sleep(20 * time.Millisecond)
+		for _, s := range procfs.Children(cmd.Process.Pid) {
+			if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", s.PID)); err == nil && s.Comm == "node" {
+				env = strings.Split(string(b), "\x00")
+			}
+		}
+	}
+	for _, kv := range []string{"NODE_OPTIONS=--max-semi-space-size=2", "MALLOC_TRIM_THRESHOLD_=131072", "MALLOC_ARENA_MAX=4"} {
+		if !slices.Contains(env, kv) {
+			t.Errorf("the driver runs without %s", kv)
+		}
 	}
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bufio"
-	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/procfs"
 )
 
 // What serve's RSS is made of. Two soaks of ten minutes, with serve's
@@ -35,53 +35,35 @@ type memParts struct {
 
 // memSplit reads /proc/PID/smaps (NaN where it cannot be read).
 func memSplit(pid int) memParts {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/smaps", pid))
-	if err != nil {
+	ms := procfs.Smaps(pid)
+	if ms == nil {
 		return memParts{math.NaN(), math.NaN(), math.NaN()}
 	}
-	defer f.Close()
-	return splitSmaps(f)
+	return splitMappings(ms)
 }
 
-// splitSmaps sums, over smaps' mappings: the resident and mapped sizes of
-// the anonymous ones marked nr (the plugins' linear memories), and the
+// splitSmaps is splitMappings of smaps' text.
+func splitSmaps(r io.Reader) memParts { return splitMappings(procfs.ParseSmaps(r)) }
+
+// splitMappings sums, over serve's mappings: the resident and mapped sizes
+// of the anonymous ones marked nr (the plugins' linear memories), and the
 // resident size of the anonymous executable ones (compiled plugin code).
-func splitSmaps(r io.Reader) memParts {
+func splitMappings(ms []procfs.Mapping) memParts {
 	var p memParts
-	var anon, exec bool
-	var size, rss float64
-	sc := bufio.NewScanner(r)
-	for sc.Scan() {
-		line := sc.Text()
-		fs := strings.Fields(line)
-		switch {
-		case len(fs) >= 5 && strings.Contains(fs[0], "-") && len(fs[1]) == 4:
-			lo, hi, _ := strings.Cut(fs[0], "-")
-			a, _ := strconv.ParseUint(lo, 16, 64)
-			b, _ := strconv.ParseUint(hi, 16, 64)
-			size, rss = float64(b-a)/(1<<20), 0
-			anon, exec = len(fs) == 5, fs[1][2] == 'x'
-		case len(fs) >= 2 && fs[0] == "Rss:":
-			kb, _ := strconv.ParseFloat(fs[1], 64)
-			rss = kb / 1024
-			if anon && exec {
-				p.codeMB += rss
-			}
-		case len(fs) >= 1 && fs[0] == "VmFlags:" && anon && hasFlag(fs[1:], "nr"):
+	for _, m := range ms {
+		if !m.Anon() {
+			continue
+		}
+		rss := float64(m.Rss) / 1024
+		if m.Exec() {
+			p.codeMB += rss
+		}
+		if m.Flag("nr") {
 			p.pluginMB += rss
-			p.pluginReservedMB += size
+			p.pluginReservedMB += float64(m.SizeKB()) / 1024
 		}
 	}
 	return p
-}
-
-func hasFlag(fs []string, f string) bool {
-	for _, x := range fs {
-		if x == f {
-			return true
-		}
-	}
-	return false
 }
 
 // heapGoal reads the Go runtime's next collection goal (MemStats.NextGC:

@@ -63,6 +63,10 @@ func main() {
 	beforePlugins := flag.String("before-plugins", "", "its plugins folder")
 	beforeName := flag.String("before-name", "before", "the before column's name")
 	flag.String("corpus", "", "ignored (scripts/bench.sh passes it to every program)")
+	parts := flag.Int("parts", 0, "only measure where one session's memory goes, part by part, in this many samples of each system")
+	keys := flag.String("browser-keys", "", "more [browser] keys for wasmwright with -parts, one a line")
+	partsCalls := flag.Int("parts-calls", 0, "with -parts: then navigate to and snapshot this many corpus pages in each session, timed")
+	dump := flag.String("parts-dump", "", "with -parts: write each process's smaps and command line, and serve's heap profile, of the first sample into this folder")
 	flag.Parse()
 	const title = "## Start-up and memory: wasmwright vs Playwright MCP 0.0.83, over MCP stdio"
 
@@ -98,6 +102,16 @@ func main() {
 		fmt.Fprint(w, `<!doctype html><title>Start</title><h1>Hello</h1><form><input aria-label="Query"><button>Go</button></form><a href="/next">next</a>`)
 	}))
 	defer srv.Close()
+	if *parts > 0 {
+		before := partsBefore{*beforeName, *beforeBin, *beforePlugins}
+		if before.plugins == "" {
+			before.plugins = *plugins
+		}
+		urls, stop := callPages(*partsCalls)
+		defer stop()
+		measureParts(partsSystems(*bin, *plugins, *keys, *peerDir, tmp, before), srv.URL+"/", *parts, *dump, urls)
+		return
+	}
 
 	var rows []row
 	add := func(what, unit string, f func(s *system) (float64, bool)) {
