@@ -120,6 +120,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 			// whose own change it then checks off in the same round trip.
 			watchFallbacks.add(why.Changed)
 			unchecked = true
+			primeWatchers(t) // ready while the marks pass runs
 		} else {
 			var kept string
 			if kept, why = unchangedSnapshot(t, doc, wait); why.Changed == "" {
@@ -171,7 +172,8 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		endMarks()
 		checkOff(marks.changed)
 	}
-	if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
+	// Boxes only place marks (read before it: none can be missed).
+	if snap, err = takeSnapshot(t, snapshotOptions(depth, len(marks.marks) > 0, wait)); err != nil {
 		return "", err
 	}
 	if len(marks.marks) == 0 {
