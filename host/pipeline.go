@@ -133,13 +133,14 @@ func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.
 		pg.Text, pg.HTML = "", ""
 		in.Page = &pg
 	}
-	key := compactKey(r, run.req.Args, res.Source, res.Snapshot)
+	args := run.viewArgs()
+	key := compactKey(r, args, res.Source, res.Snapshot)
 	if snap, ok := h.compacted.get(key); ok {
 		out := in
 		out.Snapshot = snap
 		return &abi.HookResponse{Result: &out}, nil
 	}
-	focus, moves := focusKey(r, run.req.Args, res)
+	focus, moves := focusKey(r, args, res)
 	if moves {
 		if snap, ok := focusMoved(&h.focusCompacted, focus, res.Snapshot); ok {
 			h.compacted.put(key, snap)
@@ -148,7 +149,9 @@ func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.
 			return &abi.HookResponse{Result: &out}, nil
 		}
 	}
-	resp, e := h.hook(run.ctx, run.p, r, run.req.Session, run.request(abi.HookCompact, &in))
+	req := run.request(abi.HookCompact, &in)
+	req.Args = args
+	resp, e := h.hook(run.ctx, run.p, r, run.req.Session, req)
 	if e == nil && resp.Result != nil {
 		h.compacted.put(key, resp.Result.Snapshot)
 		if moves {
@@ -156,6 +159,32 @@ func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.
 		}
 	}
 	return resp, e
+}
+
+// viewArgs are the call's arguments as the compactor gets them: an
+// action's ref is its target, not a scope (as the snapshot view reads it,
+// baselines.view), so it is left out; the answer of an action is then
+// compacted as the page's snapshot is, and a Tab after typing finds the
+// typing's compaction (focusKey).
+func (run *hookRun) viewArgs() json.RawMessage {
+	r := run.p.tools[run.req.Tool]
+	if r == nil || r.spec.ReadOnly || !strings.Contains(strings.ToLower(string(run.req.Args)), `"ref"`) {
+		return run.req.Args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(run.req.Args, &m) != nil {
+		return run.req.Args
+	}
+	for k := range m {
+		if strings.EqualFold(k, "ref") { // as a compactor reads keys
+			delete(m, k)
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return run.req.Args
+	}
+	return out
 }
 
 // compaction is a compactor's answer (out) for a snapshot (in).
