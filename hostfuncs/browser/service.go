@@ -165,7 +165,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 		stop: make(chan struct{}), done: make(chan struct{}),
 	}
 	s.launcher.sessions = s.sessions
-	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
+	s.pages = &pages{env: e, loads: &loads{env: e}, sessions: s.sessions, concealer: s.concealer}
 	e.gate, e.afterGate = s.pages.gate, s.pages.afterGate
 	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
