@@ -63,44 +63,10 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 // document it lands on to have parsed (DOMContentLoaded), as an action's
 // navigation is waited for (pages.after), not for every image and frame
 // to load: what the answer reads of the page (the facts the gate judges,
-// the snapshot) is read once it has parsed either way. Between the commit
-// and that, the new document's change watcher is readied (primeWatcher),
-// which its first check, before the answer's snapshot, would otherwise
-// wait for.
+// the snapshot) is read once it has parsed either way.
 func goHistory(t *tab, back bool, timeout time.Duration) (pw.Response, error) {
-	var resp pw.Response
-	var err error
 	if back {
-		resp, err = t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout), WaitUntil: pw.WaitUntilStateCommit})
-	} else {
-		resp, err = t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout), WaitUntil: pw.WaitUntilStateCommit})
+		return t.page.GoBack(pw.PageGoBackOptions{Timeout: ms(timeout), WaitUntil: pw.WaitUntilStateDomcontentloaded})
 	}
-	if err != nil {
-		return resp, err
-	}
-	primeWatcher(t.page.MainFrame())
-	return resp, t.page.WaitForLoadState(pw.PageWaitForLoadStateOptions{State: pw.LoadStateDomcontentloaded, Timeout: ms(timeout)})
-}
-
-// primeWatcher starts readying frame f's change watcher (changes.go) in
-// the background: the first use of the selector engine in a document
-// builds Playwright's utility-world script and the watcher with it. It
-// asks the engine nothing (an unknown body answers no element), so the
-// watcher's state is untouched: the check that starts the snapshot's
-// period is still the one aria makes. Nothing waits for it; a frame that
-// goes away or a page that does not answer ends it with an error, dropped.
-func primeWatcher(f pw.Frame) {
-	go func() {
-		defer spans.Start("b.primeWatcher")()
-		f.Locator(changeEngine + "=prime").Count()
-	}()
-}
-
-// primeWatchers primes the watchers of every frame of t (primeWatcher):
-// a new document's first check, which follows its marks pass, then finds
-// them ready.
-func primeWatchers(t *tab) {
-	for _, f := range t.page.Frames() {
-		primeWatcher(f)
-	}
+	return t.page.GoForward(pw.PageGoForwardOptions{Timeout: ms(timeout), WaitUntil: pw.WaitUntilStateDomcontentloaded})
 }
