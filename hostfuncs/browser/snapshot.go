@@ -120,7 +120,6 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 			// whose own change it then checks off in the same round trip.
 			watchFallbacks.add(why.Changed)
 			unchecked = true
-			primeWatchers(t) // ready while the marks pass runs
 		} else {
 			var kept string
 			if kept, why = unchangedSnapshot(t, doc, wait); why.Changed == "" {
@@ -181,31 +180,6 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		return markLines(snap, nil), nil
 	}
 	return markLines(snap, marks.of(snap)), nil
-}
-
-// primeWatcher starts readying frame f's change watcher (changes.go) in
-// the background, while a new document's marks pass runs: the first use
-// of the selector engine in a document builds Playwright's utility-world
-// script and the watcher with it (measured: the first check went from
-// 374 to 22 ms median, navigate from 1,118 to 536, in one run). It
-// asks the engine nothing (an unknown body answers no element), so the
-// watcher's state is untouched: the check that starts the snapshot's
-// period is still the one aria makes. Nothing waits for it; a frame that
-// goes away or a page that does not answer ends it with an error, dropped.
-func primeWatcher(f pw.Frame) {
-	go func() {
-		defer spans.Start("b.primeWatcher")()
-		f.Locator(changeEngine + "=prime").Count()
-	}()
-}
-
-// primeWatchers primes the watchers of every frame of t (primeWatcher):
-// a new document's first check, which follows its marks pass, then finds
-// them ready.
-func primeWatchers(t *tab) {
-	for _, f := range t.page.Frames() {
-		primeWatcher(f)
-	}
 }
 
 func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
