@@ -98,8 +98,9 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 // snapshot is taken again with boxes, so marks are never lost. Otherwise
 // the marks are read first: their pass may give inline elements their
 // lines (an empty text node each, marks.go), which the snapshot taken
-// right after then has. (Read alongside, such a pass cost a second whole
-// snapshot, on many real pages, at every new document.) The pass's own
+// right after then has, with boxes only when the pass found marks.
+// (Read alongside, such a pass cost a second whole snapshot, on many real
+// pages, at every new document.) The pass's own
 // change to the page is then checked off (changedSince), so that the
 // next action does not count it as the page's. A document with no
 // snapshot kept (a new one) is snapshot whatever its watchers say: its
