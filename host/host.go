@@ -79,8 +79,11 @@ type Host struct {
 
 	// roster is the personalities, linked (personality.go).
 	roster roster
-	// compacted caches compactor output (pipeline.go).
-	compacted snapCache
+	// compacted caches compactor output (pipeline.go); focusCompacted,
+	// the same compactions by their snapshot without its [active] mark
+	// (focusKey), for a focus move.
+	compacted      snapCache[string]
+	focusCompacted snapCache[compaction]
 	// baselines are the agents' last full snapshots (snapshotview.go).
 	baselines baselines
 	onCall    func(CallStats)
@@ -111,7 +114,7 @@ type Host struct {
 // A plugin that is missing or refused does not stop the host; its tools
 // answer with the reason. Errors in the config itself do.
 func New(ctx context.Context, cfg *Config, opts Options) (h *Host, err error) {
-	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache{max: 64}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
+	h = &Host{cfg: cfg, log: opts.Logger, secrets: hostfuncs.NewSecrets(), StartedAt: time.Now(), compacted: snapCache[string]{max: 64}, focusCompacted: snapCache[compaction]{max: 16}, baselines: baselines{max: 1024}, onCall: opts.OnCall}
 	if h.log == nil {
 		h.log = slog.Default()
 	}

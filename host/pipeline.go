@@ -11,6 +11,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/pluginset"
+	"github.com/wasmwright/wasmwright/internal/snapactive"
 	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
@@ -132,17 +133,92 @@ func (run *hookRun) compact(r *route, res *abi.Result) (*abi.HookResponse, *abi.
 		pg.Text, pg.HTML = "", ""
 		in.Page = &pg
 	}
-	key := compactKey(r, run.req.Args, res)
+	args := run.viewArgs()
+	key := compactKey(r, args, res.Source, res.Snapshot)
 	if snap, ok := h.compacted.get(key); ok {
 		out := in
 		out.Snapshot = snap
 		return &abi.HookResponse{Result: &out}, nil
 	}
-	resp, e := h.hook(run.ctx, run.p, r, run.req.Session, run.request(abi.HookCompact, &in))
+	focus, moves := focusKey(r, args, res)
+	if moves {
+		if snap, ok := focusMoved(&h.focusCompacted, focus, res.Snapshot); ok {
+			h.compacted.put(key, snap)
+			out := in
+			out.Snapshot = snap
+			return &abi.HookResponse{Result: &out}, nil
+		}
+	}
+	req := run.request(abi.HookCompact, &in)
+	req.Args = args
+	resp, e := h.hook(run.ctx, run.p, r, run.req.Session, req)
 	if e == nil && resp.Result != nil {
 		h.compacted.put(key, resp.Result.Snapshot)
+		if moves {
+			h.focusCompacted.put(focus, compaction{in: res.Snapshot, out: resp.Result.Snapshot})
+		}
 	}
 	return resp, e
+}
+
+// viewArgs are the call's arguments as the compactor gets them: an
+// action's ref is its target, not a scope (as the snapshot view reads it,
+// baselines.view), so it is left out; the answer of an action is then
+// compacted as the page's snapshot is, and a Tab after typing finds the
+// typing's compaction (focusKey).
+func (run *hookRun) viewArgs() json.RawMessage {
+	r := run.p.tools[run.req.Tool]
+	if r == nil || r.spec.ReadOnly || !strings.Contains(strings.ToLower(string(run.req.Args)), `"ref"`) {
+		return run.req.Args
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(run.req.Args, &m) != nil {
+		return run.req.Args
+	}
+	for k := range m {
+		if strings.EqualFold(k, "ref") { // as a compactor reads keys
+			delete(m, k)
+		}
+	}
+	out, err := json.Marshal(m)
+	if err != nil {
+		return run.req.Args
+	}
+	return out
+}
+
+// compaction is a compactor's answer (out) for a snapshot (in).
+type compaction struct{ in, out string }
+
+// focusKey is the key under which a compaction is found again for the
+// same snapshot with the focus elsewhere (compactKey of the snapshot
+// without its [active] mark), when the compactor promises that the mark
+// decides nothing but where it shows (abi.FeatureActiveMark).
+func focusKey(r *route, args json.RawMessage, res *abi.Result) ([32]byte, bool) {
+	plug := r.plugin
+	if cur := r.slot.Serving(); cur != nil {
+		plug = cur
+	}
+	if !plug.HasFeature(abi.FeatureActiveMark) {
+		return [32]byte{}, false
+	}
+	stripped, ok := snapactive.Strip(res.Snapshot)
+	if !ok {
+		return [32]byte{}, false
+	}
+	return compactKey(r, args, res.Source, "focus:"+stripped), true
+}
+
+// focusMoved answers a snapshot that is one compacted before with the
+// focus moved (a Tab) from that compaction, the mark moved in it
+// (snapactive.Patch), without calling the compactor.
+func focusMoved(held *snapCache[compaction], key [32]byte, snap string) (string, bool) {
+	defer spans.Start("h.focusMoved")()
+	was, ok := held.get(key)
+	if !ok {
+		return "", false
+	}
+	return snapactive.Patch(was.in, was.out, snap)
 }
 
 // withoutPageText drops the page's text and HTML: they are the detector's
@@ -285,7 +361,7 @@ func viewOf(args json.RawMessage) viewArgs {
 // snapshot. A compactor's output may depend on nothing else (abi/README.md), so the same key always
 // yields the same snapshot: a browser_snapshot of an unchanged page right
 // after browser_navigate costs no second compaction.
-func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
+func compactKey(r *route, args json.RawMessage, source, snapshot string) [32]byte {
 	v := viewOf(args)
 	v.Snapshot = "" // how the agent gets the snapshot, not what it holds
 	view, _ := json.Marshal(v)
@@ -294,7 +370,7 @@ func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
 	if cur := r.slot.Serving(); cur != nil {
 		plug = cur
 	}
-	for _, part := range []string{plug.SHA256, string(view), res.Source, res.Snapshot} {
+	for _, part := range []string{plug.SHA256, string(view), source, snapshot} {
 		fmt.Fprintf(h, "%d:%s", len(part), part)
 	}
 	var k [32]byte
@@ -302,26 +378,27 @@ func compactKey(r *route, args json.RawMessage, res *abi.Result) [32]byte {
 	return k
 }
 
-// snapCache is a small LRU of compacted snapshots.
-type snapCache struct {
+// snapCache is a small LRU of compacted snapshots (or of compactions,
+// compaction).
+type snapCache[V any] struct {
 	mu    sync.Mutex
 	max   int
 	order []([32]byte)
-	m     map[[32]byte]string
+	m     map[[32]byte]V
 }
 
-func (c *snapCache) get(k [32]byte) (string, bool) {
+func (c *snapCache[V]) get(k [32]byte) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	v, ok := c.m[k]
 	return v, ok
 }
 
-func (c *snapCache) put(k [32]byte, v string) {
+func (c *snapCache[V]) put(k [32]byte, v V) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
-		c.m = map[[32]byte]string{}
+		c.m = map[[32]byte]V{}
 	}
 	if _, ok := c.m[k]; ok {
 		return

@@ -178,7 +178,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.sessions.closer = s.closer
 	s.sessions.opener = &opener{env: e, reg: s.sessions, launcher: s.launcher, closer: s.closer}
 	s.launcher.sessions, s.launcher.closer = s.sessions, s.closer
-	s.pages = &pages{env: e, sessions: s.sessions, concealer: s.concealer}
+	s.pages = &pages{env: e, loads: &loads{env: e}, sessions: s.sessions, concealer: s.concealer}
 	e.gate, e.afterGate = s.pages.gate, s.pages.afterGate
 	s.actions = &actions{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer, launcher: s.launcher}
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}

@@ -3,6 +3,8 @@ package browser
 import (
 	"slices"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/snapactive"
 )
 
 // Patching a kept snapshot to the text a new one would have (changes.go:
@@ -112,52 +114,12 @@ func setValue(snap string, v valueChange) (string, bool) {
 	return strings.Join(out, "\n"), true
 }
 
-// lineAttrs are the [...] attributes of a snapshot line, after its role
-// and quoted name and before its ": text".
-func lineAttrs(line string) []string {
-	_, rest, ok := splitAttrs(line)
-	if !ok {
-		return nil
-	}
-	var out []string
-	for strings.HasPrefix(rest, " [") {
-		end := strings.IndexByte(rest, ']')
-		if end < 0 {
-			break
-		}
-		out = append(out, rest[1:end+1])
-		rest = rest[end+1:]
-	}
-	return out
-}
-
-// splitAttrs splits a line "  - role "name" [a] [b]: text" after its name:
-// head "  - role "name"", rest " [a] [b]: text".
-func splitAttrs(line string) (head, rest string, ok bool) {
-	body := strings.TrimLeft(line, " ")
-	if !strings.HasPrefix(body, "- ") {
-		return "", "", false
-	}
-	i := len(line) - len(body) + 2
-	for i < len(line) && line[i] != ' ' && line[i] != ':' && line[i] != '"' {
-		i++
-	}
-	if i+1 < len(line) && line[i] == ' ' && line[i+1] == '"' {
-		// The name is JSON: skip it, escapes included.
-		j := i + 2
-		for j < len(line) && line[j] != '"' {
-			if line[j] == '\\' {
-				j++
-			}
-			j++
-		}
-		if j >= len(line) {
-			return "", "", false
-		}
-		i = j + 1
-	}
-	return line[:i], line[i:], true
-}
+// lineAttrs and splitAttrs read a snapshot line as the host's compaction
+// patch does (snapactive).
+var (
+	lineAttrs  = snapactive.LineAttrs
+	splitAttrs = snapactive.SplitAttrs
+)
 
 // setActive puts [active] on a line, or takes it off.
 func setActive(line string, on bool) string {

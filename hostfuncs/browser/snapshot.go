@@ -98,8 +98,9 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 // snapshot is taken again with boxes, so marks are never lost. Otherwise
 // the marks are read first: their pass may give inline elements their
 // lines (an empty text node each, marks.go), which the snapshot taken
-// right after then has. (Read alongside, such a pass cost a second whole
-// snapshot, on many real pages, at every new document.) The pass's own
+// right after then has, with boxes only when the pass found marks.
+// (Read alongside, such a pass cost a second whole snapshot, on many real
+// pages, at every new document.) The pass's own
 // change to the page is then checked off (changedSince), so that the
 // next action does not count it as the page's. A document with no
 // snapshot kept (a new one) is snapshot whatever its watchers say: its
@@ -171,7 +172,8 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		endMarks()
 		checkOff(marks.changed)
 	}
-	if snap, err = takeSnapshot(t, snapshotOptions(depth, true, wait)); err != nil {
+	// Boxes only place marks (read before it: none can be missed).
+	if snap, err = takeSnapshot(t, snapshotOptions(depth, len(marks.marks) > 0, wait)); err != nil {
 		return "", err
 	}
 	if len(marks.marks) == 0 {

@@ -28,6 +28,7 @@ var internalKinds = map[string]kind{
 	"internal/privatedir":   production, // the vault's and the grants' folders
 	"internal/secretforms":  production, // hostfuncs/browser's masking; plugins/secretmask's tables are written from it
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
+	"internal/snapactive":   production, // a focus move in a compacted snapshot: the host's pipeline and the browser's patches
 	"internal/configdoc":    testHelper, // go run: writes docs/configuration.md from the config types
 	"internal/tooldoc":      testHelper, // go run: writes docs/tool-reference.md from the built plugins
 	"internal/reporoot":     testHelper, // the doc generators' repository root

@@ -1,5 +1,6 @@
 // Package spans times the steps of a call, for finding where its time
-// goes: with WASMWRIGHT_SPANS naming a file, each span's end appends a line
+// goes: with WASMWRIGHT_SPANS naming a file ({pid} in it: the process's
+// id), each span's end appends a line
 // "name<TAB>microseconds" to it (internal/bench's ./spans sums them).
 // Unset, a span costs one branch. It is a measuring aid, not a metric:
 // nothing reads it back in the product.
@@ -8,6 +9,8 @@ package spans
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -19,6 +22,9 @@ var (
 
 func init() {
 	if p := os.Getenv("WASMWRIGHT_SPANS"); p != "" {
+		// {pid} in the name gives each process its file: two servers of
+		// one benchmark run (today's and an older build) kept apart.
+		p = strings.ReplaceAll(p, "{pid}", strconv.Itoa(os.Getpid()))
 		if f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
 			out = f
 		}

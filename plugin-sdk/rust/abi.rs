@@ -20,6 +20,7 @@ pub const OP_SELF_TEST: i32 = 4;
 pub const FEATURE_RAW_PAGE: &str = "raw_page";
 pub const FEATURE_RAW_SNAPSHOT: &str = "raw_snapshot";
 pub const FEATURE_BLOBS: &str = "blobs";
+pub const FEATURE_ACTIVE_MARK: &str = "active_mark";
 
 // Hook roles (abi.Hook*).
 pub const ROLE_DETECT: &str = "detect";

@@ -8,13 +8,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/snapactive"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -288,4 +291,105 @@ Just text Nested text`
 	if got != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", got, want)
 	}
+}
+
+// The compactor declares abi.FeatureActiveMark: for a snapshot that
+// differs from one it compacted only in which element carries [active],
+// the host moves the mark in the answer it holds (snapactive.Patch)
+// instead of calling it. Wherever Patch answers, its answer is the
+// compactor's own, for every element the focus can move to, in every
+// view (plain, links, link_filter, scoped), on the pages here and on the
+// saved corpus snapshots when they are built (build/snapshots).
+func TestActiveMarkPatchIsTheCompaction(t *testing.T) {
+	if !plugin(t).HasFeature(abi.FeatureActiveMark) {
+		t.Fatal("snapcompact does not declare active_mark")
+	}
+	pages := []string{page, list(12), strings.Replace(page, `- checkbox "Remember me" [checked] [ref=e21]`, `- checkbox "Remember me" [checked] [disabled] [ref=e21]`, 1)}
+	files, _ := filepath.Glob(filepath.Join(wasmbuild.Root(), "build", "snapshots", "*.json"))
+	for _, f := range files[:min(len(files), 2)] {
+		var s struct{ Snapshot string }
+		if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &s) == nil && s.Snapshot != "" {
+			pages = append(pages, s.Snapshot)
+		}
+	}
+	patched, fellBack := 0, 0
+	for _, pg := range pages {
+		refs := regexp.MustCompile(`\[ref=(e\d+)\]`).FindAllStringSubmatch(pg, -1)
+		for _, args := range []string{"", `{"links":true}`, `{"link_filter":"s"}`, `{"ref":"e7"}`} {
+			// The focus starts on an element whose line the compactor
+			// keeps (a textbox or link), so the answer shows the mark.
+			from := ""
+			for _, m := range regexp.MustCompile(`- (?:textbox|link|button) [^\n]*\[ref=(e\d+)\]`).FindAllStringSubmatch(pg, 3) {
+				if k := moveFocus(pg, m[1]); strings.Contains(compactRaw(t, k, args), "[active]") {
+					from = m[1]
+					break
+				}
+			}
+			if from == "" {
+				continue
+			}
+			was := moveFocus(pg, from)
+			wasOut := compactRaw(t, was, args)
+			for i, m := range refs {
+				if len(refs) > 25 && i%(len(refs)/25) != 0 {
+					continue // a sample of a large page's elements
+				}
+				now := moveFocus(pg, m[1])
+				got, ok := snapactive.Patch(was, wasOut, now)
+				if !ok {
+					fellBack++
+					continue
+				}
+				patched++
+				if want := compactRaw(t, now, args); got != want {
+					t.Fatalf("focus %s -> %s, args %s: the patched answer is not the compactor's:\n%s\n--- want\n%s", from, m[1], args, got, want)
+				}
+			}
+		}
+	}
+	if patched < 20 {
+		t.Fatalf("only %d focus moves patched (%d compacted): the check covers too little", patched, fellBack)
+	}
+	t.Logf("%d focus moves patched, %d compacted", patched, fellBack)
+}
+
+// compactRaw compacts snap with the call's args, as the host sends it.
+func compactRaw(t *testing.T, snap, args string) string {
+	t.Helper()
+	req := abi.HookRequest{Role: abi.HookCompact, Tool: "browser_press", Result: &abi.Result{Snapshot: snap}}
+	if args != "" {
+		req.Args = json.RawMessage(args)
+	}
+	_, resp := hook(t, &req, true)
+	if resp.Result == nil {
+		t.Fatal("no result")
+	}
+	return resp.Result.Snapshot
+}
+
+// moveFocus is snap with [active] on the line of ref only, where
+// Playwright puts it: after [checked], [disabled] and [expanded].
+func moveFocus(snap, ref string) string {
+	snap, _ = snapactive.Strip(snap)
+	want := "[ref=" + ref + "]"
+	lines := strings.Split(snap, "\n")
+	for i, l := range lines {
+		parts := snapactive.LineAttrs(l)
+		if !slices.Contains(parts, want) {
+			continue
+		}
+		head, rest, _ := snapactive.SplitAttrs(l)
+		n := 0
+		for _, a := range parts {
+			n += 1 + len(a)
+		}
+		at := 0
+		for at < len(parts) && (strings.HasPrefix(parts[at], "[checked") || parts[at] == "[disabled]" || parts[at] == "[expanded]") {
+			at++
+		}
+		parts = slices.Insert(parts, at, "[active]")
+		lines[i] = head + " " + strings.Join(parts, " ") + rest[n:]
+		return strings.Join(lines, "\n")
+	}
+	return snap
 }

@@ -30,7 +30,11 @@ pub static PLUGIN: sdk::Plugin = sdk::Plugin {
     name: "snapcompact",
     version: "1.0.0",
     description: "Compacts ARIA snapshots: keeps every actionable ref, drops wrappers and URLs, folds long lists.",
-    features: &[sdk::abi::FEATURE_RAW_SNAPSHOT],
+    // active_mark: [active] decides nothing but where it shows (attributes
+    // are copied in order; folding, inlining and dropping read roles and
+    // names), so the host may move it in an answer it holds
+    // (compact_test.go checks it over the saved snapshots).
+    features: &[sdk::abi::FEATURE_RAW_SNAPSHOT, sdk::abi::FEATURE_ACTIVE_MARK],
     hooks: &[sdk::abi::ROLE_COMPACT],
     hook: Some(hook),
     self_test: Some(self_test),

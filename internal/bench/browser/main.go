@@ -140,7 +140,12 @@ func main() {
 	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
 	beforeRef := flag.String("before-ref", "", "the commit -before was built from, and what it was, for the text")
 	verbose := flag.Bool("v", false, "log each call")
+	skip := flag.String("skip", "", "comma-separated peers not to run (PW, PW0, CD): a shorter run of the rows that matter")
 	flag.Parse()
+	skipped := map[string]bool{}
+	for _, n := range strings.Split(*skip, ",") {
+		skipped[strings.TrimSpace(n)] = true
+	}
 	if *corpus != "" {
 		*pagesDir = filepath.Join(*corpus, "pages")
 	}
@@ -182,13 +187,15 @@ func main() {
 		// PW: Playwright MCP as it ships (it waits for the page to settle
 		// after each action); PW0, last, with --timeout-settle 0, its
 		// fastest. Ratios are to the faster of the two, call by call.
-		if pc, err := mcpclient.StartPeerDefault(cli, *verbose); err != nil {
+		if skipped["PW"] {
+		} else if pc, err := mcpclient.StartPeerDefault(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
 			defer pc.Close()
 			sides = append(sides, &side{name: "PW", c: pc, arg: "target", tools: peerTools})
 		}
-		if pc, err := mcpclient.StartPeer(cli, *verbose); err != nil {
+		if skipped["PW0"] {
+		} else if pc, err := mcpclient.StartPeer(cli, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "playwright mcp:", err)
 		} else {
 			defer pc.Close()
@@ -198,7 +205,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: make peer\n", cli)
 	}
 	// CD: chrome-devtools-mcp, the second peer, after the PW sides.
-	if bin := mcpclient.CDBin(*peerDir); fileExists(bin) {
+	if bin := mcpclient.CDBin(*peerDir); skipped["CD"] {
+	} else if fileExists(bin) {
 		if cc, err := mcpclient.StartCD(bin, *verbose); err != nil {
 			fmt.Fprintln(os.Stderr, "chrome-devtools-mcp:", err)
 		} else {
