@@ -52,8 +52,17 @@ import (
 func main() {
 	n := flag.Int("n", 15, "calls of each kind per side")
 	opens := flag.Int("opens", 3, "sessions opened per side")
+	protocol := flag.Bool("protocol", false, "count each call's CDP round trips (the drivers log every message: the times are not the figures)")
 	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every bench)")
 	flag.Parse()
+	if *protocol {
+		var err error
+		if proto, err = newProtoLog(); err != nil {
+			fmt.Printf("Not measured: %v\n", err)
+			return
+		}
+		defer os.RemoveAll(proto.dir)
+	}
 	fmt.Println("## Browsers on a Selenium Grid vs a local browser")
 	fmt.Println()
 	root := wasmbuild.Root()
@@ -65,6 +74,9 @@ func main() {
 		fmt.Printf("Not measured: %v\n", err)
 	}
 }
+
+// proto counts round trips (-protocol), or is nil.
+var proto *protoLog
 
 type figures struct {
 	open, navigate, click, typ, snapshot []time.Duration
@@ -92,6 +104,10 @@ func run(root string, n, opens int) error {
 	}
 	defer g.Close()
 	up := time.Since(t0)
+	hop, err := measureHop(g, 20, 10)
+	if err != nil {
+		return err
+	}
 	plugins := filepath.Join(logs, "plugins")
 	if _, err := wasmbuild.Install(plugins, map[string]string{"browser": "plugins/browser"}); err != nil {
 		return err
@@ -133,6 +149,7 @@ func run(root string, n, opens int) error {
 		return fmt.Errorf("%s: %w", sides[1].name, err)
 	}
 	report(sides, up, w.cost(n), n, opens)
+	fmt.Printf("\n%s.\n", hop)
 	return nil
 }
 
@@ -214,6 +231,7 @@ func interleaved(sides []*side, url string, n, opens int) error {
 	}
 	nav := map[string]any{"url": url}
 	if err := each(0, func(sd *side) error {
+		proto.beforeStart() // the side's driver starts now (the grid sides share one)
 		_, _, err := call(sd.h, "warm", "browser_navigate", nav)
 		call(sd.h, "warm", "browser_close", map[string]any{})
 		return err
@@ -242,7 +260,11 @@ func interleaved(sides []*side, url string, n, opens int) error {
 				if aerr != nil {
 					return aerr
 				}
+				from := time.Now()
 				d, text, cerr := call(sd.h, "calls", tool, a)
+				if r > 0 {
+					proto.record(sd.name, tool, from, time.Now())
+				}
 				if cerr != nil {
 					return fmt.Errorf("%s: %w", tool, cerr)
 				}
@@ -402,6 +424,22 @@ func report(sides []*side, up time.Duration, cost string, n, opens int) {
 	row("snapshot", func(f figures) []time.Duration { return f.snapshot })
 	row("click", func(f figures) []time.Duration { return f.click })
 	row("type", func(f figures) []time.Duration { return f.typ })
+	if proto != nil {
+		c := proto.counts()
+		fmt.Println()
+		fmt.Println("CDP round trips per call, medians (-protocol): serial (commands sent together count once) / messages sent")
+		fmt.Println()
+		fmt.Println("| | local | grid, CDP through the hub | grid, CDP to the node |")
+		fmt.Println("|---|---:|---:|---:|")
+		for _, tool := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type"} {
+			fmt.Printf("| %s |", tool)
+			for _, sd := range sides {
+				s, m := medianCount(c[[2]string{sd.name, tool}])
+				fmt.Printf(" %d / %d |", s, m)
+			}
+			fmt.Println()
+		}
+	}
 	if cost != "" {
 		fmt.Printf("\nCost on a node (CDP through the hub): %s.\n", cost)
 	}
