@@ -31,7 +31,11 @@ import (
 // hopFigures are the median round trips of each side.
 type hopFigures struct {
 	local, node, hub time.Duration
-	n                int
+	n, rounds        int
+	// big* are one round trip of a 400 KB command (Runtime.evaluate of a
+	// comment, in a page: what Playwright sends at every new document,
+	// its injected script, is 414 KB).
+	bigLocal, bigNode, bigHub time.Duration
 }
 
 // measureHop opens a grid session of its own (a free slot: run it before
@@ -63,6 +67,8 @@ func measureHop(g *seleniumgrid.Grid, rounds, per int) (*hopFigures, error) {
 		got  []time.Duration
 	}{{name: "local"}, {name: "node", at: nodeCDP}, {name: "hub", at: cdp}}
 	sessions := make([]pw.CDPSession, len(paths))
+	pages := make([]pw.CDPSession, len(paths))
+	big := make([][]time.Duration, len(paths))
 	for i, pt := range paths {
 		b := local
 		if pt.at != "" {
@@ -74,7 +80,11 @@ func measureHop(g *seleniumgrid.Grid, rounds, per int) (*hopFigures, error) {
 		if sessions[i], err = b.NewBrowserCDPSession(); err != nil {
 			return nil, fmt.Errorf("hop: %s: %w", pt.name, err)
 		}
+		if pages[i], err = pageSession(b); err != nil {
+			return nil, fmt.Errorf("hop: %s: %w", pt.name, err)
+		}
 	}
+	bigExpr := "/*" + strings.Repeat("x", 400<<10) + "*/1"
 	for r := range rounds + 1 { // round 0 warms up: not counted
 		for j := range paths {
 			i := (j + r) % len(paths)
@@ -87,9 +97,30 @@ func measureHop(g *seleniumgrid.Grid, rounds, per int) (*hopFigures, error) {
 					paths[i].got = append(paths[i].got, time.Since(t0))
 				}
 			}
+			t0 := time.Now()
+			if _, err := pages[i].Send("Runtime.evaluate", map[string]any{"expression": bigExpr}); err != nil {
+				return nil, fmt.Errorf("hop: %s: %w", paths[i].name, err)
+			}
+			if r > 0 {
+				big[i] = append(big[i], time.Since(t0))
+			}
 		}
 	}
-	return &hopFigures{local: median(paths[0].got), node: median(paths[1].got), hub: median(paths[2].got), n: rounds * per}, nil
+	return &hopFigures{local: median(paths[0].got), node: median(paths[1].got), hub: median(paths[2].got), n: rounds * per, rounds: rounds,
+		bigLocal: median(big[0]), bigNode: median(big[1]), bigHub: median(big[2])}, nil
+}
+
+// pageSession is a CDP session on a new page of a new context of b.
+func pageSession(b pw.Browser) (pw.CDPSession, error) {
+	c, err := b.NewContext()
+	if err != nil {
+		return nil, err
+	}
+	pg, err := c.NewPage()
+	if err != nil {
+		return nil, err
+	}
+	return c.NewCDPSession(pg)
 }
 
 // chromium is the browser binary the hosts launch.
@@ -166,6 +197,8 @@ func onNode(g *seleniumgrid.Grid, id, cdp string) (string, error) {
 // String is the hop's line of the report, with the arithmetic it allows.
 func (h *hopFigures) String() string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.2f", float64(d.Microseconds())/1000) }
-	return fmt.Sprintf("One CDP round trip (Browser.getVersion through Playwright's driver, answered by the browser process; median of %d per path, interleaved): local %s ms, at the node %s ms (+%s), through the hub %s ms (+%s)",
-		h.n, ms(h.local), ms(h.node), ms(h.node-h.local), ms(h.hub), ms(h.hub-h.local))
+	return fmt.Sprintf("One CDP round trip (Browser.getVersion through Playwright's driver, answered by the browser process; median of %d per path, interleaved): local %s ms, at the node %s ms (+%s), through the hub %s ms (+%s). "+
+		"One with a 400 KB command (Runtime.evaluate of a comment; Playwright sends its 414 KB injected script at every new document; median of %d): local %s ms, at the node %s ms (+%s), through the hub %s ms (+%s)",
+		h.n, ms(h.local), ms(h.node), ms(h.node-h.local), ms(h.hub), ms(h.hub-h.local),
+		h.rounds, ms(h.bigLocal), ms(h.bigNode), ms(h.bigNode-h.bigLocal), ms(h.bigHub), ms(h.bigHub-h.bigLocal))
 }
