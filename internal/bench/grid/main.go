@@ -260,11 +260,8 @@ func interleaved(sides []*side, url string, n, opens int) error {
 				if aerr != nil {
 					return aerr
 				}
-				from := time.Now()
 				d, text, cerr := call(sd.h, "calls", tool, a)
-				if r > 0 {
-					proto.record(sd.name, tool, from, time.Now())
-				}
+				proto.record(r, sd.name, tool, d)
 				if cerr != nil {
 					return fmt.Errorf("%s: %w", tool, cerr)
 				}

@@ -54,10 +54,14 @@ func (p *protoLog) beforeStart() {
 	os.Setenv("DEBUG_FILE", filepath.Join(p.dir, fmt.Sprintf("driver%d.log", p.next)))
 }
 
-func (p *protoLog) record(side, tool string, from, to time.Time) {
-	if p == nil {
+// record keeps the window of a call of round r that just took d (round 0
+// is not counted).
+func (p *protoLog) record(r int, side, tool string, d time.Duration) {
+	if p == nil || r == 0 {
 		return
 	}
+	to := time.Now()
+	from := to.Add(-d)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.calls = append(p.calls, protoCall{side, tool, from, to})
