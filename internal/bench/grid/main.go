@@ -316,18 +316,24 @@ func pairs(h *host.Host, url string, n int, w *usageWatch) error {
 	return nil
 }
 
-// usage is what the processes of one side used: the busy node's browser
+// usage is what the processes of one side used: each node's browser
 // (Chromium and chromedriver) and Selenium server, the host (this process
 // and its Playwright driver). Memory in KB (PSS), time in clock ticks.
+// Ticks are kept by PID and summed over the processes of the later
+// sample (a new one: all of its ticks), so a process that exits between
+// the samples (a closed host's browser) does not count against the others.
 type usage struct {
-	browserPSS, serverPSS, hostPSS int64
-	browserTicks, serverTicks      int64
-	hubTicks                       int64
-	browserProcs                   int
-	// host are the host's processes' ticks by PID: its share is summed
-	// over the processes in both samples (and new ones), so a process of
-	// a closed host that exits between them does not count against it.
-	host map[int]int64
+	nodes    map[string]*nodeUsage // by network namespace
+	busy     string                // the node that runs the most browser processes
+	hostPSS  int64
+	hubTicks int64
+	host     map[int]int64
+}
+
+type nodeUsage struct {
+	browserPSS, serverPSS int64
+	browserProcs          int
+	browser, server       map[int]int64 // ticks by PID
 }
 
 // usageWatch samples usage before and after the timed calls.
@@ -336,12 +342,12 @@ type usageWatch struct {
 	before, after usage
 }
 
-// sample reads the node that runs a browser and the host's own tree.
+// sample reads every node and the host's own tree.
 func (w *usageWatch) sample() usage {
-	var u usage
+	u := usage{nodes: map[string]*nodeUsage{}, host: map[int]int64{}}
 	onNode := map[int]bool{}
 	for _, n := range w.g.Nodes {
-		var nu usage
+		nu := &nodeUsage{browser: map[int]int64{}, server: map[int]int64{}}
 		var browser, server []int
 		for _, p := range seleniumgrid.NamespacePIDs(n.NS) {
 			onNode[p] = true
@@ -351,21 +357,21 @@ func (w *usageWatch) sample() usage {
 			}
 			if st.Comm == "java" {
 				server = append(server, p)
-				nu.serverTicks += st.UTime + st.STime
+				nu.server[p] = st.UTime + st.STime
 			} else {
 				browser = append(browser, p)
-				nu.browserTicks += st.UTime + st.STime
+				nu.browser[p] = st.UTime + st.STime
 			}
 		}
 		nu.browserPSS, nu.serverPSS, nu.browserProcs = procfs.Memory(browser, "Pss"), procfs.Memory(server, "Pss"), len(browser)
-		if nu.browserProcs > u.browserProcs {
-			u = nu
+		u.nodes[n.NS] = nu
+		if b := u.nodes[u.busy]; b == nil || nu.browserProcs > b.browserProcs {
+			u.busy = n.NS
 		}
 	}
 	// The hub and the nodes are this process's children too: the host is
 	// the rest of its tree (this process and its Playwright driver).
 	var hostPIDs []int
-	u.host = map[int]int64{}
 	for _, st := range procfs.Tree(os.Getpid()) {
 		switch {
 		case onNode[st.PID]:
@@ -380,22 +386,26 @@ func (w *usageWatch) sample() usage {
 	return u
 }
 
+// grown is the ticks the processes of after used since before.
+func grown(after, before map[int]int64) (ticks int64) {
+	for pid, t := range after {
+		ticks += t - before[pid]
+	}
+	return ticks
+}
+
 // cost says what one grid session cost, from the samples around n
-// navigate+snapshot pairs.
+// navigate+snapshot pairs, on the node that ran it.
 func (w *usageWatch) cost(n int) string {
-	a, b := w.after, w.before
-	if a.browserProcs == 0 || n == 0 {
+	a, b := w.after.nodes[w.after.busy], w.before.nodes[w.after.busy]
+	if a == nil || b == nil || a.browserProcs == 0 || n == 0 {
 		return ""
 	}
 	perCall := func(ticks int64) float64 { return float64(ticks) * 10 / float64(n) } // ms per navigate+snapshot
-	var hostTicks int64
-	for pid, t := range a.host {
-		hostTicks += t - b.host[pid] // a new process: all of its ticks
-	}
 	return fmt.Sprintf("one session open on a node: its browser is %d processes (Chromium and chromedriver), %.0f MB PSS; the node's Selenium server %.0f MB PSS (once per node). "+
 		"Processor time per navigate+snapshot pair (%d pairs): the browser %.0f ms, the node's server %.0f ms and the hub %.0f ms (relaying CDP), the host (wasmwright and its Playwright driver) %.0f ms; the host's PSS with the session open: %.0f MB",
 		a.browserProcs, float64(a.browserPSS)/1024, float64(a.serverPSS)/1024,
-		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(hostTicks), float64(a.hostPSS)/1024)
+		n, perCall(grown(a.browser, b.browser)), perCall(grown(a.server, b.server)), perCall(w.after.hubTicks-w.before.hubTicks), perCall(grown(w.after.host, w.before.host)), float64(w.after.hostPSS)/1024)
 }
 
 func median(ds []time.Duration) time.Duration {
