@@ -14,8 +14,12 @@
 // (Chromium and its chromedriver) and of the node's Selenium server, and
 // the processor time each used during the timed calls; on the host, the
 // processor time of the host and its Playwright driver for those calls.
+// Before the hosts start, the hop (hop.go): one CDP round trip locally, at
+// the node and through the hub, the browser's own work taken out. With
+// -protocol, each call's serial CDP round trips (protocol.go): a call's
+// extra on the grid is about those times the hop's extra.
 //
-//	go -C internal/bench run ./grid [-n 15] [-opens 3]   (make bench-grid)
+//	go -C internal/bench run ./grid [-n 15] [-opens 3] [-protocol]   (make bench-grid)
 //
 // With WASMWRIGHT_SPANS=FILE the hosts' timing spans (internal/spans)
 // go to FILE, each call's after a line "side NAME" (the cost pairs':
