@@ -284,8 +284,12 @@ func playwrightLaunchSwitches(t *testing.T) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The driver's folder is playwright-core's own (PLAYWRIGHT_CLI_PATH), or
+	// a layout (layoutDriver) beside the npm prefix's node_modules whose
+	// package/ holds only a cli.js that loads it.
 	var src []byte
-	for _, dir := range []string{opts.DriverDirectory, filepath.Join(opts.DriverDirectory, "package")} {
+	d := opts.DriverDirectory
+	for _, dir := range []string{d, filepath.Join(d, "package"), filepath.Join(filepath.Dir(d), "node_modules", "playwright-core")} {
 		if src, err = os.ReadFile(filepath.Join(dir, "lib", "coreBundle.js")); err == nil {
 			break
 		}
