@@ -71,6 +71,9 @@ func newSite(t *testing.T, canary string) *site {
 		})
 	}
 	page("/", `<title>Good</title><h1>A good page</h1>`)
+	// pointer says what the browser tells a page of its pointer: a local
+	// headless one, as Playwright launches it, has a mouse that hovers.
+	page("/pointer", `<title>Pointer</title><script>document.title = "hover " + matchMedia("(hover: hover)").matches + ", fine pointer " + matchMedia("(pointer: fine)").matches</script><h1>Pointer</h1>`)
 	// press is a big button at the page's corner: a click on the live
 	// view's picture lands on it, and the title says so.
 	page("/press", `<title>Press</title><style>body{margin:0}#b{position:absolute;left:0;top:0;width:600px;height:400px;font-size:40px}</style>
@@ -304,13 +307,18 @@ prefs = { intl = { accept_languages = "fr-FR" } }`)
 }
 
 // spread: two sessions land on the two nodes (one slot each) and load a
-// page through the host's proxy.
+// page through the host's proxy. The node's browser is the one Playwright
+// would launch locally (its switches on the host's command line): a page
+// sees a mouse that hovers, not a touch screen.
 func spread(t *testing.T, g *seleniumgrid.Grid, h *host.Host, s *site) {
 	for _, sess := range []string{"s1", "s2"} {
 		res := must(t, h, sess, "browser_navigate", map[string]any{"url": s.URL + "/"})
 		if !strings.Contains(res.Text, "Page: Good") {
 			t.Fatalf("%s: page not shown:\n%s", sess, res.Text)
 		}
+	}
+	if res := must(t, h, "s1", "browser_navigate", map[string]any{"url": s.URL + "/pointer"}); !strings.Contains(res.Text, "Page: hover true, fine pointer true") {
+		t.Errorf("the grid browser tells pages another pointer than a local one (hover true, fine pointer true):\n%s", res.Text)
 	}
 	got, err := g.Sessions(context.Background())
 	if err != nil {

@@ -257,6 +257,40 @@ func (s *launcher) gridCapabilities() (string, error) {
 	return string(b), nil
 }
 
+// playwrightSwitches are the switches Playwright's own launch puts on
+// Chromium's command line (playwright-core 1.64's chromiumSwitches, and
+// --enable-unsafe-swiftshader), but its --disable-features, which
+// launchArgs folds into the host's. A local browser gets them from
+// Playwright; a grid browser's command line is the host's, so the host
+// writes them. Without them the node's browser is not the local one:
+// the back-forward cache answers back and forward from memory, field
+// trials switch features on, a page the browser counts as in the
+// background has its timers and renderer slowed, and IPC floods are
+// throttled. The host's --disable-features and these together are what
+// Playwright would send a Selenium hub itself (launchWithSeleniumHub).
+var playwrightSwitches = []string{
+	"--disable-field-trial-config", "--disable-background-networking",
+	"--disable-background-timer-throttling", "--disable-backgrounding-occluded-windows",
+	"--disable-back-forward-cache", "--disable-breakpad", "--disable-client-side-phishing-detection",
+	"--disable-component-extensions-with-background-pages", "--disable-component-update",
+	"--no-default-browser-check", "--disable-default-apps", "--disable-dev-shm-usage",
+	"--disable-edgeupdater", "--disable-extensions", "--enable-features=CDPScreenshotNewSurface",
+	"--allow-pre-commit-input", "--disable-hang-monitor", "--disable-ipc-flooding-protection",
+	"--disable-popup-blocking", "--disable-prompt-on-repost", "--disable-renderer-backgrounding",
+	"--disable-updater-scheduler", "--force-color-profile=srgb", "--metrics-recording-only",
+	"--no-first-run", "--password-store=basic", "--use-mock-keychain", "--no-service-autorun",
+	"--export-tagged-pdf", "--disable-search-engine-choice-screen",
+	"--unsafely-disable-devtools-self-xss-warnings", "--edge-skip-compat-layer-relaunch",
+	"--disable-infobars", "--disable-sync", "--enable-unsafe-swiftshader",
+}
+
+// playwrightHeadlessPointer is what Playwright gives a headless browser:
+// a mouse that hovers. Without it a headless page matches neither
+// (hover: hover) nor (pointer: fine), as on a touch screen, and a site
+// serves its touch layout and menus on the grid and its desktop ones
+// locally.
+const playwrightHeadlessPointer = "--blink-settings=primaryHoverType=2,availableHoverTypes=2,primaryPointerType=4,availablePointerTypes=4"
+
 // gridLaunchArgs are the switches of a grid browser, as Playwright would
 // pass them for a local launch with launchArgs and launchProxy, then the
 // operator's extra ones (checked in Validate), a --disable-features among
@@ -274,8 +308,13 @@ func (s *launcher) gridLaunchArgs(extra []string) []string {
 			args[i] = a + "," + strings.Join(own, ",")
 		}
 	}
+	for _, a := range playwrightSwitches {
+		if !slices.Contains(args, a) {
+			args = append(args, a)
+		}
+	}
 	if s.cfg.Headed != "true" { // a node's display is not this host's to detect
-		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio")
+		args = append(args, "--headless", "--hide-scrollbars", "--mute-audio", playwrightHeadlessPointer)
 	}
 	if p := s.launchProxy(); p != nil {
 		args = append(args, "--proxy-server="+p.Server, "--proxy-bypass-list=<-loopback>")

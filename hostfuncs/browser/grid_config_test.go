@@ -5,6 +5,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -233,4 +236,88 @@ func TestGridCDPEndpoint(t *testing.T) {
 	if err := errors.Join(bad.validateGrid()...); err == nil || !strings.Contains(err.Error(), "browser.grid_cdp") {
 		t.Errorf("grid_cdp = direct: want refused naming the key, got %v", err)
 	}
+}
+
+// A grid browser's command line carries every switch Playwright's own
+// launch gives a local one (read from the installed driver's source:
+// chromiumSwitches and the headless ones of its Chromium launch), so the
+// node's browser behaves as the local one: pages see a mouse that hovers,
+// the back-forward cache is off, background timers are not throttled.
+func TestGridLaunchArgsArePlaywrightsOwn(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	want := playwrightLaunchSwitches(t)
+	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444"}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }, ProxyHost: "10.9.0.1"}}}
+	raw, err := l.gridCapabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps struct {
+		Chrome struct {
+			Args []string `json:"args"`
+		} `json:"goog:chromeOptions"`
+	}
+	if err := json.Unmarshal([]byte(raw), &caps); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range want {
+		if strings.HasPrefix(w, "--disable-features=") {
+			continue // folded into the host's own (TestGridCapabilitiesCarryTheHostFlags)
+		}
+		if !slices.Contains(caps.Chrome.Args, w) {
+			t.Errorf("Playwright launches a local Chromium with %s; the grid browser's command line lacks it", w)
+		}
+	}
+	for _, prefix := range []string{"--disable-features=", "--enable-features="} {
+		if n := len(slices.DeleteFunc(slices.Clone(caps.Chrome.Args), func(a string) bool { return !strings.HasPrefix(a, prefix) })); n != 1 {
+			t.Errorf("%d %s switches (Chromium keeps only the last): %v", n, prefix, caps.Chrome.Args)
+		}
+	}
+}
+
+// playwrightLaunchSwitches are the switches the installed playwright-core
+// puts on a headless local Chromium's command line: the string literals
+// of its chromiumSwitches list and of the pushes that follow it in its
+// Chromium launch, up to the sandbox switch.
+func playwrightLaunchSwitches(t *testing.T) []string {
+	t.Helper()
+	opts, err := runOptions(Config{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The driver's folder is playwright-core's own (PLAYWRIGHT_CLI_PATH), or
+	// a layout (layoutDriver) beside the npm prefix's node_modules whose
+	// package/ holds only a cli.js that loads it.
+	var src []byte
+	d := opts.DriverDirectory
+	for _, dir := range []string{d, filepath.Join(d, "package"), filepath.Join(filepath.Dir(d), "node_modules", "playwright-core")} {
+		if src, err = os.ReadFile(filepath.Join(dir, "lib", "coreBundle.js")); err == nil {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("the driver's source: %v", err)
+	}
+	cut := func(from, to string) string {
+		t.Helper()
+		_, rest, ok := strings.Cut(string(src), from)
+		body, _, ok2 := strings.Cut(rest, to)
+		if !ok || !ok2 {
+			t.Fatalf("playwright-core %s: %q ... %q not found in its source: read its Chromium launch again and update playwrightSwitches", DriverVersion, from, to)
+		}
+		return body
+	}
+	lit := regexp.MustCompile(`"(--[^"]+)"`)
+	var out []string
+	for _, body := range []string{
+		cut("chromiumSwitches = (options) => [", "].filter(Boolean)"),
+		cut("const chromeArguments = [...chromiumSwitches()];", "if (options.chromiumSandbox"),
+	} {
+		for _, m := range lit.FindAllStringSubmatch(body, -1) {
+			out = append(out, m[1])
+		}
+	}
+	if len(out) < 30 || !slices.Contains(out, "--headless") {
+		t.Fatalf("read %d switches from playwright-core's source, no --headless among them: %v", len(out), out)
+	}
+	return out
 }

@@ -14,8 +14,12 @@
 // (Chromium and its chromedriver) and of the node's Selenium server, and
 // the processor time each used during the timed calls; on the host, the
 // processor time of the host and its Playwright driver for those calls.
+// Before the hosts start, the hop (hop.go): one CDP round trip locally, at
+// the node and through the hub, the browser's own work taken out. With
+// -protocol, each call's serial CDP round trips (protocol.go): a call's
+// extra on the grid is about those times the hop's extra.
 //
-//	go -C internal/bench run ./grid [-n 15] [-opens 3]   (make bench-grid)
+//	go -C internal/bench run ./grid [-n 15] [-opens 3] [-protocol]   (make bench-grid)
 //
 // With WASMWRIGHT_SPANS=FILE the hosts' timing spans (internal/spans)
 // go to FILE, each call's after a line "side NAME" (the cost pairs':
@@ -52,8 +56,17 @@ import (
 func main() {
 	n := flag.Int("n", 15, "calls of each kind per side")
 	opens := flag.Int("opens", 3, "sessions opened per side")
+	protocol := flag.Bool("protocol", false, "count each call's CDP round trips (the drivers log every message: the times are not the figures)")
 	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every bench)")
 	flag.Parse()
+	if *protocol {
+		var err error
+		if proto, err = newProtoLog(); err != nil {
+			fmt.Printf("Not measured: %v\n", err)
+			return
+		}
+		defer os.RemoveAll(proto.dir)
+	}
 	fmt.Println("## Browsers on a Selenium Grid vs a local browser")
 	fmt.Println()
 	root := wasmbuild.Root()
@@ -65,6 +78,9 @@ func main() {
 		fmt.Printf("Not measured: %v\n", err)
 	}
 }
+
+// proto counts round trips (-protocol), or is nil.
+var proto *protoLog
 
 type figures struct {
 	open, navigate, click, typ, snapshot []time.Duration
@@ -92,6 +108,10 @@ func run(root string, n, opens int) error {
 	}
 	defer g.Close()
 	up := time.Since(t0)
+	hop, err := measureHop(g, 20, 10)
+	if err != nil {
+		return err
+	}
 	plugins := filepath.Join(logs, "plugins")
 	if _, err := wasmbuild.Install(plugins, map[string]string{"browser": "plugins/browser"}); err != nil {
 		return err
@@ -133,6 +153,7 @@ func run(root string, n, opens int) error {
 		return fmt.Errorf("%s: %w", sides[1].name, err)
 	}
 	report(sides, up, w.cost(n), n, opens)
+	fmt.Printf("\n%s.\n", hop)
 	return nil
 }
 
@@ -214,6 +235,7 @@ func interleaved(sides []*side, url string, n, opens int) error {
 	}
 	nav := map[string]any{"url": url}
 	if err := each(0, func(sd *side) error {
+		proto.beforeStart() // the side's driver starts now (the grid sides share one)
 		_, _, err := call(sd.h, "warm", "browser_navigate", nav)
 		call(sd.h, "warm", "browser_close", map[string]any{})
 		return err
@@ -243,6 +265,7 @@ func interleaved(sides []*side, url string, n, opens int) error {
 					return aerr
 				}
 				d, text, cerr := call(sd.h, "calls", tool, a)
+				proto.record(r, sd.name, tool, d)
 				if cerr != nil {
 					return fmt.Errorf("%s: %w", tool, cerr)
 				}
@@ -297,18 +320,24 @@ func pairs(h *host.Host, url string, n int, w *usageWatch) error {
 	return nil
 }
 
-// usage is what the processes of one side used: the busy node's browser
+// usage is what the processes of one side used: each node's browser
 // (Chromium and chromedriver) and Selenium server, the host (this process
 // and its Playwright driver). Memory in KB (PSS), time in clock ticks.
+// Ticks are kept by PID and summed over the processes of the later
+// sample (a new one: all of its ticks), so a process that exits between
+// the samples (a closed host's browser) does not count against the others.
 type usage struct {
-	browserPSS, serverPSS, hostPSS int64
-	browserTicks, serverTicks      int64
-	hubTicks                       int64
-	browserProcs                   int
-	// host are the host's processes' ticks by PID: its share is summed
-	// over the processes in both samples (and new ones), so a process of
-	// a closed host that exits between them does not count against it.
-	host map[int]int64
+	nodes    map[string]*nodeUsage // by network namespace
+	busy     string                // the node that runs the most browser processes
+	hostPSS  int64
+	hubTicks int64
+	host     map[int]int64
+}
+
+type nodeUsage struct {
+	browserPSS, serverPSS int64
+	browserProcs          int
+	browser, server       map[int]int64 // ticks by PID
 }
 
 // usageWatch samples usage before and after the timed calls.
@@ -317,12 +346,12 @@ type usageWatch struct {
 	before, after usage
 }
 
-// sample reads the node that runs a browser and the host's own tree.
+// sample reads every node and the host's own tree.
 func (w *usageWatch) sample() usage {
-	var u usage
+	u := usage{nodes: map[string]*nodeUsage{}, host: map[int]int64{}}
 	onNode := map[int]bool{}
 	for _, n := range w.g.Nodes {
-		var nu usage
+		nu := &nodeUsage{browser: map[int]int64{}, server: map[int]int64{}}
 		var browser, server []int
 		for _, p := range seleniumgrid.NamespacePIDs(n.NS) {
 			onNode[p] = true
@@ -332,21 +361,21 @@ func (w *usageWatch) sample() usage {
 			}
 			if st.Comm == "java" {
 				server = append(server, p)
-				nu.serverTicks += st.UTime + st.STime
+				nu.server[p] = st.UTime + st.STime
 			} else {
 				browser = append(browser, p)
-				nu.browserTicks += st.UTime + st.STime
+				nu.browser[p] = st.UTime + st.STime
 			}
 		}
 		nu.browserPSS, nu.serverPSS, nu.browserProcs = procfs.Memory(browser, "Pss"), procfs.Memory(server, "Pss"), len(browser)
-		if nu.browserProcs > u.browserProcs {
-			u = nu
+		u.nodes[n.NS] = nu
+		if b := u.nodes[u.busy]; b == nil || nu.browserProcs > b.browserProcs {
+			u.busy = n.NS
 		}
 	}
 	// The hub and the nodes are this process's children too: the host is
 	// the rest of its tree (this process and its Playwright driver).
 	var hostPIDs []int
-	u.host = map[int]int64{}
 	for _, st := range procfs.Tree(os.Getpid()) {
 		switch {
 		case onNode[st.PID]:
@@ -361,22 +390,26 @@ func (w *usageWatch) sample() usage {
 	return u
 }
 
+// grown is the ticks the processes of after used since before.
+func grown(after, before map[int]int64) (ticks int64) {
+	for pid, t := range after {
+		ticks += t - before[pid]
+	}
+	return ticks
+}
+
 // cost says what one grid session cost, from the samples around n
-// navigate+snapshot pairs.
+// navigate+snapshot pairs, on the node that ran it.
 func (w *usageWatch) cost(n int) string {
-	a, b := w.after, w.before
-	if a.browserProcs == 0 || n == 0 {
+	a, b := w.after.nodes[w.after.busy], w.before.nodes[w.after.busy]
+	if a == nil || b == nil || a.browserProcs == 0 || n == 0 {
 		return ""
 	}
 	perCall := func(ticks int64) float64 { return float64(ticks) * 10 / float64(n) } // ms per navigate+snapshot
-	var hostTicks int64
-	for pid, t := range a.host {
-		hostTicks += t - b.host[pid] // a new process: all of its ticks
-	}
 	return fmt.Sprintf("one session open on a node: its browser is %d processes (Chromium and chromedriver), %.0f MB PSS; the node's Selenium server %.0f MB PSS (once per node). "+
 		"Processor time per navigate+snapshot pair (%d pairs): the browser %.0f ms, the node's server %.0f ms and the hub %.0f ms (relaying CDP), the host (wasmwright and its Playwright driver) %.0f ms; the host's PSS with the session open: %.0f MB",
 		a.browserProcs, float64(a.browserPSS)/1024, float64(a.serverPSS)/1024,
-		n, perCall(a.browserTicks-b.browserTicks), perCall(a.serverTicks-b.serverTicks), perCall(a.hubTicks-b.hubTicks), perCall(hostTicks), float64(a.hostPSS)/1024)
+		n, perCall(grown(a.browser, b.browser)), perCall(grown(a.server, b.server)), perCall(w.after.hubTicks-w.before.hubTicks), perCall(grown(w.after.host, w.before.host)), float64(w.after.hostPSS)/1024)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -402,6 +435,22 @@ func report(sides []*side, up time.Duration, cost string, n, opens int) {
 	row("snapshot", func(f figures) []time.Duration { return f.snapshot })
 	row("click", func(f figures) []time.Duration { return f.click })
 	row("type", func(f figures) []time.Duration { return f.typ })
+	if proto != nil {
+		c := proto.counts()
+		fmt.Println()
+		fmt.Println("CDP round trips per call, medians (-protocol): serial (commands sent together count once) / messages sent")
+		fmt.Println()
+		fmt.Println("| | local | grid, CDP through the hub | grid, CDP to the node |")
+		fmt.Println("|---|---:|---:|---:|")
+		for _, tool := range []string{"browser_navigate", "browser_snapshot", "browser_click", "browser_type"} {
+			fmt.Printf("| %s |", tool)
+			for _, sd := range sides {
+				s, m := medianCount(c[[2]string{sd.name, tool}])
+				fmt.Printf(" %d / %d |", s, m)
+			}
+			fmt.Println()
+		}
+	}
 	if cost != "" {
 		fmt.Printf("\nCost on a node (CDP through the hub): %s.\n", cost)
 	}
