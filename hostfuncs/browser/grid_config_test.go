@@ -280,7 +280,7 @@ func TestGridLaunchArgsArePlaywrightsOwn(t *testing.T) {
 // Chromium launch, up to the sandbox switch.
 func playwrightLaunchSwitches(t *testing.T) []string {
 	t.Helper()
-	opts, err := runOptions(Config{}, io.Discard)
+	opts, err := DriverOptions(Config{})
 	if err != nil {
 		t.Fatal(err)
 	}
