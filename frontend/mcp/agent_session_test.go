@@ -318,6 +318,24 @@ const (
 var refLine = regexp.MustCompile(`(?:\[ref=|browser_snapshot ref=)([a-z0-9]+)`)
 
 // resolveRefs swaps "@ref:..." arguments for refs read off snap.
+// knownRefs is what an agent knows of the page's refs after an answer: a
+// whole snapshot replaces what it knew; a diff answer (changes since the
+// last snapshot) adds its lines to it, newest first, and its removed
+// lines are dropped (their elements are gone; the others' refs stay
+// valid, as the diff says nothing of them).
+func knownRefs(known, answer string) string {
+	if !strings.Contains(answer, "changes since your last snapshot") {
+		return answer
+	}
+	var kept []string
+	for _, line := range strings.Split(answer, "\n") {
+		if !strings.HasPrefix(line, "- ") {
+			kept = append(kept, line)
+		}
+	}
+	return strings.Join(kept, "\n") + "\n" + known
+}
+
 func resolveRefs(t *testing.T, step string, args map[string]any, snap string) map[string]any {
 	t.Helper()
 	out := map[string]any{}
@@ -467,7 +485,7 @@ only_hosts = [%q, %q]
 			}
 		}
 		if refLine.MatchString(out) && !st.scoped && st.session == "" {
-			snap = out
+			snap = knownRefs(snap, out)
 		}
 	}
 }
