@@ -42,7 +42,7 @@ func (s *actions) history(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 			return goHistory(t, req.Direction == "back", timeout)
 		})
 		if err != nil {
-			return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "domcontentloaded")
+			return out, s.navErr(ss, t, err, "going "+req.Direction, timeout, "domcontentloaded", false)
 		}
 		endGo()
 		out.Moved = resp != nil || t.page.URL() != before || t.navSeq.Load() != navBefore

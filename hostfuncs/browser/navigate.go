@@ -118,7 +118,7 @@ func (s *actions) gotoLeaving(ss *session, t *tab, u string, timeout time.Durati
 			return gotoSettled(nt, u, pw.PageGotoOptions{Timeout: ms(timeout), WaitUntil: wait})
 		})
 		if err != nil {
-			return nil, false, t, s.navErr(ss, t, err, u, timeout, waitName)
+			return nil, false, t, s.navErr(ss, t, err, u, timeout, waitName, true)
 		}
 		if !dialog || replaced || t.page.MainFrame().URL() != before {
 			return resp, dialog, t, nil
@@ -185,7 +185,11 @@ func waitUntil(w string) (*pw.WaitUntilState, error) {
 	return nil, abi.Errorf(abi.CodeInputInvalid, "wait_until %q: use load, domcontentloaded, networkidle or commit", w)
 }
 
-func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string) error {
+// navErr says why a load of u failed. A timeout's next step names what the
+// call can change: wait_until only where the caller chose the wait
+// (browser_navigate: waitChosen), the timeout alone elsewhere (back,
+// forward and a new tab take none).
+func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.Duration, wait string, waitChosen bool) error {
 	if wait == "" {
 		wait = "load"
 	}
@@ -201,7 +205,11 @@ func (s *actions) navErr(ss *session, t *tab, err error, u string, timeout time.
 		stopLoading(ss, t)
 	}
 	if pwTimeout(err) {
-		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): retry with a longer timeout or wait_until=domcontentloaded or commit, or take a snapshot of what did load", u, timeout, wait)
+		retry := "retry with a longer timeout"
+		if waitChosen {
+			retry += " or wait_until=domcontentloaded or commit"
+		}
+		return abi.Errorf(abi.CodeNavTimeout, "%s did not finish loading within %s (waiting for %s): %s, or take a snapshot of what did load", u, timeout, wait, retry)
 	}
 	msg := err.Error()
 	if i := strings.Index(msg, "net::"); i >= 0 {

@@ -79,7 +79,7 @@ func (s *actions) openTab(ss *session, u string, out *abi.BrowserTabsResponse) (
 			return t.page.Goto(u, pw.PageGotoOptions{Timeout: ms(s.cfg.navigationWait())})
 		})
 		if err != nil {
-			return nil, s.navErr(ss, t, err, u, s.cfg.navigationWait(), "load")
+			return nil, s.navErr(ss, t, err, u, s.cfg.navigationWait(), "load", false)
 		}
 		if !dialog {
 			pg, snap, _, err := s.pages.readJudged(ss, t, resp, true, false)
@@ -356,7 +356,7 @@ func (s *actions) reopenTabs(ss *session, nctx pw.BrowserContext, urls []string,
 		}
 		if _, _, err := race(ss, func() (pw.Response, error) { return p.Goto(u) }); err != nil {
 			if i == curIdx {
-				return nil, nil, s.navErr(ss, x, err, u, s.cfg.navigationWait(), "load")
+				return nil, nil, s.navErr(ss, x, err, u, s.cfg.navigationWait(), "load", false)
 			}
 			failed = append(failed, fmt.Sprintf("tab %d (%s) did not load again", i, capString(u, 200)))
 		} else if st == docClean && x.page.URL() == u {
