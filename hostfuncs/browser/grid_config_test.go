@@ -191,18 +191,9 @@ func TestGridArgsEverySpelling(t *testing.T) {
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444", GridCapabilities: map[string]any{
 		"goog:chromeOptions": map[string]any{"args": []any{"-disable-features=Translate"}},
 	}}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}}}
-	raw, err := l.gridCapabilities()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var caps struct {
-		Chrome struct {
-			Args []string `json:"args"`
-		} `json:"goog:chromeOptions"`
-	}
-	json.Unmarshal([]byte(raw), &caps)
+	args := gridArgs(t, l)
 	n := 0
-	for _, a := range caps.Chrome.Args {
+	for _, a := range args {
 		if switchName(a) == "--disable-features" {
 			n++
 			if !strings.Contains(a, "AsyncDns") || !strings.Contains(a, "Translate") {
@@ -211,7 +202,7 @@ func TestGridArgsEverySpelling(t *testing.T) {
 		}
 	}
 	if n != 1 {
-		t.Errorf("want exactly one --disable-features, got %d in %v", n, caps.Chrome.Args)
+		t.Errorf("want exactly one --disable-features, got %d in %v", n, args)
 	}
 }
 
@@ -247,29 +238,18 @@ func TestGridLaunchArgsArePlaywrightsOwn(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	want := playwrightLaunchSwitches(t)
 	l := &launcher{env: &env{cfg: Config{Grid: "http://hub:4444"}, opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }, ProxyHost: "10.9.0.1"}}}
-	raw, err := l.gridCapabilities()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var caps struct {
-		Chrome struct {
-			Args []string `json:"args"`
-		} `json:"goog:chromeOptions"`
-	}
-	if err := json.Unmarshal([]byte(raw), &caps); err != nil {
-		t.Fatal(err)
-	}
+	args := gridArgs(t, l)
 	for _, w := range want {
 		if strings.HasPrefix(w, "--disable-features=") {
 			continue // folded into the host's own (TestGridCapabilitiesCarryTheHostFlags)
 		}
-		if !slices.Contains(caps.Chrome.Args, w) {
+		if !slices.Contains(args, w) {
 			t.Errorf("Playwright launches a local Chromium with %s; the grid browser's command line lacks it", w)
 		}
 	}
 	for _, prefix := range []string{"--disable-features=", "--enable-features="} {
-		if n := len(slices.DeleteFunc(slices.Clone(caps.Chrome.Args), func(a string) bool { return !strings.HasPrefix(a, prefix) })); n != 1 {
-			t.Errorf("%d %s switches (Chromium keeps only the last): %v", n, prefix, caps.Chrome.Args)
+		if n := len(slices.DeleteFunc(slices.Clone(args), func(a string) bool { return !strings.HasPrefix(a, prefix) })); n != 1 {
+			t.Errorf("%d %s switches (Chromium keeps only the last): %v", n, prefix, args)
 		}
 	}
 }
@@ -320,4 +300,22 @@ func playwrightLaunchSwitches(t *testing.T) []string {
 		t.Fatalf("read %d switches from playwright-core's source, no --headless among them: %v", len(out), out)
 	}
 	return out
+}
+
+// gridArgs is the Chromium command line l's grid capabilities carry.
+func gridArgs(t *testing.T, l *launcher) []string {
+	t.Helper()
+	raw, err := l.gridCapabilities()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var caps struct {
+		Chrome struct {
+			Args []string `json:"args"`
+		} `json:"goog:chromeOptions"`
+	}
+	if err := json.Unmarshal([]byte(raw), &caps); err != nil {
+		t.Fatal(err)
+	}
+	return caps.Chrome.Args
 }

@@ -407,7 +407,6 @@ func ownTexts(snap string) string { return parseSnapshot(snap).ownTexts() }
 // ownTexts is ownTexts of a parsed snapshot (read only).
 func (p *parsedSnapshot) ownTexts() string {
 	lines, ends := p.lines, p.ends
-	letters := letterCount
 	var b strings.Builder
 	for i, l := range lines {
 		if l.ref == "" {
@@ -415,24 +414,17 @@ func (p *parsedSnapshot) ownTexts() string {
 		}
 		n, text := 0, false
 		if l.hasValue {
-			n, text = letters(l.value), true
+			n, text = letterCount(l.value), true
 		}
 		for k := i + 1; k < ends[i]; k = ends[k] {
 			if c := lines[k]; c.role == "text" && c.hasValue {
-				n, text = n+letters(c.value), true
+				n, text = n+letterCount(c.value), true
 			}
 		}
 		if !text && l.hasName && !controlRoles[l.role] {
-			n = letters(l.name)
+			n = letterCount(l.name)
 		}
-		if n > 0 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(l.ref)
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(n))
-		}
+		addCount(&b, l.ref, n)
 	}
 	return b.String()
 }
@@ -481,16 +473,22 @@ func quickOwnTexts(snap string) string {
 		if !c.text {
 			n = letterCount(c.name)
 		}
-		if n > 0 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(c.ref)
-			b.WriteByte(':')
-			b.WriteString(strconv.Itoa(n))
-		}
+		addCount(&b, c.ref, n)
 	}
 	return b.String()
+}
+
+// addCount adds ref:n to the judge's question (ownTexts), n above 0 only.
+func addCount(b *strings.Builder, ref string, n int) {
+	if n <= 0 {
+		return
+	}
+	if b.Len() > 0 {
+		b.WriteByte(',')
+	}
+	b.WriteString(ref)
+	b.WriteByte(':')
+	b.WriteString(strconv.Itoa(n))
 }
 
 // letterCount is how many letters (not white space) s holds.
