@@ -24,6 +24,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/live"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -114,11 +115,12 @@ type Options struct {
 //     read.go, som.go, vision.go): those that read one
 //   - concealer (conceal.go): keeping typed secrets out of results; the
 //     pictures of a page with them hidden are package conceal's
-//   - operator (live.go): the live view and the operator's control
+//   - operator (live.go): the takeover's flags and what the live view
+//     needs of a session; the live view itself is package live's
 //   - profiles (profiles.go): the named profiles of ww_browser_profile
 //
 // Every component embeds env, what none of them changes. The fenced rooms
-// (sub-packages: conceal, driver) know nothing of the browser; it uses
+// (sub-packages: conceal, driver, live) know nothing of the browser; it uses
 // them through their exported API only (internal/layout's
 // TestBrowserRoomsAreFenced).
 type Service struct {
@@ -184,6 +186,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.inspector.markShot = s.inspector.markedShot
 	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
+	s.operator.view = live.New(s.operator)
 	s.profiles = &profiles{env: e, sessions: s.sessions}
 	go s.closer.sweep()
 	return s, nil
@@ -304,24 +307,24 @@ func (s *Service) OperatorSessions() []OperatorSession { return s.operator.list(
 // screencast runs only while a viewer watches. maxW and maxH bound the
 // frame size. It returns when ctx is done or the session closes.
 func (s *Service) Screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
-	return s.operator.screencast(ctx, personality, session, maxW, maxH, frame)
+	return s.operator.view.Screencast(ctx, personality, session, maxW, maxH, frame)
 }
 
 // ScreencastConcealed is Screencast for a viewer who is not a logged-in
 // operator (whoever holds a takeover link): no screencast frame is sent;
 // each frame is a screenshot of the page taken with the session's secrets
-// concealed, as the agent's screenshot is (liveconceal.go), at most one
+// concealed, as the agent's screenshot is (package live), at most one
 // per 400 ms and only when the page changed. A frame that cannot be taken
 // without showing a secret is not sent: failed is told why instead.
 func (s *Service) ScreencastConcealed(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame), failed func(error)) error {
-	return s.operator.screencastConcealed(ctx, personality, session, maxW, maxH, frame, failed)
+	return s.operator.view.ScreencastConcealed(ctx, personality, session, maxW, maxH, frame, failed)
 }
 
 // Input plays an operator's action on the session's current tab, bounded.
 // A URL to open passes the same checks as an agent's (http(s), the
 // network policy).
 func (s *Service) Input(personality, session string, in OperatorInput) error {
-	return s.operator.input(personality, session, in)
+	return s.operator.view.Input(personality, session, in)
 }
 
 // PageURL is the URL of the session's current tab, "" when none.
