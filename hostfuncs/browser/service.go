@@ -195,39 +195,44 @@ func New(cfg Config, opts Options) (*Service, error) {
 // Config returns the effective configuration (defaults applied).
 func (s *Service) Config() Config { return s.cfg }
 
+// hostFunc is one browser host function as its family declares it, beside
+// its handlers (navigationFuncs in navigate.go, actFuncs in act.go...):
+// the function (its name and handler) and how it meets the gate. The zero
+// gate is gateTab, the strictest: a declaration that names none gets the
+// whole gate.
+type hostFunc struct {
+	sandbox.HostFunc
+	gate gateKind
+}
+
+// families are the browser's host functions, one family a file, each
+// declared in the file of its handlers.
+var families = []func(*Service) []hostFunc{
+	navigationFuncs, actFuncs, formFuncs, waitFuncs, inspectFuncs, pictureFuncs, scriptFuncs,
+	sourceFuncs, tabFuncs, sessionFuncs, readFuncs, profileFuncs, visionFuncs,
+}
+
+// declared is every family's host functions, bound to s.
+func declared(s *Service) []hostFunc {
+	var all []hostFunc
+	for _, family := range families {
+		all = append(all, family(s)...)
+	}
+	return all
+}
+
 // HostFuncs returns every ww_browser_* host function, each guarded by the
-// capability it needs, checked at call time.
+// capability it needs, checked at call time. The ways off a withheld page
+// (gateLeave) run marked as leaving (Service.leaving); every other call on
+// a tab meets the whole gate.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
-	fns := s.letLeaveWithheld([]sandbox.HostFunc{
-		hf(abi.HostBrowserNavigate, s.actions.navigate),
-		hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall),
-		hf(abi.HostBrowserAct, s.actions.act),
-		hf(abi.HostBrowserFillForm, s.actions.fillForm),
-		hf(abi.HostBrowserUpload, s.actions.upload),
-		hf(abi.HostBrowserHistory, s.actions.history),
-		hf(abi.HostBrowserWaitFor, s.actions.waitFor),
-		hf(abi.HostBrowserDialog, s.actions.dialog),
-		hostfuncs.JSON(abi.HostBrowserConsole, s.inspector.consoleCall),
-		hostfuncs.JSON(abi.HostBrowserNetwork, s.inspector.networkCall),
-		hostfuncs.JSON(abi.HostBrowserImages, s.inspector.images),
-		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.inspector.computedStyle),
-		hf(abi.HostBrowserScreenshot, s.inspector.screenshot),
-		hostfuncs.JSON(abi.HostBrowserPDF, s.inspector.pdf),
-		hostfuncs.JSON(abi.HostBrowserEvaluate, s.inspector.evaluate),
-		hostfuncs.JSON(abi.HostBrowserStorage, s.inspector.storage),
-		hostfuncs.JSON(abi.HostBrowserCookies, s.inspector.cookies),
-		hostfuncs.JSON(abi.HostBrowserSources, s.inspector.sources),
-		hf(abi.HostBrowserTabs, s.actions.tabsCall),
-		hostfuncs.JSON(abi.HostBrowserEmulate, s.actions.emulate),
-		hostfuncs.JSON(abi.HostBrowserResize, s.actions.resize),
-		hostfuncs.JSON(abi.HostBrowserClose, s.sessions.closeCall),
-		hostfuncs.JSON(abi.HostBrowserSessions, s.sessions.sessionsCall),
-		hf(abi.HostBrowserRead, s.inspector.read),
-		hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall),
-		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
-	})
-	for i := range fns {
-		fns[i].Fn = s.settlingTyped(fns[i].Fn)
+	var fns []sandbox.HostFunc
+	for _, f := range declared(s) {
+		if f.gate == gateLeave {
+			f.HostFunc = s.leaving(f.HostFunc)
+		}
+		f.Fn = s.settlingTyped(f.Fn)
+		fns = append(fns, f.HostFunc)
 	}
 	return fns
 }
