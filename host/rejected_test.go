@@ -22,9 +22,7 @@ func TestRefusedDropsKeepHistoryAndListSaysWhatServes(t *testing.T) {
 	for _, mode := range []string{"panic", "garbage"} {
 		bad := brokenDetector(t, mode, "")
 		bads = append(bads, sha(bad))
-		os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-		os.WriteFile(file+".tmp", bad, 0o644)
-		os.Rename(file+".tmp", file)
+		drop(file, bad, true)
 		events.waitEvent(t, "plugin.set_aside", sha(bad))
 	}
 	raw, err := os.ReadFile(filepath.Join(f.plugins, ".rejected", "testhooks.wasm.refused.log"))
@@ -42,8 +40,7 @@ func TestRefusedDropsKeepHistoryAndListSaysWhatServes(t *testing.T) {
 	// A start with the refused file back in place serves the last good
 	// version and says so.
 	bad := brokenDetector(t, "panic", "")
-	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-	os.WriteFile(file, bad, 0o644)
+	drop(file, bad, false)
 	h2 := f.host(t, hooksConfig, nil)
 	for _, p := range h2.Plugins() {
 		if p.Name != "testhooks" {

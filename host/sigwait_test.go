@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -48,14 +46,11 @@ func TestWatchedDropWaitsForItsSignature(t *testing.T) {
 
 	next := readBuilt(t, "sandbox/testdata/misbehave", "-trimpath")
 	for i, wasm := range [][]byte{next, withCustomSection(next)} {
-		s := sha256.Sum256(wasm)
-		sum := hex.EncodeToString(s[:])
+		sum := sha(wasm)
 		if i == 0 {
 			os.Remove(file + signature.Ext) // first: no signature yet
 		} // then: the previous version's signature stays beside it
-		os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
-		os.WriteFile(file+".tmp", wasm, 0o644)
-		os.Rename(file+".tmp", file)
+		drop(file, wasm, true)
 		events.nextEventFor(t, sum, "plugin.awaiting_signature")
 		os.WriteFile(file+signature.Ext+".tmp", distribute.Sign(priv, wasm, file), 0o644)
 		os.Rename(file+signature.Ext+".tmp", file+signature.Ext)
@@ -77,11 +72,8 @@ func TestWatchedDropWithBadSignatureIsSetAside(t *testing.T) {
 	h, file, priv, events := signedWatchedHost(t)
 	before, _ := h.plugins.Slot("misbehave").Current()
 	next := withCustomSection(readBuilt(t, "sandbox/testdata/misbehave", "-trimpath"))
-	s := sha256.Sum256(next)
-	sum := hex.EncodeToString(s[:])
-	os.WriteFile(file+".sha256", []byte(sum+"  misbehave.wasm\n"), 0o644)
-	os.WriteFile(file+".tmp", next, 0o644)
-	os.Rename(file+".tmp", file)
+	sum := sha(next)
+	drop(file, next, true)
 	// Its own signature, written after it, of other bytes.
 	os.WriteFile(file+signature.Ext+".tmp", distribute.Sign(priv, []byte("other bytes"), file), 0o644)
 	os.Rename(file+signature.Ext+".tmp", file+signature.Ext)

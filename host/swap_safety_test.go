@@ -22,6 +22,19 @@ func sha(b []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
+// drop puts wasm in the plugins folder as file, its pin (file.sha256)
+// first, as a deploy does: whole by a rename when a watching host may see
+// it (renamed), else written in place.
+func drop(file string, wasm []byte, renamed bool) {
+	os.WriteFile(file+".sha256", []byte(sha(wasm)+"  "+filepath.Base(file)+"\n"), 0o644)
+	if !renamed {
+		os.WriteFile(file, wasm, 0o644)
+		return
+	}
+	os.WriteFile(file+".tmp", wasm, 0o644)
+	os.Rename(file+".tmp", file)
+}
+
 // brokenDetector builds testhooks with a detector that misbehaves (panic,
 // loop, garbage, blind), on every page or only on pages titled with on.
 func brokenDetector(t *testing.T, mode, on string) []byte {
@@ -100,8 +113,7 @@ func TestFailedDetectorFailsClosed(t *testing.T) {
 			f := hooksFixture(t)
 			bad := brokenDetector(t, mode, "LIVE")
 			file := filepath.Join(f.plugins, "testhooks.wasm")
-			os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-			os.WriteFile(file, bad, 0o644)
+			drop(file, bad, false)
 			h := f.host(t, `
 [plugins.misbehave]
 [plugins.testhooks]
@@ -169,8 +181,7 @@ func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	bad := brokenDetector(t, "panic", "LIVE")
 	// In place as `plugins swap` installs it (this host does not watch).
 	file := filepath.Join(f.plugins, "testhooks.wasm")
-	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-	os.WriteFile(file, bad, 0o644)
+	drop(file, bad, false)
 	if _, err := h.Swap(ctx, "testhooks", bad, sha(bad)); err != nil {
 		t.Fatalf("a detector failing only live passes the swap: %v", err)
 	}
@@ -235,9 +246,7 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	h := f.host(t, hooksConfig, events, "watch_plugins = true")
 	bad := brokenDetector(t, "panic", "")
 	file := filepath.Join(f.plugins, "testhooks.wasm")
-	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-	os.WriteFile(file+".tmp", bad, 0o644)
-	os.Rename(file+".tmp", file)
+	drop(file, bad, true)
 	events.waitEvent(t, "plugin.set_aside", sha(bad))
 	if _, err := os.Stat(file); !os.IsNotExist(err) {
 		t.Fatalf("the refused drop is still in place: %v", err)
@@ -261,8 +270,7 @@ func TestRefusedDropRestartServesLastGood(t *testing.T) {
 	h.Close(context.Background())
 	// The same file dropped while no host watched: a start refuses it
 	// (its self-test) and serves the last good version.
-	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-	os.WriteFile(file, bad, 0o644)
+	drop(file, bad, false)
 	h3 := f.host(t, hooksConfig, nil)
 	if cur, err := h3.plugins.Slot("testhooks").Current(); err != nil || cur.SHA256 != f.sums["testhooks"] {
 		t.Fatalf("a start with a refused file must serve the last good detector: %v", err)

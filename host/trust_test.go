@@ -64,17 +64,26 @@ grants = ["events"]
 [plugins.misbehave]
 `
 
+// signingFixture is a fixture with extract_links and misbehave built, the
+// path of extract_links' file (the plugin the signature tests sign) and
+// its bytes.
+func signingFixture(t *testing.T) (f *fixture, file string, wasm []byte) {
+	t.Helper()
+	f = newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
+	file = filepath.Join(f.plugins, "extract_links.wasm")
+	wasm, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f, file, wasm
+}
+
 // A personality with require_signatures loads a plugin only when its
 // .minisig verifies against a key the config trusts: unsigned, altered
 // and stranger-signed files are refused with the plugin named and the next
 // step, and other personalities keep working.
 func TestRequireSignatures(t *testing.T) {
-	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
-	file := filepath.Join(f.plugins, "extract_links.wasm")
-	wasm, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, file, wasm := signingFixture(t)
 	pub, priv := newKey(t)
 	strangerPub, stranger := newKey(t)
 	os.WriteFile(filepath.Join(f.dir, "author.pub"), mustText(pub), 0o644)
@@ -184,12 +193,7 @@ func TestTrustedKeysAreChecked(t *testing.T) {
 // held to require_signatures like the plugin file: a signed one serves
 // after an unsigned drop, and a last good copy altered on disk is refused.
 func TestLastGoodIsSignedToo(t *testing.T) {
-	f := newFixture(t, map[string]string{"extract_links": "examples/extract_links", "misbehave": "sandbox/testdata/misbehave"})
-	file := filepath.Join(f.plugins, "extract_links.wasm")
-	wasm, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, file, wasm := signingFixture(t)
 	pub, priv := newKey(t)
 	hostKey := fmt.Sprintf("trusted_keys = [%q]", pub.String())
 	call := func(h *Host) error {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,8 +49,7 @@ func TestWithheldPageStaysWithheld(t *testing.T) {
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "testhooks": "host/testdata/testhooks"})
 	bad := brokenDetector(t, "panic", "LIVE")
 	file := filepath.Join(f.plugins, "testhooks.wasm")
-	os.WriteFile(file+".sha256", []byte(sha(bad)+"  testhooks.wasm\n"), 0o644)
-	os.WriteFile(file, bad, 0o644)
+	drop(file, bad, false)
 	h := f.browserHost(t, f.browserConfig("", "", fmt.Sprintf(`[plugins.browser]
 [plugins.testhooks]
 

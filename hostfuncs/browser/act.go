@@ -14,6 +14,12 @@ import (
 	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
+// The acting family: one interaction on a ref or a viewport point, on a
+// document judged clean (gateTab).
+func actFuncs(s *Service) []hostFunc {
+	return []hostFunc{{hf(abi.HostBrowserAct, s.actions.act), gateTab}}
+}
+
 // act is ww_browser_act.
 func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse

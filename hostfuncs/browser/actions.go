@@ -12,6 +12,16 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The waiting family: waiting for the page (gateTab) and answering its
+// dialog. Answering a dialog reads nothing of the page: a document that
+// raised one while it loaded is judged once it is answered (gateLeave).
+func waitFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserWaitFor, s.actions.waitFor), gateTab},
+		{hf(abi.HostBrowserDialog, s.actions.dialog), gateLeave},
+	}
+}
+
 // actions are the host functions that change a page: navigate
 // (navigate.go), act (act.go), fill a form and upload (forms.go), history
 // (history.go), wait and dialogs (here), tabs and emulation.

@@ -275,11 +275,7 @@ func (s *concealer) keep(personality, session, value string) {
 func (s *concealer) operatorTyped(k sessKey, f focusedField) {
 	s.typingMu.Lock()
 	defer s.typingMu.Unlock()
-	st := s.typing[k]
-	if st == nil {
-		st = &operatorTyping{secret: map[fieldID]bool{}}
-		s.typing[k] = st
-	}
+	st := s.typingOf(k)
 	id := fieldID{f.frame, f.Key}
 	if f.Secret {
 		st.remember(id)
@@ -293,6 +289,16 @@ func (s *concealer) operatorTyped(k sessKey, f focusedField) {
 	}
 }
 
+// typingOf is k's typing state, made on first use. typingMu is held.
+func (s *concealer) typingOf(k sessKey) *operatorTyping {
+	st := s.typing[k]
+	if st == nil {
+		st = &operatorTyping{secret: map[fieldID]bool{}}
+		s.typing[k] = st
+	}
+	return st
+}
+
 // operatorFocused notes that the operator's input focused f (a click): a
 // secret field is remembered as one before a "show password" button turns
 // it into plain text.
@@ -302,11 +308,7 @@ func (s *concealer) operatorFocused(k sessKey, f focusedField) {
 	}
 	s.typingMu.Lock()
 	defer s.typingMu.Unlock()
-	st := s.typing[k]
-	if st == nil {
-		st = &operatorTyping{secret: map[fieldID]bool{}}
-		s.typing[k] = st
-	}
+	st := s.typingOf(k)
 	st.remember(fieldID{f.frame, f.Key})
 }
 

@@ -32,6 +32,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/wait"
 )
 
 const (
@@ -208,23 +209,12 @@ func (ss *session) budget() time.Duration {
 }
 
 // errNoAnswer: bounded stopped waiting.
-var errNoAnswer = errors.New("no answer")
+var errNoAnswer = wait.ErrNoAnswer
 
 // bounded runs fn, waiting at most limit; past it fn is left running and
 // an error wrapping errNoAnswer says so. For calls outside a host function
-// (closing).
-func bounded(limit time.Duration, fn func() error) error {
-	done := make(chan error, 1)
-	go func() { done <- fn() }()
-	t := time.NewTimer(limit)
-	defer t.Stop()
-	select {
-	case err := <-done:
-		return err
-	case <-t.C:
-		return fmt.Errorf("%w within %s", errNoAnswer, limit)
-	}
-}
+// (closing). The live view's room waits the same way (package wait).
+func bounded(limit time.Duration, fn func() error) error { return wait.Bounded(limit, fn) }
 
 // unstick checks that the current tab of a suspect session answers. A tab
 // that does not (a script spinning, a renderer wedged) is closed and

@@ -13,6 +13,15 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The forms family: filling a form in one call and uploading files, on a
+// document judged clean (gateTab).
+func formFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserFillForm, s.actions.fillForm), gateTab},
+		{hf(abi.HostBrowserUpload, s.actions.upload), gateTab},
+	}
+}
+
 // fillForm is ww_browser_fill_form.
 func (s *actions) fillForm(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserFillFormRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse

@@ -31,7 +31,10 @@ import (
 // dismissed, and what it logged (network bodies, console lines, its
 // titles and URLs in tab lists) is left out of every answer.
 
-// gateKind says how a host function meets the gate (gateTable).
+// gateKind says how a host function meets the gate. Each host function's
+// family declares it beside the handler (hostFunc, service.go); the zero
+// kind, gateTab, is the strictest, so a new surface gets the gate by
+// default, never by remembering.
 type gateKind int
 
 const (
@@ -44,41 +47,6 @@ const (
 	// gateNone: touches no tab and returns no page content.
 	gateNone
 )
-
-// gateTable is how every browser host function meets the gate. A host
-// function missing from it is refused at registration (HostFuncs panics
-// in tests: TestEveryHostFunctionMeetsTheGate): a new surface gets the
-// gate by default, never by remembering.
-var gateTable = map[string]gateKind{
-	abi.HostBrowserNavigate: gateLeave,
-	abi.HostBrowserHistory:  gateLeave,
-	abi.HostBrowserTabs:     gateLeave,
-	abi.HostBrowserSnapshot: gateTab,
-	abi.HostBrowserAct:      gateTab,
-	abi.HostBrowserFillForm: gateTab,
-	abi.HostBrowserUpload:   gateTab,
-	abi.HostBrowserWaitFor:  gateTab,
-	// Answering a dialog reads nothing of the page: a document that
-	// raised one while it loaded is judged once it is answered.
-	abi.HostBrowserDialog:        gateLeave,
-	abi.HostBrowserConsole:       gateTab,
-	abi.HostBrowserNetwork:       gateTab,
-	abi.HostBrowserImages:        gateTab,
-	abi.HostBrowserComputedStyle: gateTab,
-	abi.HostBrowserScreenshot:    gateTab,
-	abi.HostBrowserPDF:           gateTab,
-	abi.HostBrowserEvaluate:      gateTab,
-	abi.HostBrowserStorage:       gateTab,
-	abi.HostBrowserCookies:       gateTab,
-	abi.HostBrowserSources:       gateTab,
-	abi.HostBrowserEmulate:       gateTab,
-	abi.HostBrowserResize:        gateTab,
-	abi.HostBrowserRead:          gateTab,
-	abi.HostVisionLocate:         gateTab,
-	abi.HostBrowserClose:         gateNone,
-	abi.HostBrowserSessions:      gateNone,
-	abi.HostBrowserProfile:       gateNone,
-}
 
 // gate is the decision every call on tab t passes before it reads or acts
 // (onTab): nil when t's current document is judged clean (judging it now

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"slices"
 	"sort"
@@ -439,11 +438,7 @@ type GridStatus struct {
 func ReadGridStatus(ctx context.Context, grid string) (*GridStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(grid, "/")+"/status", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := gridGet(ctx, grid, "/status")
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -132,11 +131,7 @@ func (g *gridLink) nodeHolds(ctx context.Context) bool {
 	if !strings.HasPrefix(g.node, "http") || g.id == "" {
 		return false
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gridURL(g.node, "/status"), nil)
-	if err != nil {
-		return false
-	}
-	resp, err := gridHTTP.Do(req)
+	resp, err := gridGet(ctx, g.node, "/status")
 	if err != nil {
 		return false
 	}
@@ -223,11 +218,7 @@ func (g *gridLink) probe(ctx context.Context) probeAnswer {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(g.hub, "/")+"/session/"+g.id+"/timeouts", nil)
-	if err != nil {
-		return nodeUnknown
-	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := gridGet(ctx, g.hub, "/session/"+g.id+"/timeouts")
 	if err != nil {
 		return nodeUnknown // the hub itself does not answer: not the node's fault
 	}

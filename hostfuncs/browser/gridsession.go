@@ -192,11 +192,7 @@ func (s *launcher) gridWithdraw(tag string) bool {
 
 // gridQueued is the hub's id of the queued request tagged tag, or "".
 func (s *launcher) gridQueued(ctx context.Context, tag string) (string, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gridURL(s.cfg.Grid, "/se/grid/newsessionqueue/queue"), nil)
-	if err != nil {
-		return "", err
-	}
-	resp, err := gridHTTP.Do(req)
+	resp, err := gridGet(ctx, s.cfg.Grid, "/se/grid/newsessionqueue/queue")
 	if err != nil {
 		return "", err
 	}
@@ -289,6 +285,16 @@ func hubCDP(grid, cdp string) string {
 }
 
 func gridURL(base, path string) string { return strings.TrimSuffix(base, "/") + path }
+
+// gridGet sends GET base+path (a hub's or a node's JSON endpoint), bounded
+// by ctx.
+func gridGet(ctx context.Context, base, path string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, gridURL(base, path), nil)
+	if err != nil {
+		return nil, err
+	}
+	return gridHTTP.Do(req)
+}
 
 func randomTag() string {
 	b := make([]byte, 12)

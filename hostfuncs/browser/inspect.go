@@ -10,6 +10,19 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The inspection family: the snapshot, the console and network logs, the
+// images and an element's computed style, each of a document judged clean
+// (gateTab).
+func inspectFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserConsole, s.inspector.consoleCall), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserNetwork, s.inspector.networkCall), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserImages, s.inspector.images), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserComputedStyle, s.inspector.computedStyle), gateTab},
+	}
+}
+
 const imagesJS = `(limit) => {
 	const all = Array.from(document.images);
 	return {total: all.length, images: all.slice(0, limit).map(i => {

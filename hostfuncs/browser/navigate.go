@@ -15,6 +15,16 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The navigation family: opening a URL (here) and going back or forward
+// (history.go). Both are ways off a withheld document (gateLeave): each
+// runs on one and judges the document it ends on before it answers.
+func navigationFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserNavigate, s.actions.navigate), gateLeave},
+		{hf(abi.HostBrowserHistory, s.actions.history), gateLeave},
+	}
+}
+
 // navigate is ww_browser_navigate.
 func (s *actions) navigate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserNavigateRequest) (abi.BrowserNavigateResponse, error) {
 	var out abi.BrowserNavigateResponse

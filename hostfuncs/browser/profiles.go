@@ -19,6 +19,12 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
+// The profiles family: the named profiles touch no tab and return no page
+// content (gateNone).
+func profileFuncs(s *Service) []hostFunc {
+	return []hostFunc{{hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall), gateNone}}
+}
+
 // Named profiles: folders of cookies and storage a personality creates,
 // lists and deletes (browser_profile), and opens a session on
 // (browser_navigate profile). They live in the personality's profile root,

@@ -10,6 +10,12 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The reading family: the page's main text, of a document judged clean
+// (gateTab).
+func readFuncs(s *Service) []hostFunc {
+	return []hostFunc{{hf(abi.HostBrowserRead, s.inspector.read), gateTab}}
+}
+
 // read is ww_browser_read.
 func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserReadRequest) (abi.BrowserReadResponse, error) {
 	var out abi.BrowserReadResponse

@@ -12,6 +12,15 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
+// The pictures family: a screenshot and a PDF of a document judged clean
+// (gateTab).
+func pictureFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserScreenshot, s.inspector.screenshot), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserPDF, s.inspector.pdf), gateTab},
+	}
+}
+
 // The inspector's pictures of a page: ww_browser_screenshot and
 // ww_browser_pdf, each taken with the session's secrets concealed
 // (package conceal).

@@ -24,6 +24,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/live"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -114,11 +115,12 @@ type Options struct {
 //     read.go, som.go, vision.go): those that read one
 //   - concealer (conceal.go): keeping typed secrets out of results; the
 //     pictures of a page with them hidden are package conceal's
-//   - operator (live.go): the live view and the operator's control
+//   - operator (live.go): the takeover's flags and what the live view
+//     needs of a session; the live view itself is package live's
 //   - profiles (profiles.go): the named profiles of ww_browser_profile
 //
 // Every component embeds env, what none of them changes. The fenced rooms
-// (sub-packages: conceal, driver) know nothing of the browser; it uses
+// (sub-packages: conceal, driver, live) know nothing of the browser; it uses
 // them through their exported API only (internal/layout's
 // TestBrowserRoomsAreFenced).
 type Service struct {
@@ -184,6 +186,7 @@ func New(cfg Config, opts Options) (*Service, error) {
 	s.inspector = &inspector{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
 	s.inspector.markShot = s.inspector.markedShot
 	s.operator = &operator{env: e, sessions: s.sessions, pages: s.pages, concealer: s.concealer}
+	s.operator.view = live.New(s.operator)
 	s.profiles = &profiles{env: e, sessions: s.sessions}
 	go s.closer.sweep()
 	return s, nil
@@ -192,39 +195,44 @@ func New(cfg Config, opts Options) (*Service, error) {
 // Config returns the effective configuration (defaults applied).
 func (s *Service) Config() Config { return s.cfg }
 
+// hostFunc is one browser host function as its family declares it, beside
+// its handlers (navigationFuncs in navigate.go, actFuncs in act.go...):
+// the function (its name and handler) and how it meets the gate. The zero
+// gate is gateTab, the strictest: a declaration that names none gets the
+// whole gate.
+type hostFunc struct {
+	sandbox.HostFunc
+	gate gateKind
+}
+
+// families are the browser's host functions, one family a file, each
+// declared in the file of its handlers.
+var families = []func(*Service) []hostFunc{
+	navigationFuncs, actFuncs, formFuncs, waitFuncs, inspectFuncs, pictureFuncs, scriptFuncs,
+	sourceFuncs, tabFuncs, sessionFuncs, readFuncs, profileFuncs, visionFuncs,
+}
+
+// declared is every family's host functions, bound to s.
+func declared(s *Service) []hostFunc {
+	var all []hostFunc
+	for _, family := range families {
+		all = append(all, family(s)...)
+	}
+	return all
+}
+
 // HostFuncs returns every ww_browser_* host function, each guarded by the
-// capability it needs, checked at call time.
+// capability it needs, checked at call time. The ways off a withheld page
+// (gateLeave) run marked as leaving (Service.leaving); every other call on
+// a tab meets the whole gate.
 func (s *Service) HostFuncs() []sandbox.HostFunc {
-	fns := s.letLeaveWithheld([]sandbox.HostFunc{
-		hf(abi.HostBrowserNavigate, s.actions.navigate),
-		hf(abi.HostBrowserSnapshot, s.inspector.snapshotCall),
-		hf(abi.HostBrowserAct, s.actions.act),
-		hf(abi.HostBrowserFillForm, s.actions.fillForm),
-		hf(abi.HostBrowserUpload, s.actions.upload),
-		hf(abi.HostBrowserHistory, s.actions.history),
-		hf(abi.HostBrowserWaitFor, s.actions.waitFor),
-		hf(abi.HostBrowserDialog, s.actions.dialog),
-		hostfuncs.JSON(abi.HostBrowserConsole, s.inspector.consoleCall),
-		hostfuncs.JSON(abi.HostBrowserNetwork, s.inspector.networkCall),
-		hostfuncs.JSON(abi.HostBrowserImages, s.inspector.images),
-		hostfuncs.JSON(abi.HostBrowserComputedStyle, s.inspector.computedStyle),
-		hf(abi.HostBrowserScreenshot, s.inspector.screenshot),
-		hostfuncs.JSON(abi.HostBrowserPDF, s.inspector.pdf),
-		hostfuncs.JSON(abi.HostBrowserEvaluate, s.inspector.evaluate),
-		hostfuncs.JSON(abi.HostBrowserStorage, s.inspector.storage),
-		hostfuncs.JSON(abi.HostBrowserCookies, s.inspector.cookies),
-		hostfuncs.JSON(abi.HostBrowserSources, s.inspector.sources),
-		hf(abi.HostBrowserTabs, s.actions.tabsCall),
-		hostfuncs.JSON(abi.HostBrowserEmulate, s.actions.emulate),
-		hostfuncs.JSON(abi.HostBrowserResize, s.actions.resize),
-		hostfuncs.JSON(abi.HostBrowserClose, s.sessions.closeCall),
-		hostfuncs.JSON(abi.HostBrowserSessions, s.sessions.sessionsCall),
-		hf(abi.HostBrowserRead, s.inspector.read),
-		hostfuncs.JSON(abi.HostBrowserProfile, s.profiles.profileCall),
-		hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate),
-	})
-	for i := range fns {
-		fns[i].Fn = s.settlingTyped(fns[i].Fn)
+	var fns []sandbox.HostFunc
+	for _, f := range declared(s) {
+		if f.gate == gateLeave {
+			f.HostFunc = s.leaving(f.HostFunc)
+		}
+		f.Fn = s.settlingTyped(f.Fn)
+		fns = append(fns, f.HostFunc)
 	}
 	return fns
 }
@@ -304,24 +312,24 @@ func (s *Service) OperatorSessions() []OperatorSession { return s.operator.list(
 // screencast runs only while a viewer watches. maxW and maxH bound the
 // frame size. It returns when ctx is done or the session closes.
 func (s *Service) Screencast(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame)) error {
-	return s.operator.screencast(ctx, personality, session, maxW, maxH, frame)
+	return s.operator.view.Screencast(ctx, personality, session, maxW, maxH, frame)
 }
 
 // ScreencastConcealed is Screencast for a viewer who is not a logged-in
 // operator (whoever holds a takeover link): no screencast frame is sent;
 // each frame is a screenshot of the page taken with the session's secrets
-// concealed, as the agent's screenshot is (liveconceal.go), at most one
+// concealed, as the agent's screenshot is (package live), at most one
 // per 400 ms and only when the page changed. A frame that cannot be taken
 // without showing a secret is not sent: failed is told why instead.
 func (s *Service) ScreencastConcealed(ctx context.Context, personality, session string, maxW, maxH int, frame func(Frame), failed func(error)) error {
-	return s.operator.screencastConcealed(ctx, personality, session, maxW, maxH, frame, failed)
+	return s.operator.view.ScreencastConcealed(ctx, personality, session, maxW, maxH, frame, failed)
 }
 
 // Input plays an operator's action on the session's current tab, bounded.
 // A URL to open passes the same checks as an agent's (http(s), the
 // network policy).
 func (s *Service) Input(personality, session string, in OperatorInput) error {
-	return s.operator.input(personality, session, in)
+	return s.operator.view.Input(personality, session, in)
 }
 
 // PageURL is the URL of the session's current tab, "" when none.

@@ -9,6 +9,15 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The sessions family: closing the caller's session and listing its
+// sessions touch no tab and return no page content (gateNone).
+func sessionFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hostfuncs.JSON(abi.HostBrowserClose, s.sessions.closeCall), gateNone},
+		{hostfuncs.JSON(abi.HostBrowserSessions, s.sessions.sessionsCall), gateNone},
+	}
+}
+
 // The session host functions: ww_browser_close and ww_browser_sessions.
 
 // closeCall is ww_browser_close.

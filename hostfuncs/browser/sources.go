@@ -13,6 +13,12 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The sources family: the page's scripts and styles, of a document judged
+// clean (gateTab).
+func sourceFuncs(s *Service) []hostFunc {
+	return []hostFunc{{hostfuncs.JSON(abi.HostBrowserSources, s.inspector.sources), gateTab}}
+}
+
 // The inspector's ww_browser_sources: the page's scripts and styles,
 // inline or fetched, a fetched body judged by the gate before it is shown.
 

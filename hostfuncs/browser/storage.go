@@ -14,6 +14,16 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The script and state family: evaluating a script, the page's storage
+// and its cookies, of a document judged clean (gateTab).
+func scriptFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hostfuncs.JSON(abi.HostBrowserEvaluate, s.inspector.evaluate), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserStorage, s.inspector.storage), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserCookies, s.inspector.cookies), gateTab},
+	}
+}
+
 // The inspector's reads of a page's script and stored state:
 // ww_browser_evaluate, ww_browser_storage and ww_browser_cookies.
 

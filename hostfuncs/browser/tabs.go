@@ -12,6 +12,18 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
+// The tabs family: listing, opening, selecting and closing tabs (a way off
+// a withheld document, gateLeave: a tab it leaves the session on is judged
+// before its state is shown), and emulating a device or resizing the
+// viewport of a document judged clean (gateTab).
+func tabFuncs(s *Service) []hostFunc {
+	return []hostFunc{
+		{hf(abi.HostBrowserTabs, s.actions.tabsCall), gateLeave},
+		{hostfuncs.JSON(abi.HostBrowserEmulate, s.actions.emulate), gateTab},
+		{hostfuncs.JSON(abi.HostBrowserResize, s.actions.resize), gateTab},
+	}
+}
+
 // tabsCall is ww_browser_tabs.
 func (s *actions) tabsCall(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserTabsRequest) (abi.BrowserTabsResponse, error) {
 	var out abi.BrowserTabsResponse

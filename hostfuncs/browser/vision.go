@@ -9,6 +9,12 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
 )
 
+// The vision family: locating an element on a screenshot with the
+// operator's vision model, of a document judged clean (gateTab).
+func visionFuncs(s *Service) []hostFunc {
+	return []hostFunc{{hostfuncs.JSON(abi.HostVisionLocate, s.inspector.visionLocate), gateTab}}
+}
+
 // VisionQuery is what ww_vision_locate asks the vision model
 // (Options.Vision): the marked screenshot of the viewport (PNG, Width x
 // Height pixels), its legend, and the agent's description.

@@ -20,10 +20,11 @@ import (
 //
 // The check is the gate (onTab, and BeginCredentialFill), which every
 // host function acting on or reading a tab goes through, and it refuses
-// unless the call is one of leavesWithheld (gateTable's gateLeave): a
-// host function added later is refused at registration until gateTable
-// names it. ww_browser_close, _sessions and _profile touch no tab and
-// return no page content.
+// unless the call is a way off the page (its family declares it gateLeave:
+// navigate, history, tabs, dialog); a host function whose family says
+// nothing gets the whole gate (gateTab, the zero gateKind).
+// ww_browser_close, _sessions and _profile touch no tab and return no page
+// content (gateNone).
 //
 // What refuses, and why: snapshot, read, screenshot (and its marks), pdf,
 // vision_locate (a screenshot sent to a model), images, computed_style,
@@ -36,48 +37,27 @@ import (
 // and logged is left out of every listing. The operator's live view is
 // not a host function: the human sees the page.
 
-// leavesWithheld are the host functions that still run on a withheld
-// page: the ways off it (gateTable's gateLeave). Each judges the
-// document it ends on before it answers.
-var leavesWithheld = func() map[string]bool {
-	m := map[string]bool{}
-	for name, k := range gateTable {
-		if k == gateLeave {
-			m[name] = true
-		}
-	}
-	return m
-}()
-
-// leavingKey marks a call's context as one of leavesWithheld.
+// leavingKey marks a call's context as a way off a withheld page.
 type leavingKey struct{}
 
-// letLeaveWithheld marks the calls of the leavesWithheld host functions so
-// onTab lets them run on a withheld page; every other one is refused
-// there. A tabs call that leaves the session on a tab passes the gate for
-// that tab's document (a popup is judged before its state is shown).
-func (s *Service) letLeaveWithheld(fns []sandbox.HostFunc) []sandbox.HostFunc {
-	for i, f := range fns {
-		if _, ok := gateTable[f.Name]; !ok {
-			panic("browser: host function " + f.Name + " is not in gateTable (gate.go): say how it meets the gate")
-		}
-		if !leavesWithheld[f.Name] {
-			continue
-		}
-		inner, name := f.Fn, f.Name
-		fns[i].Fn = func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
-			out, err := inner(context.WithValue(ctx, leavingKey{}, true), plugin, req)
-			if err == nil && name == abi.HostBrowserTabs {
-				if c := hostfuncs.CallerFrom(ctx); c != nil {
-					if e := s.gateNow(ctx, c); e != nil {
-						return nil, e
-					}
+// leaving marks the calls of f, a way off a withheld page (gateLeave), so
+// onTab lets them run on one; every other host function is refused there.
+// A tabs call that leaves the session on a tab passes the gate for that
+// tab's document (a popup is judged before its state is shown).
+func (s *Service) leaving(f sandbox.HostFunc) sandbox.HostFunc {
+	inner, name := f.Fn, f.Name
+	f.Fn = func(ctx context.Context, plugin string, req []byte) ([]byte, error) {
+		out, err := inner(context.WithValue(ctx, leavingKey{}, true), plugin, req)
+		if err == nil && name == abi.HostBrowserTabs {
+			if c := hostfuncs.CallerFrom(ctx); c != nil {
+				if e := s.gateNow(ctx, c); e != nil {
+					return nil, e
 				}
 			}
-			return out, err
 		}
+		return out, err
 	}
-	return fns
+	return f
 }
 
 // gateNow passes the caller's current tab through the gate.

@@ -14,6 +14,29 @@ import (
 // same bytes, and the same pin, in any folder; and -buildmode=c-shared,
 // without which the host refuses the module.
 func TestDocsBuildPluginsWithTrimpath(t *testing.T) {
+	n := 0
+	eachLine(func(rel string, d fs.DirEntry) bool {
+		return rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != "."
+	}, func(rel string) bool {
+		return strings.HasSuffix(rel, ".md") || rel == "cmd/wasmwright/scaffold.go"
+	}, func(rel string, i int, line string) {
+		if !strings.Contains(line, "GOOS=wasip1") || !strings.Contains(line, "go build") {
+			return
+		}
+		n++
+		if !strings.Contains(line, "-trimpath") || !strings.Contains(line, "-buildmode=c-shared") {
+			t.Errorf("%s:%d builds a plugin without -trimpath or -buildmode=c-shared: %s", rel, i+1, strings.TrimSpace(line))
+		}
+	})
+	if n < 3 {
+		t.Fatalf("only %d plugin build commands found", n)
+	}
+}
+
+// eachLine walks the repository, passing over the folders skip says
+// (rel is slashed, relative to the root), and calls line with each line
+// of the files want keeps. It returns how many files it read.
+func eachLine(skip func(rel string, d fs.DirEntry) bool, want func(rel string) bool, line func(rel string, i int, text string)) int {
 	root := "../.."
 	n := 0
 	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
@@ -21,27 +44,24 @@ func TestDocsBuildPluginsWithTrimpath(t *testing.T) {
 			return nil
 		}
 		rel, _ := filepath.Rel(root, path)
-		if d.IsDir() && (rel == "build" || strings.HasPrefix(d.Name(), ".") && rel != ".") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".md") && rel != filepath.Join("cmd", "wasmwright", "scaffold.go") {
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if skip(rel, d) {
+				return filepath.SkipDir
+			}
 			return nil
 		}
+		if !want(rel) {
+			return nil
+		}
+		n++
 		b, _ := os.ReadFile(path)
-		for i, line := range strings.Split(string(b), "\n") {
-			if !strings.Contains(line, "GOOS=wasip1") || !strings.Contains(line, "go build") {
-				continue
-			}
-			n++
-			if !strings.Contains(line, "-trimpath") || !strings.Contains(line, "-buildmode=c-shared") {
-				t.Errorf("%s:%d builds a plugin without -trimpath or -buildmode=c-shared: %s", rel, i+1, strings.TrimSpace(line))
-			}
+		for i, l := range strings.Split(string(b), "\n") {
+			line(rel, i, l)
 		}
 		return nil
 	})
-	if n < 3 {
-		t.Fatalf("only %d plugin build commands found", n)
-	}
+	return n
 }
 
 // The AssemblyScript kit's README points at the UTF-8 output rule, which
@@ -71,33 +91,15 @@ var issueRef = regexp.MustCompile(`(?i)\bissue #?[0-9]+`)
 // for it: no "issue N" in README.md, RATIONALE.md, BENCHMARKS.md, docs/ or a non-test Go
 // file (the bench harness, which measures issues' goals by name, aside).
 func TestNoIssueNumbersInDocsOrCode(t *testing.T) {
-	root := "../.."
-	n := 0
-	filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if rel == "build" || rel == "internal/bench" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "." {
-				return filepath.SkipDir
-			}
-			return nil
-		}
+	n := eachLine(func(rel string, d fs.DirEntry) bool {
+		return rel == "build" || rel == "internal/bench" || d.Name() == "node_modules" || strings.HasPrefix(d.Name(), ".") && rel != "."
+	}, func(rel string) bool {
 		doc := rel == "README.md" || rel == "RATIONALE.md" || rel == "BENCHMARKS.md" || strings.HasPrefix(rel, "docs/") && strings.HasSuffix(rel, ".md")
-		code := strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")
-		if !doc && !code {
-			return nil
+		return doc || strings.HasSuffix(rel, ".go") && !strings.HasSuffix(rel, "_test.go")
+	}, func(rel string, i int, line string) {
+		if m := issueRef.FindString(line); m != "" {
+			t.Errorf("%s:%d says %q: say what the thing is instead", rel, i+1, m)
 		}
-		n++
-		b, _ := os.ReadFile(path)
-		for i, line := range strings.Split(string(b), "\n") {
-			if m := issueRef.FindString(line); m != "" {
-				t.Errorf("%s:%d says %q: say what the thing is instead", rel, i+1, m)
-			}
-		}
-		return nil
 	})
 	if n < 100 {
 		t.Fatalf("only %d files read: the walk is broken", n)

@@ -29,6 +29,7 @@ var internalKinds = map[string]kind{
 	"internal/secretforms":  production, // hostfuncs/browser's masking; plugins/secretmask's tables are written from it
 	"internal/spans":        production, // timing spans of a call (WASMWRIGHT_SPANS), for finding where its time goes
 	"internal/snapactive":   production, // a focus move in a compacted snapshot: the host's pipeline and the browser's patches
+	"internal/wait":         production, // bounding a wait on a call that may never return (the browser and its rooms)
 	"internal/configdoc":    testHelper, // go run: writes docs/configuration.md from the config types
 	"internal/tooldoc":      testHelper, // go run: writes docs/tool-reference.md from the built plugins
 	"internal/reporoot":     testHelper, // the doc generators' repository root

@@ -22,6 +22,11 @@ var browserRooms = map[string]int{
 	// finding the Playwright driver and Chromium: Version, Options,
 	// Chromium, HasDisplay, NoDriver, NoChromium
 	"hostfuncs/browser/driver": 6,
+	// the operator's live view of a session: screencast, concealed frames
+	// for a link's holder, the operator's input. View with New, its three
+	// calls (Screencast, ScreencastConcealed, Input), Tabs (what it needs of
+	// the sessions), Frame, Input and Input's six kinds
+	"hostfuncs/browser/live": 14,
 }
 
 const browserPkg = "hostfuncs/browser"

@@ -14,6 +14,7 @@ import (
 
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 )
 
@@ -106,8 +107,8 @@ func measureHop(g *seleniumgrid.Grid, rounds, per int) (*hopFigures, error) {
 			}
 		}
 	}
-	return &hopFigures{local: median(paths[0].got), node: median(paths[1].got), hub: median(paths[2].got), n: rounds * per, rounds: rounds,
-		bigLocal: median(big[0]), bigNode: median(big[1]), bigHub: median(big[2])}, nil
+	return &hopFigures{local: measure.Med(paths[0].got), node: measure.Med(paths[1].got), hub: measure.Med(paths[2].got), n: rounds * per, rounds: rounds,
+		bigLocal: measure.Med(big[0]), bigNode: measure.Med(big[1]), bigHub: measure.Med(big[2])}, nil
 }
 
 // pageSession is a CDP session on a new page of a new context of b.

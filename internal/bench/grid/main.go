@@ -42,11 +42,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
 	"github.com/wasmwright/wasmwright/internal/spans"
@@ -412,22 +412,13 @@ func (w *usageWatch) cost(n int) string {
 		n, perCall(grown(a.browser, b.browser)), perCall(grown(a.server, b.server)), perCall(w.after.hubTicks-w.before.hubTicks), perCall(grown(w.after.host, w.before.host)), float64(w.after.hostPSS)/1024)
 }
 
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
-
 func report(sides []*side, up time.Duration, cost string, n, opens int) {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.0f", float64(d.Microseconds())/1000) }
 	fmt.Printf("A hub and two nodes (one slot each), each node in its own network namespace; the host's egress proxy on the hub's address; the same host API (Host.Call) and loopback page on every side, measured interleaved (each round runs every side once, the order rotating). Medians: %d session opens and %d navigates, snapshots, clicks and types (5 characters) per side. Load average at the end: %s. The grid came up in %s.\n\n", opens, n, loadavg(), up.Round(time.Second))
 	fmt.Println("| | local (ms) | grid, CDP through the hub (ms) | grid, CDP to the node (ms) | hub / local | node / local |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|")
 	row := func(name string, get func(f figures) []time.Duration) {
-		l, h, nd := median(get(sides[0].f)), median(get(sides[1].f)), median(get(sides[2].f))
+		l, h, nd := measure.Med(get(sides[0].f)), measure.Med(get(sides[1].f)), measure.Med(get(sides[2].f))
 		fmt.Printf("| %s | %s | %s | %s | %.2fx | %.2fx |\n", name, ms(l), ms(h), ms(nd), float64(h)/float64(max(l, 1)), float64(nd)/float64(max(l, 1)))
 	}
 	row("open a session (first navigate)", func(f figures) []time.Duration { return f.open })

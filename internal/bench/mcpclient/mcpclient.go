@@ -6,19 +6,18 @@ package mcpclient
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 
 	"github.com/wasmwright/wasmwright/internal/bench/jsonrpc"
+	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
 )
 
 // StartBuild starts `wasmwright serve` over stdio with the benchmark's
@@ -239,27 +238,11 @@ func (p *Client) Tool(name string, args map[string]any) (string, int, time.Durat
 	if err != nil {
 		return "", n, d, err
 	}
-	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
-		IsError bool `json:"isError"`
-	}
-	json.Unmarshal(raw, &res)
-	var text strings.Builder
-	for _, c := range res.Content {
-		if c.Type == "text" {
-			text.WriteString(c.Text)
-		}
-	}
+	text, err := mcphttp.ToolText(raw)
 	if p.log {
-		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), res.IsError)
+		fmt.Fprintf(os.Stderr, "%s %s %s error=%v\n", p.name, name, d.Round(time.Millisecond), err != nil)
 	}
-	if res.IsError {
-		return text.String(), n, d, errors.New(firstLine(text.String()))
-	}
-	return text.String(), n, d, nil
+	return text, n, d, err
 }
 
 // Pid is the server's process id.
@@ -295,11 +278,6 @@ func Chromium() string {
 		return p
 	}
 	return "chromium"
-}
-
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
 }
 
 // PSS sums the proportional set size (KB) of processes.

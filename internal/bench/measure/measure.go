@@ -3,8 +3,10 @@
 package measure
 
 import (
+	"cmp"
 	"fmt"
 	"log"
+	"slices"
 	"sort"
 	"time"
 )
@@ -21,11 +23,40 @@ func Median(n int, f func()) time.Duration {
 	return Med(ds)
 }
 
-// Med is the median of ds (ds is not reordered).
-func Med(ds []time.Duration) time.Duration {
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+// Med is the median of v, the upper one of an even count (0 when v is
+// empty; v is not reordered).
+func Med[T cmp.Ordered](v []T) T {
+	if len(v) == 0 {
+		var zero T
+		return zero
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// Pct is the value at fraction p (0 to 1) of v sorted, by the index
+// floor(p*(len-1)) (0 when v is empty; v is not reordered).
+func Pct[T cmp.Ordered](v []T, p float64) T {
+	if len(v) == 0 {
+		var zero T
+		return zero
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[int(p*float64(len(s)-1))]
+}
+
+// Mean is the arithmetic mean of v (0 when empty).
+func Mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	t := 0.0
+	for _, x := range v {
+		t += x
+	}
+	return t / float64(len(v))
 }
 
 // Quantile is the num/den quantile of ds (0 when empty; ds is not

@@ -20,7 +20,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -29,6 +28,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/hostfuncs/network"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
@@ -128,13 +128,13 @@ func main() {
 	}
 	_, dials := nw.Stats()
 
-	md, mp := median(times["direct"]), median(times["proxied"])
+	md, mp := measure.Pct(times["direct"], 0.5), measure.Pct(times["proxied"], 0.5)
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("Navigate (no snapshot) of %d corpus pages served on loopback, %d timed rounds after a warm-up, direct and proxied contexts alternating, each in a browser service of its own (same Chromium build). Medians; trust the ratio, not the milliseconds (shared 2-core machine).\n\n", len(pages), *rounds)
 	fmt.Println("| mode | navigations | median | p90 | failed |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, m := range []string{"direct", "proxied"} {
-		fmt.Printf("| %s | %d | %s | %s | %d |\n", m, len(times[m]), ms(median(times[m])), ms(pct(times[m], 0.9)), failed[m])
+		fmt.Printf("| %s | %d | %s | %s | %d |\n", m, len(times[m]), ms(measure.Pct(times[m], 0.5)), ms(measure.Pct(times[m], 0.9)), failed[m])
 	}
 	if md > 0 {
 		fmt.Printf("\nProxy overhead: **%.2fx** the direct median (%+.1f ms per navigation).\n", float64(mp)/float64(md), float64(mp-md)/1e6)
@@ -185,17 +185,6 @@ func hostileURLs(dir string) []string {
 		fh.Close()
 	}
 	return out
-}
-
-func median(d []time.Duration) time.Duration { return pct(d, 0.5) }
-
-func pct(d []time.Duration, p float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[int(float64(len(s)-1)*p)]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d)/1e6) }

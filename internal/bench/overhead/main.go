@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -56,7 +57,7 @@ func main() {
 	defer h.Close(context.Background())
 
 	type sample struct{ total, pipe time.Duration }
-	measure := func(session string) (out []sample, walls int) {
+	run := func(session string) (out []sample, walls int) {
 		for round := 0; round <= *rounds; round++ {
 			for _, p := range pages {
 				mu.Lock()
@@ -92,9 +93,9 @@ func main() {
 	// Session "plain" holds no secret: the masker has nothing to hide and is
 	// skipped. Session "secret" holds one, so the masker runs on every
 	// result.
-	plain, walls := measure("plain")
+	plain, walls := run("plain")
 	h.Secrets().Add("bench", "secret", "s3cret-value-for-masking")
-	secret, _ := measure("secret")
+	secret, _ := run("secret")
 	fmt.Println("## Pipeline overhead")
 	fmt.Println()
 	fmt.Printf("`go -C internal/bench run ./overhead` (%d pages of corpus/pages on loopback, %d timed rounds after a warm-up, each page under a URL of its own per round so every timed navigation is compacted cold). browser_navigate then browser_snapshot through a host whose personality has detect (blockdetect), compact (snapcompact) and mask (secretmask); each call's time is split, inside the call, into the tool (plugin and browser) and the pipeline (the hooks and the host's secret check). Detect and compact run side by side; a compacted snapshot is reused when the next snapshot is identical; mask runs only in sessions that hold a secret value.\n\n", len(pages), *rounds)
@@ -114,7 +115,7 @@ func main() {
 			st, sp = st+x.total, sp+x.pipe
 		}
 		sort.Float64s(shares)
-		fmt.Printf("| %s | %.1f ms | %.1f ms | **%.1f%%** | %.1f%% |\n", r.name, ms(med(tot)), ms(med(pipe)), 100*float64(sp)/float64(st), 100*shares[len(shares)/2])
+		fmt.Printf("| %s | %.1f ms | %.1f ms | **%.1f%%** | %.1f%% |\n", r.name, ms(measure.Med(tot)), ms(measure.Med(pipe)), 100*float64(sp)/float64(st), 100*shares[len(shares)/2])
 		if r.plain { // the summary's row: the pipeline a navigate pays in every session
 			rows.Record("overhead", "plugins' share of navigate + snapshot, %", rows.Wasmwright, 100*float64(sp)/float64(st))
 		}
@@ -180,15 +181,6 @@ network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
 		log.Fatal(err)
 	}
 	return h
-}
-
-func med(d []time.Duration) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), d...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -11,7 +11,7 @@ import (
 	"time"
 	"unicode"
 
-	benchmeasure "github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/bench/snapcache"
 )
@@ -151,9 +151,9 @@ type compactMeasure struct {
 	missing             []string // interactive elements not addressable (for the report)
 }
 
-// measure compares ours with Playwright's pw. compact compacts a snapshot
+// measureCompact compares ours with Playwright's pw. compact compacts a snapshot
 // scoped to a ref, to follow fold lines the way an agent would.
-func measure(pw, ours string, compact func(snap, ref string) (string, error)) compactMeasure {
+func measureCompact(pw, ours string, compact func(snap, ref string) (string, error)) compactMeasure {
 	m := compactMeasure{pwBytes: len(pw), ourBytes: len(ours)}
 	lines := parsePW(pw)
 
@@ -257,27 +257,6 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
-func mean(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	t := 0.0
-	for _, x := range xs {
-		t += x
-	}
-	return t / float64(len(xs))
-}
-
-func percentile(xs []float64, p float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	i := int(p * float64(len(s)-1))
-	return s[i]
-}
-
 func compactSection(h *hooks, pages []rendered, verbose bool) {
 	var ratios, recallS, recallM, floors []float64
 	var inter, addr, folded, folds, empty, pwTotal, ourTotal int
@@ -297,7 +276,7 @@ func compactSection(h *hooks, pages []rendered, verbose bool) {
 			fmt.Fprintf(os.Stderr, "compact %s: %v\n", p.Name, err)
 			continue
 		}
-		m := measure(p.Snapshot, ours, h.compactSnap)
+		m := measureCompact(p.Snapshot, ours, h.compactSnap)
 		r := float64(m.ourBytes) / float64(m.pwBytes)
 		ratios = append(ratios, r)
 		recallS = append(recallS, m.recallSet)
@@ -317,14 +296,14 @@ func compactSection(h *hooks, pages []rendered, verbose bool) {
 	fmt.Println("| measure | value |")
 	fmt.Println("|---|---|")
 	fmt.Printf("| size ratio vs Playwright, median | %.1f%% |\n", 100*median(ratios))
-	fmt.Printf("| size ratio, mean | %.1f%% |\n", 100*mean(ratios))
+	fmt.Printf("| size ratio, mean | %.1f%% |\n", 100*measure.Mean(ratios))
 	fmt.Printf("| floor for any output that keeps all text: distinct names and text strings / Playwright bytes, median | %.1f%% |\n", 100*median(floors))
-	fmt.Printf("| size ratio, p90 | %.1f%% |\n", 100*percentile(ratios, 0.9))
+	fmt.Printf("| size ratio, p90 | %.1f%% |\n", 100*measure.Pct(ratios, 0.9))
 	fmt.Printf("| total bytes, Playwright → ours | %d → %d (%.1f%%) |\n", pwTotal, ourTotal, 100*float64(ourTotal)/float64(max(pwTotal, 1)))
 	fmt.Printf("| interactive elements addressable by ref | %d / %d (%.2f%%) |\n", addr, inter, 100*float64(addr)/float64(max(inter, 1)))
 	fmt.Printf("| ... of which reached by unfolding a fold line | %d (%d fold lines) |\n", folded, folds)
-	fmt.Printf("| text recall (distinct words), median / mean / min | %.4f / %.4f / %.4f |\n", median(recallS), mean(recallS), percentile(recallS, 0))
-	fmt.Printf("| text recall (word occurrences), median / mean / min | %.4f / %.4f / %.4f |\n", median(recallM), mean(recallM), percentile(recallM, 0))
+	fmt.Printf("| text recall (distinct words), median / mean / min | %.4f / %.4f / %.4f |\n", median(recallS), measure.Mean(recallS), measure.Pct(recallS, 0))
+	fmt.Printf("| text recall (word occurrences), median / mean / min | %.4f / %.4f / %.4f |\n", median(recallM), measure.Mean(recallM), measure.Pct(recallM, 0))
 	fmt.Println()
 	fmt.Println("Addressable: the element's ref is on a line with its role and accessible name, in the output or in the compaction of the scoped snapshot a fold line names (cut out of Playwright's snapshot; on 8 fold refs checked against Locator(aria-ref).AriaSnapshot the cut-out was byte-identical). Recall: words of names and text nodes (not URLs, not role words) of Playwright's snapshot found in ours.")
 	fmt.Println()
@@ -367,7 +346,7 @@ func compactTimeSection(h *hooks, cache string) {
 		}
 		rounds = append(rounds, time.Since(t0))
 	}
-	med := float64(benchmeasure.Med(rounds).Microseconds()) / 1000
+	med := float64(measure.Med(rounds).Microseconds()) / 1000
 	fmt.Printf("Compaction time through the sandbox: every snapshot of %s (%d snapshots, %d KB) compacted once per round, median of %d rounds: **%.0f ms** (natively: plugins/snapcompact's bench.rs on the same snapshots; make bench's summary shows the ratio).\n\n",
 		filepath.Base(cache), len(snaps), size/1024, compactTimeRounds, med)
 	rows.Record("pipeline", "compaction of the corpus snapshots", rows.Wasmwright, med)

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 )
 
 // costSection measures what the detector costs a navigation (issue 23):
@@ -68,8 +70,8 @@ func costSection(h *hooks, pages []rendered, docs, htmlOnly []doc, calls int, lo
 	fmt.Printf("Each of the %d corpus pages as a navigation hands it to the detector (status, headers, title, text, raw HTML, as rendered above), through the sandbox (fuel on): the hook call's time is the median of %d calls. *Load* is the same page navigated in a fresh Chromium context from loopback until its load event, timed in this run (median %.0f ms); the share is detect / load. Load average (1 min) at the start and at the end: %s and %s.\n\n", len(rows), calls, median(loads), load0, load1)
 	fmt.Println("| measure | median | p90 | max |")
 	fmt.Println("|---|---:|---:|---:|")
-	fmt.Printf("| detect per 100 KB of HTML, pages of 100 KB or more (%d) | %.2f ms | %.2f ms | %.2f ms |\n", len(per100), median(per100), percentile(per100, 0.9), percentile(per100, 1))
-	fmt.Printf("| detect as a share of the page's load, every page (%d) | %.2f%% | %.2f%% | %.2f%% |\n", len(shares), median(shares), percentile(shares, 0.9), percentile(shares, 1))
+	fmt.Printf("| detect per 100 KB of HTML, pages of 100 KB or more (%d) | %.2f ms | %.2f ms | %.2f ms |\n", len(per100), median(per100), measure.Pct(per100, 0.9), measure.Pct(per100, 1))
+	fmt.Printf("| detect as a share of the page's load, every page (%d) | %.2f%% | %.2f%% | %.2f%% |\n", len(shares), median(shares), measure.Pct(shares, 0.9), measure.Pct(shares, 1))
 	fmt.Printf("\nIn aggregate (detect summed over load summed): %.2f%%. Goal: under 5%% of a navigate on every corpus page.", 100*sumD/max(sumL, 1))
 	if skipped > 0 {
 		fmt.Printf(" Left out: %d page(s) whose render got no HTML (the load took over 15 s).", skipped)
@@ -155,5 +157,5 @@ func htmlOnlyCost(h *hooks, docs []doc, calls int) {
 		}
 	}
 	fmt.Printf("Every corpus page as HTML alone (%d pages, the detector reads the text out of it): detect per call median %.2f ms, max %.2f ms; per 100 KB of HTML over the %d pages of 100 KB or more, median %.2f ms, p90 %.2f ms, max %.2f ms.\n\n",
-		len(all), median(all), percentile(all, 1), len(per100), median(per100), percentile(per100, 0.9), percentile(per100, 1))
+		len(all), median(all), measure.Pct(all, 1), len(per100), median(per100), measure.Pct(per100, 0.9), measure.Pct(per100, 1))
 }

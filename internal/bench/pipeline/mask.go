@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 )
 
 // maskCase is one generated result holding a secret in one encoding.
@@ -245,7 +246,7 @@ func latencySection(h *hooks) {
 			continue
 		}
 		ms := func(us float64) string { return fmt.Sprintf("%.2f ms", us/1000) }
-		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", role, len(xs), ms(median(xs)), ms(percentile(xs, 0.9)), ms(percentile(xs, 0.99)), ms(percentile(xs, 1)))
+		fmt.Printf("| %s | %d | %s | %s | %s | %s |\n", role, len(xs), ms(median(xs)), ms(measure.Pct(xs, 0.9)), ms(measure.Pct(xs, 0.99)), ms(measure.Pct(xs, 1)))
 	}
 	fmt.Println()
 }

@@ -262,9 +262,9 @@ func printReadability(results []pageResult, refDir, before string) {
 	fmt.Printf("Against Readability's expected output (mozilla/readability test-pages, expected.html), %d pages; words as multisets:\n\n", len(recall))
 	fmt.Println("| measure | all words | median | mean | 10th percentile |")
 	fmt.Println("|---|---|---|---|---|")
-	fmt.Printf("| recall of the expected words | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", 100*share(both, refWords), 100*quantile(recall, 0.5), 100*mean(recall), 100*quantile(recall, 0.1))
-	fmt.Printf("| precision (returned words the expected text holds) | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", 100*share(both, gotWords), 100*quantile(precision, 0.5), 100*mean(precision), 100*quantile(precision, 0.1))
-	fmt.Printf("| F1 | | %.1f%% | %.1f%% | %.1f%% |\n", 100*quantile(f1, 0.5), 100*mean(f1), 100*quantile(f1, 0.1))
+	fmt.Printf("| recall of the expected words | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", 100*share(both, refWords), 100*measure.Pct(recall, 0.5), 100*measure.Mean(recall), 100*measure.Pct(recall, 0.1))
+	fmt.Printf("| precision (returned words the expected text holds) | %.1f%% | %.1f%% | %.1f%% | %.1f%% |\n", 100*share(both, gotWords), 100*measure.Pct(precision, 0.5), 100*measure.Mean(precision), 100*measure.Pct(precision, 0.1))
+	fmt.Printf("| F1 | | %.1f%% | %.1f%% | %.1f%% |\n", 100*measure.Pct(f1, 0.5), 100*measure.Mean(f1), 100*measure.Pct(f1, 0.1))
 	fmt.Printf("\nPages with recall below 50%%: %d of %d.\n", low, len(recall))
 	if before != "" {
 		printPerPage(results, measure.Must(readTSV(before)))
@@ -326,7 +326,7 @@ func readTSV(path string) (map[string][2]float64, error) {
 }
 
 func row(name string, v []float64, unit string, scale float64) {
-	fmt.Printf("| %s | %.1f%s | %.1f%s | %.1f%s |\n", name, scale*quantile(v, 0.5), unit, scale*mean(v), unit, scale*quantile(v, 0.1), unit)
+	fmt.Printf("| %s | %.1f%s | %.1f%s | %.1f%s |\n", name, scale*measure.Pct(v, 0.5), unit, scale*measure.Mean(v), unit, scale*measure.Pct(v, 0.1), unit)
 }
 
 // reference reads the page's visible text.
@@ -402,24 +402,4 @@ func overlap(a, b map[string]int) int {
 		n += min(c, b[w])
 	}
 	return n
-}
-
-func quantile(v []float64, q float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]float64(nil), v...)
-	sort.Float64s(s)
-	return s[int(q*float64(len(s)-1))]
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	t := 0.0
-	for _, x := range v {
-		t += x
-	}
-	return t / float64(len(v))
 }

@@ -15,6 +15,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 )
 
 type call struct {
@@ -74,12 +76,12 @@ func main() {
 		for n := range vals {
 			names = append(names, n)
 		}
-		sort.Slice(names, func(i, j int) bool { return median(vals[names[i]]) > median(vals[names[j]]) })
+		sort.Slice(names, func(i, j int) bool { return measure.Med(vals[names[i]]) > measure.Med(vals[names[j]]) })
 		for _, n := range names {
-			if median(vals[n]) < 50 {
+			if measure.Med(vals[n]) < 50 {
 				continue
 			}
-			fmt.Printf("  %-22s median %7.1f ms in %d calls\n", n, float64(median(vals[n]))/1000, len(vals[n]))
+			fmt.Printf("  %-22s median %7.1f ms in %d calls\n", n, float64(measure.Med(vals[n]))/1000, len(vals[n]))
 		}
 		whys := map[string]int{}
 		for _, c := range cs {
@@ -117,10 +119,4 @@ func label(calls []*call, tool string) string {
 		}
 	}
 	return tool
-}
-
-func median(v []int64) int64 {
-	s := append([]int64(nil), v...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -215,7 +216,7 @@ func report(title string, sides []*side, steps []step, rounds int) {
 		row := fmt.Sprintf("| %d. %s |", i+1, st.what)
 		for k, s := range sides {
 			b := s.bytes[i] / int64(max(1, rounds))
-			m := median(s.times[i])
+			m := measure.Med(s.times[i])
 			totals[k] += b
 			tsum[k] += m
 			row += fmt.Sprintf(" %d | %.0f |", b, ms(m))
@@ -246,15 +247,6 @@ func report(title string, sides []*side, steps []step, rounds int) {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)/2]
-}
 
 func fail(err error) {
 	fmt.Fprintln(os.Stderr, "task:", err)
