@@ -19,6 +19,11 @@
 // With -before-bin and -before-plugins (a build of an older commit, as
 // scripts/bench.sh makes of the commit before issue 13) that build is
 // measured too, as a third side.
+//
+// With TPUT_SERVER_LOG=1 each server's log goes to stderr (wasmwright's at
+// --log-level debug, which carries its driver's output); with
+// DEBUG=pw:protocol as well, both sides log every driver protocol message:
+// what a navigate + snapshot asks of Chromium, side by side.
 package main
 
 import (

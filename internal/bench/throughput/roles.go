@@ -83,7 +83,7 @@ func addRoles(by map[string]int64, before, after procTicks, total int64) {
 // printRoles prints, per side at each N, the processor time per call of
 // each role of its process tree, in ms.
 func printRoles(sides []*server, res map[string]map[int]*tally, ns []int) {
-	fmt.Printf("\nCPU per call by process (ms): the same windows, split by what each process of the server's tree is (server: the process the bench started; driver: the Playwright driver under wasmwright; the rest are Chromium's processes by type, the zygote with the renderers it reaped; exited: what the total counted beyond the processes seen at the window's end). TPUT_SERVER_LOG=1 writes the servers' logs to stderr (wasmwright at --log-level debug; with DEBUG=pw:protocol, each side's driver protocol).\n\n")
+	fmt.Printf("\nCPU per call by process (ms): the same windows, split by what each process of the server's tree is (server: the process the bench started; driver: the Playwright driver under wasmwright; the rest are Chromium's processes by type, the zygote with the renderers it reaped; exited: what the total counted beyond the processes seen at the window's end).\n\n")
 	fmt.Println("| side | sessions | " + strings.Join(roleOrder, " | ") + " | total |")
 	fmt.Println("|---|---:|" + strings.Repeat("---:|", len(roleOrder)+1))
 	for _, sd := range sides {
