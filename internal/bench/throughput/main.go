@@ -19,6 +19,11 @@
 // With -before-bin and -before-plugins (a build of an older commit, as
 // scripts/bench.sh makes of the commit before issue 13) that build is
 // measured too, as a third side.
+//
+// With TPUT_SERVER_LOG=1 each server's log goes to stderr (wasmwright's at
+// --log-level debug, which carries its driver's output); with
+// DEBUG=pw:protocol as well, both sides log every driver protocol message:
+// what a navigate + snapshot asks of Chromium, side by side.
 package main
 
 import (
@@ -26,6 +31,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -65,6 +71,8 @@ type tally struct {
 	// after their warm-up, the least over the rounds (0: not measured).
 	uss, pss int64
 	errs     map[string]int
+	// roles: the ticks of cpu split by what each process is (roles.go).
+	roles map[string]int64
 }
 
 func main() {
@@ -78,7 +86,7 @@ func main() {
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	pprofAddr := flag.String("pprof", "", "run wasmwright serve with --pprof at this address, for profiling a run")
-	only := flag.String("only", "", "measure only this side: wasmwright or peer")
+	only := flag.String("only", "", "measure only this side: wasmwright (with -before-bin, the before side too) or peer")
 	beforeBin := flag.String("before-bin", "", "an older wasmwright binary to measure too (the before side)")
 	beforePlugins := flag.String("before-plugins", "", "its plugins folder")
 	beforeName := flag.String("before-name", "before", "the before side's name")
@@ -124,7 +132,7 @@ func main() {
 		sides = append(sides, ww)
 	}
 	var before *server
-	if *beforeBin != "" && *only == "" {
+	if *beforeBin != "" && *only != "peer" {
 		// Its own cache (kept, as build/cache is): compiled code of another
 		// wazero or rewrite.
 		b, err := startWasmwright(*beforeName, *beforeBin, *beforePlugins, filepath.Join(root, "build", "cache-before"), maxN, "")
@@ -172,7 +180,7 @@ func main() {
 			for _, s := range order {
 				t := res[s.Name][n]
 				if t == nil {
-					t = &tally{errs: map[string]int{}}
+					t = &tally{errs: map[string]int{}, roles: map[string]int64{}}
 					res[s.Name][n] = t
 				}
 				if err := s.run(n, urls, *window, t); err != nil {
@@ -229,6 +237,7 @@ func main() {
 		}
 		fmt.Println(line)
 	}
+	printRoles(sides, res, ns)
 	if lo, hi := slices.Min(ns), slices.Max(ns); hi > lo {
 		printMemory(sides, res, lo, hi)
 	}
@@ -376,6 +385,7 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 		t.uss, t.pss = uss, mcpclient.PSS(pids)
 	}
 	cpu0 := sut.CPUTime(s.Pid())
+	tree0 := readTree(s.Pid())
 	start := time.Now()
 	end := start.Add(window)
 	for i, c := range clients {
@@ -400,7 +410,9 @@ func (s *server) run(n int, urls []string, window time.Duration, t *tally) error
 	wg.Wait()
 	// The window ends when the last call started in it has answered.
 	t.window += time.Since(start)
-	t.cpu += sut.CPUTime(s.Pid()) - cpu0
+	used := sut.CPUTime(s.Pid()) - cpu0
+	t.cpu += used
+	addRoles(t.roles, tree0, readTree(s.Pid()), used)
 	return nil
 }
 
@@ -437,7 +449,12 @@ func startWasmwright(name, bin, plugins, cache string, sessions int, pprofAddr s
 	if pprofAddr != "" {
 		extra = append(extra, "--pprof", pprofAddr)
 	}
-	s, err := sut.ServeWasmwright(name, bin, dir, conf, extra...)
+	var logTo io.Writer
+	if os.Getenv("TPUT_SERVER_LOG") != "" {
+		logTo = os.Stderr
+		extra = append(extra, "--log-level", "debug")
+	}
+	s, err := sut.ServeWasmwrightLogging(name, bin, dir, conf, logTo, extra...)
 	return &server{s}, err
 }
 
@@ -468,6 +485,9 @@ func startPeer(cli, name string) (*server, error) {
 		return nil, err
 	}
 	s := &sut.Server{Name: name, URL: "http://" + addr + "/mcp", Dir: dir, Cmd: exec.Command("node", args...)}
+	if os.Getenv("TPUT_SERVER_LOG") != "" {
+		s.Cmd.Stderr = os.Stderr
+	}
 	return &server{s}, s.Start()
 }
 
