@@ -91,7 +91,7 @@ const changesJS = `(() => {
 		"pageshow", "load", "error", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
-		window.addEventListener(type, () => mark("event", type), true);
+		window.addEventListener(type, e => mark("event", type + (e.target && e.target.nodeName ? " " + e.target.nodeName : "")), true);
 	}
 	try { doc.fonts.addEventListener("loadingdone", () => mark("event", "font loaded")); } catch (e) { dirty = { changed: "fonts not watched" }; }
 	const ids = new WeakMap();
@@ -131,11 +131,15 @@ const changesJS = `(() => {
 	// regexp source) change more than the line of the element they match
 	// (a selector that shows or hides another element by them: :has(), a
 	// combinator after them, nesting; a rule on that element's display,
-	// visibility, content, cursor, pointer events or size), or "" when
-	// none can. A sheet it cannot read (another origin's) is added to
+	// visibility, content, cursor, pointer events or size, but on a
+	// focus move, where focusStyled judges such rules on the elements
+	// whose focus changed), or "" when none can. A sheet it cannot read (another origin's) is added to
 	// unread, by address: the host knows whether it loaded at all. The
 	// rules whose selectors have the pseudo-classes go into found (when
 	// given), for focusStyled.
+	// pseudoElements: a selector's pseudo-elements (focusStyled tests the
+	// element that has them).
+	const pseudoElements = /::[a-z-]+(\([^)]*\))?|:(before|after|first-line|first-letter)\b/gi;
 	const shows = /^(display|visibility|content|content-visibility|cursor|pointer-events|(min-|max-)?(width|height|inline-size|block-size)|transform|scale|zoom|font-size|field-sizing)$/;
 	const cssShows = (pseudo, unread, found) => {
 		const has = new RegExp(":(" + pseudo + ")");
@@ -157,6 +161,13 @@ const changesJS = `(() => {
 				if (/:has\(|&/.test(sel) || after.test(sel)) return "css " + sel;
 				const st = r.style;
 				if (!st) return "css " + sel;
+				// On a focus move (found given), a rule with nothing after
+				// its focus pseudo-class but a pseudo-element styles only
+				// an element whose focus changed, or what holds it (its
+				// ::after too): focusStyled judges it on those. Anywhere
+				// else on the page it changes nothing (a button's :focus
+				// transform while a field gains focus).
+				if (found) continue;
 				for (let k = 0; k < st.length; k++) if (shows.test(st[k])) return "css " + sel + " { " + st[k] + " }";
 			}
 		} catch (e) {
@@ -169,8 +180,8 @@ const changesJS = `(() => {
 	// may have changed how one of els (the elements that gained or lost
 	// focus) or what holds them is drawn beyond the line's [active] mark,
 	// or "": such a rule that would match one of them or an ancestor in
-	// either focus state (its selector without the focus pseudo-classes)
-	// and sets more than colours, outlines, shadows and their transitions
+	// either focus state (its selector without the focus pseudo-classes
+	// and pseudo-elements) and sets more than colours, outlines, shadows and their transitions
 	// (with any, anything at all). Such a rule may move, clip or fade what
 	// it styles, which the visibility judge reads: a skip link a focus
 	// brings on screen, and the next Tab takes off again. A selector it
@@ -180,7 +191,7 @@ const changesJS = `(() => {
 		for (const r of rules) {
 			const sel = r.selectorText;
 			if (!any && r.style && [...r.style].every(k => harmless.test(k) || /^transition/.test(k))) continue;
-			const either = sel.replace(new RegExp(":(" + focusPseudo + ")", "g"), "").replace(/(^|,)\s*(?=,|$)/g, "$1*");
+			const either = sel.replace(new RegExp(":(" + focusPseudo + ")", "g"), "").replace(pseudoElements, "").replace(/(^|,)\s*(?=,|$)/g, "$1*");
 			try {
 				if (els.some(e => e && e.isConnected && e.closest(either))) return "focus style " + sel;
 			} catch (e) {

@@ -56,6 +56,11 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 		<label>Email <input type="email" placeholder="you@example.org"><span class="hint">Press enter to save</span></label>`)
 	page("/cell", `<title>Cell</title><table><tr><th>Item</th><th>Qty</th></tr><tr><td>Tea</td><td><input aria-label="Quantity"></td></tr></table>`)
 	page("/labelledby", `<title>Labelled by</title><input id="who" aria-label="Who"> <button aria-labelledby="who">x</button>`)
+	// A :focus rule that moves and grows one button (and :hover, which
+	// the pointer check covers); another :focus rule that adds text after
+	// a link (a pseudo-element: its name changes).
+	page("/focusgrow", `<title>Focus grow</title><style>.follow:focus, .follow:hover { transform: scale(1.5) } .docs:focus::after { content: " (open)" }</style>
+		<label>Name <input name="name"></label> <button>Go</button> <a class="docs" href="#docs">Docs</a> <button class="follow">Follow</button>`)
 	page("/tip", `<title>Tip</title><p>Price <span title="Includes tax">(?)</span></p><label>Qty <input></label>`)
 	page("/framed", `<title>Framed</title><h1>Outer</h1><iframe srcdoc="<button onclick=&quot;this.textContent='Pressed'&quot;>Inner</button>" title="inner"></iframe>`)
 	page("/toggle", `<title>Toggle</title><label>Code <input name="code" id="code"></label>
@@ -319,6 +324,40 @@ func TestFocusWithinRevealIsAChange(t *testing.T) {
 	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
 	if !strings.Contains(a.Snapshot, "Shown on focus") {
 		t.Fatalf("the snapshot after Tab misses what :focus-within shows:\n%s", a.Snapshot)
+	}
+}
+
+// A :focus rule that shows an element differently (a transform) makes a
+// focus move a change only when the focus moves to or from an element it
+// matches: a Tab between two other elements is patched (it was a whole
+// snapshot); the Tab onto a link a :focus::after rule names differently,
+// and the one onto the styled button, are snapshot, and each answer is a
+// new snapshot's.
+func TestFocusRuleOnAnotherElement(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	navTo(t, c, pages.URL+"/focusgrow")
+	for i, want := range []struct {
+		line    string
+		patched bool
+	}{
+		{`textbox "Name" [active]`, true},
+		{`button "Go" [active]`, true},
+		{`link "Docs (open)" [active]`, false},
+		{`button "Follow" [active]`, false}, // and leaving Docs, whose rule changes it back
+	} {
+		patched := snapshotsPatched.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+		if !strings.Contains(a.Snapshot, want.line) {
+			t.Fatalf("Tab %d: want %q in the answer:\n%s", i+1, want.line, a.Snapshot)
+		}
+		if got := snapshotsPatched.Load() > patched; got != want.patched {
+			t.Fatalf("Tab %d onto %q: patched %v, want %v (fallbacks %v)", i+1, want.line, got, want.patched, watchFallbacks.counts())
+		}
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Fatalf("Tab %d: the answer differs from a new snapshot:\n%s\n---\n%s", i+1, kept, fresh)
+		}
 	}
 }
 

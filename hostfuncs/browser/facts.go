@@ -61,6 +61,7 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
+			defer spans.Start("b.facts")()
 			r.v, r.verr = t.page.Evaluate(factsJS, max)
 		}()
 		r.snap, r.serr = s.aria(ss, t, 0)
