@@ -240,7 +240,13 @@ const changesJS = `(() => {
 		const shown = v => { const t = normalize(v); return t === r.name ? "" : t; };
 		return { ref: r.ref, was: shown(was.v), now: shown(now.v) };
 	};
-	let seenPointer = "", seenFields = new Map(), active = null;
+	let seenPointer = "", seenFields = new Map(), active = null, seenVisible = false;
+	// visibleFocus: whether e shows focus to the keyboard (:focus-visible).
+	// A key pressed on an element the mouse focused turns it on with no
+	// focus move; a selector the engine cannot parse counts as a change.
+	const visibleFocus = e => {
+		try { return !!e && e.matches(":focus-visible"); } catch { return null; }
+	};
 	// check answers what changed since the previous check: {} nothing;
 	// {changed, detail} the page may have (a class of reason, and what it
 	// was); {focus, values, sheets} only the focus moved (to the element
@@ -251,15 +257,19 @@ const changesJS = `(() => {
 	const check = () => {
 		const rs = mo.takeRecords();
 		if (rs.length) mark("mutation", what(rs));
-		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields;
+		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields, wasVisible = seenVisible;
 		active = doc.activeElement;
+		seenVisible = visibleFocus(active);
 		const why = dirty || (pt !== seenPointer ? { changed: "pointer", detail: "hover, popover or document focus" } : null) || (fs.size !== wasFields.size ? { changed: "form controls" } : null) || unsure();
 		dirty = null;
 		seenPointer = pt;
 		seenFields = fs;
 		if (why) return why;
 		const out = {}, unread = new Set();
-		if (active !== was) {
+		// The focus moved, or the element that holds it began (or ceased)
+		// to show it to the keyboard: its focus rules are judged as for a
+		// move.
+		if (active !== was || seenVisible !== wasVisible) {
 			const r = active && active._ariaRef;
 			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
 			const rules = [];

@@ -59,6 +59,8 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	// A :focus rule that moves and grows one button (and :hover, which
 	// the pointer check covers); another :focus rule that adds text after
 	// a link (a pseudo-element: its name changes).
+	page("/focusvisible", `<title>Focus visible</title><style>.tip { display: none } button:focus-visible + .tip { display: inline }</style>
+		<button>Go</button><span class="tip">Shown to the keyboard</span>`)
 	page("/focusgrow", `<title>Focus grow</title><style>.follow:focus, .follow:hover { transform: scale(1.5) } .docs:focus::after { content: " (open)" }</style>
 		<label>Name <input name="name"></label> <button>Go</button> <a class="docs" href="#docs">Docs</a> <button class="follow">Follow</button>`)
 	page("/tip", `<title>Tip</title><p>Price <span title="Includes tax">(?)</span></p><label>Qty <input></label>`)
@@ -358,6 +360,27 @@ func TestFocusRuleOnAnotherElement(t *testing.T) {
 		if kept, fresh := freshSnapshot(t, c); kept != fresh {
 			t.Fatalf("Tab %d: the answer differs from a new snapshot:\n%s\n---\n%s", i+1, kept, fresh)
 		}
+	}
+}
+
+// A key pressed on an element the mouse focused changes no focus, but
+// turns its :focus-visible on (Chromium's rule): a rule on that state
+// which shows text must reach the answer, not the kept snapshot.
+func TestFocusVisibleWithoutAFocusMove(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	r := navTo(t, c, pages.URL+"/focusvisible")
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActClick, Ref: refOf(t, r.Snapshot, `button "Go"`)})
+	if strings.Contains(a.Snapshot, "Shown to the keyboard") {
+		t.Fatalf("a mouse click showed the keyboard's tip:\n%s", a.Snapshot)
+	}
+	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if !strings.Contains(a.Snapshot, "Shown to the keyboard") {
+		t.Fatalf("after a key on the focused button, its :focus-visible tip is missing from the answer:\n%s", a.Snapshot)
+	}
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
 	}
 }
 
