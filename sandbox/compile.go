@@ -111,7 +111,8 @@ func (e *Engine) cacheFor() (wazero.CompilationCache, error) {
 // Release frees the compiled code and the instances of a version no call
 // can reach yet (the host's start-up self-test ran it, nothing serves it
 // yet): it compiles again on first use, from the compilation cache. A
-// version with an instance out on a call keeps everything.
+// version with an instance out on a call, or whose bytes it let go
+// (ForgetBytes), keeps everything.
 func (p *Plugin) Release() error {
 	p.compileMu.Lock()
 	defer p.compileMu.Unlock()
@@ -144,8 +145,26 @@ func (p *Plugin) module() (*extism.CompiledPlugin, error) {
 		p.compileErr = err
 		return nil, err
 	}
+	if p.forget {
+		p.wasm = nil
+	}
 	p.log.Debug("compiled on first use", "took", time.Since(t0).Round(time.Millisecond))
 	return p.compiled, nil
+}
+
+// ForgetBytes lets go of the plugin's bytes once its code is compiled
+// (now, or at first use): a host that will not compile this version again
+// need not hold its file in memory beside its compiled code (the browser
+// plugin's 4.6 MB, in every serving process). The version keeps its code
+// until it is retired: Release then keeps it too, having nothing to
+// compile it again from.
+func (p *Plugin) ForgetBytes() {
+	p.compileMu.Lock()
+	defer p.compileMu.Unlock()
+	p.forget = true
+	if p.compiled != nil {
+		p.wasm = nil
+	}
 }
 
 // Compiled reports whether the plugin's code is compiled (Load compiles

@@ -48,3 +48,42 @@ func TestReleaseDropsCompiledCode(t *testing.T) {
 		t.Fatalf("after Retire: %d modules, %d instances", e.Modules(), p.Instances())
 	}
 }
+
+// ForgetBytes lets a version's bytes go once it is compiled (at its first
+// call here, its manifest coming from the cache), and the version goes on
+// serving from its compiled code; Release then keeps that code, having
+// nothing to compile it again from.
+func TestForgetBytesAfterCompile(t *testing.T) {
+	ctx := context.Background()
+	e := engine(t, Config{})
+	wasm := build(t, "sandbox/testdata/misbehave")
+	if p, err := e.Load(ctx, "misbehave", wasm, ""); err != nil { // described: the cache has its manifest
+		t.Fatal(err)
+	} else {
+		p.Retire(ctx)
+	}
+	p, err := e.Load(ctx, "misbehave", wasm, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Compiled() {
+		t.Fatal("a version described before compiled at Load")
+	}
+	p.ForgetBytes()
+	if p.wasm == nil {
+		t.Fatal("ForgetBytes dropped the bytes of a version not compiled yet")
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatal(err)
+	}
+	if p.wasm != nil {
+		t.Fatal("the bytes outlived the compile")
+	}
+	if err := p.Release(); err != nil || !p.Compiled() {
+		t.Fatalf("Release after ForgetBytes: %v, compiled %v", err, p.Compiled())
+	}
+	if _, err := callTool(t, p, "echo", `{}`); err != nil {
+		t.Fatalf("a call after ForgetBytes and Release: %v", err)
+	}
+	p.Retire(ctx)
+}

@@ -278,12 +278,13 @@ type Plugin struct {
 	log *slog.Logger
 	// compiled is the compiled code; nil until first use when Load took
 	// the manifest from the cache or Release dropped it, with wasm (the
-	// plugin's bytes) kept for that compile. compileMu guards the three
-	// and closed.
+	// plugin's bytes) kept for that compile. compileMu guards the three,
+	// forget and closed.
 	compileMu  sync.Mutex
 	compiled   *extism.CompiledPlugin
 	cache      wazero.CompilationCache // compiled's own (cacheFor), or nil
 	wasm       []byte
+	forget     bool // drop wasm once compiled (ForgetBytes)
 	compileErr error
 	closed     bool
 

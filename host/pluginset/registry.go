@@ -178,7 +178,21 @@ func (set *Set) loadSlot(ctx context.Context, s *Slot) {
 	// self-tested by an earlier start compiled nothing here
 	// (selftested.go): it compiles on first use.
 	s.cur.Store(p)
-	s.good = &v
+	s.good = set.lean(p, v)
+}
+
+// lean is the version a slot keeps of p, serving now (its file v already
+// kept on disk): a version that fills a hook role keeps its bytes, for the
+// rollback to it a failing successor may need (rollback.go); any other,
+// which nothing rolls back to, lets them go, here and in the sandbox once
+// compiled (the browser plugin's 4.6 MB, held for nothing in every serving
+// process).
+func (set *Set) lean(p *sandbox.Plugin, v version) *version {
+	if len(p.Manifest().Hooks) == 0 {
+		v.wasm = nil
+		p.ForgetBytes()
+	}
+	return &v
 }
 
 // SHA256File returns the hex sha256 of a file.

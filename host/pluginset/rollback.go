@@ -30,7 +30,7 @@ func (set *Set) rollback(s *Slot, bad *sandbox.Plugin, n int, last *abi.Error) {
 		return // already replaced
 	}
 	reason := fmt.Sprintf("%d hook calls in a row failed (last: %s)", n, last.Error())
-	if s.prev == nil {
+	if s.prev == nil || s.prev.wasm == nil { // none, or one nothing rolls back to (lean)
 		set.log.Error("plugin keeps failing and there is no earlier version to roll back to", "plugin", s.Name, "sha256", bad.SHA256, "reason", reason)
 		return
 	}

@@ -75,6 +75,7 @@ func (set *Set) publish(slot *Slot, p *sandbox.Plugin, v version) *SwapReport {
 	slot.prev, slot.good = slot.good, &v
 	set.o.Published()
 	set.keepGood(slot, v)
+	slot.good = set.lean(p, v) // its file is on disk now
 	rep := &SwapReport{Plugin: slot.Name, NewSHA256: p.SHA256, NewVersion: p.Manifest().Version}
 	if old != nil {
 		rep.OldSHA256 = old.SHA256

@@ -99,18 +99,20 @@ func Options(dir string, stderr io.Writer) (*pw.RunOptions, error) {
 	return nil, NoDriver(" (looked in " + where + ")")
 }
 
-// layoutDriver makes <dir>/playwright-go, the folder playwright-go wants,
-// for an npm-installed playwright-core: node, a symlink to the node on
-// PATH, and package/cli.js, a script of ours (driverCLI) that runs
-// playwright-core's own cli.js, except for `--version`, which it answers
-// from playwright-core's package.json. playwright-go runs `cli.js
-// --version` before every driver start to check the version, and
-// playwright-core's cli.js loads all of playwright-core to print that
-// line: a node start and a load as long as the driver's own, before it
-// (measured 0.35 s vs 0.05 s for the script's answer on a quiet machine,
-// 3-4 s vs 0.4-1.2 s at load 15-40), on the way to every first browser
-// call. The version it prints is the installed one, so the check keeps
-// its meaning.
+// layoutDriver makes <dir>/playwright-go.sh, the folder playwright-go
+// wants, for an npm-installed playwright-core: node, a shell script of
+// ours (nodeScript) that answers `--version` itself and hands every other
+// command to the node on PATH, and package/cli.js, a script of ours
+// (driverCLI) that runs playwright-core's own cli.js. playwright-go runs
+// `node cli.js --version` before every driver start to check the version:
+// a node start of its own, on the way to every first browser call, beside
+// the driver's start and the plugins' compile on a busy machine (measured
+// 0.05 s quiet, 0.2-0.8 s at load 20, vs a few ms for the shell). The
+// version is checked here instead, from playwright-core's package.json,
+// at every start (Options): another installed version fails as the check
+// would. (The folder's name is not the older layout's, playwright-go,
+// whose node is a symlink: builds sharing a driver folder do not rewrite
+// each other's.)
 func layoutDriver(dir, core string) (string, error) {
 	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
 	if node == "" {
@@ -121,25 +123,68 @@ func layoutDriver(dir, core string) (string, error) {
 	}
 	node, _ = filepath.Abs(node)
 	core, _ = filepath.Abs(core)
-	layout := filepath.Join(dir, "playwright-go")
+	if err := checkVersion(core); err != nil {
+		return "", err
+	}
+	layout := filepath.Join(dir, "playwright-go.sh")
 	if err := os.MkdirAll(filepath.Join(layout, "package"), 0o755); err != nil {
 		return "", err
 	}
-	link := filepath.Join(layout, "node")
-	if cur, err := os.Readlink(link); err != nil || cur != node {
-		os.Remove(link)
-		if err := os.Symlink(node, link); err != nil && !os.IsExist(err) {
-			return "", err
+	for _, f := range []struct {
+		path, text string
+		mode       os.FileMode
+	}{
+		{filepath.Join(layout, "node"), nodeScript(node), 0o755},
+		{filepath.Join(layout, "package", "cli.js"), driverCLI(core), 0o644},
+	} {
+		if cur, err := os.ReadFile(f.path); err == nil && string(cur) == f.text {
+			continue
 		}
-	}
-	cli := filepath.Join(layout, "package", "cli.js")
-	want := driverCLI(core)
-	if cur, err := os.ReadFile(cli); err != nil || string(cur) != want {
-		if err := writeFileAtomically(cli, []byte(want)); err != nil {
+		if err := writeFileAtomically(f.path, []byte(f.text), f.mode); err != nil {
 			return "", err
 		}
 	}
 	return layout, nil
+}
+
+// checkVersion fails unless the playwright-core at core is Version.
+func checkVersion(core string) error {
+	var pkg struct {
+		Version string `json:"version"`
+	}
+	b, err := os.ReadFile(filepath.Join(core, "package.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &pkg)
+	}
+	switch {
+	case err != nil:
+		return fmt.Errorf("reading playwright-core's version: %v", err)
+	case pkg.Version != Version:
+		return fmt.Errorf("playwright-core %s is installed there, not %s", pkg.Version, Version)
+	}
+	return nil
+}
+
+// nodeScript is the node of layoutDriver's folder: playwright-go's version
+// check (`node <cli.js> --version`) is answered with the version
+// checkVersion saw, without starting node; anything else runs the real
+// node (exec: the driver keeps the process playwright-go started).
+func nodeScript(node string) string {
+	return fmt.Sprintf(`#!/bin/sh
+# Written by wasmwright (hostfuncs/browser/driver layoutDriver): the host
+# checked playwright-core's version; answer playwright-go's check without
+# starting node.
+if [ "$#" -eq 2 ] && [ "$2" = "--version" ]; then
+  echo "Version %s"
+  exit 0
+fi
+exec %s "$@"
+`, Version, shellQuote(node))
+}
+
+// shellQuote is s as one single-quoted shell word.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // driverCLI is the cli.js of layoutDriver's folder, for playwright-core
@@ -160,7 +205,7 @@ if (process.argv.length === 3 && process.argv[2] === "--version") {
 
 // writeFileAtomically writes b beside dst and renames it into place, so a
 // driver starting in another process never reads half a file.
-func writeFileAtomically(dst string, b []byte) error {
+func writeFileAtomically(dst string, b []byte, mode os.FileMode) error {
 	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
 	if err != nil {
 		return err
@@ -170,7 +215,7 @@ func writeFileAtomically(dst string, b []byte) error {
 		tmp.Close()
 		return err
 	}
-	if err := tmp.Chmod(0o644); err != nil {
+	if err := tmp.Chmod(mode); err != nil {
 		tmp.Close()
 		return err
 	}

@@ -2,6 +2,7 @@ package driver
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	pw "github.com/mxschmitt/playwright-go"
 
+	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
@@ -93,5 +95,65 @@ func TestDriverStartsFromItsLayout(t *testing.T) {
 	}
 	if err := p.Stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// playwright-go's version check starts no node: the layout's node answers
+// it (the version checked from package.json when the folder is laid out),
+// and hands every other command to the real node, arguments and all.
+func TestDriverVersionCheckStartsNoNode(t *testing.T) {
+	testenv.Heavy(t, "node")
+	real, err := exec.LookPath("node")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	core := filepath.Join(prefix, "node_modules", "playwright-core")
+	os.MkdirAll(core, 0o755)
+	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"version": "`+Version+`"}`), 0o644)
+	os.WriteFile(filepath.Join(core, "cli.js"), []byte(`console.log("core " + process.argv.slice(2).join(" "))`), 0o644)
+	// A node whose every start is written down, at a path that needs quoting.
+	started := filepath.Join(prefix, "started")
+	fake := filepath.Join(prefix, "it's node")
+	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" >> '"+started+"'\nexec '"+real+"' \"$@\"\n"), 0o755)
+	t.Setenv("PLAYWRIGHT_NODEJS_PATH", fake)
+	layout, err := layoutDriver(prefix, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(filepath.Join(layout, "node"), append([]string{filepath.Join(layout, "package", "cli.js")}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("node cli.js %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if out := run("--version"); out != "Version "+Version+"\n" {
+		t.Fatalf("--version printed %q", out)
+	}
+	if b, err := os.ReadFile(started); err == nil {
+		t.Fatalf("the version check started node: %s", b)
+	}
+	if out := run("run-driver", "a b"); out != "core run-driver a b\n" {
+		t.Fatalf("run-driver printed %q", out)
+	}
+	if b, _ := os.ReadFile(started); !strings.Contains(string(b), "run-driver a b") {
+		t.Fatalf("run-driver did not start the real node: %q", b)
+	}
+}
+
+// Another installed playwright-core fails when the folder is laid out, as
+// playwright-go's own check would at the driver's start.
+func TestDriverLayoutRefusesAnotherVersion(t *testing.T) {
+	t.Parallel()
+	prefix := t.TempDir()
+	core := filepath.Join(prefix, "node_modules", "playwright-core")
+	os.MkdirAll(core, 0o755)
+	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"version": "1.63.0"}`), 0o644)
+	os.WriteFile(filepath.Join(core, "cli.js"), nil, 0o644)
+	_, err := Options(prefix, io.Discard)
+	if e := abi.AsError(err); e == nil || e.Code != abi.CodeNotAvailable || !strings.Contains(e.Message, "playwright-core 1.63.0 is installed") {
+		t.Fatalf("Options on playwright-core 1.63.0: %v", err)
 	}
 }
