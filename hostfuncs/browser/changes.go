@@ -109,6 +109,14 @@ const changesJS = `(() => {
 		try { for (const e of doc.querySelectorAll(":popover-open")) s += id(e) + ","; } catch (e) { s += "?"; }
 		return s;
 	};
+	// userStates: the fields whose user validity (:user-invalid,
+	// :user-valid) holds. It changes with no mutation when a field the
+	// user changed loses focus, and a rule on it may show an error.
+	const userStates = () => {
+		let s = "";
+		try { for (const e of doc.querySelectorAll(":user-invalid,:user-valid")) s += id(e) + ","; } catch (e) { return ""; }
+		return s;
+	};
 	// fields are the form controls' values and checked, indeterminate and
 	// selected states (a type=hidden input shows nowhere).
 	const fields = () => {
@@ -240,7 +248,7 @@ const changesJS = `(() => {
 		const shown = v => { const t = normalize(v); return t === r.name ? "" : t; };
 		return { ref: r.ref, was: shown(was.v), now: shown(now.v) };
 	};
-	let seenPointer = "", seenFields = new Map(), active = null, seenVisible = false;
+	let seenPointer = "", seenFields = new Map(), active = null, seenVisible = false, seenUser = "";
 	// visibleFocus: whether e shows focus to the keyboard (:focus-visible).
 	// A key pressed on an element the mouse focused turns it on with no
 	// focus move; a selector the engine cannot parse counts as a change.
@@ -257,9 +265,10 @@ const changesJS = `(() => {
 	const check = () => {
 		const rs = mo.takeRecords();
 		if (rs.length) mark("mutation", what(rs));
-		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields, wasVisible = seenVisible;
+		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields, wasVisible = seenVisible, wasUser = seenUser;
 		active = doc.activeElement;
 		seenVisible = visibleFocus(active);
+		seenUser = userStates();
 		const why = dirty || (pt !== seenPointer ? { changed: "pointer", detail: "hover, popover or document focus" } : null) || (fs.size !== wasFields.size ? { changed: "form controls" } : null) || unsure();
 		dirty = null;
 		seenPointer = pt;
@@ -279,6 +288,10 @@ const changesJS = `(() => {
 			if (styled) return { changed: "focus css", detail: styled };
 			out.focus = r.ref;
 			if (!focusStyled([active], true, rules)) out.unseen = true;
+		}
+		if (seenUser !== wasUser) {
+			const css = cssShows(valuePseudo, unread);
+			if (css) return { changed: "user validity css", detail: css };
 		}
 		for (const [e, now] of fs) {
 			const w = wasFields.get(e);

@@ -61,6 +61,8 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	// a link (a pseudo-element: its name changes).
 	page("/focusvisible", `<title>Focus visible</title><style>.tip { display: none } button:focus-visible + .tip { display: inline }</style>
 		<button>Go</button><span class="tip">Shown to the keyboard</span>`)
+	page("/userinvalid", `<title>User invalid</title><style>.err { display: none } input:user-invalid + .err { display: inline }</style>
+		<label for="em">Email</label> <input id="em" type="email"><span class="err">Not an email address</span> <label>Name <input></label>`)
 	page("/focusgrow", `<title>Focus grow</title><style>.follow:focus, .follow:hover { transform: scale(1.5) } .docs:focus::after { content: " (open)" }</style>
 		<label>Name <input name="name"></label> <button>Go</button> <a class="docs" href="#docs">Docs</a> <button class="follow">Follow</button>`)
 	page("/tip", `<title>Tip</title><p>Price <span title="Includes tax">(?)</span></p><label>Qty <input></label>`)
@@ -378,6 +380,27 @@ func TestFocusVisibleWithoutAFocusMove(t *testing.T) {
 	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
 	if !strings.Contains(a.Snapshot, "Shown to the keyboard") {
 		t.Fatalf("after a key on the focused button, its :focus-visible tip is missing from the answer:\n%s", a.Snapshot)
+	}
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
+	}
+}
+
+// A field's :user-invalid turns on when it loses focus after the user
+// changed it, with no mutation and no focus rule: a rule on that state
+// which shows an error must reach the answer to the Tab that left it.
+func TestUserInvalidOnLeavingAField(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	r := navTo(t, c, pages.URL+"/userinvalid")
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Email"`), Text: "abc"})
+	if strings.Contains(a.Snapshot, "Not an email address") {
+		t.Fatalf("the error shows before the field is left:\n%s", a.Snapshot)
+	}
+	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if !strings.Contains(a.Snapshot, "Not an email address") {
+		t.Fatalf("after leaving the field, its :user-invalid error is missing from the answer (fallbacks %v):\n%s", watchFallbacks.counts(), a.Snapshot)
 	}
 	if kept, fresh := freshSnapshot(t, c); kept != fresh {
 		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
