@@ -13,6 +13,16 @@ const judgeOf = (doc) => {
 	const box = r => ({l: r.left, t: r.top, r: r.right, b: r.bottom});
 	const shows = v => v.r - v.l >= MIN_W && v.b - v.t >= MIN_H;
 	const styleOf = new Map();
+	// The properties no author sets, and the elements that take them from
+	// no one else (authored.js): null, every property is read.
+	const authored = authoredOf(doc), NOSKIP = {};
+	const skipOf = e => authored && authored.plain(e) ? authored.skip : NOSKIP;
+	// still: whether e (style s) is in flow with no shadow or outline
+	// that might paint over others.
+	const still = (e, s) => {
+		const q = skipOf(e);
+		return (q.position ? initial.position : s.position) === "static" && (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none";
+	};
 	const style = (e, pseudo) => {
 		if (pseudo) return win.getComputedStyle(e, pseudo);
 		let s = styleOf.get(e);
@@ -253,7 +263,7 @@ const judgeOf = (doc) => {
 	// (save one over the whole viewport: cover, below).
 	const painters = [];
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
-	const painter = (e, s, ctx, clip, pos, opacity, inline, k) => {
+	const painter = (e, s, ctx, clip, pos, opacity, inline, k, q) => {
 		if (pos === "fixed" || pos === "sticky") return;
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
@@ -274,7 +284,7 @@ const judgeOf = (doc) => {
 				if (![t, rr, bb, l].some(isNaN)) add({l: r.left + l, t: r.top + t, r: r.right - rr, b: r.bottom - bb}, true, rgba(ps.backgroundColor));
 			}
 		}
-		if (inline || (s.boxShadow === "none" && s.outlineStyle === "none")) return;
+		if (inline || (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none") return;
 		let grow = 0;
 		for (const part of s.boxShadow === "none" ? [] : s.boxShadow.split(/,(?![^()]*\))/)) {
 			const c = colourList(part)[0], nums = (part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || []).map(parseFloat);
@@ -388,18 +398,22 @@ const judgeOf = (doc) => {
 		// (Chromium paints the text of an inline box whose
 		// content-visibility is hidden).
 		const inline = display === "inline";
-		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && s.contentVisibility === "hidden") return null;
+		// q: the properties no author sets on e, taken at their initial
+		// values unread (authored.js).
+		const q = skipOf(e);
+		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && (q.contentVisibility ? initial.contentVisibility : s.contentVisibility) === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
-		const filter = s.filter, blendMode = s.mixBlendMode, own = +s.opacity;
+		const filter = q.filter ? initial.filter : s.filter, blendMode = q.mixBlendMode ? initial.mixBlendMode : s.mixBlendMode, own = +(q.opacity ? initial.opacity : s.opacity);
 		const f = filterOf(filter);
-		let opacity = ctx.opacity * own * f.opacity * maskOpacity(e, s);
+		// (No mask, initial.maskImage, takes nothing away.)
+		let opacity = ctx.opacity * own * f.opacity * (q.maskImage ? 1 : maskOpacity(e, s));
 		if (opacity < MIN_OPACITY) return null;
-		const contain = inline ? "none" : s.contain;
-		const pos = s.position;
+		const contain = inline ? "none" : q.contain ? initial.contain : s.contain;
+		const pos = q.position ? initial.position : s.position;
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
-		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
+		const shaped = (q.clipPath ? initial.clipPath : s.clipPath) !== "none" || ((pos === "absolute" || pos === "fixed") && (q.clip ? initial.clip : s.clip) !== "auto");
 		let selfClip = clip;
-		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
+		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : q.overflow ? initial.overflow : s.overflow;
 		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
 		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
@@ -410,14 +424,14 @@ const judgeOf = (doc) => {
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
 		// What the element's own opacity and background are, read once for
 		// its backgrounds and whether it paints opaque (painter, flowBg).
-		const k = {op: own, bgc: s.backgroundColor, bgi: s.backgroundImage};
+		const k = {op: own, bgc: q.backgroundColor ? initial.backgroundColor : s.backgroundColor, bgi: q.backgroundImage ? initial.backgroundImage : s.backgroundImage};
 		const bgs = backgrounds(s, ctx.bgs, fx, k.bgc, k.bgi);
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
 		// The rotate property turns a box as transform does (scale and
 		// translate show in its boxes, which the text judge reads).
-		const rot = inline ? "none" : s.rotate, tf = inline ? "none" : s.transform;
+		const rot = inline ? "none" : q.rotate ? initial.rotate : s.rotate, tf = inline ? "none" : q.transform ? initial.transform : s.transform;
 		const transformed = tf !== "none" || rot !== "none";
 		let m3 = null;
 		if (transformed || ctx.m3) {
@@ -430,7 +444,7 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		painter(e, s, ctx, selfClip, pos, opacity, inline, k);
+		painter(e, s, ctx, selfClip, pos, opacity, inline, k, q);
 		// The perspective an element gives its content matters only to a
 		// 3D transform below it (rare): it is read when one asks.
 		const outer = ctx.perspective;
@@ -718,5 +732,5 @@ const judgeOf = (doc) => {
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
 	const fresh = e => win.getComputedStyle(e);
-	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
+	return {enter, still, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
 };
