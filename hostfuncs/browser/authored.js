@@ -81,10 +81,11 @@ const authoredOf = doc => {
 	for (const [p, [, ...names]] of Object.entries(skipped)) skip[p] = !names.some(n => set.has(n));
 	const odd = new Set(doc.querySelectorAll("[style], [hidden], [popover], [bgcolor], [background]"));
 	const active = doc.activeElement, XHTML = "http://www.w3.org/1999/xhtml";
-	const plain = e => {
-		if (e.namespaceURI !== XHTML || !plainTags.has(e.localName) || odd.has(e) || e === active || e.shadowRoot) return false;
-		const p = e.parentNode;
-		return p !== null && p.nodeType === 1 && !p.shadowRoot && !p.localName.includes("-") && e.getRootNode() === doc;
-	};
-	return {skip, plain};
+	// kidsOf(e): whether e's own children may be plain (e is in the
+	// document's tree, hosts no shadow root and is no custom element; a
+	// plain e is all three). plain(e, parent): e, walked under such a
+	// parent, is plain; it must be the parent's own child (not slotted).
+	const plain = (e, parent) => plainTags.has(e.localName) && e.parentNode === parent && !odd.has(e) && e !== active && e.namespaceURI === XHTML && !e.shadowRoot;
+	const kidsOf = (e, plainSelf) => plainSelf || !e.shadowRoot && !e.localName.includes("-") && e.getRootNode() === doc;
+	return {skip, plain, kidsOf};
 };

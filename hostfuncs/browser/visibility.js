@@ -16,11 +16,13 @@ const judgeOf = (doc) => {
 	// The properties no author sets, and the elements that take them from
 	// no one else (authored.js): null, every property is read.
 	const authored = authoredOf(doc), NOSKIP = {};
-	const skipOf = e => authored && authored.plain(e) ? authored.skip : NOSKIP;
-	// still: whether e (style s) is in flow with no shadow or outline
-	// that might paint over others.
-	const still = (e, s) => {
-		const q = skipOf(e);
+	// (ctx: the context of the element e is walked under; its kids, whether
+	// that element's own children may be plain.)
+	const skipOf = (e, ctx) => ctx.kids && authored.plain(e, ctx.el, true) ? authored.skip : NOSKIP;
+	// still: whether e (style s, walked in context ctx) is in flow with no
+	// shadow or outline that might paint over others.
+	const still = (e, s, ctx) => {
+		const q = skipOf(e, ctx);
 		return (q.position ? initial.position : s.position) === "static" && (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none";
 	};
 	const style = (e, pseudo) => {
@@ -400,7 +402,7 @@ const judgeOf = (doc) => {
 		const inline = display === "inline";
 		// q: the properties no author sets on e, taken at their initial
 		// values unread (authored.js).
-		const q = skipOf(e);
+		const q = skipOf(e, ctx);
 		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && (q.contentVisibility ? initial.contentVisibility : s.contentVisibility) === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
 		const filter = q.filter ? initial.filter : s.filter, blendMode = q.mixBlendMode ? initial.mixBlendMode : s.mixBlendMode, own = +(q.opacity ? initial.opacity : s.opacity);
@@ -464,7 +466,7 @@ const judgeOf = (doc) => {
 			m3, perspective,
 			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
-			el: e, display, te: null, tf: null,
+			el: e, display, te: null, tf: null, kids: authored !== null && authored.kidsOf(e, q !== NOSKIP),
 		};
 	};
 
@@ -673,7 +675,7 @@ const judgeOf = (doc) => {
 	};
 
 	const noPerspective = () => 0;
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null};
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
