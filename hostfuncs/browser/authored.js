@@ -32,8 +32,26 @@ const skipped = {
 	position: ["static", "position"], clipPath: ["none", "clip-path"], clip: ["auto", "clip"], overflow: ["visible", "overflow-x", "overflow-y"],
 	backgroundColor: ["rgba(0, 0, 0, 0)", "background-color"], backgroundImage: ["none", "background-image"], rotate: ["none", "rotate"],
 	transform: ["none", "transform"], boxShadow: ["none", "box-shadow"], outlineStyle: ["none", "outline-style"],
+	// Inherited: skipped only on an element all of whose ancestors are
+	// plain too (or the root and body with no attribute above).
+	visibility: ["visible", "visibility"], webkitTextSecurity: ["none", "-webkit-text-security"],
 };
 const initial = Object.fromEntries(Object.entries(skipped).map(([p, [v]]) => [p, v]));
+// tagDisplay: the display the user agent's sheet gives each plain tag
+// (a test holds it against the browser's): an element takes it unread
+// where no author sets display, float or position (nothing blockifies it)
+// and all its ancestors are plain. sameSize: the plain tags whose font
+// size is their parent's (not headings, small, big, sub, sup, the
+// monospace ones, font, tables: quirks mode sets theirs).
+const tagDisplay = {li: "list-item", table: "table", caption: "table-caption", thead: "table-header-group", tbody: "table-row-group",
+	tfoot: "table-footer-group", tr: "table-row", td: "table-cell", th: "table-cell"};
+for (const t of "div p ul ol dl dt dd menu dir h1 h2 h3 h4 h5 h6 hgroup section article nav header footer main aside figure figcaption blockquote address pre form search center".split(" ")) tagDisplay[t] = "block";
+for (const t of plainTags) tagDisplay[t] ??= "inline";
+const sameSize = new Set([...plainTags].filter(t => !/^(h[1-6]|small|big|sub|sup|code|kbd|samp|tt|pre|font|table)$/.test(t)));
+// What decides an element's text fill, display and font size besides
+// its parent and tag.
+const inkNames = ["color", "-webkit-text-fill-color", "color-scheme"], flowNames = ["display", "float", "position"];
+const sizeNames = ["font-size", "font-family", "zoom", "math-depth", "-webkit-text-size-adjust", "text-size-adjust"];
 // shorthands that set one of them, as an animation's keyframes may name
 // them (a rule's declarations list longhands).
 const shorthands = {background: ["background-color", "background-image"], overflow: ["overflow-x", "overflow-y"],
@@ -79,7 +97,15 @@ const authoredOf = doc => {
 	if (set.has("all")) return null;
 	const skip = {};
 	for (const [p, [, ...names]] of Object.entries(skipped)) skip[p] = !names.some(n => set.has(n));
-	const odd = new Set(doc.querySelectorAll("[style], [hidden], [popover], [bgcolor], [background]"));
+	// A style attribute counts where it sets one of the properties the
+	// judge skips or takes from the parent (most set margins or widths).
+	const watched = new Set(["all", ...inkNames, ...flowNames, ...sizeNames]);
+	for (const [, ...names] of Object.values(skipped)) for (const n of names) watched.add(n);
+	const odd = new Set(doc.querySelectorAll("[hidden], [popover], [bgcolor], [background], [color]"));
+	for (const e of doc.querySelectorAll("[style]")) {
+		const st = e.style;
+		for (let i = 0; i < st.length; i++) if (watched.has(st.item(i))) { odd.add(e); break; }
+	}
 	const active = doc.activeElement, XHTML = "http://www.w3.org/1999/xhtml";
 	// kidsOf(e): whether e's own children may be plain (e is in the
 	// document's tree, hosts no shadow root and is no custom element; a
@@ -87,5 +113,11 @@ const authoredOf = doc => {
 	// parent, is plain; it must be the parent's own child (not slotted).
 	const plain = (e, parent) => plainTags.has(e.localName) && e.parentNode === parent && !odd.has(e) && e !== active && e.namespaceURI === XHTML && !e.shadowRoot;
 	const kidsOf = (e, plainSelf) => plainSelf || !e.shadowRoot && !e.localName.includes("-") && e.getRootNode() === doc;
-	return {skip, plain, kidsOf};
+	const bare = e => !odd.has(e);
+	// inks: a plain element's text fill is its parent's (it inherits and
+	// nothing sets it: no author's colour, fill or colour scheme; the user
+	// agent's link colour is a link's own, read).
+	const inks = !inkNames.some(n => set.has(n));
+	const flows = !flowNames.some(n => set.has(n)), sizes = !sizeNames.some(n => set.has(n));
+	return {skip, plain, kidsOf, bare, inks, flows, sizes};
 };

@@ -394,7 +394,10 @@ const judgeOf = (doc) => {
 	// the renderer, and the pass makes one for every element it enters),
 	// in the order that lets a hidden element stop soonest.
 	const enter = (e, s, ctx, chain) => {
-		const display = s.display;
+		// (A plain element under plain ones takes its tag's display where
+		// nothing can change it: authored.js.)
+		const pq = ctx.clean && authored.flows ? skipOf(e, ctx) : null;
+		const display = pq !== null && pq !== NOSKIP ? tagDisplay[e.localName] : s.display;
 		// An inline box (not inline-block) has no overflow, containment,
 		// content visibility, transform or perspective: those are not read
 		// (Chromium paints the text of an inline box whose
@@ -402,7 +405,7 @@ const judgeOf = (doc) => {
 		const inline = display === "inline";
 		// q: the properties no author sets on e, taken at their initial
 		// values unread (authored.js).
-		const q = skipOf(e, ctx);
+		const q = pq ?? skipOf(e, ctx);
 		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && (q.contentVisibility ? initial.contentVisibility : s.contentVisibility) === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
 		const filter = q.filter ? initial.filter : s.filter, blendMode = q.mixBlendMode ? initial.mixBlendMode : s.mixBlendMode, own = +(q.opacity ? initial.opacity : s.opacity);
@@ -457,7 +460,7 @@ const judgeOf = (doc) => {
 		if (zi < 0 && ctx.flowBg) return null;
 		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
 		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
-		return {
+		const inner = {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
 			fixedClip: transformed || filter !== "none" || paintContained ? clip : ctx.fixedClip,
@@ -467,7 +470,17 @@ const judgeOf = (doc) => {
 			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
 			el: e, display, te: null, tf: null, kids: authored !== null && authored.kidsOf(e, q !== NOSKIP),
+			clean: q !== NOSKIP ? ctx.clean : (e === html || e === body) && ctx.clean && authored !== null && authored.bare(e),
+			// The context whose element's text fill e's is (ink): its
+			// parent's where e inherits it unchanged (plain, not a link,
+			// and no author sets a colour), else its own, read once (fill).
+			sty: s, ink: q !== NOSKIP && authored.inks && e.localName !== "a" ? ctx.ink : null, fill: undefined,
+			// The same for its font size.
+			size: q !== NOSKIP && authored.sizes && sameSize.has(e.localName) ? ctx.size : null, fs: undefined,
 		};
+		inner.ink ??= inner;
+		inner.size ??= inner;
+		return inner;
 	};
 
 	// inks: whether an element's text shows in its colours against the
@@ -487,7 +500,8 @@ const judgeOf = (doc) => {
 		// The common case, cached by colour in the context: a fill that
 		// shows.
 		const svg = e.namespaceURI === SVG;
-		const fill = svg ? s.fill + " " + s.fillOpacity : s.webkitTextFillColor;
+		const fc = !svg && ctx.el === e && ctx.sty === s ? ctx.ink : null;
+		const fill = svg ? s.fill + " " + s.fillOpacity : fc ? fc.fill ??= fc.sty.webkitTextFillColor : s.webkitTextFillColor;
 		const key = fill + "|" + ctx.blend;
 		let ok = ctx.legible.get(key);
 		if (ok === undefined) {
@@ -592,11 +606,14 @@ const judgeOf = (doc) => {
 	const facts = (e, s, ctx) => {
 		if (ctx.te === e) return ctx.tf;
 		let f;
-		if (s.visibility !== "visible") f = UNSEEN;
+		// Inherited: skipped only where e and all its ancestors are plain.
+		const q = ctx.el === e && ctx.clean ? authored.skip : NOSKIP;
+		if ((q.visibility ? initial.visibility : s.visibility) !== "visible") f = UNSEEN;
 		else if (cover && !cover.contains(e)) f = ALL;
 		else {
 			// Text drawn as discs or squares (text-security) shows no word.
-			const sec = s.webkitTextSecurity, fs = parseFloat(s.fontSize);
+			const sec = q.webkitTextSecurity ? initial.webkitTextSecurity : s.webkitTextSecurity, z = ctx.el === e && ctx.sty === s ? ctx.size : null;
+			const fs = z ? z.fs ??= parseFloat(z.sty.fontSize) : parseFloat(s.fontSize);
 			f = sec && sec !== "none" || fs < MIN_H || ctx.blur >= Math.max(2, fs / 4) ? ALL : {ink: undefined, firstLine: undefined, ellipsis: undefined};
 		}
 		ctx.te = e;
@@ -675,7 +692,7 @@ const judgeOf = (doc) => {
 	};
 
 	const noPerspective = () => 0;
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false};
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
