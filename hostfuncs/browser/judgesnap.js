@@ -104,7 +104,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)
-			if (empty && !frame && !expect.has(nref) && (ctl || !isControl(n)) && ns.position === "static" && ns.boxShadow === "none" && ns.outlineStyle === "none") {
+			if (empty && !frame && !expect.has(nref) && (ctl || !isControl(n)) && J.still(n, ns, ctx)) {
 				if (replacedTags.test(name)) J.inFlow(n, ns, ctx);
 				continue;
 			}

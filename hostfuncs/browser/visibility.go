@@ -55,8 +55,15 @@ import (
 // Invisible format characters (tags, zero-width, bidi controls) are taken
 // out of every string the page gives (visibleChars).
 
+//go:embed authored.js
+var authoredJS string
+
 //go:embed visibility.js
-var visibilityJS string
+var judgeJS string
+
+// visibilityJS is the judge (visibility.js) with what it asks of the
+// page's style sheets first (authored.js).
+var visibilityJS = authoredJS + judgeJS
 
 //go:embed judgesnap.js
 var judgeSnapshotJS string

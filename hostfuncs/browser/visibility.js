@@ -13,6 +13,18 @@ const judgeOf = (doc) => {
 	const box = r => ({l: r.left, t: r.top, r: r.right, b: r.bottom});
 	const shows = v => v.r - v.l >= MIN_W && v.b - v.t >= MIN_H;
 	const styleOf = new Map();
+	// The properties no author sets, and the elements that take them from
+	// no one else (authored.js): null, every property is read.
+	const authored = authoredOf(doc), NOSKIP = {};
+	// (ctx: the context of the element e is walked under; its kids, whether
+	// that element's own children may be plain.)
+	const skipOf = (e, ctx) => ctx.kids && authored.plain(e, ctx.el, true) ? authored.skip : NOSKIP;
+	// still: whether e (style s, walked in context ctx) is in flow with no
+	// shadow or outline that might paint over others.
+	const still = (e, s, ctx) => {
+		const q = skipOf(e, ctx);
+		return (q.position ? initial.position : s.position) === "static" && (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none";
+	};
 	const style = (e, pseudo) => {
 		if (pseudo) return win.getComputedStyle(e, pseudo);
 		let s = styleOf.get(e);
@@ -253,7 +265,7 @@ const judgeOf = (doc) => {
 	// (save one over the whole viewport: cover, below).
 	const painters = [];
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
-	const painter = (e, s, ctx, clip, pos, opacity, inline, k) => {
+	const painter = (e, s, ctx, clip, pos, opacity, inline, k, q) => {
 		if (pos === "fixed" || pos === "sticky") return;
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
@@ -274,7 +286,7 @@ const judgeOf = (doc) => {
 				if (![t, rr, bb, l].some(isNaN)) add({l: r.left + l, t: r.top + t, r: r.right - rr, b: r.bottom - bb}, true, rgba(ps.backgroundColor));
 			}
 		}
-		if (inline || (s.boxShadow === "none" && s.outlineStyle === "none")) return;
+		if (inline || (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none") return;
 		let grow = 0;
 		for (const part of s.boxShadow === "none" ? [] : s.boxShadow.split(/,(?![^()]*\))/)) {
 			const c = colourList(part)[0], nums = (part.replace(/\([^()]*(?:\([^()]*\)[^()]*)*\)/g, "").match(/-?[\d.]+px/g) || []).map(parseFloat);
@@ -382,24 +394,31 @@ const judgeOf = (doc) => {
 	// the renderer, and the pass makes one for every element it enters),
 	// in the order that lets a hidden element stop soonest.
 	const enter = (e, s, ctx, chain) => {
-		const display = s.display;
+		// (A plain element under plain ones takes its tag's display where
+		// nothing can change it: authored.js.)
+		const pq = ctx.clean && authored.flows ? skipOf(e, ctx) : null;
+		const display = pq !== null && pq !== NOSKIP ? tagDisplay[e.localName] : s.display;
 		// An inline box (not inline-block) has no overflow, containment,
 		// content visibility, transform or perspective: those are not read
 		// (Chromium paints the text of an inline box whose
 		// content-visibility is hidden).
 		const inline = display === "inline";
-		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && s.contentVisibility === "hidden") return null;
+		// q: the properties no author sets on e, taken at their initial
+		// values unread (authored.js).
+		const q = pq ?? skipOf(e, ctx);
+		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && (q.contentVisibility ? initial.contentVisibility : s.contentVisibility) === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
-		const filter = s.filter, blendMode = s.mixBlendMode, own = +s.opacity;
+		const filter = q.filter ? initial.filter : s.filter, blendMode = q.mixBlendMode ? initial.mixBlendMode : s.mixBlendMode, own = +(q.opacity ? initial.opacity : s.opacity);
 		const f = filterOf(filter);
-		let opacity = ctx.opacity * own * f.opacity * maskOpacity(e, s);
+		// (No mask, initial.maskImage, takes nothing away.)
+		let opacity = ctx.opacity * own * f.opacity * (q.maskImage ? 1 : maskOpacity(e, s));
 		if (opacity < MIN_OPACITY) return null;
-		const contain = inline ? "none" : s.contain;
-		const pos = s.position;
+		const contain = inline ? "none" : q.contain ? initial.contain : s.contain;
+		const pos = q.position ? initial.position : s.position;
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
-		const shaped = s.clipPath !== "none" || ((pos === "absolute" || pos === "fixed") && s.clip !== "auto");
+		const shaped = (q.clipPath ? initial.clipPath : s.clipPath) !== "none" || ((pos === "absolute" || pos === "fixed") && (q.clip ? initial.clip : s.clip) !== "auto");
 		let selfClip = clip;
-		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : s.overflow;
+		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : q.overflow ? initial.overflow : s.overflow;
 		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
 		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
@@ -410,14 +429,14 @@ const judgeOf = (doc) => {
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
 		// What the element's own opacity and background are, read once for
 		// its backgrounds and whether it paints opaque (painter, flowBg).
-		const k = {op: own, bgc: s.backgroundColor, bgi: s.backgroundImage};
+		const k = {op: own, bgc: q.backgroundColor ? initial.backgroundColor : s.backgroundColor, bgi: q.backgroundImage ? initial.backgroundImage : s.backgroundImage};
 		const bgs = backgrounds(s, ctx.bgs, fx, k.bgc, k.bgi);
 		// 3D: a transform composes with its parent's when the parent
 		// preserves 3D; a face turned away (backface hidden) or a box
 		// behind the viewer (perspective) is not drawn.
 		// The rotate property turns a box as transform does (scale and
 		// translate show in its boxes, which the text judge reads).
-		const rot = inline ? "none" : s.rotate, tf = inline ? "none" : s.transform;
+		const rot = inline ? "none" : q.rotate ? initial.rotate : s.rotate, tf = inline ? "none" : q.transform ? initial.transform : s.transform;
 		const transformed = tf !== "none" || rot !== "none";
 		let m3 = null;
 		if (transformed || ctx.m3) {
@@ -430,7 +449,7 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		painter(e, s, ctx, selfClip, pos, opacity, inline, k);
+		painter(e, s, ctx, selfClip, pos, opacity, inline, k, q);
 		// The perspective an element gives its content matters only to a
 		// 3D transform below it (rare): it is read when one asks.
 		const outer = ctx.perspective;
@@ -441,7 +460,7 @@ const judgeOf = (doc) => {
 		if (zi < 0 && ctx.flowBg) return null;
 		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
 		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
-		return {
+		const inner = {
 			opacity, clip, fx, bgs,
 			absClip: pos !== "static" || transformed ? clip : ctx.absClip,
 			fixedClip: transformed || filter !== "none" || paintContained ? clip : ctx.fixedClip,
@@ -450,8 +469,18 @@ const judgeOf = (doc) => {
 			m3, perspective,
 			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
-			el: e, display, te: null, tf: null,
+			el: e, display, te: null, tf: null, kids: authored !== null && authored.kidsOf(e, q !== NOSKIP),
+			clean: q !== NOSKIP ? ctx.clean : (e === html || e === body) && ctx.clean && authored !== null && authored.bare(e),
+			// The context whose element's text fill e's is (ink): its
+			// parent's where e inherits it unchanged (plain, not a link,
+			// and no author sets a colour), else its own, read once (fill).
+			sty: s, ink: q !== NOSKIP && authored.inks && e.localName !== "a" ? ctx.ink : null, fill: undefined,
+			// The same for its font size.
+			size: q !== NOSKIP && authored.sizes && sameSize.has(e.localName) ? ctx.size : null, fs: undefined,
 		};
+		inner.ink ??= inner;
+		inner.size ??= inner;
+		return inner;
 	};
 
 	// inks: whether an element's text shows in its colours against the
@@ -471,7 +500,8 @@ const judgeOf = (doc) => {
 		// The common case, cached by colour in the context: a fill that
 		// shows.
 		const svg = e.namespaceURI === SVG;
-		const fill = svg ? s.fill + " " + s.fillOpacity : s.webkitTextFillColor;
+		const fc = !svg && ctx.el === e && ctx.sty === s ? ctx.ink : null;
+		const fill = svg ? s.fill + " " + s.fillOpacity : fc ? fc.fill ??= fc.sty.webkitTextFillColor : s.webkitTextFillColor;
 		const key = fill + "|" + ctx.blend;
 		let ok = ctx.legible.get(key);
 		if (ok === undefined) {
@@ -576,11 +606,14 @@ const judgeOf = (doc) => {
 	const facts = (e, s, ctx) => {
 		if (ctx.te === e) return ctx.tf;
 		let f;
-		if (s.visibility !== "visible") f = UNSEEN;
+		// Inherited: skipped only where e and all its ancestors are plain.
+		const q = ctx.el === e && ctx.clean ? authored.skip : NOSKIP;
+		if ((q.visibility ? initial.visibility : s.visibility) !== "visible") f = UNSEEN;
 		else if (cover && !cover.contains(e)) f = ALL;
 		else {
 			// Text drawn as discs or squares (text-security) shows no word.
-			const sec = s.webkitTextSecurity, fs = parseFloat(s.fontSize);
+			const sec = q.webkitTextSecurity ? initial.webkitTextSecurity : s.webkitTextSecurity, z = ctx.el === e && ctx.sty === s ? ctx.size : null;
+			const fs = z ? z.fs ??= parseFloat(z.sty.fontSize) : parseFloat(s.fontSize);
 			f = sec && sec !== "none" || fs < MIN_H || ctx.blur >= Math.max(2, fs / 4) ? ALL : {ink: undefined, firstLine: undefined, ellipsis: undefined};
 		}
 		ctx.te = e;
@@ -659,7 +692,7 @@ const judgeOf = (doc) => {
 	};
 
 	const noPerspective = () => 0;
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null};
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
@@ -718,5 +751,5 @@ const judgeOf = (doc) => {
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
 	const fresh = e => win.getComputedStyle(e);
-	return {enter, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
+	return {enter, still, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
 };
