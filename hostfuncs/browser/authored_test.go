@@ -90,11 +90,7 @@ func TestAuthoredShortcutKeepsHiding(t *testing.T) {
 		read := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{}).Text
 		for _, w := range authoredWords(page) {
 			seen := w[0] == 'v'
-			// Text slotted into an open shadow root has a line with no ref
-			// in the snapshot, and stays there whatever hides it (on main
-			// too: the host's filter has no ref to take out); the read,
-			// which walks with the same judge, is asked about it.
-			if got := seenIn(snap, w); got != seen && w != "hslottedrule" {
+			if got := seenIn(snap, w); got != seen {
 				t.Errorf("page %d: %s: in the snapshot %v, want %v", i, w, got, seen)
 			}
 			// The read leaves out navigation and tables' layout cells

@@ -100,7 +100,8 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
-			const empty = !n.firstChild && !n.shadowRoot || name === "svg" && !n.querySelector("text");
+			// (A slot's content is what is assigned to it, when anything is.)
+			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot) || name === "svg" && !n.querySelector("text");
 			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)

@@ -104,6 +104,7 @@ var seenTexts = []seenText{
 	{"vlabel", "a field's label", true, true, false},
 	{"vgradtext", "gradient-filled text (background-clip text)", true, false, true},
 	{"vslot", "text slotted into a web component", true, false, true},
+	{"hslotted", "slotted into a shadow root whose ::slotted rule makes it transparent", false, false, false},
 	{"vtags", "visible words followed by invisible tag characters", true, false, true},
 	{"vbelow", "below the fold", true, false, true},
 }
@@ -189,11 +190,13 @@ p { margin: 4px 0 }
 <label>vlabel Email <input></label>
 <p style="background:linear-gradient(90deg, #c00, #00c); -webkit-background-clip:text; background-clip:text; color:transparent; width:400px">vgradtext Painted by a gradient.</p>
 <x-card><span>vslot Slotted text.</span></x-card>
+<div id="faded"><p>hslotted Faded by the shadow root's rule.</p></div>
 <p>vtags Plain words.` + "\U000E0049\U000E0067\U000E006E\U000E006F\U000E0072\U000E0065\u200b\u202e" + `</p>
 <div style="height:1500px"></div>
 <p>vbelow Far down the page.</p>
 </main>
 <script>
+document.getElementById("faded").attachShadow({mode: "open"}).innerHTML = "<style>::slotted(p) { opacity: 0 }</style><slot></slot>";
 customElements.define("x-card", class extends HTMLElement {
 	constructor() { super(); this.attachShadow({mode: "open"}).innerHTML = "<div style='border:1px solid #999; padding:2px'><slot></slot></div>"; }
 });
