@@ -192,7 +192,7 @@ func main() {
 	}
 
 	fmt.Printf("%s\n\n", title)
-	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client; the ratios are to it), and the same as it ships, with its default settle wait (PW). Same Chromium (%s), same client code, every call counted whether it failed or not. Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
+	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client; the ratios are to it), and the same as it ships, with its default settle wait (PW). Same Chromium (%s), same client code; calls/s and CPU/call count only the calls answered without an error (the failed ones have their own column). Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
 		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
 	if before != nil {
 		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.Name)
@@ -227,8 +227,8 @@ func main() {
 					side = rows.PW
 				}
 				rows.Record("throughput", fmt.Sprintf("calls/s, %d sessions", n), side, t.rate())
-				if t.calls > 0 {
-					rows.Record("throughput", fmt.Sprintf("CPU per call, %d sessions", n), side, float64(t.cpu*10)/float64(t.calls))
+				if t.answered() > 0 {
+					rows.Record("throughput", fmt.Sprintf("CPU per call, %d sessions", n), side, float64(t.cpu*10)/float64(t.answered()))
 				}
 			}
 			if sd.Name != peer && res[peer] != nil {
@@ -320,17 +320,24 @@ func ratioOf(a, b *tally, f func(*tally) float64) string {
 
 // cpuPerCall is the processor time per call, in ms (clock ticks of 10 ms).
 func (t *tally) cpuPerCall() string {
-	if t.calls == 0 {
+	if t.answered() == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("%.0f", float64(t.cpu*10)/float64(t.calls))
+	return fmt.Sprintf("%.0f", float64(t.cpu*10)/float64(t.answered()))
 }
 
 func (t *tally) rate() float64 {
 	if t.window <= 0 {
 		return 0
 	}
-	return float64(t.calls) / t.window.Seconds()
+	return float64(t.answered()) / t.window.Seconds()
+}
+
+// answered is the calls that were answered without an error: a side that
+// fails fast (a wrong plugins folder answers every call at once) must not
+// look fast. A failed lap made one failed call (lap stops at its error).
+func (t *tally) answered() int {
+	return t.calls - t.failed
 }
 
 // run opens n sessions, warms each up with one navigate + snapshot, then

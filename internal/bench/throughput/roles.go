@@ -89,12 +89,12 @@ func printRoles(sides []*server, res map[string]map[int]*tally, ns []int) {
 	for _, sd := range sides {
 		for _, n := range ns {
 			t := res[sd.Name][n]
-			if t == nil || t.calls == 0 {
+			if t == nil || t.answered() == 0 {
 				continue
 			}
 			line := fmt.Sprintf("| %s | %d |", sd.Name, n)
 			for _, r := range roleOrder {
-				line += fmt.Sprintf(" %.0f |", float64(t.roles[r]*10)/float64(t.calls))
+				line += fmt.Sprintf(" %.0f |", float64(t.roles[r]*10)/float64(t.answered()))
 			}
 			fmt.Println(line + " " + t.cpuPerCall() + " |")
 		}
