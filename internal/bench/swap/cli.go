@@ -99,12 +99,12 @@ func cliSwaps(rounds int) {
 	defer h.Close(ctx)
 
 	fmt.Println()
-	fmt.Printf("`wasmwright plugins swap NAME FILE` against a server (host.New, no browser) serving the embedded default's plugins from a folder it watches (watch_plugins), %d swaps of each plugin alternating two builds (`-trimpath` and not); the command's wall time, from its start to its exit after the server swapped the file in, beside the server's own swap of that file (its plugin.swapped event's total). The first swap of a build compiles it (in the command or the server, whichever loads it first; the other finds it in the shared compilation cache).\n\n", rounds)
+	fmt.Printf("`wasmwright plugins swap NAME FILE` against a server (host.New, no browser) serving the embedded default's plugins from a folder it watches (watch_plugins), %d swaps of each plugin alternating two builds (`-trimpath` and not for Go, `-C opt-level=z` and not for Rust); the command's wall time, from its start to its exit after the server swapped the file in, beside the server's own swap of that file (its plugin.swapped event's total). The first swap of a build compiles it (in the command or the server, whichever loads it first; the other finds it in the shared compilation cache).\n\n", rounds)
 	fmt.Println("| plugin | command, first swap | command, median | server's swap, first | server's swap, median |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, name := range []string{"extract_links", "blockdetect"} {
 		src := mods[name]
-		files := [2]string{measure.Must(wasmbuild.Build(src, "-trimpath")), measure.Must(wasmbuild.Build(src))}
+		files := [2]string{measure.Must(wasmbuild.Build(src, variantFlag(src))), measure.Must(wasmbuild.Build(src))}
 		var cmdT, srvT []time.Duration
 		for r := 0; r < rounds; r++ {
 			t0 := time.Now()

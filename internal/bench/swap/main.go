@@ -69,7 +69,7 @@ func main() {
 	// Two builds of each hook plugin that differ only in their bytes.
 	builds := map[string][2][]byte{}
 	for _, n := range hooks {
-		builds[n] = [2][]byte{measure.Must(wasmbuild.Bytes("plugins/"+n, "-trimpath")), measure.Must(wasmbuild.Bytes("plugins/" + n))}
+		builds[n] = [2][]byte{measure.Must(wasmbuild.Bytes("plugins/"+n, variantFlag("plugins/"+n))), measure.Must(wasmbuild.Bytes("plugins/" + n))}
 	}
 	looping := measure.Must(wasmbuild.Bytes("host/testdata/testhooks", "-ldflags=-X main.broken=loop"))
 	cfg := measure.Must(host.ParseConfig(fmt.Sprintf(config, plugins, filepath.Join(dir, "cache")), "bench.toml", dir))
@@ -152,4 +152,15 @@ func main() {
 	if *cliRounds > 0 {
 		cliSwaps(*cliRounds)
 	}
+}
+
+// variantFlag is a build flag that changes a plugin's bytes and nothing it
+// does: Go's -trimpath; for a Rust plugin (a folder with lib.rs), which
+// rustc would refuse -trimpath for, optimising for size a step further
+// (the later -C opt-level wins over the kit's).
+func variantFlag(dir string) string {
+	if _, err := os.Stat(filepath.Join(wasmbuild.Root(), dir, "lib.rs")); err == nil {
+		return "-Copt-level=z"
+	}
+	return "-trimpath"
 }
