@@ -191,15 +191,9 @@ func shellQuote(s string) string {
 // installed at core.
 func driverCLI(core string) string {
 	quoted, _ := json.Marshal(core) // a JSON string is a JavaScript one
-	return fmt.Sprintf(`// Written by wasmwright (hostfuncs/browser layoutDriver): playwright-go
-// asks "cli.js --version" before each driver start; answer it without
-// loading playwright-core, and run playwright-core's cli.js for the rest.
-const core = %s;
-if (process.argv.length === 3 && process.argv[2] === "--version") {
-  console.log("Version " + require(core + "/package.json").version);
-} else {
-  require(core + "/cli.js");
-}
+	return fmt.Sprintf(`// Written by wasmwright (hostfuncs/browser layoutDriver): run
+// playwright-core's cli.js (the folder's node answers the version check).
+require(%s + "/cli.js");
 `, quoted)
 }
 

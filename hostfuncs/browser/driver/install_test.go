@@ -24,25 +24,13 @@ func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
 	testenv.Heavy(t, "node")
 	t.Parallel()
 	prefix := t.TempDir()
-	core := filepath.Join(prefix, "node_modules", "playwright-core")
-	if err := os.MkdirAll(core, 0o755); err != nil {
-		t.Fatal(err)
-	}
 	loaded := filepath.Join(prefix, "loaded")
-	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"name": "playwright-core", "version": "`+Version+`"}`), 0o644)
-	os.WriteFile(filepath.Join(core, "cli.js"), []byte(`require("fs").writeFileSync(`+jsString(loaded)+`, JSON.stringify(process.argv.slice(2)));`), 0o644)
+	core := fakeCore(t, prefix, Version, `require("fs").writeFileSync(`+jsString(loaded)+`, JSON.stringify(process.argv.slice(2)));`)
 	layout, err := layoutDriver(prefix, core)
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(filepath.Join(layout, "node"), append([]string{filepath.Join(layout, "package", "cli.js")}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("cli.js %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := layoutRunner(t, layout)
 	if out := run("--version"); out != "Version "+Version+"\n" {
 		t.Fatalf("--version printed %q", out)
 	}
@@ -56,6 +44,32 @@ func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
 	// Laying it out again leaves a correct folder as it is.
 	if again, err := layoutDriver(prefix, core); err != nil || again != layout {
 		t.Fatalf("second layout: %s %v", again, err)
+	}
+}
+
+// fakeCore installs a stand-in playwright-core of version in prefix's
+// node_modules, its cli.js being cliJS; it returns the package's folder.
+func fakeCore(t *testing.T, prefix, version, cliJS string) string {
+	t.Helper()
+	core := filepath.Join(prefix, "node_modules", "playwright-core")
+	if err := os.MkdirAll(core, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"name": "playwright-core", "version": "`+version+`"}`), 0o644)
+	os.WriteFile(filepath.Join(core, "cli.js"), []byte(cliJS), 0o644)
+	return core
+}
+
+// layoutRunner runs the layout's node on its cli.js with args, as
+// playwright-go does, and returns what it printed.
+func layoutRunner(t *testing.T, layout string) func(args ...string) string {
+	return func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(filepath.Join(layout, "node"), append([]string{filepath.Join(layout, "package", "cli.js")}, args...)...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("node cli.js %v: %v\n%s", args, err, out)
+		}
+		return string(out)
 	}
 }
 
@@ -108,10 +122,7 @@ func TestDriverVersionCheckStartsNoNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	prefix := t.TempDir()
-	core := filepath.Join(prefix, "node_modules", "playwright-core")
-	os.MkdirAll(core, 0o755)
-	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"version": "`+Version+`"}`), 0o644)
-	os.WriteFile(filepath.Join(core, "cli.js"), []byte(`console.log("core " + process.argv.slice(2).join(" "))`), 0o644)
+	core := fakeCore(t, prefix, Version, `console.log("core " + process.argv.slice(2).join(" "))`)
 	// A node whose every start is written down, at a path that needs quoting.
 	started := filepath.Join(prefix, "started")
 	fake := filepath.Join(prefix, "it's node")
@@ -121,14 +132,7 @@ func TestDriverVersionCheckStartsNoNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := func(args ...string) string {
-		t.Helper()
-		out, err := exec.Command(filepath.Join(layout, "node"), append([]string{filepath.Join(layout, "package", "cli.js")}, args...)...).CombinedOutput()
-		if err != nil {
-			t.Fatalf("node cli.js %v: %v\n%s", args, err, out)
-		}
-		return string(out)
-	}
+	run := layoutRunner(t, layout)
 	if out := run("--version"); out != "Version "+Version+"\n" {
 		t.Fatalf("--version printed %q", out)
 	}
@@ -148,10 +152,7 @@ func TestDriverVersionCheckStartsNoNode(t *testing.T) {
 func TestDriverLayoutRefusesAnotherVersion(t *testing.T) {
 	t.Parallel()
 	prefix := t.TempDir()
-	core := filepath.Join(prefix, "node_modules", "playwright-core")
-	os.MkdirAll(core, 0o755)
-	os.WriteFile(filepath.Join(core, "package.json"), []byte(`{"version": "1.63.0"}`), 0o644)
-	os.WriteFile(filepath.Join(core, "cli.js"), nil, 0o644)
+	fakeCore(t, prefix, "1.63.0", "")
 	_, err := Options(prefix, io.Discard)
 	if e := abi.AsError(err); e == nil || e.Code != abi.CodeNotAvailable || !strings.Contains(e.Message, "playwright-core 1.63.0 is installed") {
 		t.Fatalf("Options on playwright-core 1.63.0: %v", err)
