@@ -100,21 +100,20 @@ const changesJS = `(() => {
 		try { for (const e of doc.querySelectorAll(":popover-open")) s += id(e) + ","; } catch (e) { s += "?"; }
 		return s;
 	};
-	// userStates: the fields whose user validity (:user-invalid,
-	// :user-valid) holds. It changes with no mutation when a field the
-	// user changed loses focus, and a rule on it may show an error.
-	const userStates = () => {
-		let s = "";
-		try { for (const e of doc.querySelectorAll(":user-invalid,:user-valid")) s += id(e) + ","; } catch (e) { return ""; }
-		return s;
+	// userState: whether field e holds user validity (:user-invalid "i",
+	// :user-valid "v"). It changes with no mutation when a field the user
+	// changed loses focus, and a rule on it may show an error.
+	const userState = e => {
+		try { return e.matches(":user-invalid") ? "i" : e.matches(":user-valid") ? "v" : ""; } catch (x) { return ""; }
 	};
-	// fields are the form controls' values and checked, indeterminate and
-	// selected states (a type=hidden input shows nowhere).
+	// fields are the form controls' values, checked, indeterminate and
+	// selected states, and user validity (a type=hidden input shows
+	// nowhere).
 	const fields = () => {
 		const m = new Map();
 		for (const e of doc.querySelectorAll("input,textarea,select,option")) {
 			if (e.type === "hidden") continue;
-			m.set(e, { v: e.value ?? "", f: (e.checked ? "c" : "") + (e.indeterminate ? "i" : "") + (e.selected ? "s" : "") });
+			m.set(e, { v: e.value ?? "", f: (e.checked ? "c" : "") + (e.indeterminate ? "i" : "") + (e.selected ? "s" : ""), u: userState(e) });
 		}
 		return m;
 	};
@@ -239,7 +238,7 @@ const changesJS = `(() => {
 		const shown = v => { const t = normalize(v); return t === r.name ? "" : t; };
 		return { ref: r.ref, was: shown(was.v), now: shown(now.v) };
 	};
-	let seenPointer = "", seenFields = new Map(), active = null, seenVisible = false, seenUser = "";
+	let seenPointer = "", seenFields = new Map(), active = null, seenVisible = false;
 	// visibleFocus: whether e shows focus to the keyboard (:focus-visible).
 	// A key pressed on an element the mouse focused turns it on with no
 	// focus move; a selector the engine cannot parse counts as a change.
@@ -256,10 +255,9 @@ const changesJS = `(() => {
 	const check = () => {
 		const rs = mo.takeRecords();
 		if (rs.length) mark("mutation", what(rs));
-		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields, wasVisible = seenVisible, wasUser = seenUser;
+		const pt = pointer(), fs = fields(), was = active, wasFields = seenFields, wasVisible = seenVisible;
 		active = doc.activeElement;
 		seenVisible = visibleFocus(active);
-		seenUser = userStates();
 		const why = dirty || (pt !== seenPointer ? { changed: "pointer", detail: "hover, popover or document focus" } : null) || (fs.size !== wasFields.size ? { changed: "form controls" } : null) || unsure();
 		dirty = null;
 		seenPointer = pt;
@@ -280,21 +278,21 @@ const changesJS = `(() => {
 			out.focus = r.ref;
 			if (!focusStyled([active], true, rules)) out.unseen = true;
 		}
-		if (seenUser !== wasUser) {
-			const css = cssShows(valuePseudo, unread);
-			if (css) return { changed: "user validity css", detail: css };
-		}
+		let user = false;
 		for (const [e, now] of fs) {
 			const w = wasFields.get(e);
 			if (!w) return { changed: "form controls" };
+			if (w.u !== now.u) user = true;
 			if (w.v === now.v && w.f === now.f) continue;
 			const p = valuePatch(e, w, now);
 			if (typeof p === "string") return { changed: "value", detail: p };
 			(out.values || (out.values = [])).push(p);
 		}
-		if (out.values) {
+		// A value or a field's user validity changed: rules on the value
+		// pseudo-classes may show more than its line.
+		if (out.values || user) {
 			const css = cssShows(valuePseudo, unread);
-			if (css) return { changed: "value css", detail: css };
+			if (css) return { changed: out.values ? "value css" : "user validity css", detail: css };
 		}
 		if (unread.size) out.sheets = [...unread];
 		return out;
