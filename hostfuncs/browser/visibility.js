@@ -353,10 +353,30 @@ const judgeOf = (doc) => {
 	// under a painter. Asked once the whole page is walked (a painter may
 	// come after the text).
 	// The boxes are plain numbers (DOMRect's getters are calls into the
-	// browser) and the geometry comes first: a text is asked about each
-	// painter.
+	// browser) and the geometry comes first. A text is asked only about
+	// the painters that can hold its first box (near): each painter is
+	// kept under the rows of ROW px its area spans (one that spans more
+	// than ROWS rows is asked about every text); a large page has
+	// thousands of texts and may have hundreds of painters.
+	const ROW = 256, ROWS = 64;
+	let rows = null, tall = null;
+	const near = r => {
+		if (!rows) {
+			rows = new Map();
+			tall = [];
+			for (const p of painters) {
+				const a = p.area;
+				if (!(a.b > a.t && a.r > a.l)) continue; // holds no box
+				const lo = Math.floor(a.t / ROW), hi = Math.floor(a.b / ROW);
+				if (hi - lo > ROWS) { tall.push(p); continue; }
+				for (let k = lo; k <= hi; k++) { const x = rows.get(k); x ? x.push(p) : rows.set(k, [p]); }
+			}
+		}
+		const x = rows.get(Math.floor(r.t / ROW));
+		return x ? (tall.length ? x.concat(tall) : x) : tall;
+	};
 	const shadowed = (e, v) => {
-		for (const p of painters) {
+		for (const p of near(v.rects[0])) {
 			const a = p.area;
 			let all = true;
 			for (const r of v.rects) if (!(r.l >= a.l && r.r <= a.r && r.t >= a.t && r.b <= a.b)) { all = false; break; }
@@ -474,7 +494,7 @@ const judgeOf = (doc) => {
 			// The context whose element's text fill e's is (ink): its
 			// parent's where e inherits it unchanged (plain, not a link,
 			// and no author sets a colour), else its own, read once (fill).
-			sty: s, ink: q !== NOSKIP && authored.inks && e.localName !== "a" ? ctx.ink : null, fill: undefined,
+			sty: s, ink: q !== NOSKIP && authored.inks ? (e.localName === "a" ? linkInk(e, s, ctx) : ctx.ink) : null, fill: undefined,
 			// The same for its font size.
 			size: q !== NOSKIP && authored.sizes && sameSize.has(e.localName) ? ctx.size : null, fs: undefined,
 		};
@@ -483,6 +503,19 @@ const judgeOf = (doc) => {
 		return inner;
 	};
 
+	// linkInk: whose text fill a plain a (no author sets a colour) has.
+	// One with an href has the user agent's link colour, the same for
+	// every link of the document (it follows the body's link attribute and
+	// the colour scheme, and a visited link's is never told to the page):
+	// read on the first link, shared by the rest (a large page has
+	// thousands). A link being pressed (:active) reads its own; an a with
+	// no href inherits its parent's, as any plain element.
+	let linkFill = null, pressed = null;
+	const linkInk = (e, s, ctx) => {
+		if (!e.hasAttribute("href")) return ctx.ink;
+		pressed ??= new Set(doc.querySelectorAll("a:active"));
+		return pressed.has(e) ? null : linkFill ??= {sty: s, fill: undefined};
+	};
 	// inks: whether an element's text shows in its colours against the
 	// backgrounds below (its fill, or its gradient fill, or a stroke or a
 	// shadow close to the glyphs that shows where the fill does not).
