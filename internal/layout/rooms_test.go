@@ -27,6 +27,9 @@ var browserRooms = map[string]int{
 	// calls (Screencast, ScreencastConcealed, Input), Tabs (what it needs of
 	// the sessions), Frame, Input and Input's six kinds
 	"hostfuncs/browser/live": 14,
+	// the main content of a page's visible DOM, as Readability finds it:
+	// Page (what the page's walk gives) and Main
+	"hostfuncs/browser/readable": 2,
 }
 
 const browserPkg = "hostfuncs/browser"
