@@ -30,6 +30,11 @@ var browserRooms = map[string]int{
 	// the main content of a page's visible DOM, as Readability finds it:
 	// Page (what the page's walk gives) and Main
 	"hostfuncs/browser/readable": 2,
+	// the set-of-marks logic of a marked screenshot: Candidate and Rect,
+	// Pick, the page's Regions and TextBoxes (read through an evaluate
+	// function), Draw, and what the browser's tests check of a drawing
+	// (Tags, Colour, Border, MinSide, RowSlack)
+	"hostfuncs/browser/som": 11,
 }
 
 const browserPkg = "hostfuncs/browser"
