@@ -7,20 +7,17 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,6 +26,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/frontend/mcp"
+	"github.com/wasmwright/wasmwright/internal/servetest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -144,24 +142,9 @@ allowed_hosts = [%q]
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
 	defer serve.Process.Kill()
-	urlc := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-exited:
-		return 0, "", fmt.Errorf("serve exited at start: %v", err)
-	case <-time.After(90 * time.Second):
-		return 0, "", fmt.Errorf("serve printed no URL")
+	url, err := servetest.AwaitURL(servetest.WatchURL(stderr, nil), exited, 90*time.Second)
+	if err != nil {
+		return 0, "", err
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
