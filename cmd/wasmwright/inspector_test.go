@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -95,8 +93,9 @@ func newServeEnv(t *testing.T) *inspectorEnv {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), b, 0o644)
-	sum := sha256.Sum256(b)
-	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	if err := wasmbuild.Pin(plugins); err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(dir, "wasmwright.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`
 [host]

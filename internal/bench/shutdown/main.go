@@ -8,8 +8,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"log"
@@ -107,7 +105,7 @@ func measure(root, dir, bin, plugins, browserWasm, pageURL string, sessions, bro
 		if err := os.WriteFile(filepath.Join(plugins, "browser.wasm"), b, 0o644); err != nil {
 			return 0, "", err
 		}
-		if err := pin(plugins); err != nil {
+		if err := wasmbuild.Pin(plugins); err != nil {
 			return 0, "", err
 		}
 	}
@@ -209,22 +207,4 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// pin rewrites dir/SHA256SUMS for every .wasm in dir.
-func pin(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
-	if err != nil {
-		return err
-	}
-	var lines []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		lines = append(lines, hex.EncodeToString(sum[:])+"  "+filepath.Base(f))
-	}
-	return os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
