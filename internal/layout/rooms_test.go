@@ -22,6 +22,10 @@ var browserRooms = map[string]int{
 	// finding the Playwright driver and Chromium: Version, Options,
 	// Chromium, HasDisplay, NoDriver, NoChromium
 	"hostfuncs/browser/driver": 6,
+	// the WebDriver side of a Selenium Grid hub: Hub and its NewSession
+	// (queued, withdrawn at the queue timeout), Session, StartAllowance,
+	// Delete and Get (the hub's and nodes' endpoints)
+	"hostfuncs/browser/grid": 6,
 	// the operator's live view of a session: screencast, concealed frames
 	// for a link's holder, the operator's input. View with New, its three
 	// calls (Screencast, ScreencastConcealed, Input), Tabs (what it needs of
