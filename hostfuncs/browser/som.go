@@ -21,7 +21,7 @@ import (
 
 // Set-of-marks: a viewport screenshot with numbered boxes drawn over the
 // places an agent may want to click, and a legend saying what each number
-// is. The boxes are drawn here, in Go, on the decoded image: nothing is
+// is. The boxes are drawn in Go (the som room), on the decoded image: nothing is
 // added to the page, so a page can neither see the marks nor move or hide
 // them (it can paint look-alikes of its own: the legend is what counts).
 //
@@ -34,13 +34,12 @@ import (
 //     their iframe's box (a frame's boxes are in its own coordinates) and
 //     clipped to it;
 //   - regions without a ref, from the main frame: every <canvas>, and the
-//     outermost element of each cursor:pointer run (regionsJS).
+//     outermost element of each cursor:pointer run (som.Regions).
 //
-// Boxes are clipped to the viewport; those left under somMinSide pixels a
-// side go, as do duplicates (same box) and regions inside a kept element
-// or wrapping one almost exactly. Marks are numbered 1..N top to bottom,
-// then left to right within a row (readingOrder), at most
-// abi.MaxScreenMarks.
+// som.Pick clips boxes to the viewport; those left under som.MinSide
+// pixels a side go, as do duplicates (same box) and regions inside a kept
+// element or wrapping one almost exactly. Marks are numbered 1..N top to
+// bottom, then left to right within a row, at most abi.MaxScreenMarks.
 
 // somNameMax is the most characters of a mark's name.
 const somNameMax = 60
