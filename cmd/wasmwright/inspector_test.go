@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,6 +18,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/frontend/mcp"
+	"github.com/wasmwright/wasmwright/internal/servetest"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -95,8 +93,9 @@ func newServeEnv(t *testing.T) *inspectorEnv {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), b, 0o644)
-	sum := sha256.Sum256(b)
-	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	if err := wasmbuild.Pin(plugins); err != nil {
+		t.Fatal(err)
+	}
 	cfg := filepath.Join(dir, "wasmwright.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`
 [host]
@@ -265,31 +264,9 @@ func (e *inspectorEnv) serveHTTPLines(t *testing.T, lines chan<- string, env ...
 	t.Helper()
 	serve, stderr, exited := e.start(t, []string{"serve", "--http", "127.0.0.1:0"}, env...)
 	// Read the banner for the URL; keep draining stderr after.
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
-		for sc.Scan() {
-			if lines != nil {
-				select {
-				case lines <- sc.Text():
-				default:
-				}
-			}
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-exited:
-		exited <- err // for the cleanup, which waits for it
-		t.Fatalf("serve exited: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("serve printed no URL in 60s")
+	url, err := servetest.AwaitURL(servetest.WatchURL(stderr, lines), exited, 60*time.Second)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return url, serve, exited
 }

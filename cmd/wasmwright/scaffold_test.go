@@ -51,16 +51,9 @@ func TestPluginNewBuildsOutsideTheRepository(t *testing.T) {
 	os.MkdirAll(plugins, 0o755)
 	goIn(t, mod, true, "build", "-buildmode=c-shared", "-o", filepath.Join(plugins, "shouty.wasm"), ".")
 	goIn(t, mod, true, "build", "-o", filepath.Join(plugins, "command.wasm"), ".")
-	var sums []string
-	for _, n := range []string{"shouty", "command"} {
-		b, err := os.ReadFile(filepath.Join(plugins, n+".wasm"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := sha256.Sum256(b)
-		sums = append(sums, hex.EncodeToString(s[:])+"  "+n+".wasm")
+	if err := wasmbuild.Pin(plugins); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
 	cfgFile := filepath.Join(tmp, "ww.toml")
 	os.WriteFile(cfgFile, []byte(fmt.Sprintf(`[host]
 plugins_dir = %q

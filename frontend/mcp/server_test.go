@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -126,23 +125,9 @@ grants = []
 func newHost(t *testing.T) (*host.Host, *recorder) {
 	t.Helper()
 	dir := t.TempDir()
-	var sums []string
-	for name, mod := range map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"} {
-		p, err := wasmbuild.Build(mod)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name+".wasm"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		s := sha256.Sum256(b)
-		sums = append(sums, hex.EncodeToString(s[:])+"  "+name+".wasm")
+	if _, err := wasmbuild.Install(dir, map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"}); err != nil {
+		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(sums, "\n")+"\n"), 0o644)
 	rec := newRecorder()
 	h := startHost(t, hostSection(dir)+testConfig, dir, host.Options{Services: []host.Service{rec}, NoBrowser: true})
 	return h, rec

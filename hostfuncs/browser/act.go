@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -166,6 +167,40 @@ func (a *actCall) click() (func() error, error) {
 		return ss.awaitingTab(click), nil
 	}
 	return click, nil
+}
+
+// tabWait bounds how long a click expected to open a tab waits for the
+// browser to report it (a popup blocker may refuse it). A variable so a
+// test can show that a click that cannot open a tab never waits on it.
+var tabWait = time.Second
+
+// awaitingTab runs a click expected to open a tab (a link or form with a
+// target, a modifier or middle click on one) and waits for the browser to
+// report the tab, so the result's state lists it (Playwright's click
+// returns before its page event arrives): until the tab opens, tabWait
+// passes or the call ends.
+func (ss *session) awaitingTab(click func() error) func() error {
+	done := context.Background().Done()
+	if ss.ctx != nil {
+		done = ss.ctx.Done()
+	}
+	return func() error {
+		select {
+		case <-ss.tabOpened:
+		default:
+		}
+		if err := click(); err != nil {
+			return err
+		}
+		t := time.NewTimer(tabWait)
+		defer t.Stop()
+		select {
+		case <-ss.tabOpened:
+		case <-t.C:
+		case <-done:
+		}
+		return nil
+	}
 }
 
 // typeText is type and fill: into a ref, or at x, y (typeAt); a value typed into a password input goes to the masker.

@@ -50,9 +50,9 @@ type Config struct {
 	GridQueueTimeout Duration `toml:"grid_queue_timeout"`
 	// GridRegistrationSecret is the hub's --registration-secret, when it
 	// runs with one: the host needs it to withdraw its own session
-	// requests from the hub's queue at grid_queue_timeout
-	// (gridWithdraw). Without it such a hub keeps them queued until its
-	// own --session-request-timeout. It is a secret: write
+	// requests from the hub's queue at grid_queue_timeout. Without it
+	// such a hub keeps them queued until its own
+	// --session-request-timeout. It is a secret: write
 	// "${GRID_SECRET}" and set the variable, rather than the value.
 	GridRegistrationSecret string `toml:"grid_registration_secret"`
 	// GridCDP is where the host dials a grid browser's CDP endpoint:

@@ -16,12 +16,13 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/grid"
 )
 
 // Browsers on a Selenium Grid (browser.grid).
 //
 // The host asks the hub for a browser with a WebDriver new-session request
-// (gridsession.go), which waits in the grid's queue until a node has a
+// (grid.Hub.NewSession), which waits in the grid's queue until a node has a
 // free slot, then drives that browser over CDP through the hub (the
 // session's se:cdp endpoint), as Playwright's own Selenium launch would.
 // The request's "goog:chromeOptions" is the host's whole command line
@@ -344,14 +345,14 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 		return nil, drv, nil, err
 	}
 	t0 := time.Now()
-	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then up to %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), gridStartAllowance))
+	hostfuncs.SayProgress(ctx, fmt.Sprintf("waiting for a Selenium Grid node to take the browser session (the grid's queue, up to browser.grid_queue_timeout %s, then up to %s for the node to start the browser)", s.cfg.GridQueueTimeout.D(), grid.StartAllowance))
 	gs, err := s.gridNewSession(ctx)
 	hostfuncs.SayProgress(ctx, "")
 	if err != nil {
 		return nil, drv, nil, err
 	}
-	link := &gridLink{hub: s.cfg.Grid, node: s.gridNode(gs.id), id: gs.id, life: s.life, log: s.log, gone: make(chan struct{})}
-	b, err := drv.pw.Chromium.ConnectOverCDP(gs.dialAt(s.cfg.GridCDP, link.node, s.log), pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(gridStartAllowance.Milliseconds()))})
+	link := &gridLink{hub: s.cfg.Grid, node: s.gridNode(gs.ID), id: gs.ID, life: s.life, log: s.log, gone: make(chan struct{})}
+	b, err := drv.pw.Chromium.ConnectOverCDP(dialAt(gs, s.cfg.GridCDP, link.node, s.log), pw.BrowserTypeConnectOverCDPOptions{Timeout: pw.Float(float64(grid.StartAllowance.Milliseconds()))})
 	if err != nil {
 		link.end()
 		return nil, drv, nil, abi.Errorf(abi.CodeNotAvailable, "the Selenium Grid at %s started a browser on %s but the host could not reach it over CDP (%s): check that this host reaches the hub's CDP endpoint", s.cfg.Grid, link.node, cleanMsg(err.Error()))
@@ -359,7 +360,7 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 	s.mu.Lock()
 	s.mode = "selenium grid " + s.cfg.Grid
 	s.mu.Unlock()
-	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", link.node, "session", gs.id, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
+	s.log.Info("grid browser started", "grid", s.cfg.Grid, "node", link.node, "session", gs.ID, "version", b.Version(), "took", time.Since(t0).Round(time.Millisecond))
 	return b, drv, link, nil
 }
 
@@ -368,15 +369,15 @@ func (s *launcher) gridBrowser(ctx context.Context) (pw.Browser, *sharedDriver, 
 // message to the node's own endpoint, which relays it to the browser:
 // dialling the node skips a relay, each message's round trip shorter).
 // A node the hub did not list is reached through the hub.
-func (gs *gridSession) dialAt(mode, node string, log *slog.Logger) string {
+func dialAt(gs grid.Session, mode, node string, log *slog.Logger) string {
 	if mode != "node" {
-		return gs.cdp
+		return gs.CDP
 	}
-	if d := nodeCDP(gs.cdp, node); d != "" {
+	if d := nodeCDP(gs.CDP, node); d != "" {
 		return d
 	}
-	log.Warn("grid_cdp = \"node\": the hub did not list the session's node; driving it through the hub", "session", gs.id, "node", node)
-	return gs.cdp
+	log.Warn("grid_cdp = \"node\": the hub did not list the session's node; driving it through the hub", "session", gs.ID, "node", node)
+	return gs.CDP
 }
 
 // nodeCDP is cdp (ws://hub:4444/session/ID/se/cdp) on node
@@ -395,11 +396,21 @@ func nodeCDP(cdp, node string) string {
 	return c.String()
 }
 
-// gridStartAllowance is the time a node has to start a browser once it
-// took the session, on top of GridQueueTimeout: a loaded node takes
-// seconds (15 s seen on 2 busy cores) to start Chromium through
-// chromedriver.
-const gridStartAllowance = 60 * time.Second
+// gridNewSession asks the grid's hub for a browser of the host's command
+// line (gridCapabilities) and waits for it (grid.Hub.NewSession): up to
+// GridQueueTimeout in the queue, then grid.StartAllowance for the node.
+func (s *launcher) gridNewSession(ctx context.Context) (grid.Session, error) {
+	raw, err := s.gridCapabilities()
+	if err != nil {
+		return grid.Session{}, err
+	}
+	var caps map[string]any
+	if err := json.Unmarshal([]byte(raw), &caps); err != nil {
+		return grid.Session{}, abi.Errorf(abi.CodeInputInvalid, "browser.grid_capabilities: %v", err)
+	}
+	hub := grid.Hub{URL: s.cfg.Grid, QueueTimeout: s.cfg.GridQueueTimeout.D(), Secret: s.cfg.GridRegistrationSecret, Log: s.log, Life: s.life}
+	return hub.NewSession(ctx, caps)
+}
 
 // gridNode is the node the hub's status lists session id on, or "an
 // unknown node".
@@ -435,10 +446,10 @@ type GridStatus struct {
 
 // ReadGridStatus reads a Selenium Grid hub's (or a node's) /status, within
 // 5 s. The grid tests' harness (internal/seleniumgrid) reads it the same way.
-func ReadGridStatus(ctx context.Context, grid string) (*GridStatus, error) {
+func ReadGridStatus(ctx context.Context, hub string) (*GridStatus, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := gridGet(ctx, grid, "/status")
+	resp, err := grid.Get(ctx, hub, "/status")
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/grid"
 )
 
 // Capabilities that would undo the host's launch flags are refused,
@@ -210,16 +211,16 @@ func TestGridArgsEverySpelling(t *testing.T) {
 // listed for it (one relay fewer); the default, or a node the hub did not
 // list, dials the hub's se:cdp. Anything else is refused at load.
 func TestGridCDPEndpoint(t *testing.T) {
-	gs := &gridSession{id: "s1", cdp: "ws://10.9.0.1:4444/session/s1/se/cdp"}
+	gs := grid.Session{ID: "s1", CDP: "ws://10.9.0.1:4444/session/s1/se/cdp"}
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, c := range []struct{ mode, node, want string }{
-		{"", "http://10.9.1.2:5555", gs.cdp},
-		{"hub", "http://10.9.1.2:5555", gs.cdp},
+		{"", "http://10.9.1.2:5555", gs.CDP},
+		{"hub", "http://10.9.1.2:5555", gs.CDP},
 		{"node", "http://10.9.1.2:5555", "ws://10.9.1.2:5555/session/s1/se/cdp"},
 		{"node", "https://node-3.grid:5555", "wss://node-3.grid:5555/session/s1/se/cdp"},
-		{"node", "an unknown node", gs.cdp},
+		{"node", "an unknown node", gs.CDP},
 	} {
-		if got := gs.dialAt(c.mode, c.node, quiet); got != c.want {
+		if got := dialAt(gs, c.mode, c.node, quiet); got != c.want {
 			t.Errorf("grid_cdp %q, node %q: dialled %s, want %s", c.mode, c.node, got, c.want)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/grid"
 )
 
 // A grid node lost mid-session.
@@ -131,7 +132,7 @@ func (g *gridLink) nodeHolds(ctx context.Context) bool {
 	if !strings.HasPrefix(g.node, "http") || g.id == "" {
 		return false
 	}
-	resp, err := gridGet(ctx, g.node, "/status")
+	resp, err := grid.Get(ctx, g.node, "/status")
 	if err != nil {
 		return false
 	}
@@ -218,7 +219,7 @@ func (g *gridLink) probe(ctx context.Context) probeAnswer {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	resp, err := gridGet(ctx, g.hub, "/session/"+g.id+"/timeouts")
+	resp, err := grid.Get(ctx, g.hub, "/session/"+g.id+"/timeouts")
 	if err != nil {
 		return nodeUnknown // the hub itself does not answer: not the node's fault
 	}
@@ -342,4 +343,37 @@ func (s *sessions) lostInFlight(ss *session, err error, what string) error {
 		return s.lostGridNode(ss, what)
 	}
 	return nil
+}
+
+// end ends the WebDriver session: through the hub, or, when the hub does
+// not answer or no longer knows it (it restarted), at the node itself,
+// whose WebDriver endpoint takes the same DELETE; so a browser the host
+// can no longer drive does not hold the node's slot until the node's own
+// session timeout. Once per link; within a few seconds.
+func (g *gridLink) end() {
+	if g.id == "" {
+		return
+	}
+	g.endOnce.Do(func() {
+		err := grid.Delete(g.hub, g.id)
+		if err == nil {
+			return
+		}
+		if !strings.HasPrefix(g.node, "http") {
+			g.logger().Warn("ending a grid session: the hub did not, and its node is unknown", "session", g.id, "err", err)
+			return
+		}
+		if nerr := grid.Delete(g.node, g.id); nerr != nil {
+			g.logger().Warn("ending a grid session: neither the hub nor its node did; the node frees the slot at its --session-timeout", "session", g.id, "node", g.node, "hub", err, "err", nerr)
+			return
+		}
+		g.logger().Info("ended a grid session at its node (the hub did not)", "session", g.id, "node", g.node, "hub", err)
+	})
+}
+
+func (g *gridLink) logger() *slog.Logger {
+	if g.log == nil {
+		return slog.Default()
+	}
+	return g.log
 }

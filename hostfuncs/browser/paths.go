@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -149,4 +150,11 @@ func within(root, p string) error {
 		return fmt.Errorf("%s is outside %s", p, root)
 	}
 	return nil
+}
+
+// randomTag is 24 random hex digits.
+func randomTag() string {
+	b := make([]byte, 12)
+	rand.Read(b)
+	return hex.EncodeToString(b)
 }

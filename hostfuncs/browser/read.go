@@ -8,6 +8,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/readable"
 )
 
 // The reading family: the page's main text, of a document judged clean
@@ -27,7 +28,7 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		limit = req.MaxBytes
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserReadResponse, error) {
-		var page visibleDOM
+		var page readable.Page
 		if err := s.pages.evalInto(ss, t, visibleDOMJS, false, &page); err != nil {
 			return out, err
 		}
@@ -40,7 +41,7 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 			}
 		}
 		out.State = s.pages.state(ss, t, false)
-		root, text := mainText(page, out.State.URL)
+		root, text := readable.Main(page, out.State.URL)
 		text = visibleChars(text)
 		out.Root, out.Bytes, out.Limit = root, len(text), limit
 		out.Text, out.Truncated = cutUTF8(text, limit)

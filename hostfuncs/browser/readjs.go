@@ -1,7 +1,7 @@
 package browser
 
 // visibleDOMJS returns the page's visible DOM as HTML, for the host to
-// find the main content in (readable.go): {title, html, hidden}. Called
+// find the main content in (readable/): {title, html, hidden}. Called
 // with probe true it only says whether the page shows text yet, for the
 // host's bounded wait (hidden: the page holds text but shows none).
 //

@@ -2,7 +2,6 @@ package browser
 
 import (
 	"bytes"
-	"cmp"
 	"image"
 	"image/draw"
 	"image/jpeg"
@@ -17,11 +16,12 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/conceal"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/som"
 )
 
 // Set-of-marks: a viewport screenshot with numbered boxes drawn over the
 // places an agent may want to click, and a legend saying what each number
-// is. The boxes are drawn here, in Go, on the decoded image: nothing is
+// is. The boxes are drawn in Go (the som room), on the decoded image: nothing is
 // added to the page, so a page can neither see the marks nor move or hide
 // them (it can paint look-alikes of its own: the legend is what counts).
 //
@@ -34,13 +34,15 @@ import (
 //     their iframe's box (a frame's boxes are in its own coordinates) and
 //     clipped to it;
 //   - regions without a ref, from the main frame: every <canvas>, and the
-//     outermost element of each cursor:pointer run (regionsJS).
+//     outermost element of each cursor:pointer run (som.Regions).
 //
-// Boxes are clipped to the viewport; those left under somMinSide pixels a
-// side go, as do duplicates (same box) and regions inside a kept element
-// or wrapping one almost exactly. Marks are numbered 1..N top to bottom,
-// then left to right within a row (readingOrder), at most
-// abi.MaxScreenMarks.
+// som.Pick clips boxes to the viewport; those left under som.MinSide
+// pixels a side go, as do duplicates (same box) and regions inside a kept
+// element or wrapping one almost exactly. Marks are numbered 1..N top to
+// bottom, then left to right within a row, at most abi.MaxScreenMarks.
+
+// somNameMax is the most characters of a mark's name.
+const somNameMax = 60
 
 // somRoles are the ARIA roles that take input.
 var somRoles = map[string]bool{
@@ -49,38 +51,6 @@ var somRoles = map[string]bool{
 	"menuitemradio": true, "tab": true, "option": true, "slider": true, "switch": true,
 	"searchbox": true, "spinbutton": true, "treeitem": true, "gridcell": true,
 }
-
-const (
-	somMinSide = 4  // px: smaller boxes are not worth a mark
-	rowSlack   = 16 // px: tops this close read as one row
-	somNameMax = 60 // characters of a mark's name
-	// regionsJS reads at most this many elements and returns at most this
-	// many regions: a page of a million nodes costs a bounded walk.
-	somScanMax   = 20000
-	somRegionMax = 1000
-)
-
-// regionsJS returns the main frame's canvases and cursor:pointer regions
-// that show in the viewport: [x, y, w, h, kind, label], boxes rounded as
-// Playwright rounds [box=...]. A pointer region is the outermost element
-// with the cursor (it is inherited: its children are the same target).
-const regionsJS = `([scanMax, max]) => {
-	const out = [], vw = innerWidth, vh = innerHeight;
-	const root = document.body || document.documentElement;
-	if (!root) return out;
-	const tw = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
-	const label = e => (e.getAttribute("aria-label") || e.getAttribute("title") || e.textContent || "").slice(0, 200).replace(/\s+/g, " ").trim();
-	for (let e = root, n = 0; e && n < scanMax && out.length < max; e = tw.nextNode(), n++) {
-		const r = e.getBoundingClientRect();
-		if (r.width < 1 || r.height < 1 || r.right <= 0 || r.bottom <= 0 || r.x >= vw || r.y >= vh) continue;
-		const canvas = e.tagName === "CANVAS";
-		const st = getComputedStyle(e);
-		if (st.visibility !== "visible") continue;
-		if (!canvas && (st.cursor !== "pointer" || (e.parentElement && getComputedStyle(e.parentElement).cursor === "pointer"))) continue;
-		out.push([...[r.x, r.y, r.width, r.height].map(Math.round), canvas ? "canvas" : "clickable", label(e)]);
-	}
-	return out;
-}`
 
 // markedShot takes a marked screenshot of t, the current tab of ss: a PNG
 // of the viewport at CSS scale (image pixels are CSS pixels, whatever the
@@ -102,7 +72,7 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 		snap    string
 		raw     string // the snapshot before the judge
 		marksOf map[string][]string
-		regions []any
+		regions []som.Candidate
 		texts   []image.Rectangle // the page's text, which labels keep clear of
 		pngData []byte
 	}
@@ -145,18 +115,19 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	if err != nil {
 		return nil, nil, 0, abi.Errorf(abi.CodeExecutionFailed, "decoding the screenshot to mark it: %v; take a plain screenshot instead", err)
 	}
-	cands := append(snapCandidates(got.snap, got.marksOf), unhidden(regionCandidates(got.regions), got.raw, got.snap)...)
-	for i := range cands { // names are page text: one may show a secret
+	cands := append(snapCandidates(got.snap, got.marksOf), unhidden(got.regions, got.raw, got.snap)...)
+	marks, total = som.Pick(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
+	for i := range marks { // names are page text: one may show a secret
 		for _, v := range secrets {
-			if v != "" && strings.Contains(cands[i].name, v) {
-				cands[i].name = abi.RedactedValue
+			if v != "" && strings.Contains(marks[i].Name, v) {
+				marks[i].Name = abi.RedactedValue
 			}
 		}
+		marks[i].Name = cut(marks[i].Name, somNameMax)
 	}
-	marks, total = pickMarks(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
 	canvas := image.NewRGBA(pic.Bounds())
 	draw.Draw(canvas, canvas.Bounds(), pic, pic.Bounds().Min, draw.Src)
-	drawMarks(canvas, marks, placeLabels(marks, got.texts, canvas.Bounds()))
+	som.Draw(canvas, marks, got.texts)
 	var b bytes.Buffer
 	if f.mime == "image/jpeg" {
 		err = jpeg.Encode(&b, canvas, &jpeg.Options{Quality: *f.quality})
@@ -169,14 +140,18 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	return b.Bytes(), marks, total, nil
 }
 
-// findRegions starts regionsJS and returns a function that waits for its
-// answer at most wait; on a failure or past wait there are none.
-func findRegions(p pw.Page) func(wait time.Duration) []any {
-	return background(func() []any {
-		v, _ := p.Evaluate(regionsJS, []int{somScanMax, somRegionMax})
-		a, _ := v.([]any)
-		return a
-	})
+// findRegions starts reading the page's regions without a ref
+// (som.Regions) and returns a function that waits for them at most wait;
+// on a failure or past wait there are none.
+func findRegions(p pw.Page) func(wait time.Duration) []som.Candidate {
+	return background(func() []som.Candidate { return som.Regions(p.Evaluate) })
+}
+
+// findTextBoxes starts reading the boxes of the page's text
+// (som.TextBoxes), which tags keep clear of, and returns a function that
+// waits for them at most wait; on a failure or past wait there are none.
+func findTextBoxes(p pw.Page) func(wait time.Duration) []image.Rectangle {
+	return background(func() []image.Rectangle { return som.TextBoxes(p.Evaluate) })
 }
 
 // background starts fn and returns a function that waits for its result
@@ -195,39 +170,15 @@ func background[T any](fn func() T) func(wait time.Duration) T {
 	}
 }
 
-// rect is a box: x, y, width, height.
-type rect struct{ x, y, w, h int }
-
-func (r rect) contains(o rect) bool {
-	return o.x >= r.x && o.y >= r.y && o.x+o.w <= r.x+r.w && o.y+o.h <= r.y+r.h
-}
-
-// clip is the part of r inside c (zero-sized when none).
-func (r rect) clip(c rect) rect {
-	x0, y0 := max(r.x, c.x), max(r.y, c.y)
-	x1, y1 := min(r.x+r.w, c.x+c.w), min(r.y+r.h, c.y+c.h)
-	return rect{x0, y0, max(0, x1-x0), max(0, y1-y0)}
-}
-
-// candidate is a possible mark; anyRole marks a snapshot element kept only
-// to name a region with the same box (it is no candidate of its own).
-type candidate struct {
-	box             rect
-	ref, role, name string
-	region, anyRole bool
-	limit           rect // the iframe it shows in, else zero (the viewport)
-	hasLimit        bool
-}
-
 // snapCandidates reads the snapshot's lines with a ref and a box.
 // Elements in an iframe are moved by the iframe's box and clipped to it.
-func snapCandidates(snap string, marksOf map[string][]string) []candidate {
+func snapCandidates(snap string, marksOf map[string][]string) []som.Candidate {
 	type frame struct {
 		indent int
-		box    rect
+		box    som.Rect
 	}
 	var frames []frame // the iframes the current line is nested in
-	var out []candidate
+	var out []som.Candidate
 	for line := range strings.Lines(snap) {
 		body := strings.TrimLeft(line, " ")
 		indent := len(line) - len(body)
@@ -243,22 +194,22 @@ func snapCandidates(snap string, marksOf map[string][]string) []candidate {
 			continue
 		}
 		inFrame := len(frames) > 0
-		var c candidate
+		var c som.Candidate
 		if inFrame {
 			f := frames[len(frames)-1].box
-			box.x, box.y = box.x+f.x, box.y+f.y
-			c.limit, c.hasLimit = f, true
+			box.X, box.Y = box.X+f.X, box.Y+f.Y
+			c.Limit, c.HasLimit = f, true
 		}
-		c.box = box
+		c.Box = box
 		head := strings.TrimPrefix(strings.TrimPrefix(line[indent:i], "- "), "'")
-		c.role, c.name, c.ref = keyParts(head)
-		if text, ok := strings.CutPrefix(strings.TrimRight(after, "\r\n"), ": "); ok && c.name == "" {
-			c.name = inlineText(text) // a generic's text: "- generic [ref=e7] [box=...]: Card"
+		c.Role, c.Name, c.Ref = keyParts(head)
+		if text, ok := strings.CutPrefix(strings.TrimRight(after, "\r\n"), ": "); ok && c.Name == "" {
+			c.Name = inlineText(text) // a generic's text: "- generic [ref=e7] [box=...]: Card"
 		}
-		if c.role == "iframe" {
+		if c.Role == "iframe" {
 			frames = append(frames, frame{indent, box})
 		}
-		if c.ref == "" {
+		if c.Ref == "" {
 			continue
 		}
 		flagged := strings.Contains(head, " [cursor=pointer]")
@@ -267,7 +218,7 @@ func snapCandidates(snap string, marksOf map[string][]string) []candidate {
 				flagged = flagged || k == "clickable" || k == "draggable" || k == "droppable" || k == "hoverable"
 			}
 		}
-		c.anyRole = !somRoles[c.role] && !flagged
+		c.AnyRole = !somRoles[c.Role] && !flagged
 		out = append(out, c)
 	}
 	return out
@@ -302,149 +253,39 @@ func inlineText(s string) string {
 	return s
 }
 
-func parseBox(s string) (rect, bool) {
+func parseBox(s string) (som.Rect, bool) {
 	var v [4]int
 	for i, p := range strings.SplitN(s, ",", 4) {
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return rect{}, false
+			return som.Rect{}, false
 		}
 		v[i] = n
 	}
-	return rect{v[0], v[1], v[2], v[3]}, true
-}
-
-// regionCandidates reads regionsJS's answer.
-func regionCandidates(regions []any) []candidate {
-	var out []candidate
-	for _, r := range regions {
-		a, ok := r.([]any)
-		if !ok || len(a) != 6 {
-			continue
-		}
-		var v [4]int
-		for i := range v {
-			switch n := a[i].(type) { // Playwright gives whole numbers as int
-			case int:
-				v[i] = n
-			case float64:
-				v[i] = int(n)
-			}
-		}
-		kind, _ := a[4].(string)
-		name, _ := a[5].(string)
-		out = append(out, candidate{box: rect{v[0], v[1], v[2], v[3]}, role: kind, name: name, region: true})
-	}
-	return out
+	return som.Rect{X: v[0], Y: v[1], W: v[2], H: v[3]}, true
 }
 
 // unhidden drops the regions (found by the page, not the snapshot) that
 // lie within the box of an element the judge took out of the snapshot
 // (raw, before it; snap, after): a link nobody can see is no region
 // either.
-func unhidden(regions []candidate, raw, snap string) []candidate {
+func unhidden(regions []som.Candidate, raw, snap string) []som.Candidate {
 	kept := map[string]bool{}
 	snapRefs(snap, kept)
-	var gone []rect
+	var gone []som.Rect
 	for _, c := range snapCandidates(raw, nil) {
-		if !kept[c.ref] {
-			gone = append(gone, c.box)
+		if !kept[c.Ref] {
+			gone = append(gone, c.Box)
 		}
 	}
 	if len(gone) == 0 {
 		return regions
 	}
-	return slices.DeleteFunc(regions, func(r candidate) bool {
-		return slices.ContainsFunc(gone, func(g rect) bool {
-			return r.box.x >= g.x-1 && r.box.y >= g.y-1 && r.box.x+r.box.w <= g.x+g.w+1 && r.box.y+r.box.h <= g.y+g.h+1
+	return slices.DeleteFunc(regions, func(r som.Candidate) bool {
+		return slices.ContainsFunc(gone, func(g som.Rect) bool {
+			return r.Box.X >= g.X-1 && r.Box.Y >= g.Y-1 && r.Box.X+r.Box.W <= g.X+g.W+1 && r.Box.Y+r.Box.H <= g.Y+g.H+1
 		})
 	})
-}
-
-// pickMarks clips the candidates to the viewport (w x h), drops what is
-// tiny, duplicated or covered by another, and numbers the rest in reading
-// order; total counts them before the cap.
-func pickMarks(cands []candidate, w, h int) (marks []abi.ScreenMark, total int) {
-	view := rect{0, 0, w, h}
-	var keep, named []candidate
-	for _, c := range cands {
-		if c.hasLimit {
-			c.box = c.box.clip(c.limit)
-		}
-		c.box = c.box.clip(view)
-		if c.box.w < somMinSide || c.box.h < somMinSide {
-			continue
-		}
-		if c.anyRole {
-			named = append(named, c)
-		} else if !c.region {
-			keep = append(keep, c)
-		}
-	}
-	elements := len(keep)
-	for _, c := range cands {
-		if !c.region {
-			continue
-		}
-		c.box = c.box.clip(view)
-		if c.box.w < somMinSide || c.box.h < somMinSide || covered(c.box, keep[:elements]) {
-			continue
-		}
-		// A region that is an element of the snapshot takes its ref.
-		for _, n := range named {
-			if n.box == c.box {
-				c.ref, c.role, c.name = n.ref, n.role, cmpOr(n.name, c.name)
-				break
-			}
-		}
-		keep = append(keep, c)
-	}
-	readingOrder(keep)
-	seen := map[rect]bool{}
-	for _, c := range keep {
-		if seen[c.box] {
-			continue
-		}
-		seen[c.box] = true
-		total++
-		if len(marks) < abi.MaxScreenMarks {
-			marks = append(marks, abi.ScreenMark{Mark: len(marks) + 1, Ref: c.ref, Role: c.role, Name: cut(c.name, somNameMax), Box: [4]int{c.box.x, c.box.y, c.box.w, c.box.h}})
-		}
-	}
-	return marks, total
-}
-
-// readingOrder sorts boxes top to bottom, then by rows left to right: a
-// box whose top is within rowSlack (at most half the height) of the first
-// box of a row joins that row.
-func readingOrder(c []candidate) {
-	slices.SortStableFunc(c, func(a, b candidate) int { return cmp.Or(a.box.y-b.box.y, a.box.x-b.box.x) })
-	for i := 0; i < len(c); {
-		j := i + 1
-		for j < len(c) && c[j].box.y < c[i].box.y+max(1, min(rowSlack, c[i].box.h/2)) {
-			j++
-		}
-		slices.SortStableFunc(c[i:j], func(a, b candidate) int { return a.box.x - b.box.x })
-		i = j
-	}
-}
-
-// covered: r lies inside one of the elements, or wraps one that fills
-// most of it (a clickable wrapper of a button is that button).
-func covered(r rect, elements []candidate) bool {
-	for _, e := range elements {
-		if e.box.contains(r) || r.contains(e.box) && 4*e.box.w*e.box.h >= 3*r.w*r.h {
-			return true
-		}
-	}
-	return false
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // cut keeps the first n characters of s.

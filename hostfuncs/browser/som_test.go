@@ -11,12 +11,12 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/som"
 )
 
 // somPages serves the set-of-marks pages on loopback.
@@ -134,7 +134,7 @@ func evalJSON[T any](t *testing.T, c *hostfuncs.Caller, expr string) T {
 }
 
 // checkLegend: marks numbered 1..N in reading order, each box inside the
-// viewport and at least somMinSide a side; the image is the viewport.
+// viewport and at least som.MinSide a side; the image is the viewport.
 func checkLegend(t *testing.T, c *hostfuncs.Caller, out abi.BrowserScreenshotResponse, img image.Image) {
 	t.Helper()
 	vp := evalJSON[[2]int](t, c, `() => [innerWidth, innerHeight]`)
@@ -146,12 +146,12 @@ func checkLegend(t *testing.T, c *hostfuncs.Caller, out abi.BrowserScreenshotRes
 	}
 	for i, m := range out.Marks {
 		x, y, w, h := m.Box[0], m.Box[1], m.Box[2], m.Box[3]
-		if m.Mark != i+1 || x < 0 || y < 0 || w < somMinSide || h < somMinSide || x+w > vp[0] || y+h > vp[1] {
+		if m.Mark != i+1 || x < 0 || y < 0 || w < som.MinSide || h < som.MinSide || x+w > vp[0] || y+h > vp[1] {
 			t.Errorf("mark %d: %+v outside the viewport %v or misnumbered", i+1, m, vp)
 		}
 		// Reading order: a mark left of the one before starts a new row,
 		// lower down; one higher up is on the same row, to its right.
-		if p := out.Marks[max(0, i-1)].Box; i > 0 && (x < p[0] && y <= p[1] || y < p[1]-rowSlack) {
+		if p := out.Marks[max(0, i-1)].Box; i > 0 && (x < p[0] && y <= p[1] || y < p[1]-som.RowSlack) {
 			t.Errorf("mark %d %v comes before mark %d %v in reading order", i, p, i+1, m.Box)
 		}
 	}
@@ -232,7 +232,7 @@ func TestMarkedScreenshotControls(t *testing.T) {
 	for i, m := range out.Marks {
 		// The middle of the bottom border: labels sit at the top.
 		x, y := m.Box[0]+m.Box[2]/2, m.Box[1]+m.Box[3]-1
-		want := markColours[i%len(markColours)]
+		want := som.Colour(i)
 		r1, g1, b1, _ := img.At(x, y).RGBA()
 		r0, g0, b0, _ := raw.At(x, y).RGBA()
 		if uint8(r1>>8) != want.R || uint8(g1>>8) != want.G || uint8(b1>>8) != want.B || r0 == r1 && g0 == g1 && b0 == b1 {
@@ -271,7 +271,7 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 	names := map[string]bool{}
 	for _, m := range out.Marks {
 		names[m.Name] = true
-		inner := image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3]).Inset(markBorder)
+		inner := image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3]).Inset(som.Border)
 		changed := 0
 		for y := inner.Min.Y; y < inner.Max.Y; y++ {
 			for x := inner.Min.X; x < inner.Max.X; x++ {
@@ -284,10 +284,6 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 		}
 		if changed > 0 {
 			t.Errorf("mark %d (%s %q, box %v): %d pixels inside its box differ from the page: a label covers the element", m.Mark, m.Role, m.Name, m.Box, changed)
-		}
-		tag := labelSize(strconv.Itoa(m.Mark), digitScale)
-		if tag.Y < 7*3 {
-			t.Errorf("mark %d: a %d px tag is too small to read", m.Mark, tag.Y)
 		}
 	}
 	for _, want := range []string{"Home", "Write report", "To do", "Done"} {
@@ -319,8 +315,8 @@ func TestMarkLabelsClearOfText(t *testing.T) {
 	}
 	outline := func(x, y int) bool {
 		for _, m := range out.Marks {
-			r := boxRect(m)
-			if (image.Point{x, y}).In(r) && !(image.Point{x, y}).In(r.Inset(markBorder)) {
+			r := markBox(m)
+			if (image.Point{x, y}).In(r) && !(image.Point{x, y}).In(r.Inset(som.Border)) {
 				return true
 			}
 		}
@@ -345,15 +341,15 @@ func TestMarkLabelsClearOfText(t *testing.T) {
 	for _, tb := range texts {
 		rects = append(rects, image.Rect(tb[0], tb[1], tb[2], tb[3]))
 	}
-	labels, tagged := placeLabels(out.Marks, rects, img.Bounds()), 0
+	labels, tagged := som.Tags(out.Marks, rects, img.Bounds()), 0
 	for i, l := range labels {
-		if l.tag.Empty() {
+		if l.Empty() {
 			continue
 		}
 		tagged++
 		for j, m := range out.Marks {
-			if j != i && l.tag.Overlaps(boxRect(m)) && !boxRect(out.Marks[i]).In(boxRect(m)) {
-				t.Errorf("mark %d's tag %v covers mark %d's box %v", i+1, l.tag, j+1, m.Box)
+			if j != i && l.Overlaps(markBox(m)) && !markBox(out.Marks[i]).In(markBox(m)) {
+				t.Errorf("mark %d's tag %v covers mark %d's box %v", i+1, l, j+1, m.Box)
 			}
 		}
 	}
@@ -449,50 +445,6 @@ func TestMarkedShotMethod(t *testing.T) {
 	t.Errorf("no mark for the Send button: %+v", marks)
 }
 
-// TestPickMarks: clipping, tiny and duplicate boxes, regions inside or
-// around an element, a region that is a snapshot element, reading order
-// (rows) and the cap.
-func TestPickMarks(t *testing.T) {
-	t.Parallel() // its own session: overlaps the package's other tests' waits
-	el := func(x, y, w, h int, ref string) candidate {
-		return candidate{box: rect{x, y, w, h}, ref: ref, role: "button", name: ref}
-	}
-	reg := func(x, y, w, h int, kind string) candidate {
-		return candidate{box: rect{x, y, w, h}, role: kind, region: true}
-	}
-	named := candidate{box: rect{500, 10, 50, 50}, ref: "e9", role: "img", name: "chart", anyRole: true}
-	framed := el(90, 90, 40, 40, "f1e2")
-	framed.limit, framed.hasLimit = rect{80, 80, 30, 30}, true
-	cands := []candidate{
-		el(100, 50, 40, 20, "e2"), el(10, 50, 40, 20, "e1"), el(-30, 5, 50, 20, "e3"), // cut by the left edge
-		el(10, 800, 40, 20, "e4"), el(700, 5, 3, 20, "e5"), el(10, 50, 40, 20, "e6"), // below, tiny, a duplicate
-		reg(12, 52, 10, 10, "clickable"), reg(98, 48, 44, 24, "clickable"), // inside e1; wrapping e2
-		reg(200, 200, 300, 150, "canvas"), reg(500, 10, 50, 50, "canvas"), named, framed,
-	}
-	marks, total := pickMarks(cands, 640, 480)
-	got := []string{}
-	for _, m := range marks {
-		got = append(got, fmt.Sprintf("%d:%s:%s:%v", m.Mark, m.Ref, m.Role, m.Box))
-	}
-	want := []string{"1:e3:button:[0 5 20 20]", "2:e9:img:[500 10 50 50]", "3:e1:button:[10 50 40 20]", "4:e2:button:[100 50 40 20]",
-		"5:f1e2:button:[90 90 20 20]", "6::canvas:[200 200 300 150]"}
-	if strings.Join(got, " ") != strings.Join(want, " ") || total != 6 {
-		t.Errorf("marks %v (total %d)\nwant  %v", got, total, want)
-	}
-	// One row: tops within rowSlack read left to right.
-	row, _ := pickMarks([]candidate{el(400, 10, 40, 20, "a"), el(100, 14, 40, 20, "b"), el(300, 12, 40, 20, "c"), el(0, 40, 40, 20, "d")}, 640, 480)
-	if order := fmt.Sprint(row[0].Ref, row[1].Ref, row[2].Ref, row[3].Ref); order != "bcad" {
-		t.Errorf("row order %s, want bcad", order)
-	}
-	many := make([]candidate, 300)
-	for i := range many {
-		many[i] = el(i%30*20, i/30*20, 10, 10, fmt.Sprintf("e%d", i))
-	}
-	if marks, total := pickMarks(many, 640, 480); len(marks) != abi.MaxScreenMarks || total != 300 || marks[199].Ref != "e199" {
-		t.Errorf("capped: %d marks of %d, last %+v", len(marks), total, marks[len(marks)-1])
-	}
-}
-
 // TestSnapCandidates: roles, names with quotes and refs in them, a
 // generic's text as its name, flags
 // from the marks logic and Playwright's cursor, iframe offsets.
@@ -511,7 +463,7 @@ func TestSnapCandidates(t *testing.T) {
 `
 	got := []string{}
 	for _, c := range snapCandidates(snap, map[string][]string{"10,70,80,20": {"draggable"}}) {
-		got = append(got, fmt.Sprintf("%s|%s|%s|%v|%v|%v", c.ref, c.role, c.name, c.box, c.anyRole, c.limit))
+		got = append(got, fmt.Sprintf("%s|%s|%s|%v|%v|%v", c.Ref, c.Role, c.Name, c.Box, c.AnyRole, c.Limit))
 	}
 	want := []string{
 		"e1|generic||{0 0 800 600}|true|{0 0 0 0}", `e2|button|Say "[ref=e99]"|{10 10 80 20}|false|{0 0 0 0}`,
@@ -598,4 +550,9 @@ func TestMarkedShotHidesSecrets(t *testing.T) {
 	if n := dark(data); n != 0 || name != abi.RedactedValue {
 		t.Errorf("the secret shows in the marked screenshot: %d dark pixels, the button named %q", n, name)
 	}
+}
+
+// markBox is a mark's box as an image rectangle.
+func markBox(m abi.ScreenMark) image.Rectangle {
+	return image.Rect(m.Box[0], m.Box[1], m.Box[0]+m.Box[2], m.Box[1]+m.Box[3])
 }

@@ -41,6 +41,7 @@ var internalKinds = map[string]kind{
 	"internal/visiontest":   testHelper,
 	"internal/mcptest":      testHelper, // MCP clients and the operator browser for tests
 	"internal/wasmbuild":    testHelper,
+	"internal/servetest":    testHelper,   // the MCP URL a started serve prints (cmd/wasmwright tests, the bench)
 	"internal/seleniumgrid": testHelper,   // a Selenium Grid in network namespaces (grid tests, the grid bench)
 	"internal/bench":        benchHarness, // and every package under it
 }

@@ -22,11 +22,23 @@ var browserRooms = map[string]int{
 	// finding the Playwright driver and Chromium: Version, Options,
 	// Chromium, HasDisplay, NoDriver, NoChromium
 	"hostfuncs/browser/driver": 6,
+	// the WebDriver side of a Selenium Grid hub: Hub and its NewSession
+	// (queued, withdrawn at the queue timeout), Session, StartAllowance,
+	// Delete and Get (the hub's and nodes' endpoints)
+	"hostfuncs/browser/grid": 6,
 	// the operator's live view of a session: screencast, concealed frames
 	// for a link's holder, the operator's input. View with New, its three
 	// calls (Screencast, ScreencastConcealed, Input), Tabs (what it needs of
 	// the sessions), Frame, Input and Input's six kinds
 	"hostfuncs/browser/live": 14,
+	// the main content of a page's visible DOM, as Readability finds it:
+	// Page (what the page's walk gives) and Main
+	"hostfuncs/browser/readable": 2,
+	// the set-of-marks logic of a marked screenshot: Candidate and Rect,
+	// Pick, the page's Regions and TextBoxes (read through an evaluate
+	// function), Draw, and what the browser's tests check of a drawing
+	// (Tags, Colour, Border, MinSide, RowSlack)
+	"hostfuncs/browser/som": 11,
 }
 
 const browserPkg = "hostfuncs/browser"

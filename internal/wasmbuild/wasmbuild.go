@@ -237,6 +237,25 @@ func Install(dst string, mods map[string]string) (map[string]string, error) {
 	return sums, os.WriteFile(filepath.Join(dst, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }
 
+// Pin writes dir/SHA256SUMS for every .wasm in dir, as `make plugins`
+// pins the built plugins: a host loads only a plugin its pin names.
+func Pin(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
+	if err != nil {
+		return err
+	}
+	var lines []string
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		lines = append(lines, hex.EncodeToString(sum[:])+"  "+filepath.Base(f))
+	}
+	return os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
 // Bytes builds the plugin module in dir and returns its .wasm.
 func Bytes(dir string, extra ...string) ([]byte, error) {
 	p, err := Build(dir, extra...)

@@ -8,8 +8,24 @@ import (
 	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
 
+// The tools of this file, each declared with its description, its
+// arguments (their struct) and its handler below.
+func init() {
+	sdk.Tool("browser_screenshot", descScreenshot, screenshot, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_pdf", descPDF, pdf, sdk.Requires(read), sdk.ReadOnly(), sdk.Risk(abi.RiskDownload)) // it writes a file
+	sdk.Tool("browser_console", descConsole, console, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_network", descNetwork, network, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_get_images", descImages, images, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_computed_style", descComputedStyle, computedStyle, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_storage", descStorage, storage, sdk.Requires(read), sdk.ReadOnly())
+	// A source fetch goes out with the session's cookies: an act.
+	sdk.Tool("browser_sources", descSources, sources, sdk.Requires(read), sdk.ReadOnly(), sdk.RiskWhen("fetch", abi.RiskAct))
+}
+
 // Inspecting the page beyond its snapshot: screenshots, PDF, console,
 // network, images, computed styles, storage, sources.
+
+const descScreenshot = `Take a screenshot of the viewport (default), the full scrollable page (mode "full"), or one element (ref), as PNG (default), or format "jpeg" or "webp" with quality 1-100 (default 80; far fewer bytes). The image is returned inline and saved in this agent's workspace folder; the result gives the file path. Use it to see layout, images, charts or canvas content that the snapshot cannot describe. marks true (viewport, png or jpeg) draws a numbered box over everything that looks clickable, canvases included, and lists each mark with its ref (if it has one), role, name and box in viewport pixels: click a mark by its ref, or inside its box with x/y. To act on elements, use refs from browser_snapshot, not pixels; coordinates from a screenshot work with browser_click x/y only as a last resort.`
 
 type ScreenshotArgs struct {
 	Mode    string `json:"mode,omitempty" enum:"viewport|full|element" desc:"viewport (default), the full scrollable page, or one element (with ref)"`
@@ -65,6 +81,8 @@ func legend(marks []abi.ScreenMark, total int) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
+const descPDF = `Print the current page to a PDF file in this agent's workspace folder (A4 by default, or format "Letter"...; landscape optional). Returns the file path and size.`
+
 type PDFArgs struct {
 	Name      string `json:"name,omitempty" desc:"file name in the workspace folder (default: timestamped)"`
 	Format    string `json:"format,omitempty" enum:"A4|Letter|Legal|A3|A5|Tabloid" desc:"paper size (default A4)"`
@@ -80,6 +98,8 @@ func pdf(c *sdk.Call, in PDFArgs) (*abi.Result, error) {
 	res.Files = []string{r.Path}
 	return res, nil
 }
+
+const descConsole = `Read the browser console of this session: console.log/warn/error output and uncaught JavaScript errors (type "pageerror"), oldest first, with the tab they came from. Filter with level ("error" shows errors only; "warning" shows warnings and errors). Pass since = the last seq you saw to get only newer messages, or clear to empty the log after reading.`
 
 type ConsoleArgs struct {
 	Level string `json:"level,omitempty" enum:"error|warning|info|debug" desc:"this level and more severe (default: everything)"`
@@ -114,6 +134,8 @@ func console(c *sdk.Call, in ConsoleArgs) (*abi.Result, error) {
 	}
 	return withData(result(b.String(), r.State, ""), r.Messages), nil
 }
+
+const descNetwork = `List the recent HTTP requests of this session (method, URL, status, type, duration, failure) with an id each, oldest first. Images, fonts, stylesheets and media are hidden unless static is true. Use filter (a URL substring) or failed_only to narrow it. Pass body_of = an id to get that response's body (text, or base64 for binary; capped at max_body_bytes, default 100 KB): useful to read the JSON an app fetched.`
 
 type NetworkArgs struct {
 	Filter       string `json:"filter,omitempty" desc:"only URLs containing this"`
@@ -159,6 +181,8 @@ func network(c *sdk.Call, in NetworkArgs) (*abi.Result, error) {
 	return withData(result(b.String(), r.State, ""), r.Requests), nil
 }
 
+const descImages = `List the images (<img>) of the current page: source URL, alt text, displayed size, natural size, whether each is visible and loaded. Useful to check alt texts or find an image's URL.`
+
 type ImagesArgs struct {
 	Limit int `json:"limit,omitempty" min:"1" max:"1000" desc:"at most this many (default 200)"`
 }
@@ -190,6 +214,8 @@ func images(c *sdk.Call, in ImagesArgs) (*abi.Result, error) {
 	}
 	return withData(result(b.String(), r.State, ""), r.Images), nil
 }
+
+const descComputedStyle = `Report the computed CSS of the current page: colour, background, fonts, borders, shadows, spacing and size. With ref: that one element. Without: every rendered element that shows text or is a control or image, in document order (up to limit, default 60). Answers what the page looks like, where the snapshot answers what it is. Pass properties to choose CSS property names.`
 
 type ComputedStyleArgs struct {
 	Ref        string   `json:"ref,omitempty" desc:"one element; default: every rendered element with text, controls and images"`
@@ -233,6 +259,8 @@ func sortedKeys(m map[string]string) []string {
 	}
 	return out
 }
+
+const descStorage = `List the current site's localStorage and sessionStorage keys and the cookies the page would send (name, domain, path, expiry, flags), with sizes. Values are hidden unless values is true; ask for them only when you need them, they may hold session tokens. kind narrows it to local, session or cookies.`
 
 type StorageArgs struct {
 	Kind   string `json:"kind,omitempty" enum:"all|local|session|cookies" desc:"what to list (default all)"`
@@ -287,6 +315,8 @@ func storage(c *sdk.Call, in StorageArgs) (*abi.Result, error) {
 	}
 	return withData(result(b.String(), r.State, ""), r), nil
 }
+
+const descSources = `List the scripts and stylesheets of the current page (external URLs, and inline ones named inline:script:N / inline:stylesheet:N). Pass fetch = one of those names or URLs to read its text, capped at max_bytes (default 100 KB).`
 
 type SourcesArgs struct {
 	Kind     string `json:"kind,omitempty" enum:"script|stylesheet" desc:"only scripts or only stylesheets"`

@@ -8,8 +8,21 @@ import (
 	sdk "github.com/wasmwright/wasmwright/plugin-sdk"
 )
 
+// The tools of this file, each declared with its description, its
+// arguments (their struct) and its handler below.
+func init() {
+	sdk.Tool("browser_sessions", descSessions, sessions, sdk.Requires(read), sdk.ReadOnly())
+	sdk.Tool("browser_cookies", descCookies, cookies, sdk.Requires(act), sdk.Risk(abi.RiskAct))      // it reads and sets session cookies
+	sdk.Tool("browser_emulate", descEmulate, emulate, sdk.Requires(act), sdk.Risk(abi.RiskNavigate)) // how pages are shown, never what they do
+	sdk.Tool("browser_resize", descResize, resize, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_close", descClose, closeSession, sdk.Requires(act), sdk.Risk(abi.RiskNavigate))
+	sdk.Tool("browser_profile", descProfile, profile, sdk.Requires(act), sdk.Risk(abi.RiskAct)) // it creates and deletes stored logins
+}
+
 // The session: cookies, emulation, the viewport, profiles, the sessions
 // list, closing.
+
+const descSessions = `List this agent's open browser sessions: name, tab count, current URL, idle time, whether it keeps a persistent profile, and which is the current one. Also says how the browser runs (local headless, headed, remote).`
 
 func sessions(c *sdk.Call, _ NoArgs) (*abi.Result, error) {
 	r, err := sdk.BrowserSessions(abi.BrowserSessionsRequest{})
@@ -45,6 +58,8 @@ type CookieArg struct {
 	SameSite string  `json:"same_site,omitempty" enum:"Strict|Lax|None" desc:"the SameSite attribute (default: the browser's, Lax)"`
 }
 
+const descCookies = `Set or clear cookies of this session. set: cookies with name and value (domain and path optional: without a domain the cookie is for the current page's site; expires is unix seconds). clear: remove all cookies, or only those matching name and/or domain. To read cookies use browser_storage.`
+
 type CookiesArgs struct {
 	Set    []CookieArg `json:"set,omitempty" desc:"cookies to add or overwrite"`
 	Clear  bool        `json:"clear,omitempty" desc:"remove cookies (all, or those matching name/domain)"`
@@ -75,6 +90,8 @@ func cookies(c *sdk.Call, in CookiesArgs) (*abi.Result, error) {
 	return result(strings.Join(parts, "; ")+".", r.State, ""), nil
 }
 
+const descEmulate = `Change how this session presents itself: device (a Playwright device such as "iPhone 15", "Pixel 7", "iPad Mini": viewport, user agent, touch; this opens a new browser context: every tab is reopened at its URL with cookies and local storage kept, but tab history, session storage and unsaved form input are lost, as the result says), media "print" or "screen", color_scheme "dark"/"light", reduced_motion, geolocation (latitude and longitude; pages may then read the position), clear_geolocation, or offline true/false to test offline behaviour.`
+
 type EmulateArgs struct {
 	Device           string   `json:"device,omitempty" desc:"a Playwright device name, e.g. \"iPhone 15\", \"Pixel 7\", \"iPad Mini\""`
 	Media            string   `json:"media,omitempty" enum:"screen|print" desc:"the CSS media type pages see"`
@@ -101,6 +118,8 @@ func emulate(c *sdk.Call, in EmulateArgs) (*abi.Result, error) {
 	return result("Now emulating: "+strings.Join(r.Applied, ", ")+".", r.State, ""), nil
 }
 
+const descResize = `Resize the browser viewport to width x height CSS pixels (e.g. 390x844 for a phone, 1920x1080 for a desktop), to see responsive layouts. Returns the size.`
+
 type ResizeArgs struct {
 	Width  int `json:"width" min:"200" max:"7680" desc:"viewport width in CSS pixels"`
 	Height int `json:"height" min:"200" max:"4320" desc:"viewport height in CSS pixels"`
@@ -114,6 +133,8 @@ func resize(c *sdk.Call, in ResizeArgs) (*abi.Result, error) {
 	return result(fmt.Sprintf("Viewport is now %dx%d.", r.Width, r.Height), r.State, ""), nil
 }
 
+const descClose = `Close this browser session: every tab, cookie and form state is dropped (a persistent profile keeps its cookies for next time). The next browser_navigate starts a fresh session. Close when done to free memory.`
+
 func closeSession(c *sdk.Call, _ NoArgs) (*abi.Result, error) {
 	r, err := sdk.BrowserClose(abi.BrowserCloseRequest{})
 	if err != nil {
@@ -124,6 +145,8 @@ func closeSession(c *sdk.Call, _ NoArgs) (*abi.Result, error) {
 	}
 	return &abi.Result{Text: "Closed the browser session. The next browser_navigate starts a fresh one."}, nil
 }
+
+const descProfile = `Manage this agent's browser profiles: a profile keeps cookies and storage (logins) across sessions and restarts. action "create" makes profile name, "list" lists them (and which session has each open), "delete" removes one with its cookies (close the session using it first). Names are letters, digits, _ and -. Open a session on a profile with browser_navigate profile=name as the session's first call; a profile is open in one session at a time.`
 
 type ProfileArgs struct {
 	Action string `json:"action" enum:"create|list|delete" desc:"what to do"`

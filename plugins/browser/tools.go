@@ -10,6 +10,12 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 )
 
+// Tool descriptions are what an agent reads to choose a tool and its
+// arguments. Each says what the tool does, what it returns, and what to do
+// next; each stands beside its tool's arguments and handler, and refNote
+// ends those of the tools that take refs.
+const refNote = ` Elements are named by refs from the latest snapshot ("e5", or "f1e3" inside a frame; "@e5" works too). CSS selectors are not accepted. If the page changed since the snapshot, the call fails with stale_ref: take a new snapshot and use its refs.`
+
 // ---- shaping helpers
 
 // normalizeURL adds a scheme where the agent left it out: http for

@@ -7,8 +7,6 @@ package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -76,8 +74,9 @@ func main() {
 	plugins := measure.Must(os.MkdirTemp("", "ww-bench-plugins-"))
 	defer os.RemoveAll(plugins)
 	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), links, 0o644)
-	sum := sha256.Sum256(links)
-	os.WriteFile(filepath.Join(plugins, "SHA256SUMS"), []byte(hex.EncodeToString(sum[:])+"  extract_links.wasm\n"), 0o644)
+	if err := wasmbuild.Pin(plugins); err != nil {
+		log.Fatal(err)
+	}
 	cold := func(cacheDir string) time.Duration {
 		t0 := time.Now()
 		cfg := measure.Must(host.ParseConfig(fmt.Sprintf(`

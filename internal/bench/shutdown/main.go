@@ -7,20 +7,15 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -29,6 +24,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/frontend/mcp"
+	"github.com/wasmwright/wasmwright/internal/servetest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -109,7 +105,7 @@ func measure(root, dir, bin, plugins, browserWasm, pageURL string, sessions, bro
 		if err := os.WriteFile(filepath.Join(plugins, "browser.wasm"), b, 0o644); err != nil {
 			return 0, "", err
 		}
-		if err := pin(plugins); err != nil {
+		if err := wasmbuild.Pin(plugins); err != nil {
 			return 0, "", err
 		}
 	}
@@ -144,24 +140,9 @@ allowed_hosts = [%q]
 	exited := make(chan error, 1)
 	go func() { exited <- serve.Wait() }()
 	defer serve.Process.Kill()
-	urlc := make(chan string, 1)
-	go func() {
-		re := regexp.MustCompile(`serving MCP \(streamable HTTP\) at (http://\S+)`)
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				urlc <- m[1]
-			}
-		}
-		io.Copy(io.Discard, stderr)
-	}()
-	var url string
-	select {
-	case url = <-urlc:
-	case err := <-exited:
-		return 0, "", fmt.Errorf("serve exited at start: %v", err)
-	case <-time.After(90 * time.Second):
-		return 0, "", fmt.Errorf("serve printed no URL")
+	url, err := servetest.AwaitURL(servetest.WatchURL(stderr, nil), exited, 90*time.Second)
+	if err != nil {
+		return 0, "", err
 	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -226,22 +207,4 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
-}
-
-// pin rewrites dir/SHA256SUMS for every .wasm in dir.
-func pin(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "*.wasm"))
-	if err != nil {
-		return err
-	}
-	var lines []string
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			return err
-		}
-		sum := sha256.Sum256(b)
-		lines = append(lines, hex.EncodeToString(sum[:])+"  "+filepath.Base(f))
-	}
-	return os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
 }

@@ -1,4 +1,8 @@
-package browser
+// Package readable finds the main content of a page's visible DOM, as
+// Mozilla's Readability does: the browser gives it the HTML of what a
+// person sees (the page's walk, judged there) and reads back the text.
+// It knows nothing of the browser or its sessions.
+package readable
 
 import (
 	"io"
@@ -13,16 +17,16 @@ import (
 	"golang.org/x/net/html"
 )
 
-// visibleDOM is what visibleDOMJS gives: the page's title, its visible
-// DOM as HTML (only the text a person sees, block edges marked by line
-// breaks), and whether the page holds text it does not show yet.
-type visibleDOM struct {
+// Page is what the browser's visible-DOM walk gives: the page's title,
+// its visible DOM as HTML (only the text a person sees, block edges marked
+// by line breaks), and whether the page holds text it does not show yet.
+type Page struct {
 	Title  string `json:"title"`
 	HTML   string `json:"html"`
 	Hidden bool   `json:"hidden"`
 }
 
-// mainText finds the main content of a page's visible DOM as Mozilla's
+// Main finds the main content of a page's visible DOM as Mozilla's
 // Readability does (go-readability, a port of Readability.js 0.6): it
 // scores paragraphs by their text and commas, passes the scores up to
 // their containers, weighs classes and ids (article, content, post up;
@@ -37,7 +41,7 @@ type visibleDOM struct {
 // it is the page). The page's title stays: Readability takes the title
 // out of the content (it shows it apart), so when a heading the page
 // shows is its title and the text lost it, the heading is the first line.
-func mainText(page visibleDOM, pageURL string) (root, text string) {
+func Main(page Page, pageURL string) (root, text string) {
 	doc, err := html.Parse(strings.NewReader("<!doctype html><html><head><title>" + html.EscapeString(page.Title) +
 		"</title></head><body>" + page.HTML + "</body></html>"))
 	if err != nil {
@@ -96,7 +100,7 @@ func mainText(page visibleDOM, pageURL string) (root, text string) {
 }
 
 // mainTextWhole is the whole visible text of the page, a block per line.
-func mainTextWhole(page visibleDOM) string {
+func mainTextWhole(page Page) string {
 	doc, err := html.Parse(strings.NewReader("<body>" + page.HTML + "</body>"))
 	if err != nil {
 		return ""

@@ -1,4 +1,4 @@
-package browser
+package som
 
 import (
 	"image"
@@ -6,9 +6,6 @@ import (
 	"image/draw"
 	"slices"
 	"strconv"
-	"time"
-
-	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
 )
@@ -23,6 +20,9 @@ import (
 // box). A tag never covers its own element either: what the element shows
 // is the plain screenshot's.
 // The page's text comes from textBoxesJS, read with the snapshot.
+
+// Colour is the colour of the i-th mark (from 0): its outline and tag.
+func Colour(i int) color.RGBA { return markColours[i%len(markColours)] }
 
 // markColours are dark enough for white digits and tell neighbours apart.
 var markColours = []color.RGBA{
@@ -49,7 +49,7 @@ var digits = [10][7]string{
 const (
 	digitScale = 3 // 21 px digits: legible to a model reading a scaled picture
 	smallScale = 2 // 14 px digits: a tag shrunk to fit a crowded spot
-	markBorder = 2 // px
+	Border     = 2 // px: a mark's outline, inside its box
 	labelPad   = 2 // px around the digits
 	labelRim   = 1 // px of white around the tag, for contrast on any background
 	// labelReach is how far from its box a badge may sit, and leadStep
@@ -82,32 +82,39 @@ const textBoxesJS = `([scanMax, max]) => {
 	return out;
 }`
 
-// findTextBoxes starts textBoxesJS and returns a function that waits for
-// its answer at most wait; on a failure or past wait there is none (tags
-// then avoid only the marks).
-func findTextBoxes(p pw.Page) func(wait time.Duration) []image.Rectangle {
-	return background(func() []image.Rectangle {
-		v, _ := p.Evaluate(textBoxesJS, []int{textScanMax, textBoxMax})
-		list, _ := v.([]any)
-		out := make([]image.Rectangle, 0, len(list))
-		for _, e := range list {
-			a, ok := e.([]any)
-			if !ok || len(a) != 4 {
-				continue
-			}
-			var n [4]int
-			for i := range n {
-				switch x := a[i].(type) { // Playwright gives whole numbers as int
-				case int:
-					n[i] = x
-				case float64:
-					n[i] = int(x)
-				}
-			}
-			out = append(out, image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]))
+// TextBoxes reads the boxes of the page's text (textBoxesJS) through
+// eval, the page's evaluate; on a failure there are none (tags then avoid
+// only the marks).
+func TextBoxes(eval func(js string, arg ...any) (any, error)) []image.Rectangle {
+	v, _ := eval(textBoxesJS, []int{textScanMax, textBoxMax})
+	list, _ := v.([]any)
+	out := make([]image.Rectangle, 0, len(list))
+	for _, e := range list {
+		a, ok := e.([]any)
+		if !ok || len(a) != 4 {
+			continue
 		}
-		return out
-	})
+		n := ints(a)
+		out = append(out, image.Rect(n[0], n[1], n[0]+n[2], n[1]+n[3]))
+	}
+	return out
+}
+
+// Draw draws the marks on img, each number's tag kept clear of the
+// other marks and of text, the page's text boxes (TextBoxes).
+func Draw(img *image.RGBA, marks []abi.ScreenMark, text []image.Rectangle) {
+	drawMarks(img, marks, placeLabels(marks, text, img.Bounds()))
+}
+
+// Tags are the tags Draw would place for the marks in a picture of
+// bounds, one a mark, empty where a mark has only its outline.
+func Tags(marks []abi.ScreenMark, text []image.Rectangle, bounds image.Rectangle) []image.Rectangle {
+	labels := placeLabels(marks, text, bounds)
+	out := make([]image.Rectangle, len(labels))
+	for i, l := range labels {
+		out[i] = l.tag
+	}
+	return out
 }
 
 // label is where a mark's number is drawn: its tag at its digits' scale,
@@ -308,11 +315,11 @@ func abs(v int) int {
 // leader line when the tag sits away from the box.
 func drawMarks(img *image.RGBA, marks []abi.ScreenMark, labels []label) {
 	for i, m := range marks {
-		col := image.NewUniform(markColours[i%len(markColours)])
+		col := image.NewUniform(Colour(i))
 		r := boxRect(m)
 		for _, edge := range []image.Rectangle{
-			image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+markBorder), image.Rect(r.Min.X, r.Max.Y-markBorder, r.Max.X, r.Max.Y),
-			image.Rect(r.Min.X, r.Min.Y, r.Min.X+markBorder, r.Max.Y), image.Rect(r.Max.X-markBorder, r.Min.Y, r.Max.X, r.Max.Y),
+			image.Rect(r.Min.X, r.Min.Y, r.Max.X, r.Min.Y+Border), image.Rect(r.Min.X, r.Max.Y-Border, r.Max.X, r.Max.Y),
+			image.Rect(r.Min.X, r.Min.Y, r.Min.X+Border, r.Max.Y), image.Rect(r.Max.X-Border, r.Min.Y, r.Max.X, r.Max.Y),
 		} {
 			draw.Draw(img, edge, col, image.Point{}, draw.Src)
 		}

@@ -1,7 +1,8 @@
-package browser
+package grid
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"io"
@@ -53,7 +54,7 @@ func newFakeHub(t *testing.T, hubTimeout time.Duration) *fakeHub {
 			} `json:"capabilities"`
 		}
 		json.NewDecoder(r.Body).Decode(&body)
-		id := randomTag()
+		id := rand.Text()
 		q := queuedReq{caps: body.Capabilities.AlwaysMatch, done: make(chan string, 1)}
 		h.mu.Lock()
 		h.queued[id] = q
@@ -95,10 +96,14 @@ func newFakeHub(t *testing.T, hubTimeout time.Duration) *fakeHub {
 	return h
 }
 
-func gridTestLauncher(hub string, queue time.Duration) *launcher {
-	return &launcher{env: &env{cfg: Config{Grid: hub, GridQueueTimeout: Duration(queue), GridRegistrationSecret: "s3"},
-		opts: Options{SessionProxy: func(string, string) (string, error) { return "", nil }}, log: slog.New(slog.NewTextHandler(io.Discard, nil)), life: context.Background()}}
+// testHub is the hub at url as a host with a registration secret and
+// queue as its queue timeout sees it.
+func testHub(url string, queue time.Duration) Hub {
+	return Hub{URL: url, QueueTimeout: queue, Secret: "s3", Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Life: context.Background()}
 }
+
+// chrome is what a host asks the hub for.
+var chrome = map[string]any{"browserName": "chrome"}
 
 // A full grid answers resource_limit naming browser.grid_queue_timeout at
 // that timeout, however long the hub itself would keep the request: the
@@ -109,9 +114,9 @@ func TestGridFullAnswersAtTheQueueTimeout(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	hub := newFakeHub(t, 10*time.Minute)
 	go func() { <-hub.arrived }()
-	l := gridTestLauncher(hub.URL, 300*time.Millisecond)
+	l := testHub(hub.URL, 300*time.Millisecond)
 	t0 := time.Now()
-	_, err := l.gridNewSession(context.Background())
+	_, err := l.NewSession(context.Background(), chrome)
 	took := time.Since(t0)
 	var ae *abi.Error
 	if !errors.As(err, &ae) || ae.Code != abi.CodeResourceLimit || !strings.Contains(ae.Message, "browser.grid_queue_timeout (300ms)") {
@@ -127,7 +132,7 @@ func TestGridFullAnswersAtTheQueueTimeout(t *testing.T) {
 	hub.mu.Unlock()
 
 	short := newFakeHub(t, 100*time.Millisecond)
-	_, err = gridTestLauncher(short.URL, time.Minute).gridNewSession(context.Background())
+	_, err = testHub(short.URL, time.Minute).NewSession(context.Background(), chrome)
 	if !errors.As(err, &ae) || ae.Code != abi.CodeResourceLimit || !strings.Contains(ae.Message, "browser.grid_queue_timeout") {
 		t.Errorf("the hub's own timeout: want resource_limit naming browser.grid_queue_timeout, got %v", err)
 	}
@@ -136,7 +141,7 @@ func TestGridFullAnswersAtTheQueueTimeout(t *testing.T) {
 	<-hub.withdrawnCh
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-hub.arrived; cancel() }()
-	if _, err := gridTestLauncher(hub.URL, time.Minute).gridNewSession(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := testHub(hub.URL, time.Minute).NewSession(ctx, chrome); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled call: want context.Canceled, got %v", err)
 	}
 	select {
