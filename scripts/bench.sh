@@ -90,7 +90,10 @@ if [ -f BENCHMARKS.md ] && [ -f "$history" ]; then
   {
     echo "## The \`make bench\` run before: $(sed -n '3p' BENCHMARKS.md)"
     echo
-    sed -n "6,/^$kept\$/p" BENCHMARKS.md | sed '$d' | sed -E 's/^(#+) /\1# /'
+    # Headings one level down; links written from the repository's root
+    # are rewritten to work from docs/.
+    sed -n "6,/^$kept\$/p" BENCHMARKS.md | sed '$d' | sed -E 's/^(#+) /\1# /' |
+      sed -E 's#\]\(([A-Za-z][A-Za-z0-9_.-]*\.md)#](../\1#g; s#\]\(docs/#](#g'
   } > "$prev"
   # The introduction ends at the first section heading.
   awk -v prev="$prev" '!done && /^## /{while ((getline l < prev) > 0) print l; done=1} {print}' "$history" > "$history.new"
