@@ -20,6 +20,9 @@ type visibleDOM struct {
 	Title  string `json:"title"`
 	HTML   string `json:"html"`
 	Hidden bool   `json:"hidden"`
+	// Candidates: elements that may host a closed shadow root, new to
+	// the host (closedroots.go).
+	Candidates int `json:"candidates"`
 }
 
 // mainText finds the main content of a page's visible DOM as Mozilla's
