@@ -46,14 +46,21 @@ const closedOf = (doc, on) => {
 		if (v === undefined) { v = closed.has(r) || inside(r.host); memo.set(r, v); }
 		return v;
 	};
-	// refsOf: the refs of e and the elements around it, nearest first.
+	// refsOf: the refs of e and the elements around it, nearest first
+	// (refs), and of the elements before each of those (after, nearest
+	// first): where its text goes in the snapshot.
+	const refOf = x => x._ariaRef && x._ariaRef.ref;
 	const refsOf = e => {
 		let v = chains.get(e);
 		if (v) return v;
-		v = [];
-		for (let x = e; x && v.length < 8; x = x.assignedSlot || x.parentElement || (x.parentNode && x.parentNode.host) || null) {
-			const r = x._ariaRef && x._ariaRef.ref;
-			if (r && v[v.length - 1] !== r) v.push(r);
+		v = {refs: [], after: []};
+		for (let x = e; x && v.refs.length < 8; x = x.assignedSlot || x.parentElement || (x.parentNode && x.parentNode.host) || null) {
+			const r = refOf(x);
+			if (r && v.refs[v.refs.length - 1] !== r) v.refs.push(r);
+			for (let p = x.previousElementSibling, k = 0; p && k < 8 && v.after.length < 8; p = p.previousElementSibling, k++) {
+				const q = refOf(p) || (p.lastElementChild && refOf(p.lastElementChild));
+				if (q) v.after.push(q);
+			}
 		}
 		chains.set(e, v);
 		return v;
@@ -68,11 +75,11 @@ const closedOf = (doc, on) => {
 			const v = J.text(n, e, s, ctx);
 			if (v.all) return 0;
 			const t = v.hidden.length ? v.kept : norm(n.data);
-			if (t) shown.push({e, v, refs: refsOf(e), text: t});
+			if (t) shown.push({e, v, at: refsOf(e), text: t});
 			return 1;
 		},
 		// finish: the text shown, less what a box painted over it covers
 		// (known once the whole document is walked).
-		finish: J => shown.filter(x => !(J.painters.length && J.shadowed(x.e, x.v))).map(x => ({refs: x.refs, text: x.text})),
+		finish: J => shown.filter(x => !(J.painters.length && J.shadowed(x.e, x.v))).map(x => ({refs: x.at.refs, after: x.at.after, text: x.text})),
 	};
 };

@@ -1,15 +1,14 @@
 package browser
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // withClosedText adds to a judged snapshot the text shown in closed
-// shadow roots (closedroots.go): each as a text line, without a ref, at
-// the end of what the line of its nearest element with one holds (an
-// element Playwright folds into another has no line: the next one out
-// is taken), or at the end of the snapshot when none has a line.
+// shadow roots (closedroots.go): each as a text line, without a ref,
+// under the line of its nearest element that has one (an element
+// Playwright folds into another has no line: the next one out is taken),
+// after the lines of the elements before it there (the nearest one that
+// has a line), else first; at the end of the snapshot when no element
+// around it has a line.
 func withClosedText(snap string, texts []closedText) string {
 	if len(texts) == 0 {
 		return snap
@@ -23,52 +22,48 @@ func withClosedText(snap string, texts []closedText) string {
 			}
 		}
 	}
-	// under: the texts by the line they go under (-1: the snapshot).
-	under := map[int][]string{}
+	// end: the index after what line i holds.
+	end := func(i int) int {
+		ind, j := indentOf(lines[i]), i+1
+		for j < len(lines) && indentOf(lines[j]) > ind {
+			j++
+		}
+		return j
+	}
+	opened := map[int]string{}
+	insert := map[int][]string{}
 	for _, x := range texts {
 		t := strings.TrimSpace(visibleChars(x.Text))
 		if t == "" {
 			continue
 		}
-		line := -1
+		parent := -1
 		for _, r := range x.Refs {
 			if i, ok := at[r]; ok {
-				line = i
+				parent = i
 				break
 			}
 		}
-		under[line] = append(under[line], t)
-	}
-	// Each line's texts go at the end of what it holds (an inner line's
-	// before an outer one's that ends at the same place).
-	targets := make([]int, 0, len(under))
-	for i := range under {
-		if i >= 0 {
-			targets = append(targets, i)
+		if parent < 0 {
+			insert[len(lines)] = append(insert[len(lines)], "- text: "+yamlValue(t))
+			continue
 		}
-	}
-	slices.Sort(targets)
-	slices.Reverse(targets)
-	opened := map[int]string{}
-	insert := map[int][]string{}
-	for _, i := range targets {
-		ind := indentOf(lines[i])
-		end := i + 1
-		for end < len(lines) && indentOf(lines[end]) > ind {
-			end++
+		child := strings.Repeat(" ", indentOf(lines[parent])+2)
+		if _, ok := opened[parent]; !ok {
+			head, value := openLine(lines[parent])
+			if value != "" {
+				head += "\n" + child + "- text: " + value
+			}
+			opened[parent] = head
 		}
-		child := strings.Repeat(" ", ind+2)
-		head, value := openLine(lines[i])
-		opened[i] = head
-		if value != "" {
-			opened[i] += "\n" + child + "- text: " + value
+		pos, last := parent+1, end(parent)
+		for _, r := range x.After {
+			if i, ok := at[r]; ok && i > parent && i < last {
+				pos = end(i)
+				break
+			}
 		}
-		for _, t := range under[i] {
-			insert[end] = append(insert[end], child+"- text: "+yamlValue(t))
-		}
-	}
-	for _, t := range under[-1] {
-		insert[len(lines)] = append(insert[len(lines)], "- text: "+yamlValue(t))
+		insert[pos] = append(insert[pos], child+"- text: "+yamlValue(t))
 	}
 	var out []string
 	for i := 0; i <= len(lines); i++ {
@@ -89,17 +84,17 @@ func withClosedText(snap string, texts []closedText) string {
 // [ref=e5]` ends with a colon; an inline value (`- paragraph [ref=e3]:
 // words`) is answered apart, as written, to go first under it.
 func openLine(line string) (head, value string) {
+	if strings.HasSuffix(line, ":") {
+		return line, ""
+	}
 	l := parseSnapLine(line)
-	if l.role == "" || !l.hasValue || strings.HasSuffix(line, ":") {
-		if strings.HasSuffix(line, ":") {
-			return line, ""
-		}
+	if l.role == "" || !l.hasValue || l.attrs == "" {
 		return line + ":", ""
 	}
 	// The value as written (quoted where YAML needs it): what follows
 	// the attributes' ": ".
 	k := strings.LastIndex(line, l.attrs+": ")
-	if l.attrs == "" || k < 0 {
+	if k < 0 {
 		return line + ":", ""
 	}
 	cut := k + len(l.attrs)

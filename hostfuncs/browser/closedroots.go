@@ -72,10 +72,11 @@ func (c *closedStats) add(t0 time.Time) {
 }
 
 // closedText is text shown in a closed root, with the refs of the
-// elements around it, nearest first.
+// elements around it and of the elements before those, nearest first.
 type closedText struct {
-	Refs []string `json:"refs"`
-	Text string   `json:"text"`
+	Refs  []string `json:"refs"`
+	After []string `json:"after"`
+	Text  string   `json:"text"`
 }
 
 // judgeClosed: the judge found elements that may host a closed root;
