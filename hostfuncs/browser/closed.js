@@ -34,6 +34,10 @@ const closedOf = (doc, on) => {
 	const done = () => {
 		if (!on) return 0;
 		for (const x of doc.querySelectorAll("[slot]")) { const h = x.parentElement; if (h) seen(h); }
+		// Each is handed over once: a frame the host's session cannot
+		// reach (another process's) does not make every pass ask again.
+		const c = globalThis.__wwChecked ??= new WeakSet();
+		for (const e of cands) c.add(e);
 		globalThis.__wwCand = cands.size ? [...cands] : undefined;
 		return cands.size;
 	};

@@ -272,7 +272,9 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 	j, err := judgePage(t, wait, own)
 	parsed := <-parsing
 	if err == nil && parsed.own != own {
+		found := j.Candidates // (each candidate is answered once)
 		j, err = judgePage(t, wait, parsed.own)
+		j.Candidates += found
 	}
 	if err == nil && j.Candidates > 0 {
 		j, err = judgeClosed(t, wait, parsed.own)
