@@ -18,6 +18,8 @@
 const judgeSnapshot = (doc, shownLetters) => {
 	const t0 = performance.now();
 	const J = judgeOf(doc);
+	// (Closed shadow roots the host handed over: closed.js.)
+	const C = closedOf(doc, true);
 	const expect = new Map(), letters = new Map(), owners = new Map();
 	for (const x of (shownLetters || "").split(",")) { const i = x.lastIndexOf(":"); if (i > 0) expect.set(x.slice(0, i), +x.slice(i + 1)); }
 	// count: the letters of a text the snapshot shows under ref (no white
@@ -33,14 +35,15 @@ const judgeSnapshot = (doc, shownLetters) => {
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
 	const isControl = e => { const r = e._ariaRef; return r ? controlRoles.test(r.role) : controlTags.test(e.localName) && (e.localName !== "a" || e.hasAttribute("href")); };
 	const children = e => {
-		if (e.shadowRoot) return e.shadowRoot.childNodes;
+		const sr = e.shadowRoot || C.on && C.root(e);
+		if (sr) return sr.childNodes;
 		if (e.localName === "slot") { const a = e.assignedNodes(); if (a.length) return a; }
 		return e.childNodes;
 	};
 	// nodes: the same, for the walk: null where the children are e's own,
 	// which the walk follows by sibling (a NodeList's iterator costs a call
 	// into the renderer a step).
-	const nodes = e => e.shadowRoot || e.localName === "slot" ? children(e) : null;
+	const nodes = e => e.shadowRoot || e.localName === "slot" || C.on && C.root(e) ? children(e) : null;
 	const norm = t => t.replace(/\s+/g, " ").trim(), blank = /\S/;
 	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
 	// gone: x and all it holds are hidden: the refs of x and of every
@@ -51,7 +54,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 		const r = refOf(x);
 		if (r) { out.drop.push(r); ref = r; }
 		for (const n of children(x)) {
-			if (n.nodeType === 3) { const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
+			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
 			if (n.nodeType === 1 && !skip.test(n.tagName) && !J.unseen(n, J.style(n))) gone(n, ref);
 		}
 	};
@@ -82,6 +85,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 				// (most texts show; white space alone is no text).
 				const d = n.data;
 				if (!blank.test(d)) continue;
+				if (C.on && C.inside(n)) { seen += C.text(J, n, e, s, ctx); continue; }
 				const v = J.text(n, e, s, ctx);
 				if (!v.unseen) count(ref, d);
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: norm(d)}); continue; }
@@ -100,8 +104,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
+			if (name.includes("-")) C.seen(n);
 			// (A slot's content is what is assigned to it, when anything is.)
-			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot) || name === "svg" && !n.querySelector("text");
+			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot && !(C.on && C.root(n))) || name === "svg" && !n.querySelector("text");
 			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)
@@ -154,6 +159,8 @@ const judgeSnapshot = (doc, shownLetters) => {
 		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
 		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
 	}
+	if (C.on) out.closed = C.finish(J);
+	out.candidates = C.done();
 	out.ms = performance.now() - t0;
 	return out;
 };

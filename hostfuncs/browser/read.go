@@ -29,14 +29,14 @@ func (s *inspector) read(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 	}
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserReadResponse, error) {
 		var page readable.Page
-		if err := s.pages.evalInto(ss, t, visibleDOMJS, false, &page); err != nil {
+		if err := s.readDOM(ss, t, &page); err != nil {
 			return out, err
 		}
 		if page.Hidden {
 			if err := s.waitShown(ss, t); err != nil {
 				return out, err
 			}
-			if err := s.pages.evalInto(ss, t, visibleDOMJS, false, &page); err != nil {
+			if err := s.readDOM(ss, t, &page); err != nil {
 				return out, err
 			}
 		}

@@ -12,9 +12,11 @@ package browser
 // in the same single pass; a text only partly shown keeps its shown words.
 // The walk follows the flat tree (shadow roots, slotted content). What is
 // not seen is not written into the HTML at all, so nothing the host does
-// with it afterwards can bring hidden text back.
-var visibleDOMJS = `(probe) => {
-` + visibilityJS + `
+// with it afterwards can bring hidden text back. With closed true (only
+// in the isolated world: closedroots.go), the closed shadow roots the host
+// handed over are entered as open ones are.
+var visibleDOMJS = `(probe, closed) => {
+` + visibilityJS + closedJS + `
 	// Left out whatever it holds: controls, code, menus, navigation, side
 	// columns, forms (unless the form holds the page: some sites wrap all
 	// of it in one) and the page's own footer. Headers stay: the page's
@@ -22,10 +24,11 @@ var visibleDOMJS = `(probe) => {
 	const skip = "nav, aside, form:not(:has(main, article, [role=main], p ~ p ~ p)), button, select, textarea, input, option, script, style, noscript, template, iframe, object, embed, dialog:not([open]), " +
 		"[role=navigation], [role=contentinfo], [role=search], [role=complementary], [role=menu], [role=menubar]";
 	const pageFooter = e => e.tagName === "FOOTER" && !e.parentElement.closest("article, section, main, [role=main]");
-	const J = judgeOf(document);
+	const J = judgeOf(document), C = closedOf(document, closed);
 	const html = J.html, body = J.body;
 	const children = e => {
-		if (e.shadowRoot) return e.shadowRoot.childNodes;
+		const sr = e.shadowRoot || C.on && C.root(e);
+		if (sr) return sr.childNodes;
 		if (e.localName === "slot") { const a = e.assignedNodes(); if (a.length) return a; }
 		return e.childNodes;
 	};
@@ -42,12 +45,14 @@ var visibleDOMJS = `(probe) => {
 	const esc = s => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 	const XHTML = "http://www.w3.org/1999/xhtml";
 	// Tags whose content the HTML parser reads as raw text, or that would
-	// restart the document, are written as neutral boxes.
+	// restart the document, are written as neutral boxes; so are custom
+	// elements (a web component's host), whose names Readability does not
+	// know and whose content it would leave out.
 	const raw = /^(plaintext|xmp|noembed|noframes|title|textarea|script|style|noscript|template|frameset|frame|html|head|body|select|option|optgroup|table|caption|colgroup|col|thead|tbody|tfoot|tr|td|th)$/;
 	const tables = /^(table|caption|thead|tbody|tfoot|tr|td|th)$/;
 	const tagOf = (n, d) => {
 		const t = n.localName;
-		if (n.namespaceURI === XHTML && /^[a-z][a-z0-9-]*$/.test(t) && (!raw.test(t) || tables.test(t) && tableOK(n, d))) return t;
+		if (n.namespaceURI === XHTML && /^[a-z][a-z0-9]*$/.test(t) && (!raw.test(t) || tables.test(t) && tableOK(n, d))) return t;
 		return d.startsWith("inline") ? "span" : "div";
 	};
 	// tableOK: a table part is written as itself when the layout agrees,
@@ -80,6 +85,7 @@ var visibleDOMJS = `(probe) => {
 			}
 			if (n.nodeType !== 1) continue;
 			if (n.matches(skip) || pageFooter(n)) continue;
+			if (n.localName.includes("-")) C.seen(n);
 			if (n.tagName === "BR") { out.push("<br>\n"); continue; }
 			const ns = J.style(n);
 			const inner = J.enter(n, ns, ctx, false);
@@ -113,5 +119,5 @@ var visibleDOMJS = `(probe) => {
 		for (let n; !holds && (n = tw.nextNode());) holds = !/^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|TITLE)$/.test(n.parentNode.nodeName) && /\S/.test(n.data);
 	}
 	if (probe) return shown || !holds;
-	return {title: document.title, html: out.join(""), hidden: !shown && holds};
+	return {title: document.title, html: out.join(""), hidden: !shown && holds, candidates: C.done()};
 }`

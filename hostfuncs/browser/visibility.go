@@ -73,7 +73,7 @@ var judgeSnapshotJS string
 // judgeSnapshot's result as the text of an element made for it, never
 // inserted into the document.
 var visibilityEngineJS = `(() => {
-` + visibilityJS + judgeSnapshotJS + `
+` + visibilityJS + closedJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
 		if (!body.startsWith("snapshot")) return [];
 		const e = document.createElement("span");
@@ -90,7 +90,10 @@ const visibilityEngine = "ww-visible"
 // does the change watcher.
 func registerVisibility(p *pw.Playwright) error {
 	src := visibilityEngineJS
-	return p.Selectors.Register(visibilityEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
+	if err := p.Selectors.Register(visibilityEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)}); err != nil {
+		return err
+	}
+	return registerClosed(p)
 }
 
 // judgement is what the judge answers of a document: the refs of the
@@ -103,6 +106,10 @@ type judgement struct {
 	// text nodes and seen generated text hold: their names are labels no
 	// one sees (unseenNames).
 	Unexplained []string `json:"unexplained"`
+	// Closed is the text shown in closed shadow roots, Candidates the
+	// elements new to the host that may hold one (closedroots.go).
+	Closed     []closedText `json:"closed"`
+	Candidates int          `json:"candidates"`
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -151,6 +158,8 @@ func judgePage(t *tab, wait time.Duration, own string) (judgement, error) {
 		all.Drop = append(all.Drop, answers[i].Drop...)
 		all.Runs = append(all.Runs, answers[i].Runs...)
 		all.Unexplained = append(all.Unexplained, answers[i].Unexplained...)
+		all.Closed = append(all.Closed, answers[i].Closed...)
+		all.Candidates += answers[i].Candidates
 	}
 	return all, nil
 }
@@ -263,12 +272,17 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 	j, err := judgePage(t, wait, own)
 	parsed := <-parsing
 	if err == nil && parsed.own != own {
+		found := j.Candidates // (each candidate is answered once)
 		j, err = judgePage(t, wait, parsed.own)
+		j.Candidates += found
+	}
+	if err == nil && j.Candidates > 0 {
+		j, err = judgeClosed(t, wait, parsed.own)
 	}
 	if err != nil {
 		return "", err
 	}
-	out := parsed.p.filter(j, mark)
+	out := withClosedText(parsed.p.filter(j, mark), j.Closed)
 	judged.add(time.Since(t0), j.MS, len(snap), len(out))
 	return out, nil
 }

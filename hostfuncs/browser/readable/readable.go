@@ -24,6 +24,9 @@ type Page struct {
 	Title  string `json:"title"`
 	HTML   string `json:"html"`
 	Hidden bool   `json:"hidden"`
+	// Candidates: elements the walk met that may host a closed shadow
+	// root it could not enter (the browser asks DevTools about them).
+	Candidates int `json:"candidates"`
 }
 
 // Main finds the main content of a page's visible DOM as Mozilla's

@@ -1,0 +1,301 @@
+package browser
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs/browser/readable"
+)
+
+// Closed shadow roots: a web component's attachShadow({mode: "closed"})
+// shows text a sighted user reads, but no script reaches it, Playwright's
+// ARIA snapshot included (it walks open roots only). The host reaches it
+// through the DevTools protocol, never through the page: the judge's walk
+// (and browser_read's) in the isolated world notes the elements that may
+// host a closed root (closed.js); for those only, a CDP session of the
+// page describes each (DOM.describeNode names its shadow root and the
+// root's type) and resolves each closed root into the isolated world of
+// its frame (DOM.resolveNode with that world's execution context), where
+// it is kept for the document's life (a host never loses its root); the
+// walk then runs again. The judge and browser_read walk those roots as
+// they walk open ones: their text is judged like any other. Nothing runs
+// in the page's own world and nothing is written to its DOM, so the page
+// can neither see nor undo it. A page with no new candidate pays nothing
+// but the walk's look at each element's name.
+//
+// The snapshot shows such text as text lines under the nearest element
+// that has a line, without refs: Playwright's locators cannot reach into
+// a closed root, so a ref there could never act (an agent acts on the
+// host's ref, by coordinates, or by keyboard).
+
+//go:embed closed.js
+var closedJS string
+
+// closedEngine is the selector engine of the probe and of browser_read's
+// walk in the isolated world.
+const closedEngine = "ww-closed"
+
+// closedEngineJS runs browser_read's walk (visibleDOMJS) in the isolated
+// world, with the closed roots known there.
+var closedEngineJS = `(() => {
+	const read = ` + visibleDOMJS + `;
+	const queryAll = (root, body) => {
+		if (body !== "read") return [];
+		const e = document.createElement("span");
+		e.textContent = JSON.stringify(read(false, true));
+		return [e];
+	};
+	return { query: (root, body) => queryAll(root, body)[0], queryAll };
+})()`
+
+func registerClosed(p *pw.Playwright) error {
+	src := closedEngineJS
+	return p.Selectors.Register(closedEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
+}
+
+// closedCost counts reachClosed's passes and their time, for the cost
+// measurement (TestClosedCost).
+var closedCost closedStats
+
+type closedStats struct{ passes, nanos atomic.Int64 }
+
+func (c *closedStats) add(t0 time.Time) {
+	c.passes.Add(1)
+	c.nanos.Add(int64(time.Since(t0)))
+}
+
+// closedText is text shown in a closed root, with the refs of the
+// elements around it and of the elements before those, nearest first.
+type closedText struct {
+	Refs  []string `json:"refs"`
+	After []string `json:"after"`
+	Text  string   `json:"text"`
+}
+
+// judgeClosed: the judge found elements that may host a closed root;
+// their roots are reached and the page judged again. A protocol call that
+// fails fails the whole: the judge must not answer for a page half
+// reached.
+func judgeClosed(t *tab, wait time.Duration, own string) (judgement, error) {
+	if err := reachClosed(t); err != nil {
+		return judgement{}, err
+	}
+	return judgePage(t, wait, own)
+}
+
+// reachClosed keeps the closed roots of the candidates the last walk
+// noted, in the isolated world of each frame.
+func reachClosed(t *tab) error {
+	defer closedCost.add(time.Now())
+	if err := stashClosed(t); err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
+	}
+	return nil
+}
+
+// stashClosed describes the candidates the probes kept, in every isolated
+// world of the page's frames, and keeps their closed roots there.
+func stashClosed(t *tab) error {
+	cdp, err := t.page.Context().NewCDPSession(t.page)
+	if err != nil {
+		return err
+	}
+	defer cdp.Detach()
+	worlds, err := isolatedWorlds(cdp)
+	if err != nil {
+		return err
+	}
+	for _, id := range worlds {
+		if err := stashWorld(cdp, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// utilityWorld is how Playwright names the isolated world its scripts
+// (and the judge) run in.
+const utilityWorld = "__playwright_utility_world"
+
+// isolatedWorlds are the execution contexts of Playwright's isolated
+// world in the page's frames: Runtime.enable reports every context that
+// exists before it answers, and is turned off at once.
+func isolatedWorlds(cdp pw.CDPSession) ([]int, error) {
+	var mu sync.Mutex
+	var ids []int
+	cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
+		c, _ := ev["context"].(map[string]any)
+		name, _ := c["name"].(string)
+		id, ok := c["id"].(float64)
+		if ok && strings.HasPrefix(name, utilityWorld) {
+			mu.Lock()
+			ids = append(ids, int(id))
+			mu.Unlock()
+		}
+	})
+	if _, err := cdp.Send("Runtime.enable", nil); err != nil {
+		return nil, err
+	}
+	if _, err := cdp.Send("Runtime.disable", nil); err != nil {
+		return nil, err
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return ids, nil
+}
+
+// stashFn keeps the closed roots it is given in the isolated world, by
+// host, and marks the candidates (this) checked: a candidate with no
+// closed root is not described again.
+const stashFn = `function(...roots) {
+	const m = globalThis.__wwClosedRoots && globalThis.__wwClosedRoots.doc === document ? globalThis.__wwClosedRoots : (globalThis.__wwClosedRoots = {doc: document, roots: new Map()});
+	for (const r of roots) m.roots.set(r.host, r);
+	const checked = globalThis.__wwChecked ??= new WeakSet();
+	for (const e of this) checked.add(e);
+	globalThis.__wwCand = undefined;
+	return m.roots.size;
+}`
+
+const closedGroup = "ww-closed"
+
+// stashWorld: the candidates the probe kept in the isolated world id,
+// described one by one (at the same time), their closed roots resolved
+// into that world and kept there.
+func stashWorld(cdp pw.CDPSession, id int) error {
+	defer cdp.Send("Runtime.releaseObjectGroup", map[string]any{"objectGroup": closedGroup})
+	var cand struct {
+		Result struct {
+			ObjectID string `json:"objectId"`
+		} `json:"result"`
+	}
+	if err := cdpInto(cdp, "Runtime.evaluate", map[string]any{"expression": "globalThis.__wwCand", "contextId": id, "objectGroup": closedGroup}, &cand); err != nil {
+		return err
+	}
+	if cand.Result.ObjectID == "" {
+		return nil // none in this frame
+	}
+	var props struct {
+		Result []struct {
+			Name  string `json:"name"`
+			Value struct {
+				ObjectID string `json:"objectId"`
+			} `json:"value"`
+		} `json:"result"`
+	}
+	if err := cdpInto(cdp, "Runtime.getProperties", map[string]any{"objectId": cand.Result.ObjectID, "ownProperties": true}, &props); err != nil {
+		return err
+	}
+	var hosts []string
+	for _, p := range props.Result {
+		if p.Value.ObjectID != "" && p.Name != "length" && p.Name != "__proto__" {
+			hosts = append(hosts, p.Value.ObjectID)
+		}
+	}
+	roots := make([]string, len(hosts))
+	errs := make([]error, len(hosts))
+	var wg sync.WaitGroup
+	for i, h := range hosts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			roots[i], errs[i] = closedRootOf(cdp, h, id)
+		}()
+	}
+	wg.Wait()
+	args := []map[string]any{}
+	for i := range hosts {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if roots[i] != "" {
+			args = append(args, map[string]any{"objectId": roots[i]})
+		}
+	}
+	_, err := cdp.Send("Runtime.callFunctionOn", map[string]any{"objectId": cand.Result.ObjectID, "functionDeclaration": stashFn, "arguments": args, "returnByValue": true})
+	return err
+}
+
+// closedRootOf is the closed shadow root of the element host (an object
+// of the world id), resolved into that world; "" when it has none.
+func closedRootOf(cdp pw.CDPSession, host string, id int) (string, error) {
+	var d struct {
+		Node struct {
+			ShadowRoots []struct {
+				BackendNodeID  int    `json:"backendNodeId"`
+				ShadowRootType string `json:"shadowRootType"`
+			} `json:"shadowRoots"`
+		} `json:"node"`
+	}
+	if err := cdpInto(cdp, "DOM.describeNode", map[string]any{"objectId": host, "depth": 0}, &d); err != nil {
+		return "", err
+	}
+	for _, r := range d.Node.ShadowRoots {
+		if r.ShadowRootType != "closed" {
+			continue
+		}
+		var o struct {
+			Object struct {
+				ObjectID string `json:"objectId"`
+			} `json:"object"`
+		}
+		if err := cdpInto(cdp, "DOM.resolveNode", map[string]any{"backendNodeId": r.BackendNodeID, "executionContextId": id, "objectGroup": closedGroup}, &o); err != nil {
+			return "", err
+		}
+		return o.Object.ObjectID, nil
+	}
+	return "", nil
+}
+
+// cdpInto sends a protocol command and decodes its answer into into.
+func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) error {
+	v, err := cdp.Send(method, params)
+	if err != nil {
+		return fmt.Errorf("%s: %w", method, err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, into)
+}
+
+// readDOM reads the page's visible DOM (visibleDOMJS) into page, in the
+// isolated world: through the closed roots, and out of reach of the
+// page's own scripts (a page that redefines Range or getComputedStyle in
+// its world would otherwise make hidden text read as shown). A walk that
+// met new candidates is read again once their roots are reached.
+func (s *inspector) readDOM(ss *session, t *tab, page *readable.Page) error {
+	if err := s.readIsolated(ss, t, page); err != nil || page.Candidates == 0 {
+		return err
+	}
+	if _, err := race0(ss, func() error { return reachClosed(t) }); err != nil {
+		return err
+	}
+	return s.readIsolated(ss, t, page)
+}
+
+func (s *inspector) readIsolated(ss *session, t *tab, page *readable.Page) error {
+	wait := s.readBudget()
+	text, dialog, err := race(ss, func() (string, error) {
+		return t.page.MainFrame().Locator(closedEngine + "=read").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	})
+	if dialog {
+		return errDialogOpen(openDialog(ss, t))
+	}
+	if err != nil {
+		return s.sessions.mapErr(ss, err, "reading the page")
+	}
+	if err := s.pages.egressShown(ss, t); err != nil {
+		return err
+	}
+	*page = readable.Page{}
+	return json.Unmarshal([]byte(text), page)
+}
