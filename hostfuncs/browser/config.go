@@ -28,7 +28,10 @@ type Config struct {
 	// playwright-core@1.64.1 is installed (node_modules/playwright-core), or
 	// a playwright-go layout (package/ and node). Default: env
 	// PLAYWRIGHT_CLI_PATH/PLAYWRIGHT_NODEJS_PATH, then build/driver beside
-	// the executable or in the repository.
+	// the executable or in the repository. In an npm prefix the host lays
+	// out playwright-go.cached, whose v8-cache keeps playwright-core's
+	// compiled code between driver starts (a third less CPU to start):
+	// keep the prefix writable.
 	DriverDir string `toml:"driver_dir"`
 	// RemoteWS is a Playwright server websocket (ws://host:port/...). When
 	// set, no local browser is launched.

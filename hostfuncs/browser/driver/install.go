@@ -5,6 +5,7 @@
 package driver
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,20 +100,21 @@ func Options(dir string, stderr io.Writer) (*pw.RunOptions, error) {
 	return nil, NoDriver(" (looked in " + where + ")")
 }
 
-// layoutDriver makes <dir>/playwright-go.sh, the folder playwright-go
+// layoutDriver makes <dir>/playwright-go.cached, the folder playwright-go
 // wants, for an npm-installed playwright-core: node, a shell script of
 // ours (nodeScript) that answers `--version` itself and hands every other
 // command to the node on PATH, and package/cli.js, a script of ours
-// (driverCLI) that runs playwright-core's own cli.js. playwright-go runs
-// `node cli.js --version` before every driver start to check the version:
-// a node start of its own, on the way to every first browser call, beside
-// the driver's start and the plugins' compile on a busy machine (measured
+// (driverCLI) that runs playwright-core's own cli.js with its compiled
+// code kept in v8-cache/ beside it. playwright-go runs `node cli.js
+// --version` before every driver start to check the version: a node
+// start of its own, on the way to every first browser call, beside the
+// driver's start and the plugins' compile on a busy machine (measured
 // 0.05 s quiet, 0.2-0.8 s at load 20, vs a few ms for the shell). The
 // version is checked here instead, from playwright-core's package.json,
 // at every start (Options): another installed version fails as the check
-// would. (The folder's name is not the older layout's, playwright-go,
-// whose node is a symlink: builds sharing a driver folder do not rewrite
-// each other's.)
+// would. (The folder's name is not an older layout's (playwright-go, whose
+// node is a symlink; playwright-go.sh, whose cli.js keeps no code):
+// builds sharing a driver folder do not rewrite each other's.)
 func layoutDriver(dir, core string) (string, error) {
 	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
 	if node == "" {
@@ -126,7 +128,7 @@ func layoutDriver(dir, core string) (string, error) {
 	if err := checkVersion(core); err != nil {
 		return "", err
 	}
-	layout := filepath.Join(dir, "playwright-go.sh")
+	layout := filepath.Join(dir, "playwright-go.cached")
 	if err := os.MkdirAll(filepath.Join(layout, "package"), 0o755); err != nil {
 		return "", err
 	}
@@ -135,7 +137,7 @@ func layoutDriver(dir, core string) (string, error) {
 		mode       os.FileMode
 	}{
 		{filepath.Join(layout, "node"), nodeScript(node), 0o755},
-		{filepath.Join(layout, "package", "cli.js"), driverCLI(core), 0o644},
+		{filepath.Join(layout, "package", "cli.js"), driverCLI(core, filepath.Join(layout, "v8-cache")), 0o644},
 	} {
 		if cur, err := os.ReadFile(f.path); err == nil && string(cur) == f.text {
 			continue
@@ -188,14 +190,27 @@ func shellQuote(s string) string {
 }
 
 // driverCLI is the cli.js of layoutDriver's folder, for playwright-core
-// installed at core.
-func driverCLI(core string) string {
-	quoted, _ := json.Marshal(core) // a JSON string is a JavaScript one
+// installed at core: it keeps V8's compiled code of playwright-core's
+// bundles in cacheDir between driver starts (codecache.js), then runs
+// playwright-core's cli.js (the folder's node answers the version check).
+func driverCLI(core, cacheDir string) string {
+	quote := func(s string) string {
+		b, _ := json.Marshal(s) // a JSON string is a JavaScript one
+		return string(b)
+	}
+	loader := strings.NewReplacer("CORE, CACHE_DIR", quote(core)+", "+quote(cacheDir)).Replace(codeCacheJS)
 	return fmt.Sprintf(`// Written by wasmwright (hostfuncs/browser layoutDriver): run
 // playwright-core's cli.js (the folder's node answers the version check).
+%s
 require(%s + "/cli.js");
-`, quoted)
+`, loader, quote(core))
 }
+
+// codeCacheJS is the loader driverCLI puts before playwright-core's
+// cli.js; its last line's arguments are filled in.
+//
+//go:embed codecache.js
+var codeCacheJS string
 
 // writeFileAtomically writes b beside dst and renames it into place, so a
 // driver starting in another process never reads half a file.

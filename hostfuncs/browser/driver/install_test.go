@@ -158,3 +158,106 @@ func TestDriverLayoutRefusesAnotherVersion(t *testing.T) {
 		t.Fatalf("Options on playwright-core 1.63.0: %v", err)
 	}
 }
+
+// The layout's cli.js keeps V8's compiled code of playwright-core's large
+// bundles: the first driver writes it when it stops, the next one starts
+// from it (and still works: it answers playwright-go's handshake).
+func TestDriverStartsFromItsCompiledCode(t *testing.T) {
+	testenv.Heavy(t, "the Playwright driver")
+	testenv.Driver(t)
+	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
+	if err := os.Symlink(filepath.Dir(cli), filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
+		t.Fatal(err)
+	}
+	layout, err := layoutDriver(prefix, filepath.Join(prefix, "node_modules", "playwright-core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As Options does for a layout: else playwright-go's version check
+	// runs the real node on our cli.js, a driver start of its own.
+	for _, k := range []string{"PLAYWRIGHT_CLI_PATH", "PLAYWRIGHT_NODEJS_PATH"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	start := func() string {
+		t.Helper()
+		var stderr strings.Builder
+		p, err := pw.Run(&pw.RunOptions{DriverDirectory: layout, SkipInstallBrowsers: true, Stderr: &stderr})
+		if err != nil {
+			t.Fatalf("the driver did not start from %s: %v", layout, err)
+		}
+		if err := p.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		return stderr.String()
+	}
+	if out := start(); !strings.Contains(out, "coreBundle.js none") || !strings.Contains(out, "utilsBundle.js none") {
+		t.Fatalf("first start: %q", out)
+	}
+	for _, bundle := range []string{"coreBundle.js.", "utilsBundle.js."} {
+		m, _ := filepath.Glob(filepath.Join(layout, "v8-cache", bundle+"*"))
+		if len(m) != 1 {
+			t.Fatalf("v8-cache holds %v for %s", m, bundle)
+		}
+	}
+	if out := start(); !strings.Contains(out, "coreBundle.js loaded") || !strings.Contains(out, "utilsBundle.js loaded") {
+		t.Fatalf("second start did not load the compiled code: %q", out)
+	}
+}
+
+// Compiled code V8 refuses (here: not V8's at all) costs only a compile:
+// the module runs as without it, its relative requires and require.resolve
+// work, and the file is written again. A small file is not cached, and a
+// changed bundle never runs the old one's code.
+func TestDriverCodeCacheRefusedIsRecompiled(t *testing.T) {
+	testenv.Heavy(t, "node")
+	t.Parallel()
+	prefix := t.TempDir()
+	core := fakeCore(t, prefix, Version, `console.log(require("./lib/big.js")())`)
+	os.MkdirAll(filepath.Join(core, "lib"), 0o755)
+	// Over the loader's size floor, as playwright-core's bundles are.
+	big := func(word string) []byte {
+		return []byte("module.exports = () => \"" + word + " \" + require(\"./small.js\") + \" \" + require(\"path\").basename(require.resolve(\"./small.js\"));\n" +
+			"const filler = [" + strings.Repeat(`"0123456789abcdef0123456789abcdef",`, 9000) + "];\n")
+	}
+	os.WriteFile(filepath.Join(core, "lib", "big.js"), big("old"), 0o644)
+	os.WriteFile(filepath.Join(core, "lib", "small.js"), []byte(`module.exports = "small";`), 0o644)
+	layout, err := layoutDriver(prefix, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := layoutRunner(t, layout)
+	if out := run("run-driver"); out != "wasmwright: code cache: big.js none\nold small small.js\n" {
+		t.Fatalf("first run printed %q", out)
+	}
+	files, _ := filepath.Glob(filepath.Join(layout, "v8-cache", "*"))
+	if len(files) != 1 || !strings.HasPrefix(filepath.Base(files[0]), "big.js.") {
+		t.Fatalf("v8-cache holds %v, want big.js's only", files)
+	}
+	if out := run("run-driver"); out != "wasmwright: code cache: big.js loaded\nold small small.js\n" {
+		t.Fatalf("second run printed %q", out)
+	}
+	os.WriteFile(files[0], []byte("not compiled code"), 0o644)
+	if out := run("run-driver"); out != "wasmwright: code cache: big.js rejected\nold small small.js\n" {
+		t.Fatalf("run on refused data printed %q", out)
+	}
+	if b, _ := os.ReadFile(files[0]); string(b) == "not compiled code" {
+		t.Fatal("the refused file was not written again")
+	}
+	if out := run("run-driver"); !strings.Contains(out, "big.js loaded") {
+		t.Fatalf("run after the rewrite printed %q", out)
+	}
+	// A bundle changed in place, to a source of the same length (all V8
+	// checks), runs as it now is: its code is not the old file's.
+	if err := os.WriteFile(filepath.Join(core, "lib", "big.js"), big("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := run("run-driver"); out != "wasmwright: code cache: big.js none\nnew small small.js\n" {
+		t.Fatalf("run on the changed bundle printed %q", out)
+	}
+}
