@@ -24,8 +24,9 @@ import pw "github.com/mxschmitt/playwright-go"
 // element (its shadow tree is not watched; a custom element may attach
 // one when defined), and running or filling animations other than such
 // transitions (they can change visibility with no event). Each frame's
-// document has its own watcher, asked at the same time (changedSince). A
-// new document has a new watcher, which starts changed.
+// document has its own watcher, asked at the same time when the kept
+// snapshot holds that frame (changedSince). A new document has a new
+// watcher, which starts changed.
 //
 // Two changes are answered from the kept snapshot, patched to the text a
 // new snapshot has (the tests compare the two):
