@@ -134,3 +134,27 @@ func TestLateFrameAnswerIsCounted(t *testing.T) {
 		t.Fatalf("the late answer was counted twice: %d snapshots more", *n-taken)
 	}
 }
+
+// The frames a kept snapshot holds are read from its iframe lines'
+// attributes, never from a name or text the page chose; a line it cannot
+// read for sure makes every frame asked.
+func TestIframeRefsReadsAttributesOnly(t *testing.T) {
+	snap := `- generic [ref=e1]:
+  - iframe [ref=e7]
+  - iframe "says [ref=e3]" [ref=e8] [box=0,0,10,10]:
+    - paragraph [ref=f2e1]: inside
+    - iframe [ref=f2e4]: fallback [ref=e5]
+  - generic "iframe [ref=e6]"
+  - iframe
+  - iframes [ref=e9]
+`
+	refs, ok := iframeRefs(snap)
+	if !ok || strings.Join(refs, ",") != "e7,e8,f2e4" {
+		t.Fatalf("iframeRefs = %v, %v; want e7, e8, f2e4", refs, ok)
+	}
+	for _, line := range []string{`- 'iframe "a: b" [ref=e7]'`, `- iframe "left open [ref=e7]`} {
+		if refs, ok := iframeRefs(line + "\n"); ok {
+			t.Errorf("%s: read as %v, want every frame asked", line, refs)
+		}
+	}
+}

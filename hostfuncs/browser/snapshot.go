@@ -84,7 +84,7 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 	}
 	out, learned := s.concealer.redact(t, snap, known)
 	if len(learned) > len(k.fields) {
-		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, frames: k.frames, fields: learned, carried: k.carried})
+		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, frames: k.frames, everyFrame: k.everyFrame, fields: learned, carried: k.carried})
 	}
 	return out
 }
@@ -111,8 +111,8 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	doc := t.navSeq.Load() + 1
 	// unchecked: the page is to be checked before the snapshot, and has
 	// not been: a whole-page snapshot with none kept for its document.
-	// frames: the iframes the snapshot reached (kept with it).
-	unchecked, frames := false, []string(nil)
+	// raw: the snapshot as taken (keepSnapshot reads its iframe lines).
+	unchecked, raw := false, ""
 	if depth == 0 {
 		url := t.page.URL()
 		var why watchAnswer
@@ -132,7 +132,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		spans.Mark("why " + why.Changed + ": " + capString(why.Detail, 120))
 		defer func() {
 			if err == nil {
-				keepSnapshot(t, doc, url, snap, frames)
+				keepSnapshot(t, doc, url, snap, raw)
 			}
 		}()
 	}
@@ -159,7 +159,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		checkOff(false)
 		found := findMarks(t.page)
 		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
-		frames = iframeRefs(snap)
+		raw = snap
 		endMarks := spans.Start("b.marks")
 		marks = found(wait)
 		endMarks()
@@ -178,7 +178,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	if snap, err = takeSnapshot(t, snapshotOptions(depth, len(marks.marks) > 0, wait)); err != nil {
 		return "", err
 	}
-	frames = iframeRefs(snap)
+	raw = snap
 	if len(marks.marks) == 0 {
 		t.unmarked.Store(doc)
 		return markLines(snap, nil), nil

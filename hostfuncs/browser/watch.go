@@ -3,7 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"maps"
-	"regexp"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,8 +24,10 @@ type keptSnapshot struct {
 	url, snap string
 	// frames are the refs of the iframes whose documents the snapshot
 	// holds (iframeRefs): the frames a check of this document asks
-	// besides the main frame (changedSince).
-	frames []string
+	// besides the main frame (changedSince); with everyFrame (a line it
+	// could not read), it asks them all.
+	frames     []string
+	everyFrame bool
 	// fields is what redact learned of the text fields with a value in
 	// this document, by ref: plain (true) or secret (false). A snapshot
 	// answered from this one (unchanged or patched) carries it over: the
@@ -158,7 +160,7 @@ type frameAsk struct {
 // every frame without kept, else those of kept's iframes.
 func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []frameAsk {
 	var asks []frameAsk
-	if kept == nil {
+	if kept == nil || kept.everyFrame {
 		for _, f := range t.page.Frames() {
 			if f != main {
 				asks = append(asks, frameAsk{f.URL(), f.Locator(changeEngine + "=check"), wait})
@@ -243,16 +245,56 @@ func checkAt(at pw.Locator, wait time.Duration) watchAnswer {
 
 // iframeRefs are the refs of a snapshot's iframe lines: the frames whose
 // documents Playwright put in it (it takes a frame's snapshot only through
-// its iframe's ref).
-func iframeRefs(snap string) []string {
-	var refs []string
-	for _, m := range iframeLine.FindAllStringSubmatch(snap, -1) {
-		refs = append(refs, m[1])
+// its iframe's ref). ok is false when an iframe line cannot be read for
+// sure (a key YAML quotes whole, a name left open): then every frame is
+// to be asked. A ref is read from the line's attributes, after its name,
+// never from the name or text a page chose.
+func iframeRefs(snap string) (refs []string, ok bool) {
+	for line := range strings.Lines(snap) {
+		key, found := strings.CutPrefix(strings.TrimLeft(line, " "), "- ")
+		if !found {
+			continue
+		}
+		if strings.HasPrefix(key, "'iframe") || strings.HasPrefix(key, `"iframe`) {
+			return nil, false
+		}
+		rest, found := strings.CutPrefix(key, "iframe")
+		if !found || rest != "" && rest[0] != ' ' && rest[0] != ':' && rest[0] != '\n' && rest[0] != '\r' {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " ")
+		if strings.HasPrefix(rest, `"`) {
+			end := quotedEnd(rest)
+			if end < 0 {
+				return nil, false
+			}
+			rest = rest[end:]
+		}
+		if i := strings.IndexAny(rest, ":\n"); i >= 0 {
+			rest = rest[:i]
+		}
+		if i := strings.Index(rest, "[ref="); i >= 0 {
+			if r, n := refAt(rest[i+len("[ref="):]); n > 0 {
+				refs = append(refs, r)
+			}
+		}
 	}
-	return refs
+	return refs, true
 }
 
-var iframeLine = regexp.MustCompile(`(?m)^\s*- iframe\b[^\n]*?\[ref=([a-z0-9]+)\]`)
+// quotedEnd is where the double-quoted name s starts with ends (after its
+// closing quote; a backslash escapes the next byte), or -1.
+func quotedEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
+}
 
 // unchangedSnapshot is the snapshot of document doc when the page has not
 // changed since aria kept one, or only its focus or text fields' values
@@ -307,7 +349,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, fields: kept.fields, carried: true})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, fields: kept.fields, carried: true})
 	return snap, why
 }
 
@@ -361,10 +403,11 @@ func (l *sheetLoads) allFailed(urls []string) bool {
 }
 
 // keepSnapshot records snap as the whole-page snapshot of document doc
-// at url, taken after a check (url read before it), holding the
-// documents of the iframes of refs frames.
-func keepSnapshot(t *tab, doc int64, url, snap string, frames []string) {
-	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames})
+// at url, taken after a check (url read before it); raw is the snapshot
+// as Playwright took it, whose iframe lines say which frames it holds.
+func keepSnapshot(t *tab, doc int64, url, snap, raw string) {
+	frames, ok := iframeRefs(raw)
+	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok})
 }
 
 // snapshotsSkipped counts the snapshots answered by unchangedSnapshot, and
