@@ -108,8 +108,10 @@ type tab struct {
 	// no marked elements (aria), 0 otherwise.
 	unmarked atomic.Int64
 	// kept is the latest whole-page snapshot, for a page that has not
-	// changed since (changes.go).
+	// changed since (changes.go); late, the frames' answers its latest
+	// check did not wait for (watch.go).
 	kept atomic.Pointer[keptSnapshot]
+	late atomic.Pointer[lateChecks]
 	// sheets are the tab's stylesheet loads, for the watcher (changes.go).
 	sheets sheetLoads
 	// cur is the document the tab shows, with its verdict (gate.go);

@@ -84,7 +84,7 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 	}
 	out, learned := s.concealer.redact(t, snap, known)
 	if len(learned) > len(k.fields) {
-		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, fields: learned, carried: k.carried})
+		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, frames: k.frames, everyFrame: k.everyFrame, fields: learned, carried: k.carried})
 	}
 	return out
 }
@@ -111,7 +111,8 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	doc := t.navSeq.Load() + 1
 	// unchecked: the page is to be checked before the snapshot, and has
 	// not been: a whole-page snapshot with none kept for its document.
-	unchecked := false
+	// raw: the snapshot as taken (keepSnapshot reads its iframe lines).
+	unchecked, raw := false, ""
 	if depth == 0 {
 		url := t.page.URL()
 		var why watchAnswer
@@ -131,7 +132,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		spans.Mark("why " + why.Changed + ": " + capString(why.Detail, 120))
 		defer func() {
 			if err == nil {
-				keepSnapshot(t, doc, url, snap)
+				keepSnapshot(t, doc, url, snap, raw)
 			}
 		}()
 	}
@@ -149,7 +150,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	// change the page made meanwhile is in the snapshot taken next.
 	checkOff := func(passChanged bool) {
 		if depth == 0 && (passChanged || unchecked) {
-			changedSince(t, wait)
+			changedSince(t, wait, nil)
 			unchecked = false
 		}
 	}
@@ -158,6 +159,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 		checkOff(false)
 		found := findMarks(t.page)
 		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
+		raw = snap
 		endMarks := spans.Start("b.marks")
 		marks = found(wait)
 		endMarks()
@@ -176,6 +178,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	if snap, err = takeSnapshot(t, snapshotOptions(depth, len(marks.marks) > 0, wait)); err != nil {
 		return "", err
 	}
+	raw = snap
 	if len(marks.marks) == 0 {
 		t.unmarked.Store(doc)
 		return markLines(snap, nil), nil
@@ -185,6 +188,7 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 
 func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
 	defer spans.Start("b.ariaSnapshot")()
+	lateSettled(t)
 	// Playwright resolves refs against the latest snapshot: any other one
 	// makes the kept snapshot's refs stale.
 	t.kept.Store(nil)

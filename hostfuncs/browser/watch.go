@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"maps"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +22,12 @@ import (
 type keptSnapshot struct {
 	doc       int64
 	url, snap string
+	// frames are the refs of the iframes whose documents the snapshot
+	// holds (iframeRefs): the frames a check of this document asks
+	// besides the main frame (changedSince); with everyFrame (a line it
+	// could not read), it asks them all.
+	frames     []string
+	everyFrame bool
 	// fields is what redact learned of the text fields with a value in
 	// this document, by ref: plain (true) or secret (false). A snapshot
 	// answered from this one (unchanged or patched) carries it over: the
@@ -82,49 +89,150 @@ type valueChange struct {
 }
 
 // changedSince asks the page's watchers what changed since their previous
-// check, which this one ends: the main frame's, and each frame's at once
-// (every frame's document is in the snapshot, and each has its own
-// watcher). A frame answers for the page only when nothing in it changed,
-// not even its focus or a value: a change there is a change. Any failure
-// is a change.
-func changedSince(t *tab, wait time.Duration) watchAnswer {
+// check, which this one ends: the main frame's, and at once those of the
+// frames whose documents are in the snapshot (each has its own watcher).
+// Those are the frames of kept, the snapshot kept of the document, when
+// given: the iframes its lines hold, reached by their refs as Playwright
+// reaches them to snapshot them. A frame it does not hold is in no
+// snapshot of the document until the document itself changes (the
+// iframe shown, or given a line), which the main frame's watcher sees;
+// asking the others is a round trip each, and pages of ads have dozens.
+// Without kept (a new snapshot is to be taken), every frame is asked. A
+// frame answers for the page only when nothing in it changed, not even
+// its focus or a value: a change there is a change. Any failure is a
+// change.
+//
+// When the main frame changed, the call does not wait for the frames it
+// reached by ref (an iframe removed with the change would be waited for
+// until frameRefWait): their answers are not dropped but left to the
+// next check (tab.late), which waits for them and counts any change they
+// report, since a check that ends a frame's period after the snapshot
+// that follows read the frame may have swallowed a change.
+func changedSince(t *tab, wait time.Duration, kept *keptSnapshot) watchAnswer {
 	defer spans.Start("b.changedSince")()
 	watchChecks.Add(1)
 	t.checks.Add(1)
 	main := t.page.MainFrame()
-	frames := t.page.Frames()
-	answers := make([]watchAnswer, len(frames))
-	var wg sync.WaitGroup
-	for i, f := range frames {
-		if f == main {
-			continue
-		}
-		wg.Add(1)
+	late := t.late.Swap(nil)
+	asks := frameAsks(t, main, wait, kept)
+	answers := make(chan frameAnswer, len(asks))
+	for _, k := range asks {
 		go func() {
-			defer wg.Done()
-			answers[i] = checkFrame(f, wait)
+			framesAsked.Add(1)
+			answers <- frameAnswer{k.where, checkAt(k.at, k.wait)}
 		}()
 	}
-	a := checkFrame(main, wait)
+	a := checkAt(main.Locator(changeEngine+"=check"), wait)
 	if a.Title != nil {
 		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
 	}
-	wg.Wait()
-	for i, f := range frames {
-		switch b := answers[i]; {
-		case f == main:
-		case b.Changed != "":
-			return watchAnswer{Changed: "frame: " + b.Changed, Detail: capString(f.URL(), 200) + ": " + b.Detail}
-		case b.Focus != "" || len(b.Values) > 0 || len(b.Sheets) > 0:
-			return watchAnswer{Changed: "frame: focus or value", Detail: capString(f.URL(), 200)}
+	if late != nil {
+		<-late.done
+		if late.changed.Load() && a.Changed == "" {
+			a = watchAnswer{Changed: "frame: changed after the check before"}
 		}
+	}
+	if a.Changed != "" && kept != nil {
+		t.late.Store(lateAnswers(answers, len(asks)))
+		return a
+	}
+	why := watchAnswer{}
+	for range asks {
+		if b := <-answers; why.Changed == "" {
+			why = b.says()
+		}
+	}
+	if why.Changed != "" {
+		return why
 	}
 	return a
 }
 
-// checkFrame asks one frame's watcher.
-func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
-	text, err := f.Locator(changeEngine + "=check").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+// frameAsk is where a check asks one frame's watcher, and how long it
+// waits for the answer.
+type frameAsk struct {
+	where string
+	at    pw.Locator
+	wait  time.Duration
+}
+
+// frameAsks are the frames besides main a check asks (changedSince):
+// every frame without kept, else those of kept's iframes.
+func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []frameAsk {
+	var asks []frameAsk
+	if kept == nil || kept.everyFrame {
+		for _, f := range t.page.Frames() {
+			if f != main {
+				asks = append(asks, frameAsk{f.URL(), f.Locator(changeEngine + "=check"), wait})
+			}
+		}
+		return asks
+	}
+	for _, ref := range kept.frames {
+		at := t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(changeEngine + "=check")
+		asks = append(asks, frameAsk{"the frame of " + ref, at, min(wait, frameRefWait)})
+	}
+	return asks
+}
+
+// frameAnswer is a frame watcher's answer, and where it was asked.
+type frameAnswer struct {
+	where string
+	a     watchAnswer
+}
+
+// says is what a frame's answer says of the page: changed, unless nothing
+// in the frame changed at all.
+func (b frameAnswer) says() watchAnswer {
+	switch {
+	case b.a.Changed != "":
+		return watchAnswer{Changed: "frame: " + b.a.Changed, Detail: capString(b.where, 200) + ": " + b.a.Detail}
+	case b.a.Focus != "" || len(b.a.Values) > 0 || len(b.a.Sheets) > 0:
+		return watchAnswer{Changed: "frame: focus or value", Detail: capString(b.where, 200)}
+	}
+	return watchAnswer{}
+}
+
+// lateChecks are the frames' answers a check did not wait for: done
+// closes once all n came; changed is set if one said the page changed.
+type lateChecks struct {
+	done    chan struct{}
+	changed atomic.Bool
+}
+
+func lateAnswers(answers <-chan frameAnswer, n int) *lateChecks {
+	l := &lateChecks{done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for range n {
+			if b := <-answers; b.says().Changed != "" {
+				l.changed.Store(true)
+			}
+		}
+	}()
+	return l
+}
+
+// lateSettled drops the frames' late answers when all came before the
+// snapshot about to be taken: any change they checked off is in it.
+func lateSettled(t *tab) {
+	if l := t.late.Load(); l != nil {
+		select {
+		case <-l.done:
+			t.late.CompareAndSwap(l, nil)
+		default:
+		}
+	}
+}
+
+// frameRefWait bounds a check of a frame reached by its iframe's ref:
+// a ref that no longer resolves (its iframe removed) is waited for, not
+// failed at once.
+const frameRefWait = time.Second
+
+// checkAt asks the watcher at (a frame's ww-changes=check).
+func checkAt(at pw.Locator, wait time.Duration) watchAnswer {
+	text, err := at.TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	var a watchAnswer
 	if err == nil {
 		err = json.Unmarshal([]byte(text), &a)
@@ -133,6 +241,59 @@ func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
 		return watchAnswer{Changed: "check failed", Detail: err.Error()}
 	}
 	return a
+}
+
+// iframeRefs are the refs of a snapshot's iframe lines: the frames whose
+// documents Playwright put in it (it takes a frame's snapshot only through
+// its iframe's ref). ok is false when an iframe line cannot be read for
+// sure (a key YAML quotes whole, a name left open): then every frame is
+// to be asked. A ref is read from the line's attributes, after its name,
+// never from the name or text a page chose.
+func iframeRefs(snap string) (refs []string, ok bool) {
+	for line := range strings.Lines(snap) {
+		key, found := strings.CutPrefix(strings.TrimLeft(line, " "), "- ")
+		if !found {
+			continue
+		}
+		if strings.HasPrefix(key, "'iframe") || strings.HasPrefix(key, `"iframe`) {
+			return nil, false
+		}
+		rest, found := strings.CutPrefix(key, "iframe")
+		if !found || rest != "" && rest[0] != ' ' && rest[0] != ':' && rest[0] != '\n' && rest[0] != '\r' {
+			continue
+		}
+		rest = strings.TrimLeft(rest, " ")
+		if strings.HasPrefix(rest, `"`) {
+			end := quotedEnd(rest)
+			if end < 0 {
+				return nil, false
+			}
+			rest = rest[end:]
+		}
+		if i := strings.IndexAny(rest, ":\n"); i >= 0 {
+			rest = rest[:i]
+		}
+		if i := strings.Index(rest, "[ref="); i >= 0 {
+			if r, n := refAt(rest[i+len("[ref="):]); n > 0 {
+				refs = append(refs, r)
+			}
+		}
+	}
+	return refs, true
+}
+
+// quotedEnd is where the double-quoted name s starts with ends (after its
+// closing quote; a backslash escapes the next byte), or -1.
+func quotedEnd(s string) int {
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
+		}
+	}
+	return -1
 }
 
 // unchangedSnapshot is the snapshot of document doc when the page has not
@@ -144,7 +305,13 @@ func checkFrame(f pw.Frame, wait time.Duration) watchAnswer {
 func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why watchAnswer) {
 	defer spans.Start("b.unchangedSnapshot")()
 	kept := t.kept.Swap(nil)
-	a := changedSince(t, wait)
+	// The kept snapshot's frames are asked when it is this document's
+	// (else a new snapshot follows, whose period every frame starts).
+	reach := kept
+	if kept != nil && (kept.doc != doc || kept.url != t.page.URL()) {
+		reach = nil
+	}
+	a := changedSince(t, wait, reach)
 	switch {
 	case a.Changed != "":
 		why = a
@@ -182,7 +349,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, fields: kept.fields, carried: true})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, fields: kept.fields, carried: true})
 	return snap, why
 }
 
@@ -236,9 +403,11 @@ func (l *sheetLoads) allFailed(urls []string) bool {
 }
 
 // keepSnapshot records snap as the whole-page snapshot of document doc
-// at url, taken after a check (url read before it).
-func keepSnapshot(t *tab, doc int64, url, snap string) {
-	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap})
+// at url, taken after a check (url read before it); raw is the snapshot
+// as Playwright took it, whose iframe lines say which frames it holds.
+func keepSnapshot(t *tab, doc int64, url, snap, raw string) {
+	frames, ok := iframeRefs(raw)
+	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok})
 }
 
 // snapshotsSkipped counts the snapshots answered by unchangedSnapshot, and
@@ -247,8 +416,9 @@ func keepSnapshot(t *tab, doc int64, url, snap string) {
 var snapshotsSkipped, snapshotsPatched atomic.Int64
 
 // watchChecks counts the checks of a page's watchers (changedSince), each
-// a round trip per frame, for tests.
-var watchChecks atomic.Int64
+// a round trip per frame, for tests; framesAsked counts the frames other
+// than the main frame those checks asked.
+var watchChecks, framesAsked atomic.Int64
 
 // watchFallbacks counts the snapshots the watcher did not spare, by class
 // of reason (watchAnswer.Changed), for tests and benchmarks.

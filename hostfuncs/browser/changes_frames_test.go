@@ -1,0 +1,160 @@
+package browser
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// framePages serves pages with frames in and out of the snapshot. Each
+// parent's input runs a focus handler: what it changes is what the press
+// of Tab that focuses the input must answer with.
+func framePages(t *testing.T) *httptest.Server {
+	mux := http.NewServeMux()
+	page := func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!doctype html>"+body)
+		})
+	}
+	hidden := strings.Repeat(`<iframe style="display:none" srcdoc="<p>Ad slot</p>"></iframe>`, 4)
+	inner := `<iframe title="inner" srcdoc="<p id=x>Inner as loaded</p><button>Inner</button>"></iframe>`
+	// The focus handler writes into the visible frame's document: its own
+	// document does not change.
+	page("/inframe", `<title>In frame</title><label>Name <input onfocus="frames[4].document.getElementById('x').textContent = 'Inner changed on focus'"></label>`+hidden+inner)
+	// The change is one frame further down: a frame in the frame.
+	page("/nested", `<title>Nested</title><label>Name <input onfocus="frames[0].frames[0].document.getElementById('y').textContent = 'Deep changed on focus'"></label>
+		<iframe title="outer" srcdoc="<p>Outer</p><iframe title=deep srcdoc='<p id=y>Deep as loaded</p>'></iframe>"></iframe>`)
+	// Hidden frames change on focus, and one is shown by the handler.
+	page("/hidden", `<title>Hidden</title><label>Name <input onfocus="for (let i = 0; i < frames.length; i++) frames[i].document.body.append('Ad text that changed')"></label>`+hidden+`<p>Article</p>`)
+	page("/shown", `<title>Shown</title><label>Name <input onfocus="document.getElementById('late').style.display = ''"></label>
+		<iframe id="late" title="late" style="display:none" srcdoc="<p>Shown on focus</p>"></iframe>`)
+	page("/removed", `<title>Removed</title><label>Name <input onfocus="document.querySelector('iframe').remove()"></label>`+inner)
+	s := httptest.NewServer(mux)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// A check asks only the frames the kept snapshot holds: four hidden ad
+// frames cost no round trip, the one shown does.
+func TestFramesOutsideTheSnapshotAreNotAsked(t *testing.T) {
+	srv := framePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	navTo(t, c, srv.URL+"/inframe")
+	taken, asked := *n, framesAsked.Load()
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if *n != taken {
+		t.Fatalf("a press that changed nothing took %d snapshots (%v)", *n-taken, watchFallbacks.counts())
+	}
+	if got := framesAsked.Load() - asked; got != 1 {
+		t.Fatalf("the check asked %d frames, want 1: the shown frame, not the four hidden ones", got)
+	}
+}
+
+// A Tab whose focus handler changes a frame the snapshot holds (or a
+// frame in it) answers with that change, as a new snapshot has it.
+func TestFrameChangedByFocusIsAnswered(t *testing.T) {
+	srv := framePages(t)
+	for path, want := range map[string]string{"/inframe": "Inner changed on focus", "/nested": "Deep changed on focus"} {
+		c := caller(t.Name() + path)
+		r := navTo(t, c, srv.URL+path)
+		if strings.Contains(r.Snapshot, want) {
+			t.Fatalf("%s: the page shows %q before the press:\n%s", path, want, r.Snapshot)
+		}
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+		if !strings.Contains(a.Snapshot, want) {
+			t.Fatalf("%s: the Tab's answer misses the frame's change %q:\n%s", path, want, a.Snapshot)
+		}
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Fatalf("%s: the answer differs from a new snapshot:\n%s\n---\n%s", path, kept, fresh)
+		}
+	}
+}
+
+// Frames out of the snapshot that change leave the answer as kept (the
+// focus moved), and a new snapshot agrees; a frame the handler shows, or
+// one it removes, is a change of the page itself.
+func TestFramesOutOfTheSnapshot(t *testing.T) {
+	srv := framePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	navTo(t, c, srv.URL+"/hidden")
+	taken := *n
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if *n != taken || strings.Contains(a.Snapshot, "Ad text") {
+		t.Fatalf("hidden frames' changes took %d snapshots (want 0; %v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
+	}
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
+	}
+	navTo(t, c, srv.URL+"/shown")
+	if a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"}); !strings.Contains(a.Snapshot, "Shown on focus") {
+		t.Fatalf("the frame shown on focus is not in the answer:\n%s", a.Snapshot)
+	}
+	navTo(t, c, srv.URL+"/removed")
+	t0 := time.Now()
+	a = act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if strings.Contains(a.Snapshot, "Inner as loaded") {
+		t.Fatalf("the frame removed on focus is still in the answer:\n%s", a.Snapshot)
+	}
+	t.Logf("the press that removed the frame took %v", time.Since(t0))
+}
+
+// A frame's answer a check did not wait for (the main frame had changed)
+// is counted by the next check: one that reported a change makes the
+// next answer a new snapshot, even though the page has not changed since.
+func TestLateFrameAnswerIsCounted(t *testing.T) {
+	srv := framePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	navTo(t, c, srv.URL+"/inframe")
+	ss, tb, err := svc.sessions.pageTab(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answers := make(chan frameAnswer, 1)
+	answers <- frameAnswer{"a frame", watchAnswer{Changed: "mutation"}}
+	tb.late.Store(lateAnswers(answers, 1))
+	ss.mu.Unlock()
+	taken := *n
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if *n != taken+1 || watchFallbacks.counts()["frame: changed after the check before"] == 0 {
+		t.Fatalf("a late frame answer that said changed took %d snapshots (want 1; %v)", *n-taken, watchFallbacks.counts())
+	}
+	taken = *n
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if *n != taken {
+		t.Fatalf("the late answer was counted twice: %d snapshots more", *n-taken)
+	}
+}
+
+// The frames a kept snapshot holds are read from its iframe lines'
+// attributes, never from a name or text the page chose; a line it cannot
+// read for sure makes every frame asked.
+func TestIframeRefsReadsAttributesOnly(t *testing.T) {
+	snap := `- generic [ref=e1]:
+  - iframe [ref=e7]
+  - iframe "says [ref=e3]" [ref=e8] [box=0,0,10,10]:
+    - paragraph [ref=f2e1]: inside
+    - iframe [ref=f2e4]: fallback [ref=e5]
+  - generic "iframe [ref=e6]"
+  - iframe
+  - iframes [ref=e9]
+`
+	refs, ok := iframeRefs(snap)
+	if !ok || strings.Join(refs, ",") != "e7,e8,f2e4" {
+		t.Fatalf("iframeRefs = %v, %v; want e7, e8, f2e4", refs, ok)
+	}
+	for _, line := range []string{`- 'iframe "a: b" [ref=e7]'`, `- iframe "left open [ref=e7]`} {
+		if refs, ok := iframeRefs(line + "\n"); ok {
+			t.Errorf("%s: read as %v, want every frame asked", line, refs)
+		}
+	}
+}
