@@ -20,9 +20,10 @@ import pw "github.com/mxschmitt/playwright-go"
 // animation event, a content-visibility change, a popover or details
 // toggle, a transition of anything but colours, outlines and shadows (the
 // events, caught before the page's own listeners see them). Unsure, so
-// changed every time: a document with an open shadow root or a custom
-// element (its shadow tree is not watched; a custom element may attach
-// one when defined), and running or filling animations other than such
+// changed every time: a document with an open shadow root, a custom
+// element, a known closed root or an element naming a slot (a shadow tree
+// is not watched; a custom element may attach one when defined; a slot's
+// host may hold a closed root), and running or filling animations other than such
 // transitions (they can change visibility with no event). Each frame's
 // document has its own watcher, asked at the same time when the kept
 // snapshot holds that frame (changedSince). A new document has a new
@@ -131,6 +132,13 @@ const changesJS = `(() => {
 			if (e.shadowRoot) return { changed: "shadow root", detail: e.localName };
 			if (e.localName.includes("-")) return { changed: "custom element", detail: e.localName };
 		}
+		// A closed shadow root: no observer of the document sees inside
+		// one. Known (handed to this world for the snapshot) or possible
+		// (an element naming a slot: its host may hold one, as on a plain
+		// element), the page is unsure.
+		const closed = globalThis.__wwClosedRoots;
+		if (closed && closed.doc === doc && closed.roots.size) return { changed: "closed shadow root" };
+		if (doc.querySelector("[slot]")) return { changed: "slotted content" };
 		return null;
 	};
 	// cssShows: why a stylesheet may make the pseudo-classes pseudo (a

@@ -197,3 +197,35 @@ func TestClosedCost(t *testing.T) {
 		call[abi.BrowserCloseResponse](t, svc, c, abi.HostBrowserClose, abi.BrowserCloseRequest{})
 	}
 }
+
+// closedChangePage changes text inside a closed shadow root on a plain
+// element (found by its slotted child) when its field gains focus: a
+// mutation no watcher in the document sees.
+const closedChangePage = `<!doctype html><title>Closed change</title><main>
+<input id="a" aria-label="First">
+<div id="host"><span slot="s">vslotted Slotted words.</span></div>
+</main>
+<script>
+const r = document.getElementById("host").attachShadow({mode: "closed"});
+r.innerHTML = "<p id='c'>vcount zero</p><slot name='s'></slot>";
+document.getElementById("a").addEventListener("focus", () => { r.getElementById("c").textContent = "vcount one"; });
+</script>`
+
+// TestClosedRootChangeIsAnswered: a change inside a closed shadow root
+// reaches the answer of the act that caused it (a Tab, whose answer is
+// otherwise the kept snapshot with its focus mark moved), and the answer
+// equals a new snapshot.
+func TestClosedRootChangeIsAnswered(t *testing.T) {
+	c := caller(t.Name())
+	r := navTo(t, c, servePage(t, closedChangePage))
+	if !strings.Contains(r.Snapshot, "vcount zero") {
+		t.Fatalf("the closed root's text is not in the snapshot:\n%s", r.Snapshot)
+	}
+	a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if !strings.Contains(a.Snapshot, "vcount one") {
+		t.Fatalf("the Tab's answer misses the change inside the closed root:\n%s", a.Snapshot)
+	}
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
+	}
+}
