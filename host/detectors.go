@@ -159,3 +159,26 @@ func chainName(p *personality) string {
 	}
 	return fmt.Sprintf("chain [%s]", strings.Join(p.cfg.Hooks.Detect, ", "))
 }
+
+// longTextDetectors reports whether every detector of p's chain, as it
+// serves now (a swap may change it), takes a page with a long text for no
+// wall (abi.FeatureLongTextPage): only then may the browser leave such a
+// page's HTML unread. An unlinked member, or none, says no.
+func (p *personality) longTextDetectors() bool {
+	if len(p.detectors) == 0 {
+		return false
+	}
+	for _, r := range p.detectors {
+		if r == nil {
+			return false
+		}
+		pl := r.plugin
+		if cur := r.slot.Serving(); cur != nil {
+			pl = cur
+		}
+		if !pl.HasFeature(abi.FeatureLongTextPage) {
+			return false
+		}
+	}
+	return true
+}

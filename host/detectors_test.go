@@ -95,3 +95,41 @@ func TestDetectorChain(t *testing.T) {
 		t.Fatalf("a swap that makes the chain miss the host's wall is refused: %v", err)
 	}
 }
+
+// The browser leaves a long-text page's HTML unread only for a
+// personality whose every detector takes such a page for no wall
+// (abi.FeatureLongTextPage): blockdetect asks for it; a chain with a
+// detector that does not (testhooks) reads pages whole, as does a
+// personality without a detector.
+func TestLongTextPageOnlyWhenEveryDetectorAsks(t *testing.T) {
+	t.Parallel() // its own host: overlaps the other such tests' waits
+	f := newFixture(t, map[string]string{"misbehave": "sandbox/testdata/misbehave", "testhooks": "host/testdata/testhooks", "blockdetect": "plugins/blockdetect"})
+	h := f.host(t, `
+[plugins.misbehave]
+[plugins.testhooks]
+[plugins.blockdetect]
+
+[personalities.first]
+plugins = ["misbehave", "blockdetect"]
+tools = ["*"]
+hooks = { detect = "blockdetect" }
+
+[personalities.mixed]
+plugins = ["misbehave", "blockdetect", "testhooks"]
+tools = ["*"]
+hooks = { detect = ["blockdetect", "testhooks"] }
+
+[personalities.none]
+plugins = ["misbehave"]
+tools = ["*"]
+`, nil)
+	for name, want := range map[string]bool{"first": true, "mixed": false, "none": false} {
+		p, err := h.roster.get(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.longTextDetectors(); got != want {
+			t.Errorf("personality %s: long-text pages read without HTML = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func markExternal(b operator.Browser, p *personality, r *route, req Request, res
 // travels to the host functions, which check it again before they act.
 func (h *Host) invoke(ctx context.Context, p *personality, r *route, session, callID string, role abi.HookRole, op int32, in []byte, j *judgment) (_ []byte, _ *hostfuncs.Blobs, err error) {
 	defer spans.Start("h.invoke")()
-	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0, MarkHidden: p.cfg.HiddenText == HiddenMark}
+	info := hostfuncs.CallerInfo{Personality: p.name, Session: session, CallID: callID, Plugin: r.slot.Name, Grants: r.grants, Hook: role, Secrets: h.secrets, Takeover: p.hasTakeover(), NoDetector: len(p.cfg.Hooks.Detect) == 0, LongTextPage: p.longTextDetectors(), MarkHidden: p.cfg.HiddenText == HiddenMark}
 	if j != nil {
 		info.OriginJudged, info.Origin = j.byOrigin, j.origin
 		if j.bound != nil {

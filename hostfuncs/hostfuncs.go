@@ -30,7 +30,7 @@ type Caller struct {
 	originJudged                         bool
 	origin                               string
 	bound                                any
-	noDetector, markHidden               bool
+	noDetector, markHidden, longTextPage bool
 	hook                                 abi.HookRole
 	blobs                                *Blobs
 
@@ -69,6 +69,10 @@ type CallerInfo struct {
 	// NoDetector says the personality has no detect hook: a navigation's
 	// page text and HTML, which only a detector reads, are not read.
 	NoDetector bool
+	// LongTextPage says every detect hook of the personality takes a page
+	// with a long text for no wall (abi.FeatureLongTextPage): for such a
+	// page the text's start is read and the HTML is not.
+	LongTextPage bool
 	// MarkHidden says the personality asks for hidden text to be marked
 	// in its snapshots instead of taken out (hidden_text = "mark").
 	MarkHidden bool
@@ -94,7 +98,7 @@ func NewCaller(in CallerInfo) *Caller {
 		personality: in.Personality, session: in.Session, callID: in.CallID, plugin: in.Plugin,
 		grants: grants, secrets: in.Secrets, agentInput: append([]byte(nil), in.AgentInput...),
 		takeover: in.Takeover, originJudged: in.OriginJudged, origin: in.Origin, bound: in.Bound,
-		noDetector: in.NoDetector, markHidden: in.MarkHidden, hook: in.Hook, blobs: in.Blobs,
+		noDetector: in.NoDetector, longTextPage: in.LongTextPage, markHidden: in.MarkHidden, hook: in.Hook, blobs: in.Blobs,
 	}
 }
 
@@ -145,6 +149,10 @@ func (c *Caller) Bound() any { return c.bound }
 
 // NoDetector says the personality has no detect hook.
 func (c *Caller) NoDetector() bool { return c.noDetector }
+
+// LongTextPage says every detect hook takes a long-text page for no wall
+// (CallerInfo.LongTextPage).
+func (c *Caller) LongTextPage() bool { return c.longTextPage }
 
 // MarkHidden says hidden text is marked in snapshots, not taken out.
 func (c *Caller) MarkHidden() bool { return c.markHidden }

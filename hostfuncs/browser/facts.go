@@ -55,14 +55,14 @@ func (s *pages) pageFacts(ss *session, t *tab, resp pw.Response, withSnap bool) 
 	r, dialog, _ := race(ss, func() (reads, error) {
 		var r reads
 		if !withSnap {
-			r.v, r.verr = t.page.Evaluate(factsJS, max)
+			r.v, r.verr = detectFacts(ss, t, max)
 			return r, nil
 		}
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
 			defer spans.Start("b.facts")()
-			r.v, r.verr = t.page.Evaluate(factsJS, max)
+			r.v, r.verr = detectFacts(ss, t, max)
 		}()
 		r.snap, r.serr = s.aria(ss, t, 0)
 		<-done

@@ -21,6 +21,10 @@ pub const FEATURE_RAW_PAGE: &str = "raw_page";
 pub const FEATURE_RAW_SNAPSHOT: &str = "raw_snapshot";
 pub const FEATURE_BLOBS: &str = "blobs";
 pub const FEATURE_ACTIVE_MARK: &str = "active_mark";
+pub const FEATURE_LONG_TEXT_PAGE: &str = "long_text_page";
+// abi.LongTextRunes: past this much text, a FEATURE_LONG_TEXT_PAGE
+// detector calls no page a wall.
+pub const LONG_TEXT_RUNES: usize = 3000;
 
 // Hook roles (abi.Hook*).
 pub const ROLE_DETECT: &str = "detect";

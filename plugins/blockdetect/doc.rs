@@ -8,7 +8,9 @@ use crate::gostr::{ascii_lower, collapse, contains, decode_rune, find_byte, has_
 // runes once hidden elements are left out, and 4 links; a multilingual
 // branded error page, 2,860 runes); a page past either is a page of its
 // own, whatever scripts it loads.
-pub const WALL_MAX_TEXT: usize = 3000; // visible runes
+// It is the host's abi.LongTextRunes: the detector asks for
+// FEATURE_LONG_TEXT_PAGE, so past it the host sends no HTML.
+pub const WALL_MAX_TEXT: usize = crate::sdk::abi::LONG_TEXT_RUNES; // visible runes
 pub const WALL_MAX_LINKS: usize = 20; // <a href> elements
 /// A stub shows at most a line ("Please enable JS and disable any ad
 /// blocker"): below this many visible runes, a page whose only other

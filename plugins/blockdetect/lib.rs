@@ -37,8 +37,10 @@ pub static PLUGIN: sdk::Plugin = sdk::Plugin {
     name: "blockdetect",
     version: "1.0.0",
     description: "Detects bot walls (challenge, captcha and block pages) in navigation results.",
-    // The whole page (megabytes) arrives raw, not as JSON strings.
-    features: &[abi::FEATURE_RAW_PAGE],
+    // The whole page (megabytes) arrives raw, not as JSON strings; a page
+    // with more text than a wall shows (WALL_MAX_TEXT) is never a wall,
+    // so for one the host sends only the text's start and no HTML.
+    features: &[abi::FEATURE_RAW_PAGE, abi::FEATURE_LONG_TEXT_PAGE],
     hooks: &[abi::ROLE_DETECT],
     hook: Some(hook),
     self_test: Some(wall::self_test),
