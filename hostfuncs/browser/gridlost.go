@@ -298,6 +298,9 @@ func (ss *session) gridGone(ctx context.Context) (gone bool, seen *hubSeen) {
 // closed with the connection before the disconnect was told): a crash,
 // named; nil when the tabs were only closed.
 func (s *sessions) lostWithNoTab(ctx context.Context, ss *session) error {
+	if ss.grid == nil {
+		return s.localLostWithNoTab(ss)
+	}
 	gone, seen := ss.gridGone(ctx)
 	if !gone {
 		return nil

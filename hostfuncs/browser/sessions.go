@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"sync"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -217,6 +218,25 @@ func (s *sessions) errNoSession(k sessKey) error {
 		return abi.Errorf(abi.CodeNoSession, "no browser session is open: %s. Its tabs, cookies and form state are gone: call browser_navigate to start a fresh one", reaped)
 	}
 	return abi.Errorf(abi.CodeNoSession, "no browser session is open: call browser_navigate first")
+}
+
+// localLostWithNoTab is lostWithNoTab for a local browser: one that
+// exited closes every tab before its disconnect is told (under load, the
+// tabs' close events come first), so a round trip to the browser (its
+// cookies: the browser process answers) tells a crash from tabs the agent
+// closed. Only this rare path pays it.
+func (s *sessions) localLostWithNoTab(ss *session) error {
+	if ss.closing.Load() || ss.bctx == nil {
+		return nil
+	}
+	if !ss.crashed.Load() {
+		_, _, err := await(ss, 5*time.Second, false, func() ([]pw.Cookie, error) { return ss.bctx.Cookies() })
+		if err == nil {
+			return nil
+		}
+		ss.markCrashed("the browser process exited")
+	}
+	return s.crashedInFlight(ss, "its tabs closed with the browser")
 }
 
 // discardCrashed drops a crashed session (locked by the caller, unlocked
