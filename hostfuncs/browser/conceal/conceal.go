@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -165,6 +166,43 @@ func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
 	return true
 }
 
+// paintedJS resolves once the frame's renderer has drawn twice since it
+// ran (the hiding is in a frame it produced), or after a bound: a frame
+// that does not draw (out of view, throttled) shows nothing new either.
+const paintedJS = `() => new Promise(r => {
+	const t = setTimeout(() => r(false), 1000);
+	requestAnimationFrame(() => requestAnimationFrame(() => { clearTimeout(t); r(true); }));
+})`
+
+// painted waits until every frame where something was hidden has drawn
+// itself since: the page's capture composites each frame's last drawing,
+// and a frame of another origin draws in its own renderer, which under
+// load may not have drawn the hiding yet (a password in such a frame
+// showed in a screenshot once, at load 30, while its text read hidden).
+// The page's own world runs it (drawing is the page's), so a page that
+// stalls it is waited for at most paintWait.
+func (c *concealment) painted() {
+	done := make(chan struct{}, len(c.frames))
+	for _, f := range c.frames {
+		go func() {
+			f.Evaluate(paintedJS)
+			done <- struct{}{}
+		}()
+	}
+	timer := time.NewTimer(paintWait)
+	defer timer.Stop()
+	for range c.frames {
+		select {
+		case <-done:
+		case <-timer.C:
+			return
+		}
+	}
+}
+
+// paintWait bounds painted.
+const paintWait = 2 * time.Second
+
 // restore shows the hidden elements again and lets go of the page handles.
 func (c *concealment) restore() {
 	if c == nil {
@@ -201,6 +239,7 @@ func Capture[T any](p pw.Page, values []string, what string, capture func() (T, 
 		return zero, err
 	}
 	defer c.restore()
+	c.painted()
 	v, err := capture()
 	if err != nil {
 		return zero, err
