@@ -2,18 +2,13 @@ package browser
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
-	"github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 // closedPage shows text in closed shadow roots: seen (v...) and hidden
@@ -161,17 +156,7 @@ func TestClosedRootsUnseenByThePage(t *testing.T) {
 // to the judge's own time in the page: set CLOSED_COST to the number of
 // pages.
 func TestClosedCost(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("CLOSED_COST"))
-	if n <= 0 {
-		t.Skip("a measurement: set CLOSED_COST to the number of pages")
-	}
-	dir, ok := corpus.Sub("pages")
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
-	files, _ := corpus.Largest(dir, n)
-	s := httptest.NewServer(http.FileServer(http.Dir(dir)))
-	defer s.Close()
+	files, s := largestPages(t, "CLOSED_COST")
 	const names = `() => { const t0 = performance.now(); let n = 0; for (const e of document.querySelectorAll("*")) if (e.localName.includes("-")) n++; n += document.querySelectorAll("[slot]").length; return performance.now() - t0; }`
 	for _, f := range files {
 		name := filepath.Base(f)

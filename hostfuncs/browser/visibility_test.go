@@ -453,6 +453,24 @@ func TestSnapshotModalBackdrop(t *testing.T) {
 	}
 }
 
+// largestPages is a measurement's pages: as many of the corpus's largest
+// as the variable env says (the test skips when it is unset), served on
+// loopback until the test ends.
+func largestPages(t *testing.T, env string) ([]string, *httptest.Server) {
+	n, _ := strconv.Atoi(os.Getenv(env))
+	if n <= 0 {
+		t.Skip("a measurement: set " + env + " to the number of pages")
+	}
+	dir, ok := corpus.Sub("pages")
+	if !ok {
+		t.Skip(corpus.Absent(dir))
+	}
+	files, _ := corpus.Largest(dir, n)
+	s := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(s.Close)
+	return files, s
+}
+
 // TestVisibilityCost measures what the judge adds to a navigate on the
 // corpus's largest pages (by file size): each page is navigated 3 times
 // (snapshot included, as an agent's navigate), and the judge's own time
@@ -461,22 +479,12 @@ func TestSnapshotModalBackdrop(t *testing.T) {
 // hand: VISIBILITY_COST=10 (the number of pages) go test -run
 // TestVisibilityCost -v ./hostfuncs/browser/
 func TestVisibilityCost(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("VISIBILITY_COST"))
-	if n <= 0 {
-		t.Skip("a measurement: set VISIBILITY_COST to the number of pages")
-	}
-	dir, ok := corpus.Sub("pages")
-	if !ok {
-		t.Skip(corpus.Absent(dir))
-	}
-	files, _ := corpus.Largest(dir, n)
+	files, s := largestPages(t, "VISIBILITY_COST")
 	if only := os.Getenv("VISIBILITY_COST_PAGES"); only != "" {
 		files = slices.DeleteFunc(files, func(f string) bool {
 			return !slices.ContainsFunc(strings.Split(only, ","), func(p string) bool { return strings.Contains(filepath.Base(f), p) })
 		})
 	}
-	s := httptest.NewServer(http.FileServer(http.Dir(dir)))
-	defer s.Close()
 	var navAll, judgeAll time.Duration
 	for _, f := range files {
 		name := filepath.Base(f)
