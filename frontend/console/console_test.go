@@ -26,6 +26,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/testenv"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -531,14 +532,8 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("snapshot after the operator closed the session: %s", text)
 	}
 	must(t, op.Close())
-	changes, unsub := r.h.Desk().Subscribe()
-	defer unsub()
-	for timeout := time.After(30 * time.Second); r.h.Desk().Attended("default"); {
-		select {
-		case <-changes:
-		case <-timeout:
-			t.Fatal("the operator left but the personality is still attended")
-		}
+	if !testkit.Await(r.h.Desk().Subscribe, 30*time.Second, func() bool { return !r.h.Desk().Attended("default") }) {
+		t.Fatal("the operator left but the personality is still attended")
 	}
 	if text, isErr := fill(); !isErr || !strings.Contains(text, "may be filled only with a human present") {
 		t.Fatalf("attended-only login with no operator: %s", text)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // changePages serves the change-watcher tests' pages. /release answers
@@ -563,12 +563,7 @@ func TestYAMLValue(t *testing.T) {
 // move on its page is patched; one that loaded may hold a :focus-within
 // rule, and the page is snapshot (here it shows a submenu).
 func TestUnreadableStylesheet(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := l.Addr().String()
-	l.Close()
+	dead := testkit.FreeAddr(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css")
 		io.WriteString(w, ".sub { display: none } .nav:focus-within .sub { display: block }")

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/procfs"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // hostileServer serves pages that misbehave, on loopback. hung receives a
@@ -39,12 +39,7 @@ func hostile(t *testing.T) *hostileServer {
 	t.Helper()
 	h := &hostileServer{hung: make(chan string, 64)}
 	quit := make(chan struct{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.refused = "http://" + l.Addr().String() + "/x"
-	l.Close()
+	h.refused = "http://" + testkit.FreeAddr(t) + "/x"
 	mux := http.NewServeMux()
 	page := func(path, body string) {
 		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 type fakeBrowser struct {
@@ -48,19 +49,11 @@ func code(err error) abi.Code {
 // are pending and returns them.
 func pending(t *testing.T, d *Desk, n int) []Takeover {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(30 * time.Second) // a hang-catcher
-	for {
-		if ts := d.Takeovers(); len(ts) == n {
-			return ts
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("want %d pending takeovers, have %d", n, len(d.Takeovers()))
-		}
+	var ts []Takeover
+	if !testkit.Await(d.Subscribe, 30*time.Second, func() bool { ts = d.Takeovers(); return len(ts) == n }) {
+		t.Fatalf("want %d pending takeovers, have %d", n, len(d.Takeovers()))
 	}
+	return ts
 }
 
 type takeoverResult struct {

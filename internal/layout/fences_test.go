@@ -38,6 +38,7 @@ var internalKinds = map[string]kind{
 	"internal/listentest":   testHelper, // floods a front-end's listener (frontend/listen)
 	"internal/logrec":       testHelper,
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
+	"internal/testkit":      testHelper, // small helpers several packages' tests share (a wait on notifications, dark pixels)
 	"internal/visiontest":   testHelper,
 	"internal/mcptest":      testHelper, // MCP clients and the operator browser for tests
 	"internal/wasmbuild":    testHelper,
