@@ -41,6 +41,7 @@ var internalKinds = map[string]kind{
 	"internal/testkit":      testHelper, // small helpers several packages' tests share (a wait on notifications, dark pixels)
 	"internal/visiontest":   testHelper,
 	"internal/mcptest":      testHelper, // MCP clients and the operator browser for tests
+	"internal/plugintest":   testHelper, // a first-party plugin built, loaded and hooked as its own tests drive it
 	"internal/wasmbuild":    testHelper,
 	"internal/servetest":    testHelper,   // the MCP URL a started serve prints (cmd/wasmwright tests, the bench)
 	"internal/seleniumgrid": testHelper,   // a Selenium Grid in network namespaces (grid tests, the grid bench)
