@@ -78,13 +78,7 @@ func TestInternalPackagesAreClassified(t *testing.T) {
 // and no package testing. Imports from _test.go files do not count: go
 // list -deps without -test leaves them out.
 func TestProductionImportsNoTestHelper(t *testing.T) {
-	roots := append([]string{}, productRoots...)
-	for rel, k := range internalKinds {
-		if k == production {
-			roots = append(roots, rel)
-		}
-	}
-	for _, root := range roots {
+	for _, root := range withProductionLibs(productRoots) {
 		checkProductDeps(t, root, deps(t, "", root))
 	}
 }
