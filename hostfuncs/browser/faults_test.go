@@ -41,12 +41,7 @@ func hostile(t *testing.T) *hostileServer {
 	quit := make(chan struct{})
 	h.refused = "http://" + testkit.FreeAddr(t) + "/x"
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	page("/", `<title>Good</title><h1>A good page</h1>`)
 	page("/busy", `<title>Busy</title><h1>Busy</h1><script>while (true) {}</script>`)
 	page("/busyclick", `<title>Busy click</title><button onclick="while (true) {}">Spin</button>`)
