@@ -175,12 +175,19 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
-func TestGrantsStore(t *testing.T) {
+// testGrants is a grant store opened in a fresh folder, and the folder.
+func testGrants(t *testing.T) (*Grants, string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "grants")
 	g, err := OpenGrants(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g, dir
+}
+
+func TestGrantsStore(t *testing.T) {
+	g, dir := testGrants(t)
 	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -224,11 +231,7 @@ func TestGrantsStore(t *testing.T) {
 // stored in Unicode before origins were normalised matches too, and can
 // be revoked by either spelling.
 func TestGrantsIDN(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "grants")
-	g, err := OpenGrants(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, dir := testGrants(t)
 	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "http://bücher.example"}); err != nil {
 		t.Fatal(err)
 	}
