@@ -74,16 +74,7 @@ func newAgentSite(t *testing.T) *agentSite {
 		default:
 		}
 	})
-	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case s.hung <- r.URL.String():
-		default:
-		}
-		select {
-		case <-quit:
-		case <-r.Context().Done():
-		}
-	})
+	mux.Handle("/hang", testkit.Hang(s.hung, quit))
 	s.Server = httptest.NewServer(mux)
 	s.hostport = strings.TrimPrefix(s.URL, "http://")
 	t.Cleanup(func() {

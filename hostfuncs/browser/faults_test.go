@@ -50,16 +50,7 @@ func hostile(t *testing.T) *hostileServer {
 	page("/small", `<title>Small</title><p>small</p>`)
 	page("/nocors", fmt.Sprintf(`<title>No-cors</title><h1>No-cors</h1><script src="%s"></script>
 		<script>fetch(%q, {mode: "no-cors"}).catch(() => console.log("refused"))</script>`, h.refused+".js", h.refused))
-	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case h.hung <- r.URL.String():
-		default:
-		}
-		select {
-		case <-quit:
-		case <-r.Context().Done():
-		}
-	})
+	mux.Handle("/hang", testkit.Hang(h.hung, quit))
 	h.Server = httptest.NewServer(mux)
 	h.other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -7,7 +7,6 @@ package plugintest
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -33,11 +32,7 @@ type Module struct {
 func (m *Module) Plugin(t testing.TB) *sandbox.Plugin {
 	t.Helper()
 	m.once.Do(func() {
-		var wasm []byte
-		path, err := wasmbuild.Build(m.Dir)
-		if err == nil {
-			wasm, err = os.ReadFile(path)
-		}
+		wasm, err := wasmbuild.Bytes(m.Dir)
 		if err != nil {
 			m.err = err
 			return

@@ -1,12 +1,13 @@
 // Package testkit holds small helpers that tests of several packages
-// share: waiting on a change notification, counting a screenshot's dark
-// pixels, a free loopback address. It imports nothing of ours, so any
+// share: waiting on a change notification, a page that never answers,
+// counting a screenshot's dark pixels, a free loopback address. It imports nothing of ours, so any
 // package's tests (its internal ones too) may use it.
 package testkit
 
 import (
 	"image"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -27,6 +28,22 @@ func Await(subscribe func() (<-chan struct{}, func()), limit time.Duration, ok f
 		}
 	}
 	return true
+}
+
+// Hang is a handler that never answers: it tells hung of each request's
+// URL (when hung has room) and holds the request until quit is closed or
+// the client leaves.
+func Hang(hung chan<- string, quit <-chan struct{}) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case hung <- r.URL.String():
+		default:
+		}
+		select {
+		case <-quit:
+		case <-r.Context().Done():
+		}
+	})
 }
 
 // DarkPixels counts the pixels of img inside r whose mean channel is below
