@@ -60,10 +60,15 @@ func (t *tally) add(f func(t *tally)) {
 }
 
 func (t *tally) unexpectedTotal() int {
+	return t.total(func(t *tally) map[string]int { return t.unexpected })
+}
+
+// total sums the counts of one of t's maps (which, read under t's lock).
+func (t *tally) total(which func(t *tally) map[string]int) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
-	for _, v := range t.unexpected {
+	for _, v := range which(t) {
 		n += v
 	}
 	return n

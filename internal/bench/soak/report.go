@@ -24,15 +24,7 @@ type report struct {
 	logged        map[string]int // the server's warnings and errors, by message
 }
 
-func (t *tally) callsTotal() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, v := range t.calls {
-		n += v
-	}
-	return n
-}
+func (t *tally) callsTotal() int { return t.total(func(t *tally) map[string]int { return t.calls }) }
 
 // steady are the samples the lines are fitted to: those after the
 // warm-up (warmUp).
