@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 )
 
 // Manifest is what a plugin's describe export returns.
@@ -69,12 +70,7 @@ func AcceptProtocols(host, declared map[string]ABIVersion) error {
 }
 
 func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
+	return slices.Sorted(maps.Keys(m))
 }
 
 // FeatureBlobs: the plugin takes large strings of host-function responses

@@ -79,13 +79,10 @@ func (ap *approver) judge(ctx context.Context, p *personality, r *route, req Req
 	j.origin = pageOrigin(operatorBrowser(ap.browser), p.name, req.Session)
 	risk := modeRisk(p, r.spec, req.Args)
 	what := fmt.Sprintf("%s (risk %s)", r.spec.Name, risk)
-	switch p.cfg.approvalMode(risk) {
-	case ModeAllow:
-		j.decision = DecisionAllow
-		return nil
-	case ModeDeny:
-		j.decision = DecisionDeny
+	if done, err := j.byMode(p.cfg.approvalMode(risk), func() error {
 		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s: do not retry it; tell the user what you wanted to do. (The key that allows it: personalities.%s.approval.%s = \"ask\" or \"allow\".)", what, p.name, p.name, risk)
+	}); done {
+		return err
 	}
 	j.byOrigin = true
 	origins, err := ap.bind(ctx, p, r, req, j)
@@ -218,17 +215,29 @@ func (ap *approver) bind(ctx context.Context, p *personality, r *route, req Requ
 	return origins, nil
 }
 
+// byMode records what a risk's approval mode decides alone: allow runs
+// the call, deny refuses it with denied's error. ask is not done: grants
+// and then an operator decide.
+func (j *judgment) byMode(mode string, denied func() error) (done bool, err error) {
+	switch mode {
+	case ModeAllow:
+		j.decision = DecisionAllow
+		return true, nil
+	case ModeDeny:
+		j.decision = DecisionDeny
+		return true, denied()
+	}
+	return false, nil
+}
+
 // linkInput is JudgeLinkInput's decision, recorded in j.
 func (ap *approver) linkInput(ctx context.Context, p *personality, session, kind string, j *judgment) error {
 	risk, origin := j.risk, j.origin
 	what := fmt.Sprintf("a %s from the takeover link (risk %s)", kind, risk)
-	switch p.cfg.approvalMode(risk) {
-	case ModeAllow:
-		j.decision = DecisionAllow
-		return nil
-	case ModeDeny:
-		j.decision = DecisionDeny
+	if done, err := j.byMode(p.cfg.approvalMode(risk), func() error {
 		return abi.Errorf(abi.CodeRefused, "%s is denied for personality %s, as it is for the agent: only an operator logged in to the console may act on this page (personalities.%s.approval.%s)", what, p.name, p.name, risk)
+	}); done {
+		return err
 	}
 	page := ""
 	if b := operatorBrowser(ap.browser); b != nil {

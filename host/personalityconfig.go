@@ -159,13 +159,20 @@ type TakeoverTable struct {
 
 // checkTakeover validates [personalities.NAME.takeover].
 func (p PersonalityConfig) checkTakeover(name string) error {
+	return checkVia(name, "takeover", p.Takeover.Via, `"console" (the operator console) and/or "client" (a link to the live view sent to the agent's own MCP client)`)
+}
+
+// checkVia validates a table's via list (personalities.NAME.table.via):
+// each way is the console or the agent's client, named once; use says
+// what each means there.
+func checkVia(name, table string, via []string, use string) error {
 	seen := map[string]bool{}
-	for _, v := range p.Takeover.Via {
+	for _, v := range via {
 		if v != operator.ViaClient && v != operator.ViaConsole {
-			return fmt.Errorf("personalities.%s.takeover.via: unknown way %q: use \"console\" (the operator console) and/or \"client\" (a link to the live view sent to the agent's own MCP client)", name, v)
+			return fmt.Errorf("personalities.%s.%s.via: unknown way %q: use %s", name, table, v, use)
 		}
 		if seen[v] {
-			return fmt.Errorf("personalities.%s.takeover.via names %q twice: list each way once", name, v)
+			return fmt.Errorf("personalities.%s.%s.via names %q twice: list each way once", name, table, v)
 		}
 		seen[v] = true
 	}
@@ -235,15 +242,8 @@ func (p PersonalityConfig) checkApproval(name string) error {
 	if g := p.Approval.ClientGrants; g != "" && g != ClientGrantsSession && g != ClientGrantsPersist {
 		return fmt.Errorf("personalities.%s.approval.client_grants = %q: use %q (a grant the agent's client makes lasts its MCP session) or %q (stored until revoked)", name, g, ClientGrantsSession, ClientGrantsPersist)
 	}
-	seen := map[string]bool{}
-	for _, v := range p.Approval.Via {
-		if v != operator.ViaClient && v != operator.ViaConsole {
-			return fmt.Errorf("personalities.%s.approval.via: unknown way %q: use \"client\" (the agent's MCP client, by elicitation) and/or \"console\" (the operator console)", name, v)
-		}
-		if seen[v] {
-			return fmt.Errorf("personalities.%s.approval.via names %q twice: list each way once", name, v)
-		}
-		seen[v] = true
+	if err := checkVia(name, "approval", p.Approval.Via, `"client" (the agent's MCP client, by elicitation) and/or "console" (the operator console)`); err != nil {
+		return err
 	}
 	for _, k := range sortedKeys(p.Approval.Modes) {
 		v := p.Approval.Modes[k]

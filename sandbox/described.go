@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/atomicfile"
 )
 
 // Manifests of plugins described before, kept in the compilation cache
@@ -65,21 +66,9 @@ func writeAtomic(dst string, b []byte) error {
 }
 
 // WriteAtomically writes b to a temporary file beside dst and renames it
-// into place, so no reader sees a half-written file.
+// into place, so no reader sees a half-written file (mode 0600).
 func WriteAtomically(dst string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
+	return atomicfile.Write(dst, b, 0o600, ".tmp-*")
 }
 
 // declared is what a plugin version declares: its manifest and its host

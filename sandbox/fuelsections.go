@@ -453,7 +453,7 @@ func rewriteElems(b []byte, remap func(uint32) uint32) ([]byte, error) {
 // rewriteExpr copies a constant expression up to and including its end.
 func rewriteExpr(r *reader, remap func(uint32) uint32) ([]byte, error) {
 	var out []byte
-	depth := 0
+	var depth nesting
 	for r.err == nil {
 		var err error
 		op := r.byte()
@@ -464,15 +464,29 @@ func rewriteExpr(r *reader, remap func(uint32) uint32) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch op {
-		case 0x02, 0x03, 0x04:
-			depth++
-		case 0x0b:
-			if depth == 0 {
-				return out, nil
-			}
-			depth--
+		if depth.closes(op) {
+			return out, nil
 		}
 	}
 	return nil, r.err
+}
+
+// nesting counts the blocks open in a body being copied, to find the end
+// that closes the body itself.
+type nesting int
+
+// closes takes op, the instruction just copied, into account and reports
+// whether it is the end (0x0b) of the body: one that closes no block
+// (block, loop, if) opened in it.
+func (n *nesting) closes(op byte) bool {
+	switch op {
+	case 0x02, 0x03, 0x04:
+		*n++
+	case 0x0b:
+		if *n == 0 {
+			return true
+		}
+		*n--
+	}
+	return false
 }

@@ -63,7 +63,7 @@ func (g *growCheck) rewriteBody(r *reader, nParams uint32, out []byte) ([]byte, 
 	head := len(out)
 	code := out
 	used := false
-	depth := 0
+	var depth nesting
 	for r.err == nil {
 		op := r.byte()
 		if r.err != nil {
@@ -86,23 +86,17 @@ func (g *growCheck) rewriteBody(r *reader, nParams uint32, out []byte) ([]byte, 
 		if code, err = copyInstr(r, op, code, func(f uint32) uint32 { return f }); err != nil {
 			return nil, err
 		}
-		switch op {
-		case 0x02, 0x03, 0x04:
-			depth++
-		case 0x0b:
-			if depth == 0 {
-				if used {
-					return code, nil
-				}
-				// No grow: the declarations as they were.
-				decl := appendU32(nil, nDecl)
-				start := base
-				n := copy(code[start:], decl)
-				n += copy(code[start+n:], decls)
-				n += copy(code[start+n:], code[head:])
-				return code[:start+n], nil
+		if depth.closes(op) {
+			if used {
+				return code, nil
 			}
-			depth--
+			// No grow: the declarations as they were.
+			decl := appendU32(nil, nDecl)
+			start := base
+			n := copy(code[start:], decl)
+			n += copy(code[start+n:], decls)
+			n += copy(code[start+n:], code[head:])
+			return code[:start+n], nil
 		}
 	}
 	return nil, r.err

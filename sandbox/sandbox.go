@@ -20,6 +20,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -159,50 +160,31 @@ type Engine struct {
 	budget *memBudget
 }
 
+// orDefault sets *v to d when it is unset: zero (or, for a signed
+// number, less).
+func orDefault[T cmp.Ordered](v *T, d T) {
+	var zero T
+	if *v <= zero {
+		*v = d
+	}
+}
+
 // NewEngine prepares an engine; the cache directory is created if needed.
 func NewEngine(cfg Config) (*Engine, error) {
-	if cfg.MemoryPages == 0 {
-		cfg.MemoryPages = DefaultMemoryPages
-	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = DefaultTimeout
-	}
-	if cfg.MaxInput <= 0 {
-		cfg.MaxInput = DefaultMaxInput
-	}
-	if cfg.MaxCalls <= 0 {
-		cfg.MaxCalls = DefaultMaxCalls
-	}
-	if cfg.MaxCallsKey == "" {
-		cfg.MaxCallsKey = "MaxCalls"
-	}
-	if cfg.MaxPluginMemory == 0 {
-		cfg.MaxPluginMemory = DefaultMaxPluginMemory
-	}
-	if cfg.MaxPluginMemoryKey == "" {
-		cfg.MaxPluginMemoryKey = "sandbox.Config.MaxPluginMemory"
-	}
-	if cfg.MemoryKey == "" {
-		cfg.MemoryKey = "sandbox.Config.MemoryPages"
-	}
-	if cfg.MaxOutput <= 0 {
-		cfg.MaxOutput = DefaultMaxOutput
-	}
-	if cfg.MaxOutputKey == "" {
-		cfg.MaxOutputKey = "sandbox.Config.MaxOutput"
-	}
-	if cfg.PoolSize <= 0 {
-		cfg.PoolSize = DefaultPoolSize
-	}
-	if cfg.PoolMaxMemory == 0 {
-		cfg.PoolMaxMemory = DefaultPoolMaxMemory
-	}
-	if cfg.PoolMaxAge <= 0 {
-		cfg.PoolMaxAge = DefaultPoolMaxAge
-	}
-	if cfg.PoolIdleTTL <= 0 {
-		cfg.PoolIdleTTL = DefaultPoolIdleTTL
-	}
+	orDefault(&cfg.MemoryPages, DefaultMemoryPages)
+	orDefault(&cfg.Timeout, DefaultTimeout)
+	orDefault(&cfg.MaxInput, DefaultMaxInput)
+	orDefault(&cfg.MaxCalls, DefaultMaxCalls)
+	orDefault(&cfg.MaxCallsKey, "MaxCalls")
+	orDefault(&cfg.MaxPluginMemory, DefaultMaxPluginMemory)
+	orDefault(&cfg.MaxPluginMemoryKey, "sandbox.Config.MaxPluginMemory")
+	orDefault(&cfg.MemoryKey, "sandbox.Config.MemoryPages")
+	orDefault(&cfg.MaxOutput, DefaultMaxOutput)
+	orDefault(&cfg.MaxOutputKey, "sandbox.Config.MaxOutput")
+	orDefault(&cfg.PoolSize, DefaultPoolSize)
+	orDefault(&cfg.PoolMaxMemory, DefaultPoolMaxMemory)
+	orDefault(&cfg.PoolMaxAge, DefaultPoolMaxAge)
+	orDefault(&cfg.PoolIdleTTL, DefaultPoolIdleTTL)
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}

@@ -50,10 +50,7 @@ func (s *inspector) images(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err := s.pages.evalInto(ss, t, imagesJS, limit, &res); err != nil {
 			return out, err
 		}
-		out.Images, out.Total = res.Images, res.Total
-		if out.Images == nil {
-			out.Images = []abi.BrowserImage{}
-		}
+		out.Images, out.Total = orEmpty(res.Images), res.Total
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
@@ -125,10 +122,7 @@ func (s *inspector) computedStyle(ctx context.Context, c *hostfuncs.Caller, req 
 		} else if err := s.pages.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
 			return out, err
 		}
-		out.Elements, out.Total = res.Elements, res.Total
-		if out.Elements == nil {
-			out.Elements = []abi.BrowserStyledElement{}
-		}
+		out.Elements, out.Total = orEmpty(res.Elements), res.Total
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
@@ -209,12 +203,19 @@ func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req ab
 			out.Dropped += int64(len(out.Messages) - limit)
 			out.Messages = out.Messages[len(out.Messages)-limit:]
 		}
-		if out.Messages == nil {
-			out.Messages = []abi.BrowserConsoleMessage{}
-		}
+		out.Messages = orEmpty(out.Messages)
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
+}
+
+// orEmpty is l, or an empty list for nil: a list in an answer is [] when
+// there is nothing to list, never null.
+func orEmpty[T any](l []T) []T {
+	if l == nil {
+		return []T{}
+	}
+	return l
 }
 
 var staticTypes = map[string]bool{"image": true, "font": true, "stylesheet": true, "media": true, "manifest": true, "texttrack": true}
@@ -254,9 +255,7 @@ func (s *inspector) networkCall(ctx context.Context, c *hostfuncs.Caller, req ab
 		if len(out.Requests) > limit {
 			out.Requests = out.Requests[len(out.Requests)-limit:]
 		}
-		if out.Requests == nil {
-			out.Requests = []abi.BrowserNetworkEntry{}
-		}
+		out.Requests = orEmpty(out.Requests)
 		if req.BodyOf != 0 {
 			if body == nil {
 				return out, abi.Errorf(abi.CodeNotFound, "request %d is not in the recent log (it keeps the last %d): list requests again and use an id from it", req.BodyOf, ss.network.max)

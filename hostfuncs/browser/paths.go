@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/atomicfile"
 )
 
 // personalityDir names a personality's workspace folder: its id when that
@@ -50,27 +51,7 @@ func privateDir(dir string) error {
 // of that name that was looser, through a temporary file renamed into
 // place (never a half-written capture).
 func writePrivate(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".capture-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := f.Chmod(workspaceFileMode); err == nil {
-		_, err = f.Write(b)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp, path)
-		}
-		if err == nil {
-			return nil
-		}
-	} else {
-		f.Close()
-	}
-	os.Remove(tmp)
-	return err
+	return atomicfile.Write(path, b, workspaceFileMode, ".capture-*")
 }
 
 // workspaceFile returns where to write a screenshot or PDF: name inside the

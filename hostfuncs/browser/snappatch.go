@@ -123,13 +123,7 @@ var (
 
 // setActive puts [active] on a line, or takes it off.
 func setActive(line string, on bool) string {
-	head, rest, _ := splitAttrs(line)
-	attrs := lineAttrs(line)
-	n := 0
-	for _, a := range attrs {
-		n += 1 + len(a)
-	}
-	tail := rest[n:]
+	head, attrs, tail := snapactive.Parts(line)
 	var kept []string
 	placed := false
 	for _, a := range attrs {

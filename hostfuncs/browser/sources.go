@@ -87,9 +87,7 @@ func (s *inspector) sources(ctx context.Context, c *hostfuncs.Caller, req abi.Br
 				out.Sources = append(out.Sources, src)
 			}
 		}
-		if out.Sources == nil {
-			out.Sources = []abi.BrowserSource{}
-		}
+		out.Sources = orEmpty(out.Sources)
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})

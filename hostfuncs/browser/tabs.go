@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -156,6 +157,22 @@ func (s *actions) closeTab(ss *session, req abi.BrowserTabsRequest) (*tab, error
 	return t, nil
 }
 
+// mediaFeature is one media setting of ww_browser_emulate: nil when v is
+// empty, else v as Playwright's type once it is one of allowed (else
+// input_invalid naming them), recorded in applied as "label v".
+func mediaFeature[T ~string](v, key, label string, allowed []string, applied *[]string) (*T, error) {
+	if v == "" {
+		return nil, nil
+	}
+	if !slices.Contains(allowed, v) {
+		last := len(allowed) - 1
+		return nil, abi.Errorf(abi.CodeInputInvalid, "%s %q: use %s or %s", key, v, strings.Join(allowed[:last], ", "), allowed[last])
+	}
+	t := T(v)
+	*applied = append(*applied, label+" "+v)
+	return &t, nil
+}
+
 // emulate is ww_browser_emulate.
 func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserEmulateRequest) (abi.BrowserEmulateResponse, error) {
 	var out abi.BrowserEmulateResponse
@@ -170,29 +187,14 @@ func (s *actions) emulate(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		}
 		if req.Media != "" || req.ColorScheme != "" || req.ReducedMotion != "" {
 			o := pw.PageEmulateMediaOptions{}
-			if req.Media != "" {
-				if req.Media != "screen" && req.Media != "print" {
-					return out, abi.Errorf(abi.CodeInputInvalid, "media %q: use screen or print", req.Media)
-				}
-				m := pw.Media(req.Media)
-				o.Media = &m
-				out.Applied = append(out.Applied, "media "+req.Media)
+			if o.Media, err = mediaFeature[pw.Media](req.Media, "media", "media", []string{"screen", "print"}, &out.Applied); err != nil {
+				return out, err
 			}
-			if req.ColorScheme != "" {
-				if req.ColorScheme != "light" && req.ColorScheme != "dark" && req.ColorScheme != "no-preference" {
-					return out, abi.Errorf(abi.CodeInputInvalid, "color_scheme %q: use light, dark or no-preference", req.ColorScheme)
-				}
-				cs := pw.ColorScheme(req.ColorScheme)
-				o.ColorScheme = &cs
-				out.Applied = append(out.Applied, "color scheme "+req.ColorScheme)
+			if o.ColorScheme, err = mediaFeature[pw.ColorScheme](req.ColorScheme, "color_scheme", "color scheme", []string{"light", "dark", "no-preference"}, &out.Applied); err != nil {
+				return out, err
 			}
-			if req.ReducedMotion != "" {
-				if req.ReducedMotion != "reduce" && req.ReducedMotion != "no-preference" {
-					return out, abi.Errorf(abi.CodeInputInvalid, "reduced_motion %q: use reduce or no-preference", req.ReducedMotion)
-				}
-				rm := pw.ReducedMotion(req.ReducedMotion)
-				o.ReducedMotion = &rm
-				out.Applied = append(out.Applied, "reduced motion "+req.ReducedMotion)
+			if o.ReducedMotion, err = mediaFeature[pw.ReducedMotion](req.ReducedMotion, "reduced_motion", "reduced motion", []string{"reduce", "no-preference"}, &out.Applied); err != nil {
+				return out, err
 			}
 			if err := await0(ss, s.cfg.actionWait(), func() error { return t.page.EmulateMedia(o) }); err != nil {
 				return out, s.sessions.mapErr(ss, err, "emulating media")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/weborigin"
+	"github.com/wasmwright/wasmwright/internal/atomicfile"
 	"github.com/wasmwright/wasmwright/internal/privatedir"
 )
 
@@ -83,23 +84,7 @@ func (g *Grants) save(personality string, gs []Grant) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(g.dir, ".grants-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), g.file(personality))
+	return atomicfile.Write(g.file(personality), b, 0o600, ".grants-*")
 }
 
 // List returns a personality's grants.

@@ -24,6 +24,7 @@ const (
 // there fails TestInternalPackagesAreClassified until it is added here.
 var internalKinds = map[string]kind{
 	"internal/abischema":    production, // cmd/wasmwright prints the ABI's schemas
+	"internal/atomicfile":   production, // a file written whole or not at all (plugins, grants, captures, the driver's layout)
 	"internal/procfs":       production, // reads Linux /proc; the bench harness measures with it
 	"internal/privatedir":   production, // the vault's and the grants' folders
 	"internal/secretforms":  production, // hostfuncs/browser's masking; plugins/secretmask's tables are written from it

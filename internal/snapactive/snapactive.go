@@ -58,17 +58,12 @@ func Patch(was, wasOut, now string) (string, bool) {
 	if ref == "" || strings.Count(out, ref) != 1 {
 		return "", false
 	}
-	i := strings.Index(out, ref)
-	start := strings.LastIndexByte(out[:i], '\n') + 1
-	end := strings.IndexByte(out[i:], '\n')
-	if end < 0 {
-		end = len(out) - i
-	}
-	line := out[start : i+end]
+	start, end := lineAt(out, strings.Index(out, ref))
+	line := out[start:end]
 	if !slices.Contains(LineAttrs(line), ref) {
 		return "", false // the ref is in a line's text, not its attributes
 	}
-	return out[:start] + placeActive(line, nowLine) + out[i+end:], true
+	return out[:start] + placeActive(line, nowLine) + out[end:], true
 }
 
 // activeLine finds the one line whose attributes hold the mark: its
@@ -83,17 +78,22 @@ func activeLine(s string) (at int, line string, ok bool) {
 	if n > 1 {
 		return -1, "", false
 	}
-	i := strings.Index(s, mark)
-	start := strings.LastIndexByte(s[:i], '\n') + 1
-	end := strings.IndexByte(s[i:], '\n')
-	if end < 0 {
-		end = len(s) - i
-	}
-	line = s[start : i+end]
+	start, end := lineAt(s, strings.Index(s, mark))
+	line = s[start:end]
 	if !slices.Contains(LineAttrs(line), mark) {
 		return -1, "", false
 	}
 	return start, line, true
+}
+
+// lineAt is the line of s that holds the offset i, as the offsets of its
+// first byte and of its end (its newline, or the end of s).
+func lineAt(s string, i int) (start, end int) {
+	start = strings.LastIndexByte(s[:i], '\n') + 1
+	if n := strings.IndexByte(s[i:], '\n'); n >= 0 {
+		return start, i + n
+	}
+	return start, len(s)
 }
 
 // placeActive puts the mark on line (a compacted line without it) where
@@ -101,13 +101,7 @@ func activeLine(s string) (at int, line string, ok bool) {
 // the attributes of line that come before the mark in src. A compactor
 // with the feature keeps the attributes it shows in their order.
 func placeActive(line, src string) string {
-	head, rest, _ := SplitAttrs(line)
-	attrs := LineAttrs(line)
-	n := 0
-	for _, a := range attrs {
-		n += 1 + len(a)
-	}
-	tail := rest[n:]
+	head, attrs, tail := Parts(line)
 	j := 0
 	for _, a := range LineAttrs(src) {
 		if a == mark {
@@ -123,19 +117,27 @@ func placeActive(line, src string) string {
 
 // unmark takes the mark off a line's attributes.
 func unmark(line string) string {
-	head, rest, _ := SplitAttrs(line)
-	attrs := LineAttrs(line)
-	n := 0
-	for _, a := range attrs {
-		n += 1 + len(a)
-	}
+	head, attrs, tail := Parts(line)
 	out := head
 	for _, a := range attrs {
 		if a != mark {
 			out += " " + a
 		}
 	}
-	return out + rest[n:]
+	return out + tail
+}
+
+// Parts splits a line "  - role "name" [a] [b]: text" into its head
+// (through the name), its attributes ("[a]", "[b]") and what follows them
+// (": text"); all three are empty for a line that is no element's.
+func Parts(line string) (head string, attrs []string, tail string) {
+	head, rest, _ := SplitAttrs(line)
+	attrs = LineAttrs(line)
+	n := 0
+	for _, a := range attrs {
+		n += 1 + len(a)
+	}
+	return head, attrs, rest[n:]
 }
 
 // LineAttrs are the [...] attributes of a snapshot line, after its role

@@ -78,12 +78,18 @@ func target(ref string, x, y *float64) string {
 const descType = `Type text into a text field by ref. By default the field's current text is replaced; set append to add to it. Set submit to press Enter afterwards (search boxes, login forms). slowly types key by key, firing every key event, for fields that react to typing (autocomplete, live search); otherwise the text is filled at once. Password values are never echoed back in results. Returns the new snapshot.` + refNote
 
 type TypeArgs struct {
-	Ref    string `json:"ref" desc:"the text field's ref from the latest snapshot"`
+	Ref string `json:"ref" desc:"the text field's ref from the latest snapshot"`
+	Typing
+	Slowly bool `json:"slowly,omitempty" desc:"type key by key, for fields that react to each key"`
+	SnapshotMode
+}
+
+// Typing is what typing into a text field takes, the field found by ref
+// (browser_type) or by its description (browser_vision_type).
+type Typing struct {
 	Text   string `json:"text" desc:"the text to type"`
 	Append bool   `json:"append,omitempty" desc:"add to the current text instead of replacing it"`
 	Submit bool   `json:"submit,omitempty" desc:"press Enter afterwards"`
-	Slowly bool   `json:"slowly,omitempty" desc:"type key by key, for fields that react to each key"`
-	SnapshotMode
 }
 
 func typeText(c *sdk.Call, in TypeArgs) (*abi.Result, error) {

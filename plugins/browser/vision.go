@@ -30,9 +30,7 @@ type VisionClickArgs struct {
 
 type VisionTypeArgs struct {
 	Description string `json:"description" desc:"the text field to type into, as a person would describe it on screen"`
-	Text        string `json:"text" desc:"the text to type"`
-	Append      bool   `json:"append,omitempty" desc:"add to the current text instead of replacing it"`
-	Submit      bool   `json:"submit,omitempty" desc:"press Enter afterwards"`
+	Typing
 	SnapshotMode
 }
 

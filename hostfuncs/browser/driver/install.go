@@ -19,6 +19,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/atomicfile"
 )
 
 // Version is the playwright-core release playwright-go v0.6401.0
@@ -142,7 +143,7 @@ func layoutDriver(dir, core string) (string, error) {
 		if cur, err := os.ReadFile(f.path); err == nil && string(cur) == f.text {
 			continue
 		}
-		if err := writeFileAtomically(f.path, []byte(f.text), f.mode); err != nil {
+		if err := atomicfile.Write(f.path, []byte(f.text), f.mode, ".tmp-*"); err != nil {
 			return "", err
 		}
 	}
@@ -211,28 +212,6 @@ require(%s + "/cli.js");
 //
 //go:embed codecache.js
 var codeCacheJS string
-
-// writeFileAtomically writes b beside dst and renames it into place, so a
-// driver starting in another process never reads half a file.
-func writeFileAtomically(dst string, b []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), dst)
-}
 
 // repoRoot is the source tree this package was built from, when it still
 // exists (tests, go run).

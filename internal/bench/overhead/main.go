@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
@@ -49,7 +50,7 @@ func main() {
 	plugins := buildPlugins()
 	var mu sync.Mutex
 	var last []host.CallStats
-	h := start(plugins, `hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }`, func(st host.CallStats) {
+	h := start(plugins, func(st host.CallStats) {
 		mu.Lock()
 		last = append(last, st)
 		mu.Unlock()
@@ -151,29 +152,18 @@ func buildPlugins() string {
 	return dir
 }
 
-func start(plugins, hooks string, onCall func(host.CallStats)) *host.Host {
-	cfg, err := host.ParseConfig(fmt.Sprintf(`
-[host]
-plugins_dir = %q
-cache_dir = %q
-[browser]
-headed = "false"
-[plugins.browser]
-[plugins.blockdetect]
-[plugins.snapcompact]
-[plugins.secretmask]
-[personalities.bench]
-plugins = ["browser", "blockdetect", "snapcompact", "secretmask"]
-tools = ["*"]
-grants = ["browser.read", "browser.act", "secrets.mask"]
-%s
-network = { allowed_hosts = ["127.0.0.1"], only_hosts = ["127.0.0.1"] }
-`, plugins, filepath.Join(wasmbuild.Root(), "build", "cache"), hooks), "bench", plugins)
+// start runs the benchmarks' setup (mcpclient.Bench: the browser tools
+// with detect, compact and mask, egress to loopback only) in this
+// process, on the plugins built in the folder plugins, telling onCall
+// each call's split.
+func start(plugins string, onCall func(host.CallStats)) *host.Host {
+	conf := mcpclient.Bench{CacheDir: filepath.Join(wasmbuild.Root(), "build", "cache"), PluginsDir: plugins, Workspace: filepath.Join(plugins, "workspace")}.Config()
+	cfg, err := host.ParseConfig(conf, "bench", plugins)
 	if err != nil {
 		log.Fatal(err)
 	}
 	var w io.Writer = io.Discard
-	if os.Getenv("WW_BENCH_DEBUG") != "" && hooks != "" {
+	if os.Getenv("WW_BENCH_DEBUG") != "" {
 		w = os.Stderr
 	}
 	h, err := host.New(context.Background(), cfg, host.Options{Logger: slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})), OnCall: onCall})

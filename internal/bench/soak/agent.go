@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -59,10 +60,15 @@ func (t *tally) add(f func(t *tally)) {
 }
 
 func (t *tally) unexpectedTotal() int {
+	return t.total(func(t *tally) map[string]int { return t.unexpected })
+}
+
+// total sums the counts of one of t's maps (which, read under t's lock).
+func (t *tally) total(which func(t *tally) map[string]int) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	n := 0
-	for _, v := range t.unexpected {
+	for _, v := range which(t) {
 		n += v
 	}
 	return n
@@ -310,12 +316,7 @@ func firstLine(s string, n int) string {
 }
 
 func sortedKeys(m map[string]int) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
+	return slices.Sorted(maps.Keys(m))
 }
 
 // clip keeps the first n bytes of s on one line.

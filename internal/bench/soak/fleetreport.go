@@ -55,19 +55,25 @@ func (rep *fleetReport) steady(ss []sample) []sample {
 
 func (rep *fleetReport) growing() []string {
 	var out []string
-	for i, h := range rep.hosts {
-		ss := rep.steady(h.samples)
-		if len(ss) < 3 {
-			continue
-		}
-		window := ss[len(ss)-1].at - ss[0].at
+	rep.eachSteady(func(i int, _ *fleetHost, ss []sample, window time.Duration) {
 		for _, m := range fleetMetrics {
 			if fitLine(ss, m.get).grows(window) {
 				out = append(out, fmt.Sprintf("host%d %s", i+1, m.name))
 			}
 		}
-	}
+	})
 	return out
+}
+
+// eachSteady calls f with each host's samples after the warm-up and the
+// time they span, for the hosts with enough of them to fit a line.
+func (rep *fleetReport) eachSteady(f func(i int, h *fleetHost, ss []sample, window time.Duration)) {
+	for i, h := range rep.hosts {
+		ss := rep.steady(h.samples)
+		if window, ok := fitWindow(ss); ok {
+			f(i, h, ss, window)
+		}
+	}
 }
 
 func (rep *fleetReport) ok(o options) bool {
@@ -106,25 +112,17 @@ func (rep *fleetReport) printHosts() {
 	fmt.Printf("Each host sampled every %s; the slope is a least-squares line over the samples after the first third of the run (95%% band); a measure grows when its slope is above zero with 95%% confidence and it rises more than twice its scatter over the window.\n\n", o5(rep.hosts[0].samples))
 	fmt.Println("| host | measure | before | mean | min-max | slope per minute (95%) | grows |")
 	fmt.Println("|---|---|---:|---:|---:|---:|---|")
-	for i, h := range rep.hosts {
-		ss := rep.steady(h.samples)
-		if len(ss) < 3 {
-			continue
-		}
-		window := ss[len(ss)-1].at - ss[0].at
+	rep.eachSteady(func(i int, h *fleetHost, ss []sample, window time.Duration) {
 		for _, m := range fleetMetrics {
 			f := fitLine(ss, m.get)
-			lo, hi := math.Inf(1), math.Inf(-1)
-			for _, s := range ss {
-				lo, hi = math.Min(lo, m.get(s)), math.Max(hi, m.get(s))
-			}
+			lo, hi := span(ss, m.get)
 			grows := "no"
 			if f.grows(window) {
 				grows = "**yes**"
 			}
 			fmt.Printf("| host%d | %s | %s | %s | %s-%s | %+.2f ± %.2f %s | %s |\n", i+1, m.name, num(m.get(h.before), m.unit), num(f.mean, m.unit), num(lo, ""), num(hi, m.unit), f.slope, f.ci, m.unit, grows)
 		}
-	}
+	})
 	fmt.Println()
 }
 

@@ -24,15 +24,7 @@ type report struct {
 	logged        map[string]int // the server's warnings and errors, by message
 }
 
-func (t *tally) callsTotal() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	n := 0
-	for _, v := range t.calls {
-		n += v
-	}
-	return n
-}
+func (t *tally) callsTotal() int { return t.total(func(t *tally) map[string]int { return t.calls }) }
 
 // steady are the samples the lines are fitted to: those after the
 // warm-up (warmUp).
@@ -60,10 +52,10 @@ func after(ss []sample, skip time.Duration) []sample {
 func (r *report) growing() []string {
 	var out []string
 	ss := r.steady()
-	if len(ss) < 3 {
+	window, ok := fitWindow(ss)
+	if !ok {
 		return out
 	}
-	window := ss[len(ss)-1].at - ss[0].at
 	for _, m := range metrics {
 		if m.judged && fitLine(ss, m.get).grows(window) {
 			out = append(out, m.name)
@@ -188,21 +180,18 @@ func (r *report) printSwaps() {
 // around the line, and whether it grows beyond that noise.
 func (r *report) printSlopes() {
 	ss := r.steady()
-	if len(ss) < 3 {
+	window, ok := fitWindow(ss)
+	if !ok {
 		fmt.Println("Too few samples to fit a line.")
 		return
 	}
-	window := ss[len(ss)-1].at - ss[0].at
 	fmt.Printf("Resources of the server, sampled every %s; the line is a least-squares fit over the %d samples from %s to %s (left out: the first third of the run, or until every agent has done a lap if later, while sessions open, caches fill and the Go heap reaches its level). Goroutines come from serve's `--pprof` endpoint. *Idle* is before the first session and after the last one closed.\n\n",
 		(r.samples[1].at - r.samples[0].at).Round(time.Second), len(ss), ss[0].at.Round(time.Second), ss[len(ss)-1].at.Round(time.Second))
 	fmt.Println("| measure | idle before | mean | min-max | slope per minute (95%) | scatter (SD) | rise over the window | idle after | grows beyond noise |")
 	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---|")
 	for _, m := range metrics {
 		f := fitLine(ss, m.get)
-		lo, hi := math.Inf(1), math.Inf(-1)
-		for _, s := range ss {
-			lo, hi = math.Min(lo, m.get(s)), math.Max(hi, m.get(s))
-		}
+		lo, hi := span(ss, m.get)
 		verdict := "no"
 		switch {
 		case !m.judged:

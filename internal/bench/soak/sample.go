@@ -141,6 +141,24 @@ type fit struct {
 	n                      int
 }
 
+// fitWindow is the time ss spans, and whether ss holds the three samples
+// a fitted line needs.
+func fitWindow(ss []sample) (time.Duration, bool) {
+	if len(ss) < 3 {
+		return 0, false
+	}
+	return ss[len(ss)-1].at - ss[0].at, true
+}
+
+// span is the lowest and the highest value get reads over ss.
+func span(ss []sample, get func(sample) float64) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		lo, hi = math.Min(lo, get(s)), math.Max(hi, get(s))
+	}
+	return lo, hi
+}
+
 func fitLine(ss []sample, get func(sample) float64) fit {
 	var xs, ys []float64
 	for _, s := range ss {
