@@ -56,22 +56,6 @@ const sizeNames = ["font-size", "font-family", "zoom", "math-depth", "-webkit-te
 // them (a rule's declarations list longhands).
 const shorthands = {background: ["background-color", "background-image"], overflow: ["overflow-x", "overflow-y"],
 	mask: ["mask-image"], "-webkit-mask": ["-webkit-mask-image"], outline: ["outline-style"]};
-// keepsCorner: what a style attribute may set on an element whose texts
-// the judge holds (visibility.js): sizes (content that overflows goes
-// right or down), padding, borders, alignment within the line, wrapping,
-// columns, list markers, weight and style of the font; cornerValues, the
-// values that keep the rest there (no negative margin or indent, no
-// raising by a length).
-const keepsCorner = new Set(("width min-width max-width height min-height max-height box-sizing padding-top padding-right padding-bottom padding-left " +
-	"border-top-width border-right-width border-bottom-width border-left-width border-top-style border-right-style border-bottom-style border-left-style " +
-	"border-top-color border-right-color border-bottom-color border-left-color border-top-left-radius border-top-right-radius border-bottom-left-radius border-bottom-right-radius " +
-	"border-image-source border-image-slice border-image-width border-image-outset border-image-repeat border-collapse -webkit-border-horizontal-spacing -webkit-border-vertical-spacing " +
-	"text-align text-align-last white-space white-space-collapse text-wrap-mode text-wrap-style word-break overflow-wrap hyphens clear break-before break-after break-inside " +
-	"column-width column-count column-gap column-rule-width column-rule-style column-rule-color list-style-type list-style-position list-style-image " +
-	"font-weight font-style text-decoration-line text-decoration-style text-decoration-color text-decoration-thickness text-transform table-layout empty-cells caption-side cursor").split(" "));
-const cornerLength = /^(auto|0|[\d.]+(px|em|rem|ex|ch|%|pt))$/;
-const cornerValues = {"margin-top": cornerLength, "margin-right": cornerLength, "margin-bottom": cornerLength, "margin-left": cornerLength, "text-indent": cornerLength,
-	"vertical-align": /^(baseline|top|middle|bottom|text-top|text-bottom|sub|super)$/};
 const authoredOf = doc => {
 	if (doc.fullscreenElement) return null;
 	const set = new Set();
@@ -135,32 +119,5 @@ const authoredOf = doc => {
 	// agent's link colour is a link's own, read).
 	const inks = !inkNames.some(n => set.has(n));
 	const flows = !flowNames.some(n => set.has(n)), sizes = !sizeNames.some(n => set.has(n));
-	// boxes: no author rule or animation declares anything and no font is
-	// added (a web font may draw nothing, or nothing wide), so what places
-	// the text of an element no attribute styles either (styled: a style
-	// attribute that sets anything but what keeps content below and right
-	// of its box's corner, a direction other than ltr) is the user agent's
-	// sheet: in flow, left to right, below and right of its block's corner
-	// (the judge's held texts, visibility.js).
-	const boxes = set.size === 0 && doc.fonts.size === 0;
-	const styled = new Set();
-	if (boxes) {
-		for (const e of doc.querySelectorAll("[dir]")) if (e.getAttribute("dir").toLowerCase() !== "ltr") styled.add(e);
-		for (const e of doc.querySelectorAll("[style]")) {
-			const st = e.style;
-			for (let i = 0; i < st.length; i++) {
-				const p = st.item(i);
-				if (keepsCorner.has(p)) continue;
-				const v = p in cornerValues && st.getPropertyValue(p);
-				if (v && cornerValues[p].test(v)) continue;
-				styled.add(e);
-				break;
-			}
-		}
-	}
-	// tainted: a styled element and all around it, whose content it may
-	// pull out of place (a negative margin moves what follows it).
-	const tainted = new Set();
-	for (const e of styled) for (let x = e; x && !tainted.has(x); x = x.parentElement) tainted.add(x);
-	return {skip, plain, kidsOf, bare, inks, flows, sizes, boxes, styled, tainted};
+	return {skip, plain, kidsOf, bare, inks, flows, sizes};
 };

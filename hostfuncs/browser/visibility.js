@@ -376,7 +376,6 @@ const judgeOf = (doc) => {
 		return x ? (tall.length ? x.concat(tall) : x) : tall;
 	};
 	const shadowed = (e, v) => {
-		if (!v.rects && !(v.rects = heldBoxes(v))) return false;
 		for (const p of near(v.rects[0])) {
 			const a = p.area;
 			let all = true;
@@ -386,23 +385,6 @@ const judgeOf = (doc) => {
 		return false;
 	};
 
-	// heldBoxes: the boxes to probe of a held text (text), read only when
-	// a painter's area meets the part of the page its block's content may
-	// take (the block's box when its content fits in it, else all below
-	// and right of its corner); null when none does.
-	const heldBoxes = v => {
-		const k = v.blk;
-		if (k.near === undefined) {
-			// (Whether the content fits is read only when a painter lies
-			// below or right of the block and not on it.)
-			const b = k.box, meets = (r, bt) => painters.some(p => p.area.l < r && p.area.r > b.l - 1 && p.area.t < bt && p.area.b > b.t - 1);
-			k.near = meets(b.r + 1, b.b + 1) || meets(INF, INF) && !(k.e.scrollWidth <= k.e.clientWidth && k.e.scrollHeight <= k.e.clientHeight && k.e.getClientRects().length === 1);
-		}
-		if (!k.near) return null;
-		range.selectNodeContents(v.n);
-		const shown = [...range.getClientRects()].map(box).filter(shows);
-		return shown.length ? (shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]]) : null;
-	};
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
 	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
@@ -515,31 +497,12 @@ const judgeOf = (doc) => {
 			sty: s, ink: q !== NOSKIP && authored.inks ? (e.localName === "a" ? linkInk(e, s, ctx) : ctx.ink) : null, fill: undefined,
 			// The same for its font size.
 			size: q !== NOSKIP && authored.sizes && sameSize.has(e.localName) ? ctx.size : null, fs: undefined,
-			sure: false, blk: null, gate: null,
 		};
-		// Held texts (text): sure, e and all its ancestors are plain (or the
-		// root and body, bare) and unstyled on a page where the user
-		// agent's sheet places every box (authored.boxes); blk, the block
-		// whose box holds e's texts (its own, a list item's, a cell's);
-		// gate, the elements from there to e that may host a shadow root.
-		if (ctx.sure && (q !== NOSKIP || (e === html || e === body) && authored.bare(e)) && !authored.styled.has(e)) {
-			inner.sure = true;
-			const own = heldBlock.test(display) && q !== NOSKIP && !authored.tainted.has(e);
-			if (own) inner.blk = {e, box: undefined, near: undefined};
-			else if (display === "inline") inner.blk = ctx.blk;
-			if (inner.blk !== null) {
-				const up = own ? null : ctx.gate;
-				inner.gate = shadowHosts.test(e.localName) ? {open: false, up} : up;
-			}
-		}
 		inner.ink ??= inner;
 		inner.size ??= inner;
 		return inner;
 	};
 
-	const heldBlock = /^(block|list-item|table-cell|table-caption)$/;
-	// (The elements attachShadow accepts, custom ones aside.)
-	const shadowHosts = /^(article|aside|blockquote|body|div|footer|h[1-6]|header|main|nav|p|section|span)$/;
 	// linkInk: whose text fill a plain a (no author sets a colour) has.
 	// One with an href has the user agent's link colour, the same for
 	// every link of the document (it follows the body's link attribute and
@@ -684,27 +647,12 @@ const judgeOf = (doc) => {
 			// Text drawn as discs or squares (text-security) shows no word.
 			const sec = q.webkitTextSecurity ? initial.webkitTextSecurity : s.webkitTextSecurity, z = ctx.el === e && ctx.sty === s ? ctx.size : null;
 			const fs = z ? z.fs ??= parseFloat(z.sty.fontSize) : parseFloat(s.fontSize);
-			f = sec && sec !== "none" || fs < MIN_H || ctx.blur >= Math.max(2, fs / 4) ? ALL : {ink: undefined, firstLine: undefined, ellipsis: undefined, fs};
+			f = sec && sec !== "none" || fs < MIN_H || ctx.blur >= Math.max(2, fs / 4) ? ALL : {ink: undefined, firstLine: undefined, ellipsis: undefined};
 		}
 		ctx.te = e;
 		ctx.tf = f;
 		return f;
 	};
-	// Held texts (text, above). HELD_FS: the smallest font size at which
-	// any character heldText allows is wider than MIN_W; heldText: the
-	// characters that have a width of their own (no zero-width, format or
-	// combining character).
-	const HELD_FS = 14, heldText = /^[\t\n\r \u00a0!-~\u00a1-\u00ac\u00ae-\u024f\u2013-\u2026]*$/, NOWORDS = [];
-	// holds1: whether block k is laid out and inside the clip (its content
-	// lies below and right of its corner; a block is no scroller).
-	const holds1 = (k, c) => {
-		if (k.box === undefined) {
-			const r = k.e.getBoundingClientRect();
-			k.box = r.right > r.left && r.bottom > r.top ? {l: r.left, t: r.top, r: r.right, b: r.bottom} : null;
-		}
-		return k.box !== null && c.r === INF && c.b === INF && k.box.l >= c.l && k.box.t >= c.t;
-	};
-	const opened = g => { for (; g; g = g.up) if (!g.open) return false; return true; };
 	// firstLineHides: a ::first-line colour that does not show.
 	const firstLineHides = (e, s, ctx) => {
 		if ((ctx.el === e ? ctx.display : s.display).startsWith("inline") || !mayFirstLine(e)) return false;
@@ -714,20 +662,6 @@ const judgeOf = (doc) => {
 	const text = (n, e, s, ctx) => {
 		const f = facts(e, s, ctx);
 		if (f === UNSEEN || f === ALL) return f;
-		// A text the user agent's sheet alone places (held) shows whole
-		// when its block does, in a colour that shows: its own boxes are
-		// read only where a painter may cover it (shadowed). Until a text
-		// under it has shown where its block lies, an element that may
-		// host a shadow root (gate) is not trusted to lay out its own
-		// children: its texts' boxes are read.
-		const k = ctx.blk, held = k !== null && ctx.el === e && f.fs >= HELD_FS && heldText.test(n.data) && holds1(k, ctx.clip);
-		if (held) {
-			f.ink ??= inks(e, s, ctx);
-			if (f.ink && opened(ctx.gate)) {
-				f.firstLine ??= firstLineHides(e, s, ctx);
-				return f.firstLine ? ALL : {hidden: NOWORDS, rects: null, n, blk: k, z: ctx.z};
-			}
-		}
 		// SVG text: its element's box is what is drawn (a transform or
 		// textLength may squeeze the glyphs the range reports).
 		// The common case first: the text's bounding box inside the clip
@@ -753,12 +687,7 @@ const judgeOf = (doc) => {
 		// from the first and the last box shown.
 		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
 		f.ellipsis ??= ctx.clip.r < INF && s.textOverflow === "ellipsis";
-		if (shown.length === rects.length && !f.ellipsis) {
-			// (A held text shown whole below and right of its block's
-			// corner opens the gates above it.)
-			if (held && probe[0].l >= k.box.l - 1 && probe[0].t >= k.box.t - 1) for (let g = ctx.gate; g && !g.open; g = g.up) g.open = true;
-			return {hidden: [], rects: probe, z: ctx.z};
-		}
+		if (shown.length === rects.length && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z};
 		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
@@ -796,7 +725,7 @@ const judgeOf = (doc) => {
 	};
 
 	const noPerspective = () => 0;
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined, sure: authored !== null && authored.boxes, blk: null, gate: null};
+	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
