@@ -15,8 +15,11 @@
 // one (seen), and any element with a child that names a slot (done);
 // each is asked about once per document (closedroots.go): done answers
 // how many are new, kept for the host. A closed root on a plain element
-// (a div) that names no slot is not found: its text stays out, as before
-// (a miss loses shown text, never lets hidden text through).
+// (a div) that names no slot is not found: the text of its root stays out
+// (shown text lost), and light text its root slots into a wrapper that
+// hides it without a mark the light tree inherits (opacity, a filter, a
+// clip, a cover) is judged as if no root were there: kept (RATIONALE,
+// "Hidden text").
 //
 // For the snapshot: the page's snapshot has no line for anything in a
 // closed tree (Playwright walks open roots only), so its text shown is
