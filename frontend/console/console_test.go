@@ -77,15 +77,15 @@ func agentSite(t *testing.T) *httptest.Server {
 // HTTP handler (as serve does), an agent connected over MCP with its
 // bearer token, and an operator token.
 type rig struct {
-	h          *host.Host
-	console    *console.Console
-	cfg        *host.Config
-	site       *httptest.Server
-	srv        *httptest.Server
-	base       string // the console's URL
-	agentToken string
-	opToken    string
-	agent      *sdk.ClientSession
+	h             *host.Host
+	console       *console.Console
+	cfg           *host.Config
+	site          *httptest.Server
+	srv           *httptest.Server
+	base          string // the console's URL
+	agentToken    string
+	opToken       string
+	mcptest.Agent // the agent's session (r.Call, r.MustCall)
 }
 
 func pluginsDir(t testing.TB) string {
@@ -185,17 +185,11 @@ sha256 = %q
 	srv := mcp.New(r.h, mcp.Options{Logger: log, HTTP: mcp.HTTPOptions{Mount: c.Handler(), MountPath: c.Path()}})
 	tokens, _ := mcp.NewTokens(nil)
 	tokens.Add(r.agentToken, "default")
-	r.srv = httptest.NewServer(srv.Handler(tokens))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		r.srv.Close()
-	})
+	r.srv = mcptest.ServeHTTP(t, srv.Handler(tokens), srv.Shutdown)
 	r.base = r.srv.URL + c.Path()
 	r.console, r.cfg = c, cfg
 	c.Advertise(r.srv.URL)
-	r.agent = r.connect(t, o.client)
+	r.Agent = mcptest.Agent{ClientSession: r.connect(t, o.client), Limit: 90 * time.Second}
 	return r
 }
 
@@ -203,25 +197,7 @@ sha256 = %q
 // client options o.
 func (r *rig) connect(t *testing.T, o *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
-	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o)
-	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: r.srv.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
-}
-
-// call runs an agent tool over MCP; a tool error comes back as "error
-// CODE: message".
-func (r *rig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
-	t.Helper()
-	return mcptest.Call(t, r.agent, 90*time.Second, tool, args)
-}
-
-func (r *rig) mustCall(t *testing.T, tool string, args map[string]any) string {
-	t.Helper()
-	return mcptest.MustCall(t, r.agent, 90*time.Second, tool, args)
+	return mcptest.Connect(t, r.srv.URL+mcp.Path, r.agentToken, o)
 }
 
 // operatorBrowser is the operator's own Chromium, next to the host's.
@@ -267,7 +243,7 @@ func evalInt(t *testing.T, pg pw.Page, expr string) int {
 
 // sessionName is the browser session of the agent's MCP session.
 func (r *rig) sessionName() string {
-	return mcp.SessionName(mcp.HashToken(r.agentToken), r.agent.ID())
+	return mcp.SessionName(mcp.HashToken(r.agentToken), r.Agent.ID())
 }
 
 // TestConsoleEndToEnd drives the console in the operator's Chromium while
@@ -298,14 +274,14 @@ func TestConsoleEndToEnd(t *testing.T) {
 	waitFor(t, op, `document.body.dataset.connected === "1" && document.getElementById("operator").textContent === "operator olivia"`)
 
 	// The agent opens a page; it appears in the sessions table.
-	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
 	sess := r.sessionName()
 	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, sess)
 	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Agent page") && r.textContent.includes("idle") }`, row)
 
 	// An agent call in flight shows as such.
 	busy := make(chan string, 1)
-	go func() { text, _ := r.call(t, "browser_wait_for", map[string]any{"seconds": 3}); busy <- text }()
+	go func() { text, _ := r.Call(t, "browser_wait_for", map[string]any{"seconds": 3}); busy <- text }()
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("agent call")`, row)
 	<-busy
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
@@ -320,7 +296,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("frame of a %dpx-wide viewport, %dpx picture: not the agent's page", w, natural)
 	}
 	seq := evalInt(t, op, `Number(document.getElementById("live").dataset.seq)`)
-	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"})
+	r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"})
 	waitFor(t, op, `n => Number(document.getElementById("live").dataset.seq) > n`, seq)
 
 	// Operator control: the operator navigates the page back from the
@@ -328,10 +304,10 @@ func TestConsoleEndToEnd(t *testing.T) {
 	// refused and inspection still works; released, the agent acts again.
 	must(t, op.Locator("#live-back").Click())
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("operator control") && document.querySelector(s).textContent.includes("Agent page")`, row)
-	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "operator is controlling") {
+	if text, isErr := r.Call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "operator is controlling") {
 		t.Fatalf("navigate while the operator controls the page: %s", text)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
+	if text := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
 		t.Fatalf("snapshot while the operator controls the page: %s", text)
 	}
 	must(t, op.Locator("#live-release").Click())
@@ -348,7 +324,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	takeover := func(args map[string]any) <-chan outcome {
 		ch := make(chan outcome, 1)
 		go func() {
-			text, isErr := r.call(t, "browser_request_takeover", args)
+			text, isErr := r.Call(t, "browser_request_takeover", args)
 			ch <- outcome{text, isErr}
 		}()
 		return ch
@@ -362,10 +338,10 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatal("the reason was rendered as HTML")
 	}
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("taken over")`, row)
-	if text, isErr := r.call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "A human has taken over") {
+	if text, isErr := r.Call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "not_available") || !strings.Contains(text, "A human has taken over") {
 		t.Fatalf("snapshot during a takeover: %s", text)
 	}
-	if text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "again"}); !isErr || !strings.Contains(text, "already pending") {
+	if text, isErr := r.Call(t, "browser_request_takeover", map[string]any{"reason": "again"}); !isErr || !strings.Contains(text, "already pending") {
 		t.Fatalf("a second takeover request: %s", text)
 	}
 	img := op.Locator("#live")
@@ -382,7 +358,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("takeover handed back: %+v", res)
 	}
 	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 0`)
-	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}) // free again: control was let go
+	r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two"}) // free again: control was let go
 
 	// Cancelled.
 	done = takeover(map[string]any{"reason": "log in for me", "timeout_s": 120})
@@ -405,7 +381,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	var ref string
 	open := func(url string) { // the page, and its button's ref
 		t.Helper()
-		snap := r.mustCall(t, "browser_navigate", map[string]any{"url": url})
+		snap := r.MustCall(t, "browser_navigate", map[string]any{"url": url})
 		m := regexp.MustCompile(`button "Press me" \[ref=([a-z0-9]+)\]`).FindStringSubmatch(snap)
 		if m == nil {
 			t.Fatalf("no button in:\n%s", snap)
@@ -420,7 +396,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	click := func() <-chan answer {
 		ch := make(chan answer, 1)
 		go func() {
-			text, isErr := r.call(t, "browser_click", map[string]any{"ref": ref})
+			text, isErr := r.Call(t, "browser_click", map[string]any{"ref": ref})
 			ch <- answer{text, isErr}
 		}()
 		return ch
@@ -484,7 +460,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	if a := <-pend; !a.isErr || !strings.Contains(a.text, "refused") || strings.Contains(a.text, "clicked") {
 		t.Fatalf("the page moved origin during the wait: want refused, got %+v", a)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
+	if text := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "Press me") {
 		t.Fatalf("the moved page was clicked:\n%s", text)
 	}
 
@@ -501,19 +477,19 @@ func TestConsoleEndToEnd(t *testing.T) {
 	// An attended-only login fills over MCP while the operator is
 	// connected, and is refused once they leave.
 	fill := func() (string, bool) {
-		snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login"})
+		snap := r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login"})
 		ref := regexp.MustCompile(`textbox "Password"[^\n]*\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
 		if ref == nil {
 			t.Fatalf("no password field in %s", snap)
 		}
-		return r.call(t, "browser_fill_credential", map[string]any{"credential": "attended", "password_ref": ref[1]})
+		return r.Call(t, "browser_fill_credential", map[string]any{"credential": "attended", "password_ref": ref[1]})
 	}
 	if text, isErr := fill(); isErr {
 		t.Fatalf("attended-only login with an operator connected: %s", text)
 	}
 	// The agent opens a new tab: the live view follows it (a frame of the
 	// red page arrives).
-	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two", "new_tab": true})
+	r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/two", "new_tab": true})
 	waitFor(t, op, `() => {
 		const img = document.getElementById("live"), c = document.createElement("canvas");
 		if (!img.naturalWidth) return false;
@@ -528,7 +504,7 @@ func TestConsoleEndToEnd(t *testing.T) {
 	op.OnDialog(func(d pw.Dialog) { d.Accept() })
 	must(t, op.Locator(row+" button.close").Click())
 	waitFor(t, op, `s => !document.querySelector(s)`, row)
-	if text, isErr := r.call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "no_session") {
+	if text, isErr := r.Call(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !isErr || !strings.Contains(text, "no_session") {
 		t.Fatalf("snapshot after the operator closed the session: %s", text)
 	}
 	must(t, op.Close())
@@ -614,7 +590,7 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 	}
 
 	// Open a session for the agent, then try to close it cross-origin.
-	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
 	closeFrom := func(origin string) int {
 		return post("/api/close", origin, "application/json", fmt.Sprintf(`{"personality":"default","session":%q}`, r.sessionName()), cookie).StatusCode
 	}

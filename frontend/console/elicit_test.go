@@ -71,7 +71,7 @@ type callResult struct {
 
 func (r *rig) callAsync(t *testing.T, tool string, args map[string]any) <-chan callResult {
 	ch := make(chan callResult, 1)
-	go func() { text, isErr := r.call(t, tool, args); ch <- callResult{text, isErr} }()
+	go func() { text, isErr := r.Call(t, tool, args); ch <- callResult{text, isErr} }()
 	return ch
 }
 
@@ -80,7 +80,7 @@ var pressRef = regexp.MustCompile(`button "Press me" \[ref=((?:f\d+)?e\d+)\]`)
 // freshPage opens the agent page and returns the ref of its button.
 func (r *rig) freshPage(t *testing.T) string {
 	t.Helper()
-	snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
+	snap := r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
 	m := pressRef.FindStringSubmatch(snap)
 	if m == nil {
 		t.Fatalf("no Press me button in the snapshot: %s", snap)
@@ -125,7 +125,7 @@ func TestApprovalsInAgentClient(t *testing.T) {
 	if res := <-done; !res.isErr || !strings.HasPrefix(res.text, "error refused") {
 		t.Fatalf("declined, the click was not refused: %s", res.text)
 	}
-	if snap := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); strings.Contains(snap, "clicked") {
+	if snap := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); strings.Contains(snap, "clicked") {
 		t.Fatal("a declined click ran")
 	}
 
@@ -150,7 +150,7 @@ func TestApprovalsInAgentClient(t *testing.T) {
 		t.Fatal("the client's grant is not kept for its session")
 	}
 	ref = r.freshPage(t)
-	if text := r.mustCall(t, "browser_click", map[string]any{"ref": ref}); !strings.Contains(text, "clicked") {
+	if text := r.MustCall(t, "browser_click", map[string]any{"ref": ref}); !strings.Contains(text, "clicked") {
 		t.Fatalf("the granted click did not run: %s", text)
 	}
 	select {
@@ -320,7 +320,7 @@ func TestAgentClientIsNotTrustedUnlessOptedIn(t *testing.T) {
 	// A link sent anyway would be declined at once (and, with no console
 	// there, the takeover cancelled) rather than leave the client waiting.
 	a.answers <- &sdk.ElicitResult{Action: "decline"}
-	if text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "solve the puzzle", "timeout_s": 2}); !isErr || !strings.Contains(text, "No one took over") {
+	if text, isErr := r.Call(t, "browser_request_takeover", map[string]any{"reason": "solve the puzzle", "timeout_s": 2}); !isErr || !strings.Contains(text, "No one took over") {
 		t.Fatalf("a takeover nobody answered: %s", text)
 	}
 	select {
@@ -333,10 +333,10 @@ func TestAgentClientIsNotTrustedUnlessOptedIn(t *testing.T) {
 	must(t, err)
 	must(t, gs.Add("default", operator.Grant{Tool: "browser_click", Origin: r.site.URL, By: "client agent"}))
 	ref := r.freshPage(t)
-	if text, isErr := r.call(t, "browser_click", map[string]any{"ref": ref}); !isErr || !strings.Contains(text, "Approval required") {
+	if text, isErr := r.Call(t, "browser_click", map[string]any{"ref": ref}); !isErr || !strings.Contains(text, "Approval required") {
 		t.Fatalf("a client's grant let a click run under a config that no longer names the client: %s", text)
 	}
-	if snap := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); strings.Contains(snap, "clicked") {
+	if snap := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); strings.Contains(snap, "clicked") {
 		t.Fatal("the click ran")
 	}
 }
@@ -359,7 +359,7 @@ func TestClientGrantsPersistWhenAllowed(t *testing.T) {
 	if len(list) != 1 || list[0].Origin != r.site.URL || list[0].Via != operator.ViaClient || !list[0].FromClient() {
 		t.Fatalf("the persisted client grant: %+v", list)
 	}
-	if text := r.mustCall(t, "browser_click", map[string]any{"ref": r.freshPage(t)}); !strings.Contains(text, "clicked") {
+	if text := r.MustCall(t, "browser_click", map[string]any{"ref": r.freshPage(t)}); !strings.Contains(text, "clicked") {
 		t.Fatalf("the persisted grant did not cover the next click: %s", text)
 	}
 	select {

@@ -204,9 +204,9 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 	a := newAsker()
 	r := newRigWith(t, rigOptions{client: a.options(), plugins: []string{"blockdetect"},
 		personality: "takeover = { via = [\"console\", \"client\"] }\nhooks = { detect = \"blockdetect\" }"})
-	snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/showpw"})
+	snap := r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/showpw"})
 	detach := r.h.Desk().Attach("default") // the stored login is attended-only
-	r.mustCall(t, "browser_fill_credential", map[string]any{"credential": "attended",
+	r.MustCall(t, "browser_fill_credential", map[string]any{"credential": "attended",
 		"username_ref": regexpRef(t, snap, `textbox "Username"`), "password_ref": regexpRef(t, snap, `textbox "Password"`)})
 	detach()
 
@@ -271,7 +271,7 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 	}
 
 	// (c) A bot wall, withheld; the link holder's hand-back keeps it so.
-	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/wall"}); !isErr || !strings.Contains(text, "bot_wall") {
+	if text, isErr := r.Call(t, "browser_navigate", map[string]any{"url": r.site.URL + "/wall"}); !isErr || !strings.Contains(text, "bot_wall") {
 		t.Fatalf("the wall was not withheld: %s", text)
 	}
 	u, done = r.takeoverLink(t, a, "solve the wall")
@@ -279,7 +279,7 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 	if res := <-done; res.isErr || !strings.Contains(res.text, `"handed_back":true`) {
 		t.Fatalf("the link's hand-back on the wall: %s", res.text)
 	}
-	if text, isErr := r.call(t, "browser_read", map[string]any{}); !isErr || !strings.Contains(text, "bot_wall") || strings.Contains(text, "wall-text") {
+	if text, isErr := r.Call(t, "browser_read", map[string]any{}); !isErr || !strings.Contains(text, "bot_wall") || strings.Contains(text, "wall-text") {
 		t.Fatalf("a link holder's hand-back released the withheld wall: %s", text)
 	}
 	// An operator's hand-back does.
@@ -289,7 +289,7 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 	tk := waitTakeover(t, r.h.Desk())
 	must(t, r.h.Desk().EndTakeover(tk.ID, true, operator.Actor{Kind: operator.ActorOperator, Name: "olivia"}))
 	<-done
-	if text := r.mustCall(t, "browser_read", map[string]any{}); !strings.Contains(text, "wall-text") {
+	if text := r.MustCall(t, "browser_read", map[string]any{}); !strings.Contains(text, "wall-text") {
 		t.Fatalf("after an operator's hand-back: %s", text)
 	}
 }

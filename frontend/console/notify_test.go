@@ -49,7 +49,7 @@ allow_loopback = true`, recv.URL+"/hook?k=v")})
 	// stream attaches one), so asks wait on a console card.
 	defer r.h.Desk().Attach("default")()
 
-	snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login?session=tok-in-url"})
+	snap := r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login?session=tok-in-url"})
 	ref := regexpRef(t, snap, `textbox "Username"`)
 	t0 := time.Now()
 	done := r.callAsync(t, "browser_type", map[string]any{"ref": ref, "text": typed})

@@ -85,7 +85,7 @@ func TestConsoleShowsWhatIsAtStake(t *testing.T) {
 	r.longEventLog(t, op)
 
 	// A client that goes: its session goes from the table.
-	r.agent.Close()
+	r.Agent.Close()
 	t0 := time.Now()
 	waitFor(t, op, `s => !document.querySelector(s)`, row)
 	t.Logf("a closed client's session left the table in %s", time.Since(t0).Round(time.Millisecond))
@@ -115,7 +115,7 @@ func liveInTheBox(t *testing.T, op pw.Page, picture *pw.Rect) {
 // masked.
 func (r *rig) typingApprovals(t *testing.T, op pw.Page) {
 	t.Helper()
-	snap := r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login"})
+	snap := r.MustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/login"})
 	user, pass := regexpRef(t, snap, `textbox "Username"`), regexpRef(t, snap, `textbox "Password"`)
 	for _, c := range []struct{ ref, text, want, never string }{
 		{user, "ada lovelace", `"ada lovelace"`, ""},
@@ -141,7 +141,7 @@ func (r *rig) typingApprovals(t *testing.T, op pw.Page) {
 // reads as a sentence.
 func (r *rig) longEventLog(t *testing.T, op pw.Page) {
 	t.Helper()
-	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": "http://127.0.0.1:9999/"}); !isErr || !strings.Contains(text, "refused") {
+	if text, isErr := r.Call(t, "browser_navigate", map[string]any{"url": "http://127.0.0.1:9999/"}); !isErr || !strings.Contains(text, "refused") {
 		t.Fatalf("navigate to a host not allowed: %s", text)
 	}
 	r.h.Emit(hostfuncs.Event{Kind: "vault.fill", Personality: "default", Session: r.sessionName(),

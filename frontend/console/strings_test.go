@@ -47,7 +47,7 @@ allow_loopback = true`, recv.URL)})
 	defer r.h.Desk().Attach("default")()
 	origin := r.site.URL
 
-	snap := r.mustCall(t, "browser_navigate", map[string]any{"url": origin + "/echo?k=" + credPass})
+	snap := r.MustCall(t, "browser_navigate", map[string]any{"url": origin + "/echo?k=" + credPass})
 	ref := regexpRef(t, snap, `button "approve this`)
 	done := r.callAsync(t, "browser_click", map[string]any{"ref": ref})
 

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"slices"
 	"strings"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -440,17 +440,7 @@ func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
 		t.Fatal(err)
 	}
 	tokens.Add(f.tokens["agent"], "agent")
-	ts := httptest.NewServer(s.Handler(tokens))
-	t.Cleanup(func() {
-		// End the sessions first: an open GET stream would keep Close
-		// waiting when a test fails early.
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		ts.CloseClientConnections()
-		ts.Close()
-	})
-	f.url = ts.URL + Path
+	f.url = mcptest.ServeHTTP(t, s.Handler(tokens), s.Shutdown).URL + Path
 	return f
 }
 

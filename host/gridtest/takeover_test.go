@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/frontend/console"
@@ -25,11 +22,11 @@ import (
 // the operator console mounted beside it, an agent connected with its
 // bearer token, and an operator token.
 type consoleRig struct {
-	h          *host.Host
-	base       string // the console's URL
-	agentToken string
-	opToken    string
-	agent      *sdk.ClientSession
+	h             *host.Host
+	base          string // the console's URL
+	agentToken    string
+	opToken       string
+	mcptest.Agent // the agent's session (r.Call, r.MustCall)
 }
 
 func newConsoleRig(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) *consoleRig {
@@ -47,34 +44,11 @@ func newConsoleRig(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) 
 	srv := mcp.New(h, mcp.Options{Logger: log, HTTP: mcp.HTTPOptions{Mount: c.Handler(), MountPath: c.Path()}})
 	tokens, _ := mcp.NewTokens(nil)
 	tokens.Add(r.agentToken, "agent")
-	hs := httptest.NewServer(srv.Handler(tokens))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.Shutdown(ctx)
-		hs.Close()
-	})
+	hs := mcptest.ServeHTTP(t, srv.Handler(tokens), srv.Shutdown)
 	r.base = hs.URL + c.Path()
 	c.Advertise(hs.URL)
-	r.agent, err = sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, nil).Connect(context.Background(),
-		&sdk.StreamableClientTransport{Endpoint: hs.URL + mcp.Path, HTTPClient: &http.Client{Transport: mcptest.Bearer(r.agentToken)}, MaxRetries: -1}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.agent.Close() })
+	r.Agent = mcptest.Agent{ClientSession: mcptest.Connect(t, hs.URL+mcp.Path, r.agentToken, nil), Limit: 4 * time.Minute}
 	return r
-}
-
-// call runs an agent tool over MCP; an error comes back as "error CODE:
-// message", isErr set.
-func (r *consoleRig) call(t *testing.T, tool string, args map[string]any) (text string, isErr bool) {
-	t.Helper()
-	return mcptest.Call(t, r.agent, 4*time.Minute, tool, args)
-}
-
-func (r *consoleRig) mustCall(t *testing.T, tool string, args map[string]any) string {
-	t.Helper()
-	return mcptest.MustCall(t, r.agent, 4*time.Minute, tool, args)
 }
 
 // operatorPage is the console, logged in, in the operator's own Chromium
@@ -119,12 +93,12 @@ func waitFor(t *testing.T, pg pw.Page, expr string, arg ...any) {
 func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site) {
 	waitSessions(t, g, 0)
 	r := newConsoleRig(t, g, plugins, s)
-	r.mustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"})
+	r.MustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"})
 	if got, _ := g.Sessions(context.Background()); len(got) != 1 {
 		t.Fatalf("want the agent's session on a node: %v", got)
 	}
 	op := r.operatorPage(t)
-	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, mcp.SessionName(mcp.HashToken(r.agentToken), r.agent.ID()))
+	row := fmt.Sprintf(`#sessions tr[data-session=%q]`, mcp.SessionName(mcp.HashToken(r.agentToken), r.Agent.ID()))
 	waitFor(t, op, `s => { const r = document.querySelector(s); return r && r.textContent.includes("Press") && r.textContent.includes("idle") }`, row)
 
 	// The live view: a frame of the node's page arrives.
@@ -138,11 +112,11 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		text, isErr := r.call(t, "browser_request_takeover", map[string]any{"reason": "press the button", "timeout_s": 240})
+		text, isErr := r.Call(t, "browser_request_takeover", map[string]any{"reason": "press the button", "timeout_s": 240})
 		done <- outcome{text, isErr}
 	}()
 	waitFor(t, op, `() => document.querySelectorAll("#takeovers .card").length === 1`)
-	if text, isErr := r.call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "A human has taken over") {
+	if text, isErr := r.Call(t, "browser_snapshot", map[string]any{}); !isErr || !strings.Contains(text, "A human has taken over") {
 		t.Errorf("snapshot during the takeover: want not_available, got %s", text)
 	}
 	img := op.Locator("#live")
@@ -162,7 +136,7 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	if res.isErr || !strings.Contains(res.text, `"handed_back":true`) || !strings.Contains(res.text, `"outcome":"user"`) || !strings.Contains(res.text, "clicked") {
 		t.Fatalf("takeover handed back: want handed_back with the clicked page, got %+v", res)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "clicked") {
+	if text := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "clicked") {
 		t.Errorf("the agent's snapshot after the hand-back: want the page as the operator left it:\n%s", text)
 	}
 
@@ -172,17 +146,17 @@ func takeoverOnAGrid(t *testing.T, g *seleniumgrid.Grid, plugins string, s *site
 	mcptest.Must(t, op.Locator("#live-url").Fill(s.URL+"/"))
 	mcptest.Must(t, op.Locator("#live-go").Click())
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("operator control") && document.querySelector(s).textContent.includes("Good")`, row)
-	if text, isErr := r.call(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !isErr || !strings.Contains(text, "operator is controlling") {
+	if text, isErr := r.Call(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !isErr || !strings.Contains(text, "operator is controlling") {
 		t.Errorf("navigate under operator control: want not_available, got %s", text)
 	}
-	if text := r.mustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "A good page") {
+	if text := r.MustCall(t, "browser_snapshot", map[string]any{"snapshot": "full"}); !strings.Contains(text, "A good page") {
 		t.Errorf("snapshot under operator control: want the operator's page:\n%s", text)
 	}
 	mcptest.Must(t, op.Locator("#live-release").Click())
 	waitFor(t, op, `s => document.querySelector(s).textContent.includes("idle")`, row)
-	if text := r.mustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !strings.Contains(text, "Press me") {
+	if text := r.MustCall(t, "browser_navigate", map[string]any{"url": s.URL + "/press"}); !strings.Contains(text, "Press me") {
 		t.Errorf("navigate after the release: %s", text)
 	}
-	r.mustCall(t, "browser_close", map[string]any{})
+	r.MustCall(t, "browser_close", map[string]any{})
 	waitSessions(t, g, 0)
 }

@@ -1,6 +1,7 @@
 // Package mcptest holds what tests of the MCP front-end and the operator
-// console share: an agent's bearer token on its HTTP client, a tool call
-// read as the agent reads it, and the operator's own Chromium.
+// console share: the front-end served over HTTP, an agent's session with
+// its bearer token, a tool call read as the agent reads it, and the
+// operator's own Chromium.
 package mcptest
 
 import (
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -28,6 +30,55 @@ func (b Bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+string(b))
 	return http.DefaultTransport.RoundTrip(r)
+}
+
+// ServeHTTP serves handler (an MCP front-end's, with its tokens) on
+// loopback, as serve does. When the test ends, shutdown runs first: it
+// ends the MCP sessions, whose open event streams would keep the server's
+// Close waiting; then the server closes.
+func ServeHTTP(t testing.TB, handler http.Handler, shutdown func(context.Context) error) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(handler)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		shutdown(ctx)
+		ts.CloseClientConnections()
+		ts.Close()
+	})
+	return ts
+}
+
+// Connect opens an agent's MCP session to endpoint (a served front-end's
+// MCP path) with token as its bearer token and the client options o; the
+// transport does not retry. It closes when the test ends.
+func Connect(t testing.TB, endpoint, token string, o *sdk.ClientOptions) *sdk.ClientSession {
+	t.Helper()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agent", Version: "1"}, o)
+	cs, err := client.Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: endpoint, HTTPClient: &http.Client{Transport: Bearer(token)}, MaxRetries: -1}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// Agent is an agent's MCP session whose every call is bounded by Limit.
+type Agent struct {
+	*sdk.ClientSession
+	Limit time.Duration
+}
+
+// Call runs a tool (Call, within a.Limit).
+func (a Agent) Call(t testing.TB, tool string, args map[string]any) (text string, isErr bool) {
+	t.Helper()
+	return Call(t, a.ClientSession, a.Limit, tool, args)
+}
+
+// MustCall runs a tool that must succeed (MustCall, within a.Limit).
+func (a Agent) MustCall(t testing.TB, tool string, args map[string]any) string {
+	t.Helper()
+	return MustCall(t, a.ClientSession, a.Limit, tool, args)
 }
 
 // Text is a tool result's text blocks, a line between two.

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/plugintest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -44,11 +45,7 @@ func loadPlugin(t *testing.T, dir string, values func(string) ([]string, error))
 	if err != nil {
 		t.Fatal(err)
 	}
-	path, err := wasmbuild.Build(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	wasm, err := os.ReadFile(path)
+	wasm, err := wasmbuild.Bytes(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,14 +57,7 @@ func loadPlugin(t *testing.T, dir string, values func(string) ([]string, error))
 	if !p.Fast {
 		t.Fatal("an SDK plugin must use the fast path")
 	}
-	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep abi.SelfTestReport
-	if json.Unmarshal(out, &rep); !rep.OK {
-		t.Fatalf("self test: %s", out)
-	}
+	plugintest.SelfTest(t, p)
 	return p
 }
 
