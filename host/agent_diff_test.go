@@ -1,16 +1,15 @@
 package host
 
 import (
-	"bytes"
 	"encoding/json"
 	"log/slog"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/host/snapdiff"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 )
 
 // TestNewPagesOfASiteCollapseTheirChrome: a navigation to another page
@@ -212,7 +211,7 @@ func TestSnapshotDiffNeverRevealsMaskedValue(t *testing.T) {
 func TestSnapshotAfterNavigateCompactsOnce(t *testing.T) {
 	t.Parallel() // its own host and browser: overlaps the other such tests' waits
 	site := serve(t, map[string]string{"/p": `<title>P</title><h1>Still</h1><a href="/p">Again</a>`})
-	var logs lockedBuffer
+	var logs logrec.Buffer
 	a := newAgentWith(t, site, "", Options{Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	a.call("browser_navigate", map[string]any{"url": site.URL + "/p"})
 	res := a.call("browser_snapshot", map[string]any{})
@@ -222,22 +221,4 @@ func TestSnapshotAfterNavigateCompactsOnce(t *testing.T) {
 	if n := strings.Count(logs.String(), "role=compact"); n != 1 {
 		t.Fatalf("navigate then snapshot of the same page ran the compactor %d times, want 1:\n%s", n, logs.String())
 	}
-}
-
-// lockedBuffer is a bytes.Buffer safe for a logger's concurrent writes.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -18,6 +17,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/testenv"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // agentSite is a loopback site an agent's browser may reach, with pages
@@ -36,12 +36,7 @@ type agentSite struct {
 func newAgentSite(t *testing.T) *agentSite {
 	t.Helper()
 	s := &agentSite{hung: make(chan string, 16), release: make(chan struct{}), done: make(chan struct{}, 1)}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.dead = l.Addr().String()
-	l.Close()
+	s.dead = testkit.FreeAddr(t)
 	quit := make(chan struct{})
 	mux := http.NewServeMux()
 	page := func(path, body string) {
@@ -79,16 +74,7 @@ func newAgentSite(t *testing.T) *agentSite {
 		default:
 		}
 	})
-	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case s.hung <- r.URL.String():
-		default:
-		}
-		select {
-		case <-quit:
-		case <-r.Context().Done():
-		}
-	})
+	mux.Handle("/hang", testkit.Hang(s.hung, quit))
 	s.Server = httptest.NewServer(mux)
 	s.hostport = strings.TrimPrefix(s.URL, "http://")
 	t.Cleanup(func() {

@@ -16,6 +16,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/testenv"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // clickSite is a loopback page whose button counts its clicks in the page
@@ -33,19 +34,11 @@ func clickSite(t *testing.T) *httptest.Server {
 // pendingApproval waits for the desk to hold an approval, and returns it.
 func pendingApproval(t *testing.T, d *operator.Desk) operator.Approval {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(30 * time.Second)
-	for {
-		if as := d.Approvals(); len(as) > 0 {
-			return as[0]
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatal("no approval appeared")
-		}
+	var as []operator.Approval
+	if !testkit.Await(d.Subscribe, 30*time.Second, func() bool { as = d.Approvals(); return len(as) > 0 }) {
+		t.Fatal("no approval appeared")
 	}
+	return as[0]
 }
 
 type callOut struct {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"html"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -61,20 +60,7 @@ func TestLegacyCharsetFormsMasked(t *testing.T) {
 	defer srv.Close()
 
 	f := newFixture(t, map[string]string{"browser": "plugins/browser", "secretmask": "plugins/secretmask"})
-	hostport := strings.TrimPrefix(srv.URL, "http://")
-	cfgText := fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "240s"
-default_personality = "default"
-
-[browser]
-headed = "false"
-workspace_dir = "ws"
-action_timeout = "20s"
-navigation_timeout = "30s"
-
-[plugins.browser]
+	h := f.browserHost(t, f.browserConfig("", `navigation_timeout = "30s"`, fmt.Sprintf(`[plugins.browser]
 [plugins.secretmask]
 
 [personalities.default]
@@ -83,22 +69,7 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "events", "secrets.mask"]
 hooks = { mask = "secretmask" }
 network = { allowed_hosts = [%q] }
-`, f.plugins, testCache, hostport)
-	cfg, err := ParseConfig(cfgText, "charset.toml", f.dir)
-	if err != nil && strings.Contains(err.Error(), "personalities.default.network") {
-		cfg, err = ParseConfig(regexp.MustCompile(`(?m)^network = .*$`).ReplaceAllString(cfgText, ""), "charset.toml", f.dir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	if probs, _ := h.Problems("default"); len(probs) > 0 {
-		t.Fatalf("link problems: %v", probs)
-	}
+`, strings.TrimPrefix(srv.URL, "http://"))), Options{})
 	call := func(session, tool string, args any) string {
 		t.Helper()
 		raw, _ := json.Marshal(args)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 )
 
 // TestFocusMoveAnswersFromTheCompactionHeld: a snapshot that is the last
@@ -30,7 +31,7 @@ hooks = { compact = "snapcompact" }
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logs lockedBuffer
+	var logs logrec.Buffer
 	h, err := New(context.Background(), cfg, Options{NoBrowser: true, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 	if err != nil {
 		t.Fatal(err)

@@ -249,8 +249,24 @@ grants = ["events"]
 	}
 }
 
+// configCase is a config text ParseConfig must refuse, with an error
+// holding want.
+type configCase struct{ text, want string }
+
+// refused fails t for each case ParseConfig accepts, or refuses without
+// saying want.
+func refused(t *testing.T, cases []configCase) {
+	t.Helper()
+	for _, c := range cases {
+		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: want error containing %q, got %v", c.text, c.want, err)
+		}
+	}
+}
+
 func TestConfigErrors(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
+	refused(t, []configCase{
 		{"[host]\nplugin_dir = \"x\"\n", "unknown key host.plugin_dir"},
 		{"[personalities.p]\nplugin = [\"x\"]\n", "unknown key personalities.p.plugin"},
 		{"[personalities.p]\nplugins = [\"x\"]\n", `loads plugin "x", which no [plugins.x] table defines`},
@@ -295,12 +311,7 @@ func TestConfigErrors(t *testing.T) {
 		{"[host]\nhook_fuel_per_kb = 5\n", "host.hook_fuel_per_kb = 5: give fuel per KiB"},
 		{"[host]\nhook_fuel_per_kb = -1\n", "host.hook_fuel_per_kb = -1"},
 		{"[host]\nrollback_after = -2\n", "host.rollback_after = -2"},
-	} {
-		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: want error containing %q, got %v", c.text, c.want, err)
-		}
-	}
+	})
 	if _, err := LoadConfig(""); err != nil {
 		t.Fatalf("embedded default: %v", err)
 	}
@@ -579,16 +590,11 @@ func TestSwapByFileDrop(t *testing.T) {
 // (its Section lifecycle): a mistake there is refused before any service
 // is built, by every command that reads the config.
 func TestBrowserSectionIsStrict(t *testing.T) {
-	for _, c := range []struct{ text, want string }{
+	refused(t, []configCase{
 		{"[browser]\nheadles = \"true\"\n", "unknown key browser.headles"},
 		{"[browser]\nproxy = \"127.0.0.1:3128\"\n", "[browser]: browser.proxy"},
 		{"[browser]\ngrid = \"http://127.0.0.1:4444\"\n", "[network] proxy_listen is not"},
-	} {
-		_, err := ParseConfig(c.text, "t.toml", t.TempDir())
-		if err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("%q: want %q, got %v", c.text, c.want, err)
-		}
-	}
+	})
 }
 
 // hammer runs fn in a loop on n goroutines until the returned stop is

@@ -14,6 +14,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host/pluginset"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
@@ -173,7 +174,7 @@ hooks = { detect = "gone" }
 // between resets the count.
 func TestRepeatedHookFailuresRollBack(t *testing.T) {
 	f := hooksFixture(t)
-	var logged syncBuf
+	var logged logrec.Buffer
 	f.log = slog.New(slog.NewTextHandler(&logged, nil))
 	events := &hostfuncs.MemorySink{}
 	h := f.host(t, hooksConfig, events)

@@ -15,6 +15,7 @@ import (
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -44,19 +45,11 @@ func callJSON(h *Host, ctx context.Context, session, tool, args string) (*abi.Re
 // session to be pending.
 func waitPending(t *testing.T, d *operator.Desk, session string) operator.Takeover {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(30 * time.Second)
-	for {
-		if tk, ok := d.Held("default", session); ok {
-			return tk
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatal("the takeover never became pending")
-		}
+	var tk operator.Takeover
+	if !testkit.Await(d.Subscribe, 30*time.Second, func() (ok bool) { tk, ok = d.Held("default", session); return ok }) {
+		t.Fatal("the takeover never became pending")
 	}
+	return tk
 }
 
 // TestTakeoverThroughTheHost drives browser_request_takeover through the

@@ -1,7 +1,6 @@
 package host
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -96,14 +95,6 @@ func loginSite(t *testing.T) *httptest.Server {
 	return srv
 }
 
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) { s.mu.Lock(); defer s.mu.Unlock(); return s.b.Write(p) }
-func (s *syncBuf) String() string              { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
-
 var refOf = func(snap, role, name string) string {
 	m := regexp.MustCompile(role + ` "` + name + `"[^\n]*\[ref=((?:f\d+)?e\d+)\]`).FindStringSubmatch(snap)
 	if m == nil {
@@ -156,23 +147,8 @@ func TestFillCredentialEndToEnd(t *testing.T) {
 		plugins += `, "secretmask"`
 		hooks = `hooks = { mask = "secretmask" }`
 	}
-	cfgText := fmt.Sprintf(`[host]
-plugins_dir = %q
-cache_dir = %q
-call_timeout = "60s"
-events_file = "events.jsonl"
-default_personality = "default"
-
-[browser]
-headed = "false"
-workspace_dir = "ws"
-action_timeout = "20s"
-navigation_timeout = "30s"
-
-[vault]
-file = "vault.age"
-
-[plugins.browser]
+	logs := &logrec.Buffer{}
+	h := f.browserHost(t, f.browserConfig("call_timeout = \"60s\"\nevents_file = \"events.jsonl\"", `navigation_timeout = "30s"`, fmt.Sprintf(`[plugins.browser]
 %s
 
 [personalities.default]
@@ -181,25 +157,8 @@ tools = ["*"]
 grants = ["browser.read", "browser.act", "events", "secrets.mask", "vault.fill"]
 network = { allowed_hosts = [%q, %q] }
 %s
-`, f.plugins, testCache, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), strings.Replace(strings.TrimPrefix(srv.URL, "http://"), "127.0.0.1", "localhost", 1), hooks)
-	cfg, err := ParseConfig(cfgText, "e2e.toml", f.dir)
-	if err != nil && strings.Contains(err.Error(), "personalities.default.network") {
-		// A host without the egress policy (hostfuncs/network) lets the
-		// browser reach loopback directly.
-		cfg, err = ParseConfig(regexp.MustCompile(`(?m)^network = .*$`).ReplaceAllString(cfgText, ""), "e2e.toml", f.dir)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &syncBuf{}
-	h, err := New(context.Background(), cfg, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	if probs, _ := h.Problems("default"); len(probs) > 0 {
-		t.Fatalf("link problems: %v", probs)
-	}
+`, map[bool]string{true: "[plugins.secretmask]", false: ""}[mask != ""], plugins, strings.TrimPrefix(srv.URL, "http://"), strings.Replace(strings.TrimPrefix(srv.URL, "http://"), "127.0.0.1", "localhost", 1), hooks)),
+		Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 
 	var seen []string // everything the agent got, args included
 	call := func(tool string, args any) (*abi.Result, *abi.Error) {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 )
 
 // A flood of calls cannot take the host's memory: one plugin runs at most
@@ -53,7 +54,7 @@ func TestMaxCallsBoundsInstances(t *testing.T) {
 // A quiet call (the masker's) is not heard: its log lines and a crash's
 // stderr stay out of the host's log and out of the error.
 func TestQuietCallsAreNotHeard(t *testing.T) {
-	var buf lockedBuf
+	var buf logrec.Buffer
 	e := engine(t, Config{Logger: newTestLogger(&buf)})
 	p := load(t, e, "sandbox/testdata/misbehave")
 	in, _ := abi.Frame(abi.CallHeader{Tool: "panic", Session: "s1"}, []byte(`{}`))
@@ -71,25 +72,7 @@ func TestQuietCallsAreNotHeard(t *testing.T) {
 	}
 }
 
-// lockedBuf collects log output from any goroutine.
-type lockedBuf struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func newTestLogger(w *lockedBuf) *slog.Logger {
+func newTestLogger(w *logrec.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -116,7 +99,7 @@ func TestManifestAndImportsAreCopies(t *testing.T) {
 // A plugin cannot flood the host's log: a call's lines past MaxLogLines are
 // dropped, with one line saying so; the next call may log again.
 func TestLogLinesCappedPerCall(t *testing.T) {
-	var buf lockedBuf
+	var buf logrec.Buffer
 	p := load(t, engine(t, Config{Logger: newTestLogger(&buf)}), "sandbox/testdata/misbehave")
 	if _, err := callTool(t, p, "log", `{"msg":"flood-line","n":1000}`); err != nil {
 		t.Fatal(err)

@@ -43,6 +43,24 @@ func hold(ctx context.Context, p *Plugin, ownMB, kernelMB int) ([]byte, error) {
 	return p.Call(ctx, abi.OpCall, in)
 }
 
+// holdAll starts n hold calls at once; the function it returns waits for
+// them all and returns each one's error.
+func holdAll(p *Plugin, n, ownMB, kernelMB int) func() []error {
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = hold(context.Background(), p, ownMB, kernelMB)
+		}()
+	}
+	return func() []error {
+		wg.Wait()
+		return errs
+	}
+}
+
 // waitFor polls cond (a state the engine reports, not a time) for at most
 // a minute.
 func waitFor(t *testing.T, what string, cond func() bool) {
@@ -81,15 +99,7 @@ func TestMemoryBudgetBoundsConcurrentCalls(t *testing.T) {
 		MaxPluginMemoryKey: "host.max_plugin_memory_mb", HostFuncs: []HostFunc{{Name: abi.HostInfo, Fn: g.fn}}})
 	p := load(t, e, "sandbox/testdata/kernelalloc")
 	const n = 2 * slots
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = hold(context.Background(), p, 2, 20)
-		}()
-	}
+	calls := holdAll(p, n, 2, 20)
 	for i := 0; i < slots; i++ {
 		<-g.entered
 	}
@@ -110,8 +120,7 @@ func TestMemoryBudgetBoundsConcurrentCalls(t *testing.T) {
 		t.Fatalf("a call with the budget taken: want resource_limit naming host.max_plugin_memory_mb, got %v", err)
 	}
 	open()
-	wg.Wait()
-	for i, err := range errs {
+	for i, err := range calls() {
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
@@ -173,17 +182,7 @@ func TestDefaultBudgetRunsTenSessions(t *testing.T) {
 		t.Fatalf("defaults: %+v", c)
 	}
 	p := load(t, e, "sandbox/testdata/kernelalloc")
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			_, errs[i] = hold(context.Background(), p, 8, 16)
-		}()
-	}
-	wg.Wait()
-	for i, err := range errs {
+	for i, err := range holdAll(p, n, 8, 16)() {
 		if err != nil {
 			t.Fatalf("call %d of %d at once under the default budget: %v", i, n, err)
 		}

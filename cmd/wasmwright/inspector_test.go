@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -49,32 +48,15 @@ func newInspectorEnv(t *testing.T) *inspectorEnv {
 	return e
 }
 
-// serveBin is the wasmwright binary the serve tests run, built once per
-// test binary (a link takes a minute on a busy machine); TestMain removes
-// it.
-var serveBin struct {
-	once      sync.Once
-	dir, path string
-	err       error
-}
-
+// builtBinary is the wasmwright binary the serve tests run, built once
+// per test binary (wasmbuild.Command); TestMain removes it.
 func builtBinary(t *testing.T) string {
 	t.Helper()
-	serveBin.once.Do(func() {
-		if serveBin.dir, serveBin.err = os.MkdirTemp("", "ww-serve-test-bin-"); serveBin.err != nil {
-			return
-		}
-		serveBin.path = filepath.Join(serveBin.dir, "wasmwright")
-		build := exec.Command("go", "build", "-o", serveBin.path, "./cmd/wasmwright")
-		build.Dir = wasmbuild.Root()
-		if out, err := build.CombinedOutput(); err != nil {
-			serveBin.err = fmt.Errorf("building wasmwright: %v\n%s", err, out)
-		}
-	})
-	if serveBin.err != nil {
-		t.Fatal(serveBin.err)
+	bin, err := wasmbuild.Command()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return serveBin.path
+	return bin
 }
 
 // newServeEnv builds the binary, the example plugin and a config naming it.
@@ -83,17 +65,7 @@ func newServeEnv(t *testing.T) *inspectorEnv {
 	dir := t.TempDir()
 	bin := builtBinary(t)
 	plugins := filepath.Join(dir, "plugins")
-	os.MkdirAll(plugins, 0o755)
-	src, err := wasmbuild.Build("examples/extract_links")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(filepath.Join(plugins, "extract_links.wasm"), b, 0o644)
-	if err := wasmbuild.Pin(plugins); err != nil {
+	if _, err := wasmbuild.Install(plugins, map[string]string{"extract_links": "examples/extract_links"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(dir, "wasmwright.toml")

@@ -25,9 +25,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 	}
 	code := m.Run()
-	if serveBin.dir != "" {
-		os.RemoveAll(serveBin.dir)
-	}
+	wasmbuild.RemoveCommand()
 	os.Exit(code)
 }
 

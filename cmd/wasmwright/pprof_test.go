@@ -2,20 +2,16 @@ package main
 
 import (
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 func TestPprofLoopbackOnly(t *testing.T) {
 	// A free loopback port, then the listener on it.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	l.Close()
+	addr := testkit.FreeAddr(t)
 	var out strings.Builder
 	if err := startPprof(addr, &out); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/vault"
 	"github.com/wasmwright/wasmwright/internal/mcptest"
 	"github.com/wasmwright/wasmwright/internal/testenv"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -531,14 +532,8 @@ func TestConsoleEndToEnd(t *testing.T) {
 		t.Fatalf("snapshot after the operator closed the session: %s", text)
 	}
 	must(t, op.Close())
-	changes, unsub := r.h.Desk().Subscribe()
-	defer unsub()
-	for timeout := time.After(30 * time.Second); r.h.Desk().Attended("default"); {
-		select {
-		case <-changes:
-		case <-timeout:
-			t.Fatal("the operator left but the personality is still attended")
-		}
+	if !testkit.Await(r.h.Desk().Subscribe, 30*time.Second, func() bool { return !r.h.Desk().Attended("default") }) {
+		t.Fatal("the operator left but the personality is still attended")
 	}
 	if text, isErr := fill(); !isErr || !strings.Contains(text, "may be filled only with a human present") {
 		t.Fatalf("attended-only login with no operator: %s", text)
@@ -577,10 +572,14 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 		t.Fatalf("GET / without a login: %d to %q", res.StatusCode, res.Header.Get("Location"))
 	}
 
-	// Log in as a browser would (same origin), keep the cookie.
-	login := func(origin, token string) *http.Response {
-		req, _ := http.NewRequest("POST", r.base+"/login", strings.NewReader(url.Values{"token": {token}}.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	// post sends body to path as a page of origin would ("": no Origin
+	// header), with the headers in hdr.
+	post := func(path, origin, contentType, body string, hdr map[string]string) *http.Response {
+		req, _ := http.NewRequest("POST", r.base+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", contentType)
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
 		if origin != "" {
 			req.Header.Set("Origin", origin)
 		}
@@ -588,6 +587,10 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 		must(t, err)
 		res.Body.Close()
 		return res
+	}
+	// Log in as a browser would (same origin), keep the cookie.
+	login := func(origin, token string) *http.Response {
+		return post("/login", origin, "application/x-www-form-urlencoded", url.Values{"token": {token}}.Encode(), nil)
 	}
 	if res := login(r.srv.URL, r.agentToken); len(res.Cookies()) != 0 || !strings.Contains(res.Header.Get("Location"), "refused") {
 		t.Fatalf("an agent token logged in: %v", res.Header)
@@ -612,20 +615,11 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 
 	// Open a session for the agent, then try to close it cross-origin.
 	r.mustCall(t, "browser_navigate", map[string]any{"url": r.site.URL + "/"})
-	post := func(origin string) int {
-		req, _ := http.NewRequest("POST", r.base+"/api/close", strings.NewReader(fmt.Sprintf(`{"personality":"default","session":%q}`, r.sessionName())))
-		req.Header.Set("Cookie", cookie["Cookie"])
-		req.Header.Set("Content-Type", "application/json")
-		if origin != "" {
-			req.Header.Set("Origin", origin)
-		}
-		res, err := noRedirect.Do(req)
-		must(t, err)
-		res.Body.Close()
-		return res.StatusCode
+	closeFrom := func(origin string) int {
+		return post("/api/close", origin, "application/json", fmt.Sprintf(`{"personality":"default","session":%q}`, r.sessionName()), cookie).StatusCode
 	}
 	for _, o := range []string{"http://evil.example", "", "null", strings.Replace(r.srv.URL, "127.0.0.1", "localhost", 1)} {
-		if code := post(o); code != http.StatusForbidden {
+		if code := closeFrom(o); code != http.StatusForbidden {
 			t.Fatalf("POST /api/close from origin %q: %d", o, code)
 		}
 	}
@@ -650,7 +644,7 @@ func TestConsoleRefusesStrangers(t *testing.T) {
 	if err := dial(r.srv.URL); err != nil {
 		t.Fatalf("the console's own origin: %v", err)
 	}
-	if code := post(r.srv.URL); code != http.StatusOK {
+	if code := closeFrom(r.srv.URL); code != http.StatusOK {
 		t.Fatalf("POST /api/close from the console's origin: %d", code)
 	}
 	if len(r.h.Browser().OperatorSessions()) != 0 {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/operator"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // linkHolder is whoever holds a takeover link: an HTTP client that spends
@@ -155,17 +156,7 @@ func frameImage(t *testing.T, m map[string]any) (image.Image, float64) {
 // dark counts the dark pixels of img in the CSS box (x, y, w, h), shrunk
 // by 4 CSS pixels on each side.
 func dark(img image.Image, scale float64, x, y, w, h float64) int {
-	r := image.Rect(int((x+4)*scale), int((y+4)*scale), int((x+w-4)*scale), int((y+h-4)*scale)).Intersect(img.Bounds())
-	n := 0
-	for py := r.Min.Y; py < r.Max.Y; py++ {
-		for px := r.Min.X; px < r.Max.X; px++ {
-			cr, cg, cb, _ := img.At(px, py).RGBA()
-			if cr>>8+cg>>8+cb>>8 < 3*128 {
-				n++
-			}
-		}
-	}
-	return n
+	return testkit.DarkPixels(img, image.Rect(int((x+4)*scale), int((y+4)*scale), int((x+w-4)*scale), int((y+h-4)*scale)))
 }
 
 // pageTitle is the title of the agent's current page, as the console
@@ -307,35 +298,19 @@ func TestLinkHolderIsTheAgent(t *testing.T) {
 // console approval.
 func waitApproval(t *testing.T, d *operator.Desk) operator.Approval {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(60 * time.Second)
-	for {
-		if as := d.Approvals(); len(as) == 1 {
-			return as[0]
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatal("no approval became pending")
-		}
+	var as []operator.Approval
+	if !testkit.Await(d.Subscribe, 60*time.Second, func() bool { as = d.Approvals(); return len(as) == 1 }) {
+		t.Fatal("no approval became pending")
 	}
+	return as[0]
 }
 
 // waitTakeover waits for one pending takeover.
 func waitTakeover(t *testing.T, d *operator.Desk) operator.Takeover {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(60 * time.Second)
-	for {
-		if ts := d.Takeovers(); len(ts) == 1 {
-			return ts[0]
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatal("no takeover became pending")
-		}
+	var ts []operator.Takeover
+	if !testkit.Await(d.Subscribe, 60*time.Second, func() bool { ts = d.Takeovers(); return len(ts) == 1 }) {
+		t.Fatal("no takeover became pending")
 	}
+	return ts[0]
 }

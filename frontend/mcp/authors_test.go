@@ -30,11 +30,7 @@ func TestAssemblyScriptExampleOverMCP(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 	dir := t.TempDir()
-	p, err := wasmbuild.Build("examples/page_title")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(p)
+	b, err := wasmbuild.Bytes("examples/page_title")
 	if err != nil {
 		t.Fatal(err)
 	}

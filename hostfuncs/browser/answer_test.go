@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,12 +22,7 @@ func answerPages(t *testing.T) *httptest.Server {
 		document.addEventListener('keydown', e => { if (e.key === 'Control') document.title = 'Second title'; });
 		</script>`)
 	})
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	// Two links the snapshot does not show, each reached by a Tab
 	// from the field; no focus style but the browser's own.
 	page("/unseen", `<title>Unseen</title><style>a:hover { color: red }</style><label>Name <input name="name"></label>
@@ -113,9 +109,7 @@ func TestFocusToUnseenElement(t *testing.T) {
 			if strings.Contains(a.Snapshot, "[active]") && tc.kept {
 				t.Errorf("%s Tab %d: a line still has [active]:\n%s", tc.path, i, a.Snapshot)
 			}
-			if kept, fresh := freshSnapshot(t, c); kept != fresh {
-				t.Fatalf("%s Tab %d: the answer differs from a new snapshot:\n%s\n---\n%s", tc.path, i, kept, fresh)
-			}
+			sameAsFresh(t, c, fmt.Sprintf("%s Tab %d: the answer", tc.path, i))
 		}
 	}
 }

@@ -1029,13 +1029,7 @@ func TestHeadedFallbackWarnsOnce(t *testing.T) {
 	if driver.HasDisplay() {
 		t.Skip("this machine has a display")
 	}
-	cfg := testConfig(t.TempDir())
-	cfg.Headed = "true"
-	s, err := New(cfg, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
+	s := newService(t, func(c *Config) { c.Headed = "true" })
 	r := must[abi.BrowserNavigateResponse](t, s, caller("a"), abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL, NoSnapshot: true})
 	if len(r.State.Warnings) != 1 || !strings.Contains(r.State.Warnings[0], "running headless") {
 		t.Fatalf("warnings: %v", r.State.Warnings)

@@ -20,6 +20,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // heldSecrets is the test service's Options.SecretValues: the values
@@ -136,17 +137,7 @@ func boxesOf(t *testing.T, c *hostfuncs.Caller, ids ...string) (float64, map[str
 func ink(img image.Image, b box, dpr float64) int {
 	x0, y0 := int((b.X)*dpr)+3, int((b.Y)*dpr)+3
 	x1, y1 := int((b.X+b.W)*dpr)-3, int((b.Y+b.H)*dpr)-3
-	r := image.Rect(x0, y0, x1, y1).Intersect(img.Bounds())
-	n := 0
-	for y := r.Min.Y; y < r.Max.Y; y++ {
-		for x := r.Min.X; x < r.Max.X; x++ {
-			cr, cg, cb, _ := img.At(x, y).RGBA()
-			if cr>>8+cg>>8+cb>>8 < 3*128 {
-				n++
-			}
-		}
-	}
-	return n
+	return testkit.DarkPixels(img, image.Rect(x0, y0, x1, y1))
 }
 
 func shot(t *testing.T, c *hostfuncs.Caller, req abi.BrowserScreenshotRequest) image.Image {

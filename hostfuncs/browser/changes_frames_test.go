@@ -2,7 +2,7 @@ package browser
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,12 +17,7 @@ import (
 // of Tab that focuses the input must answer with.
 func framePages(t *testing.T) *httptest.Server {
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	hidden := strings.Repeat(`<iframe style="display:none" srcdoc="<p>Ad slot</p>"></iframe>`, 4)
 	inner := `<iframe title="inner" srcdoc="<p id=x>Inner as loaded</p><button>Inner</button>"></iframe>`
 	// The focus handler writes into the visible frame's document: its own
@@ -72,9 +67,7 @@ func TestFrameChangedByFocusIsAnswered(t *testing.T) {
 		if !strings.Contains(a.Snapshot, want) {
 			t.Fatalf("%s: the Tab's answer misses the frame's change %q:\n%s", path, want, a.Snapshot)
 		}
-		if kept, fresh := freshSnapshot(t, c); kept != fresh {
-			t.Fatalf("%s: the answer differs from a new snapshot:\n%s\n---\n%s", path, kept, fresh)
-		}
+		sameAsFresh(t, c, fmt.Sprintf("%s: the answer", path))
 	}
 }
 
@@ -91,9 +84,7 @@ func TestFramesOutOfTheSnapshot(t *testing.T) {
 	if *n != taken || strings.Contains(a.Snapshot, "Ad text") {
 		t.Fatalf("hidden frames' changes took %d snapshots (want 0; %v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the answer")
 	navTo(t, c, srv.URL+"/shown")
 	if a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"}); !strings.Contains(a.Snapshot, "Shown on focus") {
 		t.Fatalf("the frame shown on focus is not in the answer:\n%s", a.Snapshot)

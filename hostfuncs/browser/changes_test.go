@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // changePages serves the change-watcher tests' pages. /release answers
@@ -22,12 +22,7 @@ import (
 // action has returned, without sleeping.
 func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	page("/still", `<title>Still</title><h1>Nothing moves</h1>
 		<label>Name <input name="name"></label>
 		<label>Password <input type="password" name="pw"></label>
@@ -134,9 +129,7 @@ func TestUnchangedPageTakesNoSnapshot(t *testing.T) {
 	if *n != taken || snapshotsPatched.Load() != patched+1 || !strings.Contains(typed.Snapshot, `textbox "Name" [active] [ref=`+name+`]: Ada`) {
 		t.Fatalf("typing took %d snapshots (want 0, the kept one patched); snapshot:\n%s", *n-taken, typed.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the patched snapshot differs from a new one:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the patched snapshot")
 }
 
 // A screenshot is no change to the page: after one of each kind (the
@@ -191,6 +184,16 @@ func freshSnapshot(t *testing.T, c *hostfuncs.Caller) (kept, fresh string) {
 	return kept, fresh
 }
 
+// sameAsFresh fails t unless the snapshot c's tab keeps is a new one's
+// (freshSnapshot); what names it ("the answer", "Tab 2: the patched
+// snapshot").
+func sameAsFresh(t *testing.T, c *hostfuncs.Caller, what string) {
+	t.Helper()
+	if kept, fresh := freshSnapshot(t, c); kept != fresh {
+		t.Fatalf("%s differs from a new snapshot:\n%s\n---\n%s", what, kept, fresh)
+	}
+}
+
 // A value set by a script, with no event and no DOM mutation, is a
 // change: the action answers with the snapshot that shows it (the kept
 // one with the field's line patched, as a new one has it).
@@ -204,9 +207,7 @@ func TestValueSetByScriptIsAChange(t *testing.T) {
 	if !strings.Contains(a.Snapshot, "set by script") {
 		t.Fatalf("the snapshot misses a value set by the page's script:\n%s", a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the answer")
 }
 
 // A change the page makes after the action answered, as unchanged, is in
@@ -264,9 +265,7 @@ func TestFramedPageIsWatched(t *testing.T) {
 	if *n != taken+1 || !strings.Contains(a.Snapshot, `button "Pressed"`) {
 		t.Fatalf("a click that changed the frame took %d snapshots (want 1):\n%s", *n-taken, a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the answer")
 }
 
 // A typed password is masked in the snapshot an unchanged page is
@@ -306,9 +305,7 @@ func TestFocusMoveIsPatchedExactly(t *testing.T) {
 		}
 		// Compared before redaction, which redacts a field whose check is
 		// late (a loaded machine) and would tell the two apart by it.
-		if kept, fresh := freshSnapshot(t, c); kept != fresh {
-			t.Fatalf("Tab %d: the patched snapshot differs from a new one:\n%s\n---\n%s", i+1, kept, fresh)
-		}
+		sameAsFresh(t, c, fmt.Sprintf("Tab %d: the patched snapshot", i+1))
 		if strings.Count(a.Snapshot, "[active]") != 1 {
 			t.Fatalf("Tab %d: want one [active]:\n%s", i+1, a.Snapshot)
 		}
@@ -359,9 +356,7 @@ func TestFocusRuleOnAnotherElement(t *testing.T) {
 		if got := snapshotsPatched.Load() > patched; got != want.patched {
 			t.Fatalf("Tab %d onto %q: patched %v, want %v (fallbacks %v)", i+1, want.line, got, want.patched, watchFallbacks.counts())
 		}
-		if kept, fresh := freshSnapshot(t, c); kept != fresh {
-			t.Fatalf("Tab %d: the answer differs from a new snapshot:\n%s\n---\n%s", i+1, kept, fresh)
-		}
+		sameAsFresh(t, c, fmt.Sprintf("Tab %d: the answer", i+1))
 	}
 }
 
@@ -381,9 +376,7 @@ func TestFocusVisibleWithoutAFocusMove(t *testing.T) {
 	if !strings.Contains(a.Snapshot, "Shown to the keyboard") {
 		t.Fatalf("after a key on the focused button, its :focus-visible tip is missing from the answer:\n%s", a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the answer")
 }
 
 // A field's :user-invalid turns on when it loses focus after the user
@@ -402,9 +395,7 @@ func TestUserInvalidOnLeavingAField(t *testing.T) {
 	if !strings.Contains(a.Snapshot, "Not an email address") {
 		t.Fatalf("after leaving the field, its :user-invalid error is missing from the answer (fallbacks %v):\n%s", watchFallbacks.counts(), a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the answer differs from a new snapshot:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the answer")
 }
 
 func TestMoveActive(t *testing.T) {
@@ -478,9 +469,7 @@ func TestTypedValueIsPatchedExactly(t *testing.T) {
 		if *n != taken || snapshotsPatched.Load() != patched+1 {
 			t.Errorf("typing %q into %s took %d snapshots, want 0 (the kept one patched); fallbacks %v", ty.text, ty.field, *n-taken, watchFallbacks.counts())
 		}
-		if kept, fresh := freshSnapshot(t, c); kept != fresh {
-			t.Fatalf("typing %q into %s: the answer differs from a new snapshot:\n%s\n---\n%s", ty.text, ty.field, kept, fresh)
-		}
+		sameAsFresh(t, c, fmt.Sprintf("typing %q into %s: the answer", ty.text, ty.field))
 	}
 }
 
@@ -507,9 +496,7 @@ func TestValueThatShowsMoreIsSnapshot(t *testing.T) {
 		if *n != taken+1 || watchFallbacks.counts()[tc.why] != before+1 {
 			t.Errorf("%s: typing took %d snapshots (want 1) and counted %d %q fallbacks (want 1): %v", tc.path, *n-taken, watchFallbacks.counts()[tc.why]-before, tc.why, watchFallbacks.counts())
 		}
-		if kept, fresh := freshSnapshot(t, c); kept != fresh {
-			t.Fatalf("%s: the answer differs from a new snapshot:\n%s\n---\n%s", tc.path, kept, fresh)
-		}
+		sameAsFresh(t, c, fmt.Sprintf("%s: the answer", tc.path))
 		if tc.path == "/hint" && !strings.Contains(a.Snapshot, "Press enter to save") {
 			t.Fatalf("the hint :placeholder-shown hid is not in the answer:\n%s", a.Snapshot)
 		}
@@ -563,12 +550,7 @@ func TestYAMLValue(t *testing.T) {
 // move on its page is patched; one that loaded may hold a :focus-within
 // rule, and the page is snapshot (here it shows a submenu).
 func TestUnreadableStylesheet(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := l.Addr().String()
-	l.Close()
+	dead := testkit.FreeAddr(t)
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/css")
 		io.WriteString(w, ".sub { display: none } .nav:focus-within .sub { display: block }")
@@ -595,9 +577,7 @@ func TestUnreadableStylesheet(t *testing.T) {
 	if *n != taken || !strings.Contains(a.Snapshot, `link "Products" [active]`) {
 		t.Fatalf("Tab on a page whose only stylesheet did not load took %d snapshots, want 0 (%v):\n%s", *n-taken, watchFallbacks.counts(), a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the patched snapshot differs from a new one:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the patched snapshot")
 
 	navTo(t, c, srv.URL+"/other")
 	taken, before := *n, watchFallbacks.counts()["css unreadable"]
@@ -629,9 +609,7 @@ func TestMarksPassChangeIsOwn(t *testing.T) {
 	if *n != 1 || a.Snapshot != r.Snapshot {
 		t.Fatalf("a press that changes nothing after the marks pass took %d snapshots (want 0; %v):\n%s", *n-1, watchFallbacks.counts(), a.Snapshot)
 	}
-	if kept, fresh := freshSnapshot(t, c); kept != fresh {
-		t.Fatalf("the kept snapshot differs from a new one:\n%s\n---\n%s", kept, fresh)
-	}
+	sameAsFresh(t, c, "the kept snapshot")
 }
 
 // An answer from the kept snapshot (nothing changed but focus and values)

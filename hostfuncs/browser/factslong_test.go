@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -33,12 +32,7 @@ func shownRunes(s string) int {
 func TestLongTextPageLeavesTheHTMLUnread(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	// About 34,000 characters of text, each paragraph with its marker.
 	page("/long", `<title>Long</title><script>window._cf_chl_opt={}</script>`+strings.Repeat("<p>Plenty of words to read on this page, one after the other.</p>", 700))
 	page("/short", `<title>Just a moment...</title><p>Checking your browser.</p><script>window._cf_chl_opt={}</script>`)

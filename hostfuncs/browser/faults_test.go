@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +22,7 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
 	"github.com/wasmwright/wasmwright/internal/procfs"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // hostileServer serves pages that misbehave, on loopback. hung receives a
@@ -39,19 +39,9 @@ func hostile(t *testing.T) *hostileServer {
 	t.Helper()
 	h := &hostileServer{hung: make(chan string, 64)}
 	quit := make(chan struct{})
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	h.refused = "http://" + l.Addr().String() + "/x"
-	l.Close()
+	h.refused = "http://" + testkit.FreeAddr(t) + "/x"
 	mux := http.NewServeMux()
-	page := func(path, body string) {
-		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			io.WriteString(w, "<!doctype html>"+body)
-		})
-	}
+	page := htmlPages(mux)
 	page("/", `<title>Good</title><h1>A good page</h1>`)
 	page("/busy", `<title>Busy</title><h1>Busy</h1><script>while (true) {}</script>`)
 	page("/busyclick", `<title>Busy click</title><button onclick="while (true) {}">Spin</button>`)
@@ -60,16 +50,7 @@ func hostile(t *testing.T) *hostileServer {
 	page("/small", `<title>Small</title><p>small</p>`)
 	page("/nocors", fmt.Sprintf(`<title>No-cors</title><h1>No-cors</h1><script src="%s"></script>
 		<script>fetch(%q, {mode: "no-cors"}).catch(() => console.log("refused"))</script>`, h.refused+".js", h.refused))
-	mux.HandleFunc("/hang", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case h.hung <- r.URL.String():
-		default:
-		}
-		select {
-		case <-quit:
-		case <-r.Context().Done():
-		}
-	})
+	mux.Handle("/hang", testkit.Hang(h.hung, quit))
 	h.Server = httptest.NewServer(mux)
 	h.other = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

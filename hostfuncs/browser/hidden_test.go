@@ -2,7 +2,6 @@ package browser
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -166,23 +165,12 @@ body { margin: 8px; background: #fff; color: #000; font: 16px sans-serif }
 <p>vbelow Far down the page.</p>
 </main>`
 
-// serveHiddenPage serves hiddenPage on loopback for the test.
-func serveHiddenPage(t *testing.T) string {
-	t.Helper()
-	s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		io.WriteString(w, hiddenPage)
-	}))
-	t.Cleanup(s.Close)
-	return s.URL + "/"
-}
-
 // TestReadDropsHiddenText: browser_read returns every sentence a person
 // sees and none that is hidden, whatever hides it (issue 22).
 func TestReadDropsHiddenText(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: serveHiddenPage(t), NoSnapshot: true})
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, hiddenPage), NoSnapshot: true})
 	r := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{})
 	got := map[string]bool{}
 	for _, w := range strings.Fields(r.Text) {
@@ -214,7 +202,7 @@ func TestReadDropsHiddenText(t *testing.T) {
 func TestSnapshotHiddenText(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
 	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: serveHiddenPage(t), NoSnapshot: true})
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, hiddenPage), NoSnapshot: true})
 	snap := must[abi.BrowserSnapshotResponse](t, svc, c, abi.HostBrowserSnapshot, abi.BrowserSnapshotRequest{}).Snapshot
 	reach := 0
 	for _, h := range hiddenTexts {

@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -16,13 +15,7 @@ import (
 // cap counts sessions being opened: a third key opening meanwhile evicts
 // the least recently used open session, never going over max_contexts.
 func TestSessionsOpenConcurrently(t *testing.T) {
-	cfg := testConfig(t.TempDir())
-	cfg.MaxContexts = 2
-	s, err := New(cfg, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
+	s := newService(t, func(c *Config) { c.MaxContexts = 2 })
 	entered, release := make(chan struct{}), make(chan struct{})
 	var heldOpens atomic.Int32
 	testOpening = func(k sessKey) {
@@ -88,13 +81,7 @@ func TestSessionsOpenConcurrently(t *testing.T) {
 // no open session to close, a second key's open waits for the first, then
 // evicts it, and one session is left.
 func TestConcurrentOpensKeepTheCap(t *testing.T) {
-	cfg := testConfig(t.TempDir())
-	cfg.MaxContexts = 1
-	s, err := New(cfg, Options{Logger: quietLogger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
+	s := newService(t, func(c *Config) { c.MaxContexts = 1 })
 	entered, release, waiting := make(chan struct{}), make(chan struct{}), make(chan struct{})
 	testOpening = func(k sessKey) {
 		if k.session == "first" {

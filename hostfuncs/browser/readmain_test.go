@@ -163,3 +163,14 @@ func servePage(t *testing.T, page string) string {
 	t.Cleanup(s.Close)
 	return s.URL + "/"
 }
+
+// htmlPages returns a function that serves body, after a doctype, as an
+// HTML page at path on mux.
+func htmlPages(mux *http.ServeMux) func(path, body string) {
+	return func(path, body string) {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			io.WriteString(w, "<!doctype html>"+body)
+		})
+	}
+}

@@ -19,6 +19,15 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/som"
 )
 
+// onSomPage is a caller of the test's own session, navigated by req to
+// the set-of-marks page at req.URL (a path of somPages), and the answer.
+func onSomPage(t *testing.T, req abi.BrowserNavigateRequest) (*hostfuncs.Caller, abi.BrowserNavigateResponse) {
+	t.Helper()
+	c := caller(t.Name())
+	req.URL = somPages(t).URL + req.URL
+	return c, must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, req)
+}
+
 // somPages serves the set-of-marks pages on loopback.
 func somPages(t *testing.T) *httptest.Server {
 	t.Helper()
@@ -175,9 +184,7 @@ func near(a, b [4]int) bool {
 // page.
 func TestMarkedScreenshotControls(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	r := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/controls"})
+	c, r := onSomPage(t, abi.BrowserNavigateRequest{URL: "/controls"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
 	checkLegend(t, c, out, img)
 	if out.MIME != "image/png" || out.MarksTotal != len(out.Marks) {
@@ -263,9 +270,7 @@ func plainShot(t *testing.T, c *hostfuncs.Caller, bounds image.Rectangle) image.
 // too; drop zones, which take drops through listeners only, are marked.
 func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/labels"})
+	c, _ := onSomPage(t, abi.BrowserNavigateRequest{URL: "/labels"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
 	raw := plainShot(t, c, img.Bounds())
 	names := map[string]bool{}
@@ -301,9 +306,7 @@ func TestMarkLabelsBesideTheirBoxes(t *testing.T) {
 // marks get a tag, none on another mark's box.
 func TestMarkLabelsClearOfText(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/catalogue"})
+	c, _ := onSomPage(t, abi.BrowserNavigateRequest{URL: "/catalogue"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{})
 	raw := plainShot(t, c, img.Bounds())
 	texts := evalJSON[[][4]int](t, c, `() => { const out = [], r = document.createRange(), w = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -363,9 +366,7 @@ func TestMarkLabelsClearOfText(t *testing.T) {
 // canvas, and a point inside that mark clicks what the canvas drew there.
 func TestMarkedScreenshotCanvas(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/canvas"})
+	c, _ := onSomPage(t, abi.BrowserNavigateRequest{URL: "/canvas"})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{Format: "jpeg", Quality: 70})
 	checkLegend(t, c, out, img)
 	if out.MIME != "image/jpeg" || len(out.Marks) != 1 || out.Marks[0].Box != [4]int{40, 60, 400, 300} || out.Marks[0].Role != "canvas" {
@@ -386,9 +387,7 @@ func TestMarkedScreenshotCanvas(t *testing.T) {
 // find it), and every box stays in the viewport.
 func TestMarkedScreenshotBounded(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/crowd", NoSnapshot: true})
+	c, _ := onSomPage(t, abi.BrowserNavigateRequest{URL: "/crowd", NoSnapshot: true})
 	out, img := shotWithMarks(t, c, abi.BrowserScreenshotRequest{NoInline: false})
 	checkLegend(t, c, out, img)
 	if len(out.Marks) != abi.MaxScreenMarks || out.MarksTotal != 600 {
@@ -511,9 +510,7 @@ func TestMarkedScreenshotTool(t *testing.T) {
 // mark named with it is named abi.RedactedValue.
 func TestMarkedShotHidesSecrets(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	pages := somPages(t)
-	c := caller(t.Name())
-	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: pages.URL + "/secret"})
+	c, _ := onSomPage(t, abi.BrowserNavigateRequest{URL: "/secret"})
 	dark := func(data []byte) int {
 		img, err := png.Decode(bytes.NewReader(data))
 		if err != nil {

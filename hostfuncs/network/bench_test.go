@@ -3,9 +3,7 @@ package network
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -97,14 +95,7 @@ func BenchmarkSessionOpen(b *testing.B) {
 // that service's egress proxies, and the site's base URL; all closed when
 // the benchmark ends.
 func proxiedBrowser(b *testing.B, site http.Handler) (*Service, *browser.Service, string) {
-	srv := httptest.NewServer(site)
-	b.Cleanup(srv.Close)
-	port := srv.Listener.Addr().(*net.TCPAddr).Port
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { s.Close(context.Background()) })
+	s, port := serveAllowed(b, site)
 	if err := browser.Preflight(browser.Config{}); err != nil {
 		b.Skipf("needs Chromium and the Playwright driver: %v", err)
 	}

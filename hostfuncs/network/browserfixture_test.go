@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 	"time"
 
@@ -13,6 +16,28 @@ import (
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
+
+// allowing is a network service whose personality "p" may reach port on
+// loopback; it closes when tb ends.
+func allowing(tb testing.TB, port int) *Service {
+	tb.Helper()
+	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close(context.Background()) })
+	return s
+}
+
+// serveAllowed serves site on loopback and returns a service allowing
+// it (allowing) and the site's port; both close when tb ends.
+func serveAllowed(tb testing.TB, site http.Handler) (*Service, int) {
+	tb.Helper()
+	srv := httptest.NewServer(site)
+	tb.Cleanup(srv.Close)
+	port := srv.Listener.Addr().(*net.TCPAddr).Port
+	return allowing(tb, port), port
+}
 
 // startBrowser starts the browser service on cfg and opts (a fresh
 // workspace when cfg names none), or skips when Chromium or the driver is

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,17 +50,10 @@ window.__done = (async () => {
 // and accounts.google.com: 21 resolver tasks.)
 func TestBrowserResolvesNoNames(t *testing.T) {
 	t.Parallel() // independent of the package's other tests: overlaps their waits
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s, port := serveAllowed(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, namesPage)
 	}))
-	defer site.Close()
-	port := site.Listener.Addr().(*net.TCPAddr).Port
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
 	netlog := filepath.Join(t.TempDir(), "netlog.json")
 	b := startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false", Args: []string{"--log-net-log=" + netlog},
 		ActionTimeout: browser.Duration(20 * time.Second), NavigationTimeout: browser.Duration(10 * time.Second)},

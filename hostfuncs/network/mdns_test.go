@@ -1,13 +1,11 @@
 package network
 
 import (
-	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -61,17 +59,10 @@ window.__done = (async () => {
   a.close();
   return "candidate " + added;
 })();</script>`
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	s, port := serveAllowed(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, strings.ReplaceAll(page, "NAME", name))
 	}))
-	defer site.Close()
-	port := site.Listener.Addr().(*net.TCPAddr).Port
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
 	b := startBrowser(t, "Chromium and the Playwright driver", browser.Config{Headed: "false", ActionTimeout: browser.Duration(20 * time.Second)},
 		browser.Options{Logger: quiet(), SessionProxy: s.OpenSessionProxy})
 	if _, aerr := navigate(b, "p", "s", fmt.Sprintf("http://127.0.0.1:%d/", port)); aerr != nil {

@@ -1,7 +1,6 @@
 package network
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"net"
@@ -37,11 +36,7 @@ func challengingSite(t *testing.T) int {
 // the session keeps working.
 func TestSiteCannotChallengeAsProxy(t *testing.T) {
 	port := challengingSite(t)
-	s, err := New(Options{Logger: quiet(), Policies: map[string]Policy{"p": {AllowedHosts: []string{fmt.Sprintf("127.0.0.1:%d", port)}}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close(context.Background())
+	s := allowing(t, port)
 	proxy, _ := url.Parse(s.SessionProxy("p", "s"))
 	client := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}, Timeout: 5 * time.Second}
 	resp, err := client.Get(fmt.Sprintf("http://127.0.0.1:%d/evil", port))

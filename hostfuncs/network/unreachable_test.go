@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // resolverAt fails every lookup the way Go's resolver does, naming the
@@ -22,12 +23,7 @@ func (r resolverAt) LookupNetIP(context.Context, string, string) ([]netip.Addr, 
 // listens, fails unreachable with a reason that names neither the DNS
 // server nor anything but the host; a refusal stays refused.
 func TestFetchUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dead := l.Addr().String()
-	l.Close()
+	dead := testkit.FreeAddr(t)
 	for _, tc := range []struct {
 		name string
 		res  *net.DNSError

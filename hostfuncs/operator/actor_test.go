@@ -2,7 +2,6 @@ package operator
 
 import (
 	"context"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -85,10 +84,7 @@ func TestLinkHolderIsNotTheOperator(t *testing.T) {
 // operator's equal grant is kept beside it; a session grant lasts until
 // its session closes.
 func TestClientGrantsAreTheClients(t *testing.T) {
-	g, err := OpenGrants(filepath.Join(t.TempDir(), "grants"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, _ := testGrants(t)
 	const page = "https://shop.example/cart"
 	for _, gr := range []Grant{
 		{Tool: "browser_click", Origin: "https://shop.example", By: "client agent", Via: ViaClient},

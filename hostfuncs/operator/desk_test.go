@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 type fakeBrowser struct {
@@ -48,19 +49,11 @@ func code(err error) abi.Code {
 // are pending and returns them.
 func pending(t *testing.T, d *Desk, n int) []Takeover {
 	t.Helper()
-	ch, cancel := d.Subscribe()
-	defer cancel()
-	deadline := time.After(30 * time.Second) // a hang-catcher
-	for {
-		if ts := d.Takeovers(); len(ts) == n {
-			return ts
-		}
-		select {
-		case <-ch:
-		case <-deadline:
-			t.Fatalf("want %d pending takeovers, have %d", n, len(d.Takeovers()))
-		}
+	var ts []Takeover
+	if !testkit.Await(d.Subscribe, 30*time.Second, func() bool { ts = d.Takeovers(); return len(ts) == n }) {
+		t.Fatalf("want %d pending takeovers, have %d", n, len(d.Takeovers()))
 	}
+	return ts
 }
 
 type takeoverResult struct {
@@ -182,12 +175,19 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
-func TestGrantsStore(t *testing.T) {
+// testGrants is a grant store opened in a fresh folder, and the folder.
+func testGrants(t *testing.T) (*Grants, string) {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "grants")
 	g, err := OpenGrants(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return g, dir
+}
+
+func TestGrantsStore(t *testing.T) {
+	g, dir := testGrants(t)
 	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "HTTPS://Shop.Example:443/"}); err != nil {
 		t.Fatal(err)
 	}
@@ -231,11 +231,7 @@ func TestGrantsStore(t *testing.T) {
 // stored in Unicode before origins were normalised matches too, and can
 // be revoked by either spelling.
 func TestGrantsIDN(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "grants")
-	g, err := OpenGrants(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, dir := testGrants(t)
 	if err := g.Add("p", Grant{Tool: "browser_click", Origin: "http://bücher.example"}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +10,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 )
 
 func root(t *testing.T) string {
@@ -39,18 +39,8 @@ func generated(t *testing.T) string {
 
 // firstDiff is the first line where want and got differ, or "".
 func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "the types give: " + a + "\nthe page has:  " + b
-		}
+	if n, a, b := reporoot.FirstDiff(want, got); n > 0 {
+		return "the types give: " + a + "\nthe page has:  " + b
 	}
 	return ""
 }

@@ -40,8 +40,10 @@ var internalKinds = map[string]kind{
 	"internal/logrec":       testHelper,
 	"internal/leakforms":    testHelper, // a value as HTML references and JSON escapes (the masker's tests and benchmark)
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
+	"internal/testkit":      testHelper, // small helpers several packages' tests share (a wait on notifications, dark pixels)
 	"internal/visiontest":   testHelper,
 	"internal/mcptest":      testHelper, // MCP clients and the operator browser for tests
+	"internal/plugintest":   testHelper, // a first-party plugin built, loaded and hooked as its own tests drive it
 	"internal/wasmbuild":    testHelper,
 	"internal/servetest":    testHelper,   // the MCP URL a started serve prints (cmd/wasmwright tests, the bench)
 	"internal/seleniumgrid": testHelper,   // a Selenium Grid in network namespaces (grid tests, the grid bench)
@@ -78,13 +80,7 @@ func TestInternalPackagesAreClassified(t *testing.T) {
 // and no package testing. Imports from _test.go files do not count: go
 // list -deps without -test leaves them out.
 func TestProductionImportsNoTestHelper(t *testing.T) {
-	roots := append([]string{}, productRoots...)
-	for rel, k := range internalKinds {
-		if k == production {
-			roots = append(roots, rel)
-		}
-	}
-	for _, root := range roots {
+	for _, root := range withProductionLibs(productRoots) {
 		checkProductDeps(t, root, deps(t, "", root))
 	}
 }

@@ -3,11 +3,7 @@ package layout
 import (
 	"fmt"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -21,13 +17,7 @@ const maxFuncLines = 80
 var productTrees = []string{"abi", "capability", "sandbox", "hostfuncs", "host", "frontend", "distribute", "cmd", "plugin-sdk", "plugins", "examples"}
 
 func TestNoLongFunctions(t *testing.T) {
-	trees := append([]string{}, productTrees...)
-	for rel, k := range internalKinds {
-		if k == production {
-			trees = append(trees, rel)
-		}
-	}
-	for _, tree := range trees {
+	for _, tree := range withProductionLibs(productTrees) {
 		for _, long := range longFuncs(t, tree) {
 			t.Errorf("%s: break it into named steps of at most %d lines", long, maxFuncLines)
 		}
@@ -38,28 +28,9 @@ func TestNoLongFunctions(t *testing.T) {
 // under tree (relative to the repository root).
 func longFuncs(t *testing.T, tree string) []string {
 	t.Helper()
-	root := filepath.Join("..", "..")
 	fset := token.NewFileSet()
 	var out []string
-	err := filepath.WalkDir(filepath.Join(root, tree), func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
-		if d.IsDir() {
-			if d.Name() == "testdata" || d.Name() == "node_modules" {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	walkGo(t, fset, tree, func(rel string, _ []byte, f *ast.File) {
 		for _, decl := range f.Decls {
 			fn, ok := decl.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
@@ -69,11 +40,7 @@ func longFuncs(t *testing.T, tree string) []string {
 				out = append(out, fmt.Sprintf("%s: %s is %d lines", rel, funcName(fn), n))
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatalf("reading %s: %v", tree, err)
-	}
 	return out
 }
 

@@ -81,42 +81,56 @@ func checkBound(t *testing.T, what string, max int, got, allowed map[string]int)
 // relative to the repository root.
 func walkProduct(t *testing.T, fn func(rel string, src []byte, f *ast.File)) {
 	t.Helper()
-	root := filepath.Join("..", "..")
-	trees := append([]string{}, productTrees...)
+	fset := token.NewFileSet()
+	for _, tree := range withProductionLibs(productTrees) {
+		walkGo(t, fset, tree, fn)
+	}
+}
+
+// withProductionLibs is trees and the production libraries of internal/
+// (internalKinds).
+func withProductionLibs(trees []string) []string {
+	out := append([]string{}, trees...)
 	for rel, k := range internalKinds {
 		if k == production {
-			trees = append(trees, rel)
+			out = append(out, rel)
 		}
 	}
-	fset := token.NewFileSet()
-	for _, tree := range trees {
-		err := filepath.WalkDir(filepath.Join(root, tree), func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.IsDir() {
-				if d.Name() == "testdata" || d.Name() == "node_modules" {
-					return filepath.SkipDir
-				}
-				return nil
-			}
-			if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-				return nil
-			}
-			src, err := os.ReadFile(path)
-			if err != nil {
-				return err
-			}
-			f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
-			if err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			rel, _ := filepath.Rel(root, path)
-			fn(filepath.ToSlash(rel), src, f)
-			return nil
-		})
+	return out
+}
+
+// walkGo calls fn with each non-test Go file under tree (relative to the
+// repository root, testdata and node_modules left out), parsed into fset,
+// and its path relative to the repository root.
+func walkGo(t *testing.T, fset *token.FileSet, tree string, fn func(rel string, src []byte, f *ast.File)) {
+	t.Helper()
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(filepath.Join(root, tree), func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			t.Fatalf("reading %s: %v", tree, err)
+			return err
 		}
+		if d.IsDir() {
+			if d.Name() == "testdata" || d.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		rel, _ := filepath.Rel(root, path)
+		fn(filepath.ToSlash(rel), src, f)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("reading %s: %v", tree, err)
 	}
 }

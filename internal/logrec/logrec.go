@@ -5,6 +5,7 @@ package logrec
 import (
 	"context"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
@@ -39,4 +40,24 @@ func (r *Recorder) Records() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]string(nil), r.recs...)
+}
+
+// Buffer collects text (a text logger's output, a plugin's stderr)
+// written from any goroutine.
+type Buffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *Buffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+// String is what was written so far.
+func (l *Buffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

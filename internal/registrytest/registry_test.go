@@ -17,7 +17,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
@@ -33,40 +32,20 @@ import (
 // (cmd/wasmwright/distribute.go).
 const passwordEnv = "WASMWRIGHT_KEY_PASSWORD"
 
-var built struct {
-	once sync.Once
-	bin  string
-	err  error
-}
-
 // binary builds cmd/wasmwright from the repository (its own module and
 // go.sum) once per test binary.
 func binary(t *testing.T) string {
 	t.Helper()
-	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "ww-registrytest-")
-		if err != nil {
-			built.err = err
-			return
-		}
-		built.bin = filepath.Join(dir, "wasmwright")
-		cmd := exec.Command("go", "build", "-o", built.bin, "./cmd/wasmwright")
-		cmd.Dir = wasmbuild.Root()
-		if out, err := cmd.CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("building cmd/wasmwright: %v\n%s", err, out)
-		}
-	})
-	if built.err != nil {
-		t.Fatal(built.err)
+	bin, err := wasmbuild.Command()
+	if err != nil {
+		t.Fatal(err)
 	}
-	return built.bin
+	return bin
 }
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if built.bin != "" {
-		os.RemoveAll(filepath.Dir(built.bin))
-	}
+	wasmbuild.RemoveCommand()
 	os.Exit(code)
 }
 

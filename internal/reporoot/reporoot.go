@@ -1,11 +1,13 @@
 // Package reporoot finds the repository a command runs in: the doc
-// generators (internal/configdoc, internal/tooldoc) write files there.
+// generators (internal/configdoc, internal/tooldoc) write files there; and
+// where a page they generate differs from the one checked in.
 package reporoot
 
 import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // Find is the folder holding go.mod, from the working directory up.
@@ -24,4 +26,23 @@ func Find() (string, error) {
 		}
 		dir = up
 	}
+}
+
+// FirstDiff is the first line (from 1) where want and got differ, and
+// that line of each ("" past its end); line is 0 when they are equal.
+func FirstDiff(want, got string) (line int, w, g string) {
+	ws, gs := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < len(ws) || i < len(gs); i++ {
+		w, g = "", ""
+		if i < len(ws) {
+			w = ws[i]
+		}
+		if i < len(gs) {
+			g = gs[i]
+		}
+		if w != g {
+			return i + 1, w, g
+		}
+	}
+	return 0, "", ""
 }

@@ -2,12 +2,11 @@ package main
 
 import (
 	"context"
-	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/wasmwright/wasmwright/internal/reporoot"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
 
@@ -33,17 +32,7 @@ func TestPageMatchesPlugins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, got := strings.Split(render(tools), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(want) || i < len(got); i++ {
-		var w, g string
-		if i < len(want) {
-			w = want[i]
-		}
-		if i < len(got) {
-			g = got[i]
-		}
-		if w != g {
-			t.Fatalf("%s is stale at line %d: run `go run ./internal/tooldoc -w` (after make plugins)\nthe plugins give: %s\nthe page has:     %s", page, i+1, w, g)
-		}
+	if n, w, g := reporoot.FirstDiff(render(tools), string(b)); n > 0 {
+		t.Fatalf("%s is stale at line %d: run `go run ./internal/tooldoc -w` (after make plugins)\nthe plugins give: %s\nthe page has:     %s", page, n, w, g)
 	}
 }

@@ -265,6 +265,39 @@ func Bytes(dir string, extra ...string) ([]byte, error) {
 	return os.ReadFile(p)
 }
 
+var command struct {
+	once sync.Once
+	dir  string
+	path string
+	err  error
+}
+
+// Command builds the wasmwright binary (./cmd/wasmwright) once per
+// process, into a folder of its own, and returns its path: a link takes a
+// minute on a busy machine. RemoveCommand removes the folder.
+func Command() (string, error) {
+	command.once.Do(func() {
+		if command.dir, command.err = os.MkdirTemp("", "ww-test-bin-"); command.err != nil {
+			return
+		}
+		command.path = filepath.Join(command.dir, "wasmwright")
+		build := exec.Command("go", "build", "-o", command.path, "./cmd/wasmwright")
+		build.Dir = Root()
+		if out, err := build.CombinedOutput(); err != nil {
+			command.err = fmt.Errorf("building cmd/wasmwright: %v\n%s", err, out)
+		}
+	})
+	return command.path, command.err
+}
+
+// RemoveCommand removes what Command built, if it ran (a TestMain's, once
+// the tests have run).
+func RemoveCommand() {
+	if command.dir != "" {
+		os.RemoveAll(command.dir)
+	}
+}
+
 // TestCacheDir makes a fresh compilation cache folder for one test binary
 // (name prefixes it) whose compiled code, and only that, is kept across
 // runs: compiling a Go plugin (4 MB of WebAssembly) costs seconds, and a

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/plugintest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -152,13 +153,9 @@ func must(b []byte, err error) []byte {
 
 func TestSelfTestAndManifest(t *testing.T) {
 	p := plugin(t)
-	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); !r.OK || len(r.Cases) != 2 {
-		t.Fatalf("self test: %s", out)
+	r := plugintest.SelfTest(t, p)
+	if len(r.Cases) != 2 {
+		t.Fatalf("self test: %d cases, want 2: %+v", len(r.Cases), r)
 	}
 	// The host runs the cases the plugin ships: each must come out as it says.
 	for _, c := range r.Cases {

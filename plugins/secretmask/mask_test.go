@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"html"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -22,7 +21,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/leakforms"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/internal/plugintest"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
@@ -33,47 +32,27 @@ const Mask = "••••••"
 const minEncodedLen = 4
 
 var loaded struct {
-	once sync.Once
-	p    *sandbox.Plugin
-	err  error
 	mu   sync.Mutex
 	vals []string
 	fail *abi.Error // the host's answer instead of values, when set
 }
 
-// plugin builds and loads the module once, with a host whose
-// ww_secrets_mask_values answers what withValues set.
+// module's host answers ww_secrets_mask_values with what withValues set.
+var module = plugintest.Module{Dir: "plugins/secretmask", Config: sandbox.Config{HostFuncs: []sandbox.HostFunc{{Name: abi.HostSecretsMaskValues, Fn: maskValues}}}}
+
+func maskValues(context.Context, string, []byte) ([]byte, error) {
+	loaded.mu.Lock()
+	defer loaded.mu.Unlock()
+	if loaded.fail != nil {
+		return nil, loaded.fail
+	}
+	return json.Marshal(abi.SecretsMaskValuesResponse{Values: loaded.vals})
+}
+
+// plugin builds and loads the module once.
 func plugin(t testing.TB) *sandbox.Plugin {
 	t.Helper()
-	loaded.once.Do(func() {
-		var wasm []byte
-		path, err := wasmbuild.Build("plugins/secretmask")
-		if err == nil {
-			wasm, err = os.ReadFile(path)
-		}
-		if err != nil {
-			loaded.err = err
-			return
-		}
-		values := func(context.Context, string, []byte) ([]byte, error) {
-			loaded.mu.Lock()
-			defer loaded.mu.Unlock()
-			if loaded.fail != nil {
-				return nil, loaded.fail
-			}
-			return json.Marshal(abi.SecretsMaskValuesResponse{Values: loaded.vals})
-		}
-		eng, err := sandbox.NewEngine(sandbox.Config{Timeout: time.Minute, HostFuncs: []sandbox.HostFunc{{Name: abi.HostSecretsMaskValues, Fn: values}}})
-		if err != nil {
-			loaded.err = err
-			return
-		}
-		loaded.p, loaded.err = eng.Load(context.Background(), "secretmask", wasm, "")
-	})
-	if loaded.err != nil {
-		t.Fatal(loaded.err)
-	}
-	return loaded.p
+	return module.Plugin(t)
 }
 
 // withValues makes the host answer ww_secrets_mask_values with vs.
@@ -91,20 +70,11 @@ func withValues(t testing.TB, vs ...string) {
 // runHook runs the mask hook as the host does (the snapshot raw).
 func runHook(t testing.TB, req abi.HookRequest) (*abi.HookResponse, *abi.Error) {
 	t.Helper()
-	p := plugin(t)
-	in, err := abi.EncodeHookRequest(&req, abi.RawHookInput(abi.HookMask, p.HasFeature))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := p.Call(context.Background(), abi.OpHook, in)
+	_, resp, err := plugintest.Hook(t, plugin(t), &req, true)
 	if err != nil {
 		return nil, abi.AsError(err)
 	}
-	var resp abi.HookResponse
-	if err := abi.DecodeHookResponse(out, true, &resp); err != nil {
-		t.Fatalf("bad output %s", out)
-	}
-	return &resp, nil
+	return resp, nil
 }
 
 // mask hides values in s through the hook: s is a result's text.
@@ -342,11 +312,7 @@ func TestFailsClosedWithoutValues(t *testing.T) {
 
 func TestSelfTestAndManifest(t *testing.T) {
 	p := plugin(t)
-	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
-	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); err != nil || !r.OK {
-		t.Fatalf("self test: %s %v", out, err)
-	}
+	plugintest.SelfTest(t, p)
 	m := p.Manifest()
 	if m.Name != "secretmask" || m.Version != "1.0.0" || len(m.Hooks) != 1 || m.Hooks[0] != abi.HookMask || len(m.Capabilities) != 1 || m.Capabilities[0] != "secrets.mask" || !m.HasFeature(abi.FeatureRawSnapshot) {
 		t.Fatalf("manifest: %+v", m)

@@ -4,7 +4,6 @@
 package snapcompact_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,66 +11,32 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/plugintest"
 	"github.com/wasmwright/wasmwright/internal/snapactive"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
 
-var loaded struct {
-	once sync.Once
-	p    *sandbox.Plugin
-	err  error
-}
+var module = plugintest.Module{Dir: "plugins/snapcompact"}
 
 // plugin builds and loads the module once for the package's tests.
 func plugin(t *testing.T) *sandbox.Plugin {
 	t.Helper()
-	loaded.once.Do(func() {
-		var wasm []byte
-		path, err := wasmbuild.Build("plugins/snapcompact")
-		if err == nil {
-			wasm, err = os.ReadFile(path)
-		}
-		if err != nil {
-			loaded.err = err
-			return
-		}
-		eng, err := sandbox.NewEngine(sandbox.Config{Timeout: time.Minute})
-		if err != nil {
-			loaded.err = err
-			return
-		}
-		loaded.p, loaded.err = eng.Load(context.Background(), "snapcompact", wasm, "")
-	})
-	if loaded.err != nil {
-		t.Fatal(loaded.err)
-	}
-	return loaded.p
+	return module.Plugin(t)
 }
 
 // hook runs the compact hook as the host does: the snapshot raw
 // (raw_snapshot) when raw, JSON otherwise.
 func hook(t *testing.T, req *abi.HookRequest, raw bool) ([]byte, *abi.HookResponse) {
 	t.Helper()
-	p := plugin(t)
-	in, err := abi.EncodeHookRequest(req, raw && abi.RawHookInput(req.Role, p.HasFeature))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := p.Call(context.Background(), abi.OpHook, in)
+	out, resp, err := plugintest.Hook(t, plugin(t), req, raw)
 	if err != nil {
 		t.Fatalf("hook failed: %v", err)
 	}
-	var resp abi.HookResponse
-	if err := abi.DecodeHookResponse(out, true, &resp); err != nil {
-		t.Fatal(err)
-	}
-	return out, &resp
+	return out, resp
 }
 
 // hookVia compacts snap with the call's args both ways (raw and JSON) and
@@ -224,11 +189,7 @@ func TestEmptyAndNonSnapshotResults(t *testing.T) {
 
 func TestSelfTestAndManifest(t *testing.T) {
 	p := plugin(t)
-	out, err := p.Call(context.Background(), abi.OpSelfTest, nil)
-	var r abi.SelfTestReport
-	if json.Unmarshal(out, &r); err != nil || !r.OK {
-		t.Fatalf("self test: %s %v", out, err)
-	}
+	plugintest.SelfTest(t, p)
 	m := p.Manifest()
 	if m.Name != "snapcompact" || m.Version != "1.0.0" || len(m.Hooks) != 1 || m.Hooks[0] != abi.HookCompact || len(m.Capabilities) != 0 || !m.HasFeature(abi.FeatureRawSnapshot) {
 		t.Fatalf("manifest: %+v", m)

@@ -26,11 +26,7 @@ func TestDriverLayoutAnswersTheVersionCheckItself(t *testing.T) {
 	prefix := t.TempDir()
 	loaded := filepath.Join(prefix, "loaded")
 	core := fakeCore(t, prefix, Version, `require("fs").writeFileSync(`+jsString(loaded)+`, JSON.stringify(process.argv.slice(2)));`)
-	layout, err := layoutDriver(prefix, core)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := layoutRunner(t, layout)
+	layout, run := laidOut(t, prefix, core)
 	if out := run("--version"); out != "Version "+Version+"\n" {
 		t.Fatalf("--version printed %q", out)
 	}
@@ -60,10 +56,16 @@ func fakeCore(t *testing.T, prefix, version, cliJS string) string {
 	return core
 }
 
-// layoutRunner runs the layout's node on its cli.js with args, as
-// playwright-go does, and returns what it printed.
-func layoutRunner(t *testing.T, layout string) func(args ...string) string {
-	return func(args ...string) string {
+// laidOut lays the driver folder out for core under prefix, and returns
+// it with a runner of the layout's node on its cli.js with args, as
+// playwright-go does, that returns what it printed.
+func laidOut(t *testing.T, prefix, core string) (layout string, run func(args ...string) string) {
+	t.Helper()
+	layout, err := layoutDriver(prefix, core)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return layout, func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command(filepath.Join(layout, "node"), append([]string{filepath.Join(layout, "package", "cli.js")}, args...)...).CombinedOutput()
 		if err != nil {
@@ -128,11 +130,7 @@ func TestDriverVersionCheckStartsNoNode(t *testing.T) {
 	fake := filepath.Join(prefix, "it's node")
 	os.WriteFile(fake, []byte("#!/bin/sh\necho \"$@\" >> '"+started+"'\nexec '"+real+"' \"$@\"\n"), 0o755)
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", fake)
-	layout, err := layoutDriver(prefix, core)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := layoutRunner(t, layout)
+	_, run := laidOut(t, prefix, core)
 	if out := run("--version"); out != "Version "+Version+"\n" {
 		t.Fatalf("--version printed %q", out)
 	}
@@ -227,11 +225,7 @@ func TestDriverCodeCacheRefusedIsRecompiled(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(core, "lib", "big.js"), big("old"), 0o644)
 	os.WriteFile(filepath.Join(core, "lib", "small.js"), []byte(`module.exports = "small";`), 0o644)
-	layout, err := layoutDriver(prefix, core)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run := layoutRunner(t, layout)
+	layout, run := laidOut(t, prefix, core)
 	if out := run("run-driver"); out != "wasmwright: code cache: big.js none\nold small small.js\n" {
 		t.Fatalf("first run printed %q", out)
 	}
