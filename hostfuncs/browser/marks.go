@@ -181,32 +181,30 @@ func (m markSet) of(snap string) map[string][]string {
 func findMarks(p pw.Page) func(wait time.Duration) markSet {
 	return background(func() markSet {
 		v, err := p.Evaluate(marksJS)
-		m := markSet{marks: map[string][]string{}, inner: map[string][]string{}}
 		obj, ok := v.(map[string]any)
 		if err != nil || !ok {
-			return m
+			return markSet{marks: map[string][]string{}, inner: map[string][]string{}}
 		}
-		byBox, _ := obj["marks"].(map[string]any)
-		for box, kinds := range byBox {
-			list, _ := kinds.([]any)
-			for _, k := range list {
-				if s, ok := k.(string); ok {
-					m.marks[box] = append(m.marks[box], s)
-				}
-			}
-		}
-		in, _ := obj["inner"].(map[string]any)
-		for box, alts := range in {
-			list, _ := alts.([]any)
-			for _, a := range list {
-				if s, ok := a.(string); ok {
-					m.inner[box] = append(m.inner[box], s)
-				}
-			}
-		}
+		m := markSet{marks: boxLists(obj["marks"]), inner: boxLists(obj["inner"])}
 		m.changed, _ = obj["changed"].(bool)
 		return m
 	})
+}
+
+// boxLists reads the page's {box: [string...]} (what is not a string is
+// left out).
+func boxLists(v any) map[string][]string {
+	out := map[string][]string{}
+	byBox, _ := v.(map[string]any)
+	for box, items := range byBox {
+		list, _ := items.([]any)
+		for _, it := range list {
+			if s, ok := it.(string); ok {
+				out[box] = append(out[box], s)
+			}
+		}
+	}
+	return out
 }
 
 // markLines replaces each line's [box=...] with the marks of that box (on

@@ -337,38 +337,34 @@ func (s *session) followNetwork(p pw.Page, t *tab, main pw.Frame) {
 			e.MIME, _, _ = strings.Cut(ct, ";")
 		}
 	})
-	p.OnRequestFinished(func(r pw.Request) {
-		if r.ResourceType() == "stylesheet" {
-			t.sheets.note(r.URL(), false)
-		}
-		s.evMu.Lock()
-		defer s.evMu.Unlock()
-		if e := s.netByReq[r]; e != nil {
-			e.DurationMS = time.Since(e.start).Milliseconds()
-		}
-	})
+	p.OnRequestFinished(func(r pw.Request) { s.requestEnded(t, r, false, "") })
 	p.OnRequestFailed(func(r pw.Request) {
+		failure := "failed"
+		if e := r.Failure(); e != nil {
+			failure = e.Error()
+		}
 		if r.IsNavigationRequest() && r.Frame() == main {
-			f := &navFailure{url: r.URL(), err: "failed", seq: t.navSeq.Load()}
-			if e := r.Failure(); e != nil {
-				f.err = e.Error()
-			}
-			t.navFail.Store(f)
+			t.navFail.Store(&navFailure{url: r.URL(), err: failure, seq: t.navSeq.Load()})
 		}
-		if r.ResourceType() == "stylesheet" {
-			t.sheets.note(r.URL(), true)
-		}
-		s.evMu.Lock()
-		defer s.evMu.Unlock()
-		if e := s.netByReq[r]; e != nil {
-			e.DurationMS = time.Since(e.start).Milliseconds()
-			if f := r.Failure(); f != nil {
-				e.Failure = f.Error()
-			} else {
-				e.Failure = "failed"
-			}
-		}
+		s.requestEnded(t, r, true, failure)
 	})
+}
+
+// requestEnded notes a request of t that finished, or failed (failure
+// says why): a stylesheet's outcome, and the network log entry's duration
+// and failure.
+func (s *session) requestEnded(t *tab, r pw.Request, failed bool, failure string) {
+	if r.ResourceType() == "stylesheet" {
+		t.sheets.note(r.URL(), failed)
+	}
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if e := s.netByReq[r]; e != nil {
+		e.DurationMS = time.Since(e.start).Milliseconds()
+		if failed {
+			e.Failure = failure
+		}
+	}
 }
 
 func (s *session) indexLocked(t *tab) int {

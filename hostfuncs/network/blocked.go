@@ -19,32 +19,26 @@ func (s *Service) record(k sessKey, b *Blocked) {
 	if on := s.opts.OnBlocked; on != nil {
 		on(k.personality, k.session, b.Reason)
 	}
-	if k == (sessKey{}) {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.sessions[k] == nil {
-		return
-	}
-	bl := s.blocked[k]
-	if bl == nil {
-		bl = &blockedList{}
-		s.blocked[k] = bl
-	}
-	// The same request refused twice (a retried favicon) counts once; past
-	// maxSeen distinct lines every refusal counts.
-	if slices.Contains(bl.lines, line) {
-		return
-	}
-	if len(bl.lines) < maxSeen {
-		bl.lines = append(bl.lines, line)
-	}
-	bl.group(b)
-	if len(bl.groups) > s.opts.MaxBlocked {
-		bl.dropped += bl.groups[0].n
-		bl.groups = bl.groups[1:]
-	}
+	s.inSession(k, func() {
+		bl := s.blocked[k]
+		if bl == nil {
+			bl = &blockedList{}
+			s.blocked[k] = bl
+		}
+		// The same request refused twice (a retried favicon) counts once; past
+		// maxSeen distinct lines every refusal counts.
+		if slices.Contains(bl.lines, line) {
+			return
+		}
+		if len(bl.lines) < maxSeen {
+			bl.lines = append(bl.lines, line)
+		}
+		bl.group(b)
+		if len(bl.groups) > s.opts.MaxBlocked {
+			bl.dropped += bl.groups[0].n
+			bl.groups = bl.groups[1:]
+		}
+	})
 }
 
 // group counts b under its origin and reason.
@@ -115,20 +109,31 @@ const maxFailures = 64
 // failed keeps why a session's request to rawURL failed.
 func (s *Service) failed(k sessKey, rawURL string, refused bool, reason string) {
 	hp := failureKey(rawURL)
-	if k == (sessKey{}) || hp == "" {
+	if hp == "" {
+		return
+	}
+	s.inSession(k, func() {
+		m := s.failures[k]
+		if m == nil || len(m) >= maxFailures {
+			m = map[string]egressFailure{}
+			s.failures[k] = m
+		}
+		m[hp] = egressFailure{refused, reason}
+	})
+}
+
+// inSession runs f under s's lock when k is an open session's: what a
+// request of no session, or of a session closed meanwhile, met is kept
+// nowhere.
+func (s *Service) inSession(k sessKey, f func()) {
+	if k == (sessKey{}) {
 		return
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.sessions[k] == nil {
-		return
+	if s.sessions[k] != nil {
+		f()
 	}
-	m := s.failures[k]
-	if m == nil || len(m) >= maxFailures {
-		m = map[string]egressFailure{}
-		s.failures[k] = m
-	}
-	m[hp] = egressFailure{refused, reason}
 }
 
 // failureKey is rawURL's host:port, the port explicit.

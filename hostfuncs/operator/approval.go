@@ -119,15 +119,9 @@ func (d *Desk) Ask(ctx context.Context, a Approval, timeout time.Duration) (Deci
 		go d.askClient(askCtx, client, &a)
 	}
 
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var dec Decision
-	select {
-	case dec = <-a.done:
-	case <-timer.C:
-		dec.Verdict = "timeout"
-	case <-ctx.Done():
-		dec.Verdict = "cancelled"
+	dec, unanswered := await(ctx, a.done, timeout)
+	if unanswered != "" {
+		dec.Verdict = unanswered
 	}
 	withdraw()
 	d.mu.Lock()

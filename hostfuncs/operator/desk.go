@@ -173,15 +173,9 @@ func (d *Desk) RequestTakeover(ctx context.Context, personality, session string,
 		defer end()
 	}
 
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	var end takeoverEnd
-	select {
-	case end = <-t.done:
-	case <-timer.C:
-		end.outcome = "timeout"
-	case <-ctx.Done():
-		end.outcome = "cancelled"
+	end, unanswered := await(ctx, t.done, timeout)
+	if unanswered != "" {
+		end.outcome = unanswered
 	}
 	d.mu.Lock()
 	if d.takeovers[k] == t {
@@ -487,4 +481,20 @@ func Unavailable() sandbox.HostFunc {
 	return hostfuncs.JSON(abi.HostTakeoverRequest, func(context.Context, *hostfuncs.Caller, abi.TakeoverRequest) (*abi.TakeoverResponse, error) {
 		return nil, abi.Errorf(abi.CodeNotAvailable, "no human can take over: this host runs no operator console (serve with [console] enabled)")
 	})
+}
+
+// await waits for what a person sends on done: unanswered is "" when it
+// came, else "timeout" (none within timeout) or "cancelled" (ctx ended
+// first), with v the zero value.
+func await[T any](ctx context.Context, done <-chan T, timeout time.Duration) (v T, unanswered string) {
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case v = <-done:
+		return v, ""
+	case <-timer.C:
+		return v, "timeout"
+	case <-ctx.Done():
+		return v, "cancelled"
+	}
 }

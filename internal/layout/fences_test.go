@@ -38,6 +38,7 @@ var internalKinds = map[string]kind{
 	"internal/layout":       testHelper, // holds only tests
 	"internal/listentest":   testHelper, // floods a front-end's listener (frontend/listen)
 	"internal/logrec":       testHelper,
+	"internal/leakforms":    testHelper, // a value as HTML references and JSON escapes (the masker's tests and benchmark)
 	"internal/testenv":      testHelper, // a missing part skips, or fails in CI
 	"internal/testkit":      testHelper, // small helpers several packages' tests share (a wait on notifications, dark pixels)
 	"internal/visiontest":   testHelper,

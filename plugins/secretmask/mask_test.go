@@ -20,6 +20,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/leakforms"
 	"github.com/wasmwright/wasmwright/internal/plugintest"
 	"github.com/wasmwright/wasmwright/sandbox"
 )
@@ -100,17 +101,7 @@ func mask(t testing.TB, s string, values ...string) string {
 
 // encodedForms are ways a page, a URL or an echo can carry v.
 func encodedForms(v string) map[string]string {
-	var dec, hx, js strings.Builder
-	for _, r := range v {
-		fmt.Fprintf(&dec, "&#%d;", r)
-		fmt.Fprintf(&hx, "&#x%X;", r)
-		if r < 0x10000 {
-			fmt.Fprintf(&js, `\u%04x`, r)
-		} else {
-			r -= 0x10000
-			fmt.Fprintf(&js, `\u%04x\u%04x`, 0xD800+(r>>10), 0xDC00+(r&0x3FF))
-		}
-	}
+	dec, hx := leakforms.HTMLRefs(v, true)
 	jm, _ := json.Marshal(v)
 	forms := map[string]string{
 		"raw":         v,
@@ -120,10 +111,10 @@ func encodedForms(v string) map[string]string {
 		"query-twice": url.QueryEscape(url.QueryEscape(v)),
 		"path-thrice": url.PathEscape(url.PathEscape(url.PathEscape(v))),
 		"html":        html.EscapeString(v),
-		"html-dec":    dec.String(),
-		"html-hex":    hx.String(),
+		"html-dec":    dec,
+		"html-hex":    hx,
 		"json":        string(jm[1 : len(jm)-1]),
-		"json-u":      js.String(),
+		"json-u":      leakforms.JSONEscapes(v, false),
 		"hex-upper":   strings.ToUpper(hex.EncodeToString([]byte(v))),
 		"hex-lower":   hex.EncodeToString([]byte(v)),
 		"b64-std":     base64.StdEncoding.EncodeToString([]byte(v)),

@@ -63,15 +63,7 @@ func conceal(p pw.Page, m *secretMatcher, what string) (*concealment, error) {
 	frames := p.Frames()
 	hs := make([]pw.JSHandle, len(frames))
 	whys := make([]string, len(frames))
-	var wg sync.WaitGroup
-	for i, f := range frames {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			hs[i], whys[i] = concealFrame(f, m)
-		}()
-	}
-	wg.Wait()
+	eachFrame(frames, func(i int, f pw.Frame) { hs[i], whys[i] = concealFrame(f, m) })
 	c := &concealment{}
 	why := ""
 	for i, h := range hs {
@@ -140,24 +132,29 @@ func concealFrame(f pw.Frame, m *secretMatcher) (pw.JSHandle, string) {
 	}
 }
 
+// eachFrame runs f on every frame of frames, each in its own goroutine
+// (a frame's round trips wait on its own renderer), and returns when all
+// have.
+func eachFrame(frames []pw.Frame, f func(i int, fr pw.Frame)) {
+	var wg sync.WaitGroup
+	for i, fr := range frames {
+		wg.Go(func() { f(i, fr) })
+	}
+	wg.Wait()
+}
+
 // check reads the page again and reports whether no secret is rendered.
 func (c *concealment) check(p pw.Page, m *secretMatcher) bool {
 	frames := p.Frames()
 	ok := make([]bool, len(frames))
-	var wg sync.WaitGroup
-	for i, f := range frames {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fs, err := scanFrame(f)
-			if err != nil {
-				ok[i] = f.IsDetached()
-				return
-			}
-			ok[i] = !fs.over && len(m.match(fs, true)) == 0
-		}()
-	}
-	wg.Wait()
+	eachFrame(frames, func(i int, f pw.Frame) {
+		fs, err := scanFrame(f)
+		if err != nil {
+			ok[i] = f.IsDetached()
+			return
+		}
+		ok[i] = !fs.over && len(m.match(fs, true)) == 0
+	})
 	for _, o := range ok {
 		if !o {
 			return false
@@ -208,19 +205,13 @@ func (c *concealment) restore() {
 	if c == nil {
 		return
 	}
-	var wg sync.WaitGroup
-	for i, f := range c.frames {
+	eachFrame(c.frames, func(i int, f pw.Frame) {
 		h := c.states[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if !f.IsDetached() {
-				f.Evaluate(restoreJS, h)
-			}
-			h.Dispose()
-		}()
-	}
-	wg.Wait()
+		if !f.IsDetached() {
+			f.Evaluate(restoreJS, h)
+		}
+		h.Dispose()
+	})
 	c.frames, c.states = nil, nil
 }
 

@@ -26,12 +26,12 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -277,23 +277,23 @@ func main() {
 				row += " - | - |"
 				continue
 			}
-			row += fmt.Sprintf(" %s | %d |", msStr(median(s.times[st])), s.failed[st])
-			rows.Record("browser", st, s.name, float64(median(s.times[st]))/float64(time.Millisecond))
+			row += fmt.Sprintf(" %s | %d |", msStr(measure.Med(s.times[st])), s.failed[st])
+			rows.Record("browser", st, s.name, float64(measure.Med(s.times[st]))/float64(time.Millisecond))
 		}
 		if peer != nil {
 			ref := strings.TrimSuffix(strings.TrimSuffix(st, " none"), " again")
-			faster := median(peer.times[ref])
+			faster := measure.Med(peer.times[ref])
 			if pwDefault != nil {
-				if d := median(pwDefault.times[ref]); d > 0 && (faster == 0 || d < faster) {
+				if d := measure.Med(pwDefault.times[ref]); d > 0 && (faster == 0 || d < faster) {
 					faster = d
 				}
 			}
 			for _, s := range ours {
-				row += " " + ratio(median(s.times[st]), faster) + " |"
+				row += " " + ratio(measure.Med(s.times[st]), faster) + " |"
 			}
 		}
 		if cd != nil {
-			row += " " + ratio(median(ww.times[st]), median(cd.times[st])) + " |"
+			row += " " + ratio(measure.Med(ww.times[st]), measure.Med(cd.times[st])) + " |"
 		}
 		fmt.Printf("%s %d |\n", row, len(ww.times[st])+ww.failed[st])
 	}
@@ -321,9 +321,9 @@ func main() {
 	fmt.Printf("wasmwright's actions take snapshot \"diff\" by default: %d of its %d type and click answers carried the changes since the last snapshot, the others the whole snapshot (a navigation, or a diff no shorter than the page).\n\n", ww.diffs, ww.actions)
 	if peer != nil && len(peer.snaps) > 0 {
 		fmt.Printf("Page snapshot size (median characters of the text content of the first answer that carried the page's snapshot: the navigate's or the snapshot's): wasmwright %d, Playwright MCP %d, ratio %.2f.\n\n",
-			medianInt(ww.snaps), medianInt(peer.snaps), float64(medianInt(ww.snaps))/float64(max(1, medianInt(peer.snaps))))
+			measure.Med(ww.snaps), measure.Med(peer.snaps), float64(measure.Med(ww.snaps))/float64(max(1, measure.Med(peer.snaps))))
 	} else {
-		fmt.Printf("Page snapshot size (median characters of the text content of the first answer that carried the page's snapshot: the navigate's or the snapshot's): wasmwright %d.\n\n", medianInt(ww.snaps))
+		fmt.Printf("Page snapshot size (median characters of the text content of the first answer that carried the page's snapshot: the navigate's or the snapshot's): wasmwright %d.\n\n", measure.Med(ww.snaps))
 	}
 	deadFormClicks(sides, peer)
 	fmt.Print("Memory (PSS of each server's process tree, one session each, after the run):")
@@ -387,14 +387,14 @@ func deadFormClicks(sides []*side, peer *side) {
 				s.dead = append(s.dead, d)
 			}
 		}
-		p90[s] = quantile(s.dead, 9, 10)
+		p90[s] = measure.Quantile(s.dead, 9, 10)
 	}
 	for _, s := range sides {
 		r := "-"
 		if peer != nil {
 			r = ratio(p90[s], p90[peer])
 		}
-		fmt.Printf("| %s | %s | %s | %s |\n", s.name, msStr(median(s.dead)), msStr(p90[s]), r)
+		fmt.Printf("| %s | %s | %s | %s |\n", s.name, msStr(measure.Med(s.dead)), msStr(p90[s]), r)
 	}
 	fmt.Println()
 }
@@ -553,27 +553,6 @@ func runTask(sides []*side, u string, measure bool) bool {
 // ---- the servers: MCP servers over stdio (internal/bench/mcpclient)
 
 // ---- helpers
-
-func median(ds []time.Duration) time.Duration { return quantile(ds, 1, 2) }
-
-// quantile is the num/den quantile of ds (0 when empty).
-func quantile(ds []time.Duration, num, den int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := append([]time.Duration(nil), ds...)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	return s[len(s)*num/den]
-}
-
-func medianInt(v []int) int {
-	if len(v) == 0 {
-		return 0
-	}
-	s := append([]int(nil), v...)
-	sort.Ints(s)
-	return s[len(s)/2]
-}
 
 func msStr(d time.Duration) string {
 	if d == 0 {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/leakforms"
 )
 
 // maskCase is one generated result holding a secret in one encoding.
@@ -56,17 +57,7 @@ func encodings(v string, r *rand.Rand) map[string]string {
 	for i := range post {
 		post[i] = byte(r.IntN(256))
 	}
-	var dec, hx, js strings.Builder
-	for _, c := range v {
-		fmt.Fprintf(&dec, "&#%d;", c)
-		fmt.Fprintf(&hx, "&#x%x;", c)
-		if c < 0x10000 {
-			fmt.Fprintf(&js, `\u%04X`, c)
-		} else {
-			c -= 0x10000
-			fmt.Fprintf(&js, `\u%04x\u%04x`, 0xD800+(c>>10), 0xDC00+(c&0x3FF))
-		}
-	}
+	dec, hx := leakforms.HTMLRefs(v, false)
 	jm, _ := json.Marshal(v)
 	embed := append(append(append([]byte{}, pre...), v...), post...)
 	return map[string]string{
@@ -74,10 +65,10 @@ func encodings(v string, r *rand.Rand) map[string]string {
 		"url-query (+)":   url.QueryEscape(v),
 		"url-path (%20)":  url.PathEscape(v),
 		"html-escaped":    html.EscapeString(v),
-		"html-decimal":    dec.String(),
-		"html-hex":        hx.String(),
+		"html-decimal":    dec,
+		"html-hex":        hx,
 		"json-escaped":    string(jm[1 : len(jm)-1]),
-		"json-\\u":        js.String(),
+		"json-\\u":        leakforms.JSONEscapes(v, true),
 		"base64-std":      base64.StdEncoding.EncodeToString([]byte(v)),
 		"base64-url":      base64.URLEncoding.EncodeToString([]byte(v)),
 		"base64-embedded": base64.StdEncoding.EncodeToString(embed),

@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
-	"sort"
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
@@ -60,16 +60,7 @@ func printCalls(systems []partsSystem, times map[string]callTimes) {
 	fmt.Println("|---|---:|---:|---:|")
 	for _, s := range systems {
 		t := times[s.name]
-		fmt.Printf("| %s | %.1f | %.1f | %d |\n", s.name, median(t["navigate"]), median(t["snapshot"]), len(t["snapshot"]))
+		fmt.Printf("| %s | %.1f | %.1f | %d |\n", s.name, measure.Med(t["navigate"]), measure.Med(t["snapshot"]), len(t["snapshot"]))
 	}
 	fmt.Println()
-}
-
-func median(vs []float64) float64 {
-	if len(vs) == 0 {
-		return 0
-	}
-	vs = append([]float64(nil), vs...)
-	sort.Float64s(vs)
-	return vs[len(vs)/2]
 }
