@@ -84,11 +84,11 @@ type closedText struct {
 // their roots are reached and the page judged again. A protocol call that
 // fails fails the whole: the judge must not answer for a page half
 // reached.
-func judgeClosed(t *tab, wait time.Duration, own string) (judgement, error) {
+func judgeClosed(t *tab, wait time.Duration, own, snap string) (judgement, error) {
 	if err := reachClosed(t); err != nil {
 		return judgement{}, err
 	}
-	return judgePage(t, wait, own)
+	return judgePage(t, wait, own, snap)
 }
 
 // reachClosed keeps the closed roots of the candidates the last walk

@@ -70,7 +70,8 @@ const listenersJS = `(() => {
 // marksJS returns the main frame's marked elements: marks, box -> marks,
 // each box rounded as Playwright rounds [box=...]; inner, a box -> the
 // boxes its marks go to when it has no line (markSet.inner); changed, whether an inline element got
-// its empty text node.
+// its empty text node; frames, the iframes the snapshot taken next may
+// hold (markSet.frames).
 const marksJS = `() => {
 	const seen = window[Symbol.for("wasmwright.listeners")];
 	const on = (e, ...types) => { const s = seen && seen.get(e); return !!s && types.some(t => s.has(t)); };
@@ -101,8 +102,9 @@ const marksJS = `() => {
 	];
 	const boxOf = e => { const r = e.getBoundingClientRect(); return r.width && r.height ? [r.x, r.y, r.width, r.height].map(Math.round).join(",") : ""; };
 	const marks = {}, inner = {};
-	let changed = false;
+	let changed = false, shadow = false;
 	for (const e of document.querySelectorAll("body *")) {
+		if (e.shadowRoot) shadow = true;
 		const m = kinds.filter(([, f]) => f(e)).map(([k]) => k);
 		if (!m.length) continue;
 		const box = boxOf(e);
@@ -119,7 +121,21 @@ const marksJS = `() => {
 			changed = true;
 		}
 	}
-	return {marks, inner, changed};
+	// frames: the indexes, among the document's iframes in document
+	// order, of those that are rendered (an iframe display or visibility
+	// hides is in no snapshot); null when an element this cannot place may
+	// hold a frame (a frame, object or embed element, an open shadow root).
+	let frames = null;
+	if (!shadow && !document.querySelector("frame,object,embed")) {
+		frames = [];
+		const all = document.querySelectorAll("iframe");
+		for (let i = 0; i < all.length; i++) {
+			let shown = true;
+			try { shown = all[i].checkVisibility({ visibilityProperty: true }); } catch (_) {}
+			if (shown) frames.push(i);
+		}
+	}
+	return {marks, inner, changed, frames};
 }`
 
 // watchListeners has every document of bctx record its listeners
@@ -139,6 +155,12 @@ type markSet struct {
 	// changed: inline elements got their empty text node, so a snapshot
 	// taken alongside lacks their lines.
 	changed bool
+	// frames guesses which of the main frame's iframes (their indexes in
+	// document order) the snapshot taken next holds: those rendered. nil
+	// when the pass could not tell (it failed, or the page has frames it
+	// cannot place). The first check of a new document asks only those
+	// (changedSince): a guess, never trusted for what a check answers.
+	frames []int
 }
 
 // of resolves the marks against snap: an element Playwright unwrapped (its
@@ -187,6 +209,17 @@ func findMarks(p pw.Page) func(wait time.Duration) markSet {
 		}
 		m := markSet{marks: boxLists(obj["marks"]), inner: boxLists(obj["inner"])}
 		m.changed, _ = obj["changed"].(bool)
+		if list, ok := obj["frames"].([]any); ok {
+			m.frames = make([]int, 0, len(list))
+			for _, v := range list {
+				switch n := v.(type) {
+				case int:
+					m.frames = append(m.frames, n)
+				case float64:
+					m.frames = append(m.frames, int(n))
+				}
+			}
+		}
 		return m
 	})
 }

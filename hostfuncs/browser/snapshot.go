@@ -148,15 +148,15 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 	// change, checked off so that the next action does not count it as
 	// the page's) or when it was not checked yet: either way, any other
 	// change the page made meanwhile is in the snapshot taken next.
-	checkOff := func(passChanged bool) {
+	checkOff := func(passChanged bool, shown []int) {
 		if depth == 0 && (passChanged || unchecked) {
-			changedSince(t, wait, nil)
+			changedSince(t, wait, nil, shown)
 			unchecked = false
 		}
 	}
 	var marks markSet
 	if t.unmarked.Load() == doc {
-		checkOff(false)
+		checkOff(false, nil)
 		found := findMarks(t.page)
 		snap, err = takeSnapshot(t, snapshotOptions(depth, false, wait))
 		raw = snap
@@ -167,12 +167,12 @@ func (s *pages) aria(ss *session, t *tab, depth int) (snap string, err error) {
 			return markLines(snap, nil), err
 		}
 		t.unmarked.Store(0)
-		checkOff(marks.changed)
+		checkOff(marks.changed, marks.frames)
 	} else {
 		endMarks := spans.Start("b.marks")
 		marks = findMarks(t.page)(wait)
 		endMarks()
-		checkOff(marks.changed)
+		checkOff(marks.changed, marks.frames)
 	}
 	// Boxes only place marks (read before it: none can be missed).
 	if snap, err = takeSnapshot(t, snapshotOptions(depth, len(marks.marks) > 0, wait)); err != nil {

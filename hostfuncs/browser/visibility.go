@@ -121,35 +121,58 @@ type hiddenRun struct {
 	Tail bool   `json:"tail,omitempty"`
 }
 
-// judgePage asks the judge of every frame of t's page, at the same time.
-// A frame whose judge does not answer fails the whole: its hidden text
-// would reach the agent unchecked.
+// judgePage asks the judge of each frame of t's page whose content snap
+// (the snapshot judged) holds, at the same time: the main frame and the
+// frames of snap's iframe lines (iframeRefs), each reached by its
+// iframe's ref as Playwright reached it to snapshot it. A frame the
+// snapshot does not hold has no line in it to judge, and asking it would
+// ready Playwright's isolated world there (on a page of ads, dozens of
+// frames: seconds). When an iframe line cannot be read for sure, every
+// frame is asked. A frame whose judge does not answer fails the whole:
+// its hidden text would reach the agent unchecked.
 //
 // own is what the snapshot shows as each ref's own text (ownTexts): the
 // judge looks for generated text (::before, ::after) where a ref shows
 // more than its document holds.
-func judgePage(t *tab, wait time.Duration, own string) (judgement, error) {
-	frames := t.page.Frames()
-	answers := make([]judgement, len(frames))
-	errs := make([]error, len(frames))
+func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) {
+	type judgeAsk struct {
+		at       pw.Locator
+		detached func() bool
+	}
+	var asks []judgeAsk
+	main := t.page.MainFrame()
+	if refs, ok := iframeRefs(snap); ok {
+		asks = append(asks, judgeAsk{main.Locator(visibilityEngine + "=snapshot;" + own), main.IsDetached})
+		for _, ref := range refs {
+			at := t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(visibilityEngine + "=snapshot;" + own)
+			asks = append(asks, judgeAsk{at, func() bool { return false }})
+		}
+	} else {
+		for _, f := range t.page.Frames() {
+			asks = append(asks, judgeAsk{f.Locator(visibilityEngine + "=snapshot;" + own), f.IsDetached})
+		}
+	}
+	framesJudged.Add(int64(len(asks)))
+	answers := make([]judgement, len(asks))
+	errs := make([]error, len(asks))
 	var wg sync.WaitGroup
-	for i, f := range frames {
+	for i, a := range asks {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i], errs[i] = judgeFrame(f, wait, own)
+			answers[i], errs[i] = judgeFrame(a.at, wait)
 		}()
 	}
 	wg.Wait()
 	var all judgement
-	for i, f := range frames {
-		if errs[i] != nil && !f.IsDetached() {
+	for i, a := range asks {
+		if errs[i] != nil && !a.detached() {
 			// Once more: a frame loading another document meanwhile
 			// loses its judge's context.
-			answers[i], errs[i] = judgeFrame(f, wait, own)
+			answers[i], errs[i] = judgeFrame(a.at, wait)
 		}
 		if errs[i] != nil {
-			if f.IsDetached() {
+			if a.detached() {
 				continue // gone meanwhile: its content is not in the next snapshot either
 			}
 			return all, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
@@ -164,9 +187,13 @@ func judgePage(t *tab, wait time.Duration, own string) (judgement, error) {
 	return all, nil
 }
 
-func judgeFrame(f pw.Frame, wait time.Duration, own string) (judgement, error) {
+// framesJudged counts the frames the judge was asked in (judgePage), for
+// tests.
+var framesJudged atomic.Int64
+
+func judgeFrame(at pw.Locator, wait time.Duration) (judgement, error) {
 	var j judgement
-	text, err := f.Locator(visibilityEngine + "=snapshot;" + own).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	text, err := at.TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err == nil {
 		err = json.Unmarshal([]byte(text), &j)
 	}
@@ -269,15 +296,15 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		parsing <- parsedOwn{p, p.ownTexts()}
 	}()
 	own := quickOwnTexts(snap)
-	j, err := judgePage(t, wait, own)
+	j, err := judgePage(t, wait, own, snap)
 	parsed := <-parsing
 	if err == nil && parsed.own != own {
 		found := j.Candidates // (each candidate is answered once)
-		j, err = judgePage(t, wait, parsed.own)
+		j, err = judgePage(t, wait, parsed.own, snap)
 		j.Candidates += found
 	}
 	if err == nil && j.Candidates > 0 {
-		j, err = judgeClosed(t, wait, parsed.own)
+		j, err = judgeClosed(t, wait, parsed.own, snap)
 	}
 	if err != nil {
 		return "", err

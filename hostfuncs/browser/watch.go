@@ -2,6 +2,7 @@ package browser
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -97,10 +98,17 @@ type valueChange struct {
 // snapshot of the document until the document itself changes (the
 // iframe shown, or given a line), which the main frame's watcher sees;
 // asking the others is a round trip each, and pages of ads have dozens.
-// Without kept (a new snapshot is to be taken), every frame is asked. A
-// frame answers for the page only when nothing in it changed, not even
-// its focus or a value: a change there is a change. Any failure is a
-// change.
+// Without kept (a new snapshot is to be taken), the frames the snapshot
+// may hold are asked: with shown (the marks pass's guess, markSet.frames:
+// the main frame's rendered iframes, by index), those; without it, every
+// frame. Asking a frame readies Playwright's isolated world in it, which
+// on a page of ads costs more than the snapshot: a frame the guess leaves
+// out is asked first at the next check, where its new watcher answers
+// "new document", a change (a frame is never trusted before its watcher
+// has been asked once), so a wrong guess costs a snapshot, never a change
+// missed. A frame answers for the page only when nothing in it changed,
+// not even its focus or a value: a change there is a change. Any failure
+// is a change.
 //
 // When the main frame changed, the call does not wait for the frames it
 // reached by ref (an iframe removed with the change would be waited for
@@ -108,13 +116,13 @@ type valueChange struct {
 // next check (tab.late), which waits for them and counts any change they
 // report, since a check that ends a frame's period after the snapshot
 // that follows read the frame may have swallowed a change.
-func changedSince(t *tab, wait time.Duration, kept *keptSnapshot) watchAnswer {
+func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) watchAnswer {
 	defer spans.Start("b.changedSince")()
 	watchChecks.Add(1)
 	t.checks.Add(1)
 	main := t.page.MainFrame()
 	late := t.late.Swap(nil)
-	asks := frameAsks(t, main, wait, kept)
+	asks := frameAsks(t, main, wait, kept, shown)
 	answers := make(chan frameAnswer, len(asks))
 	for _, k := range asks {
 		go func() {
@@ -157,9 +165,18 @@ type frameAsk struct {
 }
 
 // frameAsks are the frames besides main a check asks (changedSince):
-// every frame without kept, else those of kept's iframes.
-func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []frameAsk {
+// those of kept's iframes; without kept, the main frame's iframes shown
+// names (by index, when the guess fits the page's frames), else every
+// frame.
+func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot, shown []int) []frameAsk {
 	var asks []frameAsk
+	if kept == nil && shown != nil && guessFits(shown, main) {
+		for _, i := range shown {
+			at := main.Locator("iframe").Nth(i).ContentFrame().Locator(changeEngine + "=check")
+			asks = append(asks, frameAsk{fmt.Sprintf("iframe %d", i), at, min(wait, frameRefWait)})
+		}
+		return asks
+	}
 	if kept == nil || kept.everyFrame {
 		for _, f := range t.page.Frames() {
 			if f != main {
@@ -173,6 +190,21 @@ func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []
 		asks = append(asks, frameAsk{"the frame of " + ref, at, min(wait, frameRefWait)})
 	}
 	return asks
+}
+
+// guessFits reports whether shown, iframe indexes the marks pass read in
+// the page's own world, can be of main's iframes: increasing, and fewer
+// than main's child frames (each iframe of the document has one). A guess
+// that does not fit (a page that tampered with the pass) is dropped:
+// every frame is asked, as without one.
+func guessFits(shown []int, main pw.Frame) bool {
+	n := len(main.ChildFrames())
+	for k, i := range shown {
+		if i < 0 || i >= n || k > 0 && i <= shown[k-1] {
+			return false
+		}
+	}
+	return true
 }
 
 // frameAnswer is a frame watcher's answer, and where it was asked.
@@ -311,7 +343,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 	if kept != nil && (kept.doc != doc || kept.url != t.page.URL()) {
 		reach = nil
 	}
-	a := changedSince(t, wait, reach)
+	a := changedSince(t, wait, reach, nil)
 	switch {
 	case a.Changed != "":
 		why = a
