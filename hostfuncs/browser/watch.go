@@ -28,6 +28,11 @@ type keptSnapshot struct {
 	// could not read), it asks them all.
 	frames     []string
 	everyFrame bool
+	// reach is where frames' frames were found (reachFrames), shared by
+	// every snapshot answered from this one: the watchers saw no
+	// mutation since, so each iframe line's element, and the frame it
+	// holds, is the same.
+	reach *frameReach
 	// fields is what redact learned of the text fields with a value in
 	// this document, by ref: plain (true) or secret (false). A snapshot
 	// answered from this one (unchanged or patched) carries it over: the
@@ -122,7 +127,9 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot) watchAnswer {
 			answers <- frameAnswer{k.where, checkAt(k.at, k.wait)}
 		}()
 	}
+	endMain := spans.Start("b.check.main")
 	a := checkAt(main.Locator(changeEngine+"=check"), wait)
+	endMain()
 	if a.Title != nil {
 		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
 	}
@@ -168,11 +175,86 @@ func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []
 		}
 		return asks
 	}
+	found := kept.reach.found()
 	for _, ref := range kept.frames {
-		at := t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(changeEngine + "=check")
+		var at pw.Locator
+		if f := found[ref]; f != nil {
+			at = f.Locator(changeEngine + "=check")
+			framesReached.Add(1)
+		} else {
+			at = t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(changeEngine + "=check")
+		}
 		asks = append(asks, frameAsk{"the frame of " + ref, at, min(wait, frameRefWait)})
 	}
+	if found == nil {
+		kept.reach.start(t.page, kept.frames)
+	}
 	return asks
+}
+
+// frameReach is the frames of a kept snapshot's iframe lines, by ref,
+// found once: reached through its iframe's ref, a frame's watcher costs a
+// check three protocol round trips one after the other (the iframe
+// found by its ref in its parent, its frame described, then the frame's
+// own watcher asked); reached as a frame, one. A ref not found (its
+// iframe gone, a frame not loaded yet) is asked by its ref, as before.
+// A frame that was found is the same frame at every later check this
+// reach serves: they all answer from one snapshot whose watchers saw no
+// mutation since it was taken, so the iframe is the same element (a
+// navigation inside it is a new document there, whose new watcher
+// answers "new document"; a frame since detached fails its check, a
+// change).
+type frameReach struct {
+	once  sync.Once
+	ready atomic.Pointer[map[string]pw.Frame]
+	done  chan struct{} // closed once ready is set
+}
+
+func newFrameReach() *frameReach { return &frameReach{done: make(chan struct{})} }
+
+// found is the frames found, by ref, or nil before they are.
+func (r *frameReach) found() map[string]pw.Frame {
+	if r == nil {
+		return nil
+	}
+	if m := r.ready.Load(); m != nil {
+		return *m
+	}
+	return nil
+}
+
+// start finds the frames of refs in the background, once: the check that
+// starts it asks them by ref, the next ones directly.
+func (r *frameReach) start(p pw.Page, refs []string) {
+	if r == nil || len(refs) == 0 {
+		return
+	}
+	r.once.Do(func() {
+		go func() {
+			m := make(map[string]pw.Frame, len(refs))
+			for _, ref := range refs {
+				if f := frameOfRef(p, ref); f != nil {
+					m[ref] = f
+				}
+			}
+			r.ready.Store(&m)
+			close(r.done)
+		}()
+	})
+}
+
+// frameOfRef is the frame the iframe of ref holds, or nil.
+func frameOfRef(p pw.Page, ref string) pw.Frame {
+	h, err := p.Locator("aria-ref=" + ref).ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(float64(frameRefWait.Milliseconds()))})
+	if err != nil {
+		return nil
+	}
+	defer h.Dispose()
+	f, err := h.ContentFrame()
+	if err != nil {
+		return nil
+	}
+	return f
 }
 
 // frameAnswer is a frame watcher's answer, and where it was asked.
@@ -349,7 +431,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, fields: kept.fields, carried: true})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, reach: kept.reach, fields: kept.fields, carried: true})
 	return snap, why
 }
 
@@ -407,7 +489,7 @@ func (l *sheetLoads) allFailed(urls []string) bool {
 // as Playwright took it, whose iframe lines say which frames it holds.
 func keepSnapshot(t *tab, doc int64, url, snap, raw string) {
 	frames, ok := iframeRefs(raw)
-	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok})
+	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok, reach: newFrameReach()})
 }
 
 // snapshotsSkipped counts the snapshots answered by unchangedSnapshot, and
@@ -419,6 +501,10 @@ var snapshotsSkipped, snapshotsPatched atomic.Int64
 // a round trip per frame, for tests; framesAsked counts the frames other
 // than the main frame those checks asked.
 var watchChecks, framesAsked atomic.Int64
+
+// framesReached counts the frames checks asked as frames found before
+// (frameReach), for tests.
+var framesReached atomic.Int64
 
 // watchFallbacks counts the snapshots the watcher did not spare, by class
 // of reason (watchAnswer.Changed), for tests and benchmarks.
