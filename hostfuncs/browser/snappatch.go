@@ -48,6 +48,125 @@ func moveActive(snap, ref string, unseen bool) (string, bool) {
 	return strings.Join(lines, "\n"), true
 }
 
+// focusPlace is where the line of a focused element without a ref is
+// (changes.go, placeOf): the role its line has, and the elements around
+// it in the document's order: refs, "self" (it), "same" (another element
+// without a ref whose line would have that role), "start" and "end".
+type focusPlace struct {
+	Role string   `json:"role"`
+	Seq  []string `json:"seq"`
+}
+
+// placeActive moves the [active] mark of snap to the line of the focused
+// element of p: between the lines of the nearest refs around it that are
+// each on exactly one line (or the snapshot's start or end, when the
+// walk reached the document's), the lines without a ref whose key is of
+// p's role must be exactly as many as the elements p counted there, in
+// the same order; the element's is then the one at its place. Anything
+// else fails, so the page is snapshot.
+func placeActive(snap string, p *focusPlace) (string, bool) {
+	self := slices.Index(p.Seq, "self")
+	if p.Role == "" || self < 0 {
+		return "", false
+	}
+	lines := strings.Split(snap, "\n")
+	lineOf := func(ref string) int {
+		want := "[ref=" + ref + "]"
+		at := -1
+		for i, l := range lines {
+			if slices.Contains(lineAttrs(l), want) {
+				if at >= 0 {
+					return -2
+				}
+				at = i
+			}
+		}
+		return at
+	}
+	// The nearest bound each way: a ref on one line, or the edge.
+	lo, from := -1, -1
+	for i := self - 1; i >= 0 && lo < 0; i-- {
+		switch e := p.Seq[i]; e {
+		case "start":
+			lo, from = i, -1
+		case "same", "self", "end":
+		default:
+			if at := lineOf(e); at >= 0 {
+				lo, from = i, at
+			} else if at == -2 {
+				return "", false
+			}
+		}
+	}
+	hi, to := -1, len(lines)
+	for i := self + 1; i < len(p.Seq) && hi < 0; i++ {
+		switch e := p.Seq[i]; e {
+		case "end":
+			hi, to = i, len(lines)
+		case "same", "self", "start":
+		default:
+			if at := lineOf(e); at >= 0 {
+				hi, to = i, at
+			} else if at == -2 {
+				return "", false
+			}
+		}
+	}
+	if lo < 0 || hi < 0 || from >= to {
+		return "", false
+	}
+	nth, count := -1, 0
+	for _, e := range p.Seq[lo+1 : hi] {
+		switch e {
+		case "self":
+			nth = count
+			count++
+		case "same":
+			count++
+		}
+	}
+	var found []int
+	for i := from + 1; i < to; i++ {
+		if roleLine(lines[i], p.Role) {
+			found = append(found, i)
+		}
+	}
+	if len(found) != count || nth < 0 {
+		return "", false
+	}
+	target := found[nth]
+	active := -1
+	for i, l := range lines {
+		if slices.Contains(lineAttrs(l), "[active]") {
+			if active >= 0 {
+				return "", false
+			}
+			active = i
+		}
+	}
+	if active >= 0 {
+		lines[active] = setActive(lines[active], false)
+	}
+	lines[target] = setActive(lines[target], true)
+	return strings.Join(lines, "\n"), true
+}
+
+// roleLine reports whether line is an element's line of role with no
+// ref: "- link", "- link \"Name\"", with attributes or a colon after.
+// A key YAML quotes whole ("- 'link ...'") is not read: no match.
+func roleLine(line, role string) bool {
+	body, ok := strings.CutPrefix(strings.TrimLeft(line, " "), "- "+role)
+	if !ok || body != "" && body[0] != ' ' && body[0] != ':' {
+		return false
+	}
+	for _, a := range lineAttrs(line) {
+		if strings.HasPrefix(a, "[ref=") {
+			return false
+		}
+	}
+	return true
+}
+
 // setValue gives the line of a text field (ref v.Ref) the text v.Now, as
 // Playwright renders it: "- textbox "Name" [ref=e5]: text", or, when the
 // field has a placeholder other than its name, a "- /placeholder: ..."

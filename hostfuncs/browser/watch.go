@@ -28,7 +28,7 @@ type keptSnapshot struct {
 	// could not read), it asks them all.
 	frames     []string
 	everyFrame bool
-	// reach is where frames' frames were found (reachFrames), shared by
+	// reach is where frames' frames were found (frameReach), shared by
 	// every snapshot answered from this one: the watchers saw no
 	// mutation since, so each iframe line's element, and the frame it
 	// holds, is the same.
@@ -59,7 +59,10 @@ type watchAnswer struct {
 	// what holds it: when the kept snapshot has no line of Focus (the
 	// visibility judge left it out), it still shows nowhere, and the
 	// [active] mark is only taken off (moveActive).
-	Unseen bool          `json:"unseen"`
+	Unseen bool `json:"unseen"`
+	// Place: the focus moved to an element without a ref, whose line is
+	// told by the refs around it (placeActive).
+	Place  *focusPlace   `json:"place"`
 	Values []valueChange `json:"values"`
 	Sheets []string      `json:"sheets"`
 	// Title is the document's title when the watcher answered.
@@ -269,7 +272,7 @@ func (b frameAnswer) says() watchAnswer {
 	switch {
 	case b.a.Changed != "":
 		return watchAnswer{Changed: "frame: " + b.a.Changed, Detail: capString(b.where, 200) + ": " + b.a.Detail}
-	case b.a.Focus != "" || len(b.a.Values) > 0 || len(b.a.Sheets) > 0:
+	case b.a.Focus != "" || b.a.Place != nil || len(b.a.Values) > 0 || len(b.a.Sheets) > 0:
 		return watchAnswer{Changed: "frame: focus or value", Detail: capString(b.where, 200)}
 	}
 	return watchAnswer{}
@@ -413,6 +416,10 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 			if snap, ok = moveActive(snap, a.Focus, a.Unseen); !ok {
 				why = watchAnswer{Changed: "focused line not found", Detail: a.Focus}
 			}
+		} else if a.Place != nil {
+			if snap, ok = placeActive(snap, a.Place); !ok {
+				why = watchAnswer{Changed: "focus without ref", Detail: "line not told among " + strings.Join(a.Place.Seq, " ")}
+			}
 		}
 		for _, v := range a.Values {
 			if !ok {
@@ -427,7 +434,7 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		watchFallbacks.add(why.Changed)
 		return "", why
 	}
-	if a.Focus != "" || a.Unseen || len(a.Values) > 0 {
+	if a.Focus != "" || a.Unseen || a.Place != nil || len(a.Values) > 0 {
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
