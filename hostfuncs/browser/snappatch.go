@@ -70,49 +70,9 @@ func placeActive(snap string, p *focusPlace) (string, bool) {
 		return "", false
 	}
 	lines := strings.Split(snap, "\n")
-	lineOf := func(ref string) int {
-		want := "[ref=" + ref + "]"
-		at := -1
-		for i, l := range lines {
-			if slices.Contains(lineAttrs(l), want) {
-				if at >= 0 {
-					return -2
-				}
-				at = i
-			}
-		}
-		return at
-	}
-	// The nearest bound each way: a ref on one line, or the edge.
-	lo, from := -1, -1
-	for i := self - 1; i >= 0 && lo < 0; i-- {
-		switch e := p.Seq[i]; e {
-		case "start":
-			lo, from = i, -1
-		case "same", "self", "end":
-		default:
-			if at := lineOf(e); at >= 0 {
-				lo, from = i, at
-			} else if at == -2 {
-				return "", false
-			}
-		}
-	}
-	hi, to := -1, len(lines)
-	for i := self + 1; i < len(p.Seq) && hi < 0; i++ {
-		switch e := p.Seq[i]; e {
-		case "end":
-			hi, to = i, len(lines)
-		case "same", "self", "start":
-		default:
-			if at := lineOf(e); at >= 0 {
-				hi, to = i, at
-			} else if at == -2 {
-				return "", false
-			}
-		}
-	}
-	if lo < 0 || hi < 0 || from >= to {
+	lo, from, ok := placeBound(lines, p.Seq, self, -1)
+	hi, to, ok2 := placeBound(lines, p.Seq, self, 1)
+	if !ok || !ok2 || from >= to {
 		return "", false
 	}
 	nth, count := -1, 0
@@ -134,7 +94,6 @@ func placeActive(snap string, p *focusPlace) (string, bool) {
 	if len(found) != count || nth < 0 {
 		return "", false
 	}
-	target := found[nth]
 	active := -1
 	for i, l := range lines {
 		if slices.Contains(lineAttrs(l), "[active]") {
@@ -147,8 +106,41 @@ func placeActive(snap string, p *focusPlace) (string, bool) {
 	if active >= 0 {
 		lines[active] = setActive(lines[active], false)
 	}
-	lines[target] = setActive(lines[target], true)
+	lines[found[nth]] = setActive(lines[found[nth]], true)
 	return strings.Join(lines, "\n"), true
+}
+
+// placeBound is the nearest bound of a focused element's line one way
+// (step -1 or 1 from self in seq): the first ref on exactly one line (its
+// index in seq and its line), or the document's edge ("start" or "end":
+// the line just outside the snapshot). A ref on no line is passed over;
+// one on several lines, or no bound, is not ok.
+func placeBound(lines, seq []string, self, step int) (at, line int, ok bool) {
+	edge, outside := "start", -1
+	if step > 0 {
+		edge, outside = "end", len(lines)
+	}
+	for i := self + step; i >= 0 && i < len(seq); i += step {
+		switch e := seq[i]; e {
+		case edge:
+			return i, outside, true
+		case "same", "self", "start", "end":
+			continue
+		}
+		want, at := "[ref="+seq[i]+"]", -1
+		for j, l := range lines {
+			if slices.Contains(lineAttrs(l), want) {
+				if at >= 0 {
+					return 0, 0, false
+				}
+				at = j
+			}
+		}
+		if at >= 0 {
+			return i, at, true
+		}
+	}
+	return 0, 0, false
 }
 
 // roleLine reports whether line is an element's line of role with no
