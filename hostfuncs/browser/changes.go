@@ -35,7 +35,9 @@ import pw "github.com/mxschmitt/playwright-go"
 //     focused element's line, found by the ref Playwright keeps on that
 //     element in the same isolated world, or, when the visibility judge
 //     left that line out and no focus style applies to the element or
-//     what holds it (focusStyled), is taken off;
+//     what holds it (focusStyled), is taken off; an element Playwright
+//     gave no ref (an empty or zero-size link: it has a line, without a
+//     ref) is found by the refs around it (placeOf, placeActive);
 //   - a text field's value changed (typing): the text of its line
 //     (setValue), rendered as Playwright renders it, once the line's
 //     present text is found to be the old value rendered the same way.

@@ -101,7 +101,8 @@ type valueChange struct {
 // frames whose documents are in the snapshot (each has its own watcher).
 // Those are the frames of kept, the snapshot kept of the document, when
 // given: the iframes its lines hold, reached by their refs as Playwright
-// reaches them to snapshot them. A frame it does not hold is in no
+// reaches them to snapshot them, or, once found (frameReach), as the
+// frames themselves. A frame it does not hold is in no
 // snapshot of the document until the document itself changes (the
 // iframe shown, or given a line), which the main frame's watcher sees;
 // asking the others is a round trip each, and pages of ads have dozens.
