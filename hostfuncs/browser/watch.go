@@ -2,6 +2,7 @@ package browser
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"strings"
 	"sync"
@@ -128,7 +129,7 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot) watchAnswer {
 	for _, k := range asks {
 		go func() {
 			framesAsked.Add(1)
-			answers <- frameAnswer{k.where, checkAt(k.at, k.wait)}
+			answers <- frameAnswer{k.where, k.ask()}
 		}()
 	}
 	endMain := spans.Start("b.check.main")
@@ -159,12 +160,10 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot) watchAnswer {
 	return a
 }
 
-// frameAsk is where a check asks one frame's watcher, and how long it
-// waits for the answer.
+// frameAsk is where a check asks one frame's watcher (ask: its answer).
 type frameAsk struct {
 	where string
-	at    pw.Locator
-	wait  time.Duration
+	ask   func() watchAnswer
 }
 
 // frameAsks are the frames besides main a check asks (changedSince):
@@ -174,91 +173,75 @@ func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot) []
 	if kept == nil || kept.everyFrame {
 		for _, f := range t.page.Frames() {
 			if f != main {
-				asks = append(asks, frameAsk{f.URL(), f.Locator(changeEngine + "=check"), wait})
+				at := f.Locator(changeEngine + "=check")
+				asks = append(asks, frameAsk{f.URL(), func() watchAnswer { return checkAt(at, wait) }})
 			}
 		}
 		return asks
 	}
-	found := kept.reach.found()
 	for _, ref := range kept.frames {
-		var at pw.Locator
-		if f := found[ref]; f != nil {
-			at = f.Locator(changeEngine + "=check")
-			framesReached.Add(1)
-		} else {
-			at = t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(changeEngine + "=check")
-		}
-		asks = append(asks, frameAsk{"the frame of " + ref, at, min(wait, frameRefWait)})
-	}
-	if found == nil {
-		kept.reach.start(t.page, kept.frames)
+		asks = append(asks, frameAsk{"the frame of " + ref, func() watchAnswer {
+			return kept.reach.check(t.page, ref, min(wait, frameRefWait))
+		}})
 	}
 	return asks
 }
 
 // frameReach is the frames of a kept snapshot's iframe lines, by ref,
-// found once: reached through its iframe's ref, a frame's watcher costs a
-// check three protocol round trips one after the other (the iframe
-// found by its ref in its parent, its frame described, then the frame's
-// own watcher asked); reached as a frame, one. A ref not found (its
-// iframe gone, a frame not loaded yet) is asked by its ref, as before.
-// A frame that was found is the same frame at every later check this
-// reach serves: they all answer from one snapshot whose watchers saw no
-// mutation since it was taken, so the iframe is the same element (a
-// navigation inside it is a new document there, whose new watcher
-// answers "new document"; a frame since detached fails its check, a
-// change).
+// each found once, by the first check that asks it (its iframe found by
+// its ref, then the frame it holds: two driver round trips), then asked
+// directly: one round trip, where a locator through the iframe's ref
+// makes the driver find them again at every check. A frame that was
+// found is the same frame at every later check this reach serves: they
+// all answer from one snapshot whose watchers saw no mutation since the
+// check that found it (the iframe is the same element; a navigation
+// inside it is a new document there, whose new watcher answers "new
+// document"; a frame since detached fails its check, a change).
 type frameReach struct {
-	once  sync.Once
-	ready atomic.Pointer[map[string]pw.Frame]
-	done  chan struct{} // closed once ready is set
+	mu     sync.Mutex
+	frames map[string]pw.Frame
 }
 
-func newFrameReach() *frameReach { return &frameReach{done: make(chan struct{})} }
+func newFrameReach() *frameReach { return &frameReach{frames: map[string]pw.Frame{}} }
 
-// found is the frames found, by ref, or nil before they are.
-func (r *frameReach) found() map[string]pw.Frame {
-	if r == nil {
-		return nil
-	}
-	if m := r.ready.Load(); m != nil {
-		return *m
-	}
-	return nil
+// found is the frame of ref found before, or nil.
+func (r *frameReach) found(ref string) pw.Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.frames[ref]
 }
 
-// start finds the frames of refs in the background, once: the check that
-// starts it asks them by ref, the next ones directly.
-func (r *frameReach) start(p pw.Page, refs []string) {
-	if r == nil || len(refs) == 0 {
-		return
+// check asks the watcher of the frame of ref, found first when it was
+// not: an iframe its ref no longer finds within wait (removed), or one
+// that holds no frame, is a failed check, a change.
+func (r *frameReach) check(p pw.Page, ref string, wait time.Duration) watchAnswer {
+	f := r.found(ref)
+	if f != nil {
+		framesReached.Add(1)
+	} else {
+		var err error
+		if f, err = frameOfRef(p, ref, wait); err != nil {
+			return watchAnswer{Changed: "check failed", Detail: err.Error()}
+		}
+		r.mu.Lock()
+		r.frames[ref] = f
+		r.mu.Unlock()
 	}
-	r.once.Do(func() {
-		go func() {
-			m := make(map[string]pw.Frame, len(refs))
-			for _, ref := range refs {
-				if f := frameOfRef(p, ref); f != nil {
-					m[ref] = f
-				}
-			}
-			r.ready.Store(&m)
-			close(r.done)
-		}()
-	})
+	return checkAt(f.Locator(changeEngine+"=check"), wait)
 }
 
-// frameOfRef is the frame the iframe of ref holds, or nil.
-func frameOfRef(p pw.Page, ref string) pw.Frame {
-	h, err := p.Locator("aria-ref=" + ref).ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(float64(frameRefWait.Milliseconds()))})
+// frameOfRef is the frame the iframe of ref holds.
+func frameOfRef(p pw.Page, ref string, wait time.Duration) (pw.Frame, error) {
+	h, err := p.Locator("aria-ref=" + ref).ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	defer h.Dispose()
 	f, err := h.ContentFrame()
-	if err != nil {
-		return nil
+	if err == nil && f == nil {
+		err = fmt.Errorf("the iframe of %s holds no frame", ref)
 	}
-	return f
+	return f, err
 }
 
 // frameAnswer is a frame watcher's answer, and where it was asked.
