@@ -35,7 +35,9 @@ import pw "github.com/mxschmitt/playwright-go"
 //     focused element's line, found by the ref Playwright keeps on that
 //     element in the same isolated world, or, when the visibility judge
 //     left that line out and no focus style applies to the element or
-//     what holds it (focusStyled), is taken off;
+//     what holds it (focusStyled), is taken off; an element Playwright
+//     gave no ref (an empty or zero-size link: it has a line, without a
+//     ref) is found by the refs around it (placeOf, placeActive);
 //   - a text field's value changed (typing): the text of its line
 //     (setValue), rendered as Playwright renders it, once the line's
 //     present text is found to be the old value rendered the same way.
@@ -275,6 +277,58 @@ const changesJS = `(() => {
 		const shown = v => { const t = normalize(v); return t === r.name ? "" : t; };
 		return { ref: r.ref, was: shown(was.v), now: shown(now.v) };
 	};
+	// placeOf: where the line of e, a focused element without a ref (one
+	// Playwright gives no ref: an empty or zero-size link, say), is among
+	// the lines of the elements around it, or why that cannot be told.
+	// Lines follow the document's order: the elements from the
+	// placeRefs-th element with a ref before e to the placeRefs-th after
+	// it, in order, each as its ref, "self" (e), "same" (another element
+	// without a ref whose line would be of e's role) or left out; "start"
+	// or "end" when the walk reached the document's start or end. The
+	// host puts e's [active] on the line a new snapshot would, only when
+	// the lines without refs and of that role between two refs it finds
+	// are as many as the elements counted there (placeActive). Roles are
+	// told only for plain links, buttons, checkboxes and radios; an
+	// element with a role attribute, or a document with aria-owns (lines
+	// out of the document's order), is unsure.
+	const placeRefs = 4;
+	const plainRole = e => {
+		if (e.hasAttribute("role")) return "";
+		const n = e.localName;
+		if ((n === "a" || n === "area") && e.hasAttribute("href")) return "link";
+		if (n === "button") return "button";
+		if (n === "input") {
+			const t = e.type;
+			if (t === "submit" || t === "button" || t === "reset" || t === "image") return "button";
+			if (t === "checkbox" || t === "radio") return t;
+		}
+		return "";
+	};
+	// shown: whether e may have a line at all (a box, not hidden for
+	// ARIA); one that has none is left out of the count.
+	const shown = e => !e.closest("[aria-hidden=true]") && (e.getClientRects().length > 0 || getComputedStyle(e).display === "contents") && getComputedStyle(e).visibility === "visible";
+	const placeOf = e => {
+		const role = plainRole(e);
+		if (!role) return "role not told";
+		if (doc.querySelector("[aria-owns]")) return "aria-owns";
+		const walk = (step, edge) => {
+			const w = doc.createTreeWalker(doc, NodeFilter.SHOW_ELEMENT);
+			w.currentNode = e;
+			const seq = [];
+			let refs = 0;
+			for (let n = w[step](); ; n = w[step]()) {
+				if (!n) { seq.push(edge); break; }
+				if (n._ariaRef) {
+					seq.push(n._ariaRef.ref);
+					if (++refs === placeRefs) break;
+				} else if (plainRole(n) === role && shown(n)) {
+					seq.push("same");
+				}
+			}
+			return seq;
+		};
+		return { role, seq: [...walk("previousNode", "start").reverse(), "self", ...walk("nextNode", "end")] };
+	};
 	let seenPointer = "", seenSheets = "", seenFields = new Map(), active = null, seenVisible = false;
 	// visibleFocus: whether e shows focus to the keyboard (:focus-visible).
 	// A key pressed on an element the mouse focused turns it on with no
@@ -307,14 +361,19 @@ const changesJS = `(() => {
 		// move.
 		if (active !== was || seenVisible !== wasVisible) {
 			const r = active && active._ariaRef;
-			if (!r || !doc.hasFocus()) return { changed: "focus without ref", detail: active ? active.localName : "none" };
+			const place = r || !active || !doc.hasFocus() ? null : placeOf(active);
+			if (!doc.hasFocus() || !r && typeof place !== "object") return { changed: "focus without ref", detail: (active ? active.localName : "none") + (place ? ": " + place : "") };
 			const rules = [];
 			const css = cssShows(focusPseudo, unread, rules);
 			if (css) return { changed: "focus css", detail: css };
 			const styled = focusStyled([active, was], false, rules);
 			if (styled) return { changed: "focus css", detail: styled };
-			out.focus = r.ref;
-			if (!focusStyled([active], true, rules)) out.unseen = true;
+			if (r) {
+				out.focus = r.ref;
+				if (!focusStyled([active], true, rules)) out.unseen = true;
+			} else {
+				out.place = place;
+			}
 		}
 		let user = false;
 		for (const [e, now] of fs) {

@@ -236,3 +236,41 @@ func TestJudgeAsksOnlyTheFramesTheSnapshotHolds(t *testing.T) {
 		t.Logf("snapshot:\n%s", snap)
 	}
 }
+
+// Once the frames of a kept snapshot's iframe lines are found (by the
+// first check that asks them, through their iframes' refs), the next
+// checks ask them as frames, one round trip each; a change in one, or in
+// a frame in it, is still the answer's, as a new snapshot has it.
+func TestFramesFoundAreAskedDirectly(t *testing.T) {
+	srv := framePages(t)
+	for path, want := range map[string]string{"/inframe": "Inner changed on focus", "/nested": "Deep changed on focus"} {
+		c := caller(t.Name() + path)
+		navTo(t, c, srv.URL+path)
+		act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+		ss, tb, err := svc.sessions.pageTab(context.Background(), c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := tb.kept.Load()
+		ss.mu.Unlock()
+		if k == nil || k.reach == nil || len(k.frames) == 0 {
+			t.Fatalf("%s: no kept snapshot with frames after a press that changed nothing", path)
+		}
+		for _, ref := range k.frames {
+			if k.reach.found(ref) == nil {
+				t.Fatalf("%s: the frame of %s (of %v) was not found by the check", path, ref, k.frames)
+			}
+		}
+		reached := framesReached.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+		if got := framesReached.Load() - reached; got < int64(len(k.frames)) {
+			t.Fatalf("%s: the Tab's check asked %d frames directly, want %d", path, got, len(k.frames))
+		}
+		if !strings.Contains(a.Snapshot, want) {
+			t.Fatalf("%s: the Tab's answer misses the frame's change %q:\n%s", path, want, a.Snapshot)
+		}
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Fatalf("%s: the answer differs from a new snapshot:\n%s\n---\n%s", path, kept, fresh)
+		}
+	}
+}

@@ -67,6 +67,11 @@ func changePages(t *testing.T) (srv *httptest.Server, release func()) {
 	page("/prefilled", `<title>Prefilled</title><label>Town <input name="town" value="plain-town"></label>
 		<label>Pin <input type="password" name="pin" value="pin-9876"></label>
 		<iframe title="inner" srcdoc="<label>Inner <input name=inner value=plain-inner></label><label>Key <input name=passwd value=key-5555></label>"></iframe>`)
+	// Links with no text and no box get no ref from Playwright, but a
+	// line: a Tab that focuses one moves [active] to that line.
+	page("/emptylinks", `<title>Empty links</title><label>Search <input name="q"></label>
+		<a href="#menu" aria-label="Menu"></a><a href="#hidden" aria-label="Hidden" aria-hidden="true"></a><a href="#close" aria-label="Close"></a>
+		<a href="/next">Next</a> <button>Go</button>`)
 	page("/flip", `<title>Flip</title><label>Code <input name="code" oninput="this.type = 'password'"></label>`)
 	var once sync.Once
 	gate := make(chan struct{})
@@ -701,5 +706,60 @@ func TestTypedFieldJudgedByItsProbe(t *testing.T) {
 	}
 	if secretChecks.Load() == asked {
 		t.Errorf("a field the typing turned into a password was not asked about again")
+	}
+}
+
+// A Tab onto a link Playwright gives no ref (no text, no box) is answered
+// from the kept snapshot, its [active] mark moved to that link's line,
+// told by the refs around it; a new snapshot agrees at each step. The
+// link hidden for ARIA has no line: the Tab onto it is answered by a new
+// snapshot, which agrees too.
+func TestFocusOnALinkWithoutRef(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	r := navTo(t, c, pages.URL+"/emptylinks")
+	if !strings.Contains(r.Snapshot, `link "Menu"`) || strings.Contains(r.Snapshot, `link "Menu" [ref=`) {
+		t.Skipf("Playwright gave the empty link no line, or a ref: nothing to test here:\n%s", r.Snapshot)
+	}
+	act(t, c, abi.BrowserActRequest{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Search"`), Text: "tea"})
+	for i, want := range []string{`link "Menu" [active]`, "", `link "Close" [active]`, `link "Next" [active]`} {
+		taken, patched := *n, snapshotsPatched.Load()
+		a := act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+		if want != "" && (!strings.Contains(a.Snapshot, want) || *n != taken || snapshotsPatched.Load() != patched+1) {
+			t.Fatalf("Tab %d: want %q in an answer patched from the kept snapshot (snapshots taken %d, fallbacks %v):\n%s", i, want, *n-taken, watchFallbacks.counts(), a.Snapshot)
+		}
+		if kept, fresh := freshSnapshot(t, c); kept != fresh {
+			t.Fatalf("Tab %d: the answer differs from a new snapshot:\n%s\n---\n%s", i, kept, fresh)
+		}
+	}
+}
+
+func TestPlaceActive(t *testing.T) {
+	t.Parallel()
+	snap := "- textbox \"Search\" [active] [ref=e1]: tea\n- link \"Menu\":\n  - /url: \"#menu\"\n- link \"Close\"\n- link \"Next\" [ref=e2]"
+	got, ok := placeActive(snap, &focusPlace{Role: "link", Seq: []string{"start", "e1", "self", "same", "e2", "end"}})
+	want := "- textbox \"Search\" [ref=e1]: tea\n- link \"Menu\" [active]:\n  - /url: \"#menu\"\n- link \"Close\"\n- link \"Next\" [ref=e2]"
+	if !ok || got != want {
+		t.Fatalf("placeActive:\n%s\nwant\n%s", got, want)
+	}
+	got, ok = placeActive(snap, &focusPlace{Role: "link", Seq: []string{"e1", "same", "self", "e2"}})
+	if !ok || !strings.Contains(got, `link "Close" [active]`) || strings.Contains(got, `"Search" [active]`) {
+		t.Fatalf("placeActive to the second:\n%s", got)
+	}
+	for _, seq := range [][]string{
+		{"e1", "self", "e2"},                 // two lines, one element: which is it?
+		{"e1", "same", "same", "self", "e2"}, // three elements, two lines
+		{"e9", "self", "same"},               // no bound after
+		{"self", "same", "e2"},               // no bound before
+	} {
+		if got, ok := placeActive(snap, &focusPlace{Role: "link", Seq: seq}); ok {
+			t.Fatalf("placeActive %v succeeded:\n%s", seq, got)
+		}
+	}
+	// A ref that is on no line is passed over for the next one out.
+	if _, ok := placeActive(snap, &focusPlace{Role: "link", Seq: []string{"e1", "e7", "self", "same", "e8", "e2"}}); !ok {
+		t.Fatal("placeActive did not pass over refs on no line")
 	}
 }

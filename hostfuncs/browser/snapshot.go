@@ -84,7 +84,7 @@ func (s *pages) redactKept(t *tab, whole, snap string) string {
 	}
 	out, learned := s.concealer.redact(t, snap, known)
 	if len(learned) > len(k.fields) {
-		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, frames: k.frames, everyFrame: k.everyFrame, fields: learned, carried: k.carried})
+		t.kept.CompareAndSwap(k, &keptSnapshot{doc: k.doc, url: k.url, snap: k.snap, frames: k.frames, everyFrame: k.everyFrame, reach: k.reach, fields: learned, carried: k.carried})
 	}
 	return out
 }

@@ -29,6 +29,11 @@ type keptSnapshot struct {
 	// could not read), it asks them all.
 	frames     []string
 	everyFrame bool
+	// reach is where frames' frames were found (frameReach), shared by
+	// every snapshot answered from this one: the watchers saw no
+	// mutation since, so each iframe line's element, and the frame it
+	// holds, is the same.
+	reach *frameReach
 	// fields is what redact learned of the text fields with a value in
 	// this document, by ref: plain (true) or secret (false). A snapshot
 	// answered from this one (unchanged or patched) carries it over: the
@@ -55,7 +60,10 @@ type watchAnswer struct {
 	// what holds it: when the kept snapshot has no line of Focus (the
 	// visibility judge left it out), it still shows nowhere, and the
 	// [active] mark is only taken off (moveActive).
-	Unseen bool          `json:"unseen"`
+	Unseen bool `json:"unseen"`
+	// Place: the focus moved to an element without a ref, whose line is
+	// told by the refs around it (placeActive).
+	Place  *focusPlace   `json:"place"`
 	Values []valueChange `json:"values"`
 	Sheets []string      `json:"sheets"`
 	// Title is the document's title when the watcher answered.
@@ -94,7 +102,8 @@ type valueChange struct {
 // frames whose documents are in the snapshot (each has its own watcher).
 // Those are the frames of kept, the snapshot kept of the document, when
 // given: the iframes its lines hold, reached by their refs as Playwright
-// reaches them to snapshot them. A frame it does not hold is in no
+// reaches them to snapshot them, or, once found (frameReach), as the
+// frames themselves. A frame it does not hold is in no
 // snapshot of the document until the document itself changes (the
 // iframe shown, or given a line), which the main frame's watcher sees;
 // asking the others is a round trip each, and pages of ads have dozens.
@@ -127,10 +136,12 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) w
 	for _, k := range asks {
 		go func() {
 			framesAsked.Add(1)
-			answers <- frameAnswer{k.where, checkAt(k.at, k.wait)}
+			answers <- frameAnswer{k.where, k.ask()}
 		}()
 	}
+	endMain := spans.Start("b.check.main")
 	a := checkAt(main.Locator(changeEngine+"=check"), wait)
+	endMain()
 	if a.Title != nil {
 		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
 	}
@@ -156,12 +167,10 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) w
 	return a
 }
 
-// frameAsk is where a check asks one frame's watcher, and how long it
-// waits for the answer.
+// frameAsk is where a check asks one frame's watcher (ask: its answer).
 type frameAsk struct {
 	where string
-	at    pw.Locator
-	wait  time.Duration
+	ask   func() watchAnswer
 }
 
 // frameAsks are the frames besides main a check asks (changedSince):
@@ -173,21 +182,23 @@ func frameAsks(t *tab, main pw.Frame, wait time.Duration, kept *keptSnapshot, sh
 	if kept == nil && shown != nil && guessFits(shown, main) {
 		for _, i := range shown {
 			at := main.Locator("iframe").Nth(i).ContentFrame().Locator(changeEngine + "=check")
-			asks = append(asks, frameAsk{fmt.Sprintf("iframe %d", i), at, min(wait, frameRefWait)})
+			asks = append(asks, frameAsk{fmt.Sprintf("iframe %d", i), func() watchAnswer { return checkAt(at, min(wait, frameRefWait)) }})
 		}
 		return asks
 	}
 	if kept == nil || kept.everyFrame {
 		for _, f := range t.page.Frames() {
 			if f != main {
-				asks = append(asks, frameAsk{f.URL(), f.Locator(changeEngine + "=check"), wait})
+				at := f.Locator(changeEngine + "=check")
+				asks = append(asks, frameAsk{f.URL(), func() watchAnswer { return checkAt(at, wait) }})
 			}
 		}
 		return asks
 	}
 	for _, ref := range kept.frames {
-		at := t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(changeEngine + "=check")
-		asks = append(asks, frameAsk{"the frame of " + ref, at, min(wait, frameRefWait)})
+		asks = append(asks, frameAsk{"the frame of " + ref, func() watchAnswer {
+			return kept.reach.check(t.page, ref, min(wait, frameRefWait))
+		}})
 	}
 	return asks
 }
@@ -207,6 +218,63 @@ func guessFits(shown []int, main pw.Frame) bool {
 	return true
 }
 
+// frameReach is the frames of a kept snapshot's iframe lines, by ref,
+// each found once, by the first check that asks it (its iframe found by
+// its ref, then the frame it holds: two driver round trips), then asked
+// directly: one round trip, where a locator through the iframe's ref
+// makes the driver find them again at every check. A frame that was
+// found is the same frame at every later check this reach serves: they
+// all answer from one snapshot whose watchers saw no mutation since the
+// check that found it (the iframe is the same element; a navigation
+// inside it is a new document there, whose new watcher answers "new
+// document"; a frame since detached fails its check, a change).
+type frameReach struct {
+	mu     sync.Mutex
+	frames map[string]pw.Frame
+}
+
+func newFrameReach() *frameReach { return &frameReach{frames: map[string]pw.Frame{}} }
+
+// found is the frame of ref found before, or nil.
+func (r *frameReach) found(ref string) pw.Frame {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.frames[ref]
+}
+
+// check asks the watcher of the frame of ref, found first when it was
+// not: an iframe its ref no longer finds within wait (removed), or one
+// that holds no frame, is a failed check, a change.
+func (r *frameReach) check(p pw.Page, ref string, wait time.Duration) watchAnswer {
+	f := r.found(ref)
+	if f != nil {
+		framesReached.Add(1)
+	} else {
+		var err error
+		if f, err = frameOfRef(p, ref, wait); err != nil {
+			return watchAnswer{Changed: "check failed", Detail: err.Error()}
+		}
+		r.mu.Lock()
+		r.frames[ref] = f
+		r.mu.Unlock()
+	}
+	return checkAt(f.Locator(changeEngine+"=check"), wait)
+}
+
+// frameOfRef is the frame the iframe of ref holds.
+func frameOfRef(p pw.Page, ref string, wait time.Duration) (pw.Frame, error) {
+	h, err := p.Locator("aria-ref=" + ref).ElementHandle(pw.LocatorElementHandleOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	if err != nil {
+		return nil, err
+	}
+	defer h.Dispose()
+	f, err := h.ContentFrame()
+	if err == nil && f == nil {
+		err = fmt.Errorf("the iframe of %s holds no frame", ref)
+	}
+	return f, err
+}
+
 // frameAnswer is a frame watcher's answer, and where it was asked.
 type frameAnswer struct {
 	where string
@@ -219,7 +287,7 @@ func (b frameAnswer) says() watchAnswer {
 	switch {
 	case b.a.Changed != "":
 		return watchAnswer{Changed: "frame: " + b.a.Changed, Detail: capString(b.where, 200) + ": " + b.a.Detail}
-	case b.a.Focus != "" || len(b.a.Values) > 0 || len(b.a.Sheets) > 0:
+	case b.a.Focus != "" || b.a.Place != nil || len(b.a.Values) > 0 || len(b.a.Sheets) > 0:
 		return watchAnswer{Changed: "frame: focus or value", Detail: capString(b.where, 200)}
 	}
 	return watchAnswer{}
@@ -363,6 +431,10 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 			if snap, ok = moveActive(snap, a.Focus, a.Unseen); !ok {
 				why = watchAnswer{Changed: "focused line not found", Detail: a.Focus}
 			}
+		} else if a.Place != nil {
+			if snap, ok = placeActive(snap, a.Place); !ok {
+				why = watchAnswer{Changed: "focus without ref", Detail: "line not told among " + strings.Join(a.Place.Seq, " ")}
+			}
 		}
 		for _, v := range a.Values {
 			if !ok {
@@ -377,11 +449,11 @@ func unchangedSnapshot(t *tab, doc int64, wait time.Duration) (snap string, why 
 		watchFallbacks.add(why.Changed)
 		return "", why
 	}
-	if a.Focus != "" || a.Unseen || len(a.Values) > 0 {
+	if a.Focus != "" || a.Unseen || a.Place != nil || len(a.Values) > 0 {
 		snapshotsPatched.Add(1)
 	}
 	snapshotsSkipped.Add(1)
-	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, fields: kept.fields, carried: true})
+	t.kept.Store(&keptSnapshot{doc: kept.doc, url: kept.url, snap: snap, frames: kept.frames, everyFrame: kept.everyFrame, reach: kept.reach, fields: kept.fields, carried: true})
 	return snap, why
 }
 
@@ -439,7 +511,7 @@ func (l *sheetLoads) allFailed(urls []string) bool {
 // as Playwright took it, whose iframe lines say which frames it holds.
 func keepSnapshot(t *tab, doc int64, url, snap, raw string) {
 	frames, ok := iframeRefs(raw)
-	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok})
+	t.kept.Store(&keptSnapshot{doc: doc, url: url, snap: snap, frames: frames, everyFrame: !ok, reach: newFrameReach()})
 }
 
 // snapshotsSkipped counts the snapshots answered by unchangedSnapshot, and
@@ -451,6 +523,10 @@ var snapshotsSkipped, snapshotsPatched atomic.Int64
 // a round trip per frame, for tests; framesAsked counts the frames other
 // than the main frame those checks asked.
 var watchChecks, framesAsked atomic.Int64
+
+// framesReached counts the frames checks asked as frames found before
+// (frameReach), for tests.
+var framesReached atomic.Int64
 
 // watchFallbacks counts the snapshots the watcher did not spare, by class
 // of reason (watchAnswer.Changed), for tests and benchmarks.
