@@ -221,10 +221,10 @@ func main() {
 	}
 
 	// Warm both (first launch, first compile) on the first page, unmeasured.
-	runTask(sides, srv.URL+"/"+pages[0], false)
+	runTask(sides, srv.URL+"/"+pages[0], false, 0)
 	shared := 0
-	for _, p := range pages {
-		if runTask(sides, srv.URL+"/"+p, true) {
+	for k, p := range pages {
+		if runTask(sides, srv.URL+"/"+p, true, k) {
 			shared++
 		}
 	}
@@ -473,7 +473,17 @@ func sharedTargets(snaps []map[string]string, order []string) (textbox, clickabl
 // snapshot on each, then the shared targets, then type, click and read on
 // each. measure records times, failures and totals. It reports whether the
 // page had a shared target.
-func runTask(sides []*side, u string, measure bool) bool {
+//
+// The sides take their turns from side rot (mod their number), so that on
+// every page another side goes first: a call sent right after another
+// side's leaves that side's page still loading on the same cores
+// (Playwright MCP answers back at the commit), and a fixed order put that
+// cost on the same side's calls at every page.
+func runTask(sides []*side, u string, measure bool, rot int) bool {
+	turns := make([]int, len(sides))
+	for j := range turns {
+		turns[j] = (j + rot) % len(sides)
+	}
 	call := func(s *side, step string, args map[string]any) (string, error) {
 		text, n, d, err := s.tool(step, args)
 		if !measure {
@@ -500,7 +510,8 @@ func runTask(sides []*side, u string, measure bool) bool {
 	}
 	snaps := make([]map[string]string, len(sides))
 	var order []string
-	for i, s := range sides {
+	for _, i := range turns {
+		s := sides[i]
 		snaps[i] = map[string]string{}
 		page, err := call(s, "navigate", map[string]any{"url": u})
 		if err != nil {
@@ -528,7 +539,8 @@ func runTask(sides []*side, u string, measure bool) bool {
 		}
 	}
 	tb, cl := sharedTargets(snaps, order)
-	for i, s := range sides {
+	for _, i := range turns {
+		s := sides[i]
 		if tb != "" {
 			ref := snaps[i][tb]
 			call(s, "type", map[string]any{s.arg: ref, "text": "wasmwright"})
