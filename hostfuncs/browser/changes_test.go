@@ -340,7 +340,8 @@ func TestFocusWithinRevealIsAChange(t *testing.T) {
 // and the one onto the styled button, are snapshot, and each answer is a
 // new snapshot's.
 func TestFocusRuleOnAnotherElement(t *testing.T) {
-	t.Parallel() // its own session: overlaps the package's other tests' waits
+	// Not parallel: it counts patched snapshots (and snapshots taken) in
+	// package-wide counters, which another session's Tab moves.
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	navTo(t, c, pages.URL+"/focusgrow")
@@ -715,7 +716,8 @@ func TestTypedFieldJudgedByItsProbe(t *testing.T) {
 // link hidden for ARIA has no line: the Tab onto it is answered by a new
 // snapshot, which agrees too.
 func TestFocusOnALinkWithoutRef(t *testing.T) {
-	t.Parallel() // its own session: overlaps the package's other tests' waits
+	// Not parallel: it counts patched snapshots (and snapshots taken) in
+	// package-wide counters, which another session's Tab moves.
 	pages, _ := changePages(t)
 	c := caller(t.Name())
 	n := countSnapshots(t)
