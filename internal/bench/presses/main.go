@@ -21,11 +21,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -166,23 +166,14 @@ func main() {
 		}
 		line := fmt.Sprintf("%3d %-28s", pi, p)
 		for _, s := range sides {
-			line += fmt.Sprintf(" %s %6.1f", s.name, ms(med(s.page)))
+			line += fmt.Sprintf(" %s %6.1f", s.name, ms(measure.Med(s.page)))
 		}
 		fmt.Println(line)
 	}
 	fmt.Println("median over all presses:")
 	for _, s := range sides {
-		fmt.Printf("  %s %6.1f ms (n %d) ratio to last %.2f\n", s.name, ms(med(s.times)), len(s.times), ms(med(s.times))/ms(med(sides[len(sides)-1].times)))
+		fmt.Printf("  %s %6.1f ms (n %d) ratio to last %.2f\n", s.name, ms(measure.Med(s.times)), len(s.times), ms(measure.Med(s.times))/ms(measure.Med(sides[len(sides)-1].times)))
 	}
-}
-
-func med(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	c := append([]time.Duration(nil), ds...)
-	sort.Slice(c, func(i, j int) bool { return c[i] < c[j] })
-	return c[len(c)/2]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
