@@ -106,7 +106,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 			const name = n.localName, nref = refOf(n);
 			if (name.includes("-")) C.seen(n);
 			// (A slot's content is what is assigned to it, when anything is.)
-			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot && !(C.on && C.root(n))) || name === "svg" && !n.querySelector("text");
+			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot && !(C.on && C.root(n))) || name === "svg" && !n.querySelector("text, foreignObject");
 			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)

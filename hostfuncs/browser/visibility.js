@@ -80,7 +80,7 @@ const judgeOf = (doc) => {
 	// Filters that change colours, as functions of a colour; opacity()
 	// and blur() are kept apart (the opacity product, the blur radius).
 	const NOFILTER = {fx: [], opacity: 1, blur: 0, shadow: false};
-	const filterOf = f => {
+	const filterOf = (f, e) => {
 		if (!f || f === "none") return NOFILTER;
 		const out = {fx: [], opacity: 1, blur: 0, shadow: false};
 		for (const m of f.matchAll(/([a-z-]+)\(([^()]*(?:\([^()]*\)[^()]*)*)\)/g)) {
@@ -93,39 +93,128 @@ const judgeOf = (doc) => {
 			else if (fn === "invert") out.fx.push(c => c.map(v => v * (1 - Math.min(1, k)) + (255 - v) * Math.min(1, k)));
 			else if (fn === "grayscale") { const g = Math.min(1, k); out.fx.push(c => { const y = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]; return c.map(v => v * (1 - g) + y * g); }); }
 			else if (fn === "drop-shadow") out.shadow = colourList(arg).some(c => c[3] > 0.3);
-			else if (fn === "url") svgFilter(arg, out);
+			else if (fn === "url") svgFilter(arg, out, e);
 		}
 		return out;
 	};
 	// svgFilter reads a filter by reference to an SVG filter of the
-	// document: a colour matrix or transfer function that zeroes alpha
-	// hides all (opacity 0), a Gaussian blur blurs; any other primitive
-	// is taken to keep the text as it is (filters on text are mostly
-	// glows and shadows).
-	const svgFilter = (arg, out) => {
+	// document by what each primitive makes of what it is given: the
+	// element's own painting (SRC: its text, maybe recoloured, blurred,
+	// shadowed or moved a little), nothing (NOTHING), or paint that is
+	// not the element's (OTHER: a flood, an image, noise, lighting). The
+	// filter shows the text only when its last primitive's result is the
+	// element's own painting: a flood over the text, an erosion that eats
+	// its strokes, an offset out of the filter's region, alpha zeroed or
+	// a region of no size hide it (opacity 0). The blur of the result
+	// that shows adds to the blur (a blurred copy under the text, a glow,
+	// does not). Primitives it does not know are taken to paint over the
+	// text.
+	const SRC = {k: "src", blur: 0}, NOTHING = {k: "none", blur: 0}, OTHER = {k: "other", blur: 0};
+	const svgFilter = (arg, out, e) => {
 		const m = /#([^"')]+)/.exec(arg), f = m && doc.getElementById(m[1]);
 		if (!f || f.localName !== "filter") return;
-		for (const x of f.querySelectorAll("feColorMatrix, feComponentTransfer, feGaussianBlur")) {
-			if (x.localName === "feGaussianBlur") { out.blur += Math.max(...(x.getAttribute("stdDeviation") || "0").split(/[\s,]+/).map(parseFloat).filter(v => !isNaN(v)), 0) * 2; continue; }
-			if (x.localName === "feColorMatrix") {
+		const zero = x => { const v = x.getAttribute("width"), h = x.getAttribute("height"); return v !== null && parseFloat(v) <= 0 || h !== null && parseFloat(h) <= 0; };
+		if (zero(f)) { out.opacity = 0; return; }
+		const res = new Map();
+		let last = null, bb = null;
+		const size = () => bb ??= e ? e.getBoundingClientRect() : {width: INF, height: INF};
+		const num = (x, a, d) => { const v = parseFloat(x.getAttribute(a)); return isNaN(v) ? d : v; };
+		const nums = (x, a) => (x.getAttribute(a) || "0").trim().split(/[\s,]+/).map(parseFloat).map(v => isNaN(v) ? 0 : v);
+		const from = (x, a) => {
+			const v = x.getAttribute(a);
+			if (!v) return last ?? SRC;
+			if (v === "SourceGraphic" || v === "SourceAlpha") return SRC;
+			if (res.has(v)) return res.get(v);
+			return /^(BackgroundImage|BackgroundAlpha|FillPaint|StrokePaint)$/.test(v) ? OTHER : last ?? SRC;
+		};
+		// over: what shows of a on top of b; src: whether either is the
+		// element's own painting (the one on top, if both).
+		const over = (a, b) => a.k === "none" ? b : a;
+		const src = (a, b) => a.k === "src" ? a : b.k === "src" ? b : over(a, b);
+		for (const x of f.children) {
+			const n = x.localName;
+			if (!n.startsWith("fe")) continue;
+			let r;
+			const i1 = from(x, "in");
+			if (n === "feGaussianBlur") r = i1.k === "src" ? {k: "src", blur: i1.blur + Math.max(...nums(x, "stdDeviation"), 0) * 2} : i1;
+			else if (n === "feColorMatrix") {
 				const v = (x.getAttribute("values") || "").trim().split(/[\s,]+/).map(parseFloat);
-				if ((x.getAttribute("type") || "matrix") === "matrix" && v.length === 20 && v.slice(15).every(k => Math.abs(k) < 0.02)) out.opacity = 0;
-				continue;
-			}
-			const a = x.querySelector("feFuncA");
-			if (!a) continue;
-			const type = a.getAttribute("type"), tv = (a.getAttribute("tableValues") || "").trim().split(/[\s,]+/).map(parseFloat);
-			if ((type === "table" || type === "discrete") && tv.length && tv.every(k => Math.abs(k) < 0.02)) out.opacity = 0;
-			if (type === "linear" && Math.abs(parseFloat(a.getAttribute("slope") ?? "1")) < 0.02 && Math.abs(parseFloat(a.getAttribute("intercept") || "0")) < 0.02) out.opacity = 0;
+				r = (x.getAttribute("type") || "matrix") === "matrix" && v.length === 20 && v.slice(15).every(k => Math.abs(k) < 0.02) ? NOTHING : i1;
+			} else if (n === "feComponentTransfer") {
+				r = i1;
+				const a = x.querySelector("feFuncA");
+				if (a) {
+					const type = a.getAttribute("type"), tv = (a.getAttribute("tableValues") || "").trim().split(/[\s,]+/).map(parseFloat);
+					if ((type === "table" || type === "discrete") && tv.length && tv.every(k => Math.abs(k) < 0.02)) r = NOTHING;
+					if (type === "linear" && Math.abs(parseFloat(a.getAttribute("slope") ?? "1")) < 0.02 && Math.abs(parseFloat(a.getAttribute("intercept") || "0")) < 0.02) r = NOTHING;
+				}
+			} else if (n === "feOffset") {
+				// The filter's region reaches a tenth of the box past each side.
+				const b = size();
+				r = Math.abs(num(x, "dx", 0)) >= b.width * 1.2 || Math.abs(num(x, "dy", 0)) >= b.height * 1.2 ? NOTHING : i1;
+			} else if (n === "feMorphology") r = x.getAttribute("operator") === "erode" && Math.min(...nums(x, "radius")) >= 1 ? NOTHING : i1;
+			else if (n === "feFlood") {
+				const xs = style(x), c = rgba(xs.floodColor), o = parseFloat(xs.floodOpacity);
+				r = (c ? c[3] : 1) * (isNaN(o) ? 1 : o) < 0.05 ? NOTHING : OTHER;
+			} else if (n === "feMerge") {
+				r = NOTHING;
+				for (const k of x.children) if (k.localName === "feMergeNode") r = over(from(k, "in"), r);
+			} else if (n === "feComposite") {
+				const i2 = from(x, "in2"), op = x.getAttribute("operator") || "over";
+				if (op === "over") r = over(i1, i2);
+				// (in: i1 drawn in i2's shape; out: i1 where i2 is not; atop:
+				// i1 in i2's shape, over i2.)
+				else if (op === "in") r = i1.k === "none" || i2.k === "none" ? NOTHING : i2.k === "src" ? i2 : i1;
+				else if (op === "out") r = i1.k === "none" ? NOTHING : i2.k === "src" ? i2 : i2.k === "other" ? NOTHING : i1;
+				else if (op === "atop") r = i2.k === "none" ? NOTHING : src(i1, i2);
+				else if (op === "arithmetic") {
+					const k1 = num(x, "k1", 0), k2 = num(x, "k2", 0), k3 = num(x, "k3", 0), k4 = num(x, "k4", 0);
+					r = k2 && i1.k === "src" ? i1 : k3 && i2.k === "src" ? i2 : k1 && i1.k !== "none" && i2.k !== "none" ? src(i1, i2) : k4 > 0.05 ? OTHER : NOTHING;
+				} else r = src(i1, i2); // xor, lighter
+			} else if (n === "feBlend") {
+				const i2 = from(x, "in2");
+				r = (x.getAttribute("mode") || "normal") === "normal" ? over(i1, i2) : src(i1, i2);
+			} else if (n === "feDisplacementMap") r = Math.abs(num(x, "scale", 0)) >= 20 ? NOTHING : i1;
+			else if (n === "feDropShadow" || n === "feTile" || n === "feConvolveMatrix") r = i1;
+			else r = OTHER; // feImage, feTurbulence, lighting, unknown
+			if (zero(x)) r = NOTHING;
+			last = r;
+			const name = x.getAttribute("result");
+			if (name) res.set(name, r);
 		}
+		// (A filter with no primitive is drawn as if none.)
+		if (last && last.k !== "src") out.opacity = 0;
+		else if (last) out.blur += last.blur;
 	};
 	const paint = (fx, c) => fx.reduce((v, f) => f(v), c.slice(0, 3)).map(v => Math.min(255, Math.max(0, v)));
-	// Blend modes, per channel (0..255) of the source over the backdrop.
+	// Blend modes (compositing's formulas), of the source colour s over
+	// the backdrop b (0..255 a channel): separable ones channel by
+	// channel, hue, saturation, color and luminosity on the whole colour.
+	const sep = f => (s, b) => s.map((v, i) => 255 * f(v / 255, b[i] / 255));
+	const hard = (s, b) => s <= 0.5 ? b * 2 * s : b + (2 * s - 1) - b * (2 * s - 1);
+	const L = c => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
+	const clipC = c => {
+		const l = L(c), n = Math.min(...c), x = Math.max(...c);
+		if (n < 0) c = c.map(v => l + (v - l) * l / (l - n));
+		if (x > 255) c = c.map(v => l + (v - l) * (255 - l) / (x - l));
+		return c;
+	};
+	const setL = (c, l) => { const d = l - L(c); return clipC(c.map(v => v + d)); };
+	const sat = c => Math.max(...c) - Math.min(...c);
+	const setS = (c, s) => {
+		const x = Math.max(...c), n = Math.min(...c);
+		return c.map(v => x > n ? (v - n) * s / (x - n) : 0);
+	};
 	const blends = {
-		multiply: (s, b) => s * b / 255, screen: (s, b) => s + b - s * b / 255,
-		darken: Math.min, lighten: Math.max, difference: (s, b) => Math.abs(s - b), exclusion: (s, b) => s + b - 2 * s * b / 255,
-		overlay: (s, b) => b < 128 ? 2 * s * b / 255 : 255 - 2 * (255 - s) * (255 - b) / 255,
-		"hard-light": (s, b) => s < 128 ? 2 * s * b / 255 : 255 - 2 * (255 - s) * (255 - b) / 255,
+		multiply: sep((s, b) => s * b), screen: sep((s, b) => s + b - s * b),
+		darken: sep(Math.min), lighten: sep(Math.max), difference: sep((s, b) => Math.abs(s - b)), exclusion: sep((s, b) => s + b - 2 * s * b),
+		overlay: sep((s, b) => hard(b, s)), "hard-light": sep(hard),
+		"color-dodge": sep((s, b) => b === 0 ? 0 : s >= 1 ? 1 : Math.min(1, b / (1 - s))),
+		"color-burn": sep((s, b) => b >= 1 ? 1 : s === 0 ? 0 : 1 - Math.min(1, (1 - b) / s)),
+		"soft-light": sep((s, b) => s <= 0.5 ? b - (1 - 2 * s) * b * (1 - b) : b + (2 * s - 1) * ((b <= 0.25 ? ((16 * b - 12) * b + 4) * b : Math.sqrt(b)) - b)),
+		"plus-lighter": sep((s, b) => Math.min(1, s + b)), "plus-darker": sep((s, b) => Math.max(0, s + b - 1)),
+		hue: (s, b) => setL(setS(s, sat(b)), L(b)), saturation: (s, b) => setL(setS(b, sat(s)), L(b)),
+		color: (s, b) => setL(s, L(b)), luminosity: (s, b) => setL(b, L(s)),
 	};
 	// gradient stops of a background or mask image; null for url() and
 	// other images whose colours are unknown.
@@ -217,9 +306,9 @@ const judgeOf = (doc) => {
 		}
 		return out;
 	};
-	// maskOpacity: 0 when a mask hides all of an element (a gradient of
-	// transparent stops, an SVG mask drawn in black or not at all), else 1
-	// (an image mask is not read: it is taken to show).
+	// maskOpacity: 0 when a mask hides all of an element (gradients of
+	// transparent stops or tiles off the box, an SVG mask drawn in black
+	// or not at all, a picture alone), else 1.
 	const maskOpacity = (e, s) => {
 		const img = s.maskImage || s.webkitMaskImage;
 		if (!img || img === "none") return 1;
@@ -236,9 +325,46 @@ const judgeOf = (doc) => {
 		// An image mask (a url() of a picture) cannot be read in the pass
 		// (its pixels load apart, maybe from another origin): it is taken
 		// to hide, unless a gradient layer beside it shows.
-		const st = stops(img.replace(/url\([^)]*\)/g, ""));
-		if (/url\(/.test(img)) return st && st.some(c => c[3] >= 0.05) ? 1 : 0;
-		return st && st.length && st.every(c => c[3] < 0.05) ? 0 : 1;
+		// A gradient layer shows where its colours are not transparent (by
+		// luminance where mask-mode asks) and where its tile lies on the
+		// box: a layer that does not repeat, sized or placed off the box,
+		// masks all of it.
+		const list = v => {
+			const out = [];
+			let d = 0, at = 0;
+			for (let i = 0; i < (v || "").length; i++) {
+				const ch = v[i];
+				if (ch === "(") d++;
+				else if (ch === ")") d--;
+				else if (ch === "," && !d) { out.push(v.slice(at, i).trim()); at = i + 1; }
+			}
+			out.push((v || "").slice(at).trim());
+			return out;
+		};
+		const imgs = list(img), sizes = list(s.maskSize || s.webkitMaskSize), places = list(s.maskPosition || s.webkitMaskPosition);
+		const repeats = list(s.maskRepeat || s.webkitMaskRepeat), modes = list(s.maskMode || "match-source");
+		let r = null;
+		for (let i = 0; i < imgs.length; i++) {
+			const st = stops(imgs[i]);
+			if (!st) continue; // a picture: taken to hide
+			const lumi = modes[i % modes.length] === "luminance";
+			if (st.length && st.every(c => c[3] * (lumi ? lum(c) : 1) < 0.05)) continue;
+			r ??= e.getBoundingClientRect();
+			const [w, h] = [r.width, r.height];
+			let rp = (repeats[i % repeats.length] || "repeat").split(" ");
+			rp = rp[0] === "repeat-x" ? ["repeat", "no-repeat"] : rp[0] === "repeat-y" ? ["no-repeat", "repeat"] : [rp[0], rp[1] || rp[0]];
+			const sz = (sizes[i % sizes.length] || "auto").split(" "), pl = (places[i % places.length] || "0% 0%").split(" ");
+			const dim = (v, full) => v === undefined || v === "auto" || v === "cover" || v === "contain" ? full : len(v, full);
+			const tw = dim(sz[0], w), th = dim(sz[1], h);
+			const axis = (rep, t, full, at, min) => {
+				if (!(t > 0)) return false;
+				if (rep !== "no-repeat") return true;
+				const o = len(at || "0%", full - t);
+				return Math.min(full, o + t) - Math.max(0, o) >= min;
+			};
+			if (axis(rp[0], tw, w, pl[0], MIN_W) && axis(rp[1], th, h, pl[1], MIN_H)) return 1;
+		}
+		return 0;
 	};
 	const svgHidden = /^(defs|symbol|clipPath|mask|pattern|marker|linearGradient|radialGradient|filter|title|desc|metadata|style|script)$/;
 	const modal = doc.querySelector("dialog:modal, [aria-modal=true]");
@@ -300,7 +426,16 @@ const judgeOf = (doc) => {
 			}
 			if (c && c[3] >= OPAQUE && nums.length >= 4 && nums[3] >= 8) grow = Math.max(grow, nums[3] - Math.max(Math.abs(nums[0]), Math.abs(nums[1])));
 		}
-		const oc = rgba(s.outlineColor), ow = parseFloat(s.outlineWidth);
+		const oc = rgba(s.outlineColor), ow = parseFloat(s.outlineWidth), off = parseFloat(s.outlineOffset) || 0;
+		// An outline drawn inside the box (a negative offset) paints over
+		// the box's own content: over all of it where it leaves no hole.
+		if (off < 0 && s.outlineStyle !== "none" && oc && oc[3] >= OPAQUE && ow >= 1 && opacity >= OPAQUE) {
+			r ??= e.getBoundingClientRect();
+			if (-2 * off >= Math.min(r.width, r.height)) {
+				const g = off + ow;
+				painters.push({e, z: pos === "static" ? ctx.z : zOf(s, ctx), pseudo: true, bg: oc, area: cut(clip, {l: r.left - g, t: r.top - g, r: r.right + g, b: r.bottom + g})});
+			}
+		}
 		if (s.outlineStyle === "solid" && oc && oc[3] >= OPAQUE && ow >= 8) grow = Math.max(grow, ow + (parseFloat(s.outlineOffset) || 0));
 		if (grow < 8 || opacity < OPAQUE) return;
 		r ??= e.getBoundingClientRect();
@@ -380,7 +515,7 @@ const judgeOf = (doc) => {
 			const a = p.area;
 			let all = true;
 			for (const r of v.rects) if (!(r.l >= a.l && r.r <= a.r && r.t >= a.t && r.b <= a.b)) { all = false; break; }
-			if (all && p.e !== e && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z)) return true;
+			if (all && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z)) return true;
 		}
 		return false;
 	};
@@ -429,7 +564,7 @@ const judgeOf = (doc) => {
 		if (display === "none" || e.namespaceURI === SVG && svgHidden.test(e.localName) || !inline && (q.contentVisibility ? initial.contentVisibility : s.contentVisibility) === "hidden") return null;
 		if (!chain && e.getAttribute("aria-hidden") === "true" && !(modal && !e.contains(modal))) return null;
 		const filter = q.filter ? initial.filter : s.filter, blendMode = q.mixBlendMode ? initial.mixBlendMode : s.mixBlendMode, own = +(q.opacity ? initial.opacity : s.opacity);
-		const f = filterOf(filter);
+		const f = filterOf(filter, e);
 		// (No mask, initial.maskImage, takes nothing away.)
 		let opacity = ctx.opacity * own * f.opacity * (q.maskImage ? 1 : maskOpacity(e, s));
 		if (opacity < MIN_OPACITY) return null;
@@ -446,6 +581,8 @@ const judgeOf = (doc) => {
 			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
 			if (clips) clip = boxClip(e, r, clip, overflow, paintContained);
 		}
+		// A foreignObject shows its content in its own box only.
+		if (e.localName === "foreignObject" && e.namespaceURI === SVG) clip = cut(clip, box(e.getBoundingClientRect()));
 		const fx = f.fx.length ? f.fx.concat(ctx.fx) : ctx.fx;
 		// What the element's own opacity and background are, read once for
 		// its backgrounds and whether it paints opaque (painter, flowBg).
@@ -524,7 +661,7 @@ const judgeOf = (doc) => {
 		if (!ctx.bgs) return true;
 		const p = paint(ctx.fx, c), a = c[3] * ctx.opacity, fn = blends[blend];
 		return ctx.bgs.some(b => {
-			const src = fn ? p.map((v, i) => fn(v, b[i])) : p;
+			const src = fn ? fn(p, b.length > 3 ? b.slice(0, 3) : b) : p;
 			return contrast(over(src, a, b), b) >= MIN_CONTRAST;
 		});
 	};
@@ -677,7 +814,13 @@ const judgeOf = (doc) => {
 			if (r - l >= MIN_W && b - t >= MIN_H && l >= c.l && r <= c.r && t >= c.t && b <= c.b) rects = shown = [{l, t, r, b}];
 			else rects = range.getClientRects();
 		}
-		shown ??= [...rects].map(box).filter(v => shows(cut(ctx.clip, v)));
+		// (cut: a box the clip cuts into, a text partly shown.)
+		let cutInto = false;
+		shown ??= [...rects].map(box).filter(v => {
+			const w = cut(ctx.clip, v);
+			if (w.l > v.l + 1 || w.r < v.r - 1 || w.t > v.t + 1 || w.b < v.b - 1) cutInto = true;
+			return shows(w);
+		});
 		if (!shown.length) return ALL;
 		f.ink ??= inks(e, s, ctx);
 		if (!f.ink && !overMedia(e, s, ctx, shown[0])) return ALL;
@@ -687,8 +830,8 @@ const judgeOf = (doc) => {
 		// from the first and the last box shown.
 		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
 		f.ellipsis ??= ctx.clip.r < INF && s.textOverflow === "ellipsis";
-		if (shown.length === rects.length && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z};
-		// Partly shown (a clipped tail, an ellipsis, a line clamp): the
+		if (shown.length === rects.length && !cutInto && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z};
+		// Partly shown (a clipped tail, a line cut short, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
 		for (const m of t.matchAll(/\S+/g)) {
@@ -761,7 +904,7 @@ const judgeOf = (doc) => {
 	};
 	const pseudoShows = (e, s, ps, ctx, t) => {
 		if (ps.display === "none" || ps.visibility !== "visible" || (ps.webkitTextSecurity || "none") !== "none") return false;
-		const fs = parseFloat(ps.fontSize), f = filterOf(ps.filter);
+		const fs = parseFloat(ps.fontSize), f = filterOf(ps.filter, e);
 		if (!(fs >= MIN_H) || ctx.opacity * +ps.opacity * f.opacity < MIN_OPACITY || ctx.blur + f.blur >= Math.max(2, fs / 4)) return false;
 		if (ps.clipPath !== "none" || maskOpacity(e, ps) === 0) return false;
 		const pos = ps.position;
