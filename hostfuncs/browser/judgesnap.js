@@ -24,13 +24,14 @@ const judgeSnapshot = (doc, shownLetters) => {
 	for (const x of (shownLetters || "").split(",")) { const i = x.lastIndexOf(":"); if (i > 0) expect.set(x.slice(0, i), +x.slice(i + 1)); }
 	// count: the letters of a text the snapshot shows under ref (no white
 	// space, no invisible format character: the host takes those out).
-	const invisible = /[\s\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}]/gu;
+	const invisible = /[\s\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180D\u180F\u2800\u3164\uFFA0]/gu;
 	const count = (ref, t) => { if (expect.has(ref)) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
 	const out = {drop: [], runs: []}, shown = [];
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
 	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
 	const frames = [];
+	const textFields = /^(input|textarea)$/, textTypes = /^(text|search|email|url|tel|number)$/;
 	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
 	const isControl = e => { const r = e._ariaRef; return r ? controlRoles.test(r.role) : controlTags.test(e.localName) && (e.localName !== "a" || e.hasAttribute("href")); };
@@ -130,6 +131,8 @@ const judgeSnapshot = (doc, shownLetters) => {
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
+				// (A field's value no one can read goes; its name stays.)
+				else if (textFields.test(name) && n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.value), value: true});
 				seen += k;
 				continue;
 			}

@@ -180,9 +180,16 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		if mark {
 			edit = markText
 		}
-		if i, ok := at[run.Ref]; ok {
+		if i, ok := at[run.Ref]; ok && run.Value {
+			// (A field's value: on its own line only, a control's too.)
+			if l := &lines[i]; !l.dropped && l.hasValue {
+				if v, ok := edit(l.value, text); ok {
+					l.value, l.edited = v, true
+				}
+			}
+		} else if ok {
 			takeOut(lines[i:ends[i]], text, edit)
-		} else {
+		} else if !run.Value {
 			takeOut(lines, text, edit)
 		}
 	}

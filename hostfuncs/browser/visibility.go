@@ -119,6 +119,9 @@ type hiddenRun struct {
 	Ref  string `json:"ref"`
 	Text string `json:"text"`
 	Tail bool   `json:"tail,omitempty"`
+	// Value: the text is the value of the field of Ref (a control), which
+	// keeps its name.
+	Value bool `json:"value,omitempty"`
 }
 
 // judgePage asks the judge of each frame of t's page whose content snap
@@ -203,7 +206,7 @@ func judgeFrame(at pw.Locator, wait time.Duration) (judgement, error) {
 // visibleChars takes out of s the characters that draw nothing and that a
 // model still reads: format characters (Unicode's Cf: zero-width spaces
 // and joiners, bidi controls, the tag characters U+E0000-E007F, soft
-// hyphens) and variation selectors.
+// hyphens) and blankRunes (variation selectors, fillers).
 func visibleChars(s string) string {
 	// Most of a page is ASCII or letters, none of it invisible: the scan
 	// decodes only at the bytes that can start an invisible character
@@ -267,16 +270,35 @@ var invisibleLead = func() (lead [256]bool) {
 	for _, r := range unicode.Cf.R32 {
 		mark(rune(r.Lo), rune(r.Hi))
 	}
-	mark(0xfe00, 0xfe0f)
-	mark(0xe0100, 0xe01ef)
+	for _, x := range blankRunes {
+		mark(x[0], x[1])
+	}
 	return lead
 }()
+
+// blankRunes are the characters besides Cf that draw nothing and carry
+// nothing a person reads: variation selectors (which can spell bytes
+// after an emoji), the combining grapheme joiner, Hangul fillers, the
+// blank Braille pattern, Khmer's inherent vowels and Mongolian's free
+// variation selectors. (judgesnap.js's invisible lists the same.)
+var blankRunes = [][2]rune{
+	{0xfe00, 0xfe0f}, {0xe0100, 0xe01ef}, {0x034f, 0x034f}, {0x115f, 0x1160}, {0x17b4, 0x17b5},
+	{0x180b, 0x180d}, {0x180f, 0x180f}, {0x2800, 0x2800}, {0x3164, 0x3164}, {0xffa0, 0xffa0},
+}
 
 func invisibleRune(r rune) bool {
 	if r < 0xad {
 		return false
 	}
-	return unicode.Is(unicode.Cf, r) || r >= 0xfe00 && r <= 0xfe0f || r >= 0xe0100 && r <= 0xe01ef
+	if unicode.Is(unicode.Cf, r) {
+		return true
+	}
+	for _, x := range blankRunes {
+		if r >= x[0] && r <= x[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // seen judges the page of a snapshot just taken and takes out of it what

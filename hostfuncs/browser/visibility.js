@@ -251,13 +251,26 @@ const judgeOf = (doc) => {
 		}
 		return v.endsWith("%") ? parseFloat(v) * size / 100 : parseFloat(v);
 	};
-	// refClip: a clip-path by reference to a clipPath that draws nothing
-	// (its shapes' boxes have no area) clips all; any other, nothing.
-	const refClip = (cp, out) => {
+	// refClip: a clip-path by reference to a clipPath none of whose shapes
+	// has area where the element is (in the clip's units: the element's
+	// user space, or its box as 0..1) clips all; any other, nothing. A
+	// shape with a transform of its own is taken to show.
+	const refClip = (cp, out, e) => {
 		const m = /url\("?[^"#)]*#([^")]+)"?\)/.exec(cp), c = m && doc.getElementById(m[1]);
 		if (!c || c.localName !== "clipPath") return out;
+		const obb = c.getAttribute("clipPathUnits") === "objectBoundingBox";
+		let eb = obb ? {l: 0, t: 0, r: 1, b: 1} : {l: 0, t: 0, r: out.r - out.l, b: out.b - out.t}, min = obb ? 0.001 : 1;
+		if (!obb && e.namespaceURI === SVG) {
+			try { const b = e.getBBox(); eb = {l: b.x, t: b.y, r: b.x + b.width, b: b.y + b.height}; } catch { eb = null; }
+		}
 		for (const x of c.children) {
-			try { const b = x.getBBox(); if (b.width >= 1 && b.height >= 1) return out; } catch { return out; }
+			try {
+				const b = x.getBBox();
+				if (!(b.width * (obb ? 1000 : 1) >= 1 && b.height * (obb ? 1000 : 1) >= 1)) continue;
+				if (!eb || x.hasAttribute("transform") || c.hasAttribute("transform")) return out;
+				const v = cut(eb, {l: b.x, t: b.y, r: b.x + b.width, b: b.y + b.height});
+				if (v.r - v.l >= min && v.b - v.t >= min) return out;
+			} catch { return out; }
 		}
 		return NONE;
 	};
@@ -266,11 +279,11 @@ const judgeOf = (doc) => {
 	// leaves of a border box r. A shape by reference cuts all when its
 	// clipPath draws nothing (refClip); one whose lengths cannot be read
 	// (nested calc()) is not cut.
-	const clipShape = (s, r) => {
+	const clipShape = (s, r, e) => {
 		const w = r.right - r.left, h = r.bottom - r.top;
 		let out = box(r);
 		const cp = s.clipPath;
-		if (cp && cp.includes("url(")) return refClip(cp, out);
+		if (cp && cp.includes("url(")) return refClip(cp, out, e);
 		if (cp && cp !== "none") {
 			const inner = (cp.match(/\((.*)\)/) || [, ""])[1].replace(/calc\(([^()]*)\)/g, (_, x) => "calc(" + x.trim().replace(/\s+/g, "~") + ")");
 			if (/calc\([^)]*\(/.test(inner)) return out;
@@ -293,6 +306,10 @@ const judgeOf = (doc) => {
 				const rx = radii.length ? len(radii[0], fn === "circle" ? diag : w) : INF;
 				const ry = radii.length > 1 ? len(radii[1], h) : rx;
 				if (rx < 1 || ry < 1) return NONE;
+			} else if (fn === "shape") {
+				// (A shape whose every coordinate is the same point draws nothing.)
+				const nums = args.match(/-?[\d.]+%?/g) || [];
+				if (nums.length && nums.every(v => v === nums[0])) return NONE;
 			} else if (fn === "polygon" || fn === "path") {
 				const nums = args.replace(/^\s*(nonzero|evenodd),/, "").match(/-?[\d.]+%?/g) || [];
 				const xs = nums.filter((_, i) => i % 2 === 0).map(v => len(v, w)), ys = nums.filter((_, i) => i % 2).map(v => len(v, h));
@@ -392,7 +409,8 @@ const judgeOf = (doc) => {
 	const painters = [];
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
 	const painter = (e, s, ctx, clip, pos, opacity, inline, k, q) => {
-		if (pos === "fixed" || pos === "sticky") return;
+		if (pos === "sticky") return;
+		if (pos === "fixed") return fixedPainter(e, s, ctx, opacity, k);
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
 		// before it that it overlaps (pulled up by a negative margin).
@@ -440,6 +458,28 @@ const judgeOf = (doc) => {
 		if (grow < 8 || opacity < OPAQUE) return;
 		r ??= e.getBoundingClientRect();
 		add({l: r.left - grow, t: r.top - grow, r: r.right + grow, b: r.bottom + grow}, false, null);
+	};
+	// fixedPainter: a fixed box painting opaque covers what no scroll
+	// brings out from under it: on a document that does not scroll,
+	// what it lies over; on one that scrolls only down, when it holds the
+	// viewport's top edge, the text that lies under it at the top of the
+	// document (a scroll moves that text up, never out from under it).
+	// (A full-page screenshot draws it there too.)
+	let docScroll = null;
+	const fixedPainter = (e, s, ctx, opacity, k) => {
+		if (opacity < OPAQUE || !paintsOpaque(e, s, k)) return;
+		docScroll ??= {
+			x: vpStyle.overflowX !== "hidden" && vpStyle.overflowX !== "clip" && Math.max(html.scrollWidth, body ? body.scrollWidth : 0) > vw + 1,
+			y: vpStyle.overflowY !== "hidden" && vpStyle.overflowY !== "clip" && Math.max(html.scrollHeight, body ? body.scrollHeight : 0) > vh + 1,
+		};
+		if (docScroll.x) return;
+		const r = e.getBoundingClientRect();
+		if (!shows(box(r))) return;
+		let area;
+		if (!docScroll.y) area = box(r);
+		else if (r.top <= 1) area = {l: r.left, t: -INF, r: r.right, b: r.bottom - win.scrollY};
+		else return;
+		painters.push({e, z: zOf(s, ctx), pseudo: false, bg: rgba(k ? k.bgc : s.backgroundColor), area});
 	};
 	// borders: the sides of a positioned box's border that paint opaque
 	// (solid, 4px or more), each a painter of its own.
@@ -578,7 +618,7 @@ const judgeOf = (doc) => {
 		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
 			const r = e.getBoundingClientRect();
-			if (shaped) selfClip = clip = cut(clip, clipShape(s, r));
+			if (shaped) selfClip = clip = cut(clip, clipShape(s, r, e));
 			if (clips) clip = boxClip(e, r, clip, overflow, paintContained);
 		}
 		// A foreignObject shows its content in its own box only.
@@ -857,6 +897,15 @@ const judgeOf = (doc) => {
 			(!p.bg || inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
 	};
 
+	// valueShows: whether the text a field (an input, a textarea) holds
+	// shows, judged as its text would be (its colour against its own
+	// background and those below, its size, its visibility): a field
+	// that shows with a value no one can read keeps its name, not its
+	// value.
+	const valueShows = (e, s, ctx) => {
+		const f = facts(e, s, ctx);
+		return f !== UNSEEN && f !== ALL && inks(e, s, ctx);
+	};
 	// painted: whether an element paints something of its own a person
 	// sees (a control with no visible text: an icon, a box, a field).
 	const painted = (e, s, ctx) => {
@@ -927,5 +976,5 @@ const judgeOf = (doc) => {
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
 	const fresh = e => win.getComputedStyle(e);
-	return {enter, still, unseen, text, painted, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
+	return {enter, still, unseen, text, painted, valueShows, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
 };
