@@ -124,7 +124,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 				// nothing of the frame's box in this one: a frame that does
 				// not show here takes its whole document with it.
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
-				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z}});
+				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
 				J.inFlow(n, ns, ctx);
 				continue;
 			}

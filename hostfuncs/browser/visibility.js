@@ -23,8 +23,17 @@ const judgeOf = (doc) => {
 	// shadow or outline that might paint over others.
 	const still = (e, s, ctx) => {
 		const q = skipOf(e, ctx);
-		return (q.position ? initial.position : s.position) === "static" && (q.boxShadow ? initial.boxShadow : s.boxShadow) === "none" && (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) === "none";
+		if ((q.position ? initial.position : s.position) !== "static" || (q.boxShadow ? initial.boxShadow : s.boxShadow) !== "none" || (q.outlineStyle ? initial.outlineStyle : s.outlineStyle) !== "none") return false;
+		// (An atomic box with a background paints over the text before it.)
+		if ((q.backgroundColor ? initial.backgroundColor : s.backgroundColor) === initial.backgroundColor && (q.backgroundImage ? initial.backgroundImage : s.backgroundImage) === "none") return true;
+		return !atomic(s, ctx, s.display);
 	};
+	// atomic: whether an element in flow paints its background and
+	// content as one, in document order (CSS 2's painting order, step 7:
+	// an inline block, or a flex or grid item, which paint as inline
+	// blocks do), or as a float ("float": step 5, before text in flow).
+	const itemOf = d => d === "flex" || d === "inline-flex" || d === "grid" || d === "inline-grid";
+	const atomic = (s, ctx, display) => s.float !== "none" ? "float" : itemOf(ctx.display) || /^inline-(block|flex|grid|table)$/.test(display) ? "atomic" : null;
 	const style = (e, pseudo) => {
 		if (pseudo) return win.getComputedStyle(e, pseudo);
 		let s = styleOf.get(e);
@@ -416,7 +425,7 @@ const judgeOf = (doc) => {
 		// before it that it overlaps (pulled up by a negative margin).
 		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
 		let r = null;
-		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		const add = (area, pseudo, bg) => painters.push({e, z, sc: ctx.sc, pseudo, bg, area: cut(clip, area)});
 		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
@@ -451,7 +460,7 @@ const judgeOf = (doc) => {
 			r ??= e.getBoundingClientRect();
 			if (-2 * off >= Math.min(r.width, r.height)) {
 				const g = off + ow;
-				painters.push({e, z: pos === "static" ? ctx.z : zOf(s, ctx), pseudo: true, bg: oc, area: cut(clip, {l: r.left - g, t: r.top - g, r: r.right + g, b: r.bottom + g})});
+				painters.push({e, z: pos === "static" ? ctx.z : zOf(s, ctx), sc: ctx.sc, pseudo: true, bg: oc, area: cut(clip, {l: r.left - g, t: r.top - g, r: r.right + g, b: r.bottom + g})});
 			}
 		}
 		if (s.outlineStyle === "solid" && oc && oc[3] >= OPAQUE && ow >= 8) grow = Math.max(grow, ow + (parseFloat(s.outlineOffset) || 0));
@@ -479,7 +488,7 @@ const judgeOf = (doc) => {
 		if (!docScroll.y) area = box(r);
 		else if (r.top <= 1) area = {l: r.left, t: -INF, r: r.right, b: r.bottom - win.scrollY};
 		else return;
-		painters.push({e, z: zOf(s, ctx), pseudo: false, bg: rgba(k ? k.bgc : s.backgroundColor), area});
+		painters.push({e, z: zOf(s, ctx), sc: ctx.sc, pseudo: false, bg: rgba(k ? k.bgc : s.backgroundColor), area});
 	};
 	// borders: the sides of a positioned box's border that paint opaque
 	// (solid, 4px or more), each a painter of its own.
@@ -503,7 +512,7 @@ const judgeOf = (doc) => {
 	const inFlow = (e, s, ctx) => {
 		if (s.position !== "static" || s.float !== "none" || s.visibility !== "visible" || ctx.opacity * +s.opacity < OPAQUE) return;
 		const z = ctx.z, clip = ctx.clip;
-		const add = (area, pseudo, bg) => painters.push({e, z, pseudo, bg, area: cut(clip, area)});
+		const add = (area, pseudo, bg) => painters.push({e, z, sc: ctx.sc, pseudo, bg, area: cut(clip, area)});
 		if (e.localName === "svg") svgShapes(e, add);
 		else if (paintsOpaque(e, s)) add(box(e.getBoundingClientRect()), false, null);
 	};
@@ -523,7 +532,22 @@ const judgeOf = (doc) => {
 	// above: whether painter p paints after text of e at z: a higher z,
 	// or the same and later in the document (an ::after after all its
 	// element holds). An ancestor's own background is beneath its text.
-	const above = (p, e, z) => p.z > z || p.z === z && (p.pseudo ? holds(p.e, e) || (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING) : !holds(p.e, e) && (e.compareDocumentPosition(p.e) & Node.DOCUMENT_POSITION_FOLLOWING));
+	// Stacking contexts nest: a painter and a text are compared where
+	// their chains of contexts part (sc: {el, z, up}, z the context's
+	// level in the one above it): by the levels there, then by document
+	// order of what stands there.
+	const pathOf = sc => sc.path ??= sc.up ? [...pathOf(sc.up), sc] : [sc];
+	const above = (p, e, v) => {
+		let pz = p.z, tz = v.z, pe = p.e, te = e, pseudo = p.pseudo;
+		if (p.sc !== v.sc) {
+			const a = pathOf(p.sc), b = pathOf(v.sc);
+			let i = 0;
+			while (i < a.length && i < b.length && a[i] === b[i]) i++;
+			if (i < a.length) { pz = a[i].z; pe = a[i].el; pseudo = false; }
+			if (i < b.length) { tz = b[i].z; te = b[i].el; }
+		}
+		return pz > tz || pz === tz && (pseudo ? holds(pe, te) || (te.compareDocumentPosition(pe) & Node.DOCUMENT_POSITION_FOLLOWING) : !holds(pe, te) && (te.compareDocumentPosition(pe) & Node.DOCUMENT_POSITION_FOLLOWING));
+	};
 	// shadowed: whether the boxes v.rects of a text of e (verdict v) lie
 	// under a painter. Asked once the whole page is walked (a painter may
 	// come after the text).
@@ -550,12 +574,24 @@ const judgeOf = (doc) => {
 		const x = rows.get(Math.floor(r.t / ROW));
 		return x ? (tall.length ? x.concat(tall) : x) : tall;
 	};
+	// inFloat: whether e is in a float of its stacking context (read
+	// only where a float paints over a text: floats paint before text in
+	// flow, so they cover text in earlier floats only).
+	const floating = new Map();
+	const inFloat = (e, sc) => {
+		for (let x = e; x && x !== sc.el; x = up(x)) {
+			let f = floating.get(x);
+			if (f === undefined) floating.set(x, f = style(x).float !== "none");
+			if (f) return true;
+		}
+		return false;
+	};
 	const shadowed = (e, v) => {
 		for (const p of near(v.rects[0])) {
 			const a = p.area;
 			let all = true;
 			for (const r of v.rects) if (!(r.l >= a.l && r.r <= a.r && r.t >= a.t && r.b <= a.b)) { all = false; break; }
-			if (all && (p.pseudo || !holds(p.e, e)) && above(p, e, v.z)) return true;
+			if (all && (p.pseudo || !holds(p.e, e)) && (!p.float || inFloat(e, v.sc)) && above(p, e, v)) return true;
 		}
 		return false;
 	};
@@ -646,16 +682,28 @@ const judgeOf = (doc) => {
 			}
 			if (s.transformStyle !== "preserve-3d") m3 = null;
 		}
-		painter(e, s, ctx, selfClip, pos, opacity, inline, k, q);
+		// A flex or grid item with a z-index is stacked as a positioned box.
+		const item = itemOf(ctx.display);
+		const zpos = pos === "static" && item && !inline && s.zIndex !== "auto" ? "relative" : pos;
+		painter(e, s, ctx, selfClip, zpos, opacity, inline, k, q);
+		// An atomic box in flow painting opaque covers the text before it
+		// that it overlaps (a float only text in an earlier float).
+		if (zpos === "static" && !inline && opacity >= OPAQUE && paintsOpaque(e, s, k)) {
+			const a = atomic(s, ctx, display);
+			if (a) painters.push({e, z: ctx.z, sc: ctx.sc, pseudo: false, float: a === "float", bg: rgba(k.bgc), area: cut(selfClip, box(e.getBoundingClientRect()))});
+		}
 		// The perspective an element gives its content matters only to a
 		// 3D transform below it (rare): it is read when one asks.
 		const outer = ctx.perspective;
 		const perspective = inline ? (m3 ? outer : noPerspective) : () => parseFloat(s.perspective) || (m3 ? outer() : 0);
 		// A negative z-index paints under the backgrounds of the boxes
 		// in flow around it (not the root's, which is the canvas).
-		const zi = pos === "static" ? NaN : parseInt(s.zIndex);
+		const zi = zpos === "static" ? NaN : parseInt(s.zIndex);
 		if (zi < 0 && ctx.flowBg) return null;
 		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
+		// (A context's level in the one above it: a positioned box's, or
+		// 0 for one made by opacity, a transform or a filter.)
+		const sc = stacking && e !== html ? {el: e, z: zpos === "static" ? 0 : zOf(s, ctx), up: ctx.sc, path: null} : ctx.sc;
 		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
 		const inner = {
 			opacity, clip, fx, bgs,
@@ -664,7 +712,7 @@ const judgeOf = (doc) => {
 			blur: ctx.blur + f.blur, shadow: ctx.shadow || f.shadow,
 			blend: blendMode !== "normal" ? blendMode : (bgs !== ctx.bgs ? null : ctx.blend),
 			m3, perspective,
-			z: pos === "static" ? ctx.z : zOf(s, ctx), flowBg,
+			z: sc !== ctx.sc ? -0.5 : zpos === "static" ? ctx.z : zOf(s, ctx), sc, flowBg,
 			legible: bgs !== ctx.bgs || opacity !== ctx.opacity || fx !== ctx.fx ? new Map() : ctx.legible,
 			el: e, display, te: null, tf: null, kids: authored !== null && authored.kidsOf(e, q !== NOSKIP),
 			clean: q !== NOSKIP ? ctx.clean : (e === html || e === body) && ctx.clean && authored !== null && authored.bare(e),
@@ -870,7 +918,7 @@ const judgeOf = (doc) => {
 		// from the first and the last box shown.
 		const probe = shown.length === 1 ? shown : [shown[0], shown[shown.length - 1]];
 		f.ellipsis ??= ctx.clip.r < INF && s.textOverflow === "ellipsis";
-		if (shown.length === rects.length && !cutInto && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z};
+		if (shown.length === rects.length && !cutInto && !f.ellipsis) return {hidden: [], rects: probe, z: ctx.z, sc: ctx.sc};
 		// Partly shown (a clipped tail, a line cut short, an ellipsis, a line clamp): the
 		// words whose boxes fall outside the clip are hidden.
 		const hidden = [], kept = [], t = n.data;
@@ -881,7 +929,7 @@ const judgeOf = (doc) => {
 			(!shows(v) || v.r - v.l < (r.right - r.left) / 2 ? hidden : kept).push(m[0]);
 		}
 		if (!kept.length) return ALL;
-		return {hidden, kept: kept.join(" "), rects: probe, z: ctx.z};
+		return {hidden, kept: kept.join(" "), rects: probe, z: ctx.z, sc: ctx.sc};
 	};
 
 	// overMedia: for text whose colour does not show against the
@@ -917,7 +965,8 @@ const judgeOf = (doc) => {
 	};
 
 	const noPerspective = () => 0;
-	const base = {opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
+	const ROOT = {el: html, z: 0, up: null, path: null};
+	const base = {sc: ROOT, opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
