@@ -220,12 +220,12 @@ func prewarm(h *host.Host, served []string, stdio bool) {
 	if b := h.Browser(); b == nil || !b.Config().PrewarmAtStart() {
 		return
 	}
+	session := ""
+	if stdio {
+		session = mcp.StdioSession
+	}
 	for _, pn := range served {
-		if stdio {
-			h.PrewarmSession(pn, mcp.StdioSession)
-		} else {
-			h.Prewarm(pn)
-		}
+		h.Prewarm(pn, session)
 	}
 }
 

@@ -26,7 +26,7 @@ func (s *closer) closeByKey(personality, session string) error {
 	ss := s.reg.byKey[k]
 	delete(s.reg.byKey, k)
 	if ss == nil { // a session opened ahead that no call took: closed as well
-		ss = s.reg.dropSpareLocked(k)
+		ss = s.reg.spare.takeOf(k)
 	}
 	s.reg.mu.Unlock()
 	if ss == nil {
@@ -107,7 +107,7 @@ func (s *closer) notifyClosed(k sessKey) {
 	s.reg.proxyMu.Lock()
 	defer s.reg.proxyMu.Unlock()
 	s.reg.mu.Lock()
-	live := s.reg.byKey[k] != nil || s.reg.opening[k] != nil || s.reg.spare != nil && s.reg.spare.key == k
+	live := s.reg.byKey[k] != nil || s.reg.opening[k] != nil || s.reg.spare.of(k)
 	s.reg.mu.Unlock()
 	if !live {
 		s.opts.OnSessionClosed(k.personality, k.session)
@@ -140,7 +140,7 @@ func (s *closer) sweep() {
 		}
 		// A session opened ahead that no call took goes the same way,
 		// without a notice: no one had it.
-		if sp := s.reg.takeSpareIf(func(sp *session) bool { return sp.idle() > s.cfg.IdleTimeout.D() }); sp != nil {
+		if sp := s.reg.spare.takeIf(func(sp *session) bool { return sp.idle() > s.cfg.IdleTimeout.D() }); sp != nil {
 			idle = append(idle, sp)
 		}
 		s.reg.mu.Unlock()
@@ -182,9 +182,8 @@ func (s *closer) shut() (all []*session, ok bool) {
 	for _, ss := range s.reg.byKey {
 		all = append(all, ss)
 	}
-	if sp := s.reg.spare; sp != nil {
+	if sp := s.reg.spare.take(); sp != nil {
 		all = append(all, sp)
-		s.reg.spare = nil
 	}
 	s.reg.byKey = map[sessKey]*session{}
 	return all, true

@@ -40,7 +40,7 @@ type sessions struct {
 	// spare is a session opened ahead of its first call (preopen), not
 	// yet published: no call, list or sweep of open sessions sees it until
 	// the first create of its key takes it (takeSpare).
-	spare   *session
+	spare   spareSlot
 	crashed map[sessKey]string
 	// lostNode holds keys whose grid node was lost under a call: the next
 	// call is answered browser_crashed too (gridlost.go).

@@ -36,7 +36,7 @@ func (s *opener) preopen(k sessKey) {
 		return
 	}
 	s.reg.mu.Lock()
-	if s.reg.closed || s.reg.byKey[k] != nil || s.reg.opening[k] != nil || s.reg.spare != nil ||
+	if s.reg.closed || s.reg.byKey[k] != nil || s.reg.opening[k] != nil || s.reg.spare.ss != nil ||
 		len(s.reg.byKey)+len(s.reg.opening) >= s.cfg.MaxContexts {
 		s.reg.mu.Unlock()
 		return
@@ -51,7 +51,7 @@ func (s *opener) preopen(k sessKey) {
 	closed := s.reg.closed
 	if err == nil && !closed {
 		ss.preWarnings = warnings
-		s.reg.spare = ss
+		s.reg.spare.ss = ss
 	}
 	delete(s.reg.opening, k)
 	close(o.done)
@@ -80,8 +80,7 @@ var testPreopened func(sessKey, error)
 // (it would only hold a context).
 func (s *opener) takeSpare(k sessKey, named string) *session {
 	s.reg.mu.Lock()
-	sp := s.reg.spare
-	s.reg.spare = nil
+	sp := s.reg.spare.take()
 	s.reg.mu.Unlock()
 	if sp == nil {
 		return nil
@@ -96,18 +95,26 @@ func (s *opener) takeSpare(k sessKey, named string) *session {
 	return nil
 }
 
-// dropSpareLocked takes k's spare out, for the caller to close (s.mu
-// held).
-func (s *sessions) dropSpareLocked(k sessKey) *session {
-	return s.takeSpareIf(func(sp *session) bool { return sp.key == k })
+// spareSlot holds the spare, under sessions.mu.
+type spareSlot struct{ ss *session }
+
+// take takes the spare out, nil when there is none.
+func (sl *spareSlot) take() *session { return sl.takeIf(func(*session) bool { return true }) }
+
+// takeOf takes k's spare out.
+func (sl *spareSlot) takeOf(k sessKey) *session {
+	return sl.takeIf(func(sp *session) bool { return sp.key == k })
 }
 
-// takeSpareIf takes the spare out when match says so (s.mu held).
-func (s *sessions) takeSpareIf(match func(*session) bool) *session {
-	sp := s.spare
+// takeIf takes the spare out when match says so.
+func (sl *spareSlot) takeIf(match func(*session) bool) *session {
+	sp := sl.ss
 	if sp == nil || !match(sp) {
 		return nil
 	}
-	s.spare = nil
+	sl.ss = nil
 	return sp
 }
+
+// of reports whether the spare is k's.
+func (sl *spareSlot) of(k sessKey) bool { return sl.ss != nil && sl.ss.key == k }

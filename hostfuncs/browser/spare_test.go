@@ -62,10 +62,10 @@ func TestSessionOpenedAhead(t *testing.T) {
 		}
 		s.sessions.mu.Lock()
 		defer s.sessions.mu.Unlock()
-		if s.sessions.spare == nil {
+		if s.sessions.spare.ss == nil {
 			t.Fatal("no spare kept")
 		}
-		return s.sessions.spare
+		return s.sessions.spare.ss
 	}
 	sessionOf := func(name string) *session {
 		s.sessions.mu.Lock()
