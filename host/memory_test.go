@@ -97,7 +97,7 @@ tools = ["*"]
 	}
 	// Prewarm (serve with browser.prewarm) compiles a personality's
 	// plugins before its first call, in the background.
-	if err := h.Prewarm("other"); err != nil {
+	if err := h.Prewarm("other", ""); err != nil {
 		t.Fatal(err)
 	}
 	// A hang-catcher: compiling takes seconds on a quiet machine, a minute

@@ -32,8 +32,12 @@ func (p *personality) warm(tool string, b *browser.Service) {
 // one of its tools drives the browser, the driver and Chromium, the
 // plugins of those tools and its hook plugins; when none does, all its
 // plugins. A failure to start the browser is kept for
-// the first browser call, which reports it with its code.
-func (h *Host) Prewarm(personality string) error {
+// the first browser call, which reports it with its code. A caller that
+// knows the browser session of the personality's first call (stdio's
+// one) names it: that session's browser context and first tab are opened
+// ahead too, for its first call to take (browser.Service.PrewarmSession);
+// "" when it is not known.
+func (h *Host) Prewarm(personality, session string) error {
 	p, err := h.roster.get(personality)
 	if err != nil {
 		return err
@@ -51,7 +55,7 @@ func (h *Host) Prewarm(personality string) error {
 	}
 	if len(browserPlugins) > 0 {
 		if b := h.Browser(); b != nil {
-			b.Prewarm(p.name)
+			b.PrewarmSession(p.name, session)
 		}
 		toolPlugins = browserPlugins
 	}

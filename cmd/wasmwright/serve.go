@@ -76,7 +76,7 @@ func serveCmd(g *globals) *cobra.Command {
 			}
 			cfg := h.Config()
 			served := servedPersonalities(h, personality, fl.transport == "http")
-			prewarm(h, served)
+			prewarm(h, served, fl.transport == "stdio")
 			stopMetrics, err := fleet.start(h, fl.metricsAddr, fl.allowRemote)
 			if err != nil {
 				return err
@@ -214,13 +214,18 @@ func startPersonality(h *host.Host, personality string, stderr io.Writer) ([]abi
 // runs), unless browser.prewarm is false: tools/list does not wait for it,
 // and a first call waits for it instead of starting it. Over HTTP those
 // are the personality the default token acts as and the ones the config's
-// tokens map to.
-func prewarm(h *host.Host, served []string) {
+// tokens map to. Over stdio the first call's browser session is known
+// (mcp.StdioSession), so its context and first tab are opened ahead too.
+func prewarm(h *host.Host, served []string, stdio bool) {
 	if b := h.Browser(); b == nil || !b.Config().PrewarmAtStart() {
 		return
 	}
+	session := ""
+	if stdio {
+		session = mcp.StdioSession
+	}
 	for _, pn := range served {
-		h.Prewarm(pn)
+		h.Prewarm(pn, session)
 	}
 }
 

@@ -69,9 +69,12 @@ func (s *launcher) startedDriver() (*sharedDriver, error) {
 }
 
 // startedBrowser is ensureBrowser under startMu, with the driver the
-// browser runs on.
-func (s *launcher) startedBrowser() (pw.Browser, *sharedDriver, string, error) {
-	s.asked.Store(true)
+// browser runs on. ask is false for a session opened ahead of its call
+// (preopen): that is no call asking, so the warm-up does not yield to it.
+func (s *launcher) startedBrowser(ask bool) (pw.Browser, *sharedDriver, string, error) {
+	if ask {
+		s.asked.Store(true)
+	}
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
 	if err := s.takeWarmErr(); err != nil {
@@ -211,8 +214,9 @@ func (s *env) headless() (bool, string) {
 	return !driver.HasDisplay(), ""
 }
 
-// prewarm is Service.Prewarm (see there).
-func (s *launcher) prewarm(personality string) {
+// prewarm is Service.PrewarmSession (see there); session "" when the
+// first call's session is not known.
+func (s *launcher) prewarm(personality, session string) {
 	s.mu.Lock()
 	running := s.browser != nil && s.browser.IsConnected()
 	s.mu.Unlock()
@@ -222,6 +226,9 @@ func (s *launcher) prewarm(personality string) {
 	go func() {
 		defer s.warming.Store(false)
 		if b := s.prewarmStart(personality); b != nil {
+			if session != "" && !s.asked.Load() {
+				s.sessions.opener.preopen(key(personality, session))
+			}
 			s.warmUp(b)
 		}
 	}()

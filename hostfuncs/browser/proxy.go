@@ -13,6 +13,7 @@ import (
 	pw "github.com/mxschmitt/playwright-go"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // The browser has no way out but the egress proxy.
@@ -220,11 +221,14 @@ func (s *launcher) primeProxy(bctx pw.BrowserContext, raw string) error {
 		return nil // the dead proxy: nothing to authenticate to
 	}
 	t0 := time.Now()
+	endTab := spans.Start("b.firstTab")
 	page, err := firstPage(bctx)
+	endTab()
 	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "opening a tab: %v", firstLine(err.Error()))
 	}
 	t1 := time.Now()
+	defer spans.Start("b.proxyAuth")()
 	cdp, err := bctx.NewCDPSession(page)
 	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "authenticating the browser to its egress proxy: %v: retry", firstLine(err.Error()))

@@ -299,7 +299,17 @@ func (s *Service) Sessions() []abi.BrowserSessionInfo { return s.sessions.list()
 // start is kept: the next call that needs the browser (waiting on the
 // start if it is under way) returns its error, with its code, once; the
 // call after that starts afresh.
-func (s *Service) Prewarm(personality string) { s.launcher.prewarm(personality) }
+func (s *Service) Prewarm(personality string) { s.launcher.prewarm(personality, "") }
+
+// PrewarmSession is Prewarm for a caller that knows the session of the
+// personality's first call (a stdio serve has one): once the shared
+// browser is up, and unless a call has asked for it meanwhile, that
+// session's browser context and first tab are opened too, authenticated
+// to its egress proxy, and kept aside for that session's first call to
+// take (spare.go). A call that opens no session still finds none.
+func (s *Service) PrewarmSession(personality, session string) {
+	s.launcher.prewarm(personality, session)
+}
 
 // OperatorSessions lists the open sessions with their current tab's URL
 // and title (each title read bounded), oldest first.

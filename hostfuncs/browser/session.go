@@ -40,13 +40,16 @@ type session struct {
 	// proxy is its context's proxy URL, credentials included: a fetch the
 	// host makes for it outside the page (browser_sources) goes the same
 	// way, authenticated.
-	proxy    string
-	created  time.Time
-	lastUsed atomic.Int64 // unix nanos
-	driving  atomic.Bool
-	crashed  atomic.Bool
-	closing  atomic.Bool
-	crashWhy atomic.Value // string
+	proxy   string
+	created time.Time
+	// preWarnings are the warnings of its open when it was opened ahead
+	// of its first call (preopen): that call's result carries them.
+	preWarnings []string
+	lastUsed    atomic.Int64 // unix nanos
+	driving     atomic.Bool
+	crashed     atomic.Bool
+	closing     atomic.Bool
+	crashWhy    atomic.Value // string
 
 	env *env          // the service's life and call budget (await); nil in unit tests
 	drv *sharedDriver // the driver this session's objects live on

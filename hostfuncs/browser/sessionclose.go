@@ -21,9 +21,13 @@ type closer struct {
 
 // closeByKey is Service.CloseSession (see there).
 func (s *closer) closeByKey(personality, session string) error {
+	k := key(personality, session)
 	s.reg.mu.Lock()
-	ss := s.reg.byKey[key(personality, session)]
-	delete(s.reg.byKey, key(personality, session))
+	ss := s.reg.byKey[k]
+	delete(s.reg.byKey, k)
+	if ss == nil { // a session opened ahead that no call took: closed as well
+		ss = s.reg.spare.takeOf(k)
+	}
 	s.reg.mu.Unlock()
 	if ss == nil {
 		return nil
@@ -103,7 +107,7 @@ func (s *closer) notifyClosed(k sessKey) {
 	s.reg.proxyMu.Lock()
 	defer s.reg.proxyMu.Unlock()
 	s.reg.mu.Lock()
-	live := s.reg.byKey[k] != nil || s.reg.opening[k] != nil
+	live := s.reg.byKey[k] != nil || s.reg.opening[k] != nil || s.reg.spare.of(k)
 	s.reg.mu.Unlock()
 	if !live {
 		s.opts.OnSessionClosed(k.personality, k.session)
@@ -133,6 +137,11 @@ func (s *closer) sweep() {
 				s.reapedLocked(k, fmt.Sprintf("it was closed after %s without a call (browser.idle_timeout is %s; raise it to keep idle sessions open longer)", ss.idle().Round(time.Second), s.cfg.IdleTimeout.D()))
 				idle = append(idle, ss)
 			}
+		}
+		// A session opened ahead that no call took goes the same way,
+		// without a notice: no one had it.
+		if sp := s.reg.spare.takeIf(func(sp *session) bool { return sp.idle() > s.cfg.IdleTimeout.D() }); sp != nil {
+			idle = append(idle, sp)
 		}
 		s.reg.mu.Unlock()
 		for _, ss := range idle {
@@ -172,6 +181,9 @@ func (s *closer) shut() (all []*session, ok bool) {
 	all = make([]*session, 0, len(s.reg.byKey))
 	for _, ss := range s.reg.byKey {
 		all = append(all, ss)
+	}
+	if sp := s.reg.spare.take(); sp != nil {
+		all = append(all, sp)
 	}
 	s.reg.byKey = map[sessKey]*session{}
 	return all, true

@@ -12,6 +12,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser/driver"
+	"github.com/wasmwright/wasmwright/internal/spans"
 )
 
 // opener opens sessions: one open per key at a time (opening), room made
@@ -34,6 +35,7 @@ type opener struct {
 // driver and the shared browser is serialized (startMu); a second create
 // for a key being opened waits for that open and takes its session.
 func (s *opener) create(ctx context.Context, k sessKey, named string) (*session, error) {
+	s.launcher.asked.Store(true) // a call asks: the warm-up yields (even to a session opened ahead)
 	for {
 		s.reg.mu.Lock()
 		if ss := s.reg.byKey[k]; ss != nil {
@@ -66,7 +68,14 @@ func (s *opener) create(ctx context.Context, k sessKey, named string) (*session,
 	if testOpening != nil {
 		testOpening(k)
 	}
+	defer spans.Start("b.open")()
+	spare := s.takeSpare(k, named)
 	s.evictFor(k)
+	if spare != nil {
+		spare.created = time.Now()
+		spare.touch()
+		return s.publish(spare, spare.preWarnings)
+	}
 	return s.open(ctx, k, named)
 }
 
@@ -82,6 +91,18 @@ var testOpening, testEvictWaits func(sessKey)
 
 // open opens k's session (create reserved k) and publishes it.
 func (s *opener) open(ctx context.Context, k sessKey, named string) (*session, error) {
+	ss, warnings, err := s.build(ctx, k, named, false)
+	if err != nil {
+		return nil, err
+	}
+	return s.publish(ss, warnings)
+}
+
+// build opens k's session up to its publishing: its proxy, profile,
+// browser context and first tab. ahead is set when no call waits on it
+// (preopen): its use of the shared browser is then no call's asking for
+// it (the warm-up does not yield to it).
+func (s *opener) build(ctx context.Context, k sessKey, named string, ahead bool) (*session, []string, error) {
 	ss := &session{key: k, created: time.Now(), dialogCh: make(chan struct{}, 1), tabOpened: make(chan struct{}, 1), env: s.env, gone: make(chan struct{})}
 	ss.console.max, ss.network.max = 500, 300
 	ss.touch()
@@ -89,34 +110,34 @@ func (s *opener) open(ctx context.Context, k sessKey, named string) (*session, e
 	proxy, err := s.launcher.proxyServer(k)
 	s.reg.proxyMu.Unlock()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ss.proxy, ss.egressMark = proxy, answerMark(proxy)
 
 	prof, warnings, err := s.profileFor(k, named)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if prof.persistent {
 		w, err := s.launchProfile(ss, prof, proxy)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		warnings = append(warnings, w...)
 	}
 	if ss.bctx == nil {
-		note, err := s.newContext(ctx, ss, proxy)
+		note, err := s.newContext(ctx, ss, proxy, ahead)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if note != "" {
 			warnings = append(warnings, note)
 		}
 	}
 	if err := s.setUp(ss, proxy); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s.publish(ss, warnings)
+	return ss, warnings, nil
 }
 
 // profileChoice is the profile a session opens on: persistent ones live in
@@ -204,7 +225,7 @@ func (s *opener) launchProfile(ss *session, p profileChoice, proxy string) ([]st
 
 // newContext opens ss as a context of the shared browser (started if
 // need be); note is the browser start's warning, if any.
-func (s *opener) newContext(ctx context.Context, ss *session, proxy string) (string, error) {
+func (s *opener) newContext(ctx context.Context, ss *session, proxy string, ahead bool) (string, error) {
 	if s.cfg.Grid != "" {
 		t0 := time.Now()
 		err := s.reg.gridContext(ctx, ss, proxy)
@@ -215,13 +236,15 @@ func (s *opener) newContext(ctx context.Context, ss *session, proxy string) (str
 	// context it refuses: the next start sees it gone and launches a new
 	// one (once: a browser that dies at once again is reported).
 	for try := 0; ; try++ {
-		b, drv, note, err := s.launcher.startedBrowser()
+		b, drv, note, err := s.launcher.startedBrowser(!ahead)
 		ss.drv = drv
 		if err != nil {
 			return "", err
 		}
 		o := pw.BrowserNewContextOptions{Proxy: s.launcher.contextProxy(proxy)}
+		endCtx := spans.Start("b.newContext")
 		bctx, err := b.NewContext(o)
+		endCtx()
 		if err == nil {
 			ss.bctx, ss.browser = bctx, b
 			return note, nil
@@ -254,7 +277,9 @@ func (s *opener) setUp(ss *session, proxy string) error {
 		ss.attach(p)
 	}
 	if len(ss.bctx.Pages()) == 0 {
+		endTab := spans.Start("b.firstTab")
 		p, err := ss.bctx.NewPage()
+		endTab()
 		if err != nil {
 			ss.bctx.Close()
 			if ss.profile != nil {

@@ -37,6 +37,10 @@ type sessions struct {
 	// key, keys open alongside. openSeq numbers them in the order they began.
 	opening map[sessKey]*opening
 	openSeq uint64
+	// spare is a session opened ahead of its first call (preopen), not
+	// yet published: no call, list or sweep of open sessions sees it until
+	// the first create of its key takes it (takeSpare).
+	spare   spareSlot
 	crashed map[sessKey]string
 	// lostNode holds keys whose grid node was lost under a call: the next
 	// call is answered browser_crashed too (gridlost.go).
