@@ -315,6 +315,13 @@ const judgeOf = (doc) => {
 				const rx = radii.length ? len(radii[0], fn === "circle" ? diag : w) : INF;
 				const ry = radii.length > 1 ? len(radii[1], h) : rx;
 				if (rx < 1 || ry < 1) return NONE;
+				// (Its box, where its centre is given in lengths: a circle
+				// off the box clips all.)
+				const cx = at < 0 ? "50%" : ps[at + 1], cy = at < 0 ? "50%" : ps[at + 2] ?? "50%";
+				if (rx < INF && /^-?[\d.]/.test(cx) && /^-?[\d.]/.test(cy)) {
+					const x = r.left + len(cx, w), y = r.top + len(cy, h);
+					out = cut(out, {l: x - rx, t: y - ry, r: x + rx, b: y + ry});
+				}
 			} else if (fn === "shape") {
 				// (A shape whose every coordinate is the same point draws nothing.)
 				const nums = args.match(/-?[\d.]+%?/g) || [];
@@ -323,6 +330,9 @@ const judgeOf = (doc) => {
 				const nums = args.replace(/^\s*(nonzero|evenodd),/, "").match(/-?[\d.]+%?/g) || [];
 				const xs = nums.filter((_, i) => i % 2 === 0).map(v => len(v, w)), ys = nums.filter((_, i) => i % 2).map(v => len(v, h));
 				if (xs.length < 3 || Math.max(...xs) - Math.min(...xs) < 1 || Math.max(...ys) - Math.min(...ys) < 1) return NONE;
+				// (A polygon's points are pairs: its box clips; a path's
+				// commands are not read.)
+				if (fn === "polygon") out = cut(out, {l: r.left + Math.min(...xs), t: r.top + Math.min(...ys), r: r.left + Math.max(...xs), b: r.top + Math.max(...ys)});
 			}
 		}
 		const c = s.clip;
@@ -771,12 +781,22 @@ const judgeOf = (doc) => {
 		}
 		return ok || inked(e, s, ctx, svg);
 	};
+	// gradientShows: an SVG fill by reference to a gradient shows where
+	// one of its stops does; a pattern, or a gradient whose stops come
+	// from another (href), is taken to show.
+	const gradientShows = (fill, ctx, blend) => {
+		const m = /url\("?[^"#)]*#([^")]+)"?\)/.exec(fill), g = m && doc.getElementById(m[1]);
+		if (!g || !/^(linearGradient|radialGradient)$/.test(g.localName)) return true;
+		const stops = [...g.children].filter(x => x.localName === "stop");
+		if (!stops.length) return true;
+		return stops.some(x => { const xs = style(x), c = rgba(xs.stopColor), o = parseFloat(xs.stopOpacity); return !c || shows1([c[0], c[1], c[2], c[3] * (isNaN(o) ? 1 : o)], ctx, blend); });
+	};
 	// inked: a text whose fill does not show may be painted otherwise: by
 	// a gradient (background-clip: text), a stroke, or a shadow close to
 	// the glyphs.
 	const inked = (e, s, ctx, svg) => {
 		const fs = parseFloat(s.fontSize) || 16, blend = ctx.blend;
-		if (svg && s.fill.startsWith("url(")) return true;
+		if (svg && s.fill.startsWith("url(")) return gradientShows(s.fill, ctx, blend);
 		if (!svg && (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) && (stops(s.backgroundImage) || [[0, 0, 0, 1]]).some(c => shows1(c, ctx, blend))) return true;
 		const sw = svg ? (s.stroke !== "none" ? parseFloat(s.strokeWidth) : 0) : parseFloat(s.webkitTextStrokeWidth);
 		const sc = svg ? rgba(s.stroke) : rgba(s.webkitTextStrokeColor);
