@@ -94,6 +94,7 @@ var serviceSurface = map[string]string{
 	"CloseSession":        "nothing",
 	"Sessions":            "nothing",
 	"Prewarm":             "nothing",
+	"PrewarmSession":      "nothing",
 	"Config":              "nothing",
 	"Reachable":           "nothing",
 	"Close":               "nothing",
