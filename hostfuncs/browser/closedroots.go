@@ -254,6 +254,138 @@ func closedRootOf(cdp pw.CDPSession, host string, id int) (string, error) {
 	return "", nil
 }
 
+// Closed roots that slot light content, wherever their host: no script
+// can tell a plain element (a div, a p, a span) with a closed root from
+// one with none, and such a root may slot the element's light text into
+// a wrapper that hides it (opacity 0, a filter, a clip, a box of no
+// size, a cover) while the light tree shows nothing of it. The
+// protocol's search (DOM.performSearch) walks every document of the
+// page's process through every shadow root, closed ones included, in the
+// renderer, with no copy of the tree: for the query "<slot>" it answers
+// the slot elements (and any text or attribute holding those six
+// letters), each then resolved into the isolated world of its frame,
+// where its root is kept when it is closed and new (slottedFn). It runs
+// before every judge pass and every read: a page with no slot pays one
+// search (it answers none) and nothing else. A closed root with no slot
+// slots nothing (its host's light content has no box, and is judged
+// hidden); it is found only on a custom element (closed.js).
+
+// slottedCost counts reachSlotted's passes and their time (TestClosedCost).
+var slottedCost closedStats
+
+// reachSlotted keeps, in the isolated world of each frame of t's page,
+// the closed roots that hold a slot. A protocol call that fails fails
+// the pass: the judge must not answer for a page half reached.
+func reachSlotted(t *tab) error {
+	defer slottedCost.add(time.Now())
+	if err := stashSlotted(t); err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
+	}
+	return nil
+}
+
+// slotQuery is what the search asks for: elements named slot (the
+// brackets make it the exact tag name); an invalid selector and XPath
+// both, so only the plain walk answers.
+const slotQuery = "<slot>"
+
+func stashSlotted(t *tab) error {
+	cdp, err := t.page.Context().NewCDPSession(t.page)
+	if err != nil {
+		return err
+	}
+	defer cdp.Detach()
+	if _, err := cdp.Send("DOM.getDocument", map[string]any{"depth": 0}); err != nil {
+		return fmt.Errorf("DOM.getDocument: %w", err)
+	}
+	var found struct {
+		SearchID    string `json:"searchId"`
+		ResultCount int    `json:"resultCount"`
+	}
+	if err := cdpInto(cdp, "DOM.performSearch", map[string]any{"query": slotQuery, "includeUserAgentShadowDOM": false}, &found); err != nil {
+		return err
+	}
+	if found.ResultCount == 0 {
+		return nil
+	}
+	defer cdp.Send("DOM.discardSearchResults", map[string]any{"searchId": found.SearchID})
+	var res struct {
+		NodeIDs []int `json:"nodeIds"`
+	}
+	if err := cdpInto(cdp, "DOM.getSearchResults", map[string]any{"searchId": found.SearchID, "fromIndex": 0, "toIndex": found.ResultCount}, &res); err != nil {
+		return err
+	}
+	worlds, err := isolatedWorlds(cdp)
+	if err != nil {
+		return err
+	}
+	for _, id := range worlds {
+		if err := stashSlots(cdp, id, res.NodeIDs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slottedFn keeps, in the isolated world it runs in, the closed roots of
+// the slots it is given that are its document's, when new; it answers
+// how many were.
+const slottedFn = `function(...slots) {
+	const m = globalThis.__wwClosedRoots && globalThis.__wwClosedRoots.doc === document ? globalThis.__wwClosedRoots : (globalThis.__wwClosedRoots = {doc: document, roots: new Map()});
+	let n = 0;
+	for (const s of slots) {
+		if (!s || s.localName !== "slot" || s.ownerDocument !== document) continue;
+		const r = s.getRootNode();
+		// (Not instanceof: a node first reached from another frame's
+		// world has that frame's prototypes.)
+		if (r.nodeType === 11 && r.host && r.mode === "closed" && !m.roots.has(r.host)) { m.roots.set(r.host, r); n++; }
+	}
+	return n;
+}`
+
+// stashSlots resolves the nodes the search found into the isolated world
+// id (at most slotsAtOnce at the same time) and keeps the closed roots of
+// the slots among them that are that world's document's.
+func stashSlots(cdp pw.CDPSession, id int, nodes []int) error {
+	defer cdp.Send("Runtime.releaseObjectGroup", map[string]any{"objectGroup": closedGroup})
+	objs := make([]string, len(nodes))
+	errs := make([]error, len(nodes))
+	sem := make(chan struct{}, slotsAtOnce)
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var o struct {
+				Object struct {
+					ObjectID string `json:"objectId"`
+				} `json:"object"`
+			}
+			errs[i] = cdpInto(cdp, "DOM.resolveNode", map[string]any{"nodeId": n, "executionContextId": id, "objectGroup": closedGroup}, &o)
+			objs[i] = o.Object.ObjectID
+		}()
+	}
+	wg.Wait()
+	args := []map[string]any{}
+	for i := range nodes {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if objs[i] != "" {
+			args = append(args, map[string]any{"objectId": objs[i]})
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	_, err := cdp.Send("Runtime.callFunctionOn", map[string]any{"executionContextId": id, "functionDeclaration": slottedFn, "arguments": args, "returnByValue": true})
+	return err
+}
+
+// slotsAtOnce bounds the resolutions in flight.
+const slotsAtOnce = 32
+
 // cdpInto sends a protocol command and decodes its answer into into.
 func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) error {
 	v, err := cdp.Send(method, params)
@@ -273,6 +405,9 @@ func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) 
 // its world would otherwise make hidden text read as shown). A walk that
 // met new candidates is read again once their roots are reached.
 func (s *inspector) readDOM(ss *session, t *tab, page *readable.Page) error {
+	if _, err := race0(ss, func() error { return reachSlotted(t) }); err != nil {
+		return err
+	}
 	if err := s.readIsolated(ss, t, page); err != nil || page.Candidates == 0 {
 		return err
 	}
