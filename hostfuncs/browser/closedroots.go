@@ -18,18 +18,20 @@ import (
 // Closed shadow roots: a web component's attachShadow({mode: "closed"})
 // shows text a sighted user reads, but no script reaches it, Playwright's
 // ARIA snapshot included (it walks open roots only). The host reaches it
-// through the DevTools protocol, never through the page: the judge's walk
-// (and browser_read's) in the isolated world notes the elements that may
-// host a closed root (closed.js); for those only, a CDP session of the
-// page describes each (DOM.describeNode names its shadow root and the
+// through the DevTools protocol, never through the page: before each
+// judge pass and read, the protocol's search finds the closed roots that
+// hold a slot, whatever their host (reachSlotted, below); and the judge's
+// walk (and browser_read's) in the isolated world notes the elements that
+// may host a closed root with none (closed.js); for those only, a CDP
+// session of the page describes each (DOM.describeNode names its shadow root and the
 // root's type) and resolves each closed root into the isolated world of
 // its frame (DOM.resolveNode with that world's execution context), where
 // it is kept for the document's life (a host never loses its root); the
 // walk then runs again. The judge and browser_read walk those roots as
 // they walk open ones: their text is judged like any other. Nothing runs
 // in the page's own world and nothing is written to its DOM, so the page
-// can neither see nor undo it. A page with no new candidate pays nothing
-// but the walk's look at each element's name.
+// can neither see nor undo it. A page with no new candidate and no slot
+// pays the walk's look at each element's name and one search.
 //
 // The snapshot shows such text as text lines under the nearest element
 // that has a line, without refs: Playwright's locators cannot reach into
