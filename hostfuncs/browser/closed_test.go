@@ -165,7 +165,7 @@ func TestClosedCost(t *testing.T) {
 		p0, g0, j0 := closedCost.passes.Load(), judged.pageNanos.Load(), judged.passes.Load()
 		s0, sn0 := slottedCost.passes.Load(), slottedCost.nanos.Load()
 		must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: s.URL + "/" + name})
-		_, tb, err := svc.sessions.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
+		ss, tb, err := svc.sessions.pageTab(hostfuncs.WithCaller(context.Background(), c), c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,11 +173,14 @@ func TestClosedCost(t *testing.T) {
 		for range 3 {
 			v, err := tb.page.Evaluate(names)
 			if err != nil {
+				ss.mu.Unlock()
 				t.Fatal(err)
 			}
 			f, _ := v.(float64)
 			walk = append(walk, f)
 		}
+		// (pageTab holds the session: the close would wait a call budget.)
+		ss.mu.Unlock()
 		slices.Sort(walk)
 		judge := float64(judged.pageNanos.Load()-g0) / 1e6 / float64(max(1, judged.passes.Load()-j0))
 		search := float64(slottedCost.nanos.Load()-sn0) / 1e6 / float64(max(1, slottedCost.passes.Load()-s0))

@@ -133,6 +133,8 @@ const utilityWorld = "__playwright_utility_world"
 func isolatedWorlds(cdp pw.CDPSession) ([]int, error) {
 	var mu sync.Mutex
 	var ids []int
+	// (A tab's kept session, slotSearch, asks again: no listener stays.)
+	defer cdp.RemoveListeners("Runtime.executionContextCreated")
 	cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
 		c, _ := ev["context"].(map[string]any)
 		name, _ := c["name"].(string)
@@ -291,15 +293,44 @@ func reachSlotted(t *tab) error {
 // both, so only the plain walk answers.
 const slotQuery = "<slot>"
 
+// slotSearch is a tab's protocol session for the search, kept for the
+// tab's life: attaching one cost more than the search itself (2-300 ms
+// at load 17-20, against 13-130 ms). One pass uses it at a time; the DOM
+// agent it enables for the search is turned off after each (a page's
+// mutations send it nothing meanwhile).
+type slotSearch struct {
+	mu  sync.Mutex
+	cdp pw.CDPSession
+}
+
+// stashSlotted searches t's page on its kept session; a session that
+// fails is dropped (its target may be gone) and a new one tries once
+// more.
 func stashSlotted(t *tab) error {
-	cdp, err := t.page.Context().NewCDPSession(t.page)
-	if err != nil {
-		return err
+	t.slots.mu.Lock()
+	defer t.slots.mu.Unlock()
+	for try := 0; ; try++ {
+		if t.slots.cdp == nil {
+			cdp, err := t.page.Context().NewCDPSession(t.page)
+			if err != nil {
+				return err
+			}
+			t.slots.cdp = cdp
+		}
+		err := searchSlots(t.slots.cdp)
+		if err == nil || try > 0 {
+			return err
+		}
+		t.slots.cdp.Detach()
+		t.slots.cdp = nil
 	}
-	defer cdp.Detach()
+}
+
+func searchSlots(cdp pw.CDPSession) error {
 	if _, err := cdp.Send("DOM.getDocument", map[string]any{"depth": 0}); err != nil {
 		return fmt.Errorf("DOM.getDocument: %w", err)
 	}
+	defer cdp.Send("DOM.disable", nil)
 	var found struct {
 		SearchID    string `json:"searchId"`
 		ResultCount int    `json:"resultCount"`
@@ -371,6 +402,9 @@ func stashSlots(cdp pw.CDPSession, id int, nodes []int) error {
 	wg.Wait()
 	args := []map[string]any{}
 	for i := range nodes {
+		if errs[i] != nil && strings.Contains(errs[i].Error(), "No node with given id") {
+			continue // it left the document since the search: nothing of it to judge
+		}
 		if errs[i] != nil {
 			return errs[i]
 		}
