@@ -279,10 +279,24 @@ var slottedCost closedStats
 
 // reachSlotted keeps, in the isolated world of each frame of t's page,
 // the closed roots that hold a slot. A protocol call that fails fails
-// the pass: the judge must not answer for a page half reached.
-func reachSlotted(t *tab) error {
+// the pass: the judge must not answer for a page half reached. So does
+// one that has not answered within wait (a protocol call has no bound of
+// its own, and a page's dialog opened meanwhile holds its renderer); the
+// search left running keeps the tab's session until it answers, and the
+// passes meanwhile fail the same way.
+func reachSlotted(t *tab, wait time.Duration) error {
 	defer slottedCost.add(time.Now())
-	if err := stashSlotted(t); err != nil {
+	done := make(chan error, 1)
+	go func() { done <- stashSlotted(t) }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		err = fmt.Errorf("no answer within %v", wait)
+	}
+	if err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
 	return nil
@@ -441,7 +455,7 @@ func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) 
 // its world would otherwise make hidden text read as shown). A walk that
 // met new candidates is read again once their roots are reached.
 func (s *inspector) readDOM(ss *session, t *tab, page *readable.Page) error {
-	if _, err := race0(ss, func() error { return reachSlotted(t) }); err != nil {
+	if _, err := race0(ss, func() error { return reachSlotted(t, s.readBudget()) }); err != nil {
 		return err
 	}
 	if err := s.readIsolated(ss, t, page); err != nil || page.Candidates == 0 {

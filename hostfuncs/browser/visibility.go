@@ -296,7 +296,7 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		parsing <- parsedOwn{p, p.ownTexts()}
 	}()
 	own := quickOwnTexts(snap)
-	if err := reachSlotted(t); err != nil {
+	if err := reachSlotted(t, wait); err != nil {
 		<-parsing
 		return "", err
 	}
