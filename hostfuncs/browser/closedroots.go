@@ -23,11 +23,11 @@ import (
 // hold a slot, whatever their host (reachSlotted, below); and the judge's
 // walk (and browser_read's) in the isolated world notes the elements that
 // may host a closed root with none (closed.js); for those only, a CDP
-// session of the page describes each (DOM.describeNode names its shadow root and the
-// root's type) and resolves each closed root into the isolated world of
-// its frame (DOM.resolveNode with that world's execution context), where
-// it is kept for the document's life (a host never loses its root); the
-// walk then runs again. The judge and browser_read walk those roots as
+// session of the page describes each (DOM.describeNode names its shadow
+// root and the root's type) and resolves each closed root into the
+// isolated world of its frame (DOM.resolveNode with that world's
+// execution context), where it is kept for the document's life (a host
+// never loses its root); the walk then runs again. The judge and browser_read walk those roots as
 // they walk open ones: their text is judged like any other. Nothing runs
 // in the page's own world and nothing is written to its DOM, so the page
 // can neither see nor undo it. A page with no new candidate and no slot
