@@ -111,8 +111,11 @@ const authoredOf = doc => {
 	// document's tree, hosts no shadow root and is no custom element; a
 	// plain e is all three). plain(e, parent): e, walked under such a
 	// parent, is plain; it must be the parent's own child (not slotted).
-	const plain = (e, parent) => plainTags.has(e.localName) && e.parentNode === parent && !odd.has(e) && e !== active && e.namespaceURI === XHTML && !e.shadowRoot;
-	const kidsOf = (e, plainSelf) => plainSelf || !e.shadowRoot && !e.localName.includes("-") && e.getRootNode() === doc;
+	// (A closed root the host handed over counts as any root: its :host
+	// rules may set what the judge would skip. closed.js)
+	const cr = globalThis.__wwClosedRoots, closedHosts = cr && cr.doc === doc && cr.roots.size ? cr.roots : null;
+	const plain = (e, parent) => plainTags.has(e.localName) && e.parentNode === parent && !odd.has(e) && e !== active && e.namespaceURI === XHTML && !e.shadowRoot && !(closedHosts && closedHosts.has(e));
+	const kidsOf = (e, plainSelf) => plainSelf || !e.shadowRoot && !(closedHosts && closedHosts.has(e)) && !e.localName.includes("-") && e.getRootNode() === doc;
 	const bare = e => !odd.has(e);
 	// inks: a plain element's text fill is its parent's (it inherits and
 	// nothing sets it: no author's colour, fill or colour scheme; the user

@@ -10,16 +10,20 @@
 // root(e) is e's closed root; inside(n), whether n is in a closed tree
 // (a closed root's, or an open one's inside it).
 //
-// It also finds the hosts to ask about. No script can tell a closed root
-// from none, so every custom element the walk meets with no open root is
-// one (seen), and any element with a child that names a slot (done);
-// each is asked about once per document (closedroots.go): done answers
-// how many are new, kept for the host. A closed root on a plain element
-// (a div) that names no slot is not found: the text of its root stays out
-// (shown text lost), and light text its root slots into a wrapper that
-// hides it without a mark the light tree inherits (opacity, a filter, a
-// clip, a cover) is judged as if no root were there: kept (RATIONALE,
-// "Hidden text").
+// Which roots are handed over: before each pass, every closed root that
+// holds a slot, whatever its host (a div, a p, a span: the protocol's
+// search for slot elements, closedroots.go's reachSlotted), so light
+// text a root slots into a wrapper that hides it (opacity, a filter, a
+// clip, a cover) is judged under that wrapper. For roots that hold no
+// slot, the walk also finds hosts to ask about one by one. No script can
+// tell a closed root from none, so every custom element the walk meets
+// with no open root is one (seen), and any element with a child that
+// names a slot (done); each is asked about once per document
+// (closedroots.go): done answers how many are new, kept for the host. A
+// closed root with no slot on a plain element is not found: it slots
+// nothing (its host's light content has no box, and is judged hidden),
+// and its own text stays out (shown text lost; RATIONALE, "Closed shadow
+// roots").
 //
 // For the snapshot: the page's snapshot has no line for anything in a
 // closed tree (Playwright walks open roots only), so its text shown is

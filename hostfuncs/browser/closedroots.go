@@ -18,18 +18,20 @@ import (
 // Closed shadow roots: a web component's attachShadow({mode: "closed"})
 // shows text a sighted user reads, but no script reaches it, Playwright's
 // ARIA snapshot included (it walks open roots only). The host reaches it
-// through the DevTools protocol, never through the page: the judge's walk
-// (and browser_read's) in the isolated world notes the elements that may
-// host a closed root (closed.js); for those only, a CDP session of the
-// page describes each (DOM.describeNode names its shadow root and the
-// root's type) and resolves each closed root into the isolated world of
-// its frame (DOM.resolveNode with that world's execution context), where
-// it is kept for the document's life (a host never loses its root); the
-// walk then runs again. The judge and browser_read walk those roots as
+// through the DevTools protocol, never through the page: before each
+// judge pass and read, the protocol's search finds the closed roots that
+// hold a slot, whatever their host (reachSlotted, below); and the judge's
+// walk (and browser_read's) in the isolated world notes the elements that
+// may host a closed root with none (closed.js); for those only, a CDP
+// session of the page describes each (DOM.describeNode names its shadow
+// root and the root's type) and resolves each closed root into the
+// isolated world of its frame (DOM.resolveNode with that world's
+// execution context), where it is kept for the document's life (a host
+// never loses its root); the walk then runs again. The judge and browser_read walk those roots as
 // they walk open ones: their text is judged like any other. Nothing runs
 // in the page's own world and nothing is written to its DOM, so the page
-// can neither see nor undo it. A page with no new candidate pays nothing
-// but the walk's look at each element's name.
+// can neither see nor undo it. A page with no new candidate and no slot
+// pays the walk's look at each element's name and one search.
 //
 // The snapshot shows such text as text lines under the nearest element
 // that has a line, without refs: Playwright's locators cannot reach into
@@ -131,6 +133,8 @@ const utilityWorld = "__playwright_utility_world"
 func isolatedWorlds(cdp pw.CDPSession) ([]int, error) {
 	var mu sync.Mutex
 	var ids []int
+	// (A tab's kept session, slotSearch, asks again: no listener stays.)
+	defer cdp.RemoveListeners("Runtime.executionContextCreated")
 	cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
 		c, _ := ev["context"].(map[string]any)
 		name, _ := c["name"].(string)
@@ -254,6 +258,184 @@ func closedRootOf(cdp pw.CDPSession, host string, id int) (string, error) {
 	return "", nil
 }
 
+// Closed roots that slot light content, wherever their host: no script
+// can tell a plain element (a div, a p, a span) with a closed root from
+// one with none, and such a root may slot the element's light text into
+// a wrapper that hides it (opacity 0, a filter, a clip, a box of no
+// size, a cover) while the light tree shows nothing of it. The
+// protocol's search (DOM.performSearch) walks every document of the
+// page's process through every shadow root, closed ones included, in the
+// renderer, with no copy of the tree: for the query "<slot>" it answers
+// the slot elements (and any text or attribute holding those six
+// letters), each then resolved into the isolated world of its frame,
+// where its root is kept when it is closed and new (slottedFn). It runs
+// before every judge pass and every read: a page with no slot pays one
+// search (it answers none) and nothing else. A closed root with no slot
+// slots nothing (its host's light content has no box, and is judged
+// hidden); it is found only on a custom element (closed.js).
+
+// slottedCost counts reachSlotted's passes and their time (TestClosedCost).
+var slottedCost closedStats
+
+// reachSlotted keeps, in the isolated world of each frame of t's page,
+// the closed roots that hold a slot. A protocol call that fails fails
+// the pass: the judge must not answer for a page half reached. So does
+// one that has not answered within wait (a protocol call has no bound of
+// its own, and a page's dialog opened meanwhile holds its renderer); the
+// search left running keeps the tab's session until it answers, and the
+// passes meanwhile fail the same way.
+func reachSlotted(t *tab, wait time.Duration) error {
+	defer slottedCost.add(time.Now())
+	done := make(chan error, 1)
+	go func() { done <- stashSlotted(t) }()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var err error
+	select {
+	case err = <-done:
+	case <-timer.C:
+		err = fmt.Errorf("no answer within %v", wait)
+	}
+	if err != nil {
+		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
+	}
+	return nil
+}
+
+// slotQuery is what the search asks for: elements named slot (the
+// brackets make it the exact tag name); an invalid selector and XPath
+// both, so only the plain walk answers.
+const slotQuery = "<slot>"
+
+// slotSearch is a tab's protocol session for the search, kept for the
+// tab's life: attaching one cost more than the search itself (2-300 ms
+// at load 17-20, against 13-130 ms). One pass uses it at a time; the DOM
+// agent it enables for the search is turned off after each (a page's
+// mutations send it nothing meanwhile).
+type slotSearch struct {
+	mu  sync.Mutex
+	cdp pw.CDPSession
+}
+
+// stashSlotted searches t's page on its kept session; a session that
+// fails is dropped (its target may be gone) and a new one tries once
+// more.
+func stashSlotted(t *tab) error {
+	t.slots.mu.Lock()
+	defer t.slots.mu.Unlock()
+	for try := 0; ; try++ {
+		if t.slots.cdp == nil {
+			cdp, err := t.page.Context().NewCDPSession(t.page)
+			if err != nil {
+				return err
+			}
+			t.slots.cdp = cdp
+		}
+		err := searchSlots(t.slots.cdp)
+		if err == nil || try > 0 {
+			return err
+		}
+		t.slots.cdp.Detach()
+		t.slots.cdp = nil
+	}
+}
+
+func searchSlots(cdp pw.CDPSession) error {
+	if _, err := cdp.Send("DOM.getDocument", map[string]any{"depth": 0}); err != nil {
+		return fmt.Errorf("DOM.getDocument: %w", err)
+	}
+	defer cdp.Send("DOM.disable", nil)
+	var found struct {
+		SearchID    string `json:"searchId"`
+		ResultCount int    `json:"resultCount"`
+	}
+	if err := cdpInto(cdp, "DOM.performSearch", map[string]any{"query": slotQuery, "includeUserAgentShadowDOM": false}, &found); err != nil {
+		return err
+	}
+	if found.ResultCount == 0 {
+		return nil
+	}
+	defer cdp.Send("DOM.discardSearchResults", map[string]any{"searchId": found.SearchID})
+	var res struct {
+		NodeIDs []int `json:"nodeIds"`
+	}
+	if err := cdpInto(cdp, "DOM.getSearchResults", map[string]any{"searchId": found.SearchID, "fromIndex": 0, "toIndex": found.ResultCount}, &res); err != nil {
+		return err
+	}
+	worlds, err := isolatedWorlds(cdp)
+	if err != nil {
+		return err
+	}
+	for _, id := range worlds {
+		if err := stashSlots(cdp, id, res.NodeIDs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// slottedFn keeps, in the isolated world it runs in, the closed roots of
+// the slots it is given that are its document's, when new; it answers
+// how many were.
+const slottedFn = `function(...slots) {
+	const m = globalThis.__wwClosedRoots && globalThis.__wwClosedRoots.doc === document ? globalThis.__wwClosedRoots : (globalThis.__wwClosedRoots = {doc: document, roots: new Map()});
+	let n = 0;
+	for (const s of slots) {
+		if (!s || s.localName !== "slot" || s.ownerDocument !== document) continue;
+		const r = s.getRootNode();
+		// (Not instanceof: a node first reached from another frame's
+		// world has that frame's prototypes.)
+		if (r.nodeType === 11 && r.host && r.mode === "closed" && !m.roots.has(r.host)) { m.roots.set(r.host, r); n++; }
+	}
+	return n;
+}`
+
+// stashSlots resolves the nodes the search found into the isolated world
+// id (at most slotsAtOnce at the same time) and keeps the closed roots of
+// the slots among them that are that world's document's.
+func stashSlots(cdp pw.CDPSession, id int, nodes []int) error {
+	defer cdp.Send("Runtime.releaseObjectGroup", map[string]any{"objectGroup": closedGroup})
+	objs := make([]string, len(nodes))
+	errs := make([]error, len(nodes))
+	sem := make(chan struct{}, slotsAtOnce)
+	var wg sync.WaitGroup
+	for i, n := range nodes {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			var o struct {
+				Object struct {
+					ObjectID string `json:"objectId"`
+				} `json:"object"`
+			}
+			errs[i] = cdpInto(cdp, "DOM.resolveNode", map[string]any{"nodeId": n, "executionContextId": id, "objectGroup": closedGroup}, &o)
+			objs[i] = o.Object.ObjectID
+		}()
+	}
+	wg.Wait()
+	args := []map[string]any{}
+	for i := range nodes {
+		if errs[i] != nil && strings.Contains(errs[i].Error(), "No node with given id") {
+			continue // it left the document since the search: nothing of it to judge
+		}
+		if errs[i] != nil {
+			return errs[i]
+		}
+		if objs[i] != "" {
+			args = append(args, map[string]any{"objectId": objs[i]})
+		}
+	}
+	if len(args) == 0 {
+		return nil
+	}
+	_, err := cdp.Send("Runtime.callFunctionOn", map[string]any{"executionContextId": id, "functionDeclaration": slottedFn, "arguments": args, "returnByValue": true})
+	return err
+}
+
+// slotsAtOnce bounds the resolutions in flight.
+const slotsAtOnce = 32
+
 // cdpInto sends a protocol command and decodes its answer into into.
 func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) error {
 	v, err := cdp.Send(method, params)
@@ -273,6 +455,9 @@ func cdpInto(cdp pw.CDPSession, method string, params map[string]any, into any) 
 // its world would otherwise make hidden text read as shown). A walk that
 // met new candidates is read again once their roots are reached.
 func (s *inspector) readDOM(ss *session, t *tab, page *readable.Page) error {
+	if _, err := race0(ss, func() error { return reachSlotted(t, s.readBudget()) }); err != nil {
+		return err
+	}
 	if err := s.readIsolated(ss, t, page); err != nil || page.Candidates == 0 {
 		return err
 	}

@@ -45,7 +45,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 	// which the walk follows by sibling (a NodeList's iterator costs a call
 	// into the renderer a step).
 	const nodes = e => e.shadowRoot || e.localName === "slot" || C.on && C.root(e) ? children(e) : null;
-	const norm = t => t.replace(/\s+/g, " ").trim(), blank = /\S/;
+	const norm = t => t.replace(/\s+/g, " ").trim(), blank = /\S/, SLOTHID = {all: true};
 	const skip = /^(SCRIPT|STYLE|NOSCRIPT|TEMPLATE|HEAD|TITLE)$/;
 	// gone: x and all it holds are hidden: the refs of x and of every
 	// element under it go (Playwright folds some wrappers into their
@@ -56,7 +56,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (r) { out.drop.push(r); ref = r; }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
-			if (n.nodeType === 1 && !skip.test(n.tagName) && !J.unseen(n, J.style(n))) gone(n, ref);
+			if (n.nodeType === 1 && !skip.test(n.tagName) && !(J.unseen(n, J.style(n)) && !(C.on && C.inside(n)))) gone(n, ref);
 		}
 	};
 	// own: whether a control paints something of its own a person sees
@@ -87,7 +87,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 				const d = n.data;
 				if (!blank.test(d)) continue;
 				if (C.on && C.inside(n)) { seen += C.text(J, n, e, s, ctx); continue; }
-				const v = J.text(n, e, s, ctx);
+				// (What hides from everyone inside a closed root is no cause
+				// the snapshot saw: light text slotted under it is in it.)
+				const v0 = J.text(n, e, s, ctx), v = v0.unseen && C.on && C.inside(e) ? SLOTHID : v0;
 				if (!v.unseen) count(ref, d);
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: norm(d)}); continue; }
 				seen++;
@@ -118,7 +120,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 			const inner = J.enter(n, ns, ctx, false);
 			const r = nref || ref;
 			if (inner && !ctl && nref && expect.has(r)) owners.set(r, [n, ns, inner]);
-			if (!inner) { if (!ctl && !J.unseen(n, ns)) gone(n, ref); continue; }
+			if (!inner) { if (!ctl && (!J.unseen(n, ns) || C.on && C.inside(n))) gone(n, ref); continue; }
 			if (frame) {
 				// A frame's document is judged in its own pass, which knows
 				// nothing of the frame's box in this one: a frame that does

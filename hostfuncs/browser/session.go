@@ -85,7 +85,10 @@ type session struct {
 // tab is one page.
 type tab struct {
 	page pw.Page
-	refs map[string]bool // refs of the latest snapshot
+	// slots is the protocol session of the search for closed roots
+	// (closedroots.go, reachSlotted).
+	slots slotSearch
+	refs  map[string]bool // refs of the latest snapshot
 	// refLines are the latest snapshot's lines by ref (refLines).
 	refLines map[string]string
 	navSeq   atomic.Int64 // main-frame navigation requests seen

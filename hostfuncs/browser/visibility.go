@@ -318,6 +318,10 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		parsing <- parsedOwn{p, p.ownTexts()}
 	}()
 	own := quickOwnTexts(snap)
+	if err := reachSlotted(t, wait); err != nil {
+		<-parsing
+		return "", err
+	}
 	j, err := judgePage(t, wait, own, snap)
 	parsed := <-parsing
 	if err == nil && parsed.own != own {
