@@ -83,7 +83,7 @@ const changesJS = `(() => {
 		window.addEventListener(type, e => { if (!harmless.test(e.propertyName)) mark("transition", e.propertyName); }, true);
 	}
 	for (const type of ["toggle", "resize", "hashchange", "popstate",
-		"pageshow", "load", "error", "animationstart", "animationend",
+		"pageshow", "pagehide", "load", "error", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
 		window.addEventListener(type, e => mark("event", type + (e.target && e.target.nodeName ? " " + e.target.nodeName : "")), true);
@@ -394,6 +394,14 @@ const changesJS = `(() => {
 		if (unread.size) out.sheets = [...unread];
 		return out;
 	};
+	// answer is a check's answer as text. The title comes along: the
+	// answer after an action needs it, and this spares it a round trip
+	// of its own.
+	const answer = () => {
+		const a = check();
+		a.title = doc.title;
+		return JSON.stringify(a);
+	};
 	// The answer is the text of an element made for it, never inserted
 	// into the document (no page script sees it).
 	const queryAll = (root, body) => {
@@ -407,11 +415,12 @@ const changesJS = `(() => {
 			return [e];
 		}
 		if (body !== "check") return [];
-		// The title comes along: the answer after an action needs it, and
-		// this spares it a round trip of its own.
-		const a = check();
-		a.title = doc.title;
-		e.textContent = JSON.stringify(a);
+		// Asked through Playwright, which runs this engine only in its
+		// isolated world: the same answer is left there, in that world's
+		// global scope (the page's scripts have their own), for the host
+		// to ask directly (direct.go).
+		globalThis.__wwCheck = answer;
+		e.textContent = answer();
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
