@@ -25,10 +25,6 @@ func actFuncs(s *Service) []hostFunc {
 func (s *actions) act(ctx context.Context, c *hostfuncs.Caller, req abi.BrowserActRequest) (abi.BrowserActResponse, error) {
 	var out abi.BrowserActResponse
 	return onTab(ctx, c, s.sessions.pageTab, func(ss *session, t *tab) (abi.BrowserActResponse, error) {
-		// A check a press armed and no check read (a dialog, an error)
-		// is dropped: its answer, if the page gives one, makes the next
-		// answer a change (follows).
-		defer t.keyWait.Store(nil)
 		navBefore := t.navSeq.Load()
 		// The action writes its detail into its own copy: after a dialog it may
 		// still be running when this call returns.
@@ -264,14 +260,7 @@ func (a *actCall) press() (func() error, error) {
 		return nil, abi.Errorf(abi.CodeInputInvalid, "press needs a key, e.g. Enter, Tab, Escape, ArrowDown or Control+A")
 	}
 	if req.Ref == "" {
-		return func() error {
-			if !req.NoSnapshot && t.kept.Load() != nil {
-				// The check after the press (a snapshot kept: it may be
-				// answered from it) is armed before it (direct.go).
-				t.keyWait.Store(t.direct.arm(t, req.Key))
-			}
-			return page.Keyboard().Press(req.Key)
-		}, nil
+		return func() error { return page.Keyboard().Press(req.Key) }, nil
 	}
 	loc, _, err := s.pages.locate(ss, t, req.Ref)
 	if err != nil {

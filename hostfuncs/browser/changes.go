@@ -397,52 +397,10 @@ const changesJS = `(() => {
 	// answer is a check's answer as text. The title comes along: the
 	// answer after an action needs it, and this spares it a round trip
 	// of its own.
-	// Each answer carries this watcher's id and its count of answers:
-	// the host trusts an answer only when it follows the one it read last
-	// (watchAnswer.follows), so a check whose answer never reached the
-	// host (it ended a period) makes the next answer a change.
-	const watcher = Math.random().toString(36).slice(2) + performance.now().toString(36);
-	let answers = 0;
 	const answer = () => {
 		const a = check();
 		a.title = doc.title;
-		a.watcher = watcher;
-		a.n = ++answers;
 		return JSON.stringify(a);
-	};
-	// afterKey: the answer of a check made once keys trusted keyups have
-	// reached this document and two tasks have passed (the page's own
-	// zero-delay timers set by its keyup listeners ran first), or at once
-	// when keyDone is asked for the same id (the host's key press
-	// returned and the answer had not come: a keyup went to a frame's
-	// document, or a listener of the page's stopped it), before or after
-	// the waiter is set (the two come by separate ways). One waiter at a
-	// time: a new one ends the one before, with no check.
-	let waiter = null, doneFor = 0;
-	const fire = w => {
-		if (waiter !== w) return;
-		waiter = null;
-		window.removeEventListener("keyup", w.listener, true);
-		w.resolve(answer());
-	};
-	const afterKey = (id, keys) => new Promise(resolve => {
-		if (waiter) {
-			window.removeEventListener("keyup", waiter.listener, true);
-			waiter.resolve("");
-		}
-		let left = keys;
-		const w = { id, resolve };
-		w.listener = e => {
-			if (e.isTrusted && waiter === w && --left === 0) setTimeout(() => setTimeout(() => fire(w), 0), 0);
-		};
-		waiter = w;
-		window.addEventListener("keyup", w.listener, true);
-		if (doneFor === id) fire(w);
-	});
-	const keyDone = id => {
-		if (waiter && waiter.id === id) fire(waiter);
-		else doneFor = id;
-		return "";
 	};
 	// The answer is the text of an element made for it, never inserted
 	// into the document (no page script sees it).
@@ -462,8 +420,6 @@ const changesJS = `(() => {
 		// global scope (the page's scripts have their own), for the host
 		// to ask directly (direct.go).
 		globalThis.__wwCheck = answer;
-		globalThis.__wwAfterKey = afterKey;
-		globalThis.__wwKeyDone = keyDone;
 		e.textContent = answer();
 		return [e];
 	};

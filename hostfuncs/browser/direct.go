@@ -57,11 +57,8 @@ type directCheck struct {
 	finding chan struct{}
 	// seen collects the contexts a find's Runtime.enable reports.
 	seen []execContext
-	// answered counts the checks answered the direct way, keyed those a
-	// key press armed (tests).
-	answered, keyed atomic.Int64
-	// arms numbers the checks armed (arm), for keyDone.
-	arms atomic.Int64
+	// answered counts the checks answered the direct way (tests).
+	answered atomic.Int64
 }
 
 // execContext is a Runtime.executionContextCreated's context: its
@@ -74,70 +71,40 @@ type execContext struct {
 // function, left in Playwright's isolated world by its first check.
 const directWorldFn = `typeof globalThis.__wwCheck === "function" ? globalThis.__wwCheck() : ""`
 
-// usable is the protocol session and the context of t's current
-// document's main frame, when found (ok).
-func (d *directCheck) usable(t *tab) (cdp pw.CDPSession, ctx string, cur *document, ok bool) {
-	cur = t.cur.Load()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	ok = d.cdp != nil && cur != nil && d.doc == cur && d.ctx != "" && d.finding == nil
-	return d.cdp, d.ctx, cur, ok
-}
-
-// evalReply is a Runtime.evaluate's reply.
-type evalReply struct {
-	v   any
-	err error
-}
-
-// evaluate sends expr to the context ctx, its reply to come on the
-// channel returned; with await, the reply comes when the promise expr
-// gives settles.
-func evaluate(cdp pw.CDPSession, ctx, expr string, await bool) <-chan evalReply {
-	got := make(chan evalReply, 1)
-	go func() {
-		v, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": expr, "uniqueContextId": ctx, "returnByValue": true, "silent": true, "awaitPromise": await})
-		got <- evalReply{v, err}
-	}()
-	return got
-}
-
 // check asks the watcher of t's main frame directly; ok is false when it
 // could not be asked that way (nothing was sent: the caller asks through
 // Playwright). Any failure once sent is a change.
 func (d *directCheck) check(t *tab, wait time.Duration) (a watchAnswer, ok bool) {
-	cdp, ctx, cur, ok := d.usable(t)
-	if !ok {
+	cur := t.cur.Load()
+	d.mu.Lock()
+	cdp, ctx := d.cdp, d.ctx
+	usable := cdp != nil && d.doc == cur && ctx != "" && d.finding == nil
+	d.mu.Unlock()
+	if !usable || cur == nil {
 		return watchAnswer{}, false
 	}
 	defer spans.Start("b.check.direct")()
-	return d.read(t, ctx, cur, evaluate(cdp, ctx, directWorldFn, false), nil, wait), true
-}
-
-// read is the watcher's answer coming on got, within wait; poke, when
-// given, runs if it has not come at once. Any failure is a change, and
-// forgets the context.
-func (d *directCheck) read(t *tab, ctx string, cur *document, got <-chan evalReply, poke func(), wait time.Duration) watchAnswer {
+	type reply struct {
+		v   any
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		v, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": directWorldFn, "uniqueContextId": ctx, "returnByValue": true, "silent": true})
+		got <- reply{v, err}
+	}()
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	var r evalReply
+	var r reply
 	select {
 	case r = <-got:
-	default:
-		if poke != nil {
-			poke()
-		}
-		select {
-		case r = <-got:
-		case <-timer.C:
-			r.err = fmt.Errorf("no answer in %s", wait)
-		}
+	case <-timer.C:
+		r.err = fmt.Errorf("no answer in %s", wait)
 	}
 	text, err := evaluatedString(r.v, r.err)
 	if err == nil && t.cur.Load() != cur {
 		err = errors.New("the tab showed another document when the answer came")
 	}
-	var a watchAnswer
 	if err == nil {
 		err = json.Unmarshal([]byte(text), &a)
 	}
@@ -149,64 +116,10 @@ func (d *directCheck) read(t *tab, ctx string, cur *document, got <-chan evalRep
 			d.doc, d.ctx = nil, ""
 		}
 		d.mu.Unlock()
-		return watchAnswer{Changed: "check failed", Detail: "direct: " + err.Error()}
+		return watchAnswer{Changed: "check failed", Detail: "direct: " + err.Error()}, true
 	}
 	d.answered.Add(1)
-	return a
-}
-
-// keyWait is a check a key press armed (arm): its answer to come.
-type keyWait struct {
-	d   *directCheck
-	id  int64
-	cdp pw.CDPSession
-	ctx string
-	cur *document
-	got <-chan evalReply
-}
-
-// arm readies the main frame's watcher to check the page once the
-// trusted keyups of key (Playwright's key string: "Shift+Tab" is two
-// keys) reach its document, before the key is pressed: the check then
-// runs in the page as the key's events end, not a round trip after the
-// press returns. nil when the watcher cannot be asked directly. The
-// answer is read by the check right after the press (changedSince);
-// one never read makes the next answer a change (follows).
-func (d *directCheck) arm(t *tab, key string) *keyWait {
-	cdp, ctx, cur, ok := d.usable(t)
-	if !ok {
-		return nil
-	}
-	id := d.arms.Add(1)
-	expr := fmt.Sprintf(`typeof globalThis.__wwAfterKey === "function" ? globalThis.__wwAfterKey(%d, %d) : ""`, id, len(pressedKeys(key)))
-	return &keyWait{d: d, id: id, cdp: cdp, ctx: ctx, cur: cur, got: evaluate(cdp, ctx, expr, true)}
-}
-
-// answer is the armed check's answer: at once when it came with the
-// key's end, else after asking the watcher to check now (keyDone: the
-// keyups went elsewhere); any failure is a change.
-func (w *keyWait) answer(t *tab, wait time.Duration) watchAnswer {
-	defer spans.Start("b.check.key")()
-	w.d.keyed.Add(1)
-	return w.d.read(t, w.ctx, w.cur, w.got, func() {
-		evaluate(w.cdp, w.ctx, fmt.Sprintf(`typeof globalThis.__wwKeyDone === "function" ? globalThis.__wwKeyDone(%d) : ""`, w.id), false)
-	}, wait)
-}
-
-// pressedKeys splits a key string as Playwright's keyboard does: by "+",
-// a "+" right after one (or first) being the key itself ("Control++").
-func pressedKeys(key string) []string {
-	var parts []string
-	building := ""
-	for _, c := range key {
-		if c == '+' && building != "" {
-			parts = append(parts, building)
-			building = ""
-		} else {
-			building += string(c)
-		}
-	}
-	return append(parts, building)
+	return a, true
 }
 
 // evaluatedString is the string a Runtime.evaluate returned by value: an

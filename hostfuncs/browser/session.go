@@ -127,11 +127,6 @@ type tab struct {
 	// direct is the way to the main frame's watcher through the tab's own
 	// protocol session (direct.go).
 	direct directCheck
-	// mainSeen is the main frame's watcher's answer read last (follows);
-	// keyWait, the answer a key press armed the watcher for, to be read
-	// by the check right after it (direct.go).
-	mainSeen atomic.Pointer[answerSeen]
-	keyWait  atomic.Pointer[keyWait]
 }
 
 // docInfo is what a main-frame navigation response said; seq is the

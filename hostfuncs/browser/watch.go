@@ -68,34 +68,6 @@ type watchAnswer struct {
 	Sheets []string      `json:"sheets"`
 	// Title is the document's title when the watcher answered.
 	Title *string `json:"title"`
-	// Watcher tells the watcher that answered from another document's,
-	// and N counts its answers, this one included (follows).
-	Watcher string `json:"watcher"`
-	N       int64  `json:"n"`
-}
-
-// answerSeen is the main frame's watcher answer the host read last: the
-// watcher's id and its count then.
-type answerSeen struct {
-	watcher string
-	n       int64
-}
-
-// follows is a, the main frame's watcher's answer, recorded as the last
-// read; unless it follows the one read before (same watcher, next count)
-// it is a change: an answer in between never reached the host (a check
-// that failed or timed out here after it ran there, a key waiter's
-// answer left unread), and the period it ended may have held a change.
-// A new watcher's first answer is "new document", a change anyway.
-func follows(t *tab, a watchAnswer) watchAnswer {
-	if a.Watcher == "" {
-		return a // no answer: a failed check, a change already
-	}
-	prev := t.mainSeen.Swap(&answerSeen{a.Watcher, a.N})
-	if a.Changed == "" && (prev == nil || prev.watcher != a.Watcher || a.N != prev.n+1) {
-		return watchAnswer{Changed: "answer lost", Detail: "the main frame's watcher answered a check whose answer was not read"}
-	}
-	return a
 }
 
 // checkedTitle is a title a check read (watchAnswer.Title), and the
@@ -168,11 +140,7 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) w
 		}()
 	}
 	a, direct := watchAnswer{}, false
-	if w := t.keyWait.Swap(nil); w != nil && kept != nil {
-		// A key press armed the watcher: its answer, checked once the
-		// key's events were dispatched (direct.go).
-		a, direct = w.answer(t, wait), true
-	} else if kept != nil {
+	if kept != nil {
 		// The kept snapshot is of this document: its watcher was asked
 		// through Playwright before, and may be asked directly (direct.go).
 		a, direct = t.direct.check(t, wait)
@@ -185,7 +153,6 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) w
 			t.direct.find(t)
 		}
 	}
-	a = follows(t, a)
 	if a.Title != nil {
 		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
 	}
