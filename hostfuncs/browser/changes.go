@@ -10,14 +10,17 @@ import pw "github.com/mxschmitt/playwright-go"
 // can neither see it nor silence it. Asking it "check" answers whether the
 // document may have changed since the previous check, and how, and starts
 // a new period; aria asks right before each whole-page snapshot, so a
-// change made while the snapshot is taken counts for the next one.
+// change made while the snapshot is taken counts for the next one. Once
+// Playwright has asked a document's main-frame watcher, the host asks
+// that watcher directly, through the protocol, in the same isolated world
+// (direct.go).
 //
 // It decides conservatively. Changed is: any DOM mutation (childList,
 // attributes, text) in the document; another hovered element, checked or
 // selected state, open popover, or the document gaining or losing focus
 // (compared at each check, so no page handler can hide them); resizing, a
-// hash or history change, an element or font loading, a transition or
-// animation event, a content-visibility change, a popover or details
+// hash or history change, the document leaving its frame, an element or
+// font loading, a transition or animation event, a content-visibility change, a popover or details
 // toggle, a transition of anything but colours, outlines and shadows (the
 // events, caught before the page's own listeners see them). Unsure, so
 // changed every time: a document with an open shadow root, a custom
