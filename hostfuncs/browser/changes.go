@@ -20,8 +20,8 @@ import pw "github.com/mxschmitt/playwright-go"
 // selected state, open popover, or the document gaining or losing focus
 // (compared at each check, so no page handler can hide them); resizing, a
 // hash or history change, the document leaving its frame, an element or
-// font loading, a transition or animation event, a content-visibility change, a popover or details
-// toggle, a transition of anything but colours, outlines and shadows (the
+// font loading, a transition or animation event, a content-visibility
+// change, a popover or details toggle, a transition of anything but colours, outlines and shadows (the
 // events, caught before the page's own listeners see them). Unsure, so
 // changed every time: a document with an open shadow root, a custom
 // element, a known closed root or an element naming a slot (a shadow tree
