@@ -10,15 +10,18 @@ import pw "github.com/mxschmitt/playwright-go"
 // can neither see it nor silence it. Asking it "check" answers whether the
 // document may have changed since the previous check, and how, and starts
 // a new period; aria asks right before each whole-page snapshot, so a
-// change made while the snapshot is taken counts for the next one.
+// change made while the snapshot is taken counts for the next one. Once
+// Playwright has asked a document's main-frame watcher, the host asks
+// that watcher directly, through the protocol, in the same isolated world
+// (direct.go).
 //
 // It decides conservatively. Changed is: any DOM mutation (childList,
 // attributes, text) in the document; another hovered element, checked or
 // selected state, open popover, or the document gaining or losing focus
 // (compared at each check, so no page handler can hide them); resizing, a
-// hash or history change, an element or font loading, a transition or
-// animation event, a content-visibility change, a popover or details
-// toggle, a transition of anything but colours, outlines and shadows (the
+// hash or history change, the document leaving its frame, an element or
+// font loading, a transition or animation event, a content-visibility
+// change, a popover or details toggle, a transition of anything but colours, outlines and shadows (the
 // events, caught before the page's own listeners see them). Unsure, so
 // changed every time: a document with an open shadow root, a custom
 // element, a known closed root or an element naming a slot (a shadow tree
@@ -83,7 +86,7 @@ const changesJS = `(() => {
 		window.addEventListener(type, e => { if (!harmless.test(e.propertyName)) mark("transition", e.propertyName); }, true);
 	}
 	for (const type of ["toggle", "resize", "hashchange", "popstate",
-		"pageshow", "load", "error", "animationstart", "animationend",
+		"pageshow", "pagehide", "load", "error", "animationstart", "animationend",
 		"animationcancel", "animationiteration", "mouseover", "mouseout", "contentvisibilityautostatechange",
 		"fullscreenchange", "visibilitychange", "close", "cancel", "slotchange", "reset"]) {
 		window.addEventListener(type, e => mark("event", type + (e.target && e.target.nodeName ? " " + e.target.nodeName : "")), true);
@@ -394,6 +397,14 @@ const changesJS = `(() => {
 		if (unread.size) out.sheets = [...unread];
 		return out;
 	};
+	// answer is a check's answer as text. The title comes along: the
+	// answer after an action needs it, and this spares it a round trip
+	// of its own.
+	const answer = () => {
+		const a = check();
+		a.title = doc.title;
+		return JSON.stringify(a);
+	};
 	// The answer is the text of an element made for it, never inserted
 	// into the document (no page script sees it).
 	const queryAll = (root, body) => {
@@ -407,11 +418,12 @@ const changesJS = `(() => {
 			return [e];
 		}
 		if (body !== "check") return [];
-		// The title comes along: the answer after an action needs it, and
-		// this spares it a round trip of its own.
-		const a = check();
-		a.title = doc.title;
-		e.textContent = JSON.stringify(a);
+		// Asked through Playwright, which runs this engine only in its
+		// isolated world: the same answer is left there, in that world's
+		// global scope (the page's scripts have their own), for the host
+		// to ask directly (direct.go).
+		globalThis.__wwCheck = answer;
+		e.textContent = answer();
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };

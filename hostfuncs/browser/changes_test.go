@@ -765,3 +765,87 @@ func TestPlaceActive(t *testing.T) {
 		t.Fatal("placeActive did not pass over refs on no line")
 	}
 }
+
+// tabOf is c's session's current tab.
+func tabOf(t *testing.T, c *hostfuncs.Caller) *tab {
+	t.Helper()
+	ss, tb, err := svc.sessions.pageTab(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss.mu.Unlock()
+	return tb
+}
+
+// Once a check through Playwright has run with a snapshot kept, the main
+// frame's watcher is asked directly (direct.go): the answers still equal
+// a new snapshot (a focus moved, a value typed, a value set by script),
+// the page's own world does not see the watcher's function, and a new
+// document is asked through Playwright first.
+func TestWatcherAskedDirectly(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	r := navTo(t, c, pages.URL+"/still")
+	snapshotNow(t, c)
+	tb := tabOf(t, c)
+	tb.direct.settle()
+	steps := []abi.BrowserActRequest{
+		{Action: abi.ActType, Ref: refOf(t, r.Snapshot, `textbox "Name"`), Text: "Ada"},
+		{Action: abi.ActPress, Key: "Tab"},
+		{Action: abi.ActPress, Key: "Shift+Tab"},
+		{Action: abi.ActPress, Key: "Alt"},
+		{Action: abi.ActPress, Key: "Shift"},
+	}
+	for i, req := range steps {
+		asked := tb.direct.answered.Load()
+		act(t, c, req)
+		if tb.direct.answered.Load() != asked+1 {
+			t.Fatalf("step %d (%s %s): the watcher was not asked directly", i, req.Action, req.Key)
+		}
+		sameAsFresh(t, c, fmt.Sprintf("step %d (%s %s): the answer", i, req.Action, req.Key))
+	}
+	if v, err := tb.page.Evaluate(`typeof globalThis.__wwCheck`); err != nil || v != "undefined" {
+		t.Fatalf("the page's own world sees the watcher's function: %v %v", v, err)
+	}
+	navTo(t, c, pages.URL+"/fields")
+	asked := tb.direct.answered.Load()
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Tab"})
+	if tb.direct.answered.Load() != asked {
+		t.Fatalf("the first check of a new document was asked directly, in a context found for the one before")
+	}
+	sameAsFresh(t, c, "the new document's answer")
+}
+
+// A direct check that fails once sent is a change: a new snapshot, never
+// the same check asked again through Playwright (its period may have
+// ended). The next check through Playwright finds the world again.
+func TestDirectCheckFailsClosed(t *testing.T) {
+	pages, _ := changePages(t)
+	c := caller(t.Name())
+	n := countSnapshots(t)
+	navTo(t, c, pages.URL+"/still")
+	snapshotNow(t, c)
+	tb := tabOf(t, c)
+	tb.direct.settle()
+	tb.direct.mu.Lock()
+	if tb.direct.ctx == "" {
+		tb.direct.mu.Unlock()
+		t.Fatal("no isolated world found in the main frame")
+	}
+	tb.direct.ctx = "not-a-context"
+	tb.direct.mu.Unlock()
+	taken := *n
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if *n != taken+1 {
+		t.Fatalf("a direct check that failed took %d snapshots, want 1", *n-taken)
+	}
+	sameAsFresh(t, c, "the answer after a failed direct check")
+	asked := tb.direct.answered.Load()
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	tb.direct.settle()
+	act(t, c, abi.BrowserActRequest{Action: abi.ActPress, Key: "Shift"})
+	if tb.direct.answered.Load() != asked+1 {
+		t.Fatalf("after a failed direct check, %d checks were asked directly, want 1 (the second after it)", tb.direct.answered.Load()-asked)
+	}
+	sameAsFresh(t, c, "the answer")
+}

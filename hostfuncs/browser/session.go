@@ -130,6 +130,9 @@ type tab struct {
 	// judgedFrames are the frames judged clean, by the URL they were
 	// judged at (the session's lock guards it).
 	judgedFrames map[pw.Frame]string
+	// direct is the way to the main frame's watcher through the tab's own
+	// protocol session (direct.go).
+	direct directCheck
 }
 
 // docInfo is what a main-frame navigation response said; seq is the

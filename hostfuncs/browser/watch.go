@@ -139,9 +139,20 @@ func changedSince(t *tab, wait time.Duration, kept *keptSnapshot, shown []int) w
 			answers <- frameAnswer{k.where, k.ask()}
 		}()
 	}
-	endMain := spans.Start("b.check.main")
-	a := checkAt(main.Locator(changeEngine+"=check"), wait)
-	endMain()
+	a, direct := watchAnswer{}, false
+	if kept != nil {
+		// The kept snapshot is of this document: its watcher was asked
+		// through Playwright before, and may be asked directly (direct.go).
+		a, direct = t.direct.check(t, wait)
+	}
+	if !direct {
+		endMain := spans.Start("b.check.main")
+		a = checkAt(main.Locator(changeEngine+"=check"), wait)
+		endMain()
+		if kept != nil {
+			t.direct.find(t)
+		}
+	}
 	if a.Title != nil {
 		t.checkedTitle.Store(&checkedTitle{check: t.checks.Load(), title: *a.Title})
 	}

@@ -1,0 +1,263 @@
+package browser
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/internal/spans"
+)
+
+// The main frame's check, asked straight through the DevTools protocol.
+//
+// Through Playwright, a check is a locator's textContent: the driver
+// resolves the watcher's selector in its isolated world, then reads the
+// text (8.0-8.3 ms a check at load 17-21, median, where the same function
+// called through one Runtime.evaluate in the same world took 5.6-5.8 ms,
+// about 1.2 ms of either the watcher's own work); and every locator call
+// fires an event a page's scripts can see. The watcher
+// (changesJS) leaves its answer function in the isolated world's global
+// scope (out of the page's reach) at its first check, which Playwright
+// asks; the host finds that world's execution context in the document's
+// main frame once (directCheck.find, beside the call that asked), and
+// from then on, while the tab shows the same document, asks the same
+// watcher through the tab's own protocol session: the same function, the
+// same answer, one round trip.
+//
+// It fails closed. A check that could not be sent the direct way (no
+// context found yet, another document since it was found) goes through
+// Playwright as before; one that was sent and failed in any way (an
+// error, no answer in time, an answer that is not the watcher's, the tab
+// showing another document when it came back) is a change: a new
+// snapshot, never a second check that would find the first one's period
+// already ended. A document that leaves its frame marks its watcher
+// changed (pagehide), so a context of a document no longer shown never
+// answers "unchanged".
+
+// directCheck is a tab's way to its main frame's watcher: the protocol
+// session and the isolated world's execution context in doc's main
+// frame.
+type directCheck struct {
+	mu sync.Mutex
+	// cdp is the tab's protocol session (nil until the first find);
+	// broken: it could not be opened, the tab checks through Playwright.
+	cdp    pw.CDPSession
+	broken bool
+	// doc is the document the last find was for; ctx the unique id of
+	// the isolated world's context it found in the main frame ("" when
+	// it found none, or not exactly one).
+	doc *document
+	ctx string
+	// finding is closed when the find under way ends (nil when none is).
+	finding chan struct{}
+	// seen collects the contexts a find's Runtime.enable reports.
+	seen []execContext
+	// answered counts the checks answered the direct way (tests).
+	answered atomic.Int64
+}
+
+// execContext is a Runtime.executionContextCreated's context: its
+// unique id, world name and frame.
+type execContext struct {
+	uniqueID, name, frameID string
+}
+
+// directWorldFn is what a direct check evaluates: the watcher's answer
+// function, left in Playwright's isolated world by its first check.
+const directWorldFn = `typeof globalThis.__wwCheck === "function" ? globalThis.__wwCheck() : ""`
+
+// check asks the watcher of t's main frame directly; ok is false when it
+// could not be asked that way (nothing was sent: the caller asks through
+// Playwright). Any failure once sent is a change.
+func (d *directCheck) check(t *tab, wait time.Duration) (a watchAnswer, ok bool) {
+	cur := t.cur.Load()
+	d.mu.Lock()
+	cdp, ctx := d.cdp, d.ctx
+	usable := cdp != nil && d.doc == cur && ctx != "" && d.finding == nil
+	d.mu.Unlock()
+	if !usable || cur == nil {
+		return watchAnswer{}, false
+	}
+	defer spans.Start("b.check.direct")()
+	type reply struct {
+		v   any
+		err error
+	}
+	got := make(chan reply, 1)
+	go func() {
+		v, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": directWorldFn, "uniqueContextId": ctx, "returnByValue": true, "silent": true})
+		got <- reply{v, err}
+	}()
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	var r reply
+	select {
+	case r = <-got:
+	case <-timer.C:
+		r.err = fmt.Errorf("no answer in %s", wait)
+	}
+	text, err := evaluatedString(r.v, r.err)
+	if err == nil && t.cur.Load() != cur {
+		err = errors.New("the tab showed another document when the answer came")
+	}
+	if err == nil {
+		err = json.Unmarshal([]byte(text), &a)
+	}
+	if err != nil {
+		// Forget the context: the next check goes through Playwright
+		// (after this change's new snapshot), and finds it again.
+		d.mu.Lock()
+		if d.ctx == ctx {
+			d.doc, d.ctx = nil, ""
+		}
+		d.mu.Unlock()
+		return watchAnswer{Changed: "check failed", Detail: "direct: " + err.Error()}, true
+	}
+	d.answered.Add(1)
+	return a, true
+}
+
+// evaluatedString is the string a Runtime.evaluate returned by value: an
+// exception, another type or an empty string (the watcher's function not
+// there) is an error.
+func evaluatedString(v any, err error) (string, error) {
+	if err != nil {
+		return "", err
+	}
+	var res struct {
+		Result struct {
+			Type  string `json:"type"`
+			Value any    `json:"value"`
+		} `json:"result"`
+		ExceptionDetails any `json:"exceptionDetails"`
+	}
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &res)
+	}
+	if err != nil {
+		return "", err
+	}
+	if res.ExceptionDetails != nil {
+		return "", errors.New("the watcher threw")
+	}
+	s, _ := res.Result.Value.(string)
+	if res.Result.Type != "string" || s == "" {
+		return "", errors.New("no watcher in the world asked")
+	}
+	return s, nil
+}
+
+// find looks for the isolated world of t's document's main frame, in the
+// background, unless it was looked for in this document already (or is
+// being looked for): called after a check through Playwright, which
+// made the watcher leave its function there. The session is opened at
+// the first find; a tab that cannot open one keeps checking through
+// Playwright.
+func (d *directCheck) find(t *tab) {
+	cur := t.cur.Load()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.broken || d.finding != nil || d.doc == cur || cur == nil {
+		return
+	}
+	done := make(chan struct{})
+	d.finding = done
+	go func() {
+		defer close(done)
+		ctx, err := d.lookUp(t)
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		d.finding = nil
+		if errors.Is(err, errNoSession) {
+			d.broken = true
+			return
+		}
+		if err != nil || t.cur.Load() != cur {
+			ctx = ""
+		}
+		d.doc, d.ctx = cur, ctx
+	}()
+}
+
+var errNoSession = errors.New("no protocol session")
+
+// lookUp is the unique id of the one Playwright isolated world of t's
+// main frame ("" when there is not exactly one): Runtime.enable reports
+// every context that exists before it answers, and is turned off at once
+// (it would send the page's console to the session).
+func (d *directCheck) lookUp(t *tab) (string, error) {
+	d.mu.Lock()
+	cdp := d.cdp
+	d.mu.Unlock()
+	if cdp == nil {
+		var err error
+		if cdp, err = t.page.Context().NewCDPSession(t.page); err != nil {
+			return "", errNoSession
+		}
+		cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
+			c, _ := ev["context"].(map[string]any)
+			aux, _ := c["auxData"].(map[string]any)
+			x := execContext{}
+			x.uniqueID, _ = c["uniqueId"].(string)
+			x.name, _ = c["name"].(string)
+			x.frameID, _ = aux["frameId"].(string)
+			d.mu.Lock()
+			d.seen = append(d.seen, x)
+			d.mu.Unlock()
+		})
+		d.mu.Lock()
+		d.cdp = cdp
+		d.mu.Unlock()
+	}
+	var tree struct {
+		FrameTree struct {
+			Frame struct {
+				ID string `json:"id"`
+			} `json:"frame"`
+		} `json:"frameTree"`
+	}
+	if err := cdpInto(cdp, "Page.getFrameTree", nil, &tree); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	d.seen = nil
+	d.mu.Unlock()
+	if _, err := cdp.Send("Runtime.enable", nil); err != nil {
+		return "", err
+	}
+	if _, err := cdp.Send("Runtime.disable", nil); err != nil {
+		return "", err
+	}
+	d.mu.Lock()
+	seen := d.seen
+	d.seen = nil
+	d.mu.Unlock()
+	found := ""
+	for _, x := range seen {
+		if x.frameID != tree.FrameTree.Frame.ID || !strings.HasPrefix(x.name, utilityWorld) || x.uniqueID == "" {
+			continue
+		}
+		if found != "" {
+			return "", errors.New("more than one isolated world in the main frame")
+		}
+		found = x.uniqueID
+	}
+	return found, nil
+}
+
+// settle waits for a find under way (tests).
+func (d *directCheck) settle() {
+	d.mu.Lock()
+	f := d.finding
+	d.mu.Unlock()
+	if f != nil {
+		<-f
+	}
+}
