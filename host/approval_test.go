@@ -25,7 +25,7 @@ import (
 func clickSite(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html")
-		fmt.Fprint(w, `<!doctype html><title>site</title><button style="position:fixed;left:0;top:0;width:300px;height:100px" onclick="s.textContent = 'clicks: ' + (++n)">Go</button><p id=s>clicks: 0</p><input aria-label="Name"><input type=password aria-label="Password"><script>let n = 0</script>`)
+		fmt.Fprint(w, `<!doctype html><title>site</title><button style="position:fixed;left:0;top:0;width:300px;height:100px" onclick="s.textContent = 'clicks: ' + (++n)">Go</button><p id=s style="margin-top:110px">clicks: 0</p><input aria-label="Name"><input type=password aria-label="Password"><script>let n = 0</script>`)
 	}))
 	t.Cleanup(srv.Close)
 	return srv
