@@ -8,6 +8,7 @@
 package live
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"sync"
@@ -116,14 +117,19 @@ func castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved func() bool,
 // one only when the page is drawn again: the last state of a page that
 // stopped changing may never come (a new tab's content, after its blank
 // page). Once the screencast has been quiet for stillAfter, the viewer gets
-// one screenshot of the page, unless a frame came since it was asked for.
+// a screenshot of the page, unless a frame came since it was asked for;
+// and another every stillAgain while it stays quiet, when it differs from
+// the last one sent (a page drawn after the first one, as a slow new tab's
+// content is, with no screencast frame for it).
 func relay(ctx context.Context, cdp pw.CDPSession, frames *latestFrame, closed <-chan struct{}, moved func() bool, frame func(Frame)) error {
 	type still struct {
 		f   Frame
 		gen int
+		ok  bool
 	}
 	stills := make(chan still, 1)
-	gen, stilled, last := 0, false, time.Now()
+	gen, asking, last, asked := 0, false, time.Now(), time.Time{}
+	var sent []byte // the last still sent
 	tick := time.NewTicker(500 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -136,23 +142,21 @@ func relay(ctx context.Context, cdp pw.CDPSession, frames *latestFrame, closed <
 			if moved() {
 				return nil
 			}
-			if !stilled && time.Since(last) >= stillAfter {
-				stilled = true
+			if !asking && time.Since(last) >= stillAfter && time.Since(asked) >= stillAgain {
+				asking, asked = true, time.Now()
 				go func(gen int) {
-					if f, ok := stillFrame(cdp); ok {
-						select {
-						case stills <- still{f, gen}:
-						default: // an older one waits, or the cast ended
-						}
-					}
+					f, ok := stillFrame(cdp)
+					stills <- still{f, gen, ok} // (one asked at a time: the buffer holds it)
 				}(gen)
 			}
 		case st := <-stills:
-			if st.gen == gen {
+			asking = false
+			if st.ok && st.gen == gen && !bytes.Equal(st.f.JPEG, sent) {
+				sent = st.f.JPEG
 				frame(st.f)
 			}
 		case ev := <-frames.ch:
-			gen, stilled, last = gen+1, false, time.Now()
+			gen, last, asked, sent = gen+1, time.Now(), time.Time{}, nil
 			frames.ack(ev)
 			if f, ok := castFrame(ev); ok {
 				frame(f)
@@ -180,6 +184,10 @@ func castFrame(ev map[string]any) (Frame, bool) {
 // stillAfter is how long a screencast stays quiet before the viewer gets a
 // screenshot of the page (relay).
 const stillAfter = 1500 * time.Millisecond
+
+// stillAgain is how often a quiet screencast's viewer is sent a screenshot
+// again, when the page looks different from the last one sent.
+const stillAgain = 2 * time.Second
 
 // stillFrame is a screenshot of the page of cdp as a Frame (its size in
 // CSS pixels, as the screencast's), or false if the page gave none within
