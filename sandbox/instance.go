@@ -65,8 +65,9 @@ func (p *Plugin) newInstance(ctx context.Context) (*instance, error) {
 	limit := uint64(p.eng.cfg.MemoryPages)<<16 - min(p.shape.fixed, uint64(p.eng.cfg.MemoryPages)<<16)
 	inst := &instance{p: p, meter: meter{ration: tickFuel}, memory: &instMemory{limit: limit}, born: time.Now()}
 	// Instantiation runs the module's start function, and the first call
-	// runs _initialize: both under the deadline, like any call.
-	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), p.eng.timeout())
+	// runs _initialize: both under the deadline of the call the instance is
+	// made for (WithTimeout's, else the engine's), like any call.
+	ictx, cancel := context.WithTimeout(context.WithValue(ctx, ctxKey{}, inst), callTimeout(ctx, p.eng.timeout()))
 	ictx = experimental.WithMemoryAllocator(ictx, inst.memory)
 	defer cancel()
 	// extism's host-function wrappers want a plugin in the context even
