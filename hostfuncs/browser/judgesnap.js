@@ -54,10 +54,33 @@ const judgeSnapshot = (doc, shownLetters) => {
 	const gone = (x, ref) => {
 		const r = refOf(x);
 		if (r) { out.drop.push(r); ref = r; }
+		else { const l = labelOf(x); if (l) out.runs.push({ref, text: l, label: true}); }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
 			if (n.nodeType === 1 && !skip.test(n.tagName) && !(J.unseen(n, J.style(n)) && !(C.on && C.inside(n)))) gone(n, ref);
 		}
+	};
+	// labelOf: the label an element names itself by (aria-labelledby's
+	// texts, else aria-label), normalized; "" for none.
+	const labelOf = x => {
+		if (x.nodeType !== 1) return "";
+		const ids = x.getAttribute("aria-labelledby");
+		if (ids) {
+			const t = ids.split(/\s+/).map(id => { const y = id && x.getRootNode().getElementById ? x.getRootNode().getElementById(id) : null; return y ? y.textContent : ""; }).join(" ");
+			if (norm(t)) return norm(t);
+		}
+		return norm(x.getAttribute("aria-label") || "");
+	};
+	// unlabelled: an element with no ref (Playwright gave it none: no box,
+	// or no pointer events) that is no control and shows a label its own
+	// text does not hold: the label is a name no one sees (its line, if
+	// any, carries it: label runs).
+	// (A picture that shows keeps its name: it stands for what is seen.)
+	const unlabelled = (n, ns, ctx, ref) => {
+		const l = labelOf(n);
+		if (!l || isControl(n) || (n.getAttribute("role") === "img" && J.painted(n, ns, ctx))) return;
+		const own = norm(n.textContent).toLowerCase();
+		if (!l.toLowerCase().split(" ").every(w => own.includes(w))) out.runs.push({ref, text: l, label: true});
 	};
 	// own: whether a control paints something of its own a person sees
 	// (a field, an image or icon, a background or border that shows).
@@ -71,7 +94,11 @@ const judgeSnapshot = (doc, shownLetters) => {
 	};
 	// walk: judges the content of e; returns how many of its texts show.
 	// ctl: inside a control, whose texts are its name (judged as one).
-	const walk = (e, s, ctx, ref, ctl) => {
+	// cref: the ref whose line shows e's texts: the nearest that holds
+	// letters in the snapshot (a ref with no line of its own, as a
+	// figcaption folded into its figure's name, counts for the line that
+	// shows it).
+	const walk = (e, s, ctx, ref, ctl, cref = ref) => {
 		let seen = 0;
 		// A closed details shows its summary only.
 		const closed = e.localName === "details" && !e.open;
@@ -90,7 +117,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 				// (What hides from everyone inside a closed root is no cause
 				// the snapshot saw: light text slotted under it is in it.)
 				const v0 = J.text(n, e, s, ctx), v = v0.unseen && C.on && C.inside(e) ? SLOTHID : v0;
-				if (!v.unseen) count(ref, d);
+				if (!v.unseen) count(cref, d);
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: norm(d)}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
@@ -107,6 +134,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
+			if (!nref && !ctl) unlabelled(n, ns, ctx, ref);
 			if (name.includes("-")) C.seen(n);
 			// (A slot's content is what is assigned to it, when anything is.)
 			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot && !(C.on && C.root(n))) || name === "svg" && !n.querySelector("text, foreignObject");
@@ -131,14 +159,14 @@ const judgeSnapshot = (doc, shownLetters) => {
 				continue;
 			}
 			if (!ctl && isControl(n)) {
-				const k = walk(n, ns, inner, r, true);
+				const k = walk(n, ns, inner, r, true, expect.has(r) ? r : cref);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
 				// (A field's value no one can read goes; its name stays.)
 				else if (textFields.test(name) && n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.value), value: true});
 				seen += k;
 				continue;
 			}
-			seen += walk(n, ns, inner, r, ctl);
+			seen += walk(n, ns, inner, r, ctl, expect.has(r) ? r : cref);
 		}
 		return seen;
 	};

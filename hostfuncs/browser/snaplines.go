@@ -180,7 +180,13 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		if mark {
 			edit = markText
 		}
-		if i, ok := at[run.Ref]; ok && run.Value {
+		if run.Label {
+			scope := lines
+			if i, ok := at[run.Ref]; ok {
+				scope = lines[i:ends[i]]
+			}
+			takeLabel(scope, text, mark)
+		} else if i, ok := at[run.Ref]; ok && run.Value {
 			// (A field's value: on its own line only, a control's too.)
 			if l := &lines[i]; !l.dropped && l.hasValue {
 				if v, ok := edit(l.value, text); ok {
@@ -209,7 +215,16 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 	}
 	for i := len(lines) - 1; i >= 0 && !mark; i-- {
 		l := &lines[i]
-		if !l.dropped && !l.unnamed && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && !controlRoles[l.role] && (l.role == "text" || l.name == "") && l.value == "" {
+		if !l.dropped && l.ref == "" && l.edited && controlRoles[l.role] && strings.TrimSpace(l.name) == "" && l.value == "" {
+			// A control with no ref whose name went was hidden whole:
+			// what is under it (its URL) goes with it.
+			for k := i; k < ends[i]; k++ {
+				lines[k].dropped = true
+			}
+			continue
+		}
+		plain := !controlRoles[l.role]
+		if !l.dropped && !l.unnamed && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && plain && (l.role == "text" || l.name == "") && l.value == "" {
 			l.dropped = true
 		}
 	}
@@ -336,26 +351,64 @@ func splitSnapshot(snap string) (lines []snapLine, ends []int, at map[string]int
 // takeOut edits text out of the first line of lines that holds it (edit:
 // cutText or markText), in its value or, for an element that is not a
 // control, its name.
+//
+// A control's name stays (the judge keeps the names of controls a person
+// sees), except on a line with no ref: Playwright gives none to an
+// element with no box or no pointer events, and the judge answers the
+// text of such a control only when the control is hidden whole.
+//
+// A name made of its content (a row's, of its cells) holds the text again
+// on the lines under it: it goes from those too.
 func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool)) bool {
 	for i := range lines {
-		l := &lines[i]
-		if l.dropped || l.role == "" || controlRoles[l.role] {
+		if !cutLine(&lines[i], text, edit) {
 			continue
 		}
-		if l.hasValue {
-			if v, ok := edit(l.value, text); ok {
-				l.value, l.edited = v, true
-				return true
-			}
+		for k := i + 1; k < len(lines) && lines[k].indent > lines[i].indent; k++ {
+			cutLine(&lines[k], text, edit)
 		}
-		if l.hasName {
-			if v, ok := edit(l.name, text); ok {
-				l.name, l.edited = v, true
-				return true
-			}
+		return true
+	}
+	return false
+}
+
+// cutLine edits text out of l's value or, failing that, its name (not a
+// control's that has a ref).
+func cutLine(l *snapLine, text string, edit func(s, text string) (string, bool)) bool {
+	if l.dropped || l.role == "" || controlRoles[l.role] && l.ref != "" {
+		return false
+	}
+	if l.hasValue {
+		if v, ok := edit(l.value, text); ok {
+			l.value, l.edited = v, true
+			return true
+		}
+	}
+	if l.hasName {
+		if v, ok := edit(l.name, text); ok {
+			l.name, l.edited = v, true
+			return true
 		}
 	}
 	return false
+}
+
+// takeLabel takes the name text (a label no one sees) from the first line
+// of lines that has no ref and is named exactly so; with mark, marks it.
+func takeLabel(lines []snapLine, text string, mark bool) {
+	for i := range lines {
+		l := &lines[i]
+		if l.dropped || l.ref != "" || !l.hasName || strings.Join(strings.Fields(visibleChars(l.name)), " ") != text {
+			continue
+		}
+		if mark {
+			l.name = "[hidden: " + l.name + "]"
+		} else {
+			l.hasName, l.name = false, ""
+		}
+		l.edited = true
+		return
+	}
 }
 
 // cutText removes text from s where it stands (findText), and tidies the

@@ -33,7 +33,8 @@ import (
 //   - its colours as the browser resolves them (any colour space, drawn on
 //     a 1x1 canvas), through the colour filters and blend modes on the
 //     way, against the background colours below it (gradient stops
-//     included; an image background is taken to show anything), with a
+//     included; a picture by its main colours where its pixels can be
+//     read, else taken to show anything), with a
 //     stroke or a close shadow that shows where the fill does not, and
 //     the ::first-line colour; a heavy blur hides it;
 //   - what covers it, by geometry and paint order, not hit tests (a hit
@@ -122,6 +123,11 @@ type hiddenRun struct {
 	// Value: the text is the value of the field of Ref (a control), which
 	// keeps its name.
 	Value bool `json:"value,omitempty"`
+	// Label: the text is the label (aria-label, aria-labelledby) of an
+	// element under Ref that has no ref of its own (Playwright gives none
+	// to an element with no box or no pointer events), which no one sees:
+	// it goes from the name of a line with no ref that is exactly it.
+	Label bool `json:"label,omitempty"`
 }
 
 // judgePage asks the judge of each frame of t's page whose content snap

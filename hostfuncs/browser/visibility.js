@@ -228,6 +228,83 @@ const judgeOf = (doc) => {
 	// gradient stops of a background or mask image; null for url() and
 	// other images whose colours are unknown.
 	const stops = img => /url\(|image-set\(|element\(|cross-fade\(|paint\(/.test(img) ? null : colourList(img);
+	// picture: what a picture (the URL of a background image, or an img)
+	// paints, read from its pixels: {cs, opaque}, cs the colours that fill
+	// at least a tenth of it (null when none does: a photograph, busy, is
+	// taken to show anything), opaque whether every pixel is. null when its
+	// pixels cannot be read: another origin's picture (the canvas refuses
+	// it), or one not loaded (an Image of a URL the document has fetched
+	// loads at once, from memory; the pass fetches nothing).
+	// Sampled at most PIC px a side (the scaling averages what is finer).
+	const pictures = new Map(), PIC = 24;
+	let picCanvas = null;
+	const picture = (url, img) => {
+		let v = pictures.get(url);
+		if (v !== undefined) return v;
+		v = null;
+		try {
+			let im = img;
+			// (Only a picture the document has fetched: the pass fetches
+			// nothing of its own.)
+			if (!im && !/^(data|blob):/.test(url) && !win.performance.getEntriesByName(url).length) return pictures.set(url, null), null;
+			if (!im) { im = new Image(); im.src = url; }
+			if (im.complete && im.naturalWidth > 0 && im.naturalHeight > 0) {
+				const w = Math.min(im.naturalWidth, PIC), h = Math.min(im.naturalHeight, PIC);
+				picCanvas ??= new OffscreenCanvas(PIC, PIC).getContext("2d", {willReadFrequently: true});
+				picCanvas.clearRect(0, 0, PIC, PIC);
+				picCanvas.drawImage(im, 0, 0, w, h);
+				const d = picCanvas.getImageData(0, 0, w, h).data, n = w * h, bins = new Map();
+				let opaque = true;
+				for (let i = 0; i < d.length; i += 4) {
+					if (d[i + 3] < 250) opaque = false;
+					const k = (d[i] >> 5) << 9 | (d[i + 1] >> 5) << 6 | (d[i + 2] >> 5) << 3 | d[i + 3] >> 5;
+					const b = bins.get(k);
+					if (b) { b[0] += d[i]; b[1] += d[i + 1]; b[2] += d[i + 2]; b[3] += d[i + 3]; b[4]++; } else bins.set(k, [d[i], d[i + 1], d[i + 2], d[i + 3], 1]);
+				}
+				const big = [...bins.values()].filter(b => b[4] >= n / 10);
+				const share = big.reduce((a, b) => a + b[4], 0);
+				v = {cs: share >= n / 2 ? big.map(b => [b[0] / b[4], b[1] / b[4], b[2] / b[4], b[3] / b[4] / 255]) : null, opaque};
+			} else if (!img) im.removeAttribute("src");
+		} catch { v = null; }
+		pictures.set(url, v);
+		return v;
+	};
+	// layersOf: the layers of a list value (a comma at the top level
+	// parts two).
+	const layersOf = v => {
+		const out = [];
+		let d = 0, at = 0;
+		for (let i = 0; i < (v || "").length; i++) {
+			const ch = v[i];
+			if (ch === "(") d++;
+			else if (ch === ")") d--;
+			else if (ch === "," && !d) { out.push(v.slice(at, i).trim()); at = i + 1; }
+		}
+		out.push((v || "").slice(at).trim());
+		return out;
+	};
+	// pictured: the colours a background image (all its layers) paints,
+	// as stops does, with url() pictures read (picture); null when one
+	// cannot be, or is busy. tiles: whether its pictures cover the box
+	// (each repeats: a picture that does not leaves what is below it
+	// showing around it).
+	const pictured = (img, repeat) => {
+		if (!/url\(/.test(img)) return stops(img);
+		if (/image-set\(|element\(|cross-fade\(|paint\(/.test(img)) return null;
+		const reps = layersOf(repeat || "");
+		let out = [], covers = true;
+		for (const [i, layer] of layersOf(img).entries()) {
+			const u = /^url\("?(.*?)"?\)$/.exec(layer);
+			if (!u) { out = out.concat(colourList(layer)); continue; }
+			const p = picture(u[1]);
+			if (!p || !p.cs) return null;
+			out = out.concat(p.cs);
+			if (!p.opaque || /no-repeat/.test(reps[i % reps.length] || "")) covers = false;
+		}
+		// (A transparent colour among them: what is below shows.)
+		if (!covers) out.push([0, 0, 0, 0]);
+		return out;
+	};
 
 	// backgrounds: the colours an element's own background leaves below
 	// its content, given those below it; null when it paints an image.
@@ -239,7 +316,7 @@ const judgeOf = (doc) => {
 		let out = below;
 		if (paints) { const p = paint(fx, c); out = c[3] >= 1 ? [p] : out && out.map(b => over(p, c[3], b)); }
 		if (imaged) {
-			const st = stops(img);
+			const st = pictured(img, /url\(/.test(img) ? s.backgroundRepeat : "");
 			if (!st) return null;
 			// An opaque gradient hides what is below it.
 			if (st.length && st.every(x => x[3] >= 1)) out = st.map(x => paint(fx, x));
@@ -365,20 +442,8 @@ const judgeOf = (doc) => {
 		// luminance where mask-mode asks) and where its tile lies on the
 		// box: a layer that does not repeat, sized or placed off the box,
 		// masks all of it.
-		const list = v => {
-			const out = [];
-			let d = 0, at = 0;
-			for (let i = 0; i < (v || "").length; i++) {
-				const ch = v[i];
-				if (ch === "(") d++;
-				else if (ch === ")") d--;
-				else if (ch === "," && !d) { out.push(v.slice(at, i).trim()); at = i + 1; }
-			}
-			out.push((v || "").slice(at).trim());
-			return out;
-		};
-		const imgs = list(img), sizes = list(s.maskSize || s.webkitMaskSize), places = list(s.maskPosition || s.webkitMaskPosition);
-		const repeats = list(s.maskRepeat || s.webkitMaskRepeat), modes = list(s.maskMode || "match-source");
+		const imgs = layersOf(img), sizes = layersOf(s.maskSize || s.webkitMaskSize), places = layersOf(s.maskPosition || s.webkitMaskPosition);
+		const repeats = layersOf(s.maskRepeat || s.webkitMaskRepeat), modes = layersOf(s.maskMode || "match-source");
 		let r = null;
 		for (let i = 0; i < imgs.length; i++) {
 			const st = stops(imgs[i]);
@@ -797,7 +862,7 @@ const judgeOf = (doc) => {
 	const inked = (e, s, ctx, svg) => {
 		const fs = parseFloat(s.fontSize) || 16, blend = ctx.blend;
 		if (svg && s.fill.startsWith("url(")) return gradientShows(s.fill, ctx, blend);
-		if (!svg && (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) && (stops(s.backgroundImage) || [[0, 0, 0, 1]]).some(c => shows1(c, ctx, blend))) return true;
+		if (!svg && (/text/.test(s.backgroundClip || "") || /text/.test(s.webkitBackgroundClip || "")) && (pictured(s.backgroundImage, "") || [[0, 0, 0, 1]]).some(c => shows1(c, ctx, blend))) return true;
 		const sw = svg ? (s.stroke !== "none" ? parseFloat(s.strokeWidth) : 0) : parseFloat(s.webkitTextStrokeWidth);
 		const sc = svg ? rgba(s.stroke) : rgba(s.webkitTextStrokeColor);
 		if (sw > 0.3 && sc && shows1([sc[0], sc[1], sc[2], sc[3] * (svg ? +s.strokeOpacity : 1)], ctx, blend)) return true;
@@ -835,7 +900,7 @@ const judgeOf = (doc) => {
 		const b = rgba(k ? k.bgc : us.backgroundColor);
 		if (b && b[3] >= OPAQUE) return true;
 		const img = k ? k.bgi : us.backgroundImage;
-		if (img !== "none") { const st = stops(img); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
+		if (img !== "none") { const st = pictured(img, /url\(/.test(img) ? us.backgroundRepeat : ""); return !st || st.length > 0 && st.every(c => c[3] >= OPAQUE); }
 		return false;
 	};
 	const backdropOf = e => { try { const s = style(e, "::backdrop"); const b = rgba(s.backgroundColor); return b && b[3] >= OPAQUE; } catch { return false; } };
@@ -960,11 +1025,22 @@ const judgeOf = (doc) => {
 	const overMedia = (e, s, ctx, r) => {
 		const x = (r.l + r.r) / 2, y = (r.t + r.b) / 2;
 		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
-		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e))) return true;
+		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e) && pictureShows(u, e, s, ctx))) return true;
 		return painters.some(p => !p.pseudo && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
-			(!p.bg || inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
+			(!p.bg ? pictureShows(p.e, e, s, ctx) : inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
 	};
 
+	// pictureShows: whether text of e shows over the picture u: an img
+	// whose pixels can be read (picture) shows it only in colours that
+	// stand out from the picture's own; any other picture, video, canvas
+	// or frame is taken to.
+	const pictureShows = (u, e, s, ctx) => {
+		if (u.localName !== "img") return true;
+		const p = picture(u.currentSrc || u.src, u);
+		if (!p || !p.cs) return true;
+		const under = ctx.bgs ? ctx.bgs[0] : [255, 255, 255];
+		return inks(e, s, {...ctx, bgs: p.cs.map(c => over(paint(ctx.fx, c), c[3], under)), legible: new Map()});
+	};
 	// valueShows: whether the text a field (an input, a textarea) holds
 	// shows, judged as its text would be (its colour against its own
 	// background and those below, its size, its visibility): a field
