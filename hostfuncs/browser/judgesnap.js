@@ -161,8 +161,13 @@ const judgeSnapshot = (doc, shownLetters) => {
 			if (!ctl && isControl(n)) {
 				const k = walk(n, ns, inner, r, true, expect.has(r) ? r : cref);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
-				// (A field's value no one can read goes; its name stays.)
-				else if (textFields.test(name) && n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.value), value: true});
+				else if (textFields.test(name)) {
+					// (A field's value no one can read goes; its name stays.
+					// So does a placeholder that does not show: it shows only
+					// while the field is empty, in a style of its own.)
+					if (n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.value), value: true});
+					if (n.placeholder && !J.placeholderShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.placeholder), placeholder: true});
+				}
 				seen += k;
 				continue;
 			}

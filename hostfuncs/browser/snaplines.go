@@ -180,7 +180,11 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		if mark {
 			edit = markText
 		}
-		if run.Label {
+		if run.Placeholder {
+			if i, ok := at[run.Ref]; ok {
+				takePlaceholder(lines[i+1:ends[i]], text, mark)
+			}
+		} else if run.Label {
 			scope := lines
 			if i, ok := at[run.Ref]; ok {
 				scope = lines[i:ends[i]]
@@ -391,6 +395,27 @@ func cutLine(l *snapLine, text string, edit func(s, text string) (string, bool))
 		}
 	}
 	return false
+}
+
+// takePlaceholder takes out the /placeholder line of lines (a field's
+// own) that reads text; with mark, marks its text.
+func takePlaceholder(lines []snapLine, text string, mark bool) {
+	for i := range lines {
+		l := &lines[i]
+		v, ok := strings.CutPrefix(strings.TrimSpace(l.raw), "- /placeholder: ")
+		if u, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
+			v = u
+		}
+		if l.dropped || !ok || strings.Join(strings.Fields(visibleChars(v)), " ") != text {
+			continue
+		}
+		if mark {
+			l.raw = strings.Repeat(" ", l.indent) + "- /placeholder: " + yamlValue("[hidden: "+text+"]")
+		} else {
+			l.dropped = true
+		}
+		return
+	}
 }
 
 // takeLabel takes the name text (a label no one sees) from the first line

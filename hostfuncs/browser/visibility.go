@@ -128,6 +128,10 @@ type hiddenRun struct {
 	// to an element with no box or no pointer events), which no one sees:
 	// it goes from the name of a line with no ref that is exactly it.
 	Label bool `json:"label,omitempty"`
+	// Placeholder: the text is the placeholder of the field of Ref, which
+	// does not show (the field holds a value, or its ::placeholder style
+	// hides it): its /placeholder line goes.
+	Placeholder bool `json:"placeholder,omitempty"`
 }
 
 // judgePage asks the judge of each frame of t's page whose content snap

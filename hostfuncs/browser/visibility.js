@@ -1050,6 +1050,19 @@ const judgeOf = (doc) => {
 		const f = facts(e, s, ctx);
 		return f !== UNSEEN && f !== ALL && inks(e, s, ctx);
 	};
+	// placeholderShows: whether a field's placeholder shows in its
+	// ::placeholder style (colour, size, opacity, visibility), judged as
+	// the field's text would be. Whether the field holds a value is not
+	// asked: the snapshot keeps the line of a placeholder a value hides,
+	// as Playwright prints it (it shows again when the field is emptied,
+	// and the answer to typing is the kept snapshot patched).
+	// (A password field draws its placeholder in letters, not discs.)
+	const placeholderShows = (e, s, ctx) => {
+		if (s.visibility !== "visible" || cover && !cover.contains(e)) return false;
+		const ps = style(e, "::placeholder"), fs = parseFloat(ps.fontSize);
+		if (!e.value && ps.display === "none" || ps.visibility !== "visible" || !(fs >= MIN_H) || ctx.blur >= Math.max(2, fs / 4) || ctx.opacity * +ps.opacity < MIN_OPACITY) return false;
+		return inks(e, ps, ctx);
+	};
 	// painted: whether an element paints something of its own a person
 	// sees (a control with no visible text: an icon, a box, a field).
 	const painted = (e, s, ctx) => {
@@ -1121,5 +1134,5 @@ const judgeOf = (doc) => {
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
 	const fresh = e => win.getComputedStyle(e);
-	return {enter, still, unseen, text, painted, valueShows, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
+	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
 };
