@@ -30,7 +30,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
 	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
-	const frames = [];
+	const frames = [], pics = [];
 	const textFields = /^(input|textarea)$/, textTypes = /^(text|search|email|url|tel|number)$/;
 	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
@@ -69,16 +69,23 @@ const judgeSnapshot = (doc, shownLetters) => {
 			const t = ids.split(/\s+/).map(id => { const y = id && x.getRootNode().getElementById ? x.getRootNode().getElementById(id) : null; return y ? y.textContent : ""; }).join(" ");
 			if (norm(t)) return norm(t);
 		}
-		return norm(x.getAttribute("aria-label") || "");
+		const l = norm(x.getAttribute("aria-label") || "");
+		if (l) return l;
+		// (A picture's own text alternative: an img's alt, an SVG's title.)
+		if (x.localName === "img") return norm(x.getAttribute("alt") || "");
+		if (x.localName === "svg") { const t = x.querySelector(":scope > title"); if (t) return norm(t.textContent); }
+		return "";
 	};
 	// unlabelled: an element with no ref (Playwright gave it none: no box,
 	// or no pointer events) that is no control and shows a label its own
 	// text does not hold: the label is a name no one sees (its line, if
 	// any, carries it: label runs).
-	// (A picture that shows keeps its name: it stands for what is seen.)
-	const unlabelled = (n, ns, ctx, ref) => {
+	// (A picture is judged as one: the walk's picture branch.)
+	const isPicture = n => n.localName === "img" || n.localName === "svg" || n.getAttribute("role") === "img";
+	const unlabelled = (n, ref) => {
+		if (isPicture(n)) return;
 		const l = labelOf(n);
-		if (!l || isControl(n) || (n.getAttribute("role") === "img" && J.painted(n, ns, ctx))) return;
+		if (!l || isControl(n)) return;
 		const own = norm(n.textContent).toLowerCase();
 		if (!l.toLowerCase().split(" ").every(w => own.includes(w))) out.runs.push({ref, text: l, label: true});
 	};
@@ -134,13 +141,23 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
-			if (!nref && !ctl) unlabelled(n, ns, ctx, ref);
+			if (!nref && !ctl) unlabelled(n, ref);
 			if (name.includes("-")) C.seen(n);
 			// (A slot's content is what is assigned to it, when anything is.)
 			const empty = (name === "slot" ? !children(n).length : !n.firstChild && !n.shadowRoot && !(C.on && C.root(n))) || name === "svg" && !n.querySelector("text, foreignObject");
 			const frame = frameTags.test(name);
 			// (An empty element that shows text in the snapshot holds
 			// generated text: it is entered, for it to be judged.)
+			// A picture keeps its name (its text alternative stands for
+			// what is seen) only when it is seen: one hidden, too small,
+			// clipped or covered goes, name and all.
+			if (empty && !ctl && isPicture(n) && !isControl(n) && labelOf(n)) {
+				const pin = J.enter(n, ns, ctx, false);
+				if (!pin || !J.painted(n, ns, pin)) { if (!J.unseen(n, ns)) gone(n, ref); continue; }
+				pics.push({e: n, ref: nref || ref, v: {rects: [J.box(n.getBoundingClientRect())], z: pin.z, sc: pin.sc}});
+				J.inFlow(n, ns, ctx);
+				continue;
+			}
 			if (empty && !frame && !expect.has(nref) && (ctl || !isControl(n)) && J.still(n, ns, ctx)) {
 				if (replacedTags.test(name)) J.inFlow(n, ns, ctx);
 				continue;
@@ -196,6 +213,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 	if (J.painters.length) {
 		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
 		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+		for (const x of pics) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
 	}
 	if (C.on) out.closed = C.finish(J);
 	out.candidates = C.done();

@@ -673,7 +673,11 @@ const judgeOf = (doc) => {
 
 	// unseen: an element hidden from everyone, assistive technology too
 	// (so the ARIA snapshot already leaves it out).
-	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgHidden.test(e.localName));
+	// (An SVG's definitions, clip paths, masks, patterns, markers and
+	// symbols are not drawn where they stand, but Playwright prints their
+	// text: hidden, not unseen. Its title is its name.)
+	const svgUnseen = /^(title|desc|metadata|style|script)$/;
+	const unseen = (e, s) => s.display === "none" || (e.namespaceURI === "http://www.w3.org/2000/svg" && svgUnseen.test(e.localName));
 	// boxClip: what an element of box r whose overflow is not visible (or
 	// whose paint is contained) leaves of clip to its content. Hidden
 	// overflow and paint containment clip to the box; a scroller shows all
@@ -689,6 +693,17 @@ const judgeOf = (doc) => {
 		if (ox !== "visible") [next.l, next.r] = scrolls(ox) ? (open ? [Math.max(l, b.l - INF), l + e.scrollWidth] : [0, 0]) : [b.l, b.r];
 		if (oy !== "visible") [next.t, next.b] = scrolls(oy) ? (open ? [t, t + e.scrollHeight] : [0, 0]) : [b.t, b.b];
 		return cut(clip, next);
+	};
+	// svgViewport: the box of an svg inside another (its viewport, which
+	// clips what it draws), from its x, y, width and height in its
+	// parent's user space; its bounding box (what it draws) where the
+	// parent is turned or skewed.
+	const svgViewport = e => {
+		const m = e.parentNode && e.parentNode.getScreenCTM && e.parentNode.getScreenCTM();
+		if (!m || Math.abs(m.b) > 1e-6 || Math.abs(m.c) > 1e-6) return e.getBoundingClientRect();
+		const x = e.x.baseVal.value, y = e.y.baseVal.value, w = e.width.baseVal.value, h = e.height.baseVal.value;
+		const l = m.e + m.a * x, t = m.f + m.d * y, r = l + m.a * w, b = t + m.d * h;
+		return {left: Math.min(l, r), top: Math.min(t, b), right: Math.max(l, r), bottom: Math.max(t, b)};
 	};
 	// enter: what an element passes to its content, or null when none of
 	// it can be seen. The context holds the opacity product, the colour
@@ -708,7 +723,9 @@ const judgeOf = (doc) => {
 		// content visibility, transform or perspective: those are not read
 		// (Chromium paints the text of an inline box whose
 		// content-visibility is hidden).
-		const inline = display === "inline";
+		// (An svg element is a viewport, not an inline box: it clips what
+		// it draws to its box unless its overflow says not.)
+		const inline = display === "inline" && !(e.localName === "svg" && e.namespaceURI === SVG);
 		// q: the properties no author sets on e, taken at their initial
 		// values unread (authored.js).
 		const q = pq ?? skipOf(e, ctx);
@@ -724,11 +741,11 @@ const judgeOf = (doc) => {
 		let clip = pos === "absolute" ? ctx.absClip : pos === "fixed" ? ctx.fixedClip : ctx.clip;
 		const shaped = (q.clipPath ? initial.clipPath : s.clipPath) !== "none" || ((pos === "absolute" || pos === "fixed") && (q.clip ? initial.clip : s.clip) !== "auto");
 		let selfClip = clip;
-		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : q.overflow ? initial.overflow : s.overflow;
+		const overflow = inline || e === html || (e === body && vpStyle === bs) ? "visible" : q.overflow && e.localName !== "svg" ? initial.overflow : s.overflow;
 		const paintContained = contain !== "none" && /paint|strict|content/.test(contain);
 		const clips = overflow !== "visible" || paintContained;
 		if (shaped || clips) {
-			const r = e.getBoundingClientRect();
+			const r = e.localName === "svg" && e.ownerSVGElement ? svgViewport(e) : e.getBoundingClientRect();
 			if (shaped) selfClip = clip = cut(clip, clipShape(s, r, e));
 			if (clips) clip = boxClip(e, r, clip, overflow, paintContained);
 		}
