@@ -491,6 +491,12 @@ const judgeOf = (doc) => {
 	// and sticky boxes move with the scroll, so they are no painters
 	// (save one over the whole viewport: cover, below).
 	const painters = [];
+	// The top layer (an open popover, a fullscreen element) paints above
+	// every stacking context of the page, whatever its z-index. (A modal
+	// dialog's backdrop is judged apart: cover.)
+	const TOP = 1e9;
+	let topLayer;
+	try { topLayer = new Set(doc.querySelectorAll(":popover-open, :fullscreen")); } catch { topLayer = new Set(); }
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
 	const painter = (e, s, ctx, clip, pos, opacity, inline, k, q) => {
 		if (pos === "sticky") return;
@@ -498,9 +504,9 @@ const judgeOf = (doc) => {
 		// A replaced element in flow (a picture, a drawing, a frame) paints
 		// with the text around it, in document order: over the text
 		// before it that it overlaps (pulled up by a negative margin).
-		const positioned = pos !== "static", z = positioned ? zOf(s, ctx) : -1;
+		const top = topLayer.has(e), positioned = pos !== "static", z = top ? TOP : positioned ? zOf(s, ctx) : -1;
 		let r = null;
-		const add = (area, pseudo, bg) => painters.push({e, z, sc: ctx.sc, pseudo, bg, area: cut(clip, area)});
+		const add = (area, pseudo, bg) => painters.push({e, z, sc: top ? ROOT : ctx.sc, pseudo, bg, area: cut(clip, area)});
 		if (positioned && opacity >= OPAQUE && e.localName === "svg") svgShapes(e, add);
 		if (positioned && opacity >= OPAQUE) {
 			r = e.getBoundingClientRect();
@@ -563,7 +569,8 @@ const judgeOf = (doc) => {
 		if (!docScroll.y) area = box(r);
 		else if (r.top <= 1) area = {l: r.left, t: -INF, r: r.right, b: r.bottom - win.scrollY};
 		else return;
-		painters.push({e, z: zOf(s, ctx), sc: ctx.sc, pseudo: false, bg: rgba(k ? k.bgc : s.backgroundColor), area});
+		const top = topLayer.has(e);
+		painters.push({e, z: top ? TOP : zOf(s, ctx), sc: top ? ROOT : ctx.sc, pseudo: false, bg: rgba(k ? k.bgc : s.backgroundColor), area});
 	};
 	// borders: the sides of a positioned box's border that paint opaque
 	// (solid, 4px or more), each a painter of its own.
@@ -795,7 +802,7 @@ const judgeOf = (doc) => {
 		const stacking = !isNaN(zi) || own < 1 || transformed || filter !== "none";
 		// (A context's level in the one above it: a positioned box's, or
 		// 0 for one made by opacity, a transform or a filter.)
-		const sc = stacking && e !== html ? {el: e, z: zpos === "static" ? 0 : zOf(s, ctx), up: ctx.sc, path: null} : ctx.sc;
+		const sc = topLayer.has(e) ? {el: e, z: TOP, up: ROOT, path: null} : stacking && e !== html ? {el: e, z: zpos === "static" ? 0 : zOf(s, ctx), up: ctx.sc, path: null} : ctx.sc;
 		const flowBg = pos === "static" && e !== html && e !== body && bgs !== ctx.bgs && paintsOpaque(e, s, k) || ctx.flowBg && !stacking;
 		const inner = {
 			opacity, clip, fx, bgs,
