@@ -185,7 +185,6 @@ func waitGone(t *testing.T, pid string) {
 	}
 }
 
-
 // The real driver, asked to, launches Chromium while it starts, and the
 // launch after takes that browser: it works (a page shows), and closing
 // it removes its profile.
