@@ -215,16 +215,19 @@ func TestDriverPrelaunchLaunchesChromium(t *testing.T) {
 	o := pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String(exe), Headless: pw.Bool(true),
 		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"}}
 	t.Setenv(PrelaunchEnv, Prelaunch(exe, o))
-	launch := func() string {
+	// launch starts the driver, launches, shows a page, closes the browser
+	// and stops the driver; it returns what the driver said and the
+	// browser's profile folder.
+	launch := func() (string, string) {
 		t.Helper()
 		var stderr strings.Builder
 		p, err := pw.Run(&pw.RunOptions{DriverDirectory: layout, SkipInstallBrowsers: true, Stderr: &stderr})
 		if err != nil {
 			t.Fatalf("the driver did not start from %s: %v", layout, err)
 		}
-		defer p.Stop()
 		b, err := p.Chromium.Launch(o)
 		if err != nil {
+			p.Stop()
 			t.Fatalf("launch: %v\n%s", err, stderr.String())
 		}
 		page, err := b.NewPage()
@@ -237,18 +240,31 @@ func TestDriverPrelaunchLaunchesChromium(t *testing.T) {
 		if title, err := page.Title(); err != nil || title != "early" {
 			t.Fatalf("title %q %v", title, err)
 		}
+		profile := ""
+		if m := regexp.MustCompile(`early launch: taken \(pid (\d+)\)`).FindStringSubmatch(stderr.String()); m != nil {
+			cmdline, _ := os.ReadFile("/proc/" + m[1] + "/cmdline")
+			for _, a := range strings.Split(string(cmdline), "\x00") {
+				if v, ok := strings.CutPrefix(a, "--user-data-dir="); ok {
+					profile = v
+				}
+			}
+		}
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}
-		return stderr.String()
+		if err := p.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		return stderr.String(), profile
 	}
-	if out := launch(); !strings.Contains(out, "early launch: none") {
+	if out, _ := launch(); !strings.Contains(out, "early launch: none") {
 		t.Fatalf("first start: %q", out)
 	}
-	out := launch()
-	m := regexp.MustCompile(`early launch: taken \(pid (\d+)\)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("second start did not take the early browser: %q", out)
+	out, profile := launch()
+	if !strings.Contains(out, "early launch: taken") || profile == "" {
+		t.Fatalf("second start did not take the early browser (profile %q): %q", profile, out)
 	}
-	waitGone(t, m[1])
+	if _, err := os.Stat(profile); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the early browser's profile %s is left (%v)", profile, err)
+	}
 }
