@@ -41,9 +41,12 @@ func (l *lockedBuffer) String() string {
 func TestLaunchTakesTheBrowserStartedWithTheDriver(t *testing.T) {
 	testenv.Heavy(t, "the Playwright driver and Chromium")
 	h := hostile(t)
+	// playwright-core's own cli.js (a test before may have unset the
+	// variable: driver.Options does for a configured driver_dir).
+	testenv.Driver(t)
 	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
 	if err != nil {
-		t.Skip("needs PLAYWRIGHT_CLI_PATH (make test sets it):", err)
+		t.Fatal(err)
 	}
 	prefix := t.TempDir()
 	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
