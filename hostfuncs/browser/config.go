@@ -29,9 +29,10 @@ type Config struct {
 	// a playwright-go layout (package/ and node). Default: env
 	// PLAYWRIGHT_CLI_PATH/PLAYWRIGHT_NODEJS_PATH, then build/driver beside
 	// the executable or in the repository. In an npm prefix the host lays
-	// out playwright-go.cached, whose v8-cache keeps playwright-core's
-	// compiled code between driver starts (a third less CPU to start):
-	// keep the prefix writable.
+	// out playwright-go.early, whose v8-cache keeps playwright-core's
+	// compiled code between driver starts (a third less CPU to start), and
+	// whose launch/ keeps the command of the last launch, so the next
+	// driver starts Chromium while it loads: keep the prefix writable.
 	DriverDir string `toml:"driver_dir"`
 	// RemoteWS is a Playwright server websocket (ws://host:port/...). When
 	// set, no local browser is launched.

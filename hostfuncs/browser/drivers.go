@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -64,7 +65,7 @@ func (s *launcher) startedDriver() (*sharedDriver, error) {
 	if err := s.takeWarmErr(); err != nil {
 		return s.driver(), err
 	}
-	err := s.startDriver()
+	err := s.startDriver("")
 	return s.driver(), err
 }
 
@@ -92,8 +93,10 @@ func (s *launcher) browserMode() string {
 	return s.mode
 }
 
-// startDriver gets the Playwright driver. Caller holds startMu.
-func (s *launcher) startDriver() error {
+// startDriver gets the Playwright driver. Caller holds startMu. prelaunch
+// is driver.Prelaunch's value for the launch that follows at once, ""
+// when none does (a driver that runs already ignores it).
+func (s *launcher) startDriver(prelaunch string) error {
 	s.mu.Lock()
 	running := s.pw != nil
 	s.mu.Unlock()
@@ -115,7 +118,7 @@ func (s *launcher) startDriver() error {
 			return err
 		}
 	}
-	d, err := acquireDriver(opts, s.cfg.gridEnv(caps), s.log)
+	d, err := acquireDriver(opts, s.cfg.gridEnv(caps), prelaunch, s.log)
 	if err != nil {
 		return err
 	}
@@ -135,10 +138,27 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 	if b != nil && b.IsConnected() {
 		return b, "", nil
 	}
-	if err := s.startDriver(); err != nil {
+	// A local launch's options are known before the driver starts: a
+	// driver started now spawns that browser while it loads
+	// (driver.Prelaunch), and Launch below takes it.
+	var local *pw.BrowserTypeLaunchOptions
+	var note, mode, prelaunch string
+	if s.cfg.RemoteWS == "" && s.cfg.RemoteCDP == "" {
+		exe, err := driver.Chromium(s.cfg.Executable)
+		if err != nil {
+			return nil, "", err
+		}
+		headless, n := s.headless()
+		note = n
+		local = &pw.BrowserTypeLaunchOptions{
+			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
+			Args: s.launchArgs(), Proxy: s.launchProxy(),
+		}
+		prelaunch = driver.Prelaunch(exe, local)
+	}
+	if err := s.startDriver(prelaunch); err != nil {
 		return nil, "", err
 	}
-	var note, mode string
 	t0 := time.Now()
 	switch {
 	case s.cfg.RemoteWS != "":
@@ -154,24 +174,16 @@ func (s *launcher) ensureBrowser() (pw.Browser, string, error) {
 		}
 		mode = "remote cdp"
 	default:
-		exe, err := driver.Chromium(s.cfg.Executable)
-		if err != nil {
-			return nil, "", err
-		}
-		headless, n := s.headless()
-		note = n
-		o := pw.BrowserTypeLaunchOptions{
-			ExecutablePath: pw.String(exe), Headless: pw.Bool(headless),
-			Args: s.launchArgs(), Proxy: s.launchProxy(),
-		}
+		o := *local
 		endLaunch := spans.Start("b.launch")
+		var err error
 		b, err = s.pw.Chromium.Launch(o)
 		endLaunch()
 		if err != nil {
 			return nil, "", driver.NoChromium(" or does not start (" + firstLine(err.Error()) + ")")
 		}
 		mode = "local headless"
-		if !headless {
+		if !*o.Headless {
 			mode = "local headed"
 		}
 	}
@@ -251,7 +263,7 @@ func (s *launcher) prewarmStart(personality string) pw.Browser {
 	running := s.browser
 	s.mu.Unlock()
 	if slices.Contains(s.cfg.PersistentProfiles, personality) || s.cfg.Grid != "" {
-		err = s.startDriver()
+		err = s.startDriver("")
 	} else {
 		b, note, err = s.ensureBrowser()
 	}
@@ -416,7 +428,10 @@ type sharedDriver struct {
 // starts one. env is set in this process's environment while the driver
 // starts (it inherits it; playwright-go takes no environment of its own)
 // and restored after: the lock keeps starts from seeing each other's.
-func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger) (*sharedDriver, error) {
+// prelaunch (driver.Prelaunch's, or "") is given to a driver started now
+// that reads it (driver.HasPrelaunch); it is not part of the driver's key:
+// a running driver serves every launch.
+func acquireDriver(opts *pw.RunOptions, env map[string]string, prelaunch string, log *slog.Logger) (*sharedDriver, error) {
 	drivers.Lock()
 	defer drivers.Unlock()
 	key := opts.DriverDirectory
@@ -426,6 +441,13 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, log *slog.Logger)
 	if d := drivers.m[key]; d != nil && !d.exited() {
 		d.refs++
 		return d, nil
+	}
+	if prelaunch != "" && driver.HasPrelaunch(opts.DriverDirectory) {
+		env = maps.Clone(env)
+		if env == nil {
+			env = map[string]string{}
+		}
+		env[driver.PrelaunchEnv] = prelaunch
 	}
 	t0 := time.Now()
 	restore := setEnv(env)

@@ -5,7 +5,9 @@
 package driver
 
 import (
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -101,20 +103,22 @@ func Options(dir string, stderr io.Writer) (*pw.RunOptions, error) {
 	return nil, NoDriver(" (looked in " + where + ")")
 }
 
-// layoutDriver makes <dir>/playwright-go.cached, the folder playwright-go
+// layoutDriver makes <dir>/playwright-go.early, the folder playwright-go
 // wants, for an npm-installed playwright-core: node, a shell script of
 // ours (nodeScript) that answers `--version` itself and hands every other
 // command to the node on PATH, and package/cli.js, a script of ours
 // (driverCLI) that runs playwright-core's own cli.js with its compiled
-// code kept in v8-cache/ beside it. playwright-go runs `node cli.js
-// --version` before every driver start to check the version: a node
-// start of its own, on the way to every first browser call, beside the
-// driver's start and the plugins' compile on a busy machine (measured
-// 0.05 s quiet, 0.2-0.8 s at load 20, vs a few ms for the shell). The
-// version is checked here instead, from playwright-core's package.json,
-// at every start (Options): another installed version fails as the check
-// would. (The folder's name is not an older layout's (playwright-go, whose
-// node is a symlink; playwright-go.sh, whose cli.js keeps no code):
+// code kept in v8-cache/ beside it, and starts Chromium early when the
+// host asks (prelaunch.js, its commands kept in launch/). playwright-go
+// runs `node cli.js --version` before every driver start to check the
+// version: a node start of its own, on the way to every first browser
+// call, beside the driver's start and the plugins' compile on a busy
+// machine (measured 0.05 s quiet, 0.2-0.8 s at load 20, vs a few ms for
+// the shell). The version is checked here instead, from playwright-core's
+// package.json, at every start (Options): another installed version fails
+// as the check would. (The folder's name is not an older layout's
+// (playwright-go, whose node is a symlink; playwright-go.sh, whose cli.js
+// keeps no code; playwright-go.cached, whose cli.js starts no browser):
 // builds sharing a driver folder do not rewrite each other's.)
 func layoutDriver(dir, core string) (string, error) {
 	node := os.Getenv("PLAYWRIGHT_NODEJS_PATH")
@@ -129,7 +133,7 @@ func layoutDriver(dir, core string) (string, error) {
 	if err := checkVersion(core); err != nil {
 		return "", err
 	}
-	layout := filepath.Join(dir, "playwright-go.cached")
+	layout := filepath.Join(dir, LayoutName)
 	if err := os.MkdirAll(filepath.Join(layout, "package"), 0o755); err != nil {
 		return "", err
 	}
@@ -138,7 +142,7 @@ func layoutDriver(dir, core string) (string, error) {
 		mode       os.FileMode
 	}{
 		{filepath.Join(layout, "node"), nodeScript(node), 0o755},
-		{filepath.Join(layout, "package", "cli.js"), driverCLI(core, filepath.Join(layout, "v8-cache")), 0o644},
+		{filepath.Join(layout, "package", "cli.js"), driverCLI(core, filepath.Join(layout, "v8-cache"), filepath.Join(layout, "launch")), 0o644},
 	} {
 		if cur, err := os.ReadFile(f.path); err == nil && string(cur) == f.text {
 			continue
@@ -191,20 +195,24 @@ func shellQuote(s string) string {
 }
 
 // driverCLI is the cli.js of layoutDriver's folder, for playwright-core
-// installed at core: it keeps V8's compiled code of playwright-core's
-// bundles in cacheDir between driver starts (codecache.js), then runs
-// playwright-core's cli.js (the folder's node answers the version check).
-func driverCLI(core, cacheDir string) string {
+// installed at core: it starts Chromium early when the host asks, with
+// the commands kept in launchDir (prelaunch.js), keeps V8's compiled code
+// of playwright-core's bundles in cacheDir between driver starts
+// (codecache.js), then runs playwright-core's cli.js (the folder's node
+// answers the version check).
+func driverCLI(core, cacheDir, launchDir string) string {
 	quote := func(s string) string {
 		b, _ := json.Marshal(s) // a JSON string is a JavaScript one
 		return string(b)
 	}
+	early := strings.NewReplacer("})(LAUNCH_DIR);", "})("+quote(launchDir)+");").Replace(prelaunchJS)
 	loader := strings.NewReplacer("CORE, CACHE_DIR", quote(core)+", "+quote(cacheDir)).Replace(codeCacheJS)
 	return fmt.Sprintf(`// Written by wasmwright (hostfuncs/browser layoutDriver): run
 // playwright-core's cli.js (the folder's node answers the version check).
 %s
+%s
 require(%s + "/cli.js");
-`, loader, quote(core))
+`, early, loader, quote(core))
 }
 
 // codeCacheJS is the loader driverCLI puts before playwright-core's
@@ -212,6 +220,41 @@ require(%s + "/cli.js");
 //
 //go:embed codecache.js
 var codeCacheJS string
+
+// prelaunchJS is the early launch driverCLI puts first; its last line's
+// argument is filled in.
+//
+//go:embed prelaunch.js
+var prelaunchJS string
+
+// LayoutName is the folder layoutDriver lays out in an npm prefix.
+const LayoutName = "playwright-go.early"
+
+// PrelaunchEnv is the variable the driver is started with when its first
+// launch is known: JSON {"key", "executable"}, the key naming the launch
+// options (Prelaunch). Only a driver in a layoutDriver folder reads it
+// (HasPrelaunch); it takes it out of its environment before anything
+// else runs.
+const PrelaunchEnv = "WASMWRIGHT_PRELAUNCH"
+
+// HasPrelaunch reports whether the driver folder dir (Options') starts
+// Chromium early when asked: a layoutDriver folder.
+func HasPrelaunch(dir string) bool {
+	return filepath.Base(dir) == LayoutName && fileExists(filepath.Join(dir, "package", "cli.js"))
+}
+
+// Prelaunch is PrelaunchEnv's value for a launch of executable with
+// options (any value that marshals to JSON: the launch's whole options),
+// "" when they cannot be named.
+func Prelaunch(executable string, options any) string {
+	b, err := json.Marshal(options)
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(append([]byte(Version+"\x00"+executable+"\x00"), b...))
+	v, _ := json.Marshal(map[string]string{"key": hex.EncodeToString(sum[:16]), "executable": executable})
+	return string(v)
+}
 
 // repoRoot is the source tree this package was built from, when it still
 // exists (tests, go run).

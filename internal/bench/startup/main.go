@@ -15,7 +15,7 @@
 // scripts/bench.sh makes of the commit before issue 13) it adds that
 // build's column.
 //
-//	go -C internal/bench run ./startup [-n 7] [-before-bin B -before-plugins D]
+//	go -C internal/bench run ./startup [-n 7] [-nav-n 3] [-before-bin B -before-plugins D]
 package main
 
 import (
@@ -56,6 +56,7 @@ type row struct {
 func main() {
 	root := wasmbuild.Root()
 	n := flag.Int("n", 7, "warm start-ups to take the median of")
+	navN := flag.Int("nav-n", 3, "first navigates of each system to take the median of, in rounds")
 	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
 	plugins := flag.String("plugins", filepath.Join(root, "build", "plugins"), "its plugins folder (with the .cache make build ships)")
 	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
@@ -191,17 +192,23 @@ func main() {
 	type mem struct{ uss, pss, host int64 }
 	sessMem := map[string]mem{}
 	connectNav := map[string][]time.Duration{} // the default row's start to navigate answered
-	firstNav := func(keys string, after time.Duration) func(s *system) (float64, bool) {
-		return func(s *system) (float64, bool) {
-			if keys != "" && !s.prewarm {
-				return 0, false
-			}
-			var ds []time.Duration
-			for i := 0; i < 3; i++ {
+	// firstNav is a row of first navigates, -nav-n of each system's, taken
+	// in rounds (one run of each system in turn): a change of the
+	// machine's load meets every system alike.
+	firstNav := func(what, keys string, after time.Duration) {
+		r := row{what: what, unit: "ms", vals: map[string]float64{}}
+		ds := map[string][]time.Duration{}
+		failed := map[string]bool{}
+		for i := 0; i < *navN; i++ {
+			for _, s := range systems {
+				if failed[s.name] || (keys != "" && !s.prewarm) {
+					continue
+				}
 				c, d0, err := toolsList(s, caches[s.name], s.plugins, keys)
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "%s: %v\n", s.name, err)
-					return 0, false
+					failed[s.name] = true
+					continue
 				}
 				time.Sleep(after) // an agent's first call comes after its model has read the tools
 				_, _, d, err := c.Tool("browser_navigate", map[string]any{"url": srv.URL + "/"})
@@ -215,26 +222,35 @@ func main() {
 				c.Close()
 				if err != nil {
 					fmt.Fprintf(os.Stderr, "%s navigate: %v\n", s.name, err)
-					return 0, false
+					failed[s.name] = true
+					continue
 				}
-				ds = append(ds, d)
+				ds[s.name] = append(ds[s.name], d)
 				if keys == "" {
 					connectNav[s.name] = append(connectNav[s.name], d0+d)
 				}
 			}
-			return ms(measure.Med(ds)), true
 		}
+		for name, d := range ds {
+			if failed[name] {
+				delete(connectNav, name)
+				continue
+			}
+			r.vals[name] = ms(measure.Med(d))
+		}
+		rows = append(rows, r)
 	}
-	add("first navigate of a process, sent right after tools/list (median of 3)", "ms", firstNav("", 0))
-	add("connect + first navigate: process start to the navigate's answer, the same runs (median of 3)", "ms", func(s *system) (float64, bool) {
+	navMed := fmt.Sprintf(" (median of %d)", *navN)
+	firstNav("first navigate of a process, sent right after tools/list"+navMed, "", 0)
+	add("connect + first navigate: process start to the navigate's answer, the same runs"+navMed, "ms", func(s *system) (float64, bool) {
 		if len(connectNav[s.name]) == 0 {
 			return 0, false
 		}
 		return ms(measure.Med(connectNav[s.name])), true
 	})
-	add("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once; the default now)", "ms", firstNav("prewarm = true", 0))
-	add("browser.prewarm = false: nothing starts before the first call (the default before)", "ms", firstNav("prewarm = false", 0))
-	add("browser.prewarm = true, navigate sent 3 s after tools/list", "ms", firstNav("prewarm = true", 3*time.Second))
+	firstNav("the same with browser.prewarm = true (serve starts the driver and Chromium and compiles the plugins at once; the default now)", "prewarm = true", 0)
+	firstNav("browser.prewarm = false: nothing starts before the first call (the default before)", "prewarm = false", 0)
+	firstNav("browser.prewarm = true, navigate sent 3 s after tools/list", "prewarm = true", 3*time.Second)
 	memRow := func(f func(m mem) int64) func(s *system) (float64, bool) {
 		return func(s *system) (float64, bool) {
 			m, ok := sessMem[s.name]
