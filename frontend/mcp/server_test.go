@@ -124,10 +124,7 @@ grants = []
 // newHost starts a host with the test plugins and a recorder service.
 func newHost(t *testing.T) (*host.Host, *recorder) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"}); err != nil {
-		t.Fatal(err)
-	}
+	dir := wasmbuild.Installed(t, map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"})
 	rec := newRecorder()
 	h := startHost(t, hostSection(dir)+testConfig, dir, host.Options{Services: []host.Service{rec}, NoBrowser: true})
 	return h, rec
