@@ -59,8 +59,7 @@ var closedEngineJS = `(() => {
 })()`
 
 func registerClosed(p *pw.Playwright) error {
-	src := closedEngineJS
-	return p.Selectors.Register(closedEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
+	return registerEngine(p, closedEngine, closedEngineJS)
 }
 
 // closedCost counts reachClosed's passes and their time, for the cost
@@ -274,17 +273,7 @@ var slottedCost closedStats
 // check's find waits (the checks go through Playwright meanwhile).
 func reachSlotted(t *tab, wait time.Duration) error {
 	defer slottedCost.add(time.Now())
-	done := make(chan error, 1)
-	go func() { done <- stashSlotted(t) }()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var err error
-	select {
-	case err = <-done:
-	case <-timer.C:
-		err = fmt.Errorf("no answer within %v", wait)
-	}
-	if err != nil {
+	if err := bounded(wait, func() error { return stashSlotted(t) }); err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
 	return nil

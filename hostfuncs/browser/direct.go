@@ -3,7 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,24 +76,19 @@ func (d *directCheck) check(t *tab, wait time.Duration) (a watchAnswer, ok bool)
 		return watchAnswer{}, false
 	}
 	defer spans.Start("b.check.direct")()
-	type reply struct {
-		v   any
-		err error
-	}
-	got := make(chan reply, 1)
-	go func() {
+	// (The answer comes through got: a send past wait writes nothing the
+	// caller reads.)
+	got := make(chan any, 1)
+	err := bounded(wait, func() error {
 		v, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": directWorldFn, "uniqueContextId": ctx, "returnByValue": true, "silent": true})
-		got <- reply{v, err}
-	}()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var r reply
-	select {
-	case r = <-got:
-	case <-timer.C:
-		r.err = fmt.Errorf("no answer in %s", wait)
+		got <- v
+		return err
+	})
+	var v any
+	if err == nil {
+		v = <-got
 	}
-	text, err := evaluatedString(r.v, r.err)
+	text, err := evaluatedString(v, err)
 	if err == nil && t.cur.Load() != cur {
 		err = errors.New("the tab showed another document when the answer came")
 	}
