@@ -22,8 +22,8 @@ import (
 // judge pass and read, the protocol's search finds the closed roots that
 // hold a slot, whatever their host (reachSlotted, below); and the judge's
 // walk (and browser_read's) in the isolated world notes the elements that
-// may host a closed root with none (closed.js); for those only, a CDP
-// session of the page describes each (DOM.describeNode names its shadow
+// may host a closed root with none (closed.js); for those only, the
+// tab's CDP session (tabProtocol) describes each (DOM.describeNode names its shadow
 // root and the root's type) and resolves each closed root into the
 // isolated world of its frame (DOM.resolveNode with that world's
 // execution context), where it is kept for the document's life (a host
@@ -103,13 +103,14 @@ func reachClosed(t *tab) error {
 }
 
 // stashClosed describes the candidates the probes kept, in every isolated
-// world of the page's frames, and keeps their closed roots there.
+// world of the page's frames, and keeps their closed roots there, on the
+// tab's protocol session (tabProtocol: a second try on a new session
+// finds the candidates a failed one left).
 func stashClosed(t *tab) error {
-	cdp, err := t.page.Context().NewCDPSession(t.page)
-	if err != nil {
-		return err
-	}
-	defer cdp.Detach()
+	return t.proto.do(t, stashWorlds)
+}
+
+func stashWorlds(cdp pw.CDPSession) error {
 	worlds, err := isolatedWorlds(cdp)
 	if err != nil {
 		return err

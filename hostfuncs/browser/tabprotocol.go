@@ -9,12 +9,14 @@ import (
 )
 
 // tabProtocol is a tab's own DevTools protocol session, kept for the
-// tab's life and shared by the closed-root search (reachSlotted) and the
-// direct check (direct.go): attaching one cost more than the search
-// itself (2-300 ms at load 17-20, against 13-130 ms).
+// tab's life and shared by the closed roots' search and stash
+// (reachSlotted, reachClosed) and the direct check (direct.go): attaching
+// one cost more than the search itself (2-300 ms at load 17-20, against
+// 13-130 ms).
 //
 // A use that turns an agent on (the search, DOM for its duration; a
-// list of the execution contexts, Runtime for a moment) runs through do,
+// list of the execution contexts, Runtime for a moment) or keeps objects
+// in a group it releases after (the stashes) runs through do,
 // one at a time: an agent one use turns off must not be one another is
 // using. A direct check's evaluate turns on nothing and asks the session
 // beside them (current).
