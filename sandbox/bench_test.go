@@ -3,12 +3,12 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 )
 
 // echoNative is the misbehave plugin's echo tool in native Go: the peer
@@ -107,15 +107,11 @@ func BenchmarkIdleInstanceMemory(b *testing.B) {
 	e := engine(b, Config{PoolSize: n})
 	p := load(b, e, "examples/extract_links")
 	for i := 0; i < b.N; i++ {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		if err := p.Warm(context.Background(), n); err != nil {
+		held, err := testkit.HeapHeld(func() error { return p.Warm(context.Background(), n) })
+		if err != nil {
 			b.Fatal(err)
 		}
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse)/n/(1<<20), "MiB/instance")
+		b.ReportMetric(float64(held)/n/(1<<20), "MiB/instance")
 		b.StopTimer()
 		p.closeIdle()
 		b.StartTimer()

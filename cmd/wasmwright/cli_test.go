@@ -15,11 +15,7 @@ import (
 // SHA256SUMS, as `make plugins` does.
 func pluginsDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"extract_links": "examples/extract_links"}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return wasmbuild.Installed(t, map[string]string{"extract_links": "examples/extract_links"})
 }
 
 func cli(t *testing.T, args ...string) (int, string, string) {

@@ -64,10 +64,7 @@ func newServeEnv(t *testing.T) *inspectorEnv {
 	t.Helper()
 	dir := t.TempDir()
 	bin := builtBinary(t)
-	plugins := filepath.Join(dir, "plugins")
-	if _, err := wasmbuild.Install(plugins, map[string]string{"extract_links": "examples/extract_links"}); err != nil {
-		t.Fatal(err)
-	}
+	plugins := pluginsDir(t)
 	cfg := filepath.Join(dir, "wasmwright.toml")
 	os.WriteFile(cfg, []byte(fmt.Sprintf(`
 [host]

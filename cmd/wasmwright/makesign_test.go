@@ -37,10 +37,7 @@ func TestMakeSignsPlugins(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Fatalf("make is not installed: %v", err)
 	}
-	dir, keys := t.TempDir(), t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"browser": "plugins/browser"}); err != nil {
-		t.Fatal(err)
-	}
+	dir, keys := wasmbuild.Installed(t, map[string]string{"browser": "plugins/browser"}), t.TempDir()
 	prefix := filepath.Join(keys, "operator")
 	key := prefix + ".key"
 	code, out, stderr := cli(t, "plugins", "keygen", prefix)

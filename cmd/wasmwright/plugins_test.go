@@ -15,10 +15,7 @@ import (
 // installed.
 func swapConfig(t *testing.T, mods map[string]string, watch bool) (cfgFile, dir string) {
 	t.Helper()
-	dir = t.TempDir()
-	if _, err := wasmbuild.Install(dir, mods); err != nil {
-		t.Fatal(err)
-	}
+	dir = wasmbuild.Installed(t, mods)
 	cfgFile = filepath.Join(t.TempDir(), "ww.toml")
 	w := "false"
 	if watch {

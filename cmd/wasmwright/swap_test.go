@@ -30,10 +30,7 @@ func TestPluginsSwapThroughWatchingServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"testhooks": "host/testdata/testhooks"}); err != nil {
-		t.Fatal(err)
-	}
+	dir := wasmbuild.Installed(t, map[string]string{"testhooks": "host/testdata/testhooks"})
 	dst := filepath.Join(dir, "testhooks.wasm")
 	old, _ := os.ReadFile(dst)
 	os.WriteFile(dst+".minisig", distribute.Sign(priv, old, dst), 0o644)

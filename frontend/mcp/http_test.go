@@ -18,7 +18,6 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/internal/listentest"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
@@ -27,12 +26,7 @@ import (
 // timeouts and caps are under test) and returns the endpoint's URL.
 func serveReal(t *testing.T, s *Server) (*httpFixture, *Server) {
 	t.Helper()
-	f := &httpFixture{tokens: map[string]string{"agent": NewToken(), "narrow": NewToken()}}
-	tokens, err := NewTokens([]host.TokenConfig{{SHA256: HashToken(f.tokens["narrow"]), Personality: "narrow"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	tokens.Add(f.tokens["agent"], "agent")
+	f, tokens := newHTTPFixture(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

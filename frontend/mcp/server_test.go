@@ -124,10 +124,7 @@ grants = []
 // newHost starts a host with the test plugins and a recorder service.
 func newHost(t *testing.T) (*host.Host, *recorder) {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"}); err != nil {
-		t.Fatal(err)
-	}
+	dir := wasmbuild.Installed(t, map[string]string{"mcptools": "frontend/mcp/testdata/mcptools", "extract_links": "examples/extract_links"})
 	rec := newRecorder()
 	h := startHost(t, hostSection(dir)+testConfig, dir, host.Options{Services: []host.Service{rec}, NoBrowser: true})
 	return h, rec
@@ -432,7 +429,10 @@ type httpFixture struct {
 	tokens map[string]string // personality → token
 }
 
-func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
+// newHTTPFixture makes a token for each personality of the tests' config
+// (narrow's accepted by its hash, as a config's, agent's added) and the
+// token set that accepts them.
+func newHTTPFixture(t *testing.T) (*httpFixture, *Tokens) {
 	t.Helper()
 	f := &httpFixture{tokens: map[string]string{"agent": NewToken(), "narrow": NewToken()}}
 	tokens, err := NewTokens([]host.TokenConfig{{SHA256: HashToken(f.tokens["narrow"]), Personality: "narrow"}})
@@ -440,6 +440,12 @@ func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
 		t.Fatal(err)
 	}
 	tokens.Add(f.tokens["agent"], "agent")
+	return f, tokens
+}
+
+func serveHTTPTest(t *testing.T, s *Server) *httpFixture {
+	t.Helper()
+	f, tokens := newHTTPFixture(t)
 	f.url = mcptest.ServeHTTP(t, s.Handler(tokens), s.Shutdown).URL + Path
 	return f
 }

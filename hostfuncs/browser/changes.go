@@ -435,6 +435,12 @@ const changeEngine = "ww-changes"
 // registerChanges installs the change watcher on a driver: every browser
 // context created on it afterwards has it in every document.
 func registerChanges(p *pw.Playwright) error {
-	src := changesJS
-	return p.Selectors.Register(changeEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
+	return registerEngine(p, changeEngine, changesJS)
+}
+
+// registerEngine installs the selector engine name, of source js, on a
+// driver, to run in Playwright's isolated world of every document (out
+// of the page's reach).
+func registerEngine(p *pw.Playwright, name, js string) error {
+	return p.Selectors.Register(name, pw.Script{Content: &js}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
 }

@@ -22,8 +22,8 @@ import (
 // judge pass and read, the protocol's search finds the closed roots that
 // hold a slot, whatever their host (reachSlotted, below); and the judge's
 // walk (and browser_read's) in the isolated world notes the elements that
-// may host a closed root with none (closed.js); for those only, a CDP
-// session of the page describes each (DOM.describeNode names its shadow
+// may host a closed root with none (closed.js); for those only, the
+// tab's CDP session (tabProtocol) describes each (DOM.describeNode names its shadow
 // root and the root's type) and resolves each closed root into the
 // isolated world of its frame (DOM.resolveNode with that world's
 // execution context), where it is kept for the document's life (a host
@@ -59,8 +59,7 @@ var closedEngineJS = `(() => {
 })()`
 
 func registerClosed(p *pw.Playwright) error {
-	src := closedEngineJS
-	return p.Selectors.Register(closedEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
+	return registerEngine(p, closedEngine, closedEngineJS)
 }
 
 // closedCost counts reachClosed's passes and their time, for the cost
@@ -104,13 +103,14 @@ func reachClosed(t *tab) error {
 }
 
 // stashClosed describes the candidates the probes kept, in every isolated
-// world of the page's frames, and keeps their closed roots there.
+// world of the page's frames, and keeps their closed roots there, on the
+// tab's protocol session (tabProtocol: a second try on a new session
+// finds the candidates a failed one left).
 func stashClosed(t *tab) error {
-	cdp, err := t.page.Context().NewCDPSession(t.page)
-	if err != nil {
-		return err
-	}
-	defer cdp.Detach()
+	return t.proto.do(t, stashWorlds)
+}
+
+func stashWorlds(cdp pw.CDPSession) error {
 	worlds, err := isolatedWorlds(cdp)
 	if err != nil {
 		return err
@@ -128,31 +128,18 @@ func stashClosed(t *tab) error {
 const utilityWorld = "__playwright_utility_world"
 
 // isolatedWorlds are the execution contexts of Playwright's isolated
-// world in the page's frames: Runtime.enable reports every context that
-// exists before it answers, and is turned off at once.
+// world in the page's frames.
 func isolatedWorlds(cdp pw.CDPSession) ([]int, error) {
-	var mu sync.Mutex
+	all, err := execContexts(cdp)
+	if err != nil {
+		return nil, err
+	}
 	var ids []int
-	// (A tab's kept session, slotSearch, asks again: no listener stays.)
-	defer cdp.RemoveListeners("Runtime.executionContextCreated")
-	cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
-		c, _ := ev["context"].(map[string]any)
-		name, _ := c["name"].(string)
-		id, ok := c["id"].(float64)
-		if ok && strings.HasPrefix(name, utilityWorld) {
-			mu.Lock()
-			ids = append(ids, int(id))
-			mu.Unlock()
+	for _, x := range all {
+		if x.id != 0 && strings.HasPrefix(x.name, utilityWorld) {
+			ids = append(ids, x.id)
 		}
-	})
-	if _, err := cdp.Send("Runtime.enable", nil); err != nil {
-		return nil, err
 	}
-	if _, err := cdp.Send("Runtime.disable", nil); err != nil {
-		return nil, err
-	}
-	mu.Lock()
-	defer mu.Unlock()
 	return ids, nil
 }
 
@@ -282,21 +269,12 @@ var slottedCost closedStats
 // the pass: the judge must not answer for a page half reached. So does
 // one that has not answered within wait (a protocol call has no bound of
 // its own, and a page's dialog opened meanwhile holds its renderer); the
-// search left running keeps the tab's session until it answers, and the
-// passes meanwhile fail the same way.
+// search left running keeps the tab's session (tabProtocol.do) until it
+// answers: the passes meanwhile fail the same way, and the direct
+// check's find waits (the checks go through Playwright meanwhile).
 func reachSlotted(t *tab, wait time.Duration) error {
 	defer slottedCost.add(time.Now())
-	done := make(chan error, 1)
-	go func() { done <- stashSlotted(t) }()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var err error
-	select {
-	case err = <-done:
-	case <-timer.C:
-		err = fmt.Errorf("no answer within %v", wait)
-	}
-	if err != nil {
+	if err := bounded(wait, func() error { return stashSlotted(t) }); err != nil {
 		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
 	return nil
@@ -307,37 +285,12 @@ func reachSlotted(t *tab, wait time.Duration) error {
 // both, so only the plain walk answers.
 const slotQuery = "<slot>"
 
-// slotSearch is a tab's protocol session for the search, kept for the
-// tab's life: attaching one cost more than the search itself (2-300 ms
-// at load 17-20, against 13-130 ms). One pass uses it at a time; the DOM
-// agent it enables for the search is turned off after each (a page's
-// mutations send it nothing meanwhile).
-type slotSearch struct {
-	mu  sync.Mutex
-	cdp pw.CDPSession
-}
-
-// stashSlotted searches t's page on its kept session; a session that
-// fails is dropped (its target may be gone) and a new one tries once
-// more.
+// stashSlotted searches t's page on the tab's protocol session
+// (tabProtocol: one that fails is dropped, and a new one tries once
+// more). The DOM agent the search turns on is turned off after it (a
+// page's mutations send it nothing meanwhile).
 func stashSlotted(t *tab) error {
-	t.slots.mu.Lock()
-	defer t.slots.mu.Unlock()
-	for try := 0; ; try++ {
-		if t.slots.cdp == nil {
-			cdp, err := t.page.Context().NewCDPSession(t.page)
-			if err != nil {
-				return err
-			}
-			t.slots.cdp = cdp
-		}
-		err := searchSlots(t.slots.cdp)
-		if err == nil || try > 0 {
-			return err
-		}
-		t.slots.cdp.Detach()
-		t.slots.cdp = nil
-	}
+	return t.proto.do(t, searchSlots)
 }
 
 func searchSlots(cdp pw.CDPSession) error {

@@ -3,7 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,9 +44,8 @@ import (
 // frame.
 type directCheck struct {
 	mu sync.Mutex
-	// cdp is the tab's protocol session (nil until the first find);
-	// broken: it could not be opened, the tab checks through Playwright.
-	cdp    pw.CDPSession
+	// broken: the tab's protocol session (tab.proto) could not be
+	// opened; the tab checks through Playwright.
 	broken bool
 	// doc is the document the last find was for; ctx the unique id of
 	// the isolated world's context it found in the main frame ("" when
@@ -56,16 +54,8 @@ type directCheck struct {
 	ctx string
 	// finding is closed when the find under way ends (nil when none is).
 	finding chan struct{}
-	// seen collects the contexts a find's Runtime.enable reports.
-	seen []execContext
 	// answered counts the checks answered the direct way (tests).
 	answered atomic.Int64
-}
-
-// execContext is a Runtime.executionContextCreated's context: its
-// unique id, world name and frame.
-type execContext struct {
-	uniqueID, name, frameID string
 }
 
 // directWorldFn is what a direct check evaluates: the watcher's answer
@@ -77,32 +67,28 @@ const directWorldFn = `typeof globalThis.__wwCheck === "function" ? globalThis._
 // Playwright). Any failure once sent is a change.
 func (d *directCheck) check(t *tab, wait time.Duration) (a watchAnswer, ok bool) {
 	cur := t.cur.Load()
+	cdp := t.proto.current()
 	d.mu.Lock()
-	cdp, ctx := d.cdp, d.ctx
+	ctx := d.ctx
 	usable := cdp != nil && d.doc == cur && ctx != "" && d.finding == nil
 	d.mu.Unlock()
 	if !usable || cur == nil {
 		return watchAnswer{}, false
 	}
 	defer spans.Start("b.check.direct")()
-	type reply struct {
-		v   any
-		err error
-	}
-	got := make(chan reply, 1)
-	go func() {
+	// (The answer comes through got: a send past wait writes nothing the
+	// caller reads.)
+	got := make(chan any, 1)
+	err := bounded(wait, func() error {
 		v, err := cdp.Send("Runtime.evaluate", map[string]any{"expression": directWorldFn, "uniqueContextId": ctx, "returnByValue": true, "silent": true})
-		got <- reply{v, err}
-	}()
-	timer := time.NewTimer(wait)
-	defer timer.Stop()
-	var r reply
-	select {
-	case r = <-got:
-	case <-timer.C:
-		r.err = fmt.Errorf("no answer in %s", wait)
+		got <- v
+		return err
+	})
+	var v any
+	if err == nil {
+		v = <-got
 	}
-	text, err := evaluatedString(r.v, r.err)
+	text, err := evaluatedString(v, err)
 	if err == nil && t.cur.Load() != cur {
 		err = errors.New("the tab showed another document when the answer came")
 	}
@@ -157,9 +143,8 @@ func evaluatedString(v any, err error) (string, error) {
 // find looks for the isolated world of t's document's main frame, in the
 // background, unless it was looked for in this document already (or is
 // being looked for): called after a check through Playwright, which
-// made the watcher leave its function there. The session is opened at
-// the first find; a tab that cannot open one keeps checking through
-// Playwright.
+// made the watcher leave its function there. A tab that cannot open its
+// protocol session (tab.proto) keeps checking through Playwright.
 func (d *directCheck) find(t *tab) {
 	cur := t.cur.Load()
 	d.mu.Lock()
@@ -186,70 +171,40 @@ func (d *directCheck) find(t *tab) {
 	}()
 }
 
-var errNoSession = errors.New("no protocol session")
-
 // lookUp is the unique id of the one Playwright isolated world of t's
-// main frame ("" when there is not exactly one): Runtime.enable reports
-// every context that exists before it answers, and is turned off at once
-// (it would send the page's console to the session).
+// main frame ("" when there is not exactly one), asked on the tab's
+// protocol session.
 func (d *directCheck) lookUp(t *tab) (string, error) {
-	d.mu.Lock()
-	cdp := d.cdp
-	d.mu.Unlock()
-	if cdp == nil {
-		var err error
-		if cdp, err = t.page.Context().NewCDPSession(t.page); err != nil {
-			return "", errNoSession
-		}
-		cdp.On("Runtime.executionContextCreated", func(ev map[string]any) {
-			c, _ := ev["context"].(map[string]any)
-			aux, _ := c["auxData"].(map[string]any)
-			x := execContext{}
-			x.uniqueID, _ = c["uniqueId"].(string)
-			x.name, _ = c["name"].(string)
-			x.frameID, _ = aux["frameId"].(string)
-			d.mu.Lock()
-			d.seen = append(d.seen, x)
-			d.mu.Unlock()
-		})
-		d.mu.Lock()
-		d.cdp = cdp
-		d.mu.Unlock()
-	}
-	var tree struct {
-		FrameTree struct {
-			Frame struct {
-				ID string `json:"id"`
-			} `json:"frame"`
-		} `json:"frameTree"`
-	}
-	if err := cdpInto(cdp, "Page.getFrameTree", nil, &tree); err != nil {
-		return "", err
-	}
-	d.mu.Lock()
-	d.seen = nil
-	d.mu.Unlock()
-	if _, err := cdp.Send("Runtime.enable", nil); err != nil {
-		return "", err
-	}
-	if _, err := cdp.Send("Runtime.disable", nil); err != nil {
-		return "", err
-	}
-	d.mu.Lock()
-	seen := d.seen
-	d.seen = nil
-	d.mu.Unlock()
 	found := ""
-	for _, x := range seen {
-		if x.frameID != tree.FrameTree.Frame.ID || !strings.HasPrefix(x.name, utilityWorld) || x.uniqueID == "" {
-			continue
+	err := t.proto.do(t, func(cdp pw.CDPSession) error {
+		var tree struct {
+			FrameTree struct {
+				Frame struct {
+					ID string `json:"id"`
+				} `json:"frame"`
+			} `json:"frameTree"`
 		}
-		if found != "" {
-			return "", errors.New("more than one isolated world in the main frame")
+		if err := cdpInto(cdp, "Page.getFrameTree", nil, &tree); err != nil {
+			return err
 		}
-		found = x.uniqueID
-	}
-	return found, nil
+		all, err := execContexts(cdp)
+		if err != nil {
+			return err
+		}
+		found = ""
+		for _, x := range all {
+			if x.frameID != tree.FrameTree.Frame.ID || !strings.HasPrefix(x.name, utilityWorld) || x.uniqueID == "" {
+				continue
+			}
+			if found != "" {
+				found = "" // more than one
+				break
+			}
+			found = x.uniqueID
+		}
+		return nil
+	})
+	return found, err
 }
 
 // settle waits for a find under way (tests).

@@ -85,9 +85,9 @@ type session struct {
 // tab is one page.
 type tab struct {
 	page pw.Page
-	// slots is the protocol session of the search for closed roots
-	// (closedroots.go, reachSlotted).
-	slots slotSearch
+	// proto is the tab's own protocol session, of the search for closed
+	// roots (closedroots.go, reachSlotted) and the direct check.
+	proto tabProtocol
 	refs  map[string]bool // refs of the latest snapshot
 	// refLines are the latest snapshot's lines by ref (refLines).
 	refLines map[string]string
@@ -131,7 +131,7 @@ type tab struct {
 	// judged at (the session's lock guards it).
 	judgedFrames map[pw.Frame]string
 	// direct is the way to the main frame's watcher through the tab's own
-	// protocol session (direct.go).
+	// protocol session (proto; direct.go).
 	direct directCheck
 }
 

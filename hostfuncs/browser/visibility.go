@@ -90,8 +90,7 @@ const visibilityEngine = "ww-visible"
 // registerVisibility installs the judge on a driver, as registerChanges
 // does the change watcher.
 func registerVisibility(p *pw.Playwright) error {
-	src := visibilityEngineJS
-	if err := p.Selectors.Register(visibilityEngine, pw.Script{Content: &src}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)}); err != nil {
+	if err := registerEngine(p, visibilityEngine, visibilityEngineJS); err != nil {
 		return err
 	}
 	return registerClosed(p)

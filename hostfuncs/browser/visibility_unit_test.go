@@ -118,11 +118,9 @@ func TestVisibleChars(t *testing.T) {
 	}
 }
 
-// TestOwnTexts: what a snapshot shows as each ref's own text, in letters:
-// a value, the direct "text:" lines, or a name of an element that is no
-// control; a control's name and a child's lines are not its own.
-func TestOwnTexts(t *testing.T) {
-	snap := `- main [ref=e1]:
+// ownSample is a snapshot with each kind of own text (TestOwnTexts,
+// TestQuickOwnTexts); ownSampleTexts is what ownTexts answers for it.
+const ownSample = `- main [ref=e1]:
   - paragraph [ref=e2]: Hello world
   - paragraph [ref=e3]:
     - text: Before
@@ -132,9 +130,16 @@ func TestOwnTexts(t *testing.T) {
   - heading "A title" [level=2] [ref=e5]
   - button "Send" [ref=e6]
   - generic [ref=e7]:
-    - paragraph [ref=e8]: nested words` + "\u200b" + `
-`
-	if got, want := ownTexts(visibleChars(snap)), "e2:10,e3:13,e5:6,e8:11"; got != want {
+    - paragraph [ref=e8]: nested words`
+
+const ownSampleTexts = "e2:10,e3:13,e5:6,e8:11"
+
+// TestOwnTexts: what a snapshot shows as each ref's own text, in letters:
+// a value, the direct "text:" lines, or a name of an element that is no
+// control; a control's name and a child's lines are not its own.
+func TestOwnTexts(t *testing.T) {
+	snap := ownSample + "\u200b\n"
+	if got, want := ownTexts(visibleChars(snap)), ownSampleTexts; got != want {
 		t.Errorf("ownTexts = %q, want %q", got, want)
 	}
 }
@@ -146,17 +151,7 @@ func TestOwnTexts(t *testing.T) {
 // that do not parse, and the corpus's rendered snapshots where present.
 func TestQuickOwnTexts(t *testing.T) {
 	t.Parallel()
-	snaps := []string{`- main [ref=e1]:
-  - paragraph [ref=e2]: Hello world
-  - paragraph [ref=e3]:
-    - text: Before
-    - link "Click here" [ref=e4]:
-      - /url: /x
-    - text: after it
-  - heading "A title" [level=2] [ref=e5]
-  - button "Send" [ref=e6]
-  - generic [ref=e7]:
-    - paragraph [ref=e8]: nested words`,
+	snaps := []string{ownSample,
 		`- list [ref=e1]:
   - listitem [ref=e2]:
         - text: deeper first
@@ -185,7 +180,7 @@ func TestQuickOwnTexts(t *testing.T) {
 			t.Errorf("snapshot %d: quickOwnTexts = %q, ownTexts = %q", i, capString(got, 300), capString(want, 300))
 		}
 	}
-	if got := quickOwnTexts(visibleChars(snaps[0])); got != "e2:10,e3:13,e5:6,e8:11" {
+	if got := quickOwnTexts(visibleChars(snaps[0])); got != ownSampleTexts {
 		t.Errorf("quickOwnTexts = %q", got)
 	}
 }

@@ -70,11 +70,7 @@ func cli(t *testing.T, args ...string) (int, string, string) {
 // pluginsDir is a fresh folder holding extract_links, built from source.
 func pluginsDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	if _, err := wasmbuild.Install(dir, map[string]string{"extract_links": "examples/extract_links"}); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return wasmbuild.Installed(t, map[string]string{"extract_links": "examples/extract_links"})
 }
 
 // startRegistry runs the CNCF distribution registry in this process, on

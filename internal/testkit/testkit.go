@@ -1,6 +1,7 @@
 // Package testkit holds small helpers that tests of several packages
 // share: waiting on a change notification, a page that never answers,
-// counting a screenshot's dark pixels, a free loopback address. It imports nothing of ours, so any
+// counting a screenshot's dark pixels, a free loopback address, the heap
+// a call leaves held. It imports nothing of ours, so any
 // package's tests (its internal ones too) may use it.
 package testkit
 
@@ -8,6 +9,7 @@ import (
 	"image"
 	"net"
 	"net/http"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -73,4 +75,19 @@ func FreeAddr(t testing.TB) string {
 	addr := l.Addr().String()
 	l.Close()
 	return addr
+}
+
+// HeapHeld is how much more Go heap and stack is in use after f than
+// before it, both measured after a collection, in bytes: what f left
+// held (instances kept warm, say).
+func HeapHeld(f func() error) (int64, error) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	if err := f(); err != nil {
+		return 0, err
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	return int64(after.HeapInuse+after.StackInuse) - int64(before.HeapInuse+before.StackInuse), nil
 }

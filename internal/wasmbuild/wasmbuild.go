@@ -18,6 +18,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"testing"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -235,6 +236,17 @@ func Install(dst string, mods map[string]string) (map[string]string, error) {
 		lines = append(lines, sums[name]+"  "+name+".wasm")
 	}
 	return sums, os.WriteFile(filepath.Join(dst, "SHA256SUMS"), []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// Installed is a fresh folder of t's holding the plugin modules mods,
+// built and pinned as Install does; a build that fails fails t.
+func Installed(t testing.TB, mods map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := Install(dir, mods); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // Pin writes dir/SHA256SUMS for every .wasm in dir, as `make plugins`

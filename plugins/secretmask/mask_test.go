@@ -129,86 +129,6 @@ func encodedForms(v string) map[string]string {
 	return forms
 }
 
-// leaks finds v in s, raw or through any decoding an attacker might apply.
-func leaks(s, v string) string {
-	if strings.Contains(s, v) {
-		return "raw"
-	}
-	if u, err := url.QueryUnescape(s); err == nil && strings.Contains(u, v) {
-		return "url"
-	}
-	if u, err := url.PathUnescape(s); err == nil && strings.Contains(u, v) {
-		return "url-path"
-	}
-	// Nested URL encoding: unescape again and again.
-	for u, i := s, 0; i < 4; i++ {
-		next, err := url.QueryUnescape(u)
-		if err != nil || next == u {
-			break
-		}
-		if strings.Contains(next, v) {
-			return "url-nested"
-		}
-		u = next
-	}
-	if strings.Contains(html.UnescapeString(s), v) {
-		return "html"
-	}
-	var js string
-	if json.Unmarshal([]byte(`"`+s+`"`), &js) == nil && strings.Contains(js, v) {
-		return "json"
-	}
-	h := hex.EncodeToString([]byte(v))
-	if strings.Contains(strings.ToLower(s), h) {
-		return "hex"
-	}
-	// Every run of base64 characters, decoded at each of its 4 offsets.
-	isB := func(c byte) bool {
-		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-	}
-	for i := 0; i < len(s); {
-		if !isB(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isB(s[j]) {
-			j++
-		}
-		run := s[i:j]
-		for off := 0; off < 4 && off < len(run); off++ {
-			r := run[off:]
-			r = r[:len(r)/4*4]
-			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-				if b, err := enc.DecodeString(r); err == nil && bytes.Contains(b, []byte(v)) {
-					return "base64"
-				}
-			}
-		}
-		i = j
-	}
-	return ""
-}
-
-// allStrings lists every string in a JSON document.
-func allStrings(t testing.TB, v any, out *[]string) {
-	switch x := v.(type) {
-	case string:
-		*out = append(*out, x)
-	case []any:
-		for _, e := range x {
-			allStrings(t, e, out)
-		}
-	case map[string]any:
-		for k, e := range x {
-			*out = append(*out, k)
-			allStrings(t, e, out)
-		}
-	case json.Number:
-		*out = append(*out, string(x))
-	}
-}
-
 func checkNoLeak(t testing.TB, resp *abi.HookResponse, v string) {
 	t.Helper()
 	b, _ := json.Marshal(resp)
@@ -218,11 +138,9 @@ func checkNoLeak(t testing.TB, resp *abi.HookResponse, v string) {
 	if err := dec.Decode(&doc); err != nil {
 		t.Fatal(err)
 	}
-	var ss []string
-	allStrings(t, doc, &ss)
-	for _, s := range ss {
+	for _, s := range leakforms.Strings(doc) {
 		// The data field comes back as JSON inside JSON: look inside it too.
-		if how := leaks(s, v); how != "" {
+		if how := leakforms.Found(s, v); how != "" {
 			t.Fatalf("value %q leaks (%s) in %q", v, how, s)
 		}
 	}

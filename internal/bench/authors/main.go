@@ -17,6 +17,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/capability"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -24,7 +25,7 @@ import (
 
 func main() {
 	n := flag.Int("n", 7, "loads per measurement")
-	flag.String("corpus", "", "unused")
+	benchflag.Unused()
 	flag.Parse()
 	fmt.Println("## Plugin authors: Go and AssemblyScript")
 	fmt.Println()

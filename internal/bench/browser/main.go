@@ -30,11 +30,11 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // steps are the task's calls, in the order the tables show them. The
@@ -129,15 +129,11 @@ func (s *side) snapElems(snap string) ([]string, map[string]string) {
 }
 
 func main() {
-	root := wasmbuild.Root()
-	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
-	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
+	pagesOf := benchflag.Pages()
 	n := flag.Int("n", 20, "pages to run")
 	all := flag.Bool("all", false, "run every page")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83 and chrome-devtools-mcp@1.11.0 (make peer)")
-	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
-	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as a third side (scripts/bench.sh builds it from an older commit)")
-	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
+	peerDir, bin := benchflag.Peer(), benchflag.Wasmwright()
+	before := benchflag.BeforeFlags("before")
 	beforeRef := flag.String("before-ref", "", "the commit -before was built from, and what it was, for the text")
 	verbose := flag.Bool("v", false, "log each call")
 	skip := flag.String("skip", "", "comma-separated peers not to run (PW, PW0, CD): a shorter run of the rows that matter")
@@ -146,14 +142,12 @@ func main() {
 	for _, n := range strings.Split(*skip, ",") {
 		skipped[strings.TrimSpace(n)] = true
 	}
-	if *corpus != "" {
-		*pagesDir = filepath.Join(*corpus, "pages")
-	}
+	pagesDir := pagesOf()
 	const title = "## Browser: wasmwright vs Playwright MCP 0.0.83 and chrome-devtools-mcp 1.11.0, all over MCP stdio"
 
-	pages, err := corpusdir.Pages(*pagesDir)
+	pages, err := corpusdir.Pages(pagesDir)
 	if err != nil || len(pages) == 0 {
-		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
+		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, pagesDir, err)
 		return
 	}
 	if !*all && len(pages) > *n {
@@ -163,7 +157,7 @@ func main() {
 		fmt.Printf("%s\n\nSkipped: %v\n", title, err)
 		os.Exit(1)
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
+	srv := httptest.NewServer(http.FileServer(http.Dir(pagesDir)))
 	defer srv.Close()
 
 	wc, err := mcpclient.StartBuild(*bin, "", *verbose)
@@ -173,8 +167,8 @@ func main() {
 	}
 	defer wc.Close()
 	sides := []*side{{name: "wasmwright", c: wc, arg: "ref", tools: wwTools, modes: true}}
-	if *beforeBin != "" {
-		bc, err := mcpclient.StartBuild(*beforeBin, *beforePlugins, *verbose)
+	if *before.Bin != "" {
+		bc, err := mcpclient.StartBuild(*before.Bin, *before.Plugins, *verbose)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "wasmwright before:", err)
 			os.Exit(1)
@@ -182,7 +176,7 @@ func main() {
 		defer bc.Close()
 		sides = append(sides, &side{name: "before", c: bc, arg: "ref", tools: wwTools, modes: true})
 	}
-	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+	cli := benchflag.PeerCLI(*peerDir)
 	if _, err := os.Stat(cli); err == nil {
 		// PW: Playwright MCP as it ships (it waits for the page to settle
 		// after each action); PW0, last, with --timeout-settle 0, its
@@ -249,8 +243,8 @@ func main() {
 	ww := sides[0]
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("%d pages of %s served on loopback. Each side is an MCP server over stdio driven by the same client code: `build/wasmwright serve` (browser plugin, egress proxy, detect/compact/mask pipeline) and Playwright MCP, as it ships (PW: it waits for the page to settle after an action) and with --timeout-settle 0 (PW0), same Chromium (%s), external hosts unresolvable. One scripted task per page: navigate, snapshot, type into the first textbox, click the first button (else link), read (a second snapshot); type and click act on the same element (role and name) on both sides, found in both snapshots (%d of %d pages had a shared textbox or clickable). Beside the task, a screenshot (the tool's defaults) after the snapshot, press Tab after the type, and on wasmwright type and press again with snapshot \"none\", then press Shift (a key that changes nothing: \"press again\"); back after the read. Playwright MCP's press (other than Enter) and type (not slowly, no submit) return no snapshot; wasmwright's return the changes since the last snapshot. CD is chrome-devtools-mcp 1.11.0 (--headless --isolated, same Chromium and host rules; its tools navigate_page, take_snapshot, take_screenshot, fill, click and press_key by uid, navigate_page type back, all with pageId 1): its actions answer with no snapshot unless asked, so, like with like, its type, click, press and press again ask for one (includeSnapshot) where wasmwright's default answer carries the page's changes, and its \"none\" rows ask for none. Warm medians of successful calls in ms; failures counted per call; each ratio is against the faster of PW and PW0 on the same call (for the \"none\" and \"again\" rows, their type and press, which have no such mode); the last column is wasmwright's median to CD's on the same row.\n\n",
-		len(pages), filepath.Base(*pagesDir), mcpclient.Chromium(), shared, len(pages))
-	if *beforeBin != "" {
+		len(pages), filepath.Base(pagesDir), mcpclient.Chromium(), shared, len(pages))
+	if *before.Bin != "" {
 		fmt.Printf("*before* is wasmwright built from %s, run the same way in the same run.\n\n", *beforeRef)
 	}
 	head, rule := "| call |", "|---|"

@@ -29,6 +29,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
@@ -44,14 +45,15 @@ type outcome struct {
 }
 
 func main() {
-	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (its pages/ folder is read)")
+	pagesOf := benchflag.Pages()
 	n := flag.Int("n", 10, "how many of the largest pages")
 	rounds := flag.Int("rounds", 1, "navigations of each page")
 	loops := flag.Int("loops", 2*runtime.NumCPU(), "busy loops running meanwhile (make test-busy runs two per core)")
 	flag.Parse()
-	pages, err := corpusdir.Largest(filepath.Join(*corpus, "pages"), *n)
+	dir := pagesOf()
+	pages, err := corpusdir.Largest(dir, *n)
 	if err != nil || len(pages) == 0 {
-		fmt.Printf("## Busy-load navigation of the largest corpus pages\n\nSkipped: no corpus pages at %s (%v).\n", filepath.Join(*corpus, "pages"), err)
+		fmt.Printf("## Busy-load navigation of the largest corpus pages\n\nSkipped: no corpus pages at %s (%v).\n", dir, err)
 		return
 	}
 	h, cfg, err := sut.DefaultHost()
@@ -60,7 +62,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer h.Close(context.Background())
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(*corpus, "pages"))))
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	// One navigation first, to a small page, outside the measure: the
 	// driver, Chromium and the plugins start (as a quiet machine's first

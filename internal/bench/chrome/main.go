@@ -18,21 +18,20 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
-	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 func main() {
-	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (its pages/ folder is read)")
+	pagesOf := benchflag.Pages()
 	min := flag.Int("min", 2, "sites with at least this many pages")
 	flag.Parse()
-	dir := filepath.Join(*corpus, "pages")
+	dir := pagesOf()
 	sites := groups(dir, *min)
 	fmt.Println("## A site's chrome once: several pages of one site (bytes)")
 	fmt.Println()

@@ -29,10 +29,10 @@ import (
 	"github.com/wasmwright/wasmwright/frontend/console"
 	"github.com/wasmwright/wasmwright/host"
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/opclient"
 	"github.com/wasmwright/wasmwright/internal/procfs"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 const pages = `<!doctype html><style>html,body{margin:0;height:100%%}</style>%s`
@@ -52,11 +52,11 @@ func site() *httptest.Server {
 }
 
 func main() {
-	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every program)")
+	benchflag.Unused()
 	window := flag.Duration("window", 5*time.Second, "how long each CPU and frame-rate window lasts")
 	rounds := flag.Int("rounds", 20, "page changes timed for the latency")
 	flag.Parse()
-	plugins := filepath.Join(wasmbuild.Root(), "build", "plugins")
+	plugins := benchflag.PluginsDir()
 	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
 		fmt.Print("## Operator console live view\n\nSkipped: build/plugins/browser.wasm is missing (make plugins).\n\n")
 		return

@@ -24,19 +24,21 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 )
 
 func main() {
-	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (its pages/ folder is read)")
+	pagesOf := benchflag.Pages()
 	n := flag.Int("n", 5, "how many of the largest pages")
 	rounds := flag.Int("rounds", 5, "navigations of each page (the median is reported)")
 	flag.Parse()
-	pages, err := corpusdir.Largest(filepath.Join(*corpus, "pages"), *n)
+	dir := pagesOf()
+	pages, err := corpusdir.Largest(dir, *n)
 	if err != nil || len(pages) == 0 {
-		fmt.Fprintf(os.Stderr, "gatecost: no corpus pages at %s (%v)\n", filepath.Join(*corpus, "pages"), err)
+		fmt.Fprintf(os.Stderr, "gatecost: no corpus pages at %s (%v)\n", dir, err)
 		os.Exit(1)
 	}
 	h, _, err := sut.DefaultHost()
@@ -45,7 +47,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer h.Close(context.Background())
-	srv := httptest.NewServer(http.FileServer(http.Dir(filepath.Join(*corpus, "pages"))))
+	srv := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer srv.Close()
 	call := func(tool string, args any) (time.Duration, error) {
 		b, _ := json.Marshal(args)

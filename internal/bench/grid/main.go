@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/seleniumgrid"
@@ -57,7 +58,7 @@ func main() {
 	n := flag.Int("n", 15, "calls of each kind per side")
 	opens := flag.Int("opens", 3, "sessions opened per side")
 	protocol := flag.Bool("protocol", false, "count each call's CDP round trips (the drivers log every message: the times are not the figures)")
-	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every bench)")
+	benchflag.Unused()
 	flag.Parse()
 	if *protocol {
 		var err error

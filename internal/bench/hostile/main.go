@@ -12,7 +12,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"io"
 	"log"
 	"log/slog"
@@ -23,6 +22,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
+
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 	"github.com/wasmwright/wasmwright/sandbox"
@@ -31,7 +33,7 @@ import (
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
 func main() {
-	flag.String("corpus", "", "unused (bench.sh passes it to every program)")
+	benchflag.Unused()
 	iters := flag.Int("n", 200, "cheap calls per measurement")
 	deadline := flag.Duration("deadline", time.Second, "call deadline for the lateness measurements")
 	only := flag.String("spinners", "", "comma-separated hostile modules to spin in (a); default loop,calltree,memfill,simd")

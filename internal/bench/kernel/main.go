@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"io"
 	"log"
 	"log/slog"
@@ -19,6 +18,9 @@ import (
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/wasmwright/wasmwright/internal/bench/measure"
+	"github.com/wasmwright/wasmwright/internal/testkit"
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
@@ -115,15 +117,11 @@ grants = ["events"]
 	// included (wazero keeps it in Go-managed memory).
 	pl := measure.Must(engine(cache, false, false).Load(context.Background(), "extract_links", links, ""))
 	const n = 16
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if err := pl.Warm(context.Background(), n); err != nil {
+	held, err := testkit.HeapHeld(func() error { return pl.Warm(context.Background(), n) })
+	if err != nil {
 		log.Fatal(err)
 	}
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	per := float64(after.HeapInuse+after.StackInuse-before.HeapInuse-before.StackInuse) / n / (1 << 20)
+	per := float64(held) / n / (1 << 20)
 	fmt.Printf("Memory per idle instance (extract_links, %d instances, after its first call): %.1f MiB of Go heap.\n\n", n, per)
 }
 

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
@@ -32,11 +33,11 @@ import (
 )
 
 func main() {
-	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus")
+	pagesOf := benchflag.Pages()
 	n := flag.Int("n", 30, "pages")
 	rounds := flag.Int("rounds", 3, "timed rounds after one warm-up round")
 	flag.Parse()
-	pagesDir := filepath.Join(*corpus, "pages")
+	pagesDir := pagesOf()
 	pages, err := corpusdir.Pages(pagesDir)
 	if err != nil {
 		fmt.Printf("## Pipeline overhead\n\nSkipped: no corpus pages at %s (%v).\n", pagesDir, err)

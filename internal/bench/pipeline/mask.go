@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -77,67 +76,6 @@ func encodings(v string, r *rand.Rand) map[string]string {
 	}
 }
 
-// leaked reports whether v can be read back from s: raw, or by decoding
-// URL, HTML, JSON, hex or any base64 run at any offset.
-func leaked(s, v string) bool {
-	if strings.Contains(s, v) || strings.Contains(html.UnescapeString(s), v) {
-		return true
-	}
-	if u, err := url.QueryUnescape(s); err == nil && strings.Contains(u, v) {
-		return true
-	}
-	if u, err := url.PathUnescape(s); err == nil && strings.Contains(u, v) {
-		return true
-	}
-	var js string
-	if json.Unmarshal([]byte(`"`+s+`"`), &js) == nil && strings.Contains(js, v) {
-		return true
-	}
-	if strings.Contains(strings.ToLower(s), hex.EncodeToString([]byte(v))) {
-		return true
-	}
-	isB := func(c byte) bool {
-		return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '-' || c == '_'
-	}
-	for i := 0; i < len(s); {
-		if !isB(s[i]) {
-			i++
-			continue
-		}
-		j := i
-		for j < len(s) && isB(s[j]) {
-			j++
-		}
-		for off := 0; off < 4 && i+off < j; off++ {
-			run := s[i+off : j]
-			run = run[:len(run)/4*4]
-			for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-				if b, err := enc.DecodeString(run); err == nil && bytes.Contains(b, []byte(v)) {
-					return true
-				}
-			}
-		}
-		i = j
-	}
-	return false
-}
-
-func stringsOf(v any, out *[]string) {
-	switch x := v.(type) {
-	case string:
-		*out = append(*out, x)
-	case []any:
-		for _, e := range x {
-			stringsOf(e, out)
-		}
-	case map[string]any:
-		for k, e := range x {
-			*out = append(*out, k)
-			stringsOf(e, out)
-		}
-	}
-}
-
 // maskPages masks every corpus page's snapshot and navigation facts, as the
 // last hook of a real navigation would, to time the masker on large results.
 func maskPages(h *hooks, pages []rendered) {
@@ -197,10 +135,8 @@ func maskSection(h *hooks, n int) {
 			b, _ := json.Marshal(resp)
 			var doc any
 			json.Unmarshal(b, &doc)
-			var ss []string
-			stringsOf(doc, &ss)
-			for _, s := range ss {
-				if leaked(s, v) {
+			for _, s := range leakforms.Strings(doc) {
+				if leakforms.Found(s, v) != "" {
 					leaks++
 					leakBy[form]++
 					if leakBy[form] <= 2 {

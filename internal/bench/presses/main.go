@@ -19,15 +19,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // elemLine is a snapshot line of a textbox: its name and ref.
@@ -43,21 +42,25 @@ type side struct {
 }
 
 func main() {
-	root := wasmbuild.Root()
-	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
+	pagesOf := benchflag.Pages()
 	n := flag.Int("n", 40, "pages to try")
 	skipN := flag.Int("skip", 0, "pages to skip first")
 	k := flag.Int("k", 6, "presses per page")
 	key := flag.String("key", "Tab", "the key pressed")
-	bins := flag.String("ww", filepath.Join(root, "build", "wasmwright"), "comma-separated wasmwright binaries")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp (make peer)")
+	bin := benchflag.Wasmwright()
+	bins := flag.String("ww", "", "comma-separated wasmwright binaries, each a side (instead of -wasmwright)")
+	peerDir := benchflag.Peer()
 	noPeer := flag.Bool("nopeer", false, "measure wasmwright only")
 	show := flag.Bool("show", false, "print each side's first answer on each page (stderr)")
 	only := flag.String("only", "", "comma-separated pages")
 	flag.Parse()
-	pages, err := corpusdir.Pages(*pagesDir)
+	pagesDir := pagesOf()
+	if *bins == "" {
+		bins = bin
+	}
+	pages, err := corpusdir.Pages(pagesDir)
 	if err != nil || len(pages) == 0 {
-		fmt.Fprintf(os.Stderr, "no corpus pages at %s (%v): pass -pages\n", *pagesDir, err)
+		fmt.Fprintf(os.Stderr, "no corpus pages at %s (%v): pass -pages\n", pagesDir, err)
 		os.Exit(1)
 	}
 	if *only != "" {
@@ -67,7 +70,7 @@ func main() {
 	if len(pages) > *n {
 		pages = pages[:*n]
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
+	srv := httptest.NewServer(http.FileServer(http.Dir(pagesDir)))
 	defer srv.Close()
 	var sides []*side
 	for i, b := range strings.Split(*bins, ",") {
@@ -80,7 +83,7 @@ func main() {
 		sides = append(sides, &side{name: fmt.Sprintf("ww%d", i), c: c})
 	}
 	if !*noPeer {
-		cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+		cli := benchflag.PeerCLI(*peerDir)
 		pc, err := mcpclient.StartPeer(cli, false)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)

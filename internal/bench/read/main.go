@@ -46,8 +46,8 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
-	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
@@ -74,21 +74,21 @@ type pageResult struct {
 }
 
 func main() {
-	corpus := flag.String("corpus", corpusdir.Dir(), "the shared corpus (its pages/ folder is read)")
+	pagesOf := benchflag.Pages()
 	verbose := flag.Bool("v", false, "list per-page figures on stderr")
 	tsv := flag.String("tsv", "", "write the per-page figures against Readability to this file (tab-separated)")
 	before := flag.String("before", "", "a -tsv file of an earlier run: print the per-page table with both runs")
 	flag.Parse()
 	fmt.Println("## browser_read: recall of the page's visible text and of Readability's expected output")
 	fmt.Println()
-	dir := filepath.Join(*corpus, "pages")
+	dir := pagesOf()
 	files, _ := filepath.Glob(filepath.Join(dir, "*.html"))
 	if len(files) == 0 {
 		fmt.Printf("Skipped: no corpus pages at %s.\n", dir)
 		return
 	}
 	sort.Strings(files)
-	plugins := filepath.Join(wasmbuild.Root(), "build", "plugins")
+	plugins := benchflag.PluginsDir()
 	if _, err := os.Stat(filepath.Join(plugins, "browser.wasm")); err != nil {
 		fmt.Print("Skipped: build/plugins/browser.wasm is missing (make plugins).\n")
 		return

@@ -24,12 +24,13 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/wasmwright/wasmwright/frontend/mcp"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/servetest"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 func main() {
-	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every program)")
+	benchflag.Unused()
 	sessions := flag.Int("sessions", 8, "MCP sessions, each with a call in flight")
 	flag.Parse()
 	root := wasmbuild.Root()

@@ -25,12 +25,10 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"sync"
 	"time"
 
-	corpusdir "github.com/wasmwright/wasmwright/internal/corpus"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 )
 
 // options are the soak's flags.
@@ -54,16 +52,13 @@ type options struct {
 }
 
 func main() {
-	root := wasmbuild.Root()
 	var o options
-	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
-	flag.StringVar(&o.pagesDir, "pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages the agents visit (absent: the form only)")
+	pagesOf := benchflag.Pages() // the pages the agents visit (absent: the form only)
 	flag.DurationVar(&o.duration, "duration", 10*time.Minute, "how long the agents work")
 	flag.DurationVar(&o.every, "sample", 5*time.Second, "how often the server is sampled")
 	flag.IntVar(&o.sessions, "sessions", 10, "concurrent agent sessions")
 	flag.IntVar(&o.takeovers, "takeovers", 5, "takeovers requested and handed back, spread over the run")
-	flag.StringVar(&o.bin, "wasmwright", filepath.Join(root, "build", "wasmwright"), "the wasmwright binary to serve (make build)")
-	flag.StringVar(&o.plugins, "plugins", defaultPlugins(root), "the built plugins to copy into the server's own plugins folder (make plugins)")
+	bin, plugins := benchflag.Wasmwright(), benchflag.Plugins() // (copied into the server's own plugins folder)
 	flag.BoolVar(&o.stretch, "stretch", true, "run serve with [host] stretch_with_load: its action, navigation and call deadlines stretch with the load per CPU (1x-4x); the agents, calling back to back, load the machine themselves (10 make a load of about 19 on 2 cores)")
 	flag.StringVar(&o.csv, "csv", "", "also write every sample to this CSV file")
 	flag.StringVar(&o.heapAfter, "heap-after", "", "write the server's heap profile (pprof), once every session has closed, to this file")
@@ -74,9 +69,7 @@ func main() {
 	flag.DurationVar(&o.pause, "pause", 0, "each agent's wait before a call, as a model's (the fleet soak uses 2s unless set)")
 	flag.StringVar(&o.gridCDP, "grid-cdp", "hub", "fleet: browser.grid_cdp of the hosts (hub or node)")
 	flag.Parse()
-	if *corpus != "" {
-		o.pagesDir = filepath.Join(*corpus, "pages")
-	}
+	o.pagesDir, o.bin, o.plugins = pagesOf(), *bin, *plugins
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if o.fleet {
@@ -91,13 +84,6 @@ func main() {
 	if !rep.ok() {
 		os.Exit(1)
 	}
-}
-
-func defaultPlugins(root string) string {
-	if d := os.Getenv("WASMWRIGHT_PLUGINS_DIR"); d != "" {
-		return d
-	}
-	return filepath.Join(root, "build", "plugins")
 }
 
 // soak sets up the server and the site, runs the agents, the operator,

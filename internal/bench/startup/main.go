@@ -28,11 +28,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	benchrows "github.com/wasmwright/wasmwright/internal/bench/rows"
 	"github.com/wasmwright/wasmwright/internal/procfs"
-	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
 
 // system is one server under test: how to start it with a cache folder
@@ -54,16 +54,12 @@ type row struct {
 }
 
 func main() {
-	root := wasmbuild.Root()
 	n := flag.Int("n", 7, "warm start-ups to take the median of")
 	navN := flag.Int("nav-n", 3, "first navigates of each system to take the median of, in rounds")
-	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
-	plugins := flag.String("plugins", filepath.Join(root, "build", "plugins"), "its plugins folder (with the .cache make build ships)")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
-	beforeBin := flag.String("before-bin", "", "an older wasmwright binary to measure too (the before column)")
-	beforePlugins := flag.String("before-plugins", "", "its plugins folder")
+	bin, plugins, peerDir := benchflag.Wasmwright(), benchflag.Plugins(), benchflag.Peer()
+	before := benchflag.BeforeFlags("before-bin")
 	beforeName := flag.String("before-name", "before", "the before column's name")
-	flag.String("corpus", "", "ignored (scripts/bench.sh passes it to every program)")
+	benchflag.Unused()
 	parts := flag.Int("parts", 0, "only measure where one session's memory goes, part by part, in this many samples of each system")
 	keys := flag.String("browser-keys", "", "more [browser] keys for wasmwright with -parts, one a line")
 	partsCalls := flag.Int("parts-calls", 0, "with -parts: then navigate to and snapshot this many corpus pages in each session, timed")
@@ -84,7 +80,7 @@ func main() {
 		}
 	}
 	systems := []*system{{name: "wasmwright", start: ww(*bin), plugins: *plugins, prewarm: true}}
-	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+	cli := benchflag.PeerCLI(*peerDir)
 	if _, err := os.Stat(cli); err == nil {
 		systems = append(systems, &system{name: "Playwright MCP", start: func(string, string, string) (*mcpclient.Client, error) {
 			return mcpclient.StartPeer(cli, false)
@@ -94,8 +90,8 @@ func main() {
 	} else {
 		fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: only wasmwright is measured\n", cli)
 	}
-	if *beforeBin != "" {
-		systems = append(systems, &system{name: *beforeName, start: ww(*beforeBin), plugins: *beforePlugins})
+	if *before.Bin != "" {
+		systems = append(systems, &system{name: *beforeName, start: ww(*before.Bin), plugins: *before.Plugins})
 	}
 
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +100,7 @@ func main() {
 	}))
 	defer srv.Close()
 	if *parts > 0 {
-		before := partsBefore{*beforeName, *beforeBin, *beforePlugins}
+		before := partsBefore{*beforeName, *before.Bin, *before.Plugins}
 		if before.plugins == "" {
 			before.plugins = *plugins
 		}

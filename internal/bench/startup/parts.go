@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/sut"
 	"github.com/wasmwright/wasmwright/internal/procfs"
@@ -302,7 +303,7 @@ func partsSystems(bin, plugins, keys, peerDir, tmp string, before partsBefore) [
 	if before.bin != "" {
 		out = append(out, serve(before.name, before.bin, before.plugins))
 	}
-	if cli := filepath.Join(peerDir, "node_modules", "@playwright", "mcp", "cli.js"); exists(cli) {
+	if cli := benchflag.PeerCLI(peerDir); exists(cli) {
 		out = append(out, partsSystem{name: "Playwright MCP (PW0)", start: func() (*mcpclient.Client, string, error) {
 			c, err := mcpclient.StartPeer(cli, false)
 			return c, "", err

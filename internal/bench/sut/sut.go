@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/procfs"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
@@ -93,9 +94,7 @@ func CPUTime(pid int) int64 {
 // default personality (the benches serve their pages there) and the
 // plugins folder not watched.
 func DefaultHost() (*host.Host, *host.Config, error) {
-	if os.Getenv("WASMWRIGHT_PLUGINS_DIR") == "" {
-		os.Setenv("WASMWRIGHT_PLUGINS_DIR", filepath.Join(wasmbuild.Root(), "build", "plugins"))
-	}
+	os.Setenv("WASMWRIGHT_PLUGINS_DIR", benchflag.PluginsDir())
 	cfg, err := host.LoadConfig("")
 	if err != nil {
 		return nil, nil, err

@@ -26,6 +26,7 @@ import (
 
 	"github.com/wasmwright/wasmwright/abi"
 	"github.com/wasmwright/wasmwright/host"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/wasmbuild"
 )
@@ -49,7 +50,7 @@ hooks = { detect = "blockdetect", compact = "snapcompact", mask = "secretmask" }
 var hooks = []string{"blockdetect", "snapcompact", "secretmask"}
 
 func main() {
-	flag.String("corpus", "", "unused (scripts/bench.sh passes it to every program)")
+	benchflag.Unused()
 	rounds := flag.Int("rounds", 4, "swaps of each hook plugin under load (0: only the command's swaps, -cli-rounds)")
 	workers := flag.Int("workers", 4, "goroutines calling through the pipeline during the swaps")
 	cliRounds := flag.Int("cli-rounds", 5, "swaps of each plugin with the wasmwright plugins swap command (0: none)")

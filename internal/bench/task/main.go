@@ -23,6 +23,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
 	"github.com/wasmwright/wasmwright/internal/bench/rows"
@@ -71,12 +72,10 @@ type side struct {
 func main() {
 	root := wasmbuild.Root()
 	rounds := flag.Int("rounds", 3, "times the task runs on each side (after one unmeasured run)")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
-	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
-	beforeBin := flag.String("before", "", "a wasmwright binary built from an older commit, measured as another side")
-	beforePlugins := flag.String("before-plugins", "", "the plugins folder built with -before")
+	peerDir, bin := benchflag.Peer(), benchflag.Wasmwright()
+	before := benchflag.BeforeFlags("before")
 	verbose := flag.Bool("v", false, "log each call")
-	flag.String("corpus", "", "ignored (the site is the bench's own)")
+	benchflag.Unused() // (the site is the bench's own)
 	flag.Parse()
 	const title = "## An 11-step agent task on one site: wasmwright vs Playwright MCP 0.0.83, over MCP stdio"
 
@@ -94,8 +93,8 @@ func main() {
 	}
 	defer wc.Close()
 	sides := []*side{{name: "wasmwright", c: wc, arg: "ref"}}
-	if *beforeBin != "" {
-		bc, err := mcpclient.StartBuild(*beforeBin, *beforePlugins, *verbose)
+	if *before.Bin != "" {
+		bc, err := mcpclient.StartBuild(*before.Bin, *before.Plugins, *verbose)
 		if err != nil {
 			fmt.Printf("%s\n\nSkipped: wasmwright before: %v\n", title, err)
 			os.Exit(1)
@@ -103,7 +102,7 @@ func main() {
 		defer bc.Close()
 		sides = append(sides, &side{name: "before", c: bc, arg: "ref"})
 	}
-	cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+	cli := benchflag.PeerCLI(*peerDir)
 	if _, err := os.Stat(cli); err == nil {
 		if pc, err := mcpclient.StartPeerDefault(cli, *verbose); err == nil {
 			defer pc.Close()

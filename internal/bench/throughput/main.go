@@ -46,6 +46,7 @@ import (
 	"time"
 
 	"github.com/wasmwright/wasmwright/hostfuncs/browser"
+	"github.com/wasmwright/wasmwright/internal/bench/benchflag"
 	"github.com/wasmwright/wasmwright/internal/bench/mcpclient"
 	"github.com/wasmwright/wasmwright/internal/bench/mcphttp"
 	"github.com/wasmwright/wasmwright/internal/bench/measure"
@@ -77,23 +78,18 @@ type tally struct {
 
 func main() {
 	root := wasmbuild.Root()
-	corpus := flag.String("corpus", "", "corpus folder (its pages/ subfolder is used; overrides -pages)")
-	pagesDir := flag.String("pages", filepath.Join(corpusdir.Dir(), "pages"), "folder of saved .html pages")
+	pagesOf := benchflag.Pages()
 	sessionsFlag := flag.String("sessions", "1,5,10", "numbers of concurrent sessions to measure")
 	window := flag.Duration("window", 10*time.Second, "measured time per side, round and N")
 	rounds := flag.Int("rounds", 2, "rounds per N (sides alternate which goes first)")
 	npages := flag.Int("n", 20, "corpus pages to loop over")
-	peerDir := flag.String("peer", filepath.Join(root, "build", "peer"), "npm prefix holding @playwright/mcp@0.0.83")
-	bin := flag.String("wasmwright", filepath.Join(root, "build", "wasmwright"), "the built wasmwright binary (make build)")
+	peerDir, bin := benchflag.Peer(), benchflag.Wasmwright()
 	pprofAddr := flag.String("pprof", "", "run wasmwright serve with --pprof at this address, for profiling a run")
 	only := flag.String("only", "", "measure only this side: wasmwright (with -before-bin, the before side too) or peer")
-	beforeBin := flag.String("before-bin", "", "an older wasmwright binary to measure too (the before side)")
-	beforePlugins := flag.String("before-plugins", "", "its plugins folder")
+	older := benchflag.BeforeFlags("before-bin")
 	beforeName := flag.String("before-name", "before", "the before side's name")
 	flag.Parse()
-	if *corpus != "" {
-		*pagesDir = filepath.Join(*corpus, "pages")
-	}
+	pagesDir := pagesOf()
 	var ns []int
 	for _, f := range strings.Split(*sessionsFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
@@ -103,9 +99,9 @@ func main() {
 		}
 		ns = append(ns, n)
 	}
-	pages, err := corpusdir.Pages(*pagesDir)
+	pages, err := corpusdir.Pages(pagesDir)
 	if err != nil || len(pages) == 0 {
-		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, *pagesDir, err)
+		fmt.Printf("%s\n\nSkipped: no corpus pages at %s (%v). Pass -pages with a folder of .html files.\n", title, pagesDir, err)
 		return
 	}
 	pages = pages[:min(len(pages), *npages)]
@@ -113,7 +109,7 @@ func main() {
 		fmt.Printf("%s\n\nSkipped: %v\n", title, err)
 		os.Exit(1)
 	}
-	srv := httptest.NewServer(http.FileServer(http.Dir(*pagesDir)))
+	srv := httptest.NewServer(http.FileServer(http.Dir(pagesDir)))
 	defer srv.Close()
 	urls := make([]string, len(pages))
 	for i, p := range pages {
@@ -132,10 +128,10 @@ func main() {
 		sides = append(sides, ww)
 	}
 	var before *server
-	if *beforeBin != "" && *only != "peer" {
+	if *older.Bin != "" && *only != "peer" {
 		// Its own cache (kept, as build/cache is): compiled code of another
 		// wazero or rewrite.
-		b, err := startWasmwright(*beforeName, *beforeBin, *beforePlugins, filepath.Join(root, "build", "cache-before"), maxN, "")
+		b, err := startWasmwright(*beforeName, *older.Bin, *older.Plugins, filepath.Join(root, "build", "cache-before"), maxN, "")
 		if err != nil {
 			fmt.Fprintf(os.Stderr, "%s: %v\n", *beforeName, err)
 		} else {
@@ -144,7 +140,7 @@ func main() {
 		}
 	}
 	if *only != "wasmwright" {
-		cli := filepath.Join(*peerDir, "node_modules", "@playwright", "mcp", "cli.js")
+		cli := benchflag.PeerCLI(*peerDir)
 		if _, err := os.Stat(cli); err != nil {
 			fmt.Fprintf(os.Stderr, "Playwright MCP not found at %s: npm install --prefix %s @playwright/mcp@0.0.83\n", cli, *peerDir)
 		} else {
@@ -193,7 +189,7 @@ func main() {
 
 	fmt.Printf("%s\n\n", title)
 	fmt.Printf("N sessions open on one server process at once, each looping navigate + snapshot over %d pages of %s served on loopback (sessions start at different pages), for %s per round after an unmeasured warm-up lap; %d rounds per N, alternating which side goes first. wasmwright: `build/wasmwright serve --http` (one browser session per MCP session; browser plugin, egress proxy, detect/compact/mask pipeline). Playwright MCP: `cli.js --port --isolated --timeout-settle 0` (one browser context per client; the ratios are to it), and the same as it ships, with its default settle wait (PW). Same Chromium (%s), same client code; calls/s and CPU/call count only the calls answered without an error (the failed ones have their own column). Latency is per call (navigate or snapshot), in ms. CPU/call is the processor time the server's whole process tree (server, driver, Chromium) used during the windows, per call, in ms: on a machine with fewer cores than sessions it bounds the calls per second.\n\n",
-		len(urls), filepath.Base(*pagesDir), *window, *rounds, sut.Chromium())
+		len(urls), filepath.Base(pagesDir), *window, *rounds, sut.Chromium())
 	if before != nil {
 		fmt.Printf("%s is the same serve --http of a build of that commit, with its own plugins and compilation cache.\n\n", before.Name)
 	}
