@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -429,7 +428,7 @@ type sharedDriver struct {
 // starts (it inherits it; playwright-go takes no environment of its own)
 // and restored after: the lock keeps starts from seeing each other's.
 // prelaunch (driver.Prelaunch's, or "") is given to a driver started now
-// that reads it (driver.HasPrelaunch); it is not part of the driver's key:
+// that reads it (driver.PrelaunchEnviron); it is not part of the driver's key:
 // a running driver serves every launch.
 func acquireDriver(opts *pw.RunOptions, env map[string]string, prelaunch string, log *slog.Logger) (*sharedDriver, error) {
 	drivers.Lock()
@@ -442,13 +441,7 @@ func acquireDriver(opts *pw.RunOptions, env map[string]string, prelaunch string,
 		d.refs++
 		return d, nil
 	}
-	if prelaunch != "" && driver.HasPrelaunch(opts.DriverDirectory) {
-		env = maps.Clone(env)
-		if env == nil {
-			env = map[string]string{}
-		}
-		env[driver.PrelaunchEnv] = prelaunch
-	}
+	env = driver.PrelaunchEnviron(opts.DriverDirectory, prelaunch, env)
 	t0 := time.Now()
 	restore := setEnv(env)
 	endRun := spans.Start("b.driver.run")

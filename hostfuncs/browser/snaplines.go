@@ -169,46 +169,11 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		}
 	}
 	for _, run := range j.Runs {
-		text := strings.Join(strings.Fields(visibleChars(run.Text)), " ")
-		if text == "" {
-			continue
-		}
-		// The text is under its ref's line when that has one; when not
-		// (Playwright folds some wrappers into their child's line), it is
-		// looked for in the whole snapshot.
-		edit := cutText
-		if mark {
-			edit = markText
-		}
-		if run.Placeholder {
-			if i, ok := at[run.Ref]; ok {
-				takePlaceholder(lines[i+1:ends[i]], text, mark)
-			}
-		} else if run.Label {
-			scope := lines
-			if i, ok := at[run.Ref]; ok {
-				scope = lines[i:ends[i]]
-			}
-			takeLabel(scope, text, mark)
-		} else if i, ok := at[run.Ref]; ok && run.Value {
-			// (A field's value: on its own line only, a control's too.)
-			if l := &lines[i]; !l.dropped && l.hasValue {
-				if v, ok := edit(l.value, text); ok {
-					l.value, l.edited = v, true
-				}
-			}
-		} else if ok {
-			takeOut(lines[i:ends[i]], text, edit)
-		} else if !run.Value {
-			takeOut(lines, text, edit)
-		}
+		p.takeRun(run, mark)
 	}
 	if !unseenNames(lines, ends, mark, j.Unexplained) && len(j.Drop) == 0 && len(j.Runs) == 0 {
 		return snap
 	}
-	// Children before parents: a line left with nothing (its text taken
-	// out, or all it held dropped: a wrapper of hidden text has no text
-	// of its own) goes.
 	hasChildren := func(i int) bool {
 		for k := i + 1; k < ends[i]; k++ {
 			if !lines[k].dropped {
@@ -217,20 +182,8 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		}
 		return false
 	}
-	for i := len(lines) - 1; i >= 0 && !mark; i-- {
-		l := &lines[i]
-		if !l.dropped && l.ref == "" && l.edited && controlRoles[l.role] && strings.TrimSpace(l.name) == "" && l.value == "" {
-			// A control with no ref whose name went was hidden whole:
-			// what is under it (its URL) goes with it.
-			for k := i; k < ends[i]; k++ {
-				lines[k].dropped = true
-			}
-			continue
-		}
-		plain := !controlRoles[l.role]
-		if !l.dropped && !l.unnamed && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && plain && (l.role == "text" || l.name == "") && l.value == "" {
-			l.dropped = true
-		}
+	if !mark {
+		p.dropEmptied(hasChildren)
 	}
 	var b strings.Builder
 	b.Grow(len(snap))
@@ -244,6 +197,68 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		b.WriteString(l.render(ends[i] > i+1, hasChildren(i)))
 	}
 	return b.String()
+}
+
+// takeRun takes one hidden run out of the lines (or marks it): a
+// placeholder from its field's lines, a label from a line with no ref, a
+// field's value from its line, any other text from the first line under
+// its ref that holds it. The text is under its ref's line when that has
+// one; when not (Playwright folds some wrappers into their child's line),
+// it is looked for in the whole snapshot.
+func (p *parsedSnapshot) takeRun(run hiddenRun, mark bool) {
+	lines, ends, at := p.lines, p.ends, p.at
+	text := strings.Join(strings.Fields(visibleChars(run.Text)), " ")
+	if text == "" {
+		return
+	}
+	edit := cutText
+	if mark {
+		edit = markText
+	}
+	i, ok := at[run.Ref]
+	switch {
+	case run.Placeholder:
+		if ok {
+			takePlaceholder(lines[i+1:ends[i]], text, mark)
+		}
+	case run.Label:
+		scope := lines
+		if ok {
+			scope = lines[i:ends[i]]
+		}
+		takeLabel(scope, text, mark)
+	case ok && run.Value:
+		// (A field's value: on its own line only, a control's too.)
+		if l := &lines[i]; !l.dropped && l.hasValue {
+			if v, ok := edit(l.value, text); ok {
+				l.value, l.edited = v, true
+			}
+		}
+	case ok:
+		takeOut(lines[i:ends[i]], text, edit)
+	case !run.Value:
+		takeOut(lines, text, edit)
+	}
+}
+
+// dropEmptied drops, children before parents, a line left with nothing
+// (its text taken out, or all it held dropped: a wrapper of hidden text
+// has no text of its own), and a control with no ref whose name went
+// (hidden whole) with what is under it (its URL).
+func (p *parsedSnapshot) dropEmptied(hasChildren func(int) bool) {
+	lines, ends := p.lines, p.ends
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := &lines[i]
+		if !l.dropped && l.ref == "" && l.edited && controlRoles[l.role] && strings.TrimSpace(l.name) == "" && l.value == "" {
+			for k := i; k < ends[i]; k++ {
+				lines[k].dropped = true
+			}
+			continue
+		}
+		if !l.dropped && !l.unnamed && (l.edited || ends[i] > i+1) && !hasChildren(i) && l.role != "" && !controlRoles[l.role] && (l.role == "text" || l.name == "") && l.value == "" {
+			l.dropped = true
+		}
+	}
 }
 
 // unseenNames takes out the names no one sees: an element that is no
@@ -350,133 +365,6 @@ func splitSnapshot(snap string) (lines []snapLine, ends []int, at map[string]int
 		}
 	}
 	return lines, ends, at
-}
-
-// takeOut edits text out of the first line of lines that holds it (edit:
-// cutText or markText), in its value or, for an element that is not a
-// control, its name.
-//
-// A control's name stays (the judge keeps the names of controls a person
-// sees), except on a line with no ref: Playwright gives none to an
-// element with no box or no pointer events, and the judge answers the
-// text of such a control only when the control is hidden whole.
-//
-// A name made of its content (a row's, of its cells) holds the text again
-// on the lines under it: it goes from those too.
-func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool)) bool {
-	for i := range lines {
-		if !cutLine(&lines[i], text, edit) {
-			continue
-		}
-		for k := i + 1; k < len(lines) && lines[k].indent > lines[i].indent; k++ {
-			cutLine(&lines[k], text, edit)
-		}
-		return true
-	}
-	return false
-}
-
-// cutLine edits text out of l's value or, failing that, its name (not a
-// control's that has a ref).
-func cutLine(l *snapLine, text string, edit func(s, text string) (string, bool)) bool {
-	if l.dropped || l.role == "" || controlRoles[l.role] && l.ref != "" {
-		return false
-	}
-	if l.hasValue {
-		if v, ok := edit(l.value, text); ok {
-			l.value, l.edited = v, true
-			return true
-		}
-	}
-	if l.hasName {
-		if v, ok := edit(l.name, text); ok {
-			l.name, l.edited = v, true
-			return true
-		}
-	}
-	return false
-}
-
-// takePlaceholder takes out the /placeholder line of lines (a field's
-// own) that reads text; with mark, marks its text.
-func takePlaceholder(lines []snapLine, text string, mark bool) {
-	for i := range lines {
-		l := &lines[i]
-		v, ok := strings.CutPrefix(strings.TrimSpace(l.raw), "- /placeholder: ")
-		if u, err := strconv.Unquote(v); err == nil && strings.HasPrefix(v, `"`) {
-			v = u
-		}
-		if l.dropped || !ok || strings.Join(strings.Fields(visibleChars(v)), " ") != text {
-			continue
-		}
-		if mark {
-			l.raw = strings.Repeat(" ", l.indent) + "- /placeholder: " + yamlValue("[hidden: "+text+"]")
-		} else {
-			l.dropped = true
-		}
-		return
-	}
-}
-
-// takeLabel takes the name text (a label no one sees) from the first line
-// of lines that has no ref and is named exactly so; with mark, marks it.
-func takeLabel(lines []snapLine, text string, mark bool) {
-	for i := range lines {
-		l := &lines[i]
-		if l.dropped || l.ref != "" || !l.hasName || strings.Join(strings.Fields(visibleChars(l.name)), " ") != text {
-			continue
-		}
-		if mark {
-			l.name = "[hidden: " + l.name + "]"
-		} else {
-			l.hasName, l.name = false, ""
-		}
-		l.edited = true
-		return
-	}
-}
-
-// cutText removes text from s where it stands (findText), and tidies the
-// spaces left.
-func cutText(s, text string) (string, bool) {
-	at := findText(s, text)
-	if at < 0 {
-		return s, false
-	}
-	return strings.Join(strings.Fields(s[:at]+" "+s[at+len(text):]), " "), true
-}
-
-// markText marks text in s where it stands (findText) as [hidden: text].
-func markText(s, text string) (string, bool) {
-	at := findText(s, text)
-	if at < 0 {
-		return s, false
-	}
-	return strings.Join(strings.Fields(s[:at]+" [hidden: "+text+"] "+s[at+len(text):]), " "), true
-}
-
-// findText is where text stands in s as words of its own (or, for a text
-// of 12 bytes or more, anywhere: Playwright joins the texts of inline
-// elements with no space; a shorter one could be part of a word that
-// shows), or -1.
-func findText(s, text string) int {
-	at := -1
-	for from := 0; from <= len(s)-len(text); {
-		i := strings.Index(s[from:], text)
-		if i < 0 {
-			break
-		}
-		i += from
-		if (i == 0 || s[i-1] == ' ') && (i+len(text) == len(s) || strings.ContainsRune(" .,;:!?)", rune(s[i+len(text)]))) {
-			at = i
-			break
-		}
-		if at < 0 && len(text) >= 12 {
-			at = i
-		}
-		from = i + 1
-	}
-	return at
 }
 
 // ownTexts says, for each line of snap with a ref, how many letters (not

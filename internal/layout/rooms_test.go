@@ -20,8 +20,10 @@ var browserRooms = map[string]int{
 	// live view: Capture, Holds, VisibleForms
 	"hostfuncs/browser/conceal": 3,
 	// finding the Playwright driver and Chromium: Version, Options,
-	// Chromium, HasDisplay, NoDriver, NoChromium
-	"hostfuncs/browser/driver": 6,
+	// Chromium, HasDisplay, NoDriver, NoChromium; and starting Chromium
+	// while the driver loads: Prelaunch names a launch, PrelaunchEnviron
+	// hands it to the driver's environment
+	"hostfuncs/browser/driver": 8,
 	// the WebDriver side of a Selenium Grid hub: Hub and its NewSession
 	// (queued, withdrawn at the queue timeout), Session, StartAllowance,
 	// Delete and Get (the hub's and nodes' endpoints)

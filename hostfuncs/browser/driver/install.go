@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +134,7 @@ func layoutDriver(dir, core string) (string, error) {
 	if err := checkVersion(core); err != nil {
 		return "", err
 	}
-	layout := filepath.Join(dir, LayoutName)
+	layout := filepath.Join(dir, layoutName)
 	if err := os.MkdirAll(filepath.Join(layout, "package"), 0o755); err != nil {
 		return "", err
 	}
@@ -227,20 +228,35 @@ var codeCacheJS string
 //go:embed prelaunch.js
 var prelaunchJS string
 
-// LayoutName is the folder layoutDriver lays out in an npm prefix.
-const LayoutName = "playwright-go.early"
+// layoutName is the folder layoutDriver lays out in an npm prefix.
+const layoutName = "playwright-go.early"
 
-// PrelaunchEnv is the variable the driver is started with when its first
+// prelaunchEnv is the variable the driver is started with when its first
 // launch is known: JSON {"key", "executable"}, the key naming the launch
 // options (Prelaunch). Only a driver in a layoutDriver folder reads it
-// (HasPrelaunch); it takes it out of its environment before anything
+// (hasPrelaunch); it takes it out of its environment before anything
 // else runs.
-const PrelaunchEnv = "WASMWRIGHT_PRELAUNCH"
+const prelaunchEnv = "WASMWRIGHT_PRELAUNCH"
 
-// HasPrelaunch reports whether the driver folder dir (Options') starts
+// hasPrelaunch reports whether the driver folder dir (Options') starts
 // Chromium early when asked: a layoutDriver folder.
-func HasPrelaunch(dir string) bool {
-	return filepath.Base(dir) == LayoutName && fileExists(filepath.Join(dir, "package", "cli.js"))
+func hasPrelaunch(dir string) bool {
+	return filepath.Base(dir) == layoutName && fileExists(filepath.Join(dir, "package", "cli.js"))
+}
+
+// PrelaunchEnviron is env (a driver's environment) with prelaunch
+// (Prelaunch's value) for a driver in folder dir that reads it, a copy;
+// env itself where there is nothing to add.
+func PrelaunchEnviron(dir, prelaunch string, env map[string]string) map[string]string {
+	if prelaunch == "" || !hasPrelaunch(dir) {
+		return env
+	}
+	out := maps.Clone(env)
+	if out == nil {
+		out = map[string]string{}
+	}
+	out[prelaunchEnv] = prelaunch
+	return out
 }
 
 // Prelaunch is PrelaunchEnv's value for a launch of executable with

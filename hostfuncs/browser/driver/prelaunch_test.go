@@ -69,8 +69,8 @@ func TestDriverPrelaunchHandsTheEarlyBrowserToTheLaunch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !HasPrelaunch(layout) {
-		t.Fatalf("HasPrelaunch(%s) = false", layout)
+	if !hasPrelaunch(layout) {
+		t.Fatalf("hasPrelaunch(%s) = false", layout)
 	}
 	ask := Prelaunch(browser, map[string]any{"args": []string{"--a"}})
 	type started struct{ pid, profile, env string }
@@ -96,7 +96,7 @@ func TestDriverPrelaunchHandsTheEarlyBrowserToTheLaunch(t *testing.T) {
 			t.Errorf("profile %s of pid %s left behind (%v)", s.profile, s.pid, err)
 		}
 	}
-	withAsk := PrelaunchEnv + "=" + ask
+	withAsk := prelaunchEnv + "=" + ask
 
 	// Nothing kept yet: the launch spawns its own, and is kept.
 	out, errs, starts := run(withAsk)
@@ -151,7 +151,7 @@ func TestDriverPrelaunchHandsTheEarlyBrowserToTheLaunch(t *testing.T) {
 	// early.
 	other := Prelaunch(browser+"-other", map[string]any{"args": []string{"--a"}})
 	os.Rename(kept[0], filepath.Join(layout, "launch", keyOf(t, other)+".json"))
-	_, errs, starts = run(PrelaunchEnv + "=" + other)
+	_, errs, starts = run(prelaunchEnv + "=" + other)
 	if !strings.Contains(errs, "early launch: none") || len(starts) != 1 {
 		t.Fatalf("another executable: stderr %q, starts %v", errs, starts)
 	}
@@ -214,7 +214,7 @@ func TestDriverPrelaunchLaunchesChromium(t *testing.T) {
 	}
 	o := pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String(exe), Headless: pw.Bool(true),
 		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"}}
-	t.Setenv(PrelaunchEnv, Prelaunch(exe, o))
+	t.Setenv(prelaunchEnv, Prelaunch(exe, o))
 	// launch starts the driver, launches, shows a page, closes the browser
 	// and stops the driver; it returns what the driver said and the
 	// browser's profile folder.
