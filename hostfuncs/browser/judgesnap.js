@@ -172,6 +172,10 @@ const judgeSnapshot = (doc, shownLetters) => {
 				// not show here takes its whole document with it.
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
 				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
+				// (What an iframe element holds is never drawn: its frame's
+				// document is. Playwright prints it as the frame's line's text
+				// when the frame is not reached.)
+				if (!ctl && name !== "object" && name !== "embed") for (let c = n.firstChild; c; c = c.nextSibling) if (c.nodeType === 3 && norm(c.data)) out.runs.push({ref: r, text: norm(c.data), value: !!nref});
 				J.inFlow(n, ns, ctx);
 				continue;
 			}
