@@ -235,9 +235,9 @@ func (p *parsedSnapshot) takeRun(run hiddenRun, mark bool) {
 			}
 		}
 	case ok:
-		takeOut(lines[i:ends[i]], text, edit)
+		takeOut(lines[i:ends[i]], text, edit, true)
 	case !run.Value:
-		takeOut(lines, text, edit)
+		takeOut(lines, text, edit, false)
 	}
 }
 

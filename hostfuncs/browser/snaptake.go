@@ -18,14 +18,17 @@ import (
 // element with no box or no pointer events, and the judge answers the
 // text of such a control only when the control is hidden whole.
 //
-// A name made of its content (a row's, of its cells) holds the text again
-// on the lines under it: it goes from those too.
-func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool)) bool {
+// With nested (the text's own element is under lines, its ref's), a name
+// made of its content (a row's, of its cells) holds the text again on the
+// lines under it: it goes from those too. Not where the text is looked for
+// in the whole snapshot (its ref has no line): the first line that holds
+// it may be another element's, shown, that reads the same.
+func takeOut(lines []snapLine, text string, edit func(s, text string) (string, bool), nested bool) bool {
 	for i := range lines {
 		if !cutLine(&lines[i], text, edit) {
 			continue
 		}
-		for k := i + 1; k < len(lines) && lines[k].indent > lines[i].indent; k++ {
+		for k := i + 1; nested && k < len(lines) && lines[k].indent > lines[i].indent; k++ {
 			cutLine(&lines[k], text, edit)
 		}
 		return true
