@@ -71,6 +71,7 @@ func (p *Plugin) compile(ctx context.Context, wasm []byte) error {
 		return loadErr(abi.CodeInputInvalid, "plugin %s: does not compile or link: %v", p.Name, err)
 	}
 	p.compiled = compiled
+	dropBodies(compiled) // bodies.go: compiled, they are not read again
 	if cache != e.cache {
 		p.cache = cache
 	}

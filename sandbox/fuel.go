@@ -126,7 +126,7 @@ func instrument(wasm []byte, opt fuelOptions) ([]byte, error) {
 
 // assemble writes header and the sections, the ones naming functions
 // rewritten for the new import and the code charged for fuel by cw; the
-// name section is dropped.
+// name section is dropped and the data segments joined (datamerge.go).
 func assemble(header []byte, secs sections, cw *codeWriter, defined, params []uint32) ([]byte, error) {
 	var out bytes.Buffer
 	out.Write(header)
@@ -148,6 +148,10 @@ func assemble(header []byte, secs sections, cw *codeWriter, defined, params []ui
 			body, err = rewriteElems(body, cw.remap)
 		case 10:
 			body, err = cw.rewriteCode(body, defined, params)
+		case 11:
+			if secs.find(12) < 0 {
+				body = mergeData(body) // datamerge.go
+			}
 		}
 		if err != nil {
 			return nil, fmt.Errorf("section %d: %w", s.id, err)

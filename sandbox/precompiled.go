@@ -32,7 +32,7 @@ import (
 
 // InstrumentVersion names the fuel rewrite (fuel.go): bump it when the
 // rewrite changes, so shipped compiled code of the old rewrite is ignored.
-const InstrumentVersion = 1
+const InstrumentVersion = 2
 
 // ShippedCache is the folder, beside the plugins, of their compiled code.
 const ShippedCache = ".cache"

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"net"
+	"net/netip"
 	"strings"
 
 	"github.com/wasmwright/wasmwright/abi"
@@ -36,13 +36,39 @@ func normalizeURL(u string) string {
 	if i := strings.IndexAny(host, "/?#"); i >= 0 {
 		host = host[:i]
 	}
-	if h, _, err := net.SplitHostPort(host); err == nil {
+	if h, ok := hostOfHostPort(host); ok {
 		host = h
 	}
-	if host == "localhost" || net.ParseIP(host) != nil {
+	if a, err := netip.ParseAddr(host); host == "localhost" || (err == nil && a.Zone() == "") {
 		return "http://" + u
 	}
 	return "https://" + u
+}
+
+// hostOfHostPort is the host of "host:port" or "[host]:port", read as
+// net.SplitHostPort reads it (the port may be empty); ok is false where
+// that fails. The plugin does without package net: it would bring its
+// resolver into the module, a quarter of a megabyte of wasm and a
+// megabyte of every host's compiled code, for this one split.
+func hostOfHostPort(s string) (string, bool) {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return "", false
+	}
+	host, j, k := s[:i], 0, 0
+	if s[0] == '[' {
+		end := strings.IndexByte(s, ']')
+		if end+1 != i { // no ']', or not right before the last colon
+			return "", false
+		}
+		host, j, k = s[1:end], 1, end+1
+	} else if strings.IndexByte(host, ':') >= 0 {
+		return "", false
+	}
+	if strings.IndexByte(s[j:], '[') >= 0 || strings.IndexByte(s[k:], ']') >= 0 {
+		return "", false
+	}
+	return host, true
 }
 
 func seconds(s float64) int {

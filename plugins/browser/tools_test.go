@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"strings"
 	"testing"
 
@@ -21,9 +22,24 @@ func TestNormalizeURL(t *testing.T) {
 		"file:///etc/passwd":      "file:///etc/passwd",
 		"  https://spaces.test  ": "https://spaces.test",
 		"about:blank":             "about:blank",
+		"192.168.0.1":             "http://192.168.0.1",
+		"010.0.0.1":               "https://010.0.0.1",
+		"example.com:443/a":       "https://example.com:443/a",
 	} {
 		if got := normalizeURL(in); got != want {
 			t.Errorf("normalizeURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The plugin splits host and port without package net, the same way.
+func TestHostOfHostPortIsNets(t *testing.T) {
+	for _, in := range []string{"", ":", "a", "a:", "a:1", ":1", "a:b:c", "[::1]:80", "[::1]", "[::1]x:80",
+		"[::1]:", "[fe80::1%eth0]:1", "[a]b]:1", "a]:1", "[a:1", "a[b]:1", "[[a]]:1", "localhost:8080", "1.2.3.4:5"} {
+		h, _, err := net.SplitHostPort(in)
+		got, ok := hostOfHostPort(in)
+		if ok != (err == nil) || (ok && got != h) {
+			t.Errorf("hostOfHostPort(%q) = %q, %v; net.SplitHostPort: %q, %v", in, got, ok, h, err)
 		}
 	}
 }
