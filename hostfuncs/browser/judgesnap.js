@@ -31,6 +31,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
 	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
 	const frames = [], pics = [];
+	// parentOf: each ref the walk met, to the ref of the nearest element
+	// above it that has one.
+	const parentOf = new Map();
 	const textFields = /^(input|textarea)$/, textTypes = /^(text|search|email|url|tel|number)$/;
 	const fields = /^(INPUT|SELECT|TEXTAREA|IMG|CANVAS|VIDEO|IFRAME|svg|PICTURE|OBJECT|EMBED)$/;
 	const refOf = e => e._ariaRef && e._ariaRef.ref;
@@ -53,7 +56,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 	// under it, by the nearest ref.
 	const gone = (x, ref) => {
 		const r = refOf(x);
-		if (r) { out.drop.push(r); ref = r; }
+		if (r) { if (ref) parentOf.set(r, ref); out.drop.push(r); ref = r; }
 		else { const l = labelOf(x); if (l) out.runs.push({ref, text: l, label: true}); }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
@@ -141,6 +144,7 @@ const judgeSnapshot = (doc, shownLetters) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
+			if (nref && ref) parentOf.set(nref, ref);
 			if (!nref && !ctl) unlabelled(n, ref);
 			if (name.includes("-")) C.seen(n);
 			// (A slot's content is what is assigned to it, when anything is.)
@@ -221,6 +225,18 @@ const judgeSnapshot = (doc, shownLetters) => {
 	}
 	if (C.on) out.closed = C.finish(J);
 	out.candidates = C.done();
+	// The refs above each run's (and each dropped ref's), for the host to
+	// find the nearest that has a line (Playwright folds some elements
+	// into a line of their parent's).
+	out.parents = {};
+	for (const x of [...out.runs.map(r => r.ref), ...out.drop]) {
+		for (let y = x, k = 0; y && k < 64 && !(y in out.parents); k++) {
+			const p = parentOf.get(y);
+			if (!p) break;
+			out.parents[y] = p;
+			y = p;
+		}
+	}
 	out.ms = performance.now() - t0;
 	return out;
 };

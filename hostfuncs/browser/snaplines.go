@@ -169,7 +169,7 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 		}
 	}
 	for _, run := range j.Runs {
-		p.takeRun(run, mark)
+		p.takeRun(run, j.Parents, mark)
 	}
 	if !unseenNames(lines, ends, mark, j.Unexplained) && len(j.Drop) == 0 && len(j.Runs) == 0 {
 		return snap
@@ -203,9 +203,11 @@ func (p *parsedSnapshot) filter(j judgement, mark bool) string {
 // placeholder from its field's lines, a label from a line with no ref, a
 // field's value from its line, any other text from the first line under
 // its ref that holds it. The text is under its ref's line when that has
-// one; when not (Playwright folds some wrappers into their child's line),
-// it is looked for in the whole snapshot.
-func (p *parsedSnapshot) takeRun(run hiddenRun, mark bool) {
+// one; when not (Playwright folds some elements into a line of their
+// parent's), under the line of the nearest ref above it that has one
+// (parents, the judge's); failing that, it is looked for in the whole
+// snapshot.
+func (p *parsedSnapshot) takeRun(run hiddenRun, parents map[string]string, mark bool) {
 	lines, ends, at := p.lines, p.ends, p.at
 	text := strings.Join(strings.Fields(visibleChars(run.Text)), " ")
 	if text == "" {
@@ -216,9 +218,18 @@ func (p *parsedSnapshot) takeRun(run hiddenRun, mark bool) {
 		edit = markText
 	}
 	i, ok := at[run.Ref]
+	own := ok
+	for x, k := run.Ref, 0; !ok && k < 64; k++ {
+		up, has := parents[x]
+		if !has {
+			break
+		}
+		i, ok = at[up]
+		x = up
+	}
 	switch {
 	case run.Placeholder:
-		if ok {
+		if own {
 			takePlaceholder(lines[i+1:ends[i]], text, mark)
 		}
 	case run.Label:
@@ -227,14 +238,14 @@ func (p *parsedSnapshot) takeRun(run hiddenRun, mark bool) {
 			scope = lines[i:ends[i]]
 		}
 		takeLabel(scope, text, mark)
-	case ok && run.Value:
+	case own && run.Value:
 		// (A field's value: on its own line only, a control's too.)
 		if l := &lines[i]; !l.dropped && l.hasValue {
 			if v, ok := edit(l.value, text); ok {
 				l.value, l.edited = v, true
 			}
 		}
-	case ok:
+	case ok && !run.Value:
 		takeOut(lines[i:ends[i]], text, edit, true)
 	case !run.Value:
 		takeOut(lines, text, edit, false)

@@ -110,6 +110,10 @@ type judgement struct {
 	// elements new to the host that may hold one (closedroots.go).
 	Closed     []closedText `json:"closed"`
 	Candidates int          `json:"candidates"`
+	// Parents maps the refs of Runs and Drop (and those above them) to the
+	// ref of the nearest element above each that has one: a run whose ref
+	// has no line of its own is looked for under the nearest that has.
+	Parents map[string]string `json:"parents"`
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -195,6 +199,12 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 		all.Unexplained = append(all.Unexplained, answers[i].Unexplained...)
 		all.Closed = append(all.Closed, answers[i].Closed...)
 		all.Candidates += answers[i].Candidates
+		for k, v := range answers[i].Parents {
+			if all.Parents == nil {
+				all.Parents = map[string]string{}
+			}
+			all.Parents[k] = v
+		}
 	}
 	return all, nil
 }

@@ -60,6 +60,38 @@ func TestFilterHidden(t *testing.T) {
 	}
 }
 
+// TestFilterHiddenFoldedRef: a run whose ref has no line (Playwright
+// folded its element into a line of its parent's) is taken from under the
+// nearest ref above it that has one (the judge's parents), never from a
+// line elsewhere that reads the same words; with no such ref, from the
+// first line of the snapshot that holds it, and from that line only.
+func TestFilterHiddenFoldedRef(t *testing.T) {
+	snap := `- main [ref=e1]:
+  - paragraph [ref=e2]: Shared words here
+  - region [ref=e3]:
+    - heading "Shared words here" [level=2] [ref=e4]
+    - paragraph [ref=e5]: Other text`
+	j := judgement{
+		Runs:    []hiddenRun{{Ref: "e9", Text: "Shared words here"}},
+		Parents: map[string]string{"e9": "e8", "e8": "e4", "e4": "e3"},
+	}
+	want := `- main [ref=e1]:
+  - paragraph [ref=e2]: Shared words here
+  - region [ref=e3]:
+    - paragraph [ref=e5]: Other text`
+	if got := filterHidden(snap, j, false); got != want {
+		t.Errorf("a folded ref's run:\n%s\nwant:\n%s", got, want)
+	}
+	j.Parents = nil
+	want = `- main [ref=e1]:
+  - region [ref=e3]:
+    - heading "Shared words here" [level=2] [ref=e4]
+    - paragraph [ref=e5]: Other text`
+	if got := filterHidden(snap, j, false); got != want {
+		t.Errorf("a run with no ref to anchor it:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 // TestFilterHiddenMarks: with hidden_text = "mark" nothing goes: the
 // dropped ref's line carries [hidden] and keeps what it holds; a hidden
 // run reads [hidden: ...] where it stood, in values and in the names of
