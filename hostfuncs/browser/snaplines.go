@@ -247,6 +247,14 @@ func (p *parsedSnapshot) takeRun(run hiddenRun, parents map[string]string, mark 
 		}
 	case ok && !run.Value:
 		takeOut(lines[i:ends[i]], text, edit, true)
+		// A name made of content above it (a list item's, of its hidden
+		// link's text) holds the text too.
+		for k, in := i-1, lines[i].indent; k >= 0 && in > 0; k-- {
+			if lines[k].indent < in {
+				in = lines[k].indent
+				cutLine(&lines[k], text, edit)
+			}
+		}
 	case !run.Value:
 		takeOut(lines, text, edit, false)
 	}
