@@ -209,7 +209,8 @@ func awaitPickup(ctx context.Context, dst, sum string, wait time.Duration) picku
 
 // pickupState reads what the server did with version sum at dst. A
 // refusal counts once the server has moved the file and its pin away
-// (so putting the previous file back cannot race the move), or at the
+// (its signature goes before its pin: so putting the previous files back
+// cannot race the move), or at the
 // end of the wait (final) if a move failed.
 func pickupState(dst, sum string, final bool) (pickup, bool) {
 	if b, err := os.ReadFile(pluginset.LastGoodFile(dst) + ".sha256"); err == nil && strings.HasPrefix(string(b), sum) {

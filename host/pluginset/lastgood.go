@@ -149,9 +149,12 @@ func (set *Set) setAside(s *Slot, sum string, code abi.Code, reason string) bool
 		set.log.Warn("cannot set a refused plugin file aside: a restart may load it and fall back to the last good version", "plugin", s.Name, "err", err)
 		return false
 	}
-	os.Rename(s.File+".sha256", dst+".sha256")
-	// Its signature goes with it: a later drop must bring its own.
+	// Its signature goes with it (a later drop must bring its own), before
+	// its pin: a command waiting on the pin's move (swap, putting the
+	// previous file back) then finds the signature moved too, and the
+	// previous one it puts back is not moved after it.
 	os.Rename(s.File+signature.Ext, dst+signature.Ext)
+	os.Rename(s.File+".sha256", dst+".sha256")
 	return true
 }
 

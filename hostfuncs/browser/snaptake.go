@@ -50,7 +50,8 @@ func cutLine(l *snapLine, text string, edit func(s, text string) (string, bool))
 	}
 	if l.hasName {
 		if v, ok := edit(l.name, text); ok {
-			l.name, l.edited = v, true
+			// (A name left empty is no name: `navigation ""` says nothing.)
+			l.name, l.hasName, l.edited = v, strings.TrimSpace(v) != "", true
 			return true
 		}
 	}
