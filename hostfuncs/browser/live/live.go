@@ -86,10 +86,22 @@ func (v *View) Screencast(ctx context.Context, personality, session string, maxW
 // moved reports the session's current tab is another one (then nil, so
 // Screencast starts on it). A watcher checks moved twice a second.
 func castPage(ctx context.Context, p pw.Page, maxW, maxH int, moved func() bool, frame func(Frame)) error {
-	var cdp pw.CDPSession
-	if err := wait.Bounded(operatorWait, func() (err error) { cdp, err = p.Context().NewCDPSession(p); return err }); err != nil {
+	// (The session is handed over on a channel: one that attaches after
+	// the wait gave up is detached, not written where this reads.)
+	got := make(chan pw.CDPSession, 1)
+	if err := wait.Bounded(operatorWait, func() error {
+		c, err := p.Context().NewCDPSession(p)
+		got <- c // (nil with err)
+		return err
+	}); err != nil {
+		go func() {
+			if c := <-got; c != nil {
+				c.Detach()
+			}
+		}()
 		return abi.Errorf(abi.CodeNotAvailable, "the live view needs a Chromium page reachable over CDP: %v", err)
 	}
+	cdp := <-got
 	defer wait.Bounded(closeWait, cdp.Detach)
 	frames := &latestFrame{ch: make(chan map[string]any, 1), ack: func(ev map[string]any) {
 		go cdp.Send("Page.screencastFrameAck", map[string]any{"sessionId": ev["sessionId"]})
@@ -193,13 +205,26 @@ const stillAgain = 2 * time.Second
 // CSS pixels, as the screencast's), or false if the page gave none within
 // operatorWait.
 func stillFrame(cdp pw.CDPSession) (Frame, bool) {
-	var shot, metrics any
-	err := wait.Bounded(operatorWait, func() (err error) {
-		if metrics, err = cdp.Send("Page.getLayoutMetrics", nil); err == nil {
-			shot, err = cdp.Send("Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": 70})
+	// (What the calls answer comes back on a channel: after a wait that
+	// gave up, a late answer is written where nothing reads.)
+	type answers struct{ shot, metrics any }
+	got := make(chan answers, 1)
+	err := wait.Bounded(operatorWait, func() error {
+		metrics, err := cdp.Send("Page.getLayoutMetrics", nil)
+		if err != nil {
+			return err
+		}
+		shot, err := cdp.Send("Page.captureScreenshot", map[string]any{"format": "jpeg", "quality": 70})
+		if err == nil {
+			got <- answers{shot, metrics}
 		}
 		return err
 	})
+	if err != nil {
+		return Frame{}, false
+	}
+	a := <-got
+	shot, metrics := a.shot, a.metrics
 	m, _ := metrics.(map[string]any)
 	vp, _ := m["cssVisualViewport"].(map[string]any)
 	sh, _ := shot.(map[string]any)
