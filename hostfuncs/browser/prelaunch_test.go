@@ -1,36 +1,16 @@
 package browser
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/internal/logrec"
 	"github.com/wasmwright/wasmwright/internal/testenv"
 )
-
-// lockedBuffer is a log's buffer written from many goroutines.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A driver laid out in an npm prefix (browser.driver_dir), started for a
 // local launch, is told that launch's options: the next such start (here
@@ -43,16 +23,7 @@ func TestLaunchTakesTheBrowserStartedWithTheDriver(t *testing.T) {
 	h := hostile(t)
 	// playwright-core's own cli.js (a test before may have unset the
 	// variable: driver.Options does for a configured driver_dir).
-	testenv.Driver(t)
-	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := t.TempDir()
-	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
-	if err := os.Symlink(filepath.Dir(cli), filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
-		t.Fatal(err)
-	}
+	prefix := testenv.DriverPrefix(t)
 	// driver.Options unsets these for a configured driver_dir: restore them.
 	t.Setenv("PLAYWRIGHT_CLI_PATH", os.Getenv("PLAYWRIGHT_CLI_PATH"))
 	t.Setenv("PLAYWRIGHT_NODEJS_PATH", os.Getenv("PLAYWRIGHT_NODEJS_PATH"))
@@ -60,7 +31,7 @@ func TestLaunchTakesTheBrowserStartedWithTheDriver(t *testing.T) {
 	cfg.DriverDir = prefix
 	c := caller(t.Name())
 	for i, want := range []string{"early launch: none", "early launch: taken"} {
-		var log lockedBuffer
+		var log logrec.Buffer
 		s, err := New(cfg, Options{Logger: slog.New(slog.NewTextHandler(&log, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 		if err != nil {
 			t.Fatal(err)

@@ -39,3 +39,21 @@ func Driver(t testing.TB) {
 		t.Setenv("PLAYWRIGHT_NODEJS_PATH", node)
 	}
 }
+
+// DriverPrefix is a fresh npm prefix whose node_modules holds the built
+// playwright-core (Driver's, linked), as `npm install --prefix` leaves
+// one: what browser.driver_dir names.
+func DriverPrefix(t testing.TB) string {
+	t.Helper()
+	Driver(t)
+	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	prefix := t.TempDir()
+	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
+	if err := os.Symlink(filepath.Dir(cli), filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
+		t.Fatal(err)
+	}
+	return prefix
+}

@@ -162,26 +162,7 @@ func TestDriverLayoutRefusesAnotherVersion(t *testing.T) {
 // from it (and still works: it answers playwright-go's handshake).
 func TestDriverStartsFromItsCompiledCode(t *testing.T) {
 	testenv.Heavy(t, "the Playwright driver")
-	testenv.Driver(t)
-	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := t.TempDir()
-	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
-	if err := os.Symlink(filepath.Dir(cli), filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
-		t.Fatal(err)
-	}
-	layout, err := layoutDriver(prefix, filepath.Join(prefix, "node_modules", "playwright-core"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As Options does for a layout: else playwright-go's version check
-	// runs the real node on our cli.js, a driver start of its own.
-	for _, k := range []string{"PLAYWRIGHT_CLI_PATH", "PLAYWRIGHT_NODEJS_PATH"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	layout := laidOutDriver(t)
 	start := func() string {
 		t.Helper()
 		var stderr strings.Builder
@@ -254,4 +235,23 @@ func TestDriverCodeCacheRefusedIsRecompiled(t *testing.T) {
 	if out := run("run-driver"); out != "wasmwright: code cache: big.js none\nnew small small.js\n" {
 		t.Fatalf("run on the changed bundle printed %q", out)
 	}
+}
+
+// laidOutDriver lays the built playwright-core out as Options does for a
+// configured driver_dir (layoutDriver, in a fresh npm prefix) and, as
+// Options does, clears the variables that name another driver: else
+// playwright-go's version check runs the real node on our cli.js, a
+// driver start of its own. It returns the layout's folder.
+func laidOutDriver(t *testing.T) string {
+	t.Helper()
+	prefix := testenv.DriverPrefix(t)
+	layout, err := layoutDriver(prefix, filepath.Join(prefix, "node_modules", "playwright-core"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"PLAYWRIGHT_CLI_PATH", "PLAYWRIGHT_NODEJS_PATH"} {
+		t.Setenv(k, "")
+		os.Unsetenv(k)
+	}
+	return layout
 }

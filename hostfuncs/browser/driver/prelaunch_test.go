@@ -190,28 +190,11 @@ func waitGone(t *testing.T, pid string) {
 // it removes its profile.
 func TestDriverPrelaunchLaunchesChromium(t *testing.T) {
 	testenv.Heavy(t, "the Playwright driver and Chromium")
-	testenv.Driver(t)
 	exe, err := Chromium("")
 	if err != nil {
 		t.Skip(err)
 	}
-	cli, err := filepath.EvalSymlinks(os.Getenv("PLAYWRIGHT_CLI_PATH"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	prefix := t.TempDir()
-	os.MkdirAll(filepath.Join(prefix, "node_modules"), 0o755)
-	if err := os.Symlink(filepath.Dir(cli), filepath.Join(prefix, "node_modules", "playwright-core")); err != nil {
-		t.Fatal(err)
-	}
-	layout, err := layoutDriver(prefix, filepath.Join(prefix, "node_modules", "playwright-core"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"PLAYWRIGHT_CLI_PATH", "PLAYWRIGHT_NODEJS_PATH"} {
-		t.Setenv(k, "")
-		os.Unsetenv(k)
-	}
+	layout := laidOutDriver(t)
 	o := pw.BrowserTypeLaunchOptions{ExecutablePath: pw.String(exe), Headless: pw.Bool(true),
 		Args: []string{"--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"}}
 	t.Setenv(prelaunchEnv, Prelaunch(exe, o))
