@@ -69,8 +69,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 		if (x.nodeType !== 1) return "";
 		const ids = x.getAttribute("aria-labelledby");
 		if (ids) {
-			const t = ids.split(/\s+/).map(id => { const y = id && x.getRootNode().getElementById ? x.getRootNode().getElementById(id) : null; return y ? y.textContent : ""; }).join(" ");
-			if (norm(t)) return norm(t);
+			const root = x.getRootNode();
+			const t = norm(ids.split(/\s+/).map(id => { const y = id && root.getElementById ? root.getElementById(id) : null; return y ? y.textContent : ""; }).join(" "));
+			if (t) return t;
 		}
 		const l = norm(x.getAttribute("aria-label") || "");
 		if (l) return l;
