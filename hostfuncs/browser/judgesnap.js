@@ -56,7 +56,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 	// under it, by the nearest ref.
 	const gone = (x, ref) => {
 		const r = refOf(x);
-		if (r) { if (ref) parentOf.set(r, ref); out.drop.push(r); ref = r; }
+		// (A covered picture or frame is dropped with its own ref as ref:
+		// its parent is the one the walk noted.)
+		if (r) { if (ref && ref !== r) parentOf.set(r, ref); out.drop.push(r); ref = r; }
 		else { const l = labelOf(x); if (l) out.runs.push({ref, text: l, label: true}); }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
