@@ -85,9 +85,12 @@ type closedText struct {
 // their roots are reached and the page judged again. A protocol call that
 // fails fails the whole: the judge must not answer for a page half
 // reached.
-func judgeClosed(t *tab, wait time.Duration, own, snap string) (judgement, error) {
+func judgeClosed(t *tab, wait time.Duration, own, snap string, urls []string) (judgement, error) {
 	if err := reachClosed(t); err != nil {
 		return judgement{}, err
+	}
+	if _, err := t.remote.each(t, wait, urls, func(cdp pw.CDPSession) (int, error) { return 0, stashWorlds(cdp) }); err != nil {
+		return judgement{}, abi.Errorf(abi.CodeExecutionFailed, "reaching the closed shadow roots of a frame failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
 	return judgePage(t, wait, own, snap)
 }
@@ -294,8 +297,15 @@ func stashSlotted(t *tab) error {
 }
 
 func searchSlots(cdp pw.CDPSession) error {
+	_, err := searchSlotsCount(cdp)
+	return err
+}
+
+// searchSlotsCount is searchSlots, answering how many closed roots it
+// kept that the worlds had not kept before.
+func searchSlotsCount(cdp pw.CDPSession) (int, error) {
 	if _, err := cdp.Send("DOM.getDocument", map[string]any{"depth": 0}); err != nil {
-		return fmt.Errorf("DOM.getDocument: %w", err)
+		return 0, fmt.Errorf("DOM.getDocument: %w", err)
 	}
 	defer cdp.Send("DOM.disable", nil)
 	var found struct {
@@ -303,28 +313,31 @@ func searchSlots(cdp pw.CDPSession) error {
 		ResultCount int    `json:"resultCount"`
 	}
 	if err := cdpInto(cdp, "DOM.performSearch", map[string]any{"query": slotQuery, "includeUserAgentShadowDOM": false}, &found); err != nil {
-		return err
+		return 0, err
 	}
 	if found.ResultCount == 0 {
-		return nil
+		return 0, nil
 	}
 	defer cdp.Send("DOM.discardSearchResults", map[string]any{"searchId": found.SearchID})
 	var res struct {
 		NodeIDs []int `json:"nodeIds"`
 	}
 	if err := cdpInto(cdp, "DOM.getSearchResults", map[string]any{"searchId": found.SearchID, "fromIndex": 0, "toIndex": found.ResultCount}, &res); err != nil {
-		return err
+		return 0, err
 	}
 	worlds, err := isolatedWorlds(cdp)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	kept := 0
 	for _, id := range worlds {
-		if err := stashSlots(cdp, id, res.NodeIDs); err != nil {
-			return err
+		n, err := stashSlots(cdp, id, res.NodeIDs)
+		if err != nil {
+			return kept, err
 		}
+		kept += n
 	}
-	return nil
+	return kept, nil
 }
 
 // slottedFn keeps, in the isolated world it runs in, the closed roots of
@@ -345,8 +358,9 @@ const slottedFn = `function(...slots) {
 
 // stashSlots resolves the nodes the search found into the isolated world
 // id (at most slotsAtOnce at the same time) and keeps the closed roots of
-// the slots among them that are that world's document's.
-func stashSlots(cdp pw.CDPSession, id int, nodes []int) error {
+// the slots among them that are that world's document's; it answers how
+// many it kept that the world had not.
+func stashSlots(cdp pw.CDPSession, id int, nodes []int) (int, error) {
 	defer cdp.Send("Runtime.releaseObjectGroup", map[string]any{"objectGroup": closedGroup})
 	objs := make([]string, len(nodes))
 	errs := make([]error, len(nodes))
@@ -373,17 +387,22 @@ func stashSlots(cdp pw.CDPSession, id int, nodes []int) error {
 			continue // it left the document since the search: nothing of it to judge
 		}
 		if errs[i] != nil {
-			return errs[i]
+			return 0, errs[i]
 		}
 		if objs[i] != "" {
 			args = append(args, map[string]any{"objectId": objs[i]})
 		}
 	}
 	if len(args) == 0 {
-		return nil
+		return 0, nil
 	}
-	_, err := cdp.Send("Runtime.callFunctionOn", map[string]any{"executionContextId": id, "functionDeclaration": slottedFn, "arguments": args, "returnByValue": true})
-	return err
+	var kept struct {
+		Result struct {
+			Value int `json:"value"`
+		} `json:"result"`
+	}
+	err := cdpInto(cdp, "Runtime.callFunctionOn", map[string]any{"executionContextId": id, "functionDeclaration": slottedFn, "arguments": args, "returnByValue": true}, &kept)
+	return kept.Result.Value, err
 }
 
 // slotsAtOnce bounds the resolutions in flight.

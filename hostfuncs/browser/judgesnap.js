@@ -240,6 +240,9 @@ const judgeSnapshot = (doc, shownLetters) => {
 			y = p;
 		}
 	}
+	// (Which document: the host reaches a frame of another process's
+	// closed roots by it.)
+	out.url = doc.URL;
 	out.ms = performance.now() - t0;
 	return out;
 };

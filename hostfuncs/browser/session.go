@@ -88,7 +88,10 @@ type tab struct {
 	// proto is the tab's own protocol session, of the search for closed
 	// roots (closedroots.go, reachSlotted) and the direct check.
 	proto tabProtocol
-	refs  map[string]bool // refs of the latest snapshot
+	// remote are the sessions of its frames of other processes, of the
+	// same searches there (closedframes.go).
+	remote remoteFrames
+	refs   map[string]bool // refs of the latest snapshot
 	// refLines are the latest snapshot's lines by ref (refLines).
 	refLines map[string]string
 	navSeq   atomic.Int64 // main-frame navigation requests seen

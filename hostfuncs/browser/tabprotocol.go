@@ -26,6 +26,9 @@ type tabProtocol struct {
 	// mu guards cdp (nil before the first use and after a drop).
 	mu  sync.Mutex
 	cdp pw.CDPSession
+	// frame, when set, is the frame of another process whose own session
+	// this is (closedframes.go); else the session is the page's.
+	frame pw.Frame
 }
 
 // errNoSession: no protocol session could be attached to the tab.
@@ -49,7 +52,11 @@ func (p *tabProtocol) do(t *tab, f func(pw.CDPSession) error) error {
 		cdp := p.current()
 		if cdp == nil {
 			var err error
-			if cdp, err = t.page.Context().NewCDPSession(t.page); err != nil {
+			var target any = t.page
+			if p.frame != nil {
+				target = p.frame
+			}
+			if cdp, err = t.page.Context().NewCDPSession(target); err != nil {
 				return fmt.Errorf("%w: %v", errNoSession, err)
 			}
 			p.mu.Lock()

@@ -114,6 +114,10 @@ type judgement struct {
 	// ref of the nearest element above each that has one: a run whose ref
 	// has no line of its own is looked for under the nearest that has.
 	Parents map[string]string `json:"parents"`
+	// URL is the judged document's; URLs, those of all the documents a
+	// page's judgement is made of (closedframes.go).
+	URL  string   `json:"url"`
+	URLs []string `json:"-"`
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -193,6 +197,7 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 			}
 			return all, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
 		}
+		all.URLs = append(all.URLs, answers[i].URL)
 		all.MS += answers[i].MS
 		all.Drop = append(all.Drop, answers[i].Drop...)
 		all.Runs = append(all.Runs, answers[i].Runs...)
@@ -348,8 +353,21 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		j, err = judgePage(t, wait, parsed.own, snap)
 		j.Candidates += found
 	}
+	if err == nil {
+		// Closed roots holding slots in the frames of other processes the
+		// judge answered for (closedframes.go): a frame where new ones
+		// are kept is judged again, with the rest of the page.
+		var kept int
+		if kept, err = t.remote.each(t, wait, j.URLs, searchSlotsCount); err != nil {
+			err = abi.Errorf(abi.CodeExecutionFailed, "reaching the closed shadow roots of a frame failed (%s): take a new snapshot", firstLine(err.Error()))
+		} else if kept > 0 {
+			found := j.Candidates
+			j, err = judgePage(t, wait, parsed.own, snap)
+			j.Candidates += found
+		}
+	}
 	if err == nil && j.Candidates > 0 {
-		j, err = judgeClosed(t, wait, parsed.own, snap)
+		j, err = judgeClosed(t, wait, parsed.own, snap, j.URLs)
 	}
 	if err != nil {
 		return "", err
