@@ -15,9 +15,9 @@
 // than its text nodes hold, the rest is generated (::before, ::after):
 // its element's pseudo-elements are judged too. Reading them for every
 // element would cost more than the rest of the pass.
-const judgeSnapshot = (doc, shownLetters) => {
+const judgeSnapshot = (doc, shownLetters, frameWin) => {
 	const t0 = performance.now();
-	const J = judgeOf(doc);
+	const J = judgeOf(doc, frameWin);
 	// (Closed shadow roots the host handed over: closed.js.)
 	const C = closedOf(doc, true);
 	const expect = new Map(), letters = new Map(), owners = new Map();
@@ -26,7 +26,10 @@ const judgeSnapshot = (doc, shownLetters) => {
 	// space, no invisible format character: the host takes those out).
 	const invisible = /[\s\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180D\u180F\u2800\u3164\uFFA0]/gu;
 	const count = (ref, t) => { if (expect.has(ref)) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
-	const out = {drop: [], runs: []}, shown = [];
+	// windows: the part each iframe (by ref) shows of its frame, where it
+	// does not show all of it (frameWindow): the host asks that frame's
+	// judge again with it.
+	const out = {drop: [], runs: [], windows: {}}, shown = [];
 	const controlRoles = /^(button|link|checkbox|radio|switch|tab|menuitem|menuitemcheckbox|menuitemradio|option|combobox|textbox|searchbox|slider|spinbutton|treeitem|listbox|gridcell)$/;
 	const controlTags = /^(a|button|input|select|textarea|summary|label)$/;
 	const replacedTags = /^(img|svg|canvas|video|iframe|frame|object|embed)$/, frameTags = /^(iframe|frame|object|embed)$/;
@@ -174,11 +177,15 @@ const judgeSnapshot = (doc, shownLetters) => {
 			if (inner && !ctl && nref && expect.has(r)) owners.set(r, [n, ns, inner]);
 			if (!inner) { if (!ctl && (!J.unseen(n, ns) || C.on && C.inside(n))) gone(n, ref); continue; }
 			if (frame) {
-				// A frame's document is judged in its own pass, which knows
-				// nothing of the frame's box in this one: a frame that does
-				// not show here takes its whole document with it.
+				// A frame's document is judged in its own pass: a frame that
+				// does not show here takes its whole document with it; one
+				// shown in part is judged again with that part (windows).
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
-				else if (!ctl) frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
+				else if (!ctl) {
+					frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
+					const w = nref && J.frameWindow(n, ns, inner);
+					if (w) out.windows[nref] = w;
+				}
 				// (What an iframe element holds is never drawn: its frame's
 				// document is. Playwright prints it as the frame's line's text
 				// when the frame is not reached.)

@@ -3,6 +3,7 @@ package browser
 import (
 	_ "embed"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -77,8 +78,16 @@ var visibilityEngineJS = `(() => {
 ` + visibilityJS + closedJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
 		if (!body.startsWith("snapshot")) return [];
+		// "snapshot;OWN", or "snapshotw;L,T,R,B;OWN" in a frame its parent
+		// shows part of (frameWindow).
+		let own = body.slice(9), win = null;
+		if (body.startsWith("snapshotw;")) {
+			const i = body.indexOf(";", 10), [l, t, r, b] = body.slice(10, i).split(",").map(Number);
+			win = {l, t, r, b};
+			own = body.slice(i + 1);
+		}
 		const e = document.createElement("span");
-		e.textContent = JSON.stringify(judgeSnapshot(document, body.slice(9)));
+		e.textContent = JSON.stringify(judgeSnapshot(document, own, win));
 		return [e];
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
@@ -114,10 +123,22 @@ type judgement struct {
 	// ref of the nearest element above each that has one: a run whose ref
 	// has no line of its own is looked for under the nearest that has.
 	Parents map[string]string `json:"parents"`
+	// Windows: the part of its frame each iframe (by ref) shows, where it
+	// does not show all of it: that frame is judged with it.
+	Windows map[string]frameWindow `json:"windows"`
 	// URL is the judged document's; URLs, those of all the documents a
 	// page's judgement is made of (closedframes.go).
 	URL  string   `json:"url"`
 	URLs []string `json:"-"`
+}
+
+// frameWindow is the part of a frame's viewport the iframe shows, in the
+// frame's CSS pixels.
+type frameWindow struct {
+	L float64 `json:"l"`
+	T float64 `json:"t"`
+	R float64 `json:"r"`
+	B float64 `json:"b"`
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -149,62 +170,114 @@ type hiddenRun struct {
 // ready Playwright's isolated world there (on a page of ads, dozens of
 // frames: seconds). When an iframe line cannot be read for sure, every
 // frame is asked. A frame whose judge does not answer fails the whole:
-// its hidden text would reach the agent unchecked.
+// its hidden text would reach the agent unchecked. A frame its iframe
+// shows only part of is asked again with that part (Windows).
 //
 // own is what the snapshot shows as each ref's own text (ownTexts): the
 // judge looks for generated text (::before, ::after) where a ref shows
 // more than its document holds.
 func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) {
+	// An ask is one frame's judge: ref is its iframe's ("" for the main
+	// frame, and for each frame when every frame is asked), win the part
+	// of it its iframe shows, when not all.
 	type judgeAsk struct {
-		at       pw.Locator
+		ref      string
+		at       func(body string) pw.Locator
 		detached func() bool
+		win      *frameWindow
 	}
-	var asks []judgeAsk
+	var asks []*judgeAsk
 	main := t.page.MainFrame()
 	if refs, ok := iframeRefs(snap); ok {
-		asks = append(asks, judgeAsk{main.Locator(visibilityEngine + "=snapshot;" + own), main.IsDetached})
+		asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached})
 		for _, ref := range refs {
-			at := t.page.Locator("aria-ref=" + ref).ContentFrame().Locator(visibilityEngine + "=snapshot;" + own)
-			asks = append(asks, judgeAsk{at, func() bool { return false }})
+			in := t.page.Locator("aria-ref=" + ref).ContentFrame()
+			asks = append(asks, &judgeAsk{ref: ref, at: func(b string) pw.Locator { return in.Locator(b) }, detached: func() bool { return false }})
 		}
 	} else {
 		for _, f := range t.page.Frames() {
-			asks = append(asks, judgeAsk{f.Locator(visibilityEngine + "=snapshot;" + own), f.IsDetached})
+			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached})
 		}
 	}
 	framesJudged.Add(int64(len(asks)))
 	answers := make([]judgement, len(asks))
-	errs := make([]error, len(asks))
-	var wg sync.WaitGroup
-	for i, a := range asks {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[i], errs[i] = judgeFrame(a.at, wait)
-		}()
-	}
-	wg.Wait()
-	var all judgement
-	for i, a := range asks {
-		if errs[i] != nil && !a.detached() {
-			// Once more: a frame loading another document meanwhile
-			// loses its judge's context.
-			answers[i], errs[i] = judgeFrame(a.at, wait)
-		}
-		if errs[i] != nil {
-			if a.detached() {
-				continue // gone meanwhile: its content is not in the next snapshot either
+	// ask judges the frames of todo (indexes of asks), at the same time.
+	ask := func(todo []int) error {
+		errs := make([]error, len(asks))
+		body := func(a *judgeAsk) string {
+			if a.win == nil {
+				return visibilityEngine + "=snapshot;" + own
 			}
-			return all, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
+			return fmt.Sprintf("%s=snapshotw;%g,%g,%g,%g;%s", visibilityEngine, a.win.L, a.win.T, a.win.R, a.win.B, own)
 		}
-		all.URLs = append(all.URLs, answers[i].URL)
-		all.MS += answers[i].MS
-		all.Drop = append(all.Drop, answers[i].Drop...)
-		all.Runs = append(all.Runs, answers[i].Runs...)
-		all.Unexplained = append(all.Unexplained, answers[i].Unexplained...)
-		all.Closed = append(all.Closed, answers[i].Closed...)
-		all.Candidates += answers[i].Candidates
-		for k, v := range answers[i].Parents {
+		var wg sync.WaitGroup
+		for _, i := range todo {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i], errs[i] = judgeFrame(asks[i].at(body(asks[i])), wait)
+			}()
+		}
+		wg.Wait()
+		for _, i := range todo {
+			a := asks[i]
+			if errs[i] != nil && !a.detached() {
+				// Once more: a frame loading another document meanwhile
+				// loses its judge's context.
+				answers[i], errs[i] = judgeFrame(a.at(body(a)), wait)
+			}
+			if errs[i] != nil {
+				if a.detached() {
+					answers[i] = judgement{} // gone meanwhile: its content is not in the next snapshot either
+					continue
+				}
+				return abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
+			}
+		}
+		return nil
+	}
+	todo := make([]int, len(asks))
+	for i := range asks {
+		todo[i] = i
+	}
+	// A frame its iframe shows only part of is judged again with that
+	// part (a frame in it, with the part its own iframe shows of it then:
+	// a few rounds at most).
+	for round := 0; len(todo) > 0; round++ {
+		if err := ask(todo); err != nil {
+			return judgement{}, err
+		}
+		windows := map[string]frameWindow{}
+		for i := range answers {
+			for ref, w := range answers[i].Windows {
+				windows[ref] = w
+			}
+		}
+		todo = todo[:0]
+		for i, a := range asks {
+			w, ok := windows[a.ref]
+			if a.ref == "" || !ok || a.win != nil && *a.win == w {
+				continue
+			}
+			if round >= maxFrameDepth {
+				return judgement{}, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (the part of a frame its iframe shows kept changing): take a new snapshot")
+			}
+			a.win = &w
+			todo = append(todo, i)
+		}
+	}
+	var all judgement
+	for _, a := range answers {
+		if a.URL != "" {
+			all.URLs = append(all.URLs, a.URL)
+		}
+		all.MS += a.MS
+		all.Drop = append(all.Drop, a.Drop...)
+		all.Runs = append(all.Runs, a.Runs...)
+		all.Unexplained = append(all.Unexplained, a.Unexplained...)
+		all.Closed = append(all.Closed, a.Closed...)
+		all.Candidates += a.Candidates
+		for k, v := range a.Parents {
 			if all.Parents == nil {
 				all.Parents = map[string]string{}
 			}
@@ -213,6 +286,10 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 	}
 	return all, nil
 }
+
+// maxFrameDepth bounds the rounds of judgePage: frames in frames that
+// their iframes show only part of, as deep as that.
+const maxFrameDepth = 6
 
 // framesJudged counts the frames the judge was asked in (judgePage), for
 // tests.

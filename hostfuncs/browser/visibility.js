@@ -5,7 +5,10 @@
 // themselves, entering each element (enter) and judging each text node
 // (text): the snapshot's pass (judgesnap.js) and browser_read's
 // (readjs.go) use the same two functions.
-const judgeOf = (doc) => {
+// frameWin, for a frame's document, is the part of its viewport the
+// frame above shows (frameWindow there), in its own CSS pixels; null or
+// absent: all of it.
+const judgeOf = (doc, frameWin) => {
 	const win = doc.defaultView;
 	const INF = 1e9, MIN_W = 2, MIN_H = 4, MIN_OPACITY = 0.1, MIN_CONTRAST = 1.5, OPAQUE = 0.9;
 	const html = doc.documentElement, body = doc.body;
@@ -47,6 +50,15 @@ const judgeOf = (doc) => {
 	// the viewport neither when the horizontal overflow is hidden.
 	const docArea = {l: -win.scrollX, t: -win.scrollY, r: vpStyle.overflowX !== "visible" && vpStyle.overflowX !== "auto" && vpStyle.overflowX !== "scroll" ? vw - win.scrollX : INF, b: INF};
 	const viewport = {l: 0, t: 0, r: vw, b: vh};
+	// In a frame its parent shows only part of (a short box that clips a
+	// tall frame, a frame partly out of a clipped one), what shows of the
+	// document is what can be scrolled into that part: from its top left
+	// to its bottom right pushed by as far as the document scrolls.
+	const fw = frameWin && frameWin.r > frameWin.l ? frameWin : null;
+	const reach = fw && {l: fw.l - win.scrollX, t: fw.t - win.scrollY,
+		r: fw.r + Math.max(0, Math.max(html.scrollWidth, body ? body.scrollWidth : 0) - vw) - win.scrollX,
+		b: fw.b + Math.max(0, Math.max(html.scrollHeight, body ? body.scrollHeight : 0) - vh) - win.scrollY};
+	const frameArea = reach ? cut(docArea, reach) : docArea, frameView = fw ? cut(viewport, fw) : viewport;
 
 	// Colours as the browser resolves them: computed values may be rgb(),
 	// color(srgb|display-p3 ...), lab(), oklch()... A 1x1 canvas draws any
@@ -1099,7 +1111,7 @@ const judgeOf = (doc) => {
 
 	const noPerspective = () => 0;
 	const ROOT = {el: html, z: 0, up: null, path: null};
-	const base = {sc: ROOT, opacity: 1, clip: docArea, absClip: docArea, fixedClip: viewport, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
+	const base = {sc: ROOT, opacity: 1, clip: frameArea, absClip: frameArea, fixedClip: frameView, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
@@ -1158,5 +1170,23 @@ const judgeOf = (doc) => {
 		return inks(e, ps, bgs === ctx.bgs ? ctx : {...ctx, bgs, legible: new Map()});
 	};
 	const fresh = e => win.getComputedStyle(e);
-	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, base, html, body};
+	// frameWindow: the part of the content box of the frame element e
+	// (style s, in context ctx: the one e gives its content) that shows,
+	// in the frame's own CSS pixels from its viewport's top left (its
+	// document's frameWin); null when all of it shows, or its box has no
+	// size. (A transform is taken as the scale of its bounding box.)
+	const frameWindow = (e, s, ctx) => {
+		const r = e.getBoundingClientRect(), ow = e.offsetWidth, oh = e.offsetHeight;
+		if (!(ow > 0 && oh > 0)) return null;
+		const kx = r.width / ow, ky = r.height / oh;
+		const px = k => parseFloat(s[k]) || 0;
+		const c = {l: r.left + (px("borderLeftWidth") + px("paddingLeft")) * kx, t: r.top + (px("borderTopWidth") + px("paddingTop")) * ky,
+			r: r.right - (px("borderRightWidth") + px("paddingRight")) * kx, b: r.bottom - (px("borderBottomWidth") + px("paddingBottom")) * ky};
+		const v = cut(ctx.clip, c);
+		if (v.l <= c.l + 0.5 && v.t <= c.t + 0.5 && v.r >= c.r - 0.5 && v.b >= c.b - 0.5) return null;
+		const w = {l: (v.l - c.l) / kx, t: (v.t - c.t) / ky, r: (v.r - c.l) / kx, b: (v.b - c.t) / ky};
+		if (!(w.r > w.l && w.b > w.t)) return {l: 0, t: 0, r: 0, b: 0};
+		return w;
+	};
+	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, base, html, body};
 };
