@@ -182,9 +182,8 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				// shown in part is judged again with that part (windows).
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
 				else if (!ctl) {
-					frames.push({e: n, ref: r, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
-					const w = nref && J.frameWindow(n, ns, inner);
-					if (w) out.windows[nref] = w;
+					const g = nref && J.frameWindow(n, ns, inner);
+					frames.push({e: n, ref: r, nref, g, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
 				}
 				// (What an iframe element holds is never drawn: its frame's
 				// document is. Playwright prints it as the frame's line's text
@@ -228,10 +227,20 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 		for (const text of g.hidden) out.runs.push({ref, text});
 		if (expect.get(ref) > have + g.shown) out.unexplained.push(ref);
 	}
+	const covered = new Set();
 	if (J.painters.length) {
 		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
-		for (const x of frames) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+		for (const x of frames) if (J.shadowed(x.e, x.v)) { gone(x.e, x.ref); covered.add(x); }
 		for (const x of pics) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+	}
+	// The part of each frame its iframe shows, where not all of it, and
+	// the parts of that a painter above the iframe covers: the host asks
+	// the frame's judge again with them.
+	for (const x of frames) {
+		if (!x.g || !x.nref || covered.has(x)) continue;
+		const covers = J.painters.length ? J.frameCovers(x.e, x.v, x.g) : [];
+		if (x.g.all && !covers.length) continue;
+		out.windows[x.nref] = {l: x.g.l, t: x.g.t, r: x.g.r, b: x.g.b, covers};
 	}
 	if (C.on) out.closed = C.finish(J);
 	out.candidates = C.done();

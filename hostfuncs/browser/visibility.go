@@ -78,13 +78,14 @@ var visibilityEngineJS = `(() => {
 ` + visibilityJS + closedJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
 		if (!body.startsWith("snapshot")) return [];
-		// "snapshot;OWN", or "snapshotw;L,T,R,B;OWN" in a frame its parent
-		// shows part of (frameWindow).
+		// "snapshot;OWN", or "snapshotw;L,T,R,B;COVERS;OWN" in a frame its
+		// parent shows part of, or covers part of (frameWindow.body).
 		let own = body.slice(9), win = null;
 		if (body.startsWith("snapshotw;")) {
-			const i = body.indexOf(";", 10), [l, t, r, b] = body.slice(10, i).split(",").map(Number);
-			win = {l, t, r, b};
-			own = body.slice(i + 1);
+			const i = body.indexOf(";", 10), j = body.indexOf(";", i + 1), [l, t, r, b] = body.slice(10, i).split(",").map(Number);
+			const covers = body.slice(i + 1, j).split("|").filter(Boolean).map(c => c.split(",").map(Number));
+			win = {l, t, r, b, covers};
+			own = body.slice(j + 1);
 		}
 		const e = document.createElement("span");
 		e.textContent = JSON.stringify(judgeSnapshot(document, own, win));
@@ -139,6 +140,23 @@ type frameWindow struct {
 	T float64 `json:"t"`
 	R float64 `json:"r"`
 	B float64 `json:"b"`
+	// Covers are the parts of it a painter above the iframe covers.
+	Covers [][4]float64 `json:"covers"`
+}
+
+// body is the window as the judge's selector takes it after
+// "snapshotw;": "L,T,R,B;" then the covers as "L,T,R,B|...;".
+func (w frameWindow) body() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%g,%g,%g,%g;", w.L, w.T, w.R, w.B)
+	for i, c := range w.Covers {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		fmt.Fprintf(&b, "%g,%g,%g,%g", c[0], c[1], c[2], c[3])
+	}
+	b.WriteByte(';')
+	return b.String()
 }
 
 // hiddenRun is hidden text (white space as one space) under the element
@@ -208,7 +226,7 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 			if a.win == nil {
 				return visibilityEngine + "=snapshot;" + own
 			}
-			return fmt.Sprintf("%s=snapshotw;%g,%g,%g,%g;%s", visibilityEngine, a.win.L, a.win.T, a.win.R, a.win.B, own)
+			return visibilityEngine + "=snapshotw;" + a.win.body() + own
 		}
 		var wg sync.WaitGroup
 		for _, i := range todo {
@@ -256,7 +274,7 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 		todo = todo[:0]
 		for i, a := range asks {
 			w, ok := windows[a.ref]
-			if a.ref == "" || !ok || a.win != nil && *a.win == w {
+			if a.ref == "" || !ok || a.win != nil && a.win.body() == w.body() {
 				continue
 			}
 			if round >= maxFrameDepth {

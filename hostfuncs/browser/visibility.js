@@ -632,6 +632,7 @@ const judgeOf = (doc, frameWin) => {
 	// order of what stands there.
 	const pathOf = sc => sc.path ??= sc.up ? [...pathOf(sc.up), sc] : [sc];
 	const above = (p, e, v) => {
+		if (p.over) return true; // the frame above's cover: over all of this document
 		let pz = p.z, tz = v.z, pe = p.e, te = e, pseudo = p.pseudo;
 		if (p.sc !== v.sc) {
 			const a = pathOf(p.sc), b = pathOf(v.sc);
@@ -1062,7 +1063,7 @@ const judgeOf = (doc, frameWin) => {
 		const x = (r.l + r.r) / 2, y = (r.t + r.b) / 2;
 		media ??= [...doc.querySelectorAll("img, video, canvas, picture, svg, iframe, object, embed")].map(m => [m, m.getBoundingClientRect()]);
 		if (media.some(([u, m]) => x >= m.left && x <= m.right && y >= m.top && y <= m.bottom && !holds(u, e) && pictureShows(u, e, s, ctx))) return true;
-		return painters.some(p => !p.pseudo && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
+		return painters.some(p => !p.pseudo && !p.over && !holds(p.e, e) && x >= p.area.l && x <= p.area.r && y >= p.area.t && y <= p.area.b &&
 			(!p.bg ? pictureShows(p.e, e, s, ctx) : inks(e, s, {...ctx, bgs: [paint(ctx.fx, p.bg)], legible: new Map()})));
 	};
 
@@ -1175,6 +1176,8 @@ const judgeOf = (doc, frameWin) => {
 	// in the frame's own CSS pixels from its viewport's top left (its
 	// document's frameWin); null when all of it shows, or its box has no
 	// size. (A transform is taken as the scale of its bounding box.)
+	// frameWindow also answers where the frame's content box is (c) and
+	// its scale (kx, ky), for frameCovers; all: whether all of it shows.
 	const frameWindow = (e, s, ctx) => {
 		const r = e.getBoundingClientRect(), ow = e.offsetWidth, oh = e.offsetHeight;
 		if (!(ow > 0 && oh > 0)) return null;
@@ -1183,10 +1186,40 @@ const judgeOf = (doc, frameWin) => {
 		const c = {l: r.left + (px("borderLeftWidth") + px("paddingLeft")) * kx, t: r.top + (px("borderTopWidth") + px("paddingTop")) * ky,
 			r: r.right - (px("borderRightWidth") + px("paddingRight")) * kx, b: r.bottom - (px("borderBottomWidth") + px("paddingBottom")) * ky};
 		const v = cut(ctx.clip, c);
-		if (v.l <= c.l + 0.5 && v.t <= c.t + 0.5 && v.r >= c.r - 0.5 && v.b >= c.b - 0.5) return null;
-		const w = {l: (v.l - c.l) / kx, t: (v.t - c.t) / ky, r: (v.r - c.l) / kx, b: (v.b - c.t) / ky};
-		if (!(w.r > w.l && w.b > w.t)) return {l: 0, t: 0, r: 0, b: 0};
-		return w;
+		const all = v.l <= c.l + 0.5 && v.t <= c.t + 0.5 && v.r >= c.r - 0.5 && v.b >= c.b - 0.5;
+		const w = all ? {l: 0, t: 0, r: (c.r - c.l) / kx, b: (c.b - c.t) / ky} : {l: (v.l - c.l) / kx, t: (v.t - c.t) / ky, r: (v.r - c.l) / kx, b: (v.b - c.t) / ky};
+		if (!(w.r > w.l && w.b > w.t)) return {l: 0, t: 0, r: 0, b: 0, all: false, c, kx, ky};
+		return {...w, all, c, kx, ky};
 	};
-	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, base, html, body};
+	// frameCovers: the parts of the frame element e's content box (g, from
+	// frameWindow; v its verdict as a box) that a painter above it covers,
+	// in the frame's own pixels, at most MAX_COVERS: the frame's document
+	// is judged with them as boxes fixed over its viewport
+	// (frameWin.covers). Asked once the page is walked.
+	const MAX_COVERS = 64;
+	const frameCovers = (e, v, g) => {
+		const out = [];
+		for (const p of painters) {
+			if (p.over || out.length >= MAX_COVERS) continue;
+			const a = cut(p.area, g.c);
+			if (!shows(a) || !p.pseudo && holds(p.e, e) || p.float && !inFloat(e, v.sc) || !above(p, e, v)) continue;
+			out.push([(a.l - g.c.l) / g.kx, (a.t - g.c.t) / g.ky, (a.r - g.c.l) / g.kx, (a.b - g.c.t) / g.ky]);
+		}
+		return out;
+	};
+	// The boxes the frame above covers over this document's viewport
+	// (frameWin.covers) cover what no scroll brings out from under them,
+	// as a box fixed there (fixedPainter) over anything in the document.
+	if (frameWin && frameWin.covers && frameWin.covers.length) {
+		const scroll = {
+			x: vpStyle.overflowX !== "hidden" && vpStyle.overflowX !== "clip" && Math.max(html.scrollWidth, body ? body.scrollWidth : 0) > vw + 1,
+			y: vpStyle.overflowY !== "hidden" && vpStyle.overflowY !== "clip" && Math.max(html.scrollHeight, body ? body.scrollHeight : 0) > vh + 1,
+		};
+		const over = doc.createElement("span"); // (never inserted: it holds nothing of the document)
+		for (const [l, t, r, b] of scroll.x ? [] : frameWin.covers) {
+			const area = !scroll.y ? {l, t, r, b} : t <= 1 ? {l, t: -INF, r, b: b - win.scrollY} : null;
+			if (area) painters.push({e: over, z: TOP, sc: ROOT, pseudo: false, over: true, bg: null, area});
+		}
+	}
+	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, base, html, body};
 };
