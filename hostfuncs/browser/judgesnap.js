@@ -183,7 +183,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
 				else if (!ctl) {
 					const g = nref && J.frameWindow(n, ns, inner);
-					frames.push({e: n, ref: r, nref, g, v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
+					frames.push({e: n, ref: r, nref, g, fc: J.frameContext(inner), v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
 				}
 				// (What an iframe element holds is never drawn: its frame's
 				// document is. Playwright prints it as the frame's line's text
@@ -233,14 +233,15 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 		for (const x of frames) if (J.shadowed(x.e, x.v)) { gone(x.e, x.ref); covered.add(x); }
 		for (const x of pics) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
 	}
-	// The part of each frame its iframe shows, where not all of it, and
-	// the parts of that a painter above the iframe covers: the host asks
-	// the frame's judge again with them.
+	// The part of each frame its iframe shows, where not all of it, the
+	// parts of that a painter above the iframe covers, and what the page
+	// does to all of the frame (frameContext): the host asks the frame's
+	// judge again with them.
 	for (const x of frames) {
 		if (!x.g || !x.nref || covered.has(x)) continue;
 		const covers = J.painters.length ? J.frameCovers(x.e, x.v, x.g) : [];
-		if (x.g.all && !covers.length) continue;
-		out.windows[x.nref] = {l: x.g.l, t: x.g.t, r: x.g.r, b: x.g.b, covers};
+		if (x.g.all && !covers.length && !x.fc) continue;
+		out.windows[x.nref] = {l: x.g.l, t: x.g.t, r: x.g.r, b: x.g.b, covers, ctx: x.fc};
 	}
 	if (C.on) out.closed = C.finish(J);
 	out.candidates = C.done();

@@ -78,14 +78,15 @@ var visibilityEngineJS = `(() => {
 ` + visibilityJS + closedJS + judgeSnapshotJS + `
 	const queryAll = (root, body) => {
 		if (!body.startsWith("snapshot")) return [];
-		// "snapshot;OWN", or "snapshotw;L,T,R,B;COVERS;OWN" in a frame its
-		// parent shows part of, or covers part of (frameWindow.body).
+		// "snapshot;OWN", or "snapshotw;L,T,R,B;COVERS;CTX;OWN" in a frame
+		// its parent shows part of, covers part of, or changes all of
+		// (frameWindow.body).
 		let own = body.slice(9), win = null;
 		if (body.startsWith("snapshotw;")) {
-			const i = body.indexOf(";", 10), j = body.indexOf(";", i + 1), [l, t, r, b] = body.slice(10, i).split(",").map(Number);
+			const i = body.indexOf(";", 10), j = body.indexOf(";", i + 1), k = body.indexOf(";", j + 1), [l, t, r, b] = body.slice(10, i).split(",").map(Number);
 			const covers = body.slice(i + 1, j).split("|").filter(Boolean).map(c => c.split(",").map(Number));
-			win = {l, t, r, b, covers};
-			own = body.slice(j + 1);
+			win = {l, t, r, b, covers, ctx: body.slice(j + 1, k)};
+			own = body.slice(k + 1);
 		}
 		const e = document.createElement("span");
 		e.textContent = JSON.stringify(judgeSnapshot(document, own, win));
@@ -142,6 +143,9 @@ type frameWindow struct {
 	B float64 `json:"b"`
 	// Covers are the parts of it a painter above the iframe covers.
 	Covers [][4]float64 `json:"covers"`
+	// Ctx is what the page does to all of the frame's document (its
+	// opacity, blur, filters, and the colours under it: frameContext).
+	Ctx string `json:"ctx"`
 }
 
 // body is the window as the judge's selector takes it after
@@ -156,8 +160,14 @@ func (w frameWindow) body() string {
 		fmt.Fprintf(&b, "%g,%g,%g,%g", c[0], c[1], c[2], c[3])
 	}
 	b.WriteByte(';')
+	b.WriteString(frameCtxChars.Replace(w.Ctx))
+	b.WriteByte(';')
 	return b.String()
 }
+
+// frameCtxChars keeps a frame context to the characters frameContext
+// writes (digits, letters, and . , _ | -): it goes into a selector.
+var frameCtxChars = strings.NewReplacer(";", "", ">", "", "\"", "", "'", "", " ", "", "\\", "")
 
 // hiddenRun is hidden text (white space as one space) under the element
 // of Ref (the nearest holding it that has a ref; "" for none). Tail: the

@@ -1112,7 +1112,13 @@ const judgeOf = (doc, frameWin) => {
 
 	const noPerspective = () => 0;
 	const ROOT = {el: html, z: 0, up: null, path: null};
-	const base = {sc: ROOT, opacity: 1, clip: frameArea, absClip: frameArea, fixedClip: frameView, fx: [], bgs: [[255, 255, 255, 1]], blur: 0, shadow: false, blend: null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
+	// (A frame's document starts from what its page does to all of it:
+	// frameContext there.)
+	const fc = frameWin && frameWin.ctx ? frameWin.ctx.split("_") : null;
+	const fcFx = fc && fc[4] ? fc[4].split(",").map(Number) : null;
+	const fcAffine = fcFx && fcFx.length === 12 ? [c => [0, 1, 2].map(i => fcFx[i] * c[0] + fcFx[3 + i] * c[1] + fcFx[6 + i] * c[2] + fcFx[9 + i])] : [];
+	const fcBgs = !fc ? [[255, 255, 255, 1]] : fc[5] === "img" ? null : fc[5].split("|").map(c => c.split(",").map(Number));
+	const base = {sc: ROOT, opacity: fc ? Math.min(1, +fc[0] || 0) : 1, clip: frameArea, absClip: frameArea, fixedClip: frameView, fx: fcAffine, bgs: fcBgs, blur: fc ? +fc[1] || 0 : 0, shadow: fc ? fc[2] === "1" : false, blend: fc && fc[3] ? fc[3] : null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
 	// many letters of them can (shown). A pseudo-element's
@@ -1191,6 +1197,25 @@ const judgeOf = (doc, frameWin) => {
 		if (!(w.r > w.l && w.b > w.t)) return {l: 0, t: 0, r: 0, b: 0, all: false, c, kx, ky};
 		return {...w, all, c, kx, ky};
 	};
+	// frameContext: what the page does to all of a frame's document
+	// (the context ctx its iframe gives its content): the opacity
+	// product, the blur, a shadow that shows, the blend mode, the colour
+	// filters as one affine map of RGB (each filter is one, and paint
+	// clamps only at the end), and the background colours under it ("img"
+	// for a picture: any colour shows); "" when that is nothing (a white
+	// page, no filter). As the frame's document's frameWin.ctx.
+	const frameContext = ctx => {
+		let fx = "";
+		if (ctx.fx.length) {
+			const run = c => ctx.fx.reduce((v, f) => f(v), c);
+			const o = run([0, 0, 0]), cols = [[255, 0, 0], [0, 255, 0], [0, 0, 255]].map(c => run(c).map((v, i) => (v - o[i]) / 255));
+			fx = [...cols[0], ...cols[1], ...cols[2], ...o].map(v => +v.toFixed(4)).join(",");
+		}
+		const white = ctx.bgs && ctx.bgs.length === 1 && ctx.bgs[0][0] >= 255 && ctx.bgs[0][1] >= 255 && ctx.bgs[0][2] >= 255;
+		if (ctx.opacity >= 1 && !fx && !ctx.blur && !ctx.shadow && !ctx.blend && white) return "";
+		const bgs = ctx.bgs ? ctx.bgs.map(c => c.slice(0, 3).map(v => Math.round(v)).join(",")).join("|") : "img";
+		return [+ctx.opacity.toFixed(4), +ctx.blur.toFixed(2), ctx.shadow ? 1 : 0, /^[a-z-]+$/.test(ctx.blend || "") ? ctx.blend : "", fx, bgs].join("_");
+	};
 	// frameCovers: the parts of the frame element e's content box (g, from
 	// frameWindow; v its verdict as a box) that a painter above it covers,
 	// in the frame's own pixels, at most MAX_COVERS: the frame's document
@@ -1221,5 +1246,5 @@ const judgeOf = (doc, frameWin) => {
 			if (area) painters.push({e: over, z: TOP, sc: ROOT, pseudo: false, over: true, bg: null, area});
 		}
 	}
-	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, base, html, body};
+	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, frameContext, base, html, body};
 };
