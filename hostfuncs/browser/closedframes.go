@@ -51,53 +51,8 @@ type remoteFrame struct {
 // each runs f on the session of each frame of t's page, other than the
 // main frame, whose URL is one of urls and that is of another process,
 // all at the same time, within wait; it answers the sum of f's counts.
-// Frames no longer attached are forgotten (their sessions with them).
 func (r *remoteFrames) each(t *tab, wait time.Duration, urls []string, f func(pw.CDPSession) (int, error)) (int, error) {
-	if len(urls) == 0 {
-		return 0, nil
-	}
-	want := map[string]bool{}
-	for _, u := range urls {
-		// (The browser's own error page, shown for a frame that did not
-		// load, holds nothing a page wrote.)
-		if !strings.HasPrefix(u, "chrome-error:") {
-			want[u] = true
-		}
-	}
-	main := t.page.MainFrame()
-	frames := t.page.Frames()
-	r.mu.Lock()
-	if r.by == nil {
-		r.by = map[pw.Frame]*remoteFrame{}
-	}
-	attached := map[pw.Frame]bool{}
-	var todo []*remoteFrame
-	var on []pw.Frame
-	for _, fr := range frames {
-		attached[fr] = true
-		if fr == main || !want[fr.URL()] {
-			continue
-		}
-		rf := r.by[fr]
-		if rf == nil {
-			rf = &remoteFrame{}
-			rf.proto.frame = fr
-			r.by[fr] = rf
-		}
-		if !rf.local {
-			todo = append(todo, rf)
-			on = append(on, fr)
-		}
-	}
-	for fr, rf := range r.by {
-		if !attached[fr] {
-			delete(r.by, fr)
-			if c := rf.proto.current(); c != nil {
-				go c.Detach()
-			}
-		}
-	}
-	r.mu.Unlock()
+	todo, on := r.pick(t, urls)
 	if len(todo) == 0 {
 		return 0, nil
 	}
@@ -138,4 +93,54 @@ func (r *remoteFrames) each(t *tab, wait time.Duration, urls []string, f func(pw
 		}
 	}
 	return total, nil
+}
+
+// pick is the frames of t's page each asks (with their sessions, made
+// for the frames new to r), and forgets the frames no longer attached
+// (their sessions with them).
+func (r *remoteFrames) pick(t *tab, urls []string) (todo []*remoteFrame, on []pw.Frame) {
+	want := map[string]bool{}
+	for _, u := range urls {
+		// (The browser's own error page, shown for a frame that did not
+		// load, holds nothing a page wrote.)
+		if !strings.HasPrefix(u, "chrome-error:") {
+			want[u] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil, nil
+	}
+	main := t.page.MainFrame()
+	frames := t.page.Frames()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.by == nil {
+		r.by = map[pw.Frame]*remoteFrame{}
+	}
+	attached := map[pw.Frame]bool{}
+	for _, fr := range frames {
+		attached[fr] = true
+		if fr == main || !want[fr.URL()] {
+			continue
+		}
+		rf := r.by[fr]
+		if rf == nil {
+			rf = &remoteFrame{}
+			rf.proto.frame = fr
+			r.by[fr] = rf
+		}
+		if !rf.local {
+			todo = append(todo, rf)
+			on = append(on, fr)
+		}
+	}
+	for fr, rf := range r.by {
+		if !attached[fr] {
+			delete(r.by, fr)
+			if c := rf.proto.current(); c != nil {
+				go c.Detach()
+			}
+		}
+	}
+	return todo, on
 }

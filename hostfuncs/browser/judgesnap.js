@@ -183,7 +183,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				if (!ctl && !J.painted(n, ns, inner)) gone(n, ref);
 				else if (!ctl) {
 					const g = nref && J.frameWindow(n, ns, inner);
-					frames.push({e: n, ref: r, nref, g, fc: J.frameContext(inner), v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
+					frames.push({e: n, ref: r, nref, g, fc: J.frameContext(inner, ns), v: {rects: [J.box(n.getBoundingClientRect())], z: inner.z, sc: inner.sc}});
 				}
 				// (What an iframe element holds is never drawn: its frame's
 				// document is. Playwright prints it as the frame's line's text

@@ -2,10 +2,7 @@ package browser
 
 import (
 	_ "embed"
-	"encoding/json"
-	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -134,41 +131,6 @@ type judgement struct {
 	URLs []string `json:"-"`
 }
 
-// frameWindow is the part of a frame's viewport the iframe shows, in the
-// frame's CSS pixels.
-type frameWindow struct {
-	L float64 `json:"l"`
-	T float64 `json:"t"`
-	R float64 `json:"r"`
-	B float64 `json:"b"`
-	// Covers are the parts of it a painter above the iframe covers.
-	Covers [][4]float64 `json:"covers"`
-	// Ctx is what the page does to all of the frame's document (its
-	// opacity, blur, filters, and the colours under it: frameContext).
-	Ctx string `json:"ctx"`
-}
-
-// body is the window as the judge's selector takes it after
-// "snapshotw;": "L,T,R,B;" then the covers as "L,T,R,B|...;".
-func (w frameWindow) body() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "%g,%g,%g,%g;", w.L, w.T, w.R, w.B)
-	for i, c := range w.Covers {
-		if i > 0 {
-			b.WriteByte('|')
-		}
-		fmt.Fprintf(&b, "%g,%g,%g,%g", c[0], c[1], c[2], c[3])
-	}
-	b.WriteByte(';')
-	b.WriteString(frameCtxChars.Replace(w.Ctx))
-	b.WriteByte(';')
-	return b.String()
-}
-
-// frameCtxChars keeps a frame context to the characters frameContext
-// writes (digits, letters, and . , _ | -): it goes into a selector.
-var frameCtxChars = strings.NewReplacer(";", "", ">", "", "\"", "", "'", "", " ", "", "\\", "")
-
 // hiddenRun is hidden text (white space as one space) under the element
 // of Ref (the nearest holding it that has a ref; "" for none). Tail: the
 // hidden words of a text otherwise shown.
@@ -188,148 +150,6 @@ type hiddenRun struct {
 	// does not show (the field holds a value, or its ::placeholder style
 	// hides it): its /placeholder line goes.
 	Placeholder bool `json:"placeholder,omitempty"`
-}
-
-// judgePage asks the judge of each frame of t's page whose content snap
-// (the snapshot judged) holds, at the same time: the main frame and the
-// frames of snap's iframe lines (iframeRefs), each reached by its
-// iframe's ref as Playwright reached it to snapshot it. A frame the
-// snapshot does not hold has no line in it to judge, and asking it would
-// ready Playwright's isolated world there (on a page of ads, dozens of
-// frames: seconds). When an iframe line cannot be read for sure, every
-// frame is asked. A frame whose judge does not answer fails the whole:
-// its hidden text would reach the agent unchecked. A frame its iframe
-// shows only part of is asked again with that part (Windows).
-//
-// own is what the snapshot shows as each ref's own text (ownTexts): the
-// judge looks for generated text (::before, ::after) where a ref shows
-// more than its document holds.
-func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) {
-	// An ask is one frame's judge: ref is its iframe's ("" for the main
-	// frame, and for each frame when every frame is asked), win the part
-	// of it its iframe shows, when not all.
-	type judgeAsk struct {
-		ref      string
-		at       func(body string) pw.Locator
-		detached func() bool
-		win      *frameWindow
-	}
-	var asks []*judgeAsk
-	main := t.page.MainFrame()
-	if refs, ok := iframeRefs(snap); ok {
-		asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached})
-		for _, ref := range refs {
-			in := t.page.Locator("aria-ref=" + ref).ContentFrame()
-			asks = append(asks, &judgeAsk{ref: ref, at: func(b string) pw.Locator { return in.Locator(b) }, detached: func() bool { return false }})
-		}
-	} else {
-		for _, f := range t.page.Frames() {
-			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached})
-		}
-	}
-	framesJudged.Add(int64(len(asks)))
-	answers := make([]judgement, len(asks))
-	// ask judges the frames of todo (indexes of asks), at the same time.
-	ask := func(todo []int) error {
-		errs := make([]error, len(asks))
-		body := func(a *judgeAsk) string {
-			if a.win == nil {
-				return visibilityEngine + "=snapshot;" + own
-			}
-			return visibilityEngine + "=snapshotw;" + a.win.body() + own
-		}
-		var wg sync.WaitGroup
-		for _, i := range todo {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				answers[i], errs[i] = judgeFrame(asks[i].at(body(asks[i])), wait)
-			}()
-		}
-		wg.Wait()
-		for _, i := range todo {
-			a := asks[i]
-			if errs[i] != nil && !a.detached() {
-				// Once more: a frame loading another document meanwhile
-				// loses its judge's context.
-				answers[i], errs[i] = judgeFrame(a.at(body(a)), wait)
-			}
-			if errs[i] != nil {
-				if a.detached() {
-					answers[i] = judgement{} // gone meanwhile: its content is not in the next snapshot either
-					continue
-				}
-				return abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
-			}
-		}
-		return nil
-	}
-	todo := make([]int, len(asks))
-	for i := range asks {
-		todo[i] = i
-	}
-	// A frame its iframe shows only part of is judged again with that
-	// part (a frame in it, with the part its own iframe shows of it then:
-	// a few rounds at most).
-	for round := 0; len(todo) > 0; round++ {
-		if err := ask(todo); err != nil {
-			return judgement{}, err
-		}
-		windows := map[string]frameWindow{}
-		for i := range answers {
-			for ref, w := range answers[i].Windows {
-				windows[ref] = w
-			}
-		}
-		todo = todo[:0]
-		for i, a := range asks {
-			w, ok := windows[a.ref]
-			if a.ref == "" || !ok || a.win != nil && a.win.body() == w.body() {
-				continue
-			}
-			if round >= maxFrameDepth {
-				return judgement{}, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (the part of a frame its iframe shows kept changing): take a new snapshot")
-			}
-			a.win = &w
-			todo = append(todo, i)
-		}
-	}
-	var all judgement
-	for _, a := range answers {
-		if a.URL != "" {
-			all.URLs = append(all.URLs, a.URL)
-		}
-		all.MS += a.MS
-		all.Drop = append(all.Drop, a.Drop...)
-		all.Runs = append(all.Runs, a.Runs...)
-		all.Unexplained = append(all.Unexplained, a.Unexplained...)
-		all.Closed = append(all.Closed, a.Closed...)
-		all.Candidates += a.Candidates
-		for k, v := range a.Parents {
-			if all.Parents == nil {
-				all.Parents = map[string]string{}
-			}
-			all.Parents[k] = v
-		}
-	}
-	return all, nil
-}
-
-// maxFrameDepth bounds the rounds of judgePage: frames in frames that
-// their iframes show only part of, as deep as that.
-const maxFrameDepth = 6
-
-// framesJudged counts the frames the judge was asked in (judgePage), for
-// tests.
-var framesJudged atomic.Int64
-
-func judgeFrame(at pw.Locator, wait time.Duration) (judgement, error) {
-	var j judgement
-	text, err := at.TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
-	if err == nil {
-		err = json.Unmarshal([]byte(text), &j)
-	}
-	return j, err
 }
 
 // visibleChars takes out of s the characters that draw nothing and that a

@@ -50,6 +50,20 @@ const judgeOf = (doc, frameWin) => {
 	// the viewport neither when the horizontal overflow is hidden.
 	const docArea = {l: -win.scrollX, t: -win.scrollY, r: vpStyle.overflowX !== "visible" && vpStyle.overflowX !== "auto" && vpStyle.overflowX !== "scroll" ? vw - win.scrollX : INF, b: INF};
 	const viewport = {l: 0, t: 0, r: vw, b: vh};
+	// The colour scheme a box is painted in (color-scheme: dark, or the
+	// page's <meta name="color-scheme"> where the property is normal;
+	// "light dark" takes the preferred one): a dark root's canvas, which
+	// no computed background says, is dark (Chromium's #121212).
+	const metaScheme = (() => { const m = doc.querySelector('meta[name="color-scheme" i]'); return m ? (m.getAttribute("content") || "").toLowerCase() : ""; })();
+	let prefersDark;
+	const usedDark = cs => {
+		let w = (cs || "normal").toLowerCase().split(/[\s,]+/);
+		if (w[0] === "normal") w = metaScheme.split(/[\s,]+/);
+		if (!w.includes("dark")) return false;
+		prefersDark ??= !!(win.matchMedia && win.matchMedia("(prefers-color-scheme: dark)").matches);
+		return !w.includes("light") || prefersDark;
+	};
+	const canvasOf = dark => dark ? [18, 18, 18, 1] : [255, 255, 255, 1];
 	// In a frame its parent shows only part of (a short box that clips a
 	// tall frame, a frame partly out of a clipped one), what shows of the
 	// document is what can be scrolled into that part: from its top left
@@ -1117,7 +1131,11 @@ const judgeOf = (doc, frameWin) => {
 	const fc = frameWin && frameWin.ctx ? frameWin.ctx.split("_") : null;
 	const fcFx = fc && fc[4] ? fc[4].split(",").map(Number) : null;
 	const fcAffine = fcFx && fcFx.length === 12 ? [c => [0, 1, 2].map(i => fcFx[i] * c[0] + fcFx[3 + i] * c[1] + fcFx[6 + i] * c[2] + fcFx[9 + i])] : [];
-	const fcBgs = !fc ? [[255, 255, 255, 1]] : fc[5] === "img" ? null : fc[5].split("|").map(c => c.split(",").map(Number));
+	// A document's canvas: its colour scheme's; a frame's is transparent
+	// (what its page puts under it shows) unless its scheme and its
+	// iframe's differ, when Chromium paints it opaque.
+	const rootDark = usedDark(hs.colorScheme), framed = win.parent !== win;
+	const fcBgs = framed && rootDark !== (fc ? fc[6] === "dark" : false) || !framed ? [canvasOf(rootDark)] : !fc ? [[255, 255, 255, 1]] : fc[5] === "img" ? null : fc[5].split("|").map(c => c.split(",").map(Number));
 	const base = {sc: ROOT, opacity: fc ? Math.min(1, +fc[0] || 0) : 1, clip: frameArea, absClip: frameArea, fixedClip: frameView, fx: fcAffine, bgs: fcBgs, blur: fc ? +fc[1] || 0 : 0, shadow: fc ? fc[2] === "1" : false, blend: fc && fc[3] ? fc[3] : null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
@@ -1204,7 +1222,8 @@ const judgeOf = (doc, frameWin) => {
 	// clamps only at the end), and the background colours under it ("img"
 	// for a picture: any colour shows); "" when that is nothing (a white
 	// page, no filter). As the frame's document's frameWin.ctx.
-	const frameContext = ctx => {
+	const frameContext = (ctx, s) => {
+		const dark = usedDark(s.colorScheme);
 		let fx = "";
 		if (ctx.fx.length) {
 			const run = c => ctx.fx.reduce((v, f) => f(v), c);
@@ -1212,9 +1231,9 @@ const judgeOf = (doc, frameWin) => {
 			fx = [...cols[0], ...cols[1], ...cols[2], ...o].map(v => +v.toFixed(4)).join(",");
 		}
 		const white = ctx.bgs && ctx.bgs.length === 1 && ctx.bgs[0][0] >= 255 && ctx.bgs[0][1] >= 255 && ctx.bgs[0][2] >= 255;
-		if (ctx.opacity >= 1 && !fx && !ctx.blur && !ctx.shadow && !ctx.blend && white) return "";
+		if (ctx.opacity >= 1 && !fx && !ctx.blur && !ctx.shadow && !ctx.blend && white && !dark) return "";
 		const bgs = ctx.bgs ? ctx.bgs.map(c => c.slice(0, 3).map(v => Math.round(v)).join(",")).join("|") : "img";
-		return [+ctx.opacity.toFixed(4), +ctx.blur.toFixed(2), ctx.shadow ? 1 : 0, /^[a-z-]+$/.test(ctx.blend || "") ? ctx.blend : "", fx, bgs].join("_");
+		return [+ctx.opacity.toFixed(4), +ctx.blur.toFixed(2), ctx.shadow ? 1 : 0, /^[a-z-]+$/.test(ctx.blend || "") ? ctx.blend : "", fx, bgs, dark ? "dark" : ""].join("_");
 	};
 	// frameCovers: the parts of the frame element e's content box (g, from
 	// frameWindow; v its verdict as a box) that a painter above it covers,

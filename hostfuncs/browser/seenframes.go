@@ -1,0 +1,223 @@
+package browser
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+
+	"github.com/wasmwright/wasmwright/abi"
+)
+
+// The judge asked in each frame of a page (visibility.go): which frames,
+// and what each is told of the part of it its page shows.
+
+// judgePage asks the judge of each frame of t's page whose content snap
+// (the snapshot judged) holds, at the same time: the main frame and the
+// frames of snap's iframe lines (iframeRefs), each reached by its
+// iframe's ref as Playwright reached it to snapshot it. A frame the
+// snapshot does not hold has no line in it to judge, and asking it would
+// ready Playwright's isolated world there (on a page of ads, dozens of
+// frames: seconds). When an iframe line cannot be read for sure, every
+// frame is asked. A frame whose judge does not answer fails the whole:
+// its hidden text would reach the agent unchecked. A frame its iframe
+// shows only part of is asked again with that part (Windows).
+//
+// own is what the snapshot shows as each ref's own text (ownTexts): the
+// judge looks for generated text (::before, ::after) where a ref shows
+// more than its document holds.
+func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) {
+	asks := judgeAsks(t, snap)
+	framesJudged.Add(int64(len(asks)))
+	answers := make([]judgement, len(asks))
+	todo := make([]int, len(asks))
+	for i := range asks {
+		todo[i] = i
+	}
+	// A frame its iframe shows only part of is judged again with that
+	// part (a frame in it, with the part its own iframe shows of it then:
+	// a few rounds at most).
+	for round := 0; len(todo) > 0; round++ {
+		if err := askFrames(asks, answers, todo, own, wait); err != nil {
+			return judgement{}, err
+		}
+		var err error
+		if todo, err = nextWindows(asks, answers, round); err != nil {
+			return judgement{}, err
+		}
+	}
+	var all judgement
+	for _, a := range answers {
+		all.add(a)
+	}
+	return all, nil
+}
+
+// judgeAsk is one frame's judge: ref is its iframe's ("" for the main
+// frame, and for each frame when every frame is asked), win the part of
+// it its iframe shows, when not all.
+type judgeAsk struct {
+	ref      string
+	at       func(body string) pw.Locator
+	detached func() bool
+	win      *frameWindow
+}
+
+// judgeAsks are the frames judgePage asks (see there).
+func judgeAsks(t *tab, snap string) []*judgeAsk {
+	var asks []*judgeAsk
+	main := t.page.MainFrame()
+	refs, ok := iframeRefs(snap)
+	if !ok {
+		for _, f := range t.page.Frames() {
+			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached})
+		}
+		return asks
+	}
+	asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached})
+	for _, ref := range refs {
+		in := t.page.Locator("aria-ref=" + ref).ContentFrame()
+		asks = append(asks, &judgeAsk{ref: ref, at: func(b string) pw.Locator { return in.Locator(b) }, detached: func() bool { return false }})
+	}
+	return asks
+}
+
+// body is the judge's selector for a: with the part of its frame its
+// iframe shows, when it is known not to be all.
+func (a *judgeAsk) body(own string) string {
+	if a.win == nil {
+		return visibilityEngine + "=snapshot;" + own
+	}
+	return visibilityEngine + "=snapshotw;" + a.win.body() + own
+}
+
+// askFrames judges the frames of todo (indexes of asks) at the same time,
+// into answers. A frame whose judge does not answer fails the whole.
+func askFrames(asks []*judgeAsk, answers []judgement, todo []int, own string, wait time.Duration) error {
+	errs := make([]error, len(asks))
+	var wg sync.WaitGroup
+	for _, i := range todo {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[i], errs[i] = judgeFrame(asks[i].at(asks[i].body(own)), wait)
+		}()
+	}
+	wg.Wait()
+	for _, i := range todo {
+		a := asks[i]
+		if errs[i] != nil && !a.detached() {
+			// Once more: a frame loading another document meanwhile
+			// loses its judge's context.
+			answers[i], errs[i] = judgeFrame(a.at(a.body(own)), wait)
+		}
+		if errs[i] != nil {
+			if a.detached() {
+				answers[i] = judgement{} // gone meanwhile: its content is not in the next snapshot either
+				continue
+			}
+			return abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (%s): take a new snapshot", firstLine(errs[i].Error()))
+		}
+	}
+	return nil
+}
+
+// nextWindows sets on each ask the part of its frame its iframe shows,
+// as the answers of round say it, and answers the asks whose part is new
+// (to ask again).
+func nextWindows(asks []*judgeAsk, answers []judgement, round int) ([]int, error) {
+	windows := map[string]frameWindow{}
+	for i := range answers {
+		for ref, w := range answers[i].Windows {
+			windows[ref] = w
+		}
+	}
+	var todo []int
+	for i, a := range asks {
+		w, ok := windows[a.ref]
+		if a.ref == "" || !ok || a.win != nil && a.win.body() == w.body() {
+			continue
+		}
+		if round >= maxFrameDepth {
+			return nil, abi.Errorf(abi.CodeExecutionFailed, "judging what the page shows failed (the part of a frame its iframe shows kept changing): take a new snapshot")
+		}
+		a.win = &w
+		todo = append(todo, i)
+	}
+	return todo, nil
+}
+
+// maxFrameDepth bounds the rounds of judgePage: frames in frames that
+// their iframes show only part of, as deep as that.
+const maxFrameDepth = 6
+
+// framesJudged counts the frames the judge was asked in (judgePage), for
+// tests.
+var framesJudged atomic.Int64
+
+func judgeFrame(at pw.Locator, wait time.Duration) (judgement, error) {
+	var j judgement
+	text, err := at.TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	if err == nil {
+		err = json.Unmarshal([]byte(text), &j)
+	}
+	return j, err
+}
+
+// frameWindow is the part of a frame's viewport the iframe shows, in the
+// frame's CSS pixels.
+type frameWindow struct {
+	L float64 `json:"l"`
+	T float64 `json:"t"`
+	R float64 `json:"r"`
+	B float64 `json:"b"`
+	// Covers are the parts of it a painter above the iframe covers.
+	Covers [][4]float64 `json:"covers"`
+	// Ctx is what the page does to all of the frame's document (its
+	// opacity, blur, filters, and the colours under it: frameContext).
+	Ctx string `json:"ctx"`
+}
+
+// body is the window as the judge's selector takes it after
+// "snapshotw;": "L,T,R,B;" then the covers as "L,T,R,B|...;".
+func (w frameWindow) body() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%g,%g,%g,%g;", w.L, w.T, w.R, w.B)
+	for i, c := range w.Covers {
+		if i > 0 {
+			b.WriteByte('|')
+		}
+		fmt.Fprintf(&b, "%g,%g,%g,%g", c[0], c[1], c[2], c[3])
+	}
+	b.WriteByte(';')
+	b.WriteString(frameCtxChars.Replace(w.Ctx))
+	b.WriteByte(';')
+	return b.String()
+}
+
+// frameCtxChars keeps a frame context to the characters frameContext
+// writes (digits, letters, and . , _ | -): it goes into a selector.
+var frameCtxChars = strings.NewReplacer(";", "", ">", "", "\"", "", "'", "", " ", "", "\\", "")
+
+// add merges the judgement of one frame into j.
+func (j *judgement) add(a judgement) {
+	if a.URL != "" {
+		j.URLs = append(j.URLs, a.URL)
+	}
+	j.MS += a.MS
+	j.Drop = append(j.Drop, a.Drop...)
+	j.Runs = append(j.Runs, a.Runs...)
+	j.Unexplained = append(j.Unexplained, a.Unexplained...)
+	j.Closed = append(j.Closed, a.Closed...)
+	j.Candidates += a.Candidates
+	for k, v := range a.Parents {
+		if j.Parents == nil {
+			j.Parents = map[string]string{}
+		}
+		j.Parents[k] = v
+	}
+}
