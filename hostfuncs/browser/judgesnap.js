@@ -61,13 +61,22 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 		const r = refOf(x);
 		// (A covered picture or frame is dropped with its own ref as ref:
 		// its parent is the one the walk noted.)
-		if (r) { if (ref && ref !== r) parentOf.set(r, ref); out.drop.push(r); ref = r; }
+		// An element holding one of the top layer keeps its line, which
+		// holds the top layer's: what else it holds goes piece by piece.
+		const keep = J.tops.size > 0 && [...J.tops].some(t => t !== x && J.holds(x, t));
+		if (r) { if (ref && ref !== r) parentOf.set(r, ref); if (!keep) out.drop.push(r); ref = r; }
 		else { const l = labelOf(x); if (l) out.runs.push({ref, text: l, label: true}); }
 		for (const n of children(x)) {
 			if (n.nodeType === 3) { if (C.on && C.inside(n)) continue; const t = norm(n.data); if (t) out.runs.push({ref, text: t}); continue; }
+			// (An element of the top layer is none of x's to hide: walked
+			// apart, from the document's context, when it has a box.)
+			if (n.nodeType === 1 && J.tops.has(n)) { apart.push([n, ref]); continue; }
 			if (n.nodeType === 1 && !skip.test(n.tagName) && !(J.unseen(n, J.style(n)) && !(C.on && C.inside(n)))) gone(n, ref);
 		}
 	};
+	// apart: the top-layer elements under a hidden element, with the ref
+	// above each.
+	const apart = [];
 	// labelOf: the label an element names itself by (aria-labelledby's
 	// texts, else aria-label), normalized; "" for none.
 	const labelOf = x => {
@@ -216,6 +225,17 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 		if (refOf(el)) owners.set(refOf(el), [el, J.style(el), ctx]);
 		walk(el, J.style(el), ctx, refOf(el) || "", false);
 	} else gone(el, "");
+	// The top layer under hidden elements: each walked as the walk walks
+	// any element, from the document's context (enter starts it there).
+	for (let i = 0; i < apart.length; i++) {
+		const [n, ref] = apart[i];
+		if (!n.getClientRects().length) { gone(n, ref); continue; }
+		const ns = J.fresh(n), inner = J.enter(n, ns, J.base, false), nref = refOf(n), r = nref || ref;
+		if (nref && ref) parentOf.set(nref, ref);
+		if (!inner) { if (!J.unseen(n, ns)) gone(n, ref); continue; }
+		if (nref && expect.has(r)) owners.set(r, [n, ns, inner]);
+		walk(n, ns, inner, r, false, expect.has(r) ? r : ref);
+	}
 	// A ref that shows more letters than its text nodes and the
 	// generated text a person sees hold shows a label no one sees (an
 	// aria-label, a title): unexplained, its name goes (unseenNames).

@@ -523,6 +523,15 @@ const judgeOf = (doc, frameWin) => {
 	const TOP = 1e9;
 	let topLayer;
 	try { topLayer = new Set(doc.querySelectorAll(":popover-open, :fullscreen")); } catch { topLayer = new Set(); }
+	// tops: every element of the top layer, modal dialogs too. It is
+	// drawn as a child of the viewport: its ancestors' opacity, filters,
+	// masks, clips, transforms and 3D context do not apply to it (a modal
+	// dialog inside a transparent or clipped wrapper shows whole), though
+	// it inherits their inherited styles and needs a box (a display:none
+	// ancestor still takes it away). enter starts it from the document's
+	// own context (base).
+	const tops = new Set(topLayer);
+	try { for (const d of doc.querySelectorAll("dialog:modal")) tops.add(d); } catch {}
 	const zOf = (s, ctx) => { const z = parseInt(s.zIndex); return isNaN(z) ? Math.max(ctx.z, 0) : z; };
 	const painter = (e, s, ctx, clip, pos, opacity, inline, k, q) => {
 		if (pos === "sticky") return;
@@ -760,6 +769,7 @@ const judgeOf = (doc, frameWin) => {
 		// (An svg element is a viewport, not an inline box: it clips what
 		// it draws to its box unless its overflow says not.)
 		const inline = display === "inline" && !(e.localName === "svg" && e.namespaceURI === SVG);
+		if (tops.has(e) && ctx !== base) ctx = {...base, legible: new Map(), clean: false};
 		// q: the properties no author sets on e, taken at their initial
 		// values unread (authored.js).
 		const q = pq ?? skipOf(e, ctx);
@@ -1265,5 +1275,5 @@ const judgeOf = (doc, frameWin) => {
 			if (area) painters.push({e: over, z: TOP, sc: ROOT, pseudo: false, over: true, bg: null, area});
 		}
 	}
-	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, frameContext, base, html, body};
+	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, frameContext, tops, holds, base, html, body};
 };
