@@ -5,9 +5,12 @@
 // themselves, entering each element (enter) and judging each text node
 // (text): the snapshot's pass (judgesnap.js) and browser_read's
 // (readjs.go) use the same two functions.
-// frameWin, for a frame's document, is the part of its viewport the
-// frame above shows (frameWindow there), in its own CSS pixels; null or
-// absent: all of it.
+// frameWin, for a frame's document, is what its page says of it, when
+// anything (judgesnap.js asks again with it): the part of its viewport
+// the page shows (l, t, r, b: frameWindow there, in the frame's own CSS
+// pixels), the parts of that a box of the page covers (covers:
+// frameCovers) and what the page does to all of it (ctx: frameContext);
+// null or absent: nothing.
 const judgeOf = (doc, frameWin) => {
 	const win = doc.defaultView;
 	const INF = 1e9, MIN_W = 2, MIN_H = 4, MIN_OPACITY = 0.1, MIN_CONTRAST = 1.5, OPAQUE = 0.9;
@@ -590,13 +593,15 @@ const judgeOf = (doc, frameWin) => {
 	// viewport's top edge, the text that lies under it at the top of the
 	// document (a scroll moves that text up, never out from under it).
 	// (A full-page screenshot draws it there too.)
+	// docScrolls: whether the document scrolls across and down (read once).
 	let docScroll = null;
+	const docScrolls = () => docScroll ??= {
+		x: vpStyle.overflowX !== "hidden" && vpStyle.overflowX !== "clip" && Math.max(html.scrollWidth, body ? body.scrollWidth : 0) > vw + 1,
+		y: vpStyle.overflowY !== "hidden" && vpStyle.overflowY !== "clip" && Math.max(html.scrollHeight, body ? body.scrollHeight : 0) > vh + 1,
+	};
 	const fixedPainter = (e, s, ctx, opacity, k) => {
 		if (opacity < OPAQUE || !paintsOpaque(e, s, k)) return;
-		docScroll ??= {
-			x: vpStyle.overflowX !== "hidden" && vpStyle.overflowX !== "clip" && Math.max(html.scrollWidth, body ? body.scrollWidth : 0) > vw + 1,
-			y: vpStyle.overflowY !== "hidden" && vpStyle.overflowY !== "clip" && Math.max(html.scrollHeight, body ? body.scrollHeight : 0) > vh + 1,
-		};
+		docScrolls();
 		if (docScroll.x) return;
 		const r = e.getBoundingClientRect();
 		if (!shows(box(r))) return;
@@ -1145,7 +1150,8 @@ const judgeOf = (doc, frameWin) => {
 	// (what its page puts under it shows) unless its scheme and its
 	// iframe's differ, when Chromium paints it opaque.
 	const rootDark = usedDark(hs.colorScheme), framed = win.parent !== win;
-	const fcBgs = framed && rootDark !== (fc ? fc[6] === "dark" : false) || !framed ? [canvasOf(rootDark)] : !fc ? [[255, 255, 255, 1]] : fc[5] === "img" ? null : fc[5].split("|").map(c => c.split(",").map(Number));
+	let fcBgs = [canvasOf(rootDark)];
+	if (framed && rootDark === (fc ? fc[6] === "dark" : false)) fcBgs = !fc ? [[255, 255, 255, 1]] : fc[5] === "img" ? null : fc[5].split("|").map(c => c.split(",").map(Number));
 	const base = {sc: ROOT, opacity: fc ? Math.min(1, +fc[0] || 0) : 1, clip: frameArea, absClip: frameArea, fixedClip: frameView, fx: fcAffine, bgs: fcBgs, blur: fc ? +fc[1] || 0 : 0, shadow: fc ? fc[2] === "1" : false, blend: fc && fc[3] ? fc[3] : null, m3: null, perspective: noPerspective, z: -0.5, flowBg: false, legible: new Map(), el: null, display: "", te: null, tf: null, kids: false, clean: authored !== null, sty: null, ink: null, fill: undefined, size: null, fs: undefined};
 	// generated: the texts of e's ::before and ::after (context ctx, the
 	// one e passes to its content) that cannot be seen (hidden), and how
@@ -1208,10 +1214,10 @@ const judgeOf = (doc, frameWin) => {
 	// frameWindow: the part of the content box of the frame element e
 	// (style s, in context ctx: the one e gives its content) that shows,
 	// in the frame's own CSS pixels from its viewport's top left (its
-	// document's frameWin); null when all of it shows, or its box has no
-	// size. (A transform is taken as the scale of its bounding box.)
-	// frameWindow also answers where the frame's content box is (c) and
-	// its scale (kx, ky), for frameCovers; all: whether all of it shows.
+	// document's frameWin), with all set when that is the whole box, and
+	// where the content box is (c) and its scale (kx, ky), for
+	// frameCovers; null when its box has no size. (A transform is taken as
+	// the scale of its bounding box.)
 	const frameWindow = (e, s, ctx) => {
 		const r = e.getBoundingClientRect(), ow = e.offsetWidth, oh = e.offsetHeight;
 		if (!(ow > 0 && oh > 0)) return null;
@@ -1265,10 +1271,7 @@ const judgeOf = (doc, frameWin) => {
 	// (frameWin.covers) cover what no scroll brings out from under them,
 	// as a box fixed there (fixedPainter) over anything in the document.
 	if (frameWin && frameWin.covers && frameWin.covers.length) {
-		const scroll = {
-			x: vpStyle.overflowX !== "hidden" && vpStyle.overflowX !== "clip" && Math.max(html.scrollWidth, body ? body.scrollWidth : 0) > vw + 1,
-			y: vpStyle.overflowY !== "hidden" && vpStyle.overflowY !== "clip" && Math.max(html.scrollHeight, body ? body.scrollHeight : 0) > vh + 1,
-		};
+		const scroll = docScrolls();
 		const over = doc.createElement("span"); // (never inserted: it holds nothing of the document)
 		for (const [l, t, r, b] of scroll.x ? [] : frameWin.covers) {
 			const area = !scroll.y ? {l, t, r, b} : t <= 1 ? {l, t: -INF, r, b: b - win.scrollY} : null;
