@@ -291,11 +291,7 @@ func TestFramesFoundAreAskedDirectly(t *testing.T) {
 // out from under it.
 func TestFrameShownInPart(t *testing.T) {
 	t.Parallel() // its own session: overlaps the package's other tests' waits
-	mux := http.NewServeMux()
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-	page := htmlPages(mux)
-	other := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	mux, srv, page, other := twoSites(t)
 	// cover: a frame a box of the page covers from top down to its
 	// bottom.
 	cover := func(src string, top, height int) string {
@@ -349,4 +345,15 @@ func TestFrameShownInPart(t *testing.T) {
 	if t.Failed() {
 		t.Logf("snapshot:\n%s", snap)
 	}
+}
+
+// twoSites serves pages on loopback for a test: mux and its server,
+// page to add an HTML page, and the server's URL under another site's
+// name (localhost for 127.0.0.1: a frame from there is, with site
+// isolation, a document of another renderer process).
+func twoSites(t *testing.T) (*http.ServeMux, *httptest.Server, func(path, body string), string) {
+	mux := http.NewServeMux()
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+	return mux, srv, htmlPages(mux), strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/wasmwright/wasmwright/abi"
+	"github.com/wasmwright/wasmwright/hostfuncs"
 )
 
 // framePage holds frames whose documents a person cannot see although each
@@ -109,13 +110,22 @@ const framePageContext = `<!doctype html><html><body style="margin:0; font:16px/
 func TestFrameJudgedOnItsPage(t *testing.T) {
 	t.Parallel() // its own session and page
 	c := caller(t.Name())
-	snap := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, framePageContext)}).Snapshot
-	for _, w := range regexp.MustCompile(`>([hv][a-z]+) `).FindAllStringSubmatch(framePageContext, -1) {
+	wordsSeen(t, c, framePageContext)
+}
+
+// wordsSeen navigates to page and checks that each of its marker words
+// (after a tag: v... seen, h... hidden) is in the snapshot as seen.
+func wordsSeen(t *testing.T, c *hostfuncs.Caller, page string) {
+	t.Helper()
+	snap := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, page)}).Snapshot
+	bad := false
+	for _, w := range regexp.MustCompile(`>([hv][a-z]+) `).FindAllStringSubmatch(page, -1) {
 		if in, seen := seenIn(snap, w[1]), w[1][0] == 'v'; in != seen {
 			t.Errorf("%s: in the snapshot %v, seen %v", w[1], in, seen)
+			bad = true
 		}
 	}
-	if t.Failed() {
+	if bad {
 		t.Logf("snapshot:\n%s", snap)
 	}
 }
@@ -140,12 +150,7 @@ func TestFrameColourSchemes(t *testing.T) {
 	t.Parallel() // its own session and page
 	c := caller(t.Name())
 	for _, page := range schemePages {
-		snap := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, page)}).Snapshot
-		for _, w := range regexp.MustCompile(`>([hv][a-z]+) `).FindAllStringSubmatch(page, -1) {
-			if in, seen := seenIn(snap, w[1]), w[1][0] == 'v'; in != seen {
-				t.Errorf("%s: in the snapshot %v, seen %v\n%s", w[1], in, seen, snap)
-			}
-		}
+		wordsSeen(t, c, page)
 	}
 }
 
@@ -165,13 +170,5 @@ const topLayerPage = `<!doctype html><html><body style="margin:0; font:16px/20px
 func TestTopLayerEscapesItsAncestors(t *testing.T) {
 	t.Parallel() // its own session and page
 	c := caller(t.Name())
-	snap := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, topLayerPage)}).Snapshot
-	for _, w := range regexp.MustCompile(`>([hv][a-z]+) `).FindAllStringSubmatch(topLayerPage, -1) {
-		if in, seen := seenIn(snap, w[1]), w[1][0] == 'v'; in != seen {
-			t.Errorf("%s: in the snapshot %v, seen %v", w[1], in, seen)
-		}
-	}
-	if t.Failed() {
-		t.Logf("snapshot:\n%s", snap)
-	}
+	wordsSeen(t, c, topLayerPage)
 }
