@@ -418,3 +418,45 @@ func pdfShownText(t *testing.T, doc []byte) string {
 	}
 	return text.String()
 }
+
+// TestScreenshotHidesClosedRootSecrets: a held value a page shows inside
+// a closed shadow root (which no script reads), in the page or in a frame
+// of another site (another process), and a closed root holding a field
+// (whose value the protocol's tree does not carry), are hidden in the
+// capture; a closed root showing other text is not; the hosts' styles
+// come back as they were.
+func TestScreenshotHidesClosedRootSecrets(t *testing.T) {
+	t.Parallel() // its own session and page
+	_, srv, page, other := twoSites(t)
+	root := func(id, mode, html string) string {
+		return `<div id="` + id + `" style="position:absolute; left:10px; top:` + map[string]string{"plain": "10", "openecho": "50", "closedecho": "90", "closedfield": "130", "closedother": "170"}[id] + `px; font:20px/24px sans-serif"></div>` +
+			`<script>(window.roots ??= {})["` + id + `"] = document.getElementById("` + id + `").attachShadow({mode: "` + mode + `"}); roots["` + id + `"].innerHTML = ` + strconv.Quote(html) + `;</script>`
+	}
+	page("/closedsecrets", `<body style="margin:0"><p id="plain" style="position:absolute; left:10px; top:10px; margin:0; font:20px/24px sans-serif">plain words here</p>`+
+		root("openecho", "open", "<span>"+capPass+"</span>")+
+		root("closedecho", "closed", "<span>Your password: <b>"+capPass+"</b></span>")+
+		root("closedfield", "closed", "<input size=20>")+
+		`<script>roots.closedfield.querySelector("input").value = `+strconv.Quote(capPass)+`;</script>`+
+		root("closedother", "closed", "<span>nothing secret here</span>")+
+		`<iframe id="fr" src="`+other+`/closedframe" style="position:absolute; left:10px; top:220px; width:400px; height:60px; border:0"></iframe></body>`)
+	page("/closedframe", `<body style="margin:0"><div id="h" style="font:20px/24px sans-serif"></div><script>document.getElementById("h").attachShadow({mode: "closed"}).innerHTML = "<span>`+capPass+`</span>";</script></body>`)
+	c := caller(t.Name())
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: srv.URL + "/closedsecrets"})
+	ids := []string{"plain", "openecho", "closedecho", "closedfield", "closedother", "fr"}
+	dpr, boxes := boxesOf(t, c, ids...)
+	before := shot(t, c, abi.BrowserScreenshotRequest{})
+	wantInk(t, "no secrets held", before, boxes, dpr, true, ids...)
+	holdSecret(c, capPass)
+	styles := func() string {
+		ev := must[abi.BrowserEvaluateResponse](t, svc, c, abi.HostBrowserEvaluate, abi.BrowserEvaluateRequest{
+			Expression: `() => [...document.querySelectorAll("div")].map(e => e.id + ":" + e.getAttribute("style")).join("\n")`})
+		return string(ev.Result)
+	}
+	was := styles()
+	img := shot(t, c, abi.BrowserScreenshotRequest{})
+	wantInk(t, "secret held", img, boxes, dpr, false, "openecho", "closedecho", "closedfield", "fr")
+	wantInk(t, "secret held", img, boxes, dpr, true, "plain", "closedother")
+	if now := styles(); now != was {
+		t.Errorf("the page was not restored after the capture:\nbefore %s\nafter  %s", was, now)
+	}
+}

@@ -27,6 +27,10 @@
 //     capture taken while a secret showed is discarded.
 //  5. The elements' style attributes are put back as they were.
 //
+// A closed shadow root is out of every script's reach: the hosts of those
+// that show a value or hold a field are hidden through the DevTools
+// protocol instead (closed.go).
+//
 // A session with no secrets pays nothing: none of this runs.
 package conceal
 
@@ -46,6 +50,10 @@ import (
 type concealment struct {
 	frames []pw.Frame
 	states []pw.JSHandle
+	// closed shows again the hosts of closed roots hidden (closed.go),
+	// in the renderers of closedFrames.
+	closed       func()
+	closedFrames []pw.Frame
 }
 
 // errConceal is the refusal when a capture cannot be made without showing
@@ -75,6 +83,10 @@ func conceal(p pw.Page, m *secretMatcher, what string) (*concealment, error) {
 		}
 	}
 	if why != "" {
+		c.restore()
+		return nil, errConceal(what, why)
+	}
+	if c.closed, c.closedFrames, why = closedHosts(p, m); why != "" {
 		c.restore()
 		return nil, errConceal(what, why)
 	}
@@ -179,8 +191,9 @@ const paintedJS = `() => new Promise(r => {
 // The page's own world runs it (drawing is the page's), so a page that
 // stalls it is waited for at most paintWait.
 func (c *concealment) painted() {
-	done := make(chan struct{}, len(c.frames))
-	for _, f := range c.frames {
+	frames := append(append([]pw.Frame{}, c.frames...), c.closedFrames...)
+	done := make(chan struct{}, len(frames))
+	for _, f := range frames {
 		go func() {
 			f.Evaluate(paintedJS)
 			done <- struct{}{}
@@ -188,7 +201,7 @@ func (c *concealment) painted() {
 	}
 	timer := time.NewTimer(paintWait)
 	defer timer.Stop()
-	for range c.frames {
+	for range frames {
 		select {
 		case <-done:
 		case <-timer.C:
@@ -204,6 +217,10 @@ const paintWait = 2 * time.Second
 func (c *concealment) restore() {
 	if c == nil {
 		return
+	}
+	if c.closed != nil {
+		c.closed()
+		c.closed = nil
 	}
 	eachFrame(c.frames, func(i int, f pw.Frame) {
 		h := c.states[i]

@@ -1,0 +1,204 @@
+package conceal
+
+import (
+	"encoding/json"
+	"strings"
+
+	pw "github.com/mxschmitt/playwright-go"
+)
+
+// Closed shadow roots: no script of the page's, and none of ours in any
+// world, sees into one, so the scan (every frame, every open root) never
+// reads what a closed root shows: a held value a page echoes inside one
+// showed in a capture. The protocol sees them: DOM.getDocument with pierce
+// lists every shadow root, closed ones with their content, of the
+// documents of one renderer process (the page's own and its same-process
+// frames; each frame of another process has a session of its own). The
+// host of each closed root whose text shows a value, or that holds a
+// field (whose value the tree does not carry), gets opacity 0 !important
+// in its style attribute for the capture, which no descendant can undo,
+// and its style back after. It fails closed: a session that cannot be
+// opened for a reason other than the frame being of its page's process,
+// or a tree that cannot be read, refuses the capture.
+
+// closedNode is DOM.Node as DOM.getDocument answers it, what of it this
+// reads.
+type closedNode struct {
+	NodeID          int          `json:"nodeId"`
+	NodeType        int          `json:"nodeType"`
+	NodeName        string       `json:"nodeName"`
+	NodeValue       string       `json:"nodeValue"`
+	Attributes      []string     `json:"attributes"`
+	Children        []closedNode `json:"children"`
+	ShadowRoots     []closedNode `json:"shadowRoots"`
+	ShadowRootType  string       `json:"shadowRootType"`
+	ContentDocument *closedNode  `json:"contentDocument"`
+}
+
+// hiddenHost is a host hidden for a capture, and its style attribute
+// before ("" with had false: none).
+type hiddenHost struct {
+	cdp   pw.CDPSession
+	id    int
+	style string
+	had   bool
+}
+
+// closedHosts hides, in every process of p, the hosts of the closed roots
+// that show one of m's values or hold a field; restore shows them again
+// and lets the sessions go; drawn are the frames whose renderers drew the
+// hiding (for painted). why is set (and nothing left hidden) when that
+// could not be done.
+func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame, why string) {
+	var sessions []pw.CDPSession
+	var hidden []hiddenHost
+	restore = func() {
+		for _, h := range hidden {
+			if h.had {
+				h.cdp.Send("DOM.setAttributeValue", map[string]any{"nodeId": h.id, "name": "style", "value": h.style})
+			} else {
+				h.cdp.Send("DOM.removeAttribute", map[string]any{"nodeId": h.id, "name": "style"})
+			}
+		}
+		for _, c := range sessions {
+			c.Send("DOM.disable", nil)
+			c.Detach()
+		}
+		hidden, sessions = nil, nil
+	}
+	targets := []any{p}
+	for _, f := range p.Frames() {
+		if f != p.MainFrame() {
+			targets = append(targets, f)
+		}
+	}
+	for _, target := range targets {
+		cdp, err := p.Context().NewCDPSession(target)
+		if err != nil {
+			if f, ok := target.(pw.Frame); ok && (f.IsDetached() || strings.Contains(err.Error(), "does not have a separate CDP session")) {
+				continue // gone, or of its page's process: read with it
+			}
+			restore()
+			return func() {}, nil, "its closed shadow roots could not be reached (" + brief(err) + ")"
+		}
+		sessions = append(sessions, cdp)
+		drew := false
+		v, err := cdp.Send("DOM.getDocument", map[string]any{"depth": -1, "pierce": true})
+		var doc struct {
+			Root closedNode `json:"root"`
+		}
+		if err == nil {
+			var b []byte
+			if b, err = json.Marshal(v); err == nil {
+				err = json.Unmarshal(b, &doc)
+			}
+		}
+		if err != nil {
+			if f, ok := target.(pw.Frame); ok && f.IsDetached() {
+				continue
+			}
+			restore()
+			return func() {}, nil, "its closed shadow roots could not be read (" + brief(err) + ")"
+		}
+		for _, host := range showingHosts(&doc.Root, m) {
+			style, had := attr(host.Attributes, "style")
+			if _, err := cdp.Send("DOM.setAttributeValue", map[string]any{"nodeId": host.NodeID, "name": "style", "value": style + ";opacity:0 !important"}); err != nil {
+				restore()
+				return func() {}, nil, "an element showing one in a closed shadow root could not be hidden (" + brief(err) + ")"
+			}
+			hidden = append(hidden, hiddenHost{cdp, host.NodeID, style, had})
+			drew = true
+		}
+		if drew {
+			if f, ok := target.(pw.Frame); ok {
+				drawn = append(drawn, f)
+			} else {
+				drawn = append(drawn, p.MainFrame())
+			}
+		}
+	}
+	return restore, drawn, ""
+}
+
+// showingHosts are the hosts under n (frames' documents included) of
+// closed roots whose content shows one of m's values or holds a field.
+func showingHosts(n *closedNode, m *secretMatcher) []*closedNode {
+	var out []*closedNode
+	var walk func(n *closedNode)
+	walk = func(n *closedNode) {
+		for i := range n.ShadowRoots {
+			r := &n.ShadowRoots[i]
+			if r.ShadowRootType == "closed" {
+				var text strings.Builder
+				if fields := textOf(r, &text); fields || m.shows(text.String()) {
+					out = append(out, n)
+				}
+			}
+			walk(r)
+		}
+		for i := range n.Children {
+			walk(&n.Children[i])
+		}
+		if n.ContentDocument != nil {
+			walk(n.ContentDocument)
+		}
+	}
+	walk(n)
+	return out
+}
+
+// textOf writes the text under n to b (each text node on a line of its
+// own) and says whether n holds a field whose value the tree does not
+// carry (an input, a textarea, a select, an editable element).
+func textOf(n *closedNode, b *strings.Builder) (fields bool) {
+	switch {
+	case n.NodeType == 3:
+		b.WriteString(n.NodeValue)
+		b.WriteByte('\n')
+	case n.NodeType == 1:
+		switch strings.ToUpper(n.NodeName) {
+		case "INPUT", "TEXTAREA", "SELECT":
+			fields = true
+		case "SCRIPT", "STYLE":
+			return false
+		}
+		if v, ok := attr(n.Attributes, "contenteditable"); ok && v != "false" {
+			fields = true
+		}
+	}
+	for i := range n.ShadowRoots {
+		fields = textOf(&n.ShadowRoots[i], b) || fields
+	}
+	for i := range n.Children {
+		fields = textOf(&n.Children[i], b) || fields
+	}
+	return fields
+}
+
+// attr is the value of the attribute name in a DOM.Node's flat list.
+func attr(attrs []string, name string) (string, bool) {
+	for i := 0; i+1 < len(attrs); i += 2 {
+		if strings.EqualFold(attrs[i], name) {
+			return attrs[i+1], true
+		}
+	}
+	return "", false
+}
+
+// shows says whether text shows one of m's values (as match finds them).
+func (m *secretMatcher) shows(text string) bool {
+	n := normText{lastSpace: true}
+	n.add(text, 0)
+	col, str := n.col.String(), n.str.String()
+	for _, f := range m.forms {
+		if strings.Contains(col, f) {
+			return true
+		}
+	}
+	for _, f := range m.stripped {
+		if strings.Contains(str, f) {
+			return true
+		}
+	}
+	return false
+}
