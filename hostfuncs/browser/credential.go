@@ -154,7 +154,7 @@ func (f *CredentialFill) Set(ref, value string) error {
 func (f *CredentialFill) Clear(refs []string) {
 	for _, r := range refs {
 		if loc := f.loc(r); loc != nil {
-			race0(f.ss, func() error { return loc.Fill("", pw.LocatorFillOptions{Timeout: pw.Float(2000)}) })
+			race0(f.ss, func() error { return loc.Fill("", pw.LocatorFillOptions{Timeout: ms(f.pages.cfg.actionWait())}) })
 		}
 	}
 }

@@ -123,7 +123,7 @@ func (s *actions) upload(ctx context.Context, c *hostfuncs.Caller, req abi.Brows
 		if err != nil {
 			return out, err
 		}
-		v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: pw.Float(1000)})
+		v, _ := loc.Evaluate(`e => e instanceof HTMLInputElement && e.type === "file"`, nil, pw.LocatorEvaluateOptions{Timeout: ms(s.pages.cfg.actionWait())})
 		fileInput, _ := v.(bool)
 		if !fileInput {
 			if _, err := t.ready(loc, ref, true, false); err != nil {
