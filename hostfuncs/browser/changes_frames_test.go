@@ -211,13 +211,45 @@ func TestFrameNotAskedBeforeTheSnapshotIsNotTrusted(t *testing.T) {
 	}
 }
 
+// The judge asks a frame through the first element of it that has a ref
+// (iframeLines' first): read from the attributes of the first line under
+// the iframe's that has a ref, never from a name; none when that line
+// cannot be read for sure (the frame is then reached through its iframe).
+func TestIframeLinesFirstRef(t *testing.T) {
+	snap := `- generic [ref=e1]:
+  - iframe [ref=e7]
+  - iframe "says [ref=e3]" [ref=e8]:
+    - text: loose words
+    - button "names [ref=f9e9]" [ref=f2e1]
+    - iframe [ref=f2e4]:
+      - paragraph [ref=f5e1]: deep
+  - iframe [ref=e10]:
+    - 'button "a: b" [ref=f6e1]'
+    - paragraph [ref=f6e2]: plain
+  - paragraph [ref=e11]: after
+`
+	lines, ok := iframeLines(snap)
+	var got []string
+	for _, l := range lines {
+		got = append(got, l.ref+"="+l.first)
+	}
+	if want := "e7=,e8=f2e1,f2e4=f5e1,e10="; !ok || strings.Join(got, ",") != want {
+		t.Fatalf("iframeLines = %v, %v; want %s", got, ok, want)
+	}
+	for ref, want := range map[string]string{"f3e12": "f3", "e12": "", "f10e1": "f10"} {
+		if got := framePart(ref); got != want {
+			t.Errorf("framePart(%q) = %q, want %q", ref, got, want)
+		}
+	}
+}
+
 // The visibility judge is asked in the frames the snapshot holds (the main
 // frame, the shown frame, the frame in it), not in the four hidden ad
 // frames, and still takes the hidden text out of each frame it holds.
 func TestJudgeAsksOnlyTheFramesTheSnapshotHolds(t *testing.T) {
 	srv := framePages(t)
 	c := caller(t.Name())
-	judged := framesJudged.Load()
+	judged, inside := framesJudged.Load(), framesAskedInside.Load()
 	snap := navTo(t, c, srv.URL+"/judged").Snapshot
 	for _, w := range []string{"vmain", "vshown", "vdeep"} {
 		if !strings.Contains(snap, w) {
@@ -231,6 +263,11 @@ func TestJudgeAsksOnlyTheFramesTheSnapshotHolds(t *testing.T) {
 	}
 	if got := framesJudged.Load() - judged; got != 3 {
 		t.Errorf("the judge was asked in %d frames, want 3: the main frame and the two the snapshot holds, not the four hidden ones", got)
+	}
+	// (Through an element of their own, not through the main frame's
+	// world, where the main frame's own judge holds them up.)
+	if got := framesAskedInside.Load() - inside; got != 2 {
+		t.Errorf("%d frames were asked through an element of their own, want the 2 the snapshot holds", got)
 	}
 	if t.Failed() {
 		t.Logf("snapshot:\n%s", snap)

@@ -45,7 +45,10 @@ const closedOf = (doc, on) => {
 		// reach (another process's) does not make every pass ask again.
 		const c = globalThis.__wwChecked ??= new WeakSet();
 		for (const e of cands) c.add(e);
-		globalThis.__wwCand = cands.size ? [...cands] : undefined;
+		// (Added to those of an earlier pass not yet handed over: a frame
+		// judged twice before the host reaches its roots keeps them.)
+		const prev = globalThis.__wwCand || [];
+		globalThis.__wwCand = prev.length + cands.size ? [...prev, ...cands].slice(-4 * MAX) : undefined;
 		return cands.size;
 	};
 	if (!roots) return {on: false, seen, done};

@@ -276,11 +276,26 @@ var slottedCost closedStats
 // answers: the passes meanwhile fail the same way, and the direct
 // check's find waits (the checks go through Playwright meanwhile).
 func reachSlotted(t *tab, wait time.Duration) error {
+	_, err := reachSlottedCount(t, wait)
+	return err
+}
+
+// reachSlottedCount is reachSlotted, answering how many closed roots it
+// kept that the worlds had not kept before (searchSlotsCount).
+func reachSlottedCount(t *tab, wait time.Duration) (int, error) {
 	defer slottedCost.add(time.Now())
-	if err := bounded(wait, func() error { return stashSlotted(t) }); err != nil {
-		return abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
+	var kept atomic.Int64 // (written by a search bounded may leave running)
+	err := bounded(wait, func() error {
+		return t.proto.do(t, func(cdp pw.CDPSession) error {
+			n, err := searchSlotsCount(cdp)
+			kept.Store(int64(n))
+			return err
+		})
+	})
+	if err != nil {
+		return 0, abi.Errorf(abi.CodeExecutionFailed, "reaching the page's closed shadow roots failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
-	return nil
+	return int(kept.Load()), nil
 }
 
 // slotQuery is what the search asks for: elements named slot (the
@@ -288,21 +303,12 @@ func reachSlotted(t *tab, wait time.Duration) error {
 // both, so only the plain walk answers.
 const slotQuery = "<slot>"
 
-// stashSlotted searches t's page on the tab's protocol session
-// (tabProtocol: one that fails is dropped, and a new one tries once
-// more). The DOM agent the search turns on is turned off after it (a
-// page's mutations send it nothing meanwhile).
-func stashSlotted(t *tab) error {
-	return t.proto.do(t, searchSlots)
-}
-
-func searchSlots(cdp pw.CDPSession) error {
-	_, err := searchSlotsCount(cdp)
-	return err
-}
-
-// searchSlotsCount is searchSlots, answering how many closed roots it
-// kept that the worlds had not kept before.
+// searchSlotsCount searches a page's process on a protocol session (the
+// tab's, through tabProtocol.do: one that fails is dropped, and a new one
+// tries once more) and keeps the closed roots of the slots it finds in
+// every isolated world; it answers how many it kept that the worlds had
+// not kept before. The DOM agent the search turns on is turned off after
+// it (a page's mutations send it nothing meanwhile).
 func searchSlotsCount(cdp pw.CDPSession) (int, error) {
 	if _, err := cdp.Send("DOM.getDocument", map[string]any{"depth": 0}); err != nil {
 		return 0, fmt.Errorf("DOM.getDocument: %w", err)

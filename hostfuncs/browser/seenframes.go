@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -65,13 +66,25 @@ type judgeAsk struct {
 	at       func(body string) pw.Locator
 	detached func() bool
 	win      *frameWindow
+	// byIframe, when set, asks through the iframe's ref: what at asks
+	// through (an element of the frame, for a quarter of the wait: a ref
+	// a snapshot just gave is found at once unless it is gone) may be
+	// gone while the frame is not.
+	byIframe func(body string) pw.Locator
 }
 
-// judgeAsks are the frames judgePage asks (see there).
+// judgeAsks are the frames judgePage asks (see there). A frame whose
+// content the snapshot holds is asked through the first element of it
+// that has a ref (a ref of a frame's document, "f3e1", is resolved in
+// that frame): asked through its iframe's ref, it waited behind the main
+// frame's judge (the ref resolved in the main frame's world) instead of
+// judging beside it when it is another process's (on a page of ad
+// frames, tens of milliseconds a navigate). A frame with no line of its
+// own in the snapshot is asked through its iframe's ref, as before.
 func judgeAsks(t *tab, snap string) []*judgeAsk {
 	var asks []*judgeAsk
 	main := t.page.MainFrame()
-	refs, ok := iframeRefs(snap)
+	lines, ok := iframeLines(snap)
 	if !ok {
 		for _, f := range t.page.Frames() {
 			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached})
@@ -79,11 +92,30 @@ func judgeAsks(t *tab, snap string) []*judgeAsk {
 		return asks
 	}
 	asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached})
-	for _, ref := range refs {
-		in := t.page.Locator("aria-ref=" + ref).ContentFrame()
-		asks = append(asks, &judgeAsk{ref: ref, at: func(b string) pw.Locator { return in.Locator(b) }, detached: func() bool { return false }})
+	for _, l := range lines {
+		in := t.page.Locator("aria-ref=" + l.ref).ContentFrame()
+		a := &judgeAsk{ref: l.ref, detached: func() bool { return false }, at: func(b string) pw.Locator { return in.Locator(b) }}
+		// (Not an element of the iframe's own document: aria-owns can put
+		// such lines under it.)
+		if frameRef.MatchString(l.first) && framePart(l.first) != framePart(l.ref) {
+			first := t.page.Locator("aria-ref=" + l.first)
+			a.at, a.byIframe = func(b string) pw.Locator { return first.Locator(b) }, a.at
+		}
+		asks = append(asks, a)
 	}
 	return asks
+}
+
+// frameRef is a ref of an element of a frame's document (not the main
+// frame's).
+var frameRef = regexp.MustCompile(`^f\d+e\d+$`)
+
+// framePart is the frame part of a ref: "f3" of "f3e12", "" of "e12".
+func framePart(ref string) string {
+	if i := strings.LastIndexByte(ref, 'e'); i > 0 {
+		return ref[:i]
+	}
+	return ""
 }
 
 // body is the judge's selector for a: with the part of its frame its
@@ -104,7 +136,16 @@ func askFrames(asks []*judgeAsk, answers []judgement, todo []int, own string, wa
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			answers[i], errs[i] = judgeFrame(asks[i].at(asks[i].body(own)), wait)
+			a := asks[i]
+			if a.byIframe == nil {
+				answers[i], errs[i] = judgeFrame(a.at(a.body(own)), wait)
+				return
+			}
+			framesAskedInside.Add(1)
+			if answers[i], errs[i] = judgeFrame(a.at(a.body(own)), wait/4); errs[i] != nil {
+				a.at, a.byIframe = a.byIframe, nil
+				answers[i], errs[i] = judgeFrame(a.at(a.body(own)), wait)
+			}
 		}()
 	}
 	wg.Wait()
@@ -155,9 +196,10 @@ func nextWindows(asks []*judgeAsk, answers []judgement, round int) ([]int, error
 // their iframes show only part of, as deep as that.
 const maxFrameDepth = 6
 
-// framesJudged counts the frames the judge was asked in (judgePage), for
-// tests.
-var framesJudged atomic.Int64
+// framesJudged counts the frames the judge was asked in (judgePage), and
+// framesAskedInside those asked through an element of their own
+// (judgeAsks), for tests.
+var framesJudged, framesAskedInside atomic.Int64
 
 func judgeFrame(at pw.Locator, wait time.Duration) (judgement, error) {
 	var j judgement

@@ -267,13 +267,25 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		parsing <- parsedOwn{p, p.ownTexts()}
 	}()
 	own := quickOwnTexts(snap)
-	if err := reachSlotted(t, wait); err != nil {
-		<-parsing
-		return "", err
+	// The search for closed roots that hold slots runs beside the judge's
+	// first pass (it costs a page with none its round trips only); a pass
+	// it kept new roots for, as one asked with another question, is
+	// asked again.
+	type slotsKept struct {
+		n   int
+		err error
 	}
+	slots := make(chan slotsKept, 1)
+	go func() {
+		n, err := reachSlottedCount(t, wait)
+		slots <- slotsKept{n, err}
+	}()
 	j, err := judgePage(t, wait, own, snap)
-	parsed := <-parsing
-	if err == nil && parsed.own != own {
+	parsed, kept := <-parsing, <-slots
+	if kept.err != nil {
+		return "", kept.err
+	}
+	if err == nil && (parsed.own != own || kept.n > 0) {
 		found := j.Candidates // (each candidate is answered once)
 		j, err = judgePage(t, wait, parsed.own, snap)
 		j.Candidates += found
