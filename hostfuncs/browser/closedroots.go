@@ -259,8 +259,9 @@ func closedRootOf(cdp pw.CDPSession, host string, id int) (string, error) {
 // the slot elements (and any text or attribute holding those six
 // letters), each then resolved into the isolated world of its frame,
 // where its root is kept when it is closed and new (slottedFn). It runs
-// before every judge pass and every read: a page with no slot pays one
-// search (it answers none) and nothing else. A closed root with no slot
+// before every read, and beside the snapshot's first judge pass (a pass
+// it kept new roots for is asked again: seen): a page with no slot pays
+// one search (it answers none) and nothing else. A closed root with no slot
 // slots nothing (its host's light content has no box, and is judged
 // hidden); it is found only on a custom element (closed.js).
 
