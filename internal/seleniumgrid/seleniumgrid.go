@@ -311,7 +311,7 @@ func (g *Grid) spawn(name, bin string, args ...string) (*exec.Cmd, error) {
 	defer log.Close()
 	cmd := exec.Command(bin, args...)
 	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = serverAttr()
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting the grid's %s: %w", name, err)
 	}
