@@ -166,9 +166,17 @@ const topLayerPage = `<!doctype html><html><body style="margin:0; font:16px/20px
 <script>document.getElementById("pop").showPopover(); document.getElementById("d").showModal(); try { document.getElementById("p2").showPopover(); } catch (e) {}</script>
 </body></html>`
 
-// TestTopLayerEscapesItsAncestors: see topLayerPage.
+// TestTopLayerEscapesItsAncestors: see topLayerPage; browser_read, which
+// walks the page with the same judge, reads the dialog its faded wrapper
+// holds too, and none of the hidden words.
 func TestTopLayerEscapesItsAncestors(t *testing.T) {
 	t.Parallel() // its own session and page
 	c := caller(t.Name())
 	wordsSeen(t, c, topLayerPage)
+	read := must[abi.BrowserReadResponse](t, svc, c, abi.HostBrowserRead, abi.BrowserReadRequest{}).Text
+	for w, seen := range map[string]bool{"vindialog": true, "hwrapped": false, "hnonepopover": false} {
+		if in := seenIn(read, w); in != seen {
+			t.Errorf("%s: read %v, seen %v:\n%s", w, in, seen, read)
+		}
+	}
 }

@@ -89,7 +89,12 @@ var visibleDOMJS = `(probe, closed) => {
 			if (n.tagName === "BR") { out.push("<br>\n"); continue; }
 			const ns = J.style(n);
 			const inner = J.enter(n, ns, ctx, false);
-			if (!inner) continue;
+			if (!inner) {
+				// (The top layer it holds is none of its to hide: read
+				// apart, from the document's context, below.)
+				if (J.tops.size) for (const x of J.tops) if (x !== n && J.holds(n, x)) apart.add(x);
+				continue;
+			}
 			if (replaced.test(n.localName)) J.inFlow(n, ns, ctx);
 			if (n.tagName === "IMG") { out.push("<img>"); continue; }
 			const d = ns.display;
@@ -103,7 +108,19 @@ var visibleDOMJS = `(probe, closed) => {
 			if (block) out.push("\n");
 		}
 	};
+	// apart: the top-layer elements (an open modal dialog, a popover)
+	// under an element the walk left out as hidden; each is read where
+	// the walk ends, from the document's context, when it has a box.
+	const apart = new Set();
 	if (top) walk(el, J.style(el), top);
+	for (const x of apart) {
+		if (!x.getClientRects().length || x.matches(skip)) continue;
+		const xs = J.fresh(x), inner = J.enter(x, xs, J.base, false);
+		if (!inner) continue;
+		out.push("\n<div>");
+		walk(x, xs, inner);
+		out.push("</div>\n");
+	}
 	// Text under a box painted over it (known once the whole page is
 	// walked) goes too.
 	if (J.painters.length) for (const x of texts) if (J.shadowed(x.e, x.v)) out[x.at] = " ";
