@@ -459,4 +459,12 @@ func TestScreenshotHidesClosedRootSecrets(t *testing.T) {
 	if now := styles(); now != was {
 		t.Errorf("the page was not restored after the capture:\nbefore %s\nafter  %s", was, now)
 	}
+	// Again, on the protocol sessions the first capture kept (one a
+	// process, for the page's life).
+	img = shot(t, c, abi.BrowserScreenshotRequest{})
+	wantInk(t, "secret held, a second capture", img, boxes, dpr, false, "openecho", "closedecho", "closedfield", "fr")
+	wantInk(t, "secret held, a second capture", img, boxes, dpr, true, "plain", "closedother")
+	if now := styles(); now != was {
+		t.Errorf("the page was not restored after the second capture:\nbefore %s\nafter  %s", was, now)
+	}
 }

@@ -3,6 +3,7 @@ package conceal
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
 	pw "github.com/mxschmitt/playwright-go"
 )
@@ -46,25 +47,30 @@ type hiddenHost struct {
 
 // closedHosts hides, in every process of p, the hosts of the closed roots
 // that show one of m's values or hold a field; restore shows them again
-// and lets the sessions go; drawn are the frames whose renderers drew the
-// hiding (for painted). why is set (and nothing left hidden) when that
-// could not be done.
+// and ends the capture's hold on p's sessions (closedsessions.go); drawn
+// are the frames whose renderers drew the hiding (for painted). why is
+// set (and nothing left hidden) when that could not be done.
 func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame, why string) {
-	var sessions []pw.CDPSession
+	ps := sessionsOf(p)
+	ps.mu.Lock()
+	ps.forget()
+	var used []pw.CDPSession
 	var hidden []hiddenHost
+	var once sync.Once
 	restore = func() {
-		for _, h := range hidden {
-			if h.had {
-				h.cdp.Send("DOM.setAttributeValue", map[string]any{"nodeId": h.id, "name": "style", "value": h.style})
-			} else {
-				h.cdp.Send("DOM.removeAttribute", map[string]any{"nodeId": h.id, "name": "style"})
+		once.Do(func() {
+			for _, h := range hidden {
+				if h.had {
+					h.cdp.Send("DOM.setAttributeValue", map[string]any{"nodeId": h.id, "name": "style", "value": h.style})
+				} else {
+					h.cdp.Send("DOM.removeAttribute", map[string]any{"nodeId": h.id, "name": "style"})
+				}
 			}
-		}
-		for _, c := range sessions {
-			c.Send("DOM.disable", nil)
-			c.Detach()
-		}
-		hidden, sessions = nil, nil
+			for _, c := range used {
+				c.Send("DOM.disable", nil)
+			}
+			ps.mu.Unlock()
+		})
 	}
 	targets := []any{p}
 	for _, f := range p.Frames() {
@@ -73,34 +79,17 @@ func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame,
 		}
 	}
 	for _, target := range targets {
-		cdp, err := p.Context().NewCDPSession(target)
-		if err != nil {
-			if f, ok := target.(pw.Frame); ok && (f.IsDetached() || strings.Contains(err.Error(), "does not have a separate CDP session")) {
-				continue // gone, or of its page's process: read with it
-			}
+		root, cdp, skip, why := readTree(ps, p, target)
+		if why != "" {
 			restore()
-			return func() {}, nil, "its closed shadow roots could not be reached (" + brief(err) + ")"
+			return func() {}, nil, why
 		}
-		sessions = append(sessions, cdp)
+		if skip {
+			continue
+		}
+		used = append(used, cdp)
 		drew := false
-		v, err := cdp.Send("DOM.getDocument", map[string]any{"depth": -1, "pierce": true})
-		var doc struct {
-			Root closedNode `json:"root"`
-		}
-		if err == nil {
-			var b []byte
-			if b, err = json.Marshal(v); err == nil {
-				err = json.Unmarshal(b, &doc)
-			}
-		}
-		if err != nil {
-			if f, ok := target.(pw.Frame); ok && f.IsDetached() {
-				continue
-			}
-			restore()
-			return func() {}, nil, "its closed shadow roots could not be read (" + brief(err) + ")"
-		}
-		for _, host := range showingHosts(&doc.Root, m) {
+		for _, host := range showingHosts(root, m) {
 			style, had := attr(host.Attributes, "style")
 			if _, err := cdp.Send("DOM.setAttributeValue", map[string]any{"nodeId": host.NodeID, "name": "style", "value": style + ";opacity:0 !important"}); err != nil {
 				restore()
@@ -118,6 +107,41 @@ func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame,
 		}
 	}
 	return restore, drawn, ""
+}
+
+// readTree reads target's pierced DOM tree on its session (the kept one;
+// once more on a new one when that fails: its target may have gone, as a
+// frame's does when it moves to another process). skip: the frame has no
+// session of its own or is gone. why: it could not be read.
+func readTree(ps *pageSessions, p pw.Page, target any) (root *closedNode, cdp pw.CDPSession, skip bool, why string) {
+	for try := 0; ; try++ {
+		c, none, err := ps.session(p, target, try > 0)
+		if err != nil {
+			return nil, nil, false, "its closed shadow roots could not be reached (" + brief(err) + ")"
+		}
+		if none {
+			return nil, nil, true, ""
+		}
+		v, err := c.Send("DOM.getDocument", map[string]any{"depth": -1, "pierce": true})
+		var doc struct {
+			Root closedNode `json:"root"`
+		}
+		if err == nil {
+			var b []byte
+			if b, err = json.Marshal(v); err == nil {
+				err = json.Unmarshal(b, &doc)
+			}
+		}
+		if err == nil {
+			return &doc.Root, c, false, ""
+		}
+		if f, ok := target.(pw.Frame); ok && f.IsDetached() {
+			return nil, nil, true, ""
+		}
+		if try > 0 {
+			return nil, nil, false, "its closed shadow roots could not be read (" + brief(err) + ")"
+		}
+	}
 }
 
 // showingHosts are the hosts under n (frames' documents included) of
