@@ -102,8 +102,18 @@ func TestVisionLocateKeepsSecrets(t *testing.T) {
 			t.Fatalf("%s: the model was asked", page)
 		}
 	}
-	allow = true
+	// A secret value a page shows inside a closed shadow root, which no
+	// script of the page's or ours reads: the protocol does.
+	must[abi.BrowserNavigateResponse](t, s, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t,
+		`<p>Plain words.</p><div id="h"></div><script>document.getElementById("h").attachShadow({mode: "closed"}).innerHTML = "<p>Welcome back</p>";</script>`)})
 	before := fv.count()
+	_, err := call[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, loc)
+	wantCode(t, err, abi.CodeRefused, "vision_allow_secrets")
+	if fv.count() != before {
+		t.Fatal("a closed shadow root's secret: the model was asked")
+	}
+	allow = true
+	before = fv.count()
 	must[abi.VisionLocateResponse](t, s, c, abi.HostVisionLocate, loc)
 	if fv.count() != before+1 {
 		t.Fatal("allowed, the model was not asked")

@@ -109,6 +109,37 @@ func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame,
 	return restore, drawn, ""
 }
 
+// closedHolds says why p may not be sent as pixels for what its closed
+// shadow roots hold (Holds): a root that shows one of m's values, or holds
+// a field (whose value the tree does not carry); "" for none. A tree that
+// cannot be read is a reason too (fail closed).
+func closedHolds(p pw.Page, m *secretMatcher) string {
+	ps := sessionsOf(p)
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	ps.forget()
+	targets := []any{p}
+	for _, f := range p.Frames() {
+		if f != p.MainFrame() {
+			targets = append(targets, f)
+		}
+	}
+	for _, target := range targets {
+		root, cdp, skip, why := readTree(ps, p, target)
+		if skip {
+			continue
+		}
+		if why != "" {
+			return "a frame could not be checked for filled secrets: " + why
+		}
+		cdp.Send("DOM.disable", nil)
+		if len(showingHosts(root, m)) > 0 {
+			return "it holds a filled credential or password, or a field, in a closed shadow root"
+		}
+	}
+	return ""
+}
+
 // readTree reads target's pierced DOM tree on its session (the kept one;
 // once more on a new one when that fails: its target may have gone, as a
 // frame's does when it moves to another process). skip: the frame has no

@@ -259,7 +259,8 @@ func Capture[T any](p pw.Page, values []string, what string, capture func() (T, 
 }
 
 // Holds returns why p may not be sent as pixels: one of its frames shows
-// one of values or holds a filled password field, or could not be checked
+// one of values or holds a filled password field, a closed shadow root of
+// its shows one or holds a field (closedHolds), or it could not be checked
 // (fail closed). "" when it holds none.
 func Holds(p pw.Page, values []string) string {
 	m := newSecretMatcher(values)
@@ -276,7 +277,7 @@ func Holds(p pw.Page, values []string) string {
 			return "it holds a filled credential or password"
 		}
 	}
-	return ""
+	return closedHolds(p, m)
 }
 
 // brief is err's first line without Playwright's prefixes, at most 500
