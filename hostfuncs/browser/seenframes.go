@@ -95,8 +95,9 @@ func judgeAsks(t *tab, snap string) []*judgeAsk {
 	for _, l := range lines {
 		in := t.page.Locator("aria-ref=" + l.ref).ContentFrame()
 		a := &judgeAsk{ref: l.ref, detached: func() bool { return false }, at: func(b string) pw.Locator { return in.Locator(b) }}
-		// (Not an element of the iframe's own document: aria-owns can put
-		// such lines under it.)
+		// (Never an element of the iframe's own document, which no line
+		// under it should be: in doubt, the frame is reached through
+		// the iframe.)
 		if frameRef.MatchString(l.first) && framePart(l.first) != framePart(l.ref) {
 			first := t.page.Locator("aria-ref=" + l.first)
 			a.at, a.byIframe = func(b string) pw.Locator { return first.Locator(b) }, a.at
