@@ -3,7 +3,6 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -98,7 +97,7 @@ func judgeAsks(t *tab, snap string) []*judgeAsk {
 		// (Never an element of the iframe's own document, which no line
 		// under it should be: in doubt, the frame is reached through
 		// the iframe.)
-		if frameRef.MatchString(l.first) && framePart(l.first) != framePart(l.ref) {
+		if in := framePart(l.first); in != "" && in != framePart(l.ref) {
 			first := t.page.Locator("aria-ref=" + l.first)
 			a.at, a.byIframe = func(b string) pw.Locator { return first.Locator(b) }, a.at
 		}
@@ -107,11 +106,8 @@ func judgeAsks(t *tab, snap string) []*judgeAsk {
 	return asks
 }
 
-// frameRef is a ref of an element of a frame's document (not the main
-// frame's).
-var frameRef = regexp.MustCompile(`^f\d+e\d+$`)
-
-// framePart is the frame part of a ref: "f3" of "f3e12", "" of "e12".
+// framePart is the frame part of a ref (refAt's): "f3" of "f3e12", ""
+// of "e12" (an element of the main frame's document).
 func framePart(ref string) string {
 	if i := strings.LastIndexByte(ref, 'e'); i > 0 {
 		return ref[:i]

@@ -51,9 +51,7 @@ type hiddenHost struct {
 // are the frames whose renderers drew the hiding (for painted). why is
 // set (and nothing left hidden) when that could not be done.
 func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame, why string) {
-	ps := sessionsOf(p)
-	ps.mu.Lock()
-	ps.forget()
+	ps := holdSessions(p)
 	var used []pw.CDPSession
 	var hidden []hiddenHost
 	var once sync.Once
@@ -72,13 +70,7 @@ func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame,
 			ps.mu.Unlock()
 		})
 	}
-	targets := []any{p}
-	for _, f := range p.Frames() {
-		if f != p.MainFrame() {
-			targets = append(targets, f)
-		}
-	}
-	for _, target := range targets {
+	for _, target := range targetsOf(p) {
 		root, cdp, skip, why := readTree(ps, p, target)
 		if why != "" {
 			restore()
@@ -114,17 +106,9 @@ func closedHosts(p pw.Page, m *secretMatcher) (restore func(), drawn []pw.Frame,
 // a field (whose value the tree does not carry); "" for none. A tree that
 // cannot be read is a reason too (fail closed).
 func closedHolds(p pw.Page, m *secretMatcher) string {
-	ps := sessionsOf(p)
-	ps.mu.Lock()
+	ps := holdSessions(p)
 	defer ps.mu.Unlock()
-	ps.forget()
-	targets := []any{p}
-	for _, f := range p.Frames() {
-		if f != p.MainFrame() {
-			targets = append(targets, f)
-		}
-	}
-	for _, target := range targets {
+	for _, target := range targetsOf(p) {
 		root, cdp, skip, why := readTree(ps, p, target)
 		if skip {
 			continue

@@ -49,6 +49,28 @@ func sessionsOf(p pw.Page) *pageSessions {
 	return ps
 }
 
+// holdSessions is p's sessions, held (ps.mu) for one capture or check,
+// with those of frames that are gone let go.
+func holdSessions(p pw.Page) *pageSessions {
+	ps := sessionsOf(p)
+	ps.mu.Lock()
+	ps.forget()
+	return ps
+}
+
+// targetsOf are what p's sessions are attached to: the page (its own
+// process, with its same-process frames), then each other frame (a frame
+// of the page's process has no session of its own: session says so).
+func targetsOf(p pw.Page) []any {
+	targets := []any{p}
+	for _, f := range p.Frames() {
+		if f != p.MainFrame() {
+			targets = append(targets, f)
+		}
+	}
+	return targets
+}
+
 // session is target's session of p: the one kept, or, when fresh (the
 // kept one failed) or none is kept, a new one. none is set, with no
 // error, when target is a frame that has none of its own (it is of its
