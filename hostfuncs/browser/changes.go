@@ -442,5 +442,6 @@ func registerChanges(p *pw.Playwright) error {
 // driver, to run in Playwright's isolated world of every document (out
 // of the page's reach).
 func registerEngine(p *pw.Playwright, name, js string) error {
+	js = compactJS(js)
 	return p.Selectors.Register(name, pw.Script{Content: &js}, pw.SelectorsRegisterOptions{ContentScript: pw.Bool(true)})
 }

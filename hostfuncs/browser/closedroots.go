@@ -41,27 +41,6 @@ import (
 //go:embed closed.js
 var closedJS string
 
-// closedEngine is the selector engine of the probe and of browser_read's
-// walk in the isolated world.
-const closedEngine = "ww-closed"
-
-// closedEngineJS runs browser_read's walk (visibleDOMJS) in the isolated
-// world, with the closed roots known there.
-var closedEngineJS = `(() => {
-	const read = ` + visibleDOMJS + `;
-	const queryAll = (root, body) => {
-		if (body !== "read") return [];
-		const e = document.createElement("span");
-		e.textContent = JSON.stringify(read(false, true));
-		return [e];
-	};
-	return { query: (root, body) => queryAll(root, body)[0], queryAll };
-})()`
-
-func registerClosed(p *pw.Playwright) error {
-	return registerEngine(p, closedEngine, closedEngineJS)
-}
-
 // closedCost counts reachClosed's passes and their time, for the cost
 // measurement (TestClosedCost).
 var closedCost closedStats
@@ -449,7 +428,7 @@ func (s *inspector) readDOM(ss *session, t *tab, page *readable.Page) error {
 func (s *inspector) readIsolated(ss *session, t *tab, page *readable.Page) error {
 	wait := s.readBudget()
 	text, dialog, err := race(ss, func() (string, error) {
-		return t.page.MainFrame().Locator(closedEngine + "=read").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+		return t.page.MainFrame().Locator(visibilityEngine + "=read").TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	})
 	if dialog {
 		return errDialogOpen(openDialog(ss, t))

@@ -15,8 +15,12 @@ package browser
 // with it afterwards can bring hidden text back. With closed true (only
 // in the isolated world: closedroots.go), the closed shadow roots the host
 // handed over are entered as open ones are.
-var visibleDOMJS = `(probe, closed) => {
-` + visibilityJS + closedJS + `
+var visibleDOMJS = compactJS("(probe, closed) => {\n" + visibilityJS + closedJS + readWalkJS)
+
+// readWalkJS is visibleDOMJS's own part, after the judge's code: the
+// judge's engine runs the same walk on the judge's code it holds
+// (visibilityEngineJS).
+var readWalkJS = `
 	// Left out whatever it holds: controls, code, menus, navigation, side
 	// columns, forms (unless the form holds the page: some sites wrap all
 	// of it in one) and the page's own footer. Headers stay: the page's

@@ -69,11 +69,20 @@ var judgeSnapshotJS string
 
 // visibilityEngineJS is the judge as a selector engine Playwright runs in
 // its isolated world of every document: ww-visible=snapshot answers
-// judgeSnapshot's result as the text of an element made for it, never
-// inserted into the document.
+// judgeSnapshot's result, and ww-visible=read browser_read's walk
+// (visibleDOMJS) with the closed roots known in that world, each as the
+// text of an element made for it, never inserted into the document. One
+// engine holds the judge's code once: each engine's source is compiled
+// in every new document's isolated world, and a navigate waits for that.
 var visibilityEngineJS = `(() => {
 ` + visibilityJS + closedJS + judgeSnapshotJS + `
+	const read = (probe, closed) => {` + readWalkJS + `;
 	const queryAll = (root, body) => {
+		if (body === "read") {
+			const e = document.createElement("span");
+			e.textContent = JSON.stringify(read(false, true));
+			return [e];
+		}
 		if (!body.startsWith("snapshot")) return [];
 		// "snapshot;OWN", or "snapshotw;L,T,R,B;COVERS;CTX;OWN" in a frame
 		// its parent shows part of, covers part of, or changes all of
@@ -98,10 +107,7 @@ const visibilityEngine = "ww-visible"
 // registerVisibility installs the judge on a driver, as registerChanges
 // does the change watcher.
 func registerVisibility(p *pw.Playwright) error {
-	if err := registerEngine(p, visibilityEngine, visibilityEngineJS); err != nil {
-		return err
-	}
-	return registerClosed(p)
+	return registerEngine(p, visibilityEngine, visibilityEngineJS)
 }
 
 // judgement is what the judge answers of a document: the refs of the
