@@ -50,6 +50,12 @@ func (s *inspector) images(ctx context.Context, c *hostfuncs.Caller, req abi.Bro
 		if err := s.pages.evalInto(ss, t, imagesJS, limit, &res); err != nil {
 			return out, err
 		}
+		// A text alternative goes out only where a person sees its
+		// picture (seentext.go).
+		seen := s.pages.seenText(ss, t)
+		for i := range res.Images {
+			res.Images[i].Alt = seen.shown(res.Images[i].Alt)
+		}
 		out.Images, out.Total = orEmpty(res.Images), res.Total
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
@@ -121,6 +127,12 @@ func (s *inspector) computedStyle(ctx context.Context, c *hostfuncs.Caller, req 
 			json.Unmarshal(b, &res)
 		} else if err := s.pages.evalInto(ss, t, styleJS, []any{props, limit, nil}, &res); err != nil {
 			return out, err
+		}
+		// An element's text goes out only as far as a person sees it
+		// (seentext.go).
+		seen := s.pages.seenText(ss, t)
+		for i := range res.Elements {
+			res.Elements[i].Text = seen.shown(res.Elements[i].Text)
 		}
 		out.Elements, out.Total = orEmpty(res.Elements), res.Total
 		out.State = s.pages.state(ss, t, false)

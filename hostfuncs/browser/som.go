@@ -115,7 +115,14 @@ func (s *inspector) markedCapture(ss *session, t *tab, f format) (img []byte, ma
 	if err != nil {
 		return nil, nil, 0, abi.Errorf(abi.CodeExecutionFailed, "decoding the screenshot to mark it: %v; take a plain screenshot instead", err)
 	}
-	cands := append(snapCandidates(got.snap, got.marksOf), unhidden(got.regions, got.raw, got.snap)...)
+	// A region's name is the page's text under it, hidden text and all:
+	// it goes out only as the judged snapshot holds it (seentext.go).
+	regions := unhidden(got.regions, got.raw, got.snap)
+	seen := seenIndex{text: foldSeen(got.snap), ok: true}
+	for i := range regions {
+		regions[i].Name = seen.shown(regions[i].Name)
+	}
+	cands := append(snapCandidates(got.snap, got.marksOf), regions...)
 	marks, total = som.Pick(cands, pic.Bounds().Dx(), pic.Bounds().Dy())
 	for i := range marks { // names are page text: one may show a secret
 		for _, v := range secrets {
