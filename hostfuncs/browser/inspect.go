@@ -200,6 +200,9 @@ func (s *inspector) consoleCall(ctx context.Context, c *hostfuncs.Caller, req ab
 				r = 2
 			}
 			if m.Seq > req.Since && r <= maxRank {
+				// Page text: no invisible format characters (a model
+				// reads tag characters no person sees).
+				m.Text = visibleChars(m.Text)
 				out.Messages = append(out.Messages, m)
 			}
 		}

@@ -105,3 +105,26 @@ func TestUnmarked(t *testing.T) {
 		t.Error("without a judged snapshot a page string went out")
 	}
 }
+
+// TestConsoleWithoutInvisibleCharacters: a console message is page text:
+// it comes without the format characters a model reads and a person
+// does not see (tag characters, zero-width ones).
+func TestConsoleWithoutInvisibleCharacters(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	c := caller(t.Name())
+	page := "<!doctype html><title>Log</title><script>console.log(\"plain\u200b words\" + String.fromCodePoint(0xE0041, 0xE0042) + \" end\")</script><p>logged</p>"
+	must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, page), NoSnapshot: true})
+	got := must[abi.BrowserConsoleResponse](t, svc, c, abi.HostBrowserConsole, abi.BrowserConsoleRequest{})
+	found := false
+	for _, m := range got.Messages {
+		if strings.Contains(m.Text, "plain") {
+			found = true
+			if m.Text != "plain words end" {
+				t.Errorf("console message %q, want %q", m.Text, "plain words end")
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("the page's message is missing: %+v", got.Messages)
+	}
+}
