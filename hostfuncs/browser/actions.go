@@ -85,6 +85,12 @@ func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 				return loc.WaitFor(pw.LocatorWaitForOptions{State: pw.WaitForSelectorStateVisible, Timeout: ms(timeout)})
 			}
 		})
+		if err == nil && !dialog && req.Text != "" {
+			if dialog, err = s.untilSeen(ctx, ss, t, req.Text, t0.Add(timeout)); err != nil {
+				out.WaitedMS = time.Since(t0).Milliseconds()
+				return out, err
+			}
+		}
 		out.WaitedMS = time.Since(t0).Milliseconds()
 		if err != nil {
 			if pwTimeout(err) {
@@ -100,6 +106,36 @@ func (s *actions) waitFor(ctx context.Context, c *hostfuncs.Caller, req abi.Brow
 		out.State = s.pages.state(ss, t, false)
 		return out, nil
 	})
+}
+
+// seenPoll is how often untilSeen asks again whether text shows.
+const seenPoll = 150 * time.Millisecond
+
+// untilSeen waits, until deadline, for text (on the page to Playwright,
+// which counts a box at opacity 0 or under a cover as shown) to show to
+// a person: until the tab's judged snapshot holds it (seentext.go). A
+// page that shows "Payment complete" only to scripts does not end the
+// agent's wait. Past the deadline it answers timeout, saying the text is
+// there but hidden; a call ended meanwhile answers why.
+func (s *actions) untilSeen(ctx context.Context, ss *session, t *tab, text string, deadline time.Time) (dialog bool, err error) {
+	for {
+		seen := s.pages.seenText(ss, t)
+		if seen.holds(text) {
+			return false, nil
+		}
+		if d := t.dialog.Load(); d != nil {
+			return true, nil
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return false, abi.Errorf(abi.CodeTimeout, "waiting for text %q: it is on the page, but no person can see it there (hidden, covered or clipped): take a snapshot to see what the page shows", text)
+		}
+		select {
+		case <-time.After(min(seenPoll, left)):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
 }
 
 // dialog is ww_browser_dialog.

@@ -51,6 +51,14 @@ func (v seenIndex) shown(x string) string {
 	return ""
 }
 
+// holds reports whether the judged snapshot shows x, in any case, as
+// Playwright's text match reads it (false without a snapshot, and for
+// text that is only marked hidden there).
+func (v seenIndex) holds(x string) bool {
+	f := strings.ToLower(foldSeen(visibleChars(x)))
+	return v.ok && f != "" && strings.Contains(strings.ToLower(v.text), f)
+}
+
 // foldSeen is s with white space runs as one space and no quotes or
 // backslashes: a snapshot quotes and escapes names, the page's string is
 // raw.

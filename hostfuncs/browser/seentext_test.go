@@ -128,3 +128,36 @@ func TestConsoleWithoutInvisibleCharacters(t *testing.T) {
 		t.Fatalf("the page's message is missing: %+v", got.Messages)
 	}
 }
+
+// TestWaitForTextAPersonSees: browser_wait_for's text ends when a person
+// can see it, not when a script can find it: text at opacity 0 does not
+// end the wait (timeout, saying why), text the page shows later does
+// (waited for, in any case), and text under a cover does not either.
+func TestWaitForTextAPersonSees(t *testing.T) {
+	t.Parallel() // its own session: overlaps the package's other tests' waits
+	c := caller(t.Name())
+	page := `<!doctype html><title>Pay</title><p>vstatus Waiting for the bank.</p>
+<p style="opacity:0">Payment complete</p>
+<div style="position:relative"><p>Order shipped</p><div style="position:absolute;inset:0;background:#fff"></div></div>
+<p id="later" style="opacity:0">Receipt ready</p>
+<button onclick="setTimeout(() => document.getElementById('later').style.opacity = 1, 300)">Show</button>`
+	nav := must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: servePage(t, page)})
+	for _, text := range []string{"Payment complete", "Order shipped"} {
+		_, err := call[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: text, TimeoutMS: 800, NoSnapshot: true})
+		wantCode(t, err, abi.CodeTimeout, "no person can see it")
+	}
+	ref := ""
+	for _, l := range strings.Split(nav.Snapshot, "\n") {
+		if strings.Contains(l, `button "Show"`) {
+			ref = refInSnap.FindStringSubmatch(l)[1]
+		}
+	}
+	if ref == "" {
+		t.Fatalf("no Show button in %s", nav.Snapshot)
+	}
+	must[abi.BrowserActResponse](t, svc, c, abi.HostBrowserAct, abi.BrowserActRequest{Action: "click", Ref: ref, NoSnapshot: true})
+	got := must[abi.BrowserWaitForResponse](t, svc, c, abi.HostBrowserWaitFor, abi.BrowserWaitForRequest{Text: "receipt READY", TimeoutMS: 5000})
+	if !strings.Contains(got.Snapshot, "Receipt ready") {
+		t.Errorf("the wait ended before the text showed: %s", got.Snapshot)
+	}
+}
