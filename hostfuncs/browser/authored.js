@@ -7,7 +7,9 @@
 // whether element e takes them all from nobody but the author: null when
 // in doubt, and the judge reads every property, as it always did.
 //
-// Doubt is: a style sheet whose rules cannot be read (another origin's),
+// Doubt is: a style sheet whose rules cannot be read (another origin's)
+// unless the host saw it fail to load (no response: it applies nothing;
+// globalThis.__wwFailedSheets, set by the walk's question, prejudge.go),
 // an `all` declaration, an element in full screen (and, for speed, more
 // declarations than twice the elements). Every readable rule
 // counts, whatever its media, layer or selector (nested rules, imports,
@@ -77,12 +79,14 @@ const authoredOf = doc => {
 			if (r.cssRules) rules(r.cssRules);
 		}
 	};
-	const sheet = sh => { try { rules(sh.cssRules); } catch { doubt = true; } };
+	const fs = globalThis.__wwFailedSheets, failed = fs && fs.doc === doc ? fs.urls : null;
+	const blank = sh => failed !== null && !!sh.href && failed.has(sh.href);
+	const sheet = sh => { try { rules(sh.cssRules); } catch { if (!blank(sh)) doubt = true; } };
 	// A sheet that cannot be read, or more rules than elements, is looked
 	// for first: it ends the scan before any rule is read.
 	const sheets = [...doc.styleSheets, ...(doc.adoptedStyleSheets || [])];
 	let top = 0;
-	for (const sh of sheets) { try { top += sh.cssRules.length; } catch { return null; } }
+	for (const sh of sheets) { try { top += sh.cssRules.length; } catch { if (!blank(sh)) return null; } }
 	if (top > budget / 2) return null;
 	for (const sh of sheets) sheet(sh);
 	if (doubt || set.has("all")) return null;

@@ -74,7 +74,10 @@ const changesJS = `(() => {
 	// dirty is why the page may have changed since the last check (a
 	// class of reason, and what it was), or null.
 	let dirty = { changed: "new document" };
-	const mark = (changed, detail) => { if (!dirty) dirty = { changed, detail }; };
+	// __wwMarks counts every change seen, for the judge split in two
+	// (judgesnap.js's judgeWalk): its walk holds only while none came.
+	globalThis.__wwMarks = 0;
+	const mark = (changed, detail) => { globalThis.__wwMarks++; if (!dirty) dirty = { changed, detail }; };
 	// A mutation's detail names the first one: its kind, node, attribute.
 	const what = rs => rs[0].type + " " + rs[0].target.nodeName + (rs[0].attributeName ? " " + rs[0].attributeName : "");
 	const mo = new MutationObserver(rs => mark("mutation", what(rs)));

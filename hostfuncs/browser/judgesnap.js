@@ -15,17 +15,38 @@
 // than its text nodes hold, the rest is generated (::before, ::after):
 // its element's pseudo-elements are judged too. Reading them for every
 // element would cost more than the rest of the pass.
-const judgeSnapshot = (doc, shownLetters, frameWin) => {
+const judgeSnapshot = (doc, shownLetters, frameWin) => judgeWalk(doc, frameWin).finish(shownLetters);
+
+// judgeWalk is judgeSnapshot in two steps: the walk over the document
+// (all of the reading of styles and boxes), then finish(shownLetters),
+// what needs the snapshot's text (the letters each ref shows). The host
+// walks the main frame's document while the snapshot is on its way to it
+// (the walk waits for the snapshot's own pass in the page, not for its
+// text: prejudge.go), and finishes once the text is there. max is the
+// highest ref number the walk met, values the fields whose hidden value
+// it answered (finish answers null when one has changed since).
+const judgeWalk = (doc, frameWin) => {
 	const t0 = performance.now();
 	const J = judgeOf(doc, frameWin);
 	// (Closed shadow roots the host handed over: closed.js.)
 	const C = closedOf(doc, true);
-	const expect = new Map(), letters = new Map(), owners = new Map();
-	for (const x of (shownLetters || "").split(",")) { const i = x.lastIndexOf(":"); if (i > 0) expect.set(x.slice(0, i), +x.slice(i + 1)); }
-	// count: the letters of a text the snapshot shows under ref (no white
-	// space, no invisible format character: the host takes those out).
+	// letters: the letters of the texts a person sees under each ref (the
+	// nearest ref holding them), counted as the snapshot counts them (no
+	// white space, no invisible format character: the host takes those
+	// out); finish gives each to the nearest ref above that shows text in
+	// the snapshot. owners: each ref's element, style and context.
+	const letters = new Map(), owners = new Map();
 	const invisible = /[\s\p{Cf}\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u034F\u115F\u1160\u17B4\u17B5\u180B-\u180D\u180F\u2800\u3164\uFFA0]/gu;
-	const count = (ref, t) => { if (expect.has(ref)) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
+	const count = (ref, t) => { if (ref) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
+	// max: the highest ref number met (the host checks the walk came after
+	// the snapshot that gave its refs).
+	let max = 0;
+	const noteRef = r => { if (r) { const k = +r.slice(r.lastIndexOf("e") + 1); if (k > max) max = k; } };
+	// deferred: the empty elements with refs the walk passed over (nothing
+	// of theirs paints over others): finish judges those whose refs show
+	// text (generated, or a name) in the snapshot. values: the fields whose
+	// value the walk answered hidden, with that value.
+	const deferred = [], values = [];
 	// windows: the part each iframe (by ref) shows of its frame, where it
 	// does not show all of it (frameWindow): the host asks that frame's
 	// judge again with it.
@@ -59,6 +80,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 	// under it, by the nearest ref.
 	const gone = (x, ref) => {
 		const r = refOf(x);
+		noteRef(r);
 		// (A covered picture or frame is dropped with its own ref as ref:
 		// its parent is the one the walk noted.)
 		// An element holding one of the top layer keeps its line, which
@@ -119,11 +141,10 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 	};
 	// walk: judges the content of e; returns how many of its texts show.
 	// ctl: inside a control, whose texts are its name (judged as one).
-	// cref: the ref whose line shows e's texts: the nearest that holds
-	// letters in the snapshot (a ref with no line of its own, as a
-	// figcaption folded into its figure's name, counts for the line that
-	// shows it).
-	const walk = (e, s, ctx, ref, ctl, cref = ref) => {
+	// ref: the nearest ref at or above e, under which e's texts' letters
+	// count (a ref with no line of its own, as a figcaption folded into
+	// its figure's name, counts for the line that shows it: finish).
+	const walk = (e, s, ctx, ref, ctl) => {
 		let seen = 0;
 		// A closed details shows its summary only.
 		const closed = e.localName === "details" && !e.open;
@@ -142,7 +163,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				// (What hides from everyone inside a closed root is no cause
 				// the snapshot saw: light text slotted under it is in it.)
 				const v0 = J.text(n, e, s, ctx), v = v0.unseen && C.on && C.inside(e) ? SLOTHID : v0;
-				if (!v.unseen) count(cref, d);
+				if (!v.unseen) count(ref, d);
 				if (v.all) { if (!ctl && !v.unseen) out.runs.push({ref, text: norm(d)}); continue; }
 				seen++;
 				if (!ctl && v.hidden.length) out.runs.push({ref, text: v.hidden.join(" "), tail: true});
@@ -159,6 +180,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 			// A picture, drawing or frame is entered for what it paints over
 			// others (and a frame for whether its document shows at all).
 			const name = n.localName, nref = refOf(n);
+			noteRef(nref);
 			if (nref && ref) parentOf.set(nref, ref);
 			if (!nref && !ctl) unlabelled(n, ref);
 			if (name.includes("-")) C.seen(n);
@@ -177,13 +199,14 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				J.inFlow(n, ns, ctx);
 				continue;
 			}
-			if (empty && !frame && !expect.has(nref) && (ctl || !isControl(n)) && J.still(n, ns, ctx)) {
-				if (replacedTags.test(name)) J.inFlow(n, ns, ctx);
+			if (empty && !frame && (ctl || !isControl(n)) && J.still(n, ns, ctx)) {
+				if (nref) deferred.push([n, ns, ctx, ref, ctl]);
+				else if (replacedTags.test(name)) J.inFlow(n, ns, ctx);
 				continue;
 			}
 			const inner = J.enter(n, ns, ctx, false);
 			const r = nref || ref;
-			if (inner && !ctl && nref && expect.has(r)) owners.set(r, [n, ns, inner]);
+			if (inner && !ctl && nref) owners.set(r, [n, ns, inner]);
 			if (!inner) { if (!ctl && (!J.unseen(n, ns) || C.on && C.inside(n))) gone(n, ref); continue; }
 			if (frame) {
 				// A frame's document is judged in its own pass: a frame that
@@ -202,19 +225,19 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 				continue;
 			}
 			if (!ctl && isControl(n)) {
-				const k = walk(n, ns, inner, r, true, expect.has(r) ? r : cref);
+				const k = walk(n, ns, inner, r, true);
 				if (k === 0 && !own(n, ns, inner)) gone(n, ref);
 				else if (textFields.test(name)) {
 					// (A field's value no one can read goes; its name stays.
 					// So does a placeholder that does not show: it shows only
 					// while the field is empty, in a style of its own.)
-					if (n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.value), value: true});
+					if (n.value && (name === "textarea" || textTypes.test(n.type)) && !J.valueShows(n, ns, inner)) { out.runs.push({ref: r, text: norm(n.value), value: true}); values.push([n, n.value]); }
 					if (n.placeholder && !J.placeholderShows(n, ns, inner)) out.runs.push({ref: r, text: norm(n.placeholder), placeholder: true});
 				}
 				seen += k;
 				continue;
 			}
-			seen += walk(n, ns, inner, r, ctl, expect.has(r) ? r : cref);
+			seen += walk(n, ns, inner, r, ctl);
 		}
 		return seen;
 	};
@@ -222,6 +245,7 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 	const el = J.body || J.html;
 	for (const a of el === J.html ? [J.html] : [J.html, el]) ctx = ctx && J.enter(a, J.style(a), ctx, true);
 	if (ctx) {
+		noteRef(refOf(el));
 		if (refOf(el)) owners.set(refOf(el), [el, J.style(el), ctx]);
 		walk(el, J.style(el), ctx, refOf(el) || "", false);
 	} else gone(el, "");
@@ -231,55 +255,84 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => {
 		const [n, ref] = apart[i];
 		if (!n.getClientRects().length) { gone(n, ref); continue; }
 		const ns = J.fresh(n), inner = J.enter(n, ns, J.base, false), nref = refOf(n), r = nref || ref;
+		noteRef(nref);
 		if (nref && ref) parentOf.set(nref, ref);
 		if (!inner) { if (!J.unseen(n, ns)) gone(n, ref); continue; }
-		if (nref && expect.has(r)) owners.set(r, [n, ns, inner]);
-		walk(n, ns, inner, r, false, expect.has(r) ? r : ref);
+		if (nref) owners.set(r, [n, ns, inner]);
+		walk(n, ns, inner, r, false);
 	}
-	// A ref that shows more letters than its text nodes and the
-	// generated text a person sees hold shows a label no one sees (an
-	// aria-label, a title): unexplained, its name goes (unseenNames).
-	out.unexplained = [];
-	for (const [ref, [e, s, c]] of owners) {
-		const have = letters.get(ref) || 0;
-		if (expect.get(ref) <= have) continue;
-		const g = J.generated(e, s, c);
-		for (const text of g.hidden) out.runs.push({ref, text});
-		if (expect.get(ref) > have + g.shown) out.unexplained.push(ref);
-	}
-	const covered = new Set();
-	if (J.painters.length) {
-		for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
-		for (const x of frames) if (J.shadowed(x.e, x.v)) { gone(x.e, x.ref); covered.add(x); }
-		for (const x of pics) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
-	}
-	// The part of each frame its iframe shows, where not all of it, the
-	// parts of that a painter above the iframe covers, and what the page
-	// does to all of the frame (frameContext): the host asks the frame's
-	// judge again with them.
-	for (const x of frames) {
-		if (!x.g || !x.nref || covered.has(x)) continue;
-		const covers = J.painters.length ? J.frameCovers(x.e, x.v, x.g) : [];
-		if (x.g.all && !covers.length && !x.fc) continue;
-		out.windows[x.nref] = {l: x.g.l, t: x.g.t, r: x.g.r, b: x.g.b, covers, ctx: x.fc};
-	}
-	if (C.on) out.closed = C.finish(J);
-	out.candidates = C.done();
-	// The refs above each run's (and each dropped ref's), for the host to
-	// find the nearest that has a line (Playwright folds some elements
-	// into a line of their parent's).
-	out.parents = {};
-	for (const x of [...out.runs.map(r => r.ref), ...out.drop]) {
-		for (let y = x, k = 0; y && k < 64 && !(y in out.parents); k++) {
-			const p = parentOf.get(y);
-			if (!p) break;
-			out.parents[y] = p;
-			y = p;
+	const walked = performance.now() - t0;
+	// finish: what needs the snapshot's letters, then the answer.
+	const finish = shownLetters => {
+		const t1 = performance.now();
+		for (const [f, v] of values) if (f.value !== v) return null;
+		const expect = new Map();
+		for (const x of (shownLetters || "").split(",")) { const i = x.lastIndexOf(":"); if (i > 0) expect.set(x.slice(0, i), +x.slice(i + 1)); }
+		// The empty elements passed over whose refs show text in the
+		// snapshot: generated text, or a name (the walk's enter branch).
+		for (const [n, ns, ctx, ref, ctl] of deferred) {
+			const nref = refOf(n);
+			if (!expect.has(nref)) { if (replacedTags.test(n.localName)) J.inFlow(n, ns, ctx); continue; }
+			const inner = J.enter(n, ns, ctx, false);
+			if (inner && !ctl) owners.set(nref, [n, ns, inner]);
+			if (!inner) { if (!ctl && (!J.unseen(n, ns) || C.on && C.inside(n))) gone(n, ref); continue; }
+			walk(n, ns, inner, nref, ctl);
 		}
-	}
-	// (Which document: the host reaches a frame of another process's
-	// closed roots by it.)
-	out.url = doc.URL;
-	out.ms = performance.now() - t0;
-	return out;
+		// Each ref's letters go to the nearest ref at or above it that shows
+		// text in the snapshot.
+		const have = new Map();
+		for (const [ref, k] of letters) {
+			let y = ref;
+			for (let i = 0; y && !expect.has(y) && i < 64; i++) y = parentOf.get(y);
+			if (y && expect.has(y)) have.set(y, (have.get(y) || 0) + k);
+		}
+		// A ref that shows more letters than its text nodes and the
+		// generated text a person sees hold shows a label no one sees (an
+		// aria-label, a title): unexplained, its name goes (unseenNames).
+		out.unexplained = [];
+		for (const [ref, [e, s, c]] of owners) {
+			if (!expect.has(ref)) continue;
+			const got = have.get(ref) || 0;
+			if (expect.get(ref) <= got) continue;
+			const g = J.generated(e, s, c);
+			for (const text of g.hidden) out.runs.push({ref, text});
+			if (expect.get(ref) > got + g.shown) out.unexplained.push(ref);
+		}
+		const covered = new Set();
+		if (J.painters.length) {
+			for (const x of shown) if (J.shadowed(x.e, x.v)) out.runs.push({ref: x.ref, text: norm(x.n.data)});
+			for (const x of frames) if (J.shadowed(x.e, x.v)) { gone(x.e, x.ref); covered.add(x); }
+			for (const x of pics) if (J.shadowed(x.e, x.v)) gone(x.e, x.ref);
+		}
+		// The part of each frame its iframe shows, where not all of it, the
+		// parts of that a painter above the iframe covers, and what the page
+		// does to all of the frame (frameContext): the host asks the frame's
+		// judge again with them.
+		for (const x of frames) {
+			if (!x.g || !x.nref || covered.has(x)) continue;
+			const covers = J.painters.length ? J.frameCovers(x.e, x.v, x.g) : [];
+			if (x.g.all && !covers.length && !x.fc) continue;
+			out.windows[x.nref] = {l: x.g.l, t: x.g.t, r: x.g.r, b: x.g.b, covers, ctx: x.fc};
+		}
+		if (C.on) out.closed = C.finish(J);
+		out.candidates = C.done();
+		// The refs above each run's (and each dropped ref's), for the host to
+		// find the nearest that has a line (Playwright folds some elements
+		// into a line of their parent's).
+		out.parents = {};
+		for (const x of [...out.runs.map(r => r.ref), ...out.drop]) {
+			for (let y = x, k = 0; y && k < 64 && !(y in out.parents); k++) {
+				const p = parentOf.get(y);
+				if (!p) break;
+				out.parents[y] = p;
+				y = p;
+			}
+		}
+		// (Which document: the host reaches a frame of another process's
+		// closed roots by it.)
+		out.url = doc.URL;
+		out.ms = walked + performance.now() - t1;
+		return out;
+	};
+	return {finish, max, ms: walked, authored: J.authored};
 };

@@ -3,6 +3,7 @@ package browser
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,15 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 	for i := range asks {
 		todo[i] = i
 	}
+	// The main frame's walk asked behind the snapshot, when it holds.
+	if i := slices.IndexFunc(asks, func(a *judgeAsk) bool { return a.main }); i >= 0 {
+		if j, ok := finishPrejudge(t, snap, own, wait); ok {
+			answers[i] = j
+			todo = slices.Delete(todo, i, i+1)
+		}
+	} else {
+		t.prejudge.Store(nil)
+	}
 	// A frame its iframe shows only part of is judged again with that
 	// part (a frame in it, with the part its own iframe shows of it then:
 	// a few rounds at most).
@@ -70,6 +80,9 @@ type judgeAsk struct {
 	// a snapshot just gave is found at once unless it is gone) may be
 	// gone while the frame is not.
 	byIframe func(body string) pw.Locator
+	// main: the ask is the main frame's (a walk asked behind the snapshot
+	// may answer it: prejudge.go).
+	main bool
 }
 
 // judgeAsks are the frames judgePage asks (see there). A frame whose
@@ -86,11 +99,11 @@ func judgeAsks(t *tab, snap string) []*judgeAsk {
 	lines, ok := iframeLines(snap)
 	if !ok {
 		for _, f := range t.page.Frames() {
-			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached})
+			asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return f.Locator(b) }, detached: f.IsDetached, main: f == main})
 		}
 		return asks
 	}
-	asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached})
+	asks = append(asks, &judgeAsk{at: func(b string) pw.Locator { return main.Locator(b) }, detached: main.IsDetached, main: true})
 	for _, l := range lines {
 		in := t.page.Locator("aria-ref=" + l.ref).ContentFrame()
 		a := &judgeAsk{ref: l.ref, detached: func() bool { return false }, at: func(b string) pw.Locator { return in.Locator(b) }}

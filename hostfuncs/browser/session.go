@@ -92,6 +92,11 @@ type tab struct {
 	// same searches there (closedframes.go).
 	remote remoteFrames
 	refs   map[string]bool // refs of the latest snapshot
+	// prejudge is the judge's walk asked behind the latest snapshot
+	// (prejudge.go), until seen takes it.
+	prejudge atomic.Pointer[prejudge]
+	// prejudges counts the walks seen took from it (tests).
+	prejudges atomic.Int64
 	// refLines are the latest snapshot's lines by ref (refLines).
 	refLines map[string]string
 	navSeq   atomic.Int64 // main-frame navigation requests seen

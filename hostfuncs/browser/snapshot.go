@@ -195,7 +195,18 @@ func takeSnapshot(t *tab, o pw.PageAriaSnapshotOptions) (string, error) {
 	if snapshotTaken != nil {
 		snapshotTaken(o)
 	}
-	return t.page.AriaSnapshot(o)
+	// The judge's walk of the main frame follows the snapshot's pass in
+	// the page while its text travels (prejudge.go).
+	wait := time.Minute
+	if o.Timeout != nil {
+		wait = time.Duration(*o.Timeout) * time.Millisecond
+	}
+	p := startPrejudge(t, wait)
+	snap, err := t.page.AriaSnapshot(o)
+	if err != nil {
+		dropPrejudge(t, p)
+	}
+	return snap, err
 }
 
 // snapshotTaken, when set (by tests), sees the options of every snapshot.

@@ -77,7 +77,37 @@ var judgeSnapshotJS string
 var visibilityEngineJS = `(() => {
 ` + visibilityJS + closedJS + judgeSnapshotJS + `
 	const read = (probe, closed) => {` + readWalkJS + `;
+	// pending: the walk of "pass;TOKEN" (judgeWalk), waiting for its
+	// "finish;TOKEN;MAX;OWN" (prejudge.go), with the count of changes
+	// the change watcher had seen when it began.
+	let pending = null;
+	const answer = v => { const e = document.createElement("span"); e.textContent = JSON.stringify(v); return [e]; };
+	const split = (root, body) => {
+		if (body.startsWith("pass;")) {
+			// "pass;TOKEN;FAILED": FAILED, the addresses of the stylesheets
+			// the host saw fail to load, each escaped, comma separated.
+			const i = body.indexOf(";", 5), token = i < 0 ? body.slice(5) : body.slice(5, i);
+			const urls = i < 0 ? [] : body.slice(i + 1).split(",").filter(Boolean).map(u => { try { return decodeURIComponent(u.replace(/\+/g, " ")); } catch { return ""; } });
+			globalThis.__wwFailedSheets = {doc: document, urls: new Set(urls)};
+			const marks = globalThis.__wwMarks, w = judgeWalk(document, null);
+			pending = {token, doc: document, w, marks};
+			return answer({max: w.max, ms: w.ms, authored: w.authored});
+		}
+		const i = body.indexOf(";", 7), j = body.indexOf(";", i + 1);
+		const p = pending, token = body.slice(7, i), max = +body.slice(i + 1, j);
+		pending = null;
+		// The walk holds for this snapshot only when it met every ref the
+		// snapshot gave and nothing changed since it began: whether it ran
+		// before the snapshot's pass in the page or after, it saw the page
+		// the snapshot saw.
+		if (!p || p.token !== token || p.doc !== document) return answer({stale: "no walk"});
+		if (!(p.w.max >= max)) return answer({stale: "refs"});
+		if (typeof p.marks !== "number" || globalThis.__wwMarks !== p.marks) return answer({stale: "changed"});
+		const out = p.w.finish(body.slice(j + 1));
+		return answer(out || {stale: "value"});
+	};
 	const queryAll = (root, body) => {
+		if (body.startsWith("pass;") || body.startsWith("finish;")) return split(root, body);
 		if (body === "read") {
 			const e = document.createElement("span");
 			e.textContent = JSON.stringify(read(false, true));

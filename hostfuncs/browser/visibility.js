@@ -1278,5 +1278,5 @@ const judgeOf = (doc, frameWin) => {
 			if (area) painters.push({e: over, z: TOP, sc: ROOT, pseudo: false, over: true, bg: null, area});
 		}
 	}
-	return {enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, frameContext, tops, holds, base, html, body};
+	return {authored: authored !== null, enter, still, unseen, text, painted, valueShows, placeholderShows, shadowed, inFlow, generated, box, painters, style, fresh, frameWindow, frameCovers, frameContext, tops, holds, base, html, body};
 };

@@ -703,7 +703,7 @@ func TestVisibilityCost(t *testing.T) {
 		t.Logf("| %s | %d | %d | %d | %.1f%% | %d | %d |", name, nav.Milliseconds(), judge.Milliseconds(), inPage[len(inPage)/2].Milliseconds(), 100*float64(judge)/float64(nav), before, before-after)
 	}
 	if navAll > 0 {
-		t.Logf("all: navigate %d ms, judge %d ms, %.1f%%", navAll.Milliseconds(), judgeAll.Milliseconds(), 100*float64(judgeAll)/float64(navAll))
+		t.Logf("all: navigate %d ms, judge %d ms, %.1f%% (walks asked behind the snapshot: %d used, %d stale)", navAll.Milliseconds(), judgeAll.Milliseconds(), 100*float64(judgeAll)/float64(navAll), prejudged.used.Load(), prejudged.stale.Load())
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -439,6 +440,10 @@ type sheetLoads struct {
 
 const maxSheetLoads = 1024
 
+// maxFailedList bounds failedList (it goes into a selector with every
+// snapshot): past it, the sheets not listed count as loaded.
+const maxFailedList = 32 << 10
+
 // note records the outcome of a stylesheet request.
 func (l *sheetLoads) note(url string, failed bool) {
 	l.mu.Lock()
@@ -449,6 +454,26 @@ func (l *sheetLoads) note(url string, failed bool) {
 	if _, ok := l.failed[url]; ok || len(l.failed) < maxSheetLoads {
 		l.failed[url] = failed
 	}
+}
+
+// failedList is the addresses that failed to load (the last request of
+// each), each query-escaped, comma separated: the judge's walk takes such
+// a sheet, which it cannot read when it is another origin's, to apply
+// nothing (authored.js).
+func (l *sheetLoads) failedList() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var b strings.Builder
+	for u, failed := range l.failed {
+		if !failed || b.Len() > maxFailedList {
+			continue
+		}
+		if b.Len() > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(url.QueryEscape(u))
+	}
+	return b.String()
 }
 
 // allFailed reports whether every one of urls failed to load (the last

@@ -1,0 +1,142 @@
+package browser
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	pw "github.com/mxschmitt/playwright-go"
+)
+
+// Prejudge: the judge's walk of the main frame's document (visibility.go)
+// does not need the snapshot's text, only the refs Playwright's snapshot
+// pass leaves on the elements. That pass ends in the page long before its
+// text reaches the host: Playwright serializes the tree, renders it in
+// the driver, snapshots each child frame (a frame of another process
+// first readies its own isolated world), and sends the text. So the walk
+// is asked right behind the snapshot (the page's thread runs it after
+// the snapshot's pass), and runs while the text travels; once the text
+// is here, seen asks the walk's finish with the letters each ref shows
+// (judgeWalk, judgesnap.js): one short round trip instead of the whole
+// pass after the text.
+//
+// A walk that ran before the snapshot's pass (the two requests crossed in
+// the driver) would judge refs the snapshot then changed: the finish
+// answers the walk only when the walk met every ref the snapshot gave (no
+// higher ref number in the snapshot than it met) and the page's change
+// watcher saw no change since the walk began (changes.go: a walk before
+// the snapshot then saw the page the snapshot saw), and no field's value
+// it hid has changed. Otherwise the finish answers stale and the judge
+// walks again, as without a prejudge: nothing is taken from a walk that
+// may not be the snapshot's.
+
+// prejudgeLead is how long after sending the snapshot the walk is sent:
+// the driver has sent the snapshot's request to the page by then, so the
+// page runs the walk after it (a walk that crosses it is only wasted).
+const prejudgeLead = 3 * time.Millisecond
+
+// prejudge is a walk asked behind a snapshot of tab's main frame.
+type prejudge struct {
+	token string
+	done  chan struct{}
+	err   error
+}
+
+var prejudgeTokens atomic.Int64
+
+// prejudged counts the walks used (finished) and those found stale, for
+// tests and the cost measurement.
+var prejudged struct{ used, stale atomic.Int64 }
+
+// startPrejudge asks the walk of t's main frame behind the snapshot about
+// to be sent, and keeps it on t for seen (a newer one replaces it).
+func startPrejudge(t *tab, wait time.Duration) *prejudge {
+	p := &prejudge{token: strconv.FormatInt(prejudgeTokens.Add(1), 10), done: make(chan struct{})}
+	t.prejudge.Store(p)
+	main := t.page.MainFrame()
+	failed := t.sheets.failedList()
+	go func() {
+		defer close(p.done)
+		time.Sleep(prejudgeLead)
+		var text string
+		text, p.err = main.Locator(visibilityEngine + "=pass;" + p.token + ";" + failed).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+		if p.err == nil {
+			var w struct {
+				Max *int `json:"max"`
+			}
+			if p.err = json.Unmarshal([]byte(text), &w); p.err == nil && w.Max == nil {
+				p.err = errStaleWalk
+			}
+		}
+	}()
+	return p
+}
+
+// dropPrejudge forgets p when it is still t's (its snapshot failed).
+func dropPrejudge(t *tab, p *prejudge) {
+	t.prejudge.CompareAndSwap(p, nil)
+}
+
+type staleWalk struct{}
+
+func (staleWalk) Error() string { return "the walk is not the snapshot's" }
+
+var errStaleWalk error = staleWalk{}
+
+// finishPrejudge answers the main frame's judgement of snap from the walk
+// kept on t, when there is one and it holds for snap (see above); ok is
+// false otherwise, and the judge is to be asked whole.
+func finishPrejudge(t *tab, snap, own string, wait time.Duration) (j judgement, ok bool) {
+	p := t.prejudge.Swap(nil)
+	if p == nil {
+		return j, false
+	}
+	select {
+	case <-p.done:
+	case <-time.After(wait):
+		return j, false
+	}
+	if p.err != nil {
+		prejudged.stale.Add(1)
+		return j, false
+	}
+	body := visibilityEngine + "=finish;" + p.token + ";" + strconv.Itoa(mainRefMax(snap)) + ";" + own
+	text, err := t.page.MainFrame().Locator(body).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	if err != nil {
+		prejudged.stale.Add(1)
+		return j, false
+	}
+	var out struct {
+		judgement
+		Stale string `json:"stale"`
+	}
+	if json.Unmarshal([]byte(text), &out) != nil || out.Stale != "" {
+		prejudged.stale.Add(1)
+		return j, false
+	}
+	prejudged.used.Add(1)
+	t.prejudges.Add(1)
+	return out.judgement, true
+}
+
+// mainRefMax is the highest number of the refs of the main frame's
+// document in snap ("e12"; a frame's are "f3e12").
+func mainRefMax(snap string) int {
+	max := 0
+	for rest := snap; ; {
+		i := strings.Index(rest, "[ref=e")
+		if i < 0 {
+			return max
+		}
+		rest = rest[i+len("[ref=e"):]
+		n := 0
+		for k := 0; k < len(rest) && rest[k] >= '0' && rest[k] <= '9'; k++ {
+			n = n*10 + int(rest[k]-'0')
+		}
+		if n > max {
+			max = n
+		}
+	}
+}
