@@ -23,8 +23,9 @@ const judgeSnapshot = (doc, shownLetters, frameWin) => judgeWalk(doc, frameWin).
 // walks the main frame's document while the snapshot is on its way to it
 // (the walk waits for the snapshot's own pass in the page, not for its
 // text: prejudge.go), and finishes once the text is there. max is the
-// highest ref number the walk met, values the fields whose hidden value
-// it answered (finish answers null when one has changed since).
+// highest ref number the walk met and prefix their frame part (null when
+// it met none), values the fields whose hidden value it answered (finish
+// answers null when one has changed since).
 const judgeWalk = (doc, frameWin) => {
 	const t0 = performance.now();
 	const J = judgeOf(doc, frameWin);
@@ -40,8 +41,9 @@ const judgeWalk = (doc, frameWin) => {
 	const count = (ref, t) => { if (ref) letters.set(ref, (letters.get(ref) || 0) + t.replace(invisible, "").length); };
 	// max: the highest ref number met (the host checks the walk came after
 	// the snapshot that gave its refs).
-	let max = 0;
-	const noteRef = r => { if (r) { const k = +r.slice(r.lastIndexOf("e") + 1); if (k > max) max = k; } };
+	// prefix: the refs' frame part ("" or "f3": one per document).
+	let max = 0, prefix = null;
+	const noteRef = r => { if (r) { const i = r.lastIndexOf("e"), k = +r.slice(i + 1); prefix ??= r.slice(0, i); if (k > max) max = k; } };
 	// deferred: the empty elements with refs the walk passed over (nothing
 	// of theirs paints over others): finish judges those whose refs show
 	// text (generated, or a name) in the snapshot. values: the fields whose
@@ -334,5 +336,5 @@ const judgeWalk = (doc, frameWin) => {
 		out.ms = walked + performance.now() - t1;
 		return out;
 	};
-	return {finish, max, ms: walked, authored: J.authored};
+	return {finish, max, prefix, ms: walked, authored: J.authored};
 };

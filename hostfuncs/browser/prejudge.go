@@ -42,6 +42,10 @@ type prejudge struct {
 	token string
 	done  chan struct{}
 	err   error
+	// prefix is the frame part of the refs the walk met ("", "f3"), and
+	// met whether it met any (after done).
+	prefix string
+	met    bool
 }
 
 var prejudgeTokens atomic.Int64
@@ -64,10 +68,14 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 		text, p.err = main.Locator(visibilityEngine + "=pass;" + p.token + ";" + failed).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 		if p.err == nil {
 			var w struct {
-				Max *int `json:"max"`
+				Max    *int    `json:"max"`
+				Prefix *string `json:"prefix"`
 			}
 			if p.err = json.Unmarshal([]byte(text), &w); p.err == nil && w.Max == nil {
 				p.err = errStaleWalk
+			}
+			if w.Prefix != nil {
+				p.prefix, p.met = *w.Prefix, true
 			}
 		}
 	}()
@@ -102,7 +110,7 @@ func finishPrejudge(t *tab, snap, own string, wait time.Duration) (j judgement, 
 		prejudged.stale.Add(1)
 		return j, false
 	}
-	body := visibilityEngine + "=finish;" + p.token + ";" + strconv.Itoa(mainRefMax(snap)) + ";" + own
+	body := visibilityEngine + "=finish;" + p.token + ";" + strconv.Itoa(refMax(snap, p.prefix, p.met)) + ";" + own
 	text, err := t.page.MainFrame().Locator(body).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err != nil {
 		prejudged.stale.Add(1)
@@ -121,21 +129,32 @@ func finishPrejudge(t *tab, snap, own string, wait time.Duration) (j judgement, 
 	return out.judgement, true
 }
 
-// mainRefMax is the highest number of the refs of the main frame's
-// document in snap ("e12"; a frame's are "f3e12").
-func mainRefMax(snap string) int {
+// refMax is the highest number of the refs in snap whose frame part is
+// prefix ("e12" of "", "f3e12" of "f3"): those of the walk's document,
+// whichever frame part Playwright gave it. Without a prefix (the walk met
+// no ref), the highest of all refs: a walk that met none holds only for
+// a snapshot with none. A ref written in a page's text can only raise it
+// (the walk is then refused, and the judge walks again).
+func refMax(snap, prefix string, met bool) int {
 	max := 0
 	for rest := snap; ; {
-		i := strings.Index(rest, "[ref=e")
+		i := strings.Index(rest, "[ref=")
 		if i < 0 {
 			return max
 		}
-		rest = rest[i+len("[ref=e"):]
-		n := 0
-		for k := 0; k < len(rest) && rest[k] >= '0' && rest[k] <= '9'; k++ {
+		rest = rest[i+len("[ref="):]
+		e := strings.IndexByte(rest, 'e')
+		if e < 0 || e > 12 {
+			continue
+		}
+		if met && rest[:e] != prefix {
+			continue
+		}
+		n, k := 0, e+1
+		for ; k < len(rest) && rest[k] >= '0' && rest[k] <= '9'; k++ {
 			n = n*10 + int(rest[k]-'0')
 		}
-		if n > max {
+		if k > e+1 && n > max {
 			max = n
 		}
 	}

@@ -91,7 +91,7 @@ var visibilityEngineJS = `(() => {
 			globalThis.__wwFailedSheets = {doc: document, urls: new Set(urls)};
 			const marks = globalThis.__wwMarks, w = judgeWalk(document, null);
 			pending = {token, doc: document, w, marks};
-			return answer({max: w.max, ms: w.ms, authored: w.authored});
+			return answer({max: w.max, prefix: w.prefix, ms: w.ms, authored: w.authored});
 		}
 		const i = body.indexOf(";", 7), j = body.indexOf(";", i + 1);
 		const p = pending, token = body.slice(7, i), max = +body.slice(i + 1, j);
