@@ -54,9 +54,17 @@ var prejudgeTokens atomic.Int64
 // tests and the cost measurement.
 var prejudged struct{ used, stale atomic.Int64 }
 
+// prejudgeOff, set by the cost measurement (TestPrejudgeGain), asks no
+// walk behind the snapshot: the judge walks after it, as it did before.
+var prejudgeOff atomic.Bool
+
 // startPrejudge asks the walk of t's main frame behind the snapshot about
 // to be sent, and keeps it on t for seen (a newer one replaces it).
 func startPrejudge(t *tab, wait time.Duration) *prejudge {
+	if prejudgeOff.Load() {
+		t.prejudge.Store(nil)
+		return nil
+	}
 	p := &prejudge{token: strconv.FormatInt(prejudgeTokens.Add(1), 10), done: make(chan struct{})}
 	t.prejudge.Store(p)
 	main := t.page.MainFrame()

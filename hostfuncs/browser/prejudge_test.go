@@ -6,8 +6,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	pw "github.com/mxschmitt/playwright-go"
 
@@ -178,4 +182,43 @@ func TestRefMax(t *testing.T) {
 			t.Errorf("refMax(%q, %v) = %d, want %d", tc.prefix, tc.met, got, tc.want)
 		}
 	}
+}
+
+// TestPrejudgeGain measures the walk asked behind the snapshot against
+// the judge walking after it, interleaved navigate by navigate on the
+// corpus's largest pages: the navigate's whole time (what a user waits
+// for) and the judge's own (seen's), medians of PREJUDGE_GAIN_ROUNDS
+// (default 5) each. Run by hand: PREJUDGE_GAIN=10 (the number of pages)
+// go test -run TestPrejudgeGain -v ./hostfuncs/browser/
+func TestPrejudgeGain(t *testing.T) {
+	files, s := largestPages(t, "PREJUDGE_GAIN")
+	rounds := 5
+	fmt.Sscan(os.Getenv("PREJUDGE_GAIN_ROUNDS"), &rounds)
+	t.Cleanup(func() { prejudgeOff.Store(false) })
+	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
+	var sum [2][2]time.Duration // [off, on][navigate, judge]
+	t.Logf("| page | navigate, walk after | navigate, walk behind | judge after | judge behind |")
+	for _, f := range files {
+		name := filepath.Base(f)
+		c := caller(t.Name() + "-" + name)
+		var nav, judge [2][]time.Duration
+		for r := 0; r < 2*rounds; r++ {
+			k := r % 2
+			prejudgeOff.Store(k == 0)
+			n0 := judged.nanos.Load()
+			t0 := time.Now()
+			must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: s.URL + "/" + name})
+			nav[k] = append(nav[k], time.Since(t0))
+			judge[k] = append(judge[k], time.Duration(judged.nanos.Load()-n0))
+		}
+		call[abi.BrowserCloseResponse](t, svc, c, abi.HostBrowserClose, abi.BrowserCloseRequest{})
+		row := [2][2]time.Duration{{med(nav[0]), med(judge[0])}, {med(nav[1]), med(judge[1])}}
+		for k := range 2 {
+			sum[k][0] += row[k][0]
+			sum[k][1] += row[k][1]
+		}
+		t.Logf("| %s | %d | %d | %d | %d |", name, row[0][0].Milliseconds(), row[1][0].Milliseconds(), row[0][1].Milliseconds(), row[1][1].Milliseconds())
+	}
+	t.Logf("all: navigate %d -> %d ms, judge %d -> %d ms (%.1f%% -> %.1f%% of the navigate)", sum[0][0].Milliseconds(), sum[1][0].Milliseconds(), sum[0][1].Milliseconds(), sum[1][1].Milliseconds(),
+		100*float64(sum[0][1])/float64(sum[0][0]), 100*float64(sum[1][1])/float64(sum[1][0]))
 }
