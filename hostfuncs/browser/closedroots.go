@@ -71,7 +71,7 @@ func judgeClosed(t *tab, wait time.Duration, own, snap string, urls []string) (j
 	if _, err := t.remote.each(t, wait, urls, func(cdp pw.CDPSession) (int, error) { return 0, stashWorlds(cdp) }); err != nil {
 		return judgement{}, abi.Errorf(abi.CodeExecutionFailed, "reaching the closed shadow roots of a frame failed (%s): take a new snapshot", firstLine(err.Error()))
 	}
-	return judgePage(t, wait, own, snap)
+	return judgePage(t, wait, own, snap, nil)
 }
 
 // reachClosed keeps the closed roots of the candidates the last walk
@@ -238,9 +238,9 @@ func closedRootOf(cdp pw.CDPSession, host string, id int) (string, error) {
 // the slot elements (and any text or attribute holding those six
 // letters), each then resolved into the isolated world of its frame,
 // where its root is kept when it is closed and new (slottedFn). It runs
-// before every read, and beside the snapshot's first judge pass (a pass
-// it kept new roots for is asked again: seen): a page with no slot pays
-// one search (it answers none) and nothing else. A closed root with no slot
+// before every read, and behind every snapshot, beside the judge's walk
+// (a walk it kept new roots for is asked again: seen, prejudge.go): a
+// page with no slot pays one search (it answers none) and nothing else. A closed root with no slot
 // slots nothing (its host's light content has no box, and is judged
 // hidden); it is found only on a custom element (closed.js).
 

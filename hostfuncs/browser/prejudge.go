@@ -20,7 +20,10 @@ import (
 // the snapshot's pass), and runs while the text travels; once the text
 // is here, seen asks the walk's finish with the letters each ref shows
 // (judgeWalk, judgesnap.js): one short round trip instead of the whole
-// pass after the text.
+// pass after the text. The search for closed roots holding slots
+// (reachSlottedCount), which seen waits for as well, is asked behind the
+// snapshot too (it needs no snapshot; a search that keeps new roots
+// has the judge asked again, as before).
 //
 // A walk that ran before the snapshot's pass (the two requests crossed in
 // the driver) would judge refs the snapshot then changed: the finish
@@ -42,6 +45,12 @@ type prejudge struct {
 	token string
 	done  chan struct{}
 	err   error
+	// The search for closed roots holding slots (reachSlottedCount),
+	// asked behind the snapshot too: its count and error once slotsDone
+	// is closed (nil: not asked).
+	slotsDone chan struct{}
+	slots     int
+	slotsErr  error
 	// prefix is the frame part of the refs the walk met ("", "f3"), and
 	// met whether it met any (after done).
 	prefix string
@@ -69,6 +78,14 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 	t.prejudge.Store(p)
 	main := t.page.MainFrame()
 	failed := t.sheets.failedList()
+	if !slotsAfter.Load() {
+		p.slotsDone = make(chan struct{})
+		go func() {
+			defer close(p.slotsDone)
+			time.Sleep(prejudgeLead)
+			p.slots, p.slotsErr = reachSlottedCount(t, wait)
+		}()
+	}
 	go func() {
 		defer close(p.done)
 		time.Sleep(prejudgeLead)
@@ -90,6 +107,25 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 	return p
 }
 
+// slotsAfter, set by the cost measurement (TestPrejudgeGain), asks the
+// search for slots when the snapshot is here, not behind it.
+var slotsAfter atomic.Bool
+
+// slotsFound is the count and error of the search for slots asked
+// behind the snapshot (ok false when there is none, or it has not
+// answered within wait: the search is then asked again).
+func (p *prejudge) slotsFound(wait time.Duration) (n int, err error, ok bool) {
+	if p == nil || p.slotsDone == nil {
+		return 0, nil, false
+	}
+	select {
+	case <-p.slotsDone:
+		return p.slots, p.slotsErr, true
+	case <-time.After(wait):
+		return 0, nil, false
+	}
+}
+
 // dropPrejudge forgets p when it is still t's (its snapshot failed).
 func dropPrejudge(t *tab, p *prejudge) {
 	t.prejudge.CompareAndSwap(p, nil)
@@ -104,11 +140,7 @@ var errStaleWalk error = staleWalk{}
 // finishPrejudge answers the main frame's judgement of snap from the walk
 // kept on t, when there is one and it holds for snap (see above); ok is
 // false otherwise, and the judge is to be asked whole.
-func finishPrejudge(t *tab, snap, own string, wait time.Duration) (j judgement, ok bool) {
-	p := t.prejudge.Swap(nil)
-	if p == nil {
-		return j, false
-	}
+func finishPrejudge(t *tab, p *prejudge, snap, own string, wait time.Duration) (j judgement, ok bool) {
 	select {
 	case <-p.done:
 	case <-time.After(wait):

@@ -185,26 +185,31 @@ func TestRefMax(t *testing.T) {
 }
 
 // TestPrejudgeGain measures the walk asked behind the snapshot against
-// the judge walking after it, interleaved navigate by navigate on the
-// corpus's largest pages: the navigate's whole time (what a user waits
-// for) and the judge's own (seen's), medians of PREJUDGE_GAIN_ROUNDS
-// (default 5) each. Run by hand: PREJUDGE_GAIN=10 (the number of pages)
-// go test -run TestPrejudgeGain -v ./hostfuncs/browser/
+// the judge walking after it (with PREJUDGE_GAIN_SLOTS set: the search
+// for slots behind the snapshot against after it), interleaved navigate
+// by navigate on the corpus's largest pages: the navigate's whole time
+// (what a user waits for) and the judge's own (seen's), medians of
+// PREJUDGE_GAIN_ROUNDS (default 5) each. Run by hand: PREJUDGE_GAIN=10
+// (the number of pages) go test -run TestPrejudgeGain -v ./hostfuncs/browser/
 func TestPrejudgeGain(t *testing.T) {
 	files, s := largestPages(t, "PREJUDGE_GAIN")
 	rounds := 5
 	fmt.Sscan(os.Getenv("PREJUDGE_GAIN_ROUNDS"), &rounds)
-	t.Cleanup(func() { prejudgeOff.Store(false) })
+	t.Cleanup(func() { prejudgeOff.Store(false); slotsAfter.Store(false) })
+	knob := &prejudgeOff
+	if os.Getenv("PREJUDGE_GAIN_SLOTS") != "" {
+		knob = &slotsAfter
+	}
 	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 	var sum [2][2]time.Duration // [off, on][navigate, judge]
-	t.Logf("| page | navigate, walk after | navigate, walk behind | judge after | judge behind |")
+	t.Logf("| page | navigate, after | navigate, behind | judge, after | judge, behind |")
 	for _, f := range files {
 		name := filepath.Base(f)
 		c := caller(t.Name() + "-" + name)
 		var nav, judge [2][]time.Duration
 		for r := 0; r < 2*rounds; r++ {
 			k := r % 2
-			prejudgeOff.Store(k == 0)
+			knob.Store(k == 0)
 			n0 := judged.nanos.Load()
 			t0 := time.Now()
 			must[abi.BrowserNavigateResponse](t, svc, c, abi.HostBrowserNavigate, abi.BrowserNavigateRequest{URL: s.URL + "/" + name})

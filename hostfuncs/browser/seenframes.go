@@ -31,7 +31,7 @@ import (
 // own is what the snapshot shows as each ref's own text (ownTexts): the
 // judge looks for generated text (::before, ::after) where a ref shows
 // more than its document holds.
-func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) {
+func judgePage(t *tab, wait time.Duration, own, snap string, pre *prejudge) (judgement, error) {
 	asks := judgeAsks(t, snap)
 	framesJudged.Add(int64(len(asks)))
 	answers := make([]judgement, len(asks))
@@ -40,13 +40,11 @@ func judgePage(t *tab, wait time.Duration, own, snap string) (judgement, error) 
 		todo[i] = i
 	}
 	// The main frame's walk asked behind the snapshot, when it holds.
-	if i := slices.IndexFunc(asks, func(a *judgeAsk) bool { return a.main }); i >= 0 {
-		if j, ok := finishPrejudge(t, snap, own, wait); ok {
+	if i := slices.IndexFunc(asks, func(a *judgeAsk) bool { return a.main }); i >= 0 && pre != nil {
+		if j, ok := finishPrejudge(t, pre, snap, own, wait); ok {
 			answers[i] = j
 			todo = slices.Delete(todo, i, i+1)
 		}
-	} else {
-		t.prejudge.Store(nil)
 	}
 	// A frame its iframe shows only part of is judged again with that
 	// part (a frame in it, with the part its own iframe shows of it then:

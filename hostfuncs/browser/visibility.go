@@ -311,19 +311,25 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		n   int
 		err error
 	}
+	// (Both may have been asked behind the snapshot: prejudge.go.)
+	pre := t.prejudge.Swap(nil)
 	slots := make(chan slotsKept, 1)
 	go func() {
+		if n, err, ok := pre.slotsFound(wait); ok {
+			slots <- slotsKept{n, err}
+			return
+		}
 		n, err := reachSlottedCount(t, wait)
 		slots <- slotsKept{n, err}
 	}()
-	j, err := judgePage(t, wait, own, snap)
+	j, err := judgePage(t, wait, own, snap, pre)
 	parsed, kept := <-parsing, <-slots
 	if kept.err != nil {
 		return "", kept.err
 	}
 	if err == nil && (parsed.own != own || kept.n > 0) {
 		found := j.Candidates // (each candidate is answered once)
-		j, err = judgePage(t, wait, parsed.own, snap)
+		j, err = judgePage(t, wait, parsed.own, snap, nil)
 		j.Candidates += found
 	}
 	if err == nil {
@@ -335,7 +341,7 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 			err = abi.Errorf(abi.CodeExecutionFailed, "reaching the closed shadow roots of a frame failed (%s): take a new snapshot", firstLine(err.Error()))
 		} else if kept > 0 {
 			found := j.Candidates
-			j, err = judgePage(t, wait, parsed.own, snap)
+			j, err = judgePage(t, wait, parsed.own, snap, nil)
 			j.Candidates += found
 		}
 	}
