@@ -68,6 +68,29 @@ fi
   done
   bench startup "${startup_before[@]}"
   echo
+  # The visibility judge's share of a navigate on the corpus's 10 largest
+  # pages, and the walk behind the snapshot against after it (interleaved):
+  # tests of the browser package, run as measurements (their tables only).
+  echo "## The visibility judge's cost per navigate (10 largest corpus pages)"
+  echo
+  echo "Command: \`VISIBILITY_COST=10 PREJUDGE_GAIN=10 go test -count=1 -run 'TestVisibilityCost|TestPrejudgeGain' -v ./hostfuncs/browser/\`."
+  echo "Columns of the first table: page, navigate (ms, median of 3), judge (ms), its part in the page (ms), judge/navigate, snapshot bytes, bytes taken out."
+  echo "The second: the walk asked behind the snapshot against after it, interleaved navigate by navigate (medians of 5)."
+  echo
+  WASMWRIGHT_CORPUS="$corpus" VISIBILITY_COST=10 PREJUDGE_GAIN=10 go test -count=1 -run 'TestVisibilityCost|TestPrejudgeGain' -v ./hostfuncs/browser/ 2>&1 |
+    sed -n 's/^ *[a-z_]*_test\.go:[0-9]*: //p' | grep -E '^\||^all:' | sed 's/^all:/\nall:/' || echo "(the measurement failed: see its test's output)"
+  echo
+  # Plugin memory across concurrent calls, at the default host-wide budget
+  # and at 512 MiB.
+  echo "## Plugin memory across concurrent calls"
+  echo
+  echo "Command: \`go -C internal/bench run ./pluginmem [-budget-mb 512]\` (7 calls at once of a plugin touching 110 MiB through Extism's kernel, memory_mb 128)."
+  echo
+  echo '```'
+  bench pluginmem
+  bench pluginmem -budget-mb 512
+  echo '```'
+  echo
 } > "$out"
 # What sits below this line in BENCHMARKS.md (a pointer to the history)
 # is kept as it is.

@@ -202,7 +202,8 @@ func TestPrejudgeGain(t *testing.T) {
 	}
 	med := func(d []time.Duration) time.Duration { slices.Sort(d); return d[len(d)/2] }
 	var sum [2][2]time.Duration // [off, on][navigate, judge]
-	t.Logf("| page | navigate, after | navigate, behind | judge, after | judge, behind |")
+	t.Logf("| page | navigate, after (ms) | navigate, behind (ms) | judge, after (ms) | judge, behind (ms) |")
+	t.Logf("|---|---:|---:|---:|---:|")
 	for _, f := range files {
 		name := filepath.Base(f)
 		c := caller(t.Name() + "-" + name)

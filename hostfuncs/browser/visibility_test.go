@@ -671,6 +671,8 @@ func TestVisibilityCost(t *testing.T) {
 		})
 	}
 	var navAll, judgeAll time.Duration
+	t.Logf("| page | navigate (ms) | judge (ms) | in the page (ms) | judge / navigate | snapshot (bytes) | taken out (bytes) |")
+	t.Logf("|---|---:|---:|---:|---:|---:|---:|")
 	for _, f := range files {
 		name := filepath.Base(f)
 		c := caller(t.Name() + "-" + name)
