@@ -2,6 +2,7 @@ package browser
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -40,21 +41,23 @@ import (
 // page runs the walk after it (a walk that crosses it is only wasted).
 const prejudgeLead = 3 * time.Millisecond
 
+// finishBehind is how long the walk's request has been with the driver
+// before the finish is sent without waiting for the walk's answer.
+const finishBehind = 10 * time.Millisecond
+
 // prejudge is a walk asked behind a snapshot of tab's main frame.
 type prejudge struct {
 	token string
 	done  chan struct{}
 	err   error
+	// sent is when the walk's request went to the driver (unix nanos).
+	sent atomic.Int64
 	// The search for closed roots holding slots (reachSlottedCount),
 	// asked behind the snapshot too: its count and error once slotsDone
 	// is closed (nil: not asked).
 	slotsDone chan struct{}
 	slots     int
 	slotsErr  error
-	// prefix is the frame part of the refs the walk met ("", "f3"), and
-	// met whether it met any (after done).
-	prefix string
-	met    bool
 }
 
 var prejudgeTokens atomic.Int64
@@ -89,18 +92,15 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 	go func() {
 		defer close(p.done)
 		time.Sleep(prejudgeLead)
+		p.sent.Store(time.Now().UnixNano())
 		var text string
 		text, p.err = main.Locator(visibilityEngine + "=pass;" + p.token + ";" + failed).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 		if p.err == nil {
 			var w struct {
-				Max    *int    `json:"max"`
-				Prefix *string `json:"prefix"`
+				Max *int `json:"max"`
 			}
 			if p.err = json.Unmarshal([]byte(text), &w); p.err == nil && w.Max == nil {
 				p.err = errStaleWalk
-			}
-			if w.Prefix != nil {
-				p.prefix, p.met = *w.Prefix, true
 			}
 		}
 	}()
@@ -141,16 +141,31 @@ var errStaleWalk error = staleWalk{}
 // kept on t, when there is one and it holds for snap (see above); ok is
 // false otherwise, and the judge is to be asked whole.
 func finishPrejudge(t *tab, p *prejudge, snap, own string, wait time.Duration) (j judgement, ok bool) {
-	select {
-	case <-p.done:
-	case <-time.After(wait):
-		return j, false
+	// The finish goes without waiting for the walk's answer once the
+	// walk's request has been with the driver for finishBehind: the page
+	// runs the finish after the walk, so neither waits for the other. (A
+	// finish that overtook the walk would find none, and the judge would
+	// walk again.) It carries the snapshot's highest ref of each frame
+	// part; the walk takes its own document's.
+	for deadline := time.Now().Add(wait); ; {
+		at := p.sent.Load()
+		if at != 0 && time.Since(time.Unix(0, at)) >= finishBehind {
+			break
+		}
+		next := finishBehind
+		if at != 0 {
+			next -= time.Since(time.Unix(0, at))
+		}
+		select {
+		case <-p.done:
+		case <-time.After(next):
+			if time.Now().Before(deadline) {
+				continue
+			}
+		}
+		break
 	}
-	if p.err != nil {
-		prejudged.stale.Add(1)
-		return j, false
-	}
-	body := visibilityEngine + "=finish;" + p.token + ";" + strconv.Itoa(refMax(snap, p.prefix, p.met)) + ";" + own
+	body := visibilityEngine + "=finish;" + p.token + ";" + refMaxes(snap) + ";" + own
 	text, err := t.page.MainFrame().Locator(body).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 	if err != nil {
 		prejudged.stale.Add(1)
@@ -169,33 +184,36 @@ func finishPrejudge(t *tab, p *prejudge, snap, own string, wait time.Duration) (
 	return out.judgement, true
 }
 
-// refMax is the highest number of the refs in snap whose frame part is
-// prefix ("e12" of "", "f3e12" of "f3"): those of the walk's document,
-// whichever frame part Playwright gave it. Without a prefix (the walk met
-// no ref), the highest of all refs: a walk that met none holds only for
-// a snapshot with none. A ref written in a page's text can only raise it
-// (the walk is then refused, and the judge walks again).
-func refMax(snap, prefix string, met bool) int {
-	max := 0
+// refMaxes is the highest number of snap's refs of each frame part
+// ("e12" has "", "f3e12" has "f3"), as "PART:MAX" joined by commas, for
+// the walk to take its own document's (a walk that met no ref takes the
+// highest of all: it holds only for a snapshot with none). A ref written
+// in a page's text can only raise one (the walk is then refused, and the
+// judge walks again).
+func refMaxes(snap string) string {
+	maxes := map[string]int{}
 	for rest := snap; ; {
 		i := strings.Index(rest, "[ref=")
 		if i < 0 {
-			return max
+			break
 		}
 		rest = rest[i+len("[ref="):]
 		e := strings.IndexByte(rest, 'e')
-		if e < 0 || e > 12 {
-			continue
-		}
-		if met && rest[:e] != prefix {
+		if e < 0 || e > 12 || strings.ContainsAny(rest[:e], ",:;] ") {
 			continue
 		}
 		n, k := 0, e+1
-		for ; k < len(rest) && rest[k] >= '0' && rest[k] <= '9'; k++ {
+		for ; k < len(rest) && rest[k] >= '0' && rest[k] <= '9' && n < 1e9; k++ {
 			n = n*10 + int(rest[k]-'0')
 		}
-		if k > e+1 && n > max {
-			max = n
+		if k > e+1 && n > maxes[rest[:e]] {
+			maxes[rest[:e]] = n
 		}
 	}
+	parts := make([]string, 0, len(maxes))
+	for part, n := range maxes {
+		parts = append(parts, part+":"+strconv.Itoa(n))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, ",")
 }

@@ -93,14 +93,18 @@ var visibilityEngineJS = `(() => {
 			pending = {token, doc: document, w, marks};
 			return answer({max: w.max, prefix: w.prefix, ms: w.ms, authored: w.authored});
 		}
+		// "finish;TOKEN;MAXES;OWN": MAXES, the snapshot's highest ref of
+		// each frame part ("f3:41,:12"; "" is a part).
 		const i = body.indexOf(";", 7), j = body.indexOf(";", i + 1);
-		const p = pending, token = body.slice(7, i), max = +body.slice(i + 1, j);
+		const p = pending, token = body.slice(7, i), maxes = new Map();
+		for (const x of body.slice(i + 1, j).split(",")) { const k = x.lastIndexOf(":"); if (k >= 0) maxes.set(x.slice(0, k), +x.slice(k + 1)); }
 		pending = null;
 		// The walk holds for this snapshot only when it met every ref the
 		// snapshot gave and nothing changed since it began: whether it ran
 		// before the snapshot's pass in the page or after, it saw the page
 		// the snapshot saw.
 		if (!p || p.token !== token || p.doc !== document) return answer({stale: "no walk"});
+		const max = p.w.prefix !== null ? maxes.get(p.w.prefix) || 0 : Math.max(0, ...maxes.values());
 		if (!(p.w.max >= max)) return answer({stale: "refs"});
 		if (typeof p.marks !== "number" || globalThis.__wwMarks !== p.marks) return answer({stale: "changed"});
 		const out = p.w.finish(body.slice(j + 1));
