@@ -116,10 +116,12 @@ const seenPoll = 150 * time.Millisecond
 // a person: until the tab's judged snapshot holds it (seentext.go). A
 // page that shows "Payment complete" only to scripts does not end the
 // agent's wait. Past the deadline it answers timeout, saying the text is
-// there but hidden; a call ended meanwhile answers why.
+// there but hidden, or, when the last judged snapshot could not be taken,
+// why not (the judge failing is no verdict that the text is hidden); a
+// call ended meanwhile answers why.
 func (s *actions) untilSeen(ctx context.Context, ss *session, t *tab, text string, deadline time.Time) (dialog bool, err error) {
 	for {
-		seen := s.pages.seenText(ss, t)
+		seen, serr := s.pages.seenTextOr(ss, t)
 		if seen.holds(text) {
 			return false, nil
 		}
@@ -127,6 +129,9 @@ func (s *actions) untilSeen(ctx context.Context, ss *session, t *tab, text strin
 			return true, nil
 		}
 		left := time.Until(deadline)
+		if left <= 0 && serr != nil {
+			return false, serr
+		}
 		if left <= 0 {
 			return false, abi.Errorf(abi.CodeTimeout, "waiting for text %q: it is on the page, but no person can see it there (hidden, covered or clipped): take a snapshot to see what the page shows", text)
 		}

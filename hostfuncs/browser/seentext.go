@@ -26,15 +26,22 @@ type seenIndex struct {
 
 // seenText takes (or reuses: the page unchanged) t's judged snapshot.
 func (s *pages) seenText(ss *session, t *tab) seenIndex {
+	v, _ := s.seenTextOr(ss, t)
+	return v
+}
+
+// seenTextOr is seenText with the error that left it without a judged
+// snapshot.
+func (s *pages) seenTextOr(ss *session, t *tab) (seenIndex, error) {
 	mark := marksHidden(ss)
 	snap, err := s.snapshot(ss, t, "", 0)
 	if err != nil || snap == "" {
-		return seenIndex{mark: mark}
+		return seenIndex{mark: mark}, err
 	}
 	if mark {
 		snap = unmarked(snap)
 	}
-	return seenIndex{text: foldSeen(snap), ok: true, mark: mark}
+	return seenIndex{text: foldSeen(snap), ok: true, mark: mark}, nil
 }
 
 // shown is page string x as it may go out: itself (its invisible
