@@ -17,8 +17,9 @@ import (
 // text reaches the host: Playwright serializes the tree, renders it in
 // the driver, snapshots each child frame (a frame of another process
 // first readies its own isolated world), and sends the text. So the walk
-// is asked right behind the snapshot (the page's thread runs it after
-// the snapshot's pass), and runs while the text travels; once the text
+// is asked behind the snapshot when the snapshot has not answered within
+// the lead (the page's thread runs it after the snapshot's pass), and
+// runs while the text travels; once the text
 // is here, seen asks the walk's finish with the letters each ref shows
 // (judgeWalk, judgesnap.js): one short round trip instead of the whole
 // pass after the text. The search for closed roots holding slots
@@ -36,10 +37,24 @@ import (
 // walks again, as without a prejudge: nothing is taken from a walk that
 // may not be the snapshot's.
 
-// prejudgeLead is how long after sending the snapshot the walk is sent:
-// the driver has sent the snapshot's request to the page by then, so the
+// prejudgeLead is how long after sending the snapshot the walk (and the
+// search for slots) is asked, unless seen has the snapshot by then: a
+// small page's snapshot answers sooner, and its judge asked after it in
+// one call costs less than a walk and a finish (two round trips). By
+// then the driver has sent the snapshot's request to the page, so the
 // page runs the walk after it (a walk that crosses it is only wasted).
-const prejudgeLead = 3 * time.Millisecond
+const prejudgeLead = 15 * time.Millisecond
+
+// leadNow is the lead in force: prejudgeLead, or what a test set (a
+// short one makes even a small page's snapshot take the walk).
+var leadNow atomic.Int64
+
+func lead() time.Duration {
+	if d := leadNow.Load(); d > 0 {
+		return time.Duration(d)
+	}
+	return prejudgeLead
+}
 
 // finishBehind is how long the walk's request has been with the driver
 // before the finish is sent without waiting for the walk's answer.
@@ -52,6 +67,10 @@ type prejudge struct {
 	err   error
 	// sent is when the walk's request went to the driver (unix nanos).
 	sent atomic.Int64
+	// gate is 0 until the lead has passed, then 1 (the walk and the
+	// search were asked), or 2 when seen took the snapshot first (neither
+	// is asked: it judges in one call, as without a prejudge).
+	gate atomic.Int32
 	// The search for closed roots holding slots (reachSlottedCount),
 	// asked behind the snapshot too: its count and error once slotsDone
 	// is closed (nil: not asked).
@@ -81,17 +100,25 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 	t.prejudge.Store(p)
 	main := t.page.MainFrame()
 	failed := t.sheets.failedList()
-	if !slotsAfter.Load() {
+	slots := !slotsAfter.Load()
+	if slots {
 		p.slotsDone = make(chan struct{})
-		go func() {
-			defer close(p.slotsDone)
-			time.Sleep(prejudgeLead)
-			p.slots, p.slotsErr = reachSlottedCount(t, wait)
-		}()
 	}
 	go func() {
 		defer close(p.done)
-		time.Sleep(prejudgeLead)
+		time.Sleep(lead())
+		if !p.gate.CompareAndSwap(0, 1) {
+			if slots {
+				close(p.slotsDone)
+			}
+			return
+		}
+		if slots {
+			go func() {
+				defer close(p.slotsDone)
+				p.slots, p.slotsErr = reachSlottedCount(t, wait)
+			}()
+		}
 		p.sent.Store(time.Now().UnixNano())
 		var text string
 		text, p.err = main.Locator(visibilityEngine + "=pass;" + p.token + ";" + failed).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
@@ -110,6 +137,15 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 // slotsAfter, set by the cost measurement (TestPrejudgeGain), asks the
 // search for slots when the snapshot is here, not behind it.
 var slotsAfter atomic.Bool
+
+// take is the prejudge seen uses for its snapshot: p, when the walk was
+// asked; nil when it was not (seen came first and it never will be).
+func (p *prejudge) take() *prejudge {
+	if p == nil || p.gate.CompareAndSwap(0, 2) || p.gate.Load() != 1 {
+		return nil
+	}
+	return p
+}
 
 // slotsFound is the count and error of the search for slots asked
 // behind the snapshot (ok false when there is none, or it has not

@@ -316,7 +316,7 @@ func (s *pages) seen(t *tab, snap string, wait time.Duration, mark bool) (string
 		err error
 	}
 	// (Both may have been asked behind the snapshot: prejudge.go.)
-	pre := t.prejudge.Swap(nil)
+	pre := t.prejudge.Swap(nil).take()
 	slots := make(chan slotsKept, 1)
 	go func() {
 		if n, err, ok := pre.slotsFound(wait); ok {
