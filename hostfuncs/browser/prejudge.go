@@ -202,22 +202,41 @@ func finishPrejudge(t *tab, p *prejudge, snap, own string, wait time.Duration) (
 		break
 	}
 	body := visibilityEngine + "=finish;" + p.token + ";" + refMaxes(snap) + ";" + own
-	text, err := t.page.MainFrame().Locator(body).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
-	if err != nil {
-		prejudged.stale.Add(1)
-		return j, false
+	out, err := askFinish(t, body, wait)
+	if err == nil && out.Stale == "no walk" {
+		// The finish overtook the walk in a busy driver: once the walk has
+		// answered, the finish is asked again.
+		select {
+		case <-p.done:
+			if p.err == nil {
+				out, err = askFinish(t, body, wait)
+			}
+		case <-time.After(wait):
+		}
 	}
-	var out struct {
-		judgement
-		Stale string `json:"stale"`
-	}
-	if json.Unmarshal([]byte(text), &out) != nil || out.Stale != "" {
+	if err != nil || out.Stale != "" {
 		prejudged.stale.Add(1)
 		return j, false
 	}
 	prejudged.used.Add(1)
 	t.prejudges.Add(1)
 	return out.judgement, true
+}
+
+// finished is the finish's answer: the judgement, or why the walk is
+// stale.
+type finished struct {
+	judgement
+	Stale string `json:"stale"`
+}
+
+func askFinish(t *tab, body string, wait time.Duration) (finished, error) {
+	var out finished
+	text, err := t.page.MainFrame().Locator(body).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
+	if err == nil {
+		err = json.Unmarshal([]byte(text), &out)
+	}
+	return out, err
 }
 
 // refMaxes is the highest number of snap's refs of each frame part
