@@ -107,6 +107,12 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 	go func() {
 		defer close(p.done)
 		time.Sleep(lead())
+		// (Nothing is asked of a page holding a dialog: its renderer
+		// answers nothing until the dialog is answered, and the search
+		// would hold the tab's protocol session meanwhile.)
+		if t.dialog.Load() != nil {
+			p.gate.CompareAndSwap(0, 2)
+		}
 		if !p.gate.CompareAndSwap(0, 1) {
 			if slots {
 				close(p.slotsDone)
@@ -162,8 +168,12 @@ func (p *prejudge) slotsFound(wait time.Duration) (n int, err error, ok bool) {
 	}
 }
 
-// dropPrejudge forgets p when it is still t's (its snapshot failed).
+// dropPrejudge forgets p when it is still t's (its snapshot failed), and
+// asks nothing for it when nothing was asked yet.
 func dropPrejudge(t *tab, p *prejudge) {
+	if p != nil {
+		p.gate.CompareAndSwap(0, 2)
+	}
 	t.prejudge.CompareAndSwap(p, nil)
 }
 
