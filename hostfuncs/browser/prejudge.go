@@ -65,7 +65,8 @@ type prejudge struct {
 	token string
 	done  chan struct{}
 	err   error
-	// sent is when the walk's request went to the driver (unix nanos).
+	// sent is when the lead passed, right before the walk's request
+	// went to the driver (unix nanos).
 	sent atomic.Int64
 	// gate is 0 until the lead has passed, then 1 (the walk and the
 	// search were asked), or 2 when seen took the snapshot first (neither
@@ -113,6 +114,8 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 		if t.dialog.Load() != nil {
 			p.gate.CompareAndSwap(0, 2)
 		}
+		// (Set before the gate opens: a prejudge seen takes has it.)
+		p.sent.Store(time.Now().UnixNano())
 		if !p.gate.CompareAndSwap(0, 1) {
 			if slots {
 				close(p.slotsDone)
@@ -125,7 +128,6 @@ func startPrejudge(t *tab, wait time.Duration) *prejudge {
 				p.slots, p.slotsErr = reachSlottedCount(t, wait)
 			}()
 		}
-		p.sent.Store(time.Now().UnixNano())
 		var text string
 		text, p.err = main.Locator(visibilityEngine + "=pass;" + p.token + ";" + failed).TextContent(pw.LocatorTextContentOptions{Timeout: pw.Float(float64(wait.Milliseconds()))})
 		if p.err == nil {
@@ -189,27 +191,12 @@ var errStaleWalk error = staleWalk{}
 func finishPrejudge(t *tab, p *prejudge, snap, own string, wait time.Duration) (j judgement, ok bool) {
 	// The finish goes without waiting for the walk's answer once the
 	// walk's request has been with the driver for finishBehind: the page
-	// runs the finish after the walk, so neither waits for the other. (A
-	// finish that overtook the walk would find none, and the judge would
-	// walk again.) It carries the snapshot's highest ref of each frame
+	// runs the finish after the walk, so neither waits for the other (a
+	// finish that overtook the walk is asked again below). It carries the snapshot's highest ref of each frame
 	// part; the walk takes its own document's.
-	for deadline := time.Now().Add(wait); ; {
-		at := p.sent.Load()
-		if at != 0 && time.Since(time.Unix(0, at)) >= finishBehind {
-			break
-		}
-		next := finishBehind
-		if at != 0 {
-			next -= time.Since(time.Unix(0, at))
-		}
-		select {
-		case <-p.done:
-		case <-time.After(next):
-			if time.Now().Before(deadline) {
-				continue
-			}
-		}
-		break
+	select {
+	case <-p.done:
+	case <-time.After(finishBehind - time.Since(time.Unix(0, p.sent.Load()))):
 	}
 	body := visibilityEngine + "=finish;" + p.token + ";" + refMaxes(snap) + ";" + own
 	out, err := askFinish(t, body, wait)
@@ -263,16 +250,10 @@ func refMaxes(snap string) string {
 			break
 		}
 		rest = rest[i+len("[ref="):]
-		e := strings.IndexByte(rest, 'e')
-		if e < 0 || e > 12 || strings.ContainsAny(rest[:e], ",:;] ") {
-			continue
-		}
-		n, k := 0, e+1
-		for ; k < len(rest) && rest[k] >= '0' && rest[k] <= '9' && n < 1e9; k++ {
-			n = n*10 + int(rest[k]-'0')
-		}
-		if k > e+1 && n > maxes[rest[:e]] {
-			maxes[rest[:e]] = n
+		r, _ := refAt(rest)
+		part := framePart(r)
+		if n, err := strconv.Atoi(r[min(len(r), len(part)+1):]); err == nil && n > maxes[part] {
+			maxes[part] = n
 		}
 	}
 	parts := make([]string, 0, len(maxes))

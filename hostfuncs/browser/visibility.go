@@ -113,9 +113,7 @@ var visibilityEngineJS = `(() => {
 	const queryAll = (root, body) => {
 		if (body.startsWith("pass;") || body.startsWith("finish;")) return split(root, body);
 		if (body === "read") {
-			const e = document.createElement("span");
-			e.textContent = JSON.stringify(read(false, true));
-			return [e];
+			return answer(read(false, true));
 		}
 		if (!body.startsWith("snapshot")) return [];
 		// "snapshot;OWN", or "snapshotw;L,T,R,B;COVERS;CTX;OWN" in a frame
@@ -128,9 +126,7 @@ var visibilityEngineJS = `(() => {
 			win = {l, t, r, b, covers, ctx: body.slice(j + 1, k)};
 			own = body.slice(k + 1);
 		}
-		const e = document.createElement("span");
-		e.textContent = JSON.stringify(judgeSnapshot(document, own, win));
-		return [e];
+		return answer(judgeSnapshot(document, own, win));
 	};
 	return { query: (root, body) => queryAll(root, body)[0], queryAll };
 })()`
